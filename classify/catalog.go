@@ -1,0 +1,444 @@
+package classify
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed catalog.yaml
+var defaultCatalogYAML []byte
+
+// Effect names an option or operand effect in the catalog.
+const (
+	EffectWrite      = "write"       // writes files (the option's value, when it has one, is the path)
+	EffectExec       = "exec"        // runs other code
+	EffectFollow     = "follow"      // never ends on its own (tail -f)
+	EffectDevice     = "device"      // reads a device or endless source
+	EffectNetwork    = "network"     // talks to the network
+	EffectRecursive  = "recursive"   // file operands are read as whole trees
+	EffectReadsFile  = "reads-file"  // the option's value is a path that is read
+	EffectWritesFile = "writes-file" // the option's value is a path that is written
+	EffectScript     = "script"      // the option's value is a shell script, parsed again
+	EffectCommand    = "command"     // the following words, up to a terminator, are a command
+	EffectPattern    = "pattern"     // supplies the pattern/script, so no pattern operand follows
+	EffectCwd        = "cwd"         // the option's value is a directory the program works in
+	EffectInteract   = "interactive" // waits for a person
+	EffectPrivilege  = "privilege"   // changes user or privilege
+	EffectDestroy    = "destructive" // irreversible loss of data or state
+	EffectStdin      = "stdin"       // makes the program read stdin
+)
+
+var knownEffects = map[string]bool{
+	EffectWrite: true, EffectExec: true, EffectFollow: true, EffectDevice: true,
+	EffectNetwork: true, EffectRecursive: true, EffectReadsFile: true,
+	EffectWritesFile: true, EffectScript: true, EffectCommand: true,
+	EffectPattern: true, EffectCwd: true, EffectInteract: true,
+	EffectPrivilege: true, EffectDestroy: true, EffectStdin: true,
+}
+
+// dangerous effects make a program's option set risky: a dynamic word in
+// option position could become one of them.
+var dangerousEffects = map[string]bool{
+	EffectWrite: true, EffectExec: true, EffectFollow: true, EffectDevice: true,
+	EffectNetwork: true, EffectWritesFile: true, EffectScript: true,
+	EffectCommand: true, EffectInteract: true, EffectPrivilege: true, EffectDestroy: true,
+}
+
+var knownRoles = map[string]bool{
+	"file": true, "dir": true, "tree": true, "write": true, "delete": true,
+	"pattern": true, "script": true, "command": true, "text": true,
+	"number": true, "any": true, "name": true, "assign": true, "source": true,
+	"url": true, "exec": true, "awk": true, "sed": true, "jq": true,
+}
+
+var knownCategories = map[string]bool{
+	"read": true, "write": true, "network": true, "destructive": true,
+	"exec": true, "privilege": true, "interactive": true, "wrapper": true,
+	"shell": true, "navigate": true,
+}
+
+// Catalog is the command catalog: what each program does, as data.
+type Catalog struct {
+	// HarmlessEnv lists environment variables that may prefix a command
+	// without making it unsafe (LC_ALL=C grep ...).
+	HarmlessEnv []string `yaml:"harmless_env"`
+	// Programs are the program specs.
+	Programs []*Program `yaml:"programs"`
+
+	byName  map[string]*Program
+	harmEnv map[string]bool
+}
+
+// Program is one program's spec. Subcommands are Programs too.
+type Program struct {
+	Name    string   `yaml:"name"`
+	Aliases []string `yaml:"aliases,omitempty"`
+	Doc     string   `yaml:"doc,omitempty"`
+	// ReadOnly puts the program on the read-only allowlist.
+	ReadOnly bool `yaml:"read_only,omitempty"`
+	// Categories are the program's effect classes.
+	Categories []string `yaml:"categories,omitempty"`
+	// Effects are program-level effects (interactive, follow, ...).
+	Effects []string `yaml:"effects,omitempty"`
+	// Syntax is how options are written: "gnu" (default: bundled short
+	// options, long options with abbreviations), "long" (find-style
+	// single-dash words), "keyvalue" (dd's k=v), "none" (no options: echo).
+	Syntax string `yaml:"syntax,omitempty"`
+	// StopAtOperand ends option parsing at the first operand (wrappers,
+	// POSIX programs).
+	StopAtOperand bool `yaml:"stop_at_operand,omitempty"`
+	// NumericOption accepts -N as a number option (head -5).
+	NumericOption string `yaml:"numeric_option,omitempty"`
+	// Stdin says when the program reads stdin: "" never, "no-operands"
+	// when no file operand is given, "always".
+	Stdin string `yaml:"stdin,omitempty"`
+	// Exit1 is what exit status 1 means ("No matches found").
+	Exit1 string `yaml:"exit1,omitempty"`
+	// Options are the options the catalog knows.
+	Options []*OptSpec `yaml:"options,omitempty"`
+	// Operands are the operand roles in order; a role ending in "..."
+	// repeats.
+	Operands []Role `yaml:"operands,omitempty"`
+	// Subcommands are looked up by the first operand.
+	Subcommands []*Program `yaml:"subcommands,omitempty"`
+	// Default is the subcommand used when none is given ("stash" → push).
+	Default string `yaml:"default,omitempty"`
+	// Implicit is the path the program reads when given no path operand
+	// ("." for ls, find, rg).
+	Implicit string `yaml:"implicit,omitempty"`
+
+	optIndex map[string]*OptSpec
+	longs    []string
+	subIndex map[string]*Program
+	risky    bool
+	cmdRole  bool
+	parent   *Program
+}
+
+// OptSpec is one option of a program in the catalog.
+type OptSpec struct {
+	// Names are the spellings, canonical first ("--output", "-o").
+	Names []string `yaml:"names"`
+	// Value is "" (no value), "required" or "optional" (only glued or
+	// after "=").
+	Value string `yaml:"value,omitempty"`
+	// Effects are the option's effects.
+	Effects []string `yaml:"effects,omitempty"`
+	// Categories are added to the segment's categories.
+	Categories []string `yaml:"categories,omitempty"`
+	// Operands replace the program's operand roles when the option is given.
+	Operands []Role `yaml:"operands,omitempty"`
+	// Terminator ends a command option's words (";" or "+").
+	Terminator []string `yaml:"terminator,omitempty"`
+	// Match restricts the value: a value not matching is unsafe (Else).
+	Match string `yaml:"match,omitempty"`
+	// Else is the effect when the value does not match.
+	Else string `yaml:"else,omitempty"`
+	// Code is the finding code when the option makes the segment unsafe
+	// ("find-delete"); default: derived from the effect.
+	Code string `yaml:"code,omitempty"`
+	Doc  string `yaml:"doc,omitempty"`
+
+	match *regexp.Regexp
+}
+
+// Role is an operand role. In YAML it is a string ("file", "file...") or a
+// mapping {role, repeat, match, else, doc}.
+type Role struct {
+	Role   string `yaml:"role"`
+	Repeat bool   `yaml:"repeat,omitempty"`
+	// Match is a regexp the operand must match to take this role; a
+	// repeating role with Match ends at the first operand that does not.
+	Match string `yaml:"match,omitempty"`
+	// Effect is the effect of an operand in this role ("write").
+	Effect string `yaml:"effect,omitempty"`
+	// Else is the effect when Match fails (for non-repeating roles).
+	Else string `yaml:"else,omitempty"`
+	// Optional marks a role that may be absent; an operand that does not
+	// match it is tried against the next role.
+	Optional bool   `yaml:"optional,omitempty"`
+	// Code is the finding code for Effect or Else.
+	Code string `yaml:"code,omitempty"`
+	Doc  string `yaml:"doc,omitempty"`
+
+	match *regexp.Regexp
+}
+
+// UnmarshalYAML accepts "file", "file..." or a mapping.
+func (r *Role) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		s := n.Value
+		if strings.HasSuffix(s, "...") {
+			r.Repeat = true
+			s = strings.TrimSuffix(s, "...")
+		}
+		r.Role = s
+		return nil
+	}
+	type plain Role
+	var p plain
+	dec := n.Decode
+	if err := dec(&p); err != nil {
+		return err
+	}
+	*r = Role(p)
+	return nil
+}
+
+var (
+	defaultOnce sync.Once
+	defaultCat  *Catalog
+	defaultErr  error
+)
+
+// DefaultCatalog returns the embedded catalog. It panics only if the
+// embedded file is broken, which the tests rule out.
+func DefaultCatalog() *Catalog {
+	defaultOnce.Do(func() {
+		defaultCat, defaultErr = ParseCatalog(defaultCatalogYAML, "catalog.yaml")
+	})
+	if defaultErr != nil {
+		panic("classify: embedded catalog: " + defaultErr.Error())
+	}
+	return defaultCat
+}
+
+// ParseCatalog parses and validates a catalog file. Unknown keys are errors.
+func ParseCatalog(data []byte, name string) (*Catalog, error) {
+	var c Catalog
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := c.build(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &c, nil
+}
+
+// Extend returns a new catalog: c with the programs of ext added, a
+// program of the same name in ext replacing c's whole entry.
+func (c *Catalog) Extend(ext *Catalog) (*Catalog, error) {
+	out := &Catalog{HarmlessEnv: append(append([]string{}, c.HarmlessEnv...), ext.HarmlessEnv...)}
+	replaced := map[string]bool{}
+	for _, p := range ext.Programs {
+		replaced[p.Name] = true
+	}
+	for _, p := range c.Programs {
+		if !replaced[p.Name] {
+			out.Programs = append(out.Programs, p)
+		}
+	}
+	out.Programs = append(out.Programs, ext.Programs...)
+	if err := out.build(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Lookup returns the spec for a program name, or nil.
+func (c *Catalog) Lookup(name string) *Program {
+	return c.byName[name]
+}
+
+// Sub returns the subcommand spec, or nil.
+func (p *Program) Sub(name string) *Program {
+	return p.subIndex[name]
+}
+
+// HasOption reports whether the program knows the option spelling.
+func (p *Program) HasOption(name string) bool { return p.optIndex[name] != nil }
+
+// Validate checks the catalog: no unknown effect, role or category names, no
+// duplicate programs or option spellings, every dangerous option documented,
+// every regexp valid.
+func (c *Catalog) Validate() error { return c.build() }
+
+func (c *Catalog) build() error {
+	var errs []error
+	c.byName = map[string]*Program{}
+	c.harmEnv = map[string]bool{}
+	for _, e := range c.HarmlessEnv {
+		c.harmEnv[e] = true
+	}
+	for _, p := range c.Programs {
+		if p.Name == "" {
+			errs = append(errs, errors.New("program with no name"))
+			continue
+		}
+		for _, n := range append([]string{p.Name}, p.Aliases...) {
+			if c.byName[n] != nil {
+				errs = append(errs, fmt.Errorf("program %q: duplicate name %q", p.Name, n))
+			}
+			c.byName[n] = p
+		}
+		errs = append(errs, p.build(p.Name)...)
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Program) build(path string) []error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{path}, a...)...))
+	}
+	switch p.Syntax {
+	case "", "gnu", "long", "keyvalue", "none":
+	default:
+		bad("unknown syntax %q", p.Syntax)
+	}
+	switch p.Stdin {
+	case "", "no-operands", "always":
+	default:
+		bad("unknown stdin %q", p.Stdin)
+	}
+	for _, cat := range p.Categories {
+		if !knownCategories[cat] {
+			bad("unknown category %q", cat)
+		}
+	}
+	for _, e := range p.Effects {
+		if !knownEffects[e] {
+			bad("unknown effect %q", e)
+		}
+	}
+	if p.NumericOption != "" && p.Syntax != "" && p.Syntax != "gnu" {
+		bad("numeric_option needs gnu syntax")
+	}
+	p.optIndex = map[string]*OptSpec{}
+	p.longs = nil
+	p.risky = false
+	for _, o := range p.Options {
+		if len(o.Names) == 0 {
+			bad("option with no names")
+			continue
+		}
+		switch o.Value {
+		case "", "required", "optional":
+		default:
+			bad("option %s: unknown value kind %q", o.Names[0], o.Value)
+		}
+		for _, n := range o.Names {
+			if p.optIndex[n] != nil {
+				bad("duplicate option %q", n)
+			}
+			p.optIndex[n] = o
+			if strings.HasPrefix(n, "--") {
+				p.longs = append(p.longs, n)
+			}
+		}
+		danger := false
+		for _, e := range append(append([]string{}, o.Effects...), o.Else) {
+			if e == "" {
+				continue
+			}
+			if !knownEffects[e] {
+				bad("option %s: unknown effect %q", o.Names[0], e)
+			}
+			if dangerousEffects[e] {
+				danger = true
+			}
+		}
+		if danger {
+			p.risky = true
+			if strings.TrimSpace(o.Doc) == "" {
+				bad("dangerous option %s has no doc", o.Names[0])
+			}
+		}
+		for _, cat := range o.Categories {
+			if !knownCategories[cat] {
+				bad("option %s: unknown category %q", o.Names[0], cat)
+			}
+		}
+		if (hasString(o.Effects, EffectCommand)) != (len(o.Terminator) > 0) && hasString(o.Effects, EffectCommand) && p.Syntax == "long" {
+			bad("option %s: command option needs a terminator", o.Names[0])
+		}
+		if o.Match != "" {
+			re, err := regexp.Compile(o.Match)
+			if err != nil {
+				bad("option %s: match: %v", o.Names[0], err)
+			}
+			o.match = re
+		}
+		for i := range o.Operands {
+			errs = append(errs, o.Operands[i].build(path+" "+o.Names[0])...)
+		}
+	}
+	sort.Strings(p.longs)
+	p.cmdRole = false
+	for i := range p.Operands {
+		errs = append(errs, p.Operands[i].build(path)...)
+		if p.Operands[i].Role == "command" || p.Operands[i].Role == "script" {
+			p.cmdRole = true
+			p.risky = true
+		}
+	}
+	for _, o := range p.Options {
+		for _, r := range o.Operands {
+			if r.Role == "command" || r.Role == "script" {
+				p.cmdRole = true
+			}
+		}
+	}
+	for _, e := range p.Effects {
+		if dangerousEffects[e] {
+			p.risky = true
+		}
+	}
+	p.subIndex = map[string]*Program{}
+	for _, s := range p.Subcommands {
+		for _, n := range append([]string{s.Name}, s.Aliases...) {
+			if p.subIndex[n] != nil {
+				bad("duplicate subcommand %q", n)
+			}
+			p.subIndex[n] = s
+		}
+		s.parent = p
+		errs = append(errs, s.build(path+" "+s.Name)...)
+	}
+	if p.Default != "" && p.subIndex[p.Default] == nil {
+		bad("default subcommand %q is not listed", p.Default)
+	}
+	return errs
+}
+
+func (r *Role) build(path string) []error {
+	var errs []error
+	if !knownRoles[r.Role] {
+		errs = append(errs, fmt.Errorf("%s: unknown operand role %q", path, r.Role))
+	}
+	for _, e := range []string{r.Effect, r.Else} {
+		if e != "" && !knownEffects[e] {
+			errs = append(errs, fmt.Errorf("%s: operand %s: unknown effect %q", path, r.Role, e))
+		}
+		if e != "" && dangerousEffects[e] && strings.TrimSpace(r.Doc) == "" {
+			errs = append(errs, fmt.Errorf("%s: operand %s with effect %q has no doc", path, r.Role, e))
+		}
+	}
+	if r.Match != "" {
+		re, err := regexp.Compile(r.Match)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: operand %s: match: %v", path, r.Role, err))
+		}
+		r.match = re
+	}
+	return errs
+}
+
+func hasString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,255 @@
+package classify
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Span is a half-open byte range [Start, End) into the original command.
+// It marshals to JSON as a two-element array.
+type Span struct {
+	Start int
+	End   int
+}
+
+// MarshalJSON encodes the span as [start, end].
+func (s Span) MarshalJSON() ([]byte, error) {
+	return []byte(fmt.Sprintf("[%d,%d]", s.Start, s.End)), nil
+}
+
+// UnmarshalJSON decodes a span from [start, end].
+func (s *Span) UnmarshalJSON(b []byte) error {
+	var a [2]int
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("span: %w", err)
+	}
+	s.Start, s.End = a[0], a[1]
+	return nil
+}
+
+// String formats the span as "start-end".
+func (s Span) String() string { return fmt.Sprintf("%d-%d", s.Start, s.End) }
+
+// Report describes what a command does. It is the classifier's whole output
+// and, serialised to JSON, the "report" part of the policy input. Its JSON
+// field names are a stable contract.
+type Report struct {
+	// Command is the command exactly as given.
+	Command string `json:"command"`
+	// Parse says whether the command parsed as bash.
+	Parse ParseResult `json:"parse"`
+	// Segments lists every simple command anywhere in the command, in
+	// source order (a wrapped command follows its wrapper).
+	Segments []Segment `json:"segments"`
+	// Redirects lists every redirection, with the segment it belongs to
+	// (-1 for a redirect on a compound command).
+	Redirects []Redirect `json:"redirects"`
+	// Reads lists every path the command may read.
+	Reads []PathRef `json:"reads"`
+	// Writes lists every path the command may write (or delete).
+	Writes []PathRef `json:"writes"`
+	// Cd lists every directory change (cd, pushd, popd, git -C is not one).
+	Cd []CdStep `json:"cd"`
+	// Reversible is true only when the command is proven read-only: every
+	// segment is on the allowlist in a safe spelling and the shape is safe.
+	Reversible bool `json:"reversible"`
+	// Findings are the reasons the command is not reversible, or notes.
+	Findings []Finding `json:"findings"`
+}
+
+// ParseResult is the outcome of parsing the command.
+type ParseResult struct {
+	OK bool `json:"ok"`
+	// Error is the parser's message ("1:5: reached EOF without closing quote").
+	Error string `json:"error,omitempty"`
+	// Span locates the error.
+	Span *Span `json:"span,omitempty"`
+}
+
+// Segment is one simple command: a program with its arguments.
+type Segment struct {
+	// Index is the segment's position in Report.Segments.
+	Index int `json:"index"`
+	// Program is argv[0] as written in the source.
+	Program string `json:"program"`
+	// Name is the resolved program name: quotes and escapes removed, path
+	// prefix stripped. Empty when the program word is dynamic.
+	Name string `json:"name"`
+	// PathPrefixed is set when the program was written with a directory
+	// (./x, /usr/bin/rm).
+	PathPrefixed bool `json:"path_prefixed,omitempty"`
+	// DynamicProgram is set when the program name is not static.
+	DynamicProgram bool `json:"dynamic_program,omitempty"`
+	// Known is set when the program is in the catalog.
+	Known bool `json:"known"`
+	// Subcommand is the catalog subcommand path ("log", "stash list").
+	Subcommand string `json:"subcommand,omitempty"`
+	// Args is argv[1:] (after the subcommand words are still included).
+	Args []Arg `json:"args"`
+	// Assigns are env-assignment prefixes (FOO=1 cmd).
+	Assigns []Assign `json:"assigns,omitempty"`
+	// Options are the options the catalog recognised (or not).
+	Options []Opt `json:"options,omitempty"`
+	// Operands are the non-option arguments with their catalog roles.
+	Operands []Operand `json:"operands,omitempty"`
+	// Wrappers names the wrappers around this segment, outermost first
+	// (["timeout", "env"]).
+	Wrappers []string `json:"wrappers,omitempty"`
+	// Parent is the index of the segment that wraps or runs this one
+	// (a wrapper, bash -c, find -exec, xargs), or -1.
+	Parent int `json:"parent"`
+	// Context is where the segment sits in the command's structure.
+	Context Context `json:"context"`
+	// Cwd is the directory the segment runs in.
+	Cwd Cwd `json:"cwd"`
+	// Categories are the effect classes of this segment: read, write,
+	// network, destructive, exec, privilege, interactive.
+	Categories []string `json:"categories,omitempty"`
+	// ReadOnly is set when this segment on its own is proven read-only.
+	ReadOnly bool `json:"read_only"`
+	// Span covers the whole simple command.
+	Span Span `json:"span"`
+}
+
+// Arg is one word of a command line.
+type Arg struct {
+	// Value is the word's static value (quotes removed), or its source text
+	// when Dynamic is set.
+	Value string `json:"value"`
+	// Dynamic names why the value is not known statically: "param",
+	// "command-substitution", "process-substitution", "arithmetic", "glob",
+	// "brace", "tilde", "extglob". Empty for a static word.
+	Dynamic string `json:"dynamic,omitempty"`
+	// Pattern is the glob pattern (quoted metacharacters escaped with a
+	// backslash) when Dynamic is "glob", and the path with a leading "~"
+	// for "tilde"; readstation expands it.
+	Pattern string `json:"pattern,omitempty"`
+	// Span locates the word.
+	Span Span `json:"span"`
+}
+
+// Static reports whether the word's value is known statically.
+func (a Arg) Static() bool { return a.Dynamic == "" }
+
+// Assign is an environment assignment prefix.
+type Assign struct {
+	Name  string `json:"name"`
+	Value Arg    `json:"value"`
+	Span  Span   `json:"span"`
+}
+
+// Opt is an option as the program will parse it.
+type Opt struct {
+	// Name is the canonical option name as the catalog lists it first
+	// ("--output"), or as written when unknown.
+	Name string `json:"name"`
+	// Written is the option as written ("--out", "-o" inside "-uo").
+	Written string `json:"written"`
+	// Value is the option's value, when it takes one.
+	Value *Arg `json:"value,omitempty"`
+	// Known is set when the catalog knows the option.
+	Known bool `json:"known"`
+	// Effects are the catalog effects of the option.
+	Effects []string `json:"effects,omitempty"`
+	// Span covers the option (and its value when glued or in the next word).
+	Span Span `json:"span"`
+}
+
+// Operand is a non-option argument with its catalog role.
+type Operand struct {
+	Arg
+	// Role is the catalog role: file, dir, tree, write, delete, pattern,
+	// script, command, text, subcommand, ...
+	Role string `json:"role"`
+}
+
+// Context is where a segment sits in the command.
+type Context struct {
+	// Pipeline is the 0-based stage and PipelineLen the number of stages
+	// (1 when not in a pipeline).
+	Pipeline    int `json:"pipeline"`
+	PipelineLen int `json:"pipeline_len"`
+	// Substitution is set inside $(...), `...`, <(...) or >(...).
+	Substitution bool `json:"substitution,omitempty"`
+	Loop         bool `json:"loop,omitempty"`
+	Background   bool `json:"background,omitempty"`
+	Negated      bool `json:"negated,omitempty"`
+	Subshell     bool `json:"subshell,omitempty"`
+	Function     bool `json:"function,omitempty"`
+	Condition    bool `json:"condition,omitempty"`
+	// StdinFed is set when stdin comes from a pipe, a redirect or a wrapper.
+	StdinFed bool `json:"stdin_fed,omitempty"`
+	// Depth is how many string-nested commands (bash -c) deep it is.
+	Depth int `json:"depth,omitempty"`
+}
+
+// Cwd is the directory a segment runs in, relative to the request's cwd
+// when not absolute; "~" and "~/x" are relative to the home directory.
+type Cwd struct {
+	Path  string `json:"path"`
+	Known bool   `json:"known"`
+	// After lists the indexes of the cd steps this cwd assumes succeeded.
+	After []int `json:"after,omitempty"`
+}
+
+// Redirect is one redirection.
+type Redirect struct {
+	Op string `json:"op"`
+	// Fd is the file descriptor number when written ("2" in 2>file).
+	Fd       string `json:"fd,omitempty"`
+	Target   Arg    `json:"target"`
+	Mode     string `json:"mode"` // read, write, dup, heredoc, herestring, readwrite
+	Harmless bool   `json:"harmless"`
+	Segment  int    `json:"segment"`
+	Span     Span   `json:"span"`
+}
+
+// PathRef is a path a command may read or write.
+type PathRef struct {
+	// Path is the static path ("~/x" for home-relative), the glob pattern,
+	// or the source text when Kind is "dynamic".
+	Path string `json:"path"`
+	// Kind is "literal", "glob" or "dynamic".
+	Kind string `json:"kind"`
+	// Dynamic says why a dynamic path is unknown (as Arg.Dynamic, or
+	// "xargs-input", "find-match").
+	Dynamic string `json:"dynamic,omitempty"`
+	// Recursive is set when the whole tree under the path is read.
+	Recursive bool `json:"recursive,omitempty"`
+	// Source is where the path came from: operand, option, redirect,
+	// source, cwd-flag.
+	Source  string `json:"source"`
+	Segment int    `json:"segment"`
+	Cwd     Cwd    `json:"cwd"`
+	// Home is set when a leading "~" in Path means the home directory
+	// (written as ~ or $HOME), not a file named "~".
+	Home bool `json:"home,omitempty"`
+	// Producer is the segment whose output supplies the path (the stage
+	// before xargs, or find for -exec), or -1.
+	Producer int  `json:"producer"`
+	Span     Span `json:"span"`
+}
+
+// CdStep is one change of directory.
+type CdStep struct {
+	Index   int    `json:"index"`
+	Program string `json:"program"` // cd, pushd, popd
+	// Target is the argument as given ("" for cd alone, "-" for cd -).
+	Target Arg `json:"target"`
+	// From and To are the cwd before and after the step.
+	From    Cwd  `json:"from"`
+	To      Cwd  `json:"to"`
+	Segment int  `json:"segment"`
+	Span    Span `json:"span"`
+	// Scoped is set when the change cannot leak out (subshell, pipeline).
+	Scoped bool `json:"scoped,omitempty"`
+}
+
+// Finding is one reason a command is not reversible, with a stable code.
+type Finding struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Span    Span   `json:"span"`
+	// Segment is the segment index, or -1.
+	Segment int `json:"segment"`
+}

@@ -1,0 +1,310 @@
+package classify
+
+import "strings"
+
+// sedScript checks a sed script: w/W write files, e and s///e run commands,
+// r/R read files. Anything it cannot read is not safe.
+func (p *argParser) sedScript(a Arg) {
+	if !a.Static() {
+		p.w.find("dynamic-script", "the sed script is only known at run time", a.Span, p.seg.Index)
+		return
+	}
+	if code, msg := sedCheck(a.Value); code != "" {
+		p.w.find(code, "sed: "+msg, a.Span, p.seg.Index)
+	}
+}
+
+// sedCheck returns a finding code and message for an unsafe sed script.
+func sedCheck(s string) (string, string) {
+	i := 0
+	n := len(s)
+	skipSpace := func() {
+		for i < n && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+	}
+	toEOL := func() string {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			j = n - i
+		}
+		t := s[i : i+j]
+		i += j
+		return t
+	}
+	// delimited reads a delimited part starting after the delimiter.
+	delimited := func(d byte) bool {
+		for i < n {
+			c := s[i]
+			if c == '\\' {
+				i += 2
+				continue
+			}
+			if c == '\n' && d != '\n' {
+				// GNU sed allows it only escaped
+				return false
+			}
+			i++
+			if c == d {
+				return true
+			}
+		}
+		return false
+	}
+	address := func() bool {
+		skipSpace()
+		if i >= n {
+			return true
+		}
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			for i < n && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
+				i++
+			}
+		case c == '$':
+			i++
+		case c == '/':
+			i++
+			if !delimited('/') {
+				return false
+			}
+			for i < n && (s[i] == 'I' || s[i] == 'M') {
+				i++
+			}
+		case c == '\\':
+			if i+1 >= n {
+				return false
+			}
+			d := s[i+1]
+			i += 2
+			if !delimited(d) {
+				return false
+			}
+			for i < n && (s[i] == 'I' || s[i] == 'M') {
+				i++
+			}
+		}
+		return true
+	}
+	for i < n {
+		skipSpace()
+		if i >= n {
+			break
+		}
+		switch s[i] {
+		case '\n', ';', '}':
+			i++
+			continue
+		case '#':
+			toEOL()
+			continue
+		}
+		if !address() {
+			return "sed-unsafe", "the script could not be read"
+		}
+		skipSpace()
+		if i < n && s[i] == ',' {
+			i++
+			skipSpace()
+			if i < n && (s[i] == '+' || s[i] == '~') {
+				i++
+			}
+			if !address() {
+				return "sed-unsafe", "the script could not be read"
+			}
+		}
+		skipSpace()
+		for i < n && s[i] == '!' {
+			i++
+			skipSpace()
+		}
+		if i >= n {
+			return "sed-unsafe", "the script ends after an address"
+		}
+		cmd := s[i]
+		i++
+		switch cmd {
+		case '{':
+		case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		case 'l', 'q', 'Q', 'L':
+			skipSpace()
+			for i < n && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+		case 'a', 'i', 'c':
+			// text to the end of the line; a backslash continues it
+			for i < n {
+				t := toEOL()
+				if strings.HasSuffix(t, "\\") && i < n {
+					i++
+					continue
+				}
+				break
+			}
+		case ':', 'b', 't', 'T':
+			for i < n && s[i] != ';' && s[i] != '\n' {
+				i++
+			}
+		case 'r', 'R':
+			toEOL()
+		case 'v':
+			for i < n && s[i] != ';' && s[i] != '\n' {
+				i++
+			}
+		case 'w', 'W':
+			return "sed-write", "the w command writes to a file"
+		case 'e':
+			return "sed-exec", "the e command runs a shell command"
+		case 's':
+			if i >= n {
+				return "sed-unsafe", "s has no delimiter"
+			}
+			d := s[i]
+			i++
+			if d == '\\' || d == '\n' || !delimited(d) || !delimited(d) {
+				return "sed-unsafe", "the s command could not be read"
+			}
+			for i < n && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+				switch s[i] {
+				case 'e':
+					return "sed-exec", "the s///e flag runs the pattern space as a command"
+				case 'w':
+					return "sed-write", "the s///w flag writes to a file"
+				case 'g', 'p', 'i', 'I', 'm', 'M', ' ', '\t':
+				default:
+					if s[i] < '0' || s[i] > '9' {
+						return "sed-unsafe", "the s command has an unknown flag " + string(s[i])
+					}
+				}
+				i++
+			}
+		case 'y':
+			if i >= n {
+				return "sed-unsafe", "y has no delimiter"
+			}
+			d := s[i]
+			i++
+			if !delimited(d) || !delimited(d) {
+				return "sed-unsafe", "the y command could not be read"
+			}
+		default:
+			return "sed-unsafe", "unknown command " + string(cmd)
+		}
+	}
+	return "", ""
+}
+
+// awkScript checks an awk program: system(), pipes, getline from a file or
+// command, and print/printf redirections run commands or write files.
+func (p *argParser) awkScript(a Arg) {
+	if !a.Static() {
+		p.w.find("dynamic-script", "the awk program is only known at run time", a.Span, p.seg.Index)
+		return
+	}
+	if code, msg := awkCheck(a.Value); code != "" {
+		p.w.find(code, "awk: "+msg, a.Span, p.seg.Index)
+	}
+}
+
+func awkCheck(s string) (string, string) {
+	n := len(s)
+	inPrint := false
+	depth := 0
+	printDepth := 0
+	prev := byte('(') // last significant character, to tell regex from division
+	for i := 0; i < n; i++ {
+		c := s[i]
+		switch {
+		case c == '#':
+			for i < n && s[i] != '\n' {
+				i++
+			}
+			i--
+			continue
+		case c == '"':
+			i++
+			for i < n && s[i] != '"' {
+				if s[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			prev = '"'
+			continue
+		case c == '/' && strings.IndexByte("(,{};!~&|=\n+-*%^<>?:", prev) >= 0:
+			i++
+			for i < n && s[i] != '/' {
+				if s[i] == '\\' {
+					i++
+				} else if s[i] == '[' {
+					for i < n && s[i] != ']' {
+						i++
+					}
+				}
+				i++
+			}
+			prev = 'r'
+			continue
+		case c == ' ' || c == '\t':
+			continue
+		case c == '\\' && i+1 < n && s[i+1] == '\n':
+			i++
+			continue
+		case isIdentStart(c):
+			j := i
+			for j < n && (isIdentStart(s[j]) || s[j] >= '0' && s[j] <= '9') {
+				j++
+			}
+			word := s[i:j]
+			switch word {
+			case "system":
+				return "awk-exec", "system() runs a shell command"
+			case "print", "printf":
+				inPrint, printDepth = true, depth
+			case "getline":
+				k := j
+				for k < n && (s[k] == ' ' || s[k] == '\t') {
+					k++
+				}
+				if k < n && s[k] == '<' {
+					return "awk-read", "getline < file reads a file chosen by the program"
+				}
+			case "close", "fflush":
+			}
+			if strings.HasPrefix(word, "@") {
+				return "awk-exec", "an @ directive loads code"
+			}
+			i = j - 1
+			prev = 'a'
+			continue
+		case c == '@':
+			return "awk-exec", "an @ directive loads code or calls a function by name"
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case c == '|':
+			if i+1 < n && s[i+1] == '|' {
+				i++
+				prev = '|'
+				continue
+			}
+			if i+1 < n && s[i+1] == '&' {
+				return "awk-exec", "|& runs a coprocess"
+			}
+			return "awk-exec", "a | pipes to or from a shell command"
+		case c == '>':
+			if inPrint && depth == printDepth {
+				return "awk-write", "print > file writes to a file"
+			}
+		case c == ';' || c == '\n' || c == '{' || c == '}':
+			inPrint = false
+		}
+		prev = c
+	}
+	return "", ""
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

@@ -1,0 +1,833 @@
+package classify
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call records a simple command.
+func (w *walker) call(ce *syntax.CallExpr, c ctx, s *syntax.Stmt) int {
+	var assigns []Assign
+	for _, a := range ce.Assigns {
+		assigns = append(assigns, w.assign(a, c))
+	}
+	if len(ce.Args) == 0 {
+		w.find("assignment", "assigns shell variables, which later commands can see", w.span(ce), -1)
+		return -1
+	}
+	args := make([]Arg, len(ce.Args))
+	infos := make([]wordInfo, len(ce.Args))
+	for i, wd := range ce.Args {
+		args[i], infos[i] = w.word(wd, c)
+	}
+	return w.segment(args, infos, assigns, c, w.span(ce))
+}
+
+// effectCode is the default finding code for an effect.
+var effectCode = map[string]string{
+	EffectWrite:      "write-option",
+	EffectWritesFile: "write-option",
+	EffectExec:       "exec-option",
+	EffectFollow:     "follow-option",
+	EffectDevice:     "device-read",
+	EffectNetwork:    "network",
+	EffectInteract:   "interactive",
+	EffectPrivilege:  "privilege",
+	EffectDestroy:    "destructive",
+	EffectStdin:      "stdin-read",
+}
+
+// effectCategory is the category an effect adds to its segment.
+var effectCategory = map[string]string{
+	EffectWrite: "write", EffectWritesFile: "write", EffectExec: "exec",
+	EffectNetwork: "network", EffectDestroy: "destructive", EffectPrivilege: "privilege",
+	EffectInteract: "interactive", EffectScript: "exec", EffectCommand: "exec",
+}
+
+// segment records one simple command from its evaluated words and returns
+// its index, or -1 past the segment limit.
+func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, span Span) int {
+	if len(w.r.Segments) >= w.cfg.limits.MaxSegments {
+		if !w.segLimit {
+			w.segLimit = true
+			w.find("limit-segments", fmt.Sprintf("more than %d commands; the rest were not analysed", w.cfg.limits.MaxSegments), span, -1)
+		}
+		return -1
+	}
+	idx := len(w.r.Segments)
+	w.r.Segments = append(w.r.Segments, Segment{})
+	seg := Segment{
+		Index: idx, Parent: c.parent, Span: span, Assigns: assigns,
+		Wrappers: c.wrappers, Cwd: w.currentCwd(), Args: args[1:],
+		Context: Context{
+			Pipeline: c.pipe, PipelineLen: c.pipeLen, Substitution: c.subst,
+			Loop: c.loop, Background: c.background, Negated: c.negated,
+			Subshell: c.subshell, Function: c.function, Condition: c.condition,
+			StdinFed: c.stdinFed, Depth: c.nested,
+		},
+	}
+	defer func() { w.r.Segments[idx] = seg }()
+	prog := args[0]
+	seg.Program = prog.Value
+	if w.exact && prog.Span.End <= len(w.r.Command) {
+		seg.Program = w.r.Command[prog.Span.Start:prog.Span.End]
+	}
+	if !prog.Static() {
+		seg.DynamicProgram = true
+		w.find("dynamic-program", "the program name "+quote(prog.Value)+" is only known at run time", prog.Span, idx)
+		return idx
+	}
+	name := prog.Value
+	if strings.Contains(name, "/") {
+		seg.PathPrefixed = true
+		name = path.Base(name)
+		w.find("path-prefixed-program", "runs "+quote(prog.Value)+" by path, so which program runs is not checked", prog.Span, idx)
+	}
+	seg.Name = name
+	if w.funcs[name] {
+		w.find("function-call", name+" calls a function defined in the command", prog.Span, idx)
+	}
+	for _, a := range assigns {
+		if !w.cfg.cat.harmEnv[a.Name] {
+			w.find("env-assignment", "sets "+a.Name+" for "+name+", which can change what it runs or reads", a.Span, idx)
+		}
+	}
+	spec := w.cfg.cat.Lookup(name)
+	if spec == nil {
+		w.find("unknown-program", name+" is not in the catalog, so what it does is unknown", prog.Span, idx)
+		return idx
+	}
+	seg.Known = true
+	p := argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
+	p.run()
+	p.finish()
+	return idx
+}
+
+// argParser parses one segment's arguments the way its program will.
+type argParser struct {
+	w     *walker
+	seg   *Segment
+	root  *Program
+	spec  *Program
+	c     ctx
+	args  []Arg
+	infos []wordInfo
+
+	subPath    []string
+	effects    []effectAt
+	roles      []Role
+	patternSet bool
+	operands   []Operand
+	opInfo     []wordInfo
+	nested     []nestedCmd
+	scripts    []Arg
+	cwdOpt     *Arg
+	stopped    bool
+	unsafe     bool
+	// exprStarted is set once a find-style expression began: later
+	// words are not roots.
+	exprStarted bool
+}
+
+type effectAt struct {
+	effect string
+	code   string
+	doc    string
+	who    string
+	span   Span
+}
+
+type nestedCmd struct {
+	args    []Arg
+	infos   []wordInfo
+	assigns []Assign
+	wrapper string
+	kind    string // wrapper, xargs, find-exec
+}
+
+func (p *argParser) specName() string {
+	return strings.TrimSpace(p.root.Name + " " + strings.Join(p.subPath, " "))
+}
+
+func (p *argParser) run() {
+	endOpts := false
+	syntaxKind := p.spec.Syntax
+	for i := 0; i < len(p.args) && !p.stopped; i++ {
+		a, info := p.args[i], p.infos[i]
+		syntaxKind = p.spec.Syntax
+		if !a.Static() {
+			if len(p.spec.Subcommands) > 0 && !endOpts && !info.canDash {
+				p.w.find("dynamic-subcommand", "the "+p.specName()+" subcommand "+quote(a.Value)+" is only known at run time", a.Span, p.seg.Index)
+				p.stopped = true
+				return
+			}
+			if !endOpts && info.canDash && p.spec.risky && syntaxKind != "none" {
+				p.w.find("dynamic-argument", quote(a.Value)+" could expand to an option of "+p.specName()+", which has options that write or run code", a.Span, p.seg.Index)
+			}
+			if p.operand(i, endOpts) {
+				return
+			}
+			if p.spec.StopAtOperand {
+				endOpts = true
+			}
+			continue
+		}
+		v := a.Value
+		if endOpts || syntaxKind == "none" || v == "-" || v == "" {
+			if p.operand(i, endOpts) {
+				return
+			}
+			if p.spec.StopAtOperand {
+				endOpts = true
+			}
+			continue
+		}
+		if v == "--" && syntaxKind != "long" {
+			endOpts = true
+			continue
+		}
+		switch {
+		case syntaxKind == "long" && (strings.HasPrefix(v, "-") || v == "(" || v == ")" || v == "!" || v == ","):
+			i = p.longOpt(i)
+		case syntaxKind == "keyvalue" && strings.Contains(v, "=") && !strings.HasPrefix(v, "-"):
+			p.keyValue(i)
+		case strings.HasPrefix(v, "--"):
+			i = p.gnuLong(i)
+		case strings.HasPrefix(v, "-") && len(v) > 1:
+			i = p.gnuShort(i)
+		case strings.HasPrefix(v, "+") && p.spec.NumericOption != "" && isDigits(v[1:]):
+			p.addOpt(Opt{Name: p.spec.NumericOption, Written: v, Known: true, Span: a.Span}, p.spec.optIndex[p.spec.NumericOption])
+		default:
+			if syntaxKind == "long" && p.exprStarted {
+				p.addOpt(Opt{Name: v, Written: v, Span: a.Span}, nil)
+				continue
+			}
+			if p.operand(i, endOpts) {
+				return
+			}
+			if p.spec.StopAtOperand {
+				endOpts = true
+			}
+		}
+		if syntaxKind == "long" && strings.HasPrefix(v, "-") {
+			p.exprStarted = true
+		}
+	}
+}
+
+// operand records argument i as an operand; it returns true when the rest
+// of the arguments were consumed (a subcommand change or a nested command).
+func (p *argParser) operand(i int, endOpts bool) bool {
+	a := p.args[i]
+	if len(p.spec.Subcommands) > 0 && len(p.operands) == 0 && !endOpts {
+		if !a.Static() {
+			p.w.find("dynamic-subcommand", "the "+p.specName()+" subcommand "+quote(a.Value)+" is only known at run time", a.Span, p.seg.Index)
+			p.stopped = true
+			return true
+		}
+		sub := p.spec.Sub(a.Value)
+		if sub == nil {
+			p.w.find("unknown-subcommand", p.specName()+" "+a.Value+" is not in the catalog, so what it does is unknown", a.Span, p.seg.Index)
+			p.stopped = true
+			p.unsafe = true
+			return true
+		}
+		p.subPath = append(p.subPath, sub.Name)
+		p.spec = sub
+		p.roles = nil
+		p.patternSet = false
+		p.run2(i + 1)
+		return true
+	}
+	p.operands = append(p.operands, Operand{Arg: a})
+	p.opInfo = append(p.opInfo, p.infos[i])
+	if p.root.cmdRole || p.spec.cmdRole {
+		p.assignRoles()
+		last := p.operands[len(p.operands)-1]
+		switch last.Role {
+		case "command":
+			p.operands = p.operands[:len(p.operands)-1]
+			p.opInfo = p.opInfo[:len(p.opInfo)-1]
+			n := nestedCmd{args: p.args[i:], infos: p.infos[i:], wrapper: p.root.Name, kind: "wrapper"}
+			if p.root.Name == "xargs" {
+				n.kind = "xargs"
+			}
+			// env-style NAME=VALUE operands before the command
+			for _, op := range p.operands {
+				if op.Role == "assign" && op.Static() {
+					k, v, _ := strings.Cut(op.Value, "=")
+					n.assigns = append(n.assigns, Assign{Name: k, Value: Arg{Value: v, Span: op.Span}, Span: op.Span})
+				}
+			}
+			p.nested = append(p.nested, n)
+			p.stopped = true
+			return true
+		}
+	}
+	return false
+}
+
+// run2 continues parsing with a subcommand's spec from argument i.
+func (p *argParser) run2(i int) {
+	p.args, p.infos = p.args[i:], p.infos[i:]
+	p.run()
+}
+
+func (p *argParser) addOpt(o Opt, spec *OptSpec) {
+	if spec != nil {
+		o.Known = true
+		o.Name = spec.Names[0]
+		o.Effects = spec.Effects
+		who := p.specName() + " " + o.Written
+		for _, e := range spec.Effects {
+			p.effects = append(p.effects, effectAt{effect: e, code: spec.Code, doc: spec.Doc, who: who, span: o.Span})
+		}
+		if spec.match != nil && o.Value != nil {
+			if !o.Value.Static() || !spec.match.MatchString(o.Value.Value) {
+				p.effects = append(p.effects, effectAt{effect: spec.Else, code: spec.Code, doc: spec.Doc, who: who, span: o.Span})
+			}
+		}
+		for _, cat := range spec.Categories {
+			p.seg.Categories = addCat(p.seg.Categories, cat)
+		}
+		if len(spec.Operands) > 0 {
+			p.roles = spec.Operands
+		}
+		if hasString(spec.Effects, EffectPattern) {
+			p.patternSet = true
+		}
+		if o.Value != nil {
+			cwd := p.seg.Cwd
+			if p.cwdOpt != nil {
+				cwd = p.optCwd()
+			}
+			if hasString(spec.Effects, EffectReadsFile) {
+				p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
+				p.w.deviceCheck(*o.Value, o.Value.Span, p.seg.Index)
+			}
+			if hasString(spec.Effects, EffectWritesFile) {
+				p.w.r.Writes = append(p.w.r.Writes, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
+			}
+			if hasString(spec.Effects, EffectCwd) {
+				v := *o.Value
+				p.cwdOpt = &v
+				p.w.r.Reads = append(p.w.r.Reads, pathRef(v, "cwd-flag", p.seg.Index, p.seg.Cwd, -1))
+			}
+			if hasString(spec.Effects, EffectScript) {
+				p.scripts = append(p.scripts, *o.Value)
+			}
+		}
+	} else {
+		p.unsafe = true
+		p.w.find("unknown-option", p.specName()+": option "+o.Written+" is not known to be safe", o.Span, p.seg.Index)
+	}
+	p.seg.Options = append(p.seg.Options, o)
+}
+
+// optCwd is the directory an option like git -C moves the program to.
+func (p *argParser) optCwd() Cwd {
+	v := *p.cwdOpt
+	switch {
+	case v.Static():
+		return joinPath(p.seg.Cwd, v.Value)
+	case (v.Dynamic == "tilde" || v.Dynamic == "home") && v.Pattern != "":
+		return joinPath(p.seg.Cwd, v.Pattern)
+	}
+	return Cwd{}
+}
+
+// value takes the next argument as an option's value.
+func (p *argParser) nextValue(i int) (*Arg, int) {
+	if i+1 < len(p.args) {
+		v := p.args[i+1]
+		return &v, i + 1
+	}
+	return nil, i
+}
+
+func (p *argParser) gnuLong(i int) int {
+	a := p.args[i]
+	name, _, hasVal := strings.Cut(a.Value, "=")
+	o := Opt{Name: name, Written: name, Span: a.Span}
+	spec := p.spec.optIndex[name]
+	if spec == nil {
+		spec = p.abbrev(name, a.Span)
+		if spec == nil {
+			if hasVal {
+				v := subArg(a, len(name)+1)
+				o.Value = &v
+			}
+			p.addOpt(o, nil)
+			return i
+		}
+	}
+	switch {
+	case hasVal:
+		v := subArg(a, len(name)+1)
+		o.Value = &v
+		if spec.Value == "" {
+			// --flag=x on a flag is a usage error for the program: unknown.
+			p.addOpt(o, nil)
+			return i
+		}
+	case spec.Value == "required":
+		var v *Arg
+		v, i = p.nextValue(i)
+		o.Value = v
+		if v != nil {
+			o.Span.End = v.Span.End
+		}
+	}
+	p.addOpt(o, spec)
+	return i
+}
+
+// abbrev resolves a GNU long-option abbreviation. A unique abbreviation of
+// a dangerous option is that option; an abbreviation of a safe one is
+// reported as unknown, since the program may have an unlisted option of
+// exactly that name.
+func (p *argParser) abbrev(name string, sp Span) *OptSpec {
+	var found *OptSpec
+	for _, l := range p.spec.longs {
+		if strings.HasPrefix(l, name) {
+			o := p.spec.optIndex[l]
+			if found != nil && found != o {
+				return nil
+			}
+			found = o
+		}
+	}
+	if found == nil {
+		return nil
+	}
+	for _, e := range append(append([]string{}, found.Effects...), found.Else) {
+		if dangerousEffects[e] {
+			return found
+		}
+	}
+	return nil
+}
+
+func (p *argParser) gnuShort(i int) int {
+	a := p.args[i]
+	v := a.Value
+	if p.spec.NumericOption != "" && isDigits(v[1:]) {
+		val := subArg(a, 1)
+		p.addOpt(Opt{Name: p.spec.NumericOption, Written: v, Value: &val, Span: a.Span}, p.spec.optIndex[p.spec.NumericOption])
+		return i
+	}
+	for j := 1; j < len(v); j++ {
+		name := "-" + v[j:j+1]
+		sp := Span{a.Span.Start, a.Span.End}
+		if a.Span.End-a.Span.Start == len(v) {
+			sp = Span{a.Span.Start + j, a.Span.Start + j + 1}
+		}
+		o := Opt{Name: name, Written: name, Span: sp}
+		spec := p.spec.optIndex[name]
+		if spec == nil {
+			p.addOpt(o, nil)
+			return i
+		}
+		if spec.Value != "" {
+			if j+1 < len(v) {
+				val := subArg(a, j+1)
+				o.Value = &val
+				o.Span.End = a.Span.End
+			} else if spec.Value == "required" {
+				var val *Arg
+				val, i = p.nextValue(i)
+				o.Value = val
+				if val != nil {
+					o.Span.End = val.Span.End
+				}
+			}
+			p.addOpt(o, spec)
+			return i
+		}
+		p.addOpt(o, spec)
+	}
+	return i
+}
+
+// longOpt handles find-style single-dash words.
+func (p *argParser) longOpt(i int) int {
+	a := p.args[i]
+	v := a.Value
+	o := Opt{Name: v, Written: v, Span: a.Span}
+	spec := p.spec.optIndex[v]
+	if spec == nil {
+		if v == "(" || v == ")" || v == "!" || v == "," {
+			return i
+		}
+		p.addOpt(o, nil)
+		return i
+	}
+	if hasString(spec.Effects, EffectCommand) {
+		j := i + 1
+		for ; j < len(p.args); j++ {
+			t := p.args[j]
+			if t.Static() && hasString(spec.Terminator, t.Value) {
+				break
+			}
+		}
+		if j > i+1 {
+			cmdArgs := make([]Arg, 0, j-i-1)
+			for _, x := range p.args[i+1 : j] {
+				if x.Static() && strings.Contains(x.Value, "{}") {
+					x = Arg{Value: x.Value, Dynamic: "find-match", Span: x.Span}
+				}
+				cmdArgs = append(cmdArgs, x)
+			}
+			p.nested = append(p.nested, nestedCmd{args: cmdArgs, infos: make([]wordInfo, len(cmdArgs)), wrapper: p.root.Name + " " + v, kind: "find-exec"})
+		}
+		if j < len(p.args) {
+			o.Span.End = p.args[j].Span.End
+		}
+		p.addOpt(o, spec)
+		return j
+	}
+	if spec.Value == "required" {
+		var val *Arg
+		val, i = p.nextValue(i)
+		o.Value = val
+		if val != nil {
+			o.Span.End = val.Span.End
+		}
+	}
+	p.addOpt(o, spec)
+	return i
+}
+
+func (p *argParser) keyValue(i int) {
+	a := p.args[i]
+	k, _, _ := strings.Cut(a.Value, "=")
+	v := subArg(a, len(k)+1)
+	p.addOpt(Opt{Name: k, Written: k, Value: &v, Span: a.Span}, p.spec.optIndex[k])
+}
+
+// subArg is the part of a static argument from byte off on.
+func subArg(a Arg, off int) Arg {
+	out := Arg{Value: a.Value[min(off, len(a.Value)):], Dynamic: a.Dynamic, Span: a.Span}
+	if a.Span.End-a.Span.Start == len(a.Value) {
+		out.Span.Start = a.Span.Start + min(off, len(a.Value))
+	}
+	if !a.Static() && (a.Dynamic == "tilde-assign") {
+		if strings.HasPrefix(out.Value, "~/") || out.Value == "~" {
+			out.Dynamic, out.Pattern = "tilde", out.Value
+		}
+	}
+	return out
+}
+
+// effectiveRoles are the operand roles after options had their say.
+func (p *argParser) effectiveRoles() []Role {
+	roles := p.spec.Operands
+	if p.roles != nil {
+		roles = p.roles
+	}
+	if p.patternSet && len(roles) > 0 {
+		switch roles[0].Role {
+		case "pattern", "awk", "sed", "script":
+			if !roles[0].Repeat {
+				roles = roles[1:]
+			}
+		}
+	}
+	return roles
+}
+
+// assignRoles gives every operand its role.
+func (p *argParser) assignRoles() {
+	roles := p.effectiveRoles()
+	ri := 0
+	for k := range p.operands {
+		op := &p.operands[k]
+		op.Role = ""
+		for ri < len(roles) {
+			r := roles[ri]
+			if r.match == nil {
+				op.Role = r.Role
+				if !r.Repeat {
+					ri++
+				}
+				break
+			}
+			if op.Static() && r.match.MatchString(op.Value) {
+				op.Role = r.Role
+				if !r.Repeat {
+					ri++
+				}
+				break
+			}
+			if r.Repeat || r.Optional {
+				ri++
+				continue
+			}
+			op.Role = r.Role + "!"
+			ri++
+			break
+		}
+	}
+}
+
+func (p *argParser) finish() {
+	w, seg := p.w, p.seg
+	p.assignRoles()
+	roles := p.effectiveRoles()
+	seg.Operands = p.operands
+	if len(p.subPath) > 0 {
+		seg.Subcommand = strings.Join(p.subPath, " ")
+	}
+	spec := p.spec
+	if !p.stopped && len(spec.Subcommands) > 0 && len(p.subPath) == 0 || !p.stopped && len(spec.Subcommands) > 0 && spec.Default != "" {
+		if spec.Default != "" && !p.unsafe && spec.Sub(spec.Default) != nil && (len(p.subPath) == 0 || p.spec == spec) {
+			d := spec.Sub(spec.Default)
+			if len(p.operands) == 0 {
+				seg.Subcommand = strings.TrimSpace(seg.Subcommand + " " + d.Name)
+				spec = d
+			}
+		}
+	}
+	for _, c := range p.root.Categories {
+		seg.Categories = addCat(seg.Categories, c)
+	}
+	if spec != p.root {
+		for _, c := range spec.Categories {
+			seg.Categories = addCat(seg.Categories, c)
+		}
+	}
+	name := strings.TrimSpace(p.root.Name + " " + seg.Subcommand)
+	for _, e := range spec.Effects {
+		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
+	}
+	if !spec.ReadOnly && !p.unsafe {
+		msg := name + " is not on the read-only allowlist"
+		if spec.Doc != "" {
+			msg += ": " + spec.Doc
+		}
+		w.find("not-read-only", msg, seg.Span, seg.Index)
+	}
+	// Operands by role.
+	cwd := seg.Cwd
+	if p.cwdOpt != nil {
+		cwd = p.optCwd()
+	}
+	recursive := false
+	for _, e := range p.effects {
+		if e.effect == EffectRecursive {
+			recursive = true
+		}
+	}
+	producer := -1
+	dynSource := ""
+	switch {
+	case p.c.xargs:
+		producer, dynSource = p.c.producer, "xargs-input"
+	case p.c.findExec:
+		producer = seg.Parent
+	}
+	pathOperands := 0
+	for k, op := range seg.Operands {
+		role := strings.TrimSuffix(op.Role, "!")
+		mismatch := strings.HasSuffix(op.Role, "!")
+		var r *Role
+		for ri := range roles {
+			if roles[ri].Role == role {
+				r = &roles[ri]
+				break
+			}
+		}
+		if op.Role == "" {
+			w.find("unexpected-operand", name+" does not take the operand "+quote(op.Value)+" in a read-only spelling", op.Span, seg.Index)
+			continue
+		}
+		if r != nil {
+			eff := r.Effect
+			if mismatch {
+				eff = r.Else
+			}
+			if eff != "" {
+				p.effects = append(p.effects, effectAt{effect: eff, code: r.Code, doc: r.Doc, who: name + " " + quote(op.Value), span: op.Span})
+			}
+		}
+		switch role {
+		case "file", "dir", "tree", "source":
+			pathOperands++
+			if op.Static() && op.Value == "-" {
+				if !p.c.stdinFed {
+					w.find("stdin-read", name+" reads stdin (\"-\"), which nothing feeds", op.Span, seg.Index)
+				}
+				continue
+			}
+			ref := pathRef(op.Arg, "operand", seg.Index, cwd, -1)
+			if op.Dynamic == "find-match" || op.Dynamic == "xargs-input" {
+				ref.Producer = producer
+			}
+			ref.Recursive = role == "tree" || recursive && role != "source"
+			w.r.Reads = append(w.r.Reads, ref)
+			w.deviceCheck(op.Arg, op.Span, seg.Index)
+			if role == "source" {
+				p.effects = append(p.effects, effectAt{effect: EffectExec, code: "source", doc: "runs the code in " + quote(op.Value), who: name, span: op.Span})
+			}
+		case "write", "delete":
+			w.r.Writes = append(w.r.Writes, pathRef(op.Arg, "operand", seg.Index, cwd, -1))
+		case "script":
+			pathOperands++
+			p.scripts = append(p.scripts, op.Arg)
+		case "sed":
+			p.sedScript(op.Arg)
+		case "awk":
+			p.awkScript(op.Arg)
+		}
+		_ = k
+	}
+	if dynSource != "" && spec.Stdin != "always" {
+		// The producer's output adds operands at run time.
+		fileRole := false
+		for _, r := range roles {
+			switch r.Role {
+			case "file", "dir", "tree":
+				fileRole = true
+			}
+		}
+		if fileRole {
+			ref := PathRef{Path: "", Kind: "dynamic", Dynamic: dynSource, Source: dynSource, Segment: seg.Index, Cwd: cwd, Producer: producer, Span: seg.Span, Recursive: recursive}
+			for _, r := range roles {
+				if r.Role == "tree" {
+					ref.Recursive = true
+				}
+			}
+			w.r.Reads = append(w.r.Reads, ref)
+			pathOperands++
+		}
+	}
+	if pathOperands == 0 {
+		imp := spec.Implicit
+		if imp == "" && p.root.Implicit != "" && spec == p.root {
+			imp = p.root.Implicit
+		}
+		if imp == "" && recursive {
+			imp = "."
+		}
+		if imp != "" {
+			rec := recursive
+			for _, r := range roles {
+				if r.Role == "tree" {
+					rec = true
+				}
+			}
+			w.r.Reads = append(w.r.Reads, PathRef{Path: imp, Kind: "literal", Source: "implicit", Segment: seg.Index, Cwd: cwd, Producer: -1, Span: seg.Span, Recursive: rec})
+		}
+	}
+	// stdin
+	stdin := spec.Stdin
+	for _, e := range p.effects {
+		if e.effect == EffectStdin {
+			stdin = "always"
+		}
+	}
+	if !p.c.stdinFed && !p.unsafe && (stdin == "always" || stdin == "no-operands" && pathOperands == 0 && !recursive && spec.Implicit == "") {
+		w.find("stdin-read", name+" reads stdin, which nothing feeds: it would wait for input", seg.Span, seg.Index)
+	}
+	// effects → findings and categories
+	for _, e := range p.effects {
+		if cat := effectCategory[e.effect]; cat != "" {
+			seg.Categories = addCat(seg.Categories, cat)
+		}
+		code := e.code
+		if code == "" {
+			code = effectCode[e.effect]
+		}
+		if code == "" || e.effect == EffectStdin {
+			continue
+		}
+		msg := e.who
+		if e.doc != "" {
+			msg += ": " + e.doc
+		}
+		w.find(code, msg, e.span, seg.Index)
+	}
+	if spec.ReadOnly && len(seg.Categories) == 0 {
+		seg.Categories = []string{"read"}
+	}
+	// navigation
+	if hasString(p.root.Categories, "navigate") {
+		w.cd(seg, p.c)
+	}
+	// nested commands and scripts
+	for _, n := range p.nested {
+		cc := p.c
+		cc.parent = seg.Index
+		cc.wrappers = appendCopy(p.c.wrappers, n.wrapper)
+		cc.xargs, cc.findExec = false, false
+		switch n.kind {
+		case "xargs":
+			cc.xargs, cc.stdinFed = true, true
+			cc.producer = p.c.producer
+		case "find-exec":
+			cc.findExec = true
+		}
+		if len(n.args) > 0 {
+			w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
+		}
+	}
+	for _, s := range p.scripts {
+		w.nestedScript(s, seg, p.c)
+	}
+}
+
+func spanOf(args []Arg) Span {
+	return Span{args[0].Span.Start, args[len(args)-1].Span.End}
+}
+
+// nestedScript parses a string that a shell will run (bash -c '...').
+func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
+	if !a.Static() {
+		w.find("dynamic-script", seg.Name+" runs a script that is only known at run time", a.Span, seg.Index)
+		return
+	}
+	if c.nested+1 > w.cfg.limits.MaxNested {
+		w.find("limit-nested", fmt.Sprintf("scripts nest more than %d deep; the rest was not analysed", w.cfg.limits.MaxNested), a.Span, seg.Index)
+		return
+	}
+	lang := syntax.LangBash
+	if seg.Name == "sh" || seg.Name == "dash" {
+		lang = syntax.LangPOSIX
+	}
+	f, err := parse(a.Value, lang)
+	if err != nil {
+		w.find("parse-error", seg.Name+" cannot parse its script: "+err.Error(), a.Span, seg.Index)
+		return
+	}
+	savedSrc, savedBase, savedExact, savedOuter := w.src, w.base, w.exact, w.outer
+	raw := ""
+	if w.exact && a.Span.End <= len(w.r.Command) {
+		raw = w.r.Command[a.Span.Start:a.Span.End]
+	}
+	switch {
+	case w.exact && raw == "'"+a.Value+"'":
+		w.base = a.Span.Start + 1
+	case w.exact && raw == a.Value:
+		w.base = a.Span.Start
+	case w.exact && raw == "\""+a.Value+"\"":
+		w.base = a.Span.Start + 1
+	default:
+		w.exact = false
+		w.outer = a.Span
+	}
+	if !w.exact && savedExact {
+		w.outer = a.Span
+	}
+	w.src = a.Value
+	saved := w.saveCwd()
+	cc := ctx{parent: seg.Index, pipeLen: 1, nested: c.nested + 1, wrappers: appendCopy(c.wrappers, seg.Name),
+		subst: c.subst, loop: c.loop, background: c.background, subshell: true,
+		function: c.function, stdinFed: c.stdinFed, producer: -1}
+	w.stmts(f.Stmts, cc)
+	w.restoreCwd(saved)
+	w.src, w.base, w.exact, w.outer = savedSrc, savedBase, savedExact, savedOuter
+}

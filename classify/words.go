@@ -1,0 +1,586 @@
+package classify
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// wordInfo is what the walker knows about a word beyond its Arg.
+type wordInfo struct {
+	// canDash is set when a dynamic word could begin with "-" at run time
+	// and so become an option.
+	canDash bool
+}
+
+// word evaluates a word statically, walking any substitution in it.
+func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
+	var a Arg
+	var info wordInfo
+	if word == nil || len(word.Parts) == 0 {
+		return a, info
+	}
+	a.Span = w.span(word)
+	var val, pat strings.Builder
+	dyn := ""
+	setDyn := func(kind string, first bool) {
+		if dyn == "" {
+			dyn = kind
+		}
+		if first {
+			info.canDash = true
+		}
+	}
+	for i, part := range word.Parts {
+		first := i == 0
+		switch p := part.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if first && strings.HasPrefix(v, "~") {
+				prefix := v
+				if end := strings.IndexByte(v, '/'); end >= 0 {
+					prefix = v[:end]
+				}
+				if prefix == "~" {
+					setDyn("tilde", false)
+					pat.WriteString("~")
+					val.WriteString("~")
+					v = v[1:]
+				} else {
+					setDyn("tilde-user", false)
+				}
+			}
+			if hasUnescapedGlob(v) {
+				setDyn("glob", first && strings.IndexAny(v, "*?[") == 0)
+			}
+			if hasBrace(v) {
+				setDyn("brace", first && strings.HasPrefix(v, "{"))
+			}
+			if idx := strings.Index(v, "=~"); idx > 0 && isName(v[:idx]) {
+				setDyn("tilde-assign", false)
+			}
+			val.WriteString(unescapeLit(v))
+			pat.WriteString(globLitPattern(v))
+		case *syntax.SglQuoted:
+			v := p.Value
+			if p.Dollar {
+				v = ansiC(v)
+			}
+			val.WriteString(v)
+			pat.WriteString(escapeGlob(v))
+		case *syntax.DblQuoted:
+			for j, dp := range p.Parts {
+				switch q := dp.(type) {
+				case *syntax.Lit:
+					v := unescapeDbl(q.Value)
+					val.WriteString(v)
+					pat.WriteString(escapeGlob(v))
+				default:
+					if first && j == 0 && isHome(q) {
+						setDyn("home", false)
+						pat.WriteString("~")
+						val.WriteString(w.srcOf(q))
+						continue
+					}
+					w.wordPart(dp, c, &val, setDyn, first && j == 0)
+				}
+			}
+		default:
+			if first && isHome(part) {
+				setDyn("home", false)
+				pat.WriteString("~")
+				val.WriteString(w.srcOf(part))
+				continue
+			}
+			w.wordPart(part, c, &val, setDyn, first)
+		}
+	}
+	if dyn == "" {
+		a.Value = val.String()
+		return a, info
+	}
+	a.Dynamic = dyn
+	a.Value = w.srcOf(word)
+	switch dyn {
+	case "glob":
+		a.Pattern = pat.String()
+	case "tilde", "home":
+		a.Pattern = pat.String()
+		if strings.ContainsAny(a.Pattern, "*?[") && hasUnescapedGlob(a.Pattern) {
+			a.Dynamic = "glob"
+		}
+		if strings.HasPrefix(a.Pattern, "~") && len(a.Pattern) > 1 && a.Pattern[1] != '/' {
+			a.Dynamic = "param" // $HOMEx is another variable
+			a.Pattern = ""
+		}
+		if !onlyTildeOrHome(word) {
+			a.Dynamic = "param"
+			a.Pattern = ""
+		}
+	}
+	return a, info
+}
+
+func onlyTildeOrHome(word *syntax.Word) bool {
+	for i, part := range word.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for j, dp := range p.Parts {
+				if _, ok := dp.(*syntax.Lit); !ok && !(i == 0 && j == 0 && isHome(dp)) {
+					return false
+				}
+			}
+		default:
+			if !(i == 0 && isHome(part)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isHome(p syntax.WordPart) bool {
+	pe, ok := p.(*syntax.ParamExp)
+	return ok && pe.Param != nil && pe.Param.Value == "HOME" && pe.Index == nil && pe.Exp == nil &&
+		pe.Slice == nil && pe.Repl == nil && !pe.Excl && !pe.Length && pe.NestedParam == nil
+}
+
+func (w *walker) srcOf(n syntax.Node) string {
+	s, e := int(n.Pos().Offset()), int(n.End().Offset())
+	if s < 0 || e > len(w.src) || s > e {
+		return ""
+	}
+	return w.src[s:e]
+}
+
+// wordPart handles the dynamic parts of a word.
+func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strings.Builder, setDyn func(string, bool), first bool) {
+	val.WriteString(w.srcOf(part))
+	switch p := part.(type) {
+	case *syntax.ParamExp:
+		setDyn("param", first)
+		w.paramExp(p, c)
+	case *syntax.CmdSubst:
+		setDyn("command-substitution", first)
+		w.find("command-substitution", "runs a command substitution whose output becomes part of the command", w.span(p), -1)
+		w.subst(p.Stmts, c, false)
+	case *syntax.ArithmExp:
+		setDyn("arithmetic", first)
+		w.arith(p.X, c, w.span(p))
+	case *syntax.ProcSubst:
+		setDyn("process-substitution", first)
+		w.find("process-substitution", "runs a process substitution", w.span(p), -1)
+		w.subst(p.Stmts, c, p.Op == syntax.CmdOut)
+	case *syntax.ExtGlob:
+		setDyn("glob", first)
+	case *syntax.BraceExp:
+		setDyn("brace", first)
+		for _, e := range p.Elems {
+			w.word(e, c)
+		}
+	default:
+		setDyn("unknown", first)
+		w.find("unsupported-syntax", "shellgate does not analyse this word part", w.span(part), -1)
+	}
+}
+
+// subst walks the statements of a substitution: they run in a subshell.
+func (w *walker) subst(stmts []*syntax.Stmt, c ctx, stdinFed bool) {
+	saved := w.saveCwd()
+	cc := ctx{parent: -1, pipeLen: 1, subst: true, subshell: true, loop: c.loop,
+		function: c.function, nested: c.nested, producer: -1, stdinFed: stdinFed}
+	w.stmts(stmts, cc)
+	w.restoreCwd(saved)
+}
+
+// paramExp flags the parameter expansions that can run code or depend on
+// arithmetic over values: subscripts, slices, indirection, prompt expansion.
+func (w *walker) paramExp(p *syntax.ParamExp, c ctx) {
+	sp := w.span(p)
+	if p.Index != nil {
+		if !isStarAt(p.Index) {
+			w.find("unsafe-expansion", "an array subscript is evaluated as arithmetic, which can run code hidden in a variable's value", sp, -1)
+		}
+		w.arithSubst(p.Index, c)
+	}
+	if p.Slice != nil {
+		w.find("unsafe-expansion", "a substring offset is evaluated as arithmetic, which can run code hidden in a variable's value", sp, -1)
+		if p.Slice.Offset != nil {
+			w.arithSubst(p.Slice.Offset, c)
+		}
+		if p.Slice.Length != nil {
+			w.arithSubst(p.Slice.Length, c)
+		}
+	}
+	if p.Excl && p.Names == 0 {
+		w.find("unsafe-expansion", "indirect expansion ${!name} reads a variable chosen at run time", sp, -1)
+	}
+	if p.NestedParam != nil {
+		w.find("unsafe-expansion", "nested parameter expansion is not analysed", sp, -1)
+	}
+	if p.Exp != nil {
+		if p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && strings.Contains(w.srcOf(p.Exp.Word), "P") {
+			w.find("unsafe-expansion", "${var@P} expands the value as a prompt, which can run commands", sp, -1)
+		}
+		if p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull {
+			w.find("declaration", "${var:=value} assigns a shell variable", sp, -1)
+		}
+		if p.Exp.Word != nil {
+			w.word(p.Exp.Word, c)
+		}
+	}
+	if p.Repl != nil {
+		if p.Repl.Orig != nil {
+			w.word(p.Repl.Orig, c)
+		}
+		if p.Repl.With != nil {
+			w.word(p.Repl.With, c)
+		}
+	}
+}
+
+func isStarAt(x syntax.ArithmExpr) bool {
+	wd, ok := x.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	l := wd.Lit()
+	return l == "@" || l == "*"
+}
+
+// arith flags arithmetic that reads variables (a variable's value is
+// evaluated again as arithmetic, and a[$(cmd)] in it runs cmd).
+func (w *walker) arith(x syntax.ArithmExpr, c ctx, sp Span) {
+	if x == nil {
+		return
+	}
+	if !pureArith(x) {
+		w.find("arithmetic-expansion", "arithmetic over variables can run code hidden in a variable's value", sp, -1)
+	}
+	w.arithSubst(x, c)
+}
+
+// arithSubst walks the substitutions inside arithmetic.
+func (w *walker) arithSubst(x syntax.ArithmExpr, c ctx) {
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Word:
+			w.word(n, c)
+			return false
+		}
+		return true
+	})
+}
+
+func pureArith(x syntax.ArithmExpr) bool {
+	ok := true
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Word:
+			l := n.Lit()
+			if l == "" || !isNumber(l) {
+				ok = false
+			}
+			return false
+		case *syntax.BinaryArithm:
+			if n.Op >= syntax.Assgn && n.Op <= syntax.ShrAssgn || n.Op == syntax.Assgn {
+				ok = false
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+func isNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+		return true
+	}
+	if i := strings.IndexByte(s, '#'); i > 0 {
+		for _, r := range s {
+			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '#' || r == '@' || r == '_') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// test walks a [[ ]] expression.
+func (w *walker) test(x syntax.TestExpr, c ctx) {
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.BinaryTest:
+			switch n.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsGtr, syntax.TsLeq, syntax.TsGeq:
+				for _, side := range []syntax.TestExpr{n.X, n.Y} {
+					if wd, ok := side.(*syntax.Word); ok && !isNumber(wd.Lit()) {
+						w.find("arithmetic-expansion", "an arithmetic comparison in [[ ]] evaluates its operands as arithmetic, which can run code hidden in a value", w.span(n), -1)
+						break
+					}
+				}
+			}
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
+				w.find("unsafe-expansion", "[[ -v ]] evaluates an array subscript, which can run code", w.span(n), -1)
+			}
+		case *syntax.Word:
+			w.word(n, c)
+			return false
+		}
+		return true
+	})
+}
+
+func (w *walker) assign(a *syntax.Assign, c ctx) Assign {
+	out := Assign{Span: w.span(a)}
+	if a.Name != nil {
+		out.Name = a.Name.Value
+	}
+	if a.Index != nil {
+		w.find("unsafe-expansion", "an array subscript is evaluated as arithmetic", w.span(a), -1)
+		w.arithSubst(a.Index, c)
+	}
+	if a.Value != nil {
+		out.Value, _ = w.word(a.Value, c)
+	}
+	if a.Array != nil {
+		for _, e := range a.Array.Elems {
+			if e.Value != nil {
+				w.word(e.Value, c)
+			}
+			if e.Index != nil {
+				w.arithSubst(e.Index, c)
+			}
+		}
+		out.Value = Arg{Value: w.srcOf(a.Array), Dynamic: "array", Span: w.span(a.Array)}
+	}
+	return out
+}
+
+// unescapeLit removes the backslashes of an unquoted literal.
+func unescapeLit(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeDbl removes the backslashes that escape inside double quotes.
+func unescapeDbl(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// globLitPattern turns an unquoted literal into glob pattern text: escaped
+// characters stay escaped, metacharacters stay live.
+func globLitPattern(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+			b.WriteString(escapeGlob(string(s[i])))
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, "*?[]\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', ']', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func hasUnescapedGlob(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?':
+			return true
+		case '[':
+			if strings.IndexByte(s[i+1:], ']') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasBrace reports an unquoted brace expansion: {a,b} or {1..3}.
+func hasBrace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] != '{' {
+			continue
+		}
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					inner := s[i+1 : j]
+					if strings.Contains(inner, ",") || strings.Contains(inner, "..") {
+						return true
+					}
+					j = len(s)
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// ansiC decodes the escapes of a $'...' string.
+func ansiC(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(s[i])
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && isHex(s[j]) {
+				j++
+			}
+			if j > i+1 {
+				n, _ := strconv.ParseUint(s[i+1:j], 16, 8)
+				b.WriteByte(byte(n))
+				i = j - 1
+			} else {
+				b.WriteString("\\x")
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		case 'u', 'U':
+			max := 4
+			if s[i] == 'U' {
+				max = 8
+			}
+			j := i + 1
+			for j < len(s) && j < i+1+max && isHex(s[j]) {
+				j++
+			}
+			if j > i+1 {
+				n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+				b.WriteRune(rune(n))
+				i = j - 1
+			} else {
+				b.WriteByte('\\')
+				b.WriteByte(s[i])
+			}
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
