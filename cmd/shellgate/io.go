@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxBatchLine is the longest line --batch accepts.
+const maxBatchLine = 8 << 20
+
+// batchItem is one command read by --batch.
+type batchItem struct {
+	Line    int
+	Command string
+	// Fields are the other fields of a JSONL input object (cwd, mode, ...).
+	Fields map[string]json.RawMessage
+	// Err is set when the line could not be read as a command.
+	Err error
+}
+
+// readBatch calls fn for each command on r: one per line ("lines"), or one
+// JSON object with a "command" field per line ("jsonl"). Blank lines are
+// skipped.
+func readBatch(r io.Reader, format string, fn func(batchItem) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxBatchLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		it := batchItem{Line: n}
+		switch format {
+		case "", "lines":
+			it.Command = line
+		case "jsonl":
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(line), &obj); err != nil {
+				it.Err = fmt.Errorf("line %d: %v", n, err)
+			} else if raw, ok := obj["command"]; !ok {
+				it.Err = fmt.Errorf("line %d: no \"command\" field", n)
+			} else if err := json.Unmarshal(raw, &it.Command); err != nil {
+				it.Err = fmt.Errorf("line %d: \"command\" is not a string", n)
+			} else {
+				delete(obj, "command")
+				it.Fields = obj
+			}
+		default:
+			return fmt.Errorf("unknown --input %q (want lines or jsonl)", format)
+		}
+		if err := fn(it); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading stdin: line %d: %w", n+1, err)
+	}
+	return nil
+}
+
+// writeJSON writes v as one line of JSON, without HTML escaping.
+func writeJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// newFlags makes a flag set that reports errors to e.stderr.
+func newFlags(e *env, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: shellgate %s %s\n", name, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after the command operand too
+// ("shellgate check 'ls' --json"). It returns false on a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, bool) {
+	var operands []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return operands, true
+		}
+		if rest[0] == "--" {
+			return append(operands, rest[1:]...), true
+		}
+		operands = append(operands, rest[0])
+		args = rest[1:]
+	}
+}
+
+// underline prints the line of command that holds span, with ^ under the
+// span, indented by indent. Spans over several lines underline the first.
+func underline(command string, start, end int, indent string) string {
+	if start < 0 || start > len(command) {
+		return ""
+	}
+	if end < start {
+		end = start
+	}
+	if end > len(command) {
+		end = len(command)
+	}
+	ls := strings.LastIndexByte(command[:start], '\n') + 1
+	le := strings.IndexByte(command[start:], '\n')
+	if le < 0 {
+		le = len(command)
+	} else {
+		le += start
+	}
+	if end > le {
+		end = le
+	}
+	line := command[ls:le]
+	pad := strings.Repeat(" ", displayWidth(command[ls:start]))
+	n := displayWidth(command[start:end])
+	if n == 0 {
+		n = 1
+	}
+	return indent + line + "\n" + indent + pad + strings.Repeat("^", n) + "\n"
+}
+
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		if r == '\t' {
+			n++
+			continue
+		}
+		if r == utf8.RuneError {
+			n++
+			continue
+		}
+		n++
+	}
+	return n
+}
