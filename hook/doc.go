@@ -1,0 +1,18 @@
+// Package hook makes shellgate the permission hook of coding agents (Claude
+// Code, Codex, Gemini CLI, Cursor): it parses each agent's hook payload into
+// a [Query], asks a [Decider] for a [Verdict], and renders the answer in the
+// exact JSON the agent reads. It also writes the hook entry into an agent's
+// settings file ([Install]) and carries the small protocol between the thin
+// hook client (cmd/shellgate-hook) and the resident engine (shellgate serve):
+// a user-only unix socket, one JSON request and one JSON response per
+// connection, with a version handshake.
+//
+// The package must stay free of OPA and of the policy pipeline, so that the
+// thin client that links it starts in a few milliseconds; the decision comes
+// in through the Decider interface.
+//
+// Every path fails closed: a payload that cannot be read, a missing command,
+// a Decider error or panic, all become a deny in the agent's own format (exit
+// 0 with JSON), never an allow and never a crash that the agent would treat
+// as "no opinion".
+package hook

@@ -1,0 +1,151 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// Flags are the options of a hook call: `shellgate hook <agent> [flags]` and
+// `shellgate-hook <agent> [flags]` take the same ones, and the thin client
+// forwards them to the resident engine.
+type Flags struct {
+	// AskAs is AskDeny or AskDefer (see Options).
+	AskAs string `json:"ask_as,omitempty"`
+	// Mode is "" (take it from the agent: plan mode is readonly) or
+	// ModeReadonly (always readonly: a verifier agent).
+	Mode string `json:"mode,omitempty"`
+	// Policy lists extra Rego policy directories or files, absolute.
+	Policy []string `json:"policy,omitempty"`
+	// Config is a YAML config file, absolute, or "".
+	Config string `json:"config,omitempty"`
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// ParseFlags parses the flags of a hook call (flags may follow operands) and
+// returns them with the operands. Relative paths are made absolute against
+// the process's working directory, so that an engine in another directory
+// reads the same files. Usage errors are written to errw.
+func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
+	var f Flags
+	var policy multiFlag
+	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
+	fs.SetOutput(errw)
+	fs.StringVar(&f.AskAs, "ask-as", AskDeny, "for agents that cannot ask a person (codex, gemini): deny, or defer to the agent's own approval")
+	fs.StringVar(&f.Mode, "mode", "", "readonly: only reversible, station-clean commands are allowed, everything else is denied")
+	fs.Var(&policy, "policy", "extra Rego policy directory or file (repeatable)")
+	fs.StringVar(&f.Config, "config", "", "YAML config file")
+	var ops []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return f, nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if rest[0] == "--" {
+			ops = append(ops, rest[1:]...)
+			break
+		}
+		ops = append(ops, rest[0])
+		args = rest[1:]
+	}
+	var err error
+	if f.AskAs, err = ParseAskAs(f.AskAs); err != nil {
+		return f, nil, err
+	}
+	switch f.Mode {
+	case "", ModeDefault:
+		f.Mode = ""
+	case ModeReadonly:
+	default:
+		return f, nil, fmt.Errorf("--mode %q: want readonly or default", f.Mode)
+	}
+	for _, p := range policy {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return f, nil, fmt.Errorf("--policy %s: %v", p, err)
+		}
+		f.Policy = append(f.Policy, abs)
+	}
+	if f.Config != "" {
+		if f.Config, err = filepath.Abs(f.Config); err != nil {
+			return f, nil, fmt.Errorf("--config: %v", err)
+		}
+	}
+	return f, ops, nil
+}
+
+// Args renders f back as command-line flags (for the one-shot fallback).
+func (f Flags) Args() []string {
+	var a []string
+	if f.AskAs != "" && f.AskAs != AskDeny {
+		a = append(a, "--ask-as", f.AskAs)
+	}
+	if f.Mode != "" {
+		a = append(a, "--mode", f.Mode)
+	}
+	for _, p := range f.Policy {
+		a = append(a, "--policy", p)
+	}
+	if f.Config != "" {
+		a = append(a, "--config", f.Config)
+	}
+	return a
+}
+
+// Handle answers one hook call: it parses input as agent's payload, asks d
+// for a verdict on a shell command about to run, asks explain for the
+// meaning of an exit code after one ran, and renders the answer. It never
+// panics and never fails open: any error, including a panic in d, becomes
+// a deny with the reason.
+func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, explain Explainer) (ans Answer) {
+	var p Payload
+	defer func() {
+		if r := recover(); r != nil {
+			if p.Event == EventPost {
+				ans = Answer{}
+				return
+			}
+			ans = DenyError(agent, p.EventName, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	p, err := Parse(agent, input)
+	if err != nil {
+		if p.Event == EventPost {
+			// A post-run hook cannot block anything; it just adds nothing.
+			return Answer{}
+		}
+		return DenyError(agent, p.EventName, err)
+	}
+	switch p.Event {
+	case EventOther:
+		return NoOpinion(agent)
+	case EventPost:
+		if explain == nil || !p.HasExitCode {
+			return Answer{}
+		}
+		return RenderPost(p, explain(p.Command, p.ExitCode))
+	}
+	if d == nil {
+		return DenyError(agent, p.EventName, errors.New("no decider"))
+	}
+	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode}
+	if f.Mode == ModeReadonly {
+		q.Mode = ModeReadonly
+	}
+	v, err := d.Decide(ctx, q)
+	if err != nil {
+		return DenyError(agent, p.EventName, err)
+	}
+	return Render(p, v, Options{AskAs: f.AskAs})
+}

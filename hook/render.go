@@ -1,0 +1,223 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Options change how a verdict is rendered.
+type Options struct {
+	// AskAs says what an ask becomes for an agent that cannot ask a person
+	// from a hook (Codex, Gemini): AskDeny (the default: deny, with a
+	// reason that says a person must approve) or AskDefer (no decision:
+	// the agent's own approval flow decides).
+	AskAs string
+}
+
+// Values of Options.AskAs.
+const (
+	AskDeny  = "deny"
+	AskDefer = "defer"
+)
+
+// ParseAskAs checks a --ask-as value.
+func ParseAskAs(s string) (string, error) {
+	switch s {
+	case "", AskDeny:
+		return AskDeny, nil
+	case AskDefer:
+		return AskDefer, nil
+	}
+	return "", fmt.Errorf("--ask-as %q: want deny or defer", s)
+}
+
+// Answer is what a hook process writes and how it exits.
+type Answer struct {
+	// Stdout is the JSON the agent reads (empty for "no opinion" where the
+	// agent accepts an empty output).
+	Stdout []byte `json:"stdout"`
+	// Exit is the process exit code. Always 0: every agent reads the JSON
+	// answer on exit 0, and any other code but 2 lets the command run.
+	Exit int `json:"exit"`
+}
+
+// maxReasonText bounds the reason text shown to the agent and the person.
+const maxReasonText = 2000
+
+// Render turns a verdict on p into the agent's answer. An action other than
+// allow, ask or deny is rendered as deny.
+func Render(p Payload, v Verdict, o Options) Answer {
+	action := v.Action
+	switch action {
+	case Allow, Ask, Deny:
+	default:
+		v = Verdict{Action: Deny, Reasons: append([]Reason{{
+			Code:    "bad-decision",
+			Message: fmt.Sprintf("the decider returned the action %q", v.Action),
+		}}, v.Reasons...)}
+		action = Deny
+	}
+	askAs := o.AskAs
+	if askAs == "" {
+		askAs = AskDeny
+	}
+	if action == Ask && !p.Agent.CanAsk() {
+		if askAs == AskDefer {
+			return noOpinion(p.Agent)
+		}
+		return renderDecision(p, Deny, reasonText(p.Agent, "ask-as-deny", v.Reasons))
+	}
+	return renderDecision(p, action, reasonText(p.Agent, action, v.Reasons))
+}
+
+// DenyError renders a deny for an internal failure: a payload that could not
+// be read, a decider that failed. The agent sees why.
+func DenyError(agent Agent, eventName string, err error) Answer {
+	p := Payload{Agent: agent, EventName: eventName, Event: EventPre}
+	msg := "shellgate could not decide, so the command is denied: " + err.Error()
+	return renderDecision(p, Deny, clip(msg))
+}
+
+// NoOpinion is the agent's "no decision" answer, for a call shellgate does
+// not judge (another tool, another event).
+func NoOpinion(agent Agent) Answer { return noOpinion(agent) }
+
+func noOpinion(agent Agent) Answer {
+	switch agent {
+	case Claude:
+		// Claude Code: exit 0 with no output continues normally.
+		return Answer{}
+	default:
+		// Codex, Gemini and Cursor parse stdout as JSON: an empty object
+		// carries no decision.
+		return Answer{Stdout: []byte("{}\n")}
+	}
+}
+
+func renderDecision(p Payload, action, reason string) Answer {
+	var out any
+	switch p.Agent {
+	case Claude, Codex:
+		if p.Agent == Codex && action == Allow {
+			// Codex rejects permissionDecision "allow" as unsupported; an
+			// empty object lets its own approval settings apply.
+			return noOpinion(Codex)
+		}
+		out = map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName":            "PreToolUse",
+			"permissionDecision":       action,
+			"permissionDecisionReason": reason,
+		}}
+	case Gemini:
+		o := map[string]any{"decision": action}
+		if action == Deny {
+			o["reason"] = reason
+		}
+		out = o
+	case Cursor:
+		o := map[string]any{"permission": action}
+		if action != Allow {
+			o["user_message"] = reason
+			o["agent_message"] = reason
+		}
+		out = o
+	default:
+		// Unknown agent: a Claude-shaped deny is the best guess, and the
+		// exit code blocks in every agent that reads exit codes.
+		out = map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName":            "PreToolUse",
+			"permissionDecision":       Deny,
+			"permissionDecisionReason": reason,
+		}}
+	}
+	return Answer{Stdout: marshal(out)}
+}
+
+// RenderPost renders the answer to a post-run hook: the exit meaning as
+// additional context for the model, or no output when there is none.
+func RenderPost(p Payload, meaning string) Answer {
+	if meaning == "" || p.Agent != Claude {
+		return Answer{}
+	}
+	name := p.EventName
+	if name == "" {
+		name = "PostToolUse"
+	}
+	return Answer{Stdout: marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName":     name,
+		"additionalContext": clip("shellgate: " + meaning),
+	}})}
+}
+
+func marshal(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only maps of strings reach here; this cannot fail.
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// reasonText is the one line an agent shows: what shellgate decided and why.
+func reasonText(agent Agent, action string, reasons []Reason) string {
+	var head string
+	switch action {
+	case Allow:
+		head = "shellgate: allowed"
+	case Ask:
+		head = "shellgate: a person must approve this command"
+	case "ask-as-deny":
+		head = "shellgate: this command needs a person's approval, which " +
+			agentTitle(agent) + " hooks cannot ask for; ask the user to approve or run it"
+	default:
+		head = "shellgate: denied"
+	}
+	if len(reasons) == 0 {
+		return head
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(": ")
+	for i, r := range reasons {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if r.Code != "" {
+			b.WriteString(r.Code)
+			if r.Message != "" {
+				b.WriteString(": ")
+			}
+		}
+		b.WriteString(r.Message)
+	}
+	return clip(b.String())
+}
+
+func agentTitle(a Agent) string {
+	switch a {
+	case Codex:
+		return "Codex"
+	case Gemini:
+		return "Gemini CLI"
+	case Cursor:
+		return "Cursor"
+	}
+	return "Claude Code"
+}
+
+// clip bounds s to maxReasonText bytes without splitting a UTF-8 sequence.
+func clip(s string) string {
+	if len(s) <= maxReasonText {
+		return s
+	}
+	cut := maxReasonText - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
