@@ -1,0 +1,134 @@
+package corpus
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Actions a decision can take.
+const (
+	Allow = "allow"
+	Ask   = "ask"
+	Deny  = "deny"
+)
+
+// Modes a case is judged in.
+const (
+	ModeDefault  = "default"
+	ModeReadonly = "readonly"
+)
+
+// Case is one command with the decision it must get.
+type Case struct {
+	// Name identifies the case: the name given in YAML, else "file:line",
+	// with " [readonly]" appended for a case derived for another mode.
+	Name string `json:"name"`
+	// File and Line locate the case in its source.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Command is the command to judge, exactly as the agent would send it.
+	Command string `json:"command"`
+	// Mode is ModeDefault or ModeReadonly.
+	Mode string `json:"mode"`
+	// Cwd is the directory the command runs in, relative to the workspace
+	// ("" is the workspace), or "~/…" relative to the home directory.
+	Cwd string `json:"cwd,omitempty"`
+	// Fixture is the tree laid out before the case is judged.
+	Fixture Fixture `json:"-"`
+	// Expect is the decision the case must get.
+	Expect Expect `json:"expect"`
+	// Derived is set when the case was derived from another mode's case.
+	Derived bool `json:"derived,omitempty"`
+}
+
+// Expect is what a case's decision must be. Only Action is required; every
+// other field is checked only when given.
+type Expect struct {
+	// Action is allow, ask or deny.
+	Action string `json:"action"`
+	// Reasons are reason codes that must all be among the decision's
+	// reasons (others may appear too).
+	Reasons []string `json:"reasons,omitempty"`
+	// Reversible, when set, is the classifier's reversible verdict.
+	Reversible *bool `json:"reversible,omitempty"`
+	// Reads maps a read as written in the command ("~/.ssh/id_rsa") to the
+	// read station's verdict for it (ok, denied, outside-roots,
+	// not-established, missing).
+	Reads map[string]string `json:"reads,omitempty"`
+	// ExitMeaning, when set, is what an exit code of the command means.
+	ExitMeaning *ExitMeaning `json:"exit_meaning,omitempty"`
+}
+
+// ExitMeaning is the expected meaning of one exit code.
+type ExitMeaning struct {
+	Code int `json:"code"`
+	// Error is whether the code is a real error.
+	Error bool `json:"error"`
+	// Message, when not empty, must equal the meaning's message.
+	Message string `json:"message,omitempty"`
+}
+
+// validActions and validModes are the accepted spellings.
+var (
+	validActions = map[string]bool{Allow: true, Ask: true, Deny: true}
+	validModes   = map[string]bool{ModeDefault: true, ModeReadonly: true}
+	validVerdict = map[string]bool{
+		"ok": true, "denied": true, "outside-roots": true,
+		"not-established": true, "missing": true, "repo-helper": true,
+	}
+)
+
+// Derive returns the case a default-mode case implies in readonly mode, as
+// the design states it: a read-only verifier runs only what default mode
+// allows outright (reversible and station-clean); everything default mode
+// would ask a person about or deny is denied, since there is nobody to ask.
+// Reason codes carry over: the same findings make the command unsafe. The
+// reversible verdict and read verdicts do not depend on the mode and carry
+// over too; the exit meaning is not re-checked.
+func Derive(c Case, mode string) (Case, error) {
+	if c.Mode != ModeDefault {
+		return Case{}, fmt.Errorf("%s: can only derive from a default-mode case", c.Name)
+	}
+	if mode != ModeReadonly {
+		return Case{}, fmt.Errorf("%s: cannot derive a case for mode %q", c.Name, mode)
+	}
+	d := c
+	d.Mode = mode
+	d.Derived = true
+	d.Name = c.Name + " [" + mode + "]"
+	d.Expect.ExitMeaning = nil
+	if c.Expect.Action != Allow {
+		d.Expect.Action = Deny
+	}
+	return d, nil
+}
+
+// String renders the expectation compactly: "ask [redirect-write]".
+func (e Expect) String() string {
+	var b strings.Builder
+	b.WriteString(e.Action)
+	if len(e.Reasons) > 0 {
+		b.WriteString(" [" + strings.Join(e.Reasons, " ") + "]")
+	}
+	if e.Reversible != nil {
+		fmt.Fprintf(&b, " reversible=%t", *e.Reversible)
+	}
+	if len(e.Reads) > 0 {
+		keys := make([]string, 0, len(e.Reads))
+		for k := range e.Reads {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, " read %s=%s", k, e.Reads[k])
+		}
+	}
+	if e.ExitMeaning != nil {
+		fmt.Fprintf(&b, " exit %d error=%t", e.ExitMeaning.Code, e.ExitMeaning.Error)
+		if e.ExitMeaning.Message != "" {
+			fmt.Fprintf(&b, " %q", e.ExitMeaning.Message)
+		}
+	}
+	return b.String()
+}

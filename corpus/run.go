@@ -1,0 +1,299 @@
+package corpus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Checker decides one command. The real checker is the gate (classify,
+// read station, policy); see [NewGateChecker].
+type Checker interface {
+	Check(ctx context.Context, in Input) (Outcome, error)
+}
+
+// ExitMeaner is implemented by checkers that can say what an exit code
+// means for a command; cases with exit_meaning need one.
+type ExitMeaner interface {
+	ExitMeaning(command string, code int) (isError bool, message string)
+}
+
+// Input is one request to a Checker.
+type Input struct {
+	Command string
+	// Mode is ModeDefault or ModeReadonly.
+	Mode string
+	// Cwd is the absolute directory the command runs in.
+	Cwd string
+	// Root is the workspace root (absolute), or "" for the checker's
+	// default roots.
+	Root string
+	// Home is the home directory (absolute) that ~ and $HOME mean.
+	Home string
+}
+
+// Outcome is a checker's decision on one command.
+type Outcome struct {
+	Action     string   `json:"action"`
+	Reasons    []Reason `json:"reasons,omitempty"`
+	Reversible bool     `json:"reversible"`
+	Reads      []Read   `json:"reads,omitempty"`
+}
+
+// Reason is one reason of a decision.
+type Reason struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Span is the [start, end) byte range in the command.
+	Span [2]int `json:"span"`
+	// Rule is the policy rule that produced the reason.
+	Rule string `json:"rule,omitempty"`
+}
+
+// Read is the read station's verdict on one read.
+type Read struct {
+	// Path is the read as written ("~/.ssh/id_rsa", "src/*.go").
+	Path    string `json:"path"`
+	Verdict string `json:"verdict"`
+}
+
+// Codes returns the distinct reason codes of the outcome, in order.
+func (o Outcome) Codes() []string {
+	var out []string
+	for _, r := range o.Reasons {
+		if !slices.Contains(out, r.Code) {
+			out = append(out, r.Code)
+		}
+	}
+	return out
+}
+
+// String renders the outcome compactly: "ask [redirect-write]".
+func (o Outcome) String() string {
+	if len(o.Reasons) == 0 {
+		return o.Action
+	}
+	return o.Action + " [" + strings.Join(o.Codes(), " ") + "]"
+}
+
+// Result is the outcome of one case or one Rego unit test.
+type Result struct {
+	// Kind is "case" or "rego".
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Command and Mode are set for cases.
+	Command string `json:"command,omitempty"`
+	Mode    string `json:"mode,omitempty"`
+	// Want is the expectation and Got the decision, for cases.
+	Want *Expect  `json:"want,omitempty"`
+	Got  *Outcome `json:"got,omitempty"`
+	Pass bool     `json:"pass"`
+	// Problems say what did not match; Err is set when the case could
+	// not be judged at all (which is a failure).
+	Problems []string `json:"problems,omitempty"`
+	Err      string   `json:"error,omitempty"`
+}
+
+// Summary counts results.
+type Summary struct {
+	Passed int `json:"passed"`
+	Failed int `json:"failed"`
+}
+
+// Summarize counts passes and failures.
+func Summarize(rs []Result) Summary {
+	var s Summary
+	for _, r := range rs {
+		if r.Pass {
+			s.Passed++
+		} else {
+			s.Failed++
+		}
+	}
+	return s
+}
+
+// String is the summary line CI reads: "N passed, N failed".
+func (s Summary) String() string { return fmt.Sprintf("%d passed, %d failed", s.Passed, s.Failed) }
+
+// Options tune a run.
+type Options struct {
+	// Parallel is the number of cases judged at once (default GOMAXPROCS).
+	Parallel int
+	// TempDir is where fixtures are laid (default os.TempDir()).
+	TempDir string
+}
+
+// Filter keeps the cases whose name or command matches re.
+func Filter(cases []Case, re *regexp.Regexp) []Case {
+	if re == nil {
+		return cases
+	}
+	var out []Case
+	for _, c := range cases {
+		if re.MatchString(c.Name) || re.MatchString(c.Command) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Run judges every case with chk, in parallel, and compares each decision
+// with the case's expectation. Results are in case order. An error is
+// returned only when the run itself could not happen (a fixture could not
+// be laid); a checker error fails its case.
+func Run(ctx context.Context, cases []Case, chk Checker, opt Options) ([]Result, error) {
+	results := make([]Result, len(cases))
+	err := each(ctx, cases, opt, func(i int, in Input) {
+		c := cases[i]
+		r := Result{Kind: "case", Name: c.Name, File: c.File, Line: c.Line, Command: c.Command, Mode: c.Mode}
+		want := c.Expect
+		r.Want = &want
+		got, err := chk.Check(ctx, in)
+		if err != nil {
+			r.Err = err.Error()
+			results[i] = r
+			return
+		}
+		r.Got = &got
+		r.Problems = compare(c, got, chk)
+		r.Pass = len(r.Problems) == 0
+		results[i] = r
+	})
+	return results, err
+}
+
+// compare lists how got differs from the case's expectation.
+func compare(c Case, got Outcome, chk Checker) []string {
+	var p []string
+	e := c.Expect
+	if got.Action != e.Action {
+		p = append(p, fmt.Sprintf("action: want %s, got %s", e.Action, got.Action))
+	}
+	codes := got.Codes()
+	for _, want := range e.Reasons {
+		if !slices.Contains(codes, want) {
+			p = append(p, fmt.Sprintf("reason %s: missing", want))
+		}
+	}
+	if e.Reversible != nil && *e.Reversible != got.Reversible {
+		p = append(p, fmt.Sprintf("reversible: want %t, got %t", *e.Reversible, got.Reversible))
+	}
+	for _, path := range sortedKeys(e.Reads) {
+		want := e.Reads[path]
+		var verdicts []string
+		for _, rd := range got.Reads {
+			if rd.Path == path {
+				verdicts = append(verdicts, rd.Verdict)
+			}
+		}
+		switch {
+		case len(verdicts) == 0:
+			p = append(p, fmt.Sprintf("read %s: want %s, got no such read", path, want))
+		case !slices.Contains(verdicts, want):
+			p = append(p, fmt.Sprintf("read %s: want %s, got %s", path, want, strings.Join(verdicts, ",")))
+		}
+	}
+	if m := e.ExitMeaning; m != nil {
+		em, ok := chk.(ExitMeaner)
+		if !ok {
+			p = append(p, "exit_meaning: the checker cannot interpret exit codes")
+		} else {
+			isErr, msg := em.ExitMeaning(c.Command, m.Code)
+			if isErr != m.Error || (m.Message != "" && msg != m.Message) {
+				p = append(p, fmt.Sprintf("exit %d: want error=%t %q, got error=%t %q", m.Code, m.Error, m.Message, isErr, msg))
+			}
+		}
+	}
+	return p
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// each lays every distinct fixture once, then calls fn for every case with
+// its Input, from opt.Parallel goroutines. Fixtures are removed afterwards.
+func each(ctx context.Context, cases []Case, opt Options, fn func(i int, in Input)) error {
+	base, err := os.MkdirTemp(opt.TempDir, "shellgate-corpus-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		Unlay(base)
+		os.RemoveAll(base)
+	}()
+	layouts := map[string]Layout{}
+	inputs := make([]Input, len(cases))
+	for i, c := range cases {
+		if filepath.IsAbs(c.Cwd) {
+			// A host case (audit, diff --batch): the real directory and home.
+			home, _ := os.UserHomeDir()
+			inputs[i] = Input{Command: c.Command, Mode: c.Mode, Cwd: c.Cwd, Home: home}
+			continue
+		}
+		key := c.Fixture.Key()
+		l, ok := layouts[key]
+		if !ok {
+			dir := filepath.Join(base, fmt.Sprintf("f%d", len(layouts)))
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return err
+			}
+			l, err = c.Fixture.Lay(dir)
+			if err != nil {
+				return fmt.Errorf("%s: laying fixture: %w", c.Name, err)
+			}
+			layouts[key] = l
+		}
+		cwd := l.Work
+		if c.Cwd != "" && c.Cwd != "." {
+			cwd = l.Resolve(c.Cwd)
+		}
+		inputs[i] = Input{Command: c.Command, Mode: c.Mode, Cwd: cwd, Root: l.Work, Home: l.Home}
+	}
+	n := opt.Parallel
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i, inputs[i])
+			}
+		}()
+	}
+	var cerr error
+loop:
+	for i := range cases {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			cerr = ctx.Err()
+			break loop
+		}
+	}
+	close(next)
+	wg.Wait()
+	if cerr != nil {
+		return errors.Join(errors.New("run interrupted"), cerr)
+	}
+	return nil
+}
