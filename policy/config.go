@@ -1,0 +1,317 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/shellgate/shellgate/classify"
+	"gopkg.in/yaml.v3"
+)
+
+// ConfigFileName is the name FindConfig looks for in the working directory
+// and its parents.
+const ConfigFileName = ".shellgate.yaml"
+
+// Config is the user's configuration. The zero value (and DefaultConfig)
+// is the embedded default: mode default, no grants, no extra roots, the
+// read station's default deny rows.
+type Config struct {
+	// Mode is the default mode: "default" or "readonly".
+	Mode string `yaml:"mode" json:"mode"`
+	// ReadOnlyPrograms are programs the catalog does not know that are to
+	// be treated as read-only (with no options known to the catalog).
+	ReadOnlyPrograms []string `yaml:"read_only_programs" json:"read_only_programs"`
+	// Grants are per-segment permissions in the grant syntax (see
+	// ParseGrant): "npm test **", "go test ./...", "make lint".
+	Grants []string `yaml:"grants" json:"grants"`
+	// Roots are directories, besides the workspace, that the command may
+	// read and write in. Relative roots are relative to the config file.
+	Roots []string `yaml:"roots" json:"roots"`
+	// DenyReads are gitignore-style rows of paths no command may read,
+	// added to the read station's defaults.
+	DenyReads []string `yaml:"deny_reads" json:"deny_reads"`
+	// ReplaceDefaultDenyReads drops the station's default deny rows, so
+	// that DenyReads is the whole list.
+	ReplaceDefaultDenyReads bool `yaml:"replace_default_deny_reads" json:"replace_default_deny_reads"`
+	// PolicyDirs are directories of extra Rego modules. Relative ones are
+	// relative to the config file.
+	PolicyDirs []string `yaml:"policy_dirs" json:"policy_dirs"`
+
+	// Path is the file the config was loaded from, "" for the defaults.
+	Path string `yaml:"-" json:"path,omitempty"`
+
+	grants []grantPattern
+}
+
+// configKeys are the keys a config file may have, for strict decoding.
+var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs"}
+
+// DefaultConfig returns the embedded default configuration.
+func DefaultConfig() *Config { return &Config{Mode: ModeDefault} }
+
+// ParseConfig decodes a config from YAML, strictly: an unknown key, a value
+// of the wrong type, an unknown mode or a malformed grant is an error that
+// names the file, line and column. name is used in messages and to resolve
+// relative paths.
+func ParseConfig(data []byte, name string) (*Config, error) {
+	c := DefaultConfig()
+	c.Path = name
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return c, c.validate(nil)
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return c, c.validate(nil)
+	}
+	doc := root.Content[0]
+	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
+		return c, c.validate(nil)
+	}
+	if doc.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d:%d: the config must be a mapping of keys (%s)", name, doc.Line, doc.Column, strings.Join(configKeys, ", "))
+	}
+	lines := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k := doc.Content[i]
+		if !contains(configKeys, k.Value) {
+			return nil, fmt.Errorf("%s:%d:%d: unknown key %q (known keys: %s)", name, k.Line, k.Column, k.Value, strings.Join(configKeys, ", "))
+		}
+		if lines[k.Value] != nil {
+			return nil, fmt.Errorf("%s:%d:%d: key %q given twice", name, k.Line, k.Column, k.Value)
+		}
+		lines[k.Value] = doc.Content[i+1]
+	}
+	if err := doc.Decode(c); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(strings.ReplaceAll(err.Error(), "\n ", ""), "yaml: unmarshal errors:"))
+	}
+	if c.Mode == "" {
+		c.Mode = ModeDefault
+	}
+	dir := filepath.Dir(name)
+	for i, r := range c.Roots {
+		c.Roots[i] = resolveConfigPath(dir, r)
+	}
+	for i, d := range c.PolicyDirs {
+		c.PolicyDirs[i] = resolveConfigPath(dir, d)
+	}
+	return c, c.validate(lines)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveConfigPath makes a relative path relative to dir; "~" and "~/x"
+// stay as written (the home directory is folded where paths are judged).
+func resolveConfigPath(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/") {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// validate checks the decoded values. lines, when not nil, locates each key.
+func (c *Config) validate(lines map[string]*yaml.Node) error {
+	at := func(key string) string {
+		if n := lines[key]; n != nil {
+			return fmt.Sprintf("%s:%d:%d", c.Path, n.Line, n.Column)
+		}
+		if c.Path == "" {
+			return "config"
+		}
+		return c.Path
+	}
+	itemAt := func(key string, i int) string {
+		if n := lines[key]; n != nil && n.Kind == yaml.SequenceNode && i < len(n.Content) {
+			return fmt.Sprintf("%s:%d:%d", c.Path, n.Content[i].Line, n.Content[i].Column)
+		}
+		return at(key)
+	}
+	if c.Mode == "" {
+		c.Mode = ModeDefault
+	}
+	if !ValidMode(c.Mode) {
+		return fmt.Errorf("%s: mode %q is not a mode (want default or readonly)", at("mode"), c.Mode)
+	}
+	c.grants = c.grants[:0]
+	for i, g := range c.Grants {
+		p, err := ParseGrant(g)
+		if err != nil {
+			return fmt.Errorf("%s: grant %q: %v", itemAt("grants", i), g, err)
+		}
+		c.grants = append(c.grants, p)
+	}
+	for i, p := range c.ReadOnlyPrograms {
+		if p == "" || strings.ContainsAny(p, "/ \t\n") {
+			return fmt.Errorf("%s: read_only_programs: %q is not a program name", itemAt("read_only_programs", i), p)
+		}
+	}
+	for i, r := range c.Roots {
+		if r == "" {
+			return fmt.Errorf("%s: roots: an empty root", itemAt("roots", i))
+		}
+	}
+	for i, r := range c.DenyReads {
+		if strings.TrimSpace(r) == "" {
+			return fmt.Errorf("%s: deny_reads: an empty row", itemAt("deny_reads", i))
+		}
+	}
+	for i, d := range c.PolicyDirs {
+		if d == "" {
+			return fmt.Errorf("%s: policy_dirs: an empty directory", itemAt("policy_dirs", i))
+		}
+	}
+	return nil
+}
+
+// Validate checks a config built in Go (ParseConfig validates already).
+func (c *Config) Validate() error { return c.validate(nil) }
+
+// LoadConfig reads and parses the config file at path.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return ParseConfig(data, abs)
+}
+
+// FindConfig returns the config file that applies in cwd: .shellgate.yaml
+// in cwd or the nearest parent that has one, else shellgate/config.yaml in
+// the user config directory, else "" (the defaults apply).
+func FindConfig(cwd string) (string, error) {
+	dir, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, ConfigFileName)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+			return "", err
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if ucd, err := os.UserConfigDir(); err == nil {
+		p := filepath.Join(ucd, "shellgate", "config.yaml")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
+// LoadConfigFor returns the config that applies: the file given (when
+// explicit is not empty), else the one FindConfig finds for cwd, else the
+// defaults.
+func LoadConfigFor(explicit, cwd string) (*Config, error) {
+	path := explicit
+	if path == "" {
+		var err error
+		if path, err = FindConfig(cwd); err != nil {
+			return nil, err
+		}
+		if path == "" {
+			return DefaultConfig(), nil
+		}
+	}
+	return LoadConfig(path)
+}
+
+// GrantPatterns returns the parsed grants, in config order.
+func (c *Config) grantPatterns() []grantPattern {
+	if c == nil {
+		return nil
+	}
+	if len(c.grants) != len(c.Grants) {
+		// Built in Go without Validate: parse what parses.
+		var out []grantPattern
+		for _, g := range c.Grants {
+			if p, err := ParseGrant(g); err == nil {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	return c.grants
+}
+
+// readOnlySet returns the extra read-only programs as a sorted set.
+func (c *Config) readOnlySet() []string {
+	if c == nil {
+		return nil
+	}
+	out := append([]string(nil), c.ReadOnlyPrograms...)
+	sort.Strings(out)
+	return out
+}
+
+// ClassifyOptions returns the classify options the config implies: its
+// read-only programs added to the catalog (base, or the embedded catalog
+// when base is nil). A listed program the catalog already knows as not
+// read-only is an error: grant it instead.
+func (c *Config) ClassifyOptions(base *classify.Catalog) ([]classify.Option, error) {
+	if c == nil || len(c.ReadOnlyPrograms) == 0 {
+		if base != nil {
+			return []classify.Option{classify.WithCatalog(base)}, nil
+		}
+		return nil, nil
+	}
+	if base == nil {
+		base = classify.DefaultCatalog()
+	}
+	ext := &classify.Catalog{}
+	for _, name := range c.readOnlySet() {
+		if p := base.Lookup(name); p != nil {
+			if p.ReadOnly {
+				continue
+			}
+			return nil, fmt.Errorf("%s: read_only_programs: %s is in the catalog and is not read-only; write a grant for the uses you allow", c.where(), name)
+		}
+		ext.Programs = append(ext.Programs, &classify.Program{
+			Name: name, ReadOnly: true, Categories: []string{"read"},
+			Doc:      "listed in read_only_programs",
+			Operands: []classify.Role{{Role: "file", Repeat: true}},
+		})
+	}
+	if len(ext.Programs) == 0 {
+		return []classify.Option{classify.WithCatalog(base)}, nil
+	}
+	cat, err := base.Extend(ext)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read_only_programs: %v", c.where(), err)
+	}
+	return []classify.Option{classify.WithCatalog(cat)}, nil
+}
+
+func (c *Config) where() string {
+	if c.Path == "" {
+		return "config"
+	}
+	return c.Path
+}

@@ -1,0 +1,331 @@
+package policy
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+// Facts are what Go establishes for the rules, so that Rego maps facts to
+// reasons instead of matching paths: the grant covering each segment and
+// where each write lands. They are the "facts" part of the policy input.
+type Facts struct {
+	// Mode is the mode in effect (the input's, else the config's).
+	Mode string `json:"mode"`
+	// Home is the home directory "~" stands for.
+	Home string `json:"home"`
+	// Roots are the absolute roots: the workspace (the git top level of
+	// the cwd, else the cwd) and the config's roots. Computed only when the
+	// command writes.
+	Roots []string `json:"roots"`
+	// Segments is index-aligned with the report's segments.
+	Segments []SegmentFacts `json:"segments"`
+	// Writes is index-aligned with the report's writes.
+	Writes []WriteFacts `json:"writes"`
+}
+
+// SegmentFacts are the facts about one segment.
+type SegmentFacts struct {
+	// Grant is the config grant that covers the segment, or "".
+	Grant string `json:"grant"`
+}
+
+// WriteFacts are the facts about one write candidate.
+type WriteFacts struct {
+	// Path is the absolute, cleaned path written ("" when not established);
+	// for a glob, the directory its matches are in.
+	Path string `json:"path"`
+	// Real is Path with symlinks followed as far as the path exists.
+	Real string `json:"real"`
+	// Established is set when where the write lands is known.
+	Established bool `json:"established"`
+	// Glob is set when the path is a glob: every entry of Path may be hit.
+	Glob bool `json:"glob"`
+	// OutsideRoots is set when the path, as written or real, is outside
+	// every root.
+	OutsideRoots bool `json:"outside_roots"`
+	// Critical is set when losing the path loses a whole tree that matters:
+	// "/", a top-level directory, the home directory or an ancestor of it, a
+	// root or an ancestor of one — or, for a glob, every entry of one.
+	Critical bool `json:"critical"`
+	// Device is set for a device under /dev other than the harmless ones
+	// (null, zero, stdout, stderr, tty, fd/*).
+	Device bool `json:"device"`
+}
+
+// harmlessDevices may be written without harm.
+var harmlessDevices = map[string]bool{
+	"/dev/null": true, "/dev/zero": true, "/dev/stdout": true, "/dev/stderr": true,
+	"/dev/tty": true, "/dev/full": true,
+}
+
+// ComputeFacts establishes the facts for in. It reads the file system only
+// for commands that write (to find the workspace and follow symlinks).
+func ComputeFacts(in *Input) *Facts {
+	cfg := in.Config
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	f := &Facts{Mode: in.Mode, Roots: []string{}, Segments: []SegmentFacts{}, Writes: []WriteFacts{}}
+	if f.Mode == "" {
+		f.Mode = cfg.Mode
+	}
+	if f.Mode == "" {
+		f.Mode = ModeDefault
+	}
+	f.Home = homeDir()
+	if in.Report == nil {
+		return f
+	}
+	f.Segments = make([]SegmentFacts, len(in.Report.Segments))
+	if len(cfg.Grants) > 0 {
+		for i := range in.Report.Segments {
+			f.Segments[i].Grant = cfg.GrantFor(&in.Report.Segments[i])
+		}
+	}
+	if len(in.Report.Writes) == 0 {
+		return f
+	}
+	f.Roots = Roots(in.Cwd, cfg, f.Home)
+	realRoots := make([]string, 0, len(f.Roots))
+	for _, r := range f.Roots {
+		realRoots = append(realRoots, realPath(r))
+	}
+	allRoots := append(append([]string{}, f.Roots...), realRoots...)
+	f.Writes = make([]WriteFacts, len(in.Report.Writes))
+	for i, w := range in.Report.Writes {
+		f.Writes[i] = judgeWrite(w, in.Cwd, f.Home, allRoots)
+	}
+	return f
+}
+
+func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts {
+	var out WriteFacts
+	if w.Kind != "literal" && w.Kind != "glob" {
+		return out
+	}
+	p := w.Path
+	if w.Kind == "glob" {
+		out.Glob = true
+		p = globDir(p)
+	}
+	base, ok := resolveDir(w.Cwd, cwd, home)
+	abs, ok2 := absPath(p, w.Home, base, ok, home)
+	if !ok2 {
+		return out
+	}
+	out.Established = true
+	out.Path = abs
+	out.Real = realPath(abs)
+	out.OutsideRoots = !within(out.Path, roots) || !within(out.Real, roots)
+	crit := func(p string) bool { return critical(p, home, roots) }
+	if out.Glob {
+		// Every entry of the directory may be hit: as bad as the directory.
+		out.Critical = crit(out.Path) || crit(out.Real)
+	} else {
+		out.Critical = crit(out.Path) || crit(out.Real)
+	}
+	out.Device = isDevice(out.Path) || isDevice(out.Real)
+	return out
+}
+
+// resolveDir returns the absolute directory a cwd stands for.
+func resolveDir(c classify.Cwd, cwd, home string) (string, bool) {
+	if !c.Known {
+		return "", false
+	}
+	p := c.Path
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if home == "" {
+			return "", false
+		}
+		return filepath.Join(home, p[1:]), true
+	case filepath.IsAbs(p):
+		return filepath.Clean(p), true
+	case cwd == "" || !filepath.IsAbs(cwd):
+		return "", false
+	default:
+		return filepath.Join(cwd, p), true
+	}
+}
+
+func absPath(p string, isHome bool, base string, baseOK bool, home string) (string, bool) {
+	switch {
+	case p == "":
+		return "", false
+	case isHome && (p == "~" || strings.HasPrefix(p, "~/")):
+		if home == "" {
+			return "", false
+		}
+		return filepath.Join(home, p[1:]), true
+	case filepath.IsAbs(p):
+		return filepath.Clean(p), true
+	case !baseOK:
+		return "", false
+	default:
+		return filepath.Join(base, p), true
+	}
+}
+
+// globDir returns the directory a glob's matches are in: the static part
+// before the first metacharacter, up to its last slash.
+func globDir(pattern string) string {
+	i := 0
+	for ; i < len(pattern); i++ {
+		c := pattern[i]
+		if c == '\\' {
+			i++
+			continue
+		}
+		if c == '*' || c == '?' || c == '[' {
+			break
+		}
+	}
+	prefix := pattern[:min(i, len(pattern))]
+	j := strings.LastIndexByte(prefix, '/')
+	var dir string
+	switch {
+	case j < 0:
+		dir = "."
+	case j == 0:
+		dir = "/"
+	default:
+		dir = prefix[:j]
+	}
+	return strings.ReplaceAll(dir, `\`, "")
+}
+
+// critical reports whether p is "/", a top-level directory, the home
+// directory or one of its ancestors, or a root or one of its ancestors.
+func critical(p, home string, roots []string) bool {
+	if p == "/" || strings.Count(p, "/") == 1 {
+		return true
+	}
+	if home != "" && isAncestorOrSelf(p, home) {
+		return true
+	}
+	for _, r := range roots {
+		if isAncestorOrSelf(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDevice(p string) bool {
+	if !strings.HasPrefix(p, "/dev/") || harmlessDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/shm/") {
+		return false
+	}
+	return true
+}
+
+// isAncestorOrSelf reports whether dir is p or an ancestor of p.
+func isAncestorOrSelf(dir, p string) bool {
+	if dir == p {
+		return true
+	}
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
+
+// within reports whether p is one of roots or under one.
+func within(p string, roots []string) bool {
+	for _, r := range roots {
+		if isAncestorOrSelf(r, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// realPath follows symlinks in the longest prefix of p that exists.
+func realPath(p string) string {
+	rest := ""
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return r
+			}
+			return filepath.Join(r, rest)
+		} else if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
+			return p
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		if rest == "" {
+			rest = filepath.Base(cur)
+		} else {
+			rest = filepath.Join(filepath.Base(cur), rest)
+		}
+		cur = parent
+	}
+}
+
+func isNotDir(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
+}
+
+func homeDir() string {
+	h, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(h) {
+		return ""
+	}
+	return filepath.Clean(h)
+}
+
+// Workspace returns the workspace of cwd: the nearest directory from cwd up
+// that holds a .git entry, else cwd itself.
+func Workspace(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	dir := filepath.Clean(cwd)
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Clean(cwd)
+		}
+		dir = parent
+	}
+}
+
+// Roots returns the absolute roots for a command run in cwd: the workspace
+// and the config's roots ("~" folded to home). Relative config roots were
+// made absolute when the config was parsed; any left relative are taken
+// from cwd.
+func Roots(cwd string, cfg *Config, home string) []string {
+	var out []string
+	if ws := Workspace(cwd); ws != "" && filepath.IsAbs(ws) {
+		out = append(out, ws)
+	}
+	if cfg == nil {
+		return out
+	}
+	for _, r := range cfg.Roots {
+		switch {
+		case r == "~" || strings.HasPrefix(r, "~/"):
+			if home != "" {
+				out = append(out, filepath.Join(home, r[1:]))
+			}
+		case filepath.IsAbs(r):
+			out = append(out, filepath.Clean(r))
+		case cwd != "" && filepath.IsAbs(cwd):
+			out = append(out, filepath.Join(cwd, r))
+		}
+	}
+	return out
+}

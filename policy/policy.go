@@ -1,0 +1,123 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+// Action is what happens to a command.
+type Action string
+
+// The actions, from most to least permissive.
+const (
+	// Allow runs the command.
+	Allow Action = "allow"
+	// Ask needs a person's approval first.
+	Ask Action = "ask"
+	// Deny refuses the command.
+	Deny Action = "deny"
+)
+
+// Valid reports whether a is one of Allow, Ask and Deny.
+func (a Action) Valid() bool { return a == Allow || a == Ask || a == Deny }
+
+// Modes a decision is made in.
+const (
+	// ModeDefault asks a person for anything not proven safe.
+	ModeDefault = "default"
+	// ModeReadonly is for verifier agents: only reversible, station-clean
+	// commands run, everything else is denied since nobody is there to ask.
+	ModeReadonly = "readonly"
+)
+
+// ValidMode reports whether m names a mode.
+func ValidMode(m string) bool { return m == ModeDefault || m == ModeReadonly }
+
+// Reason is one reason for a decision.
+type Reason struct {
+	// Code is a stable lower-case code ("redirect-write", "rm-critical").
+	Code string `json:"code"`
+	// Message is a sentence for a person.
+	Message string `json:"message"`
+	// Span locates the reason in the command, when it has a place.
+	Span *classify.Span `json:"span,omitempty"`
+	// Rule names the rule that produced the reason and where it is
+	// ("rm-critical (default.rego:120)").
+	Rule string `json:"rule,omitempty"`
+	// Segment is the index of the segment the reason is about, or -1.
+	Segment int `json:"segment"`
+}
+
+// String formats the reason as "code: message".
+func (r Reason) String() string { return r.Code + ": " + r.Message }
+
+// Decision is the outcome of a policy evaluation.
+type Decision struct {
+	Action  Action   `json:"action"`
+	Reasons []Reason `json:"reasons"`
+	// SuggestedGrants holds, for an ask, one grant per segment that a
+	// grant could have allowed: what "always allow this" would write.
+	SuggestedGrants []Grant `json:"suggested_grants,omitempty"`
+}
+
+// Input is the document the policy decides on.
+type Input struct {
+	// Command is the command exactly as given.
+	Command string `json:"command"`
+	// Mode is ModeDefault or ModeReadonly; empty means the config's mode.
+	Mode string `json:"mode"`
+	// Cwd is the absolute directory the command runs in.
+	Cwd string `json:"cwd"`
+	// Report is the classifier's report on Command.
+	Report *classify.Report `json:"report"`
+	// Station is the read station's verdict (readstation.Station), or nil
+	// when the station did not run: the reads are then not established.
+	Station any `json:"station,omitempty"`
+	// Config is the configuration in effect; nil means the defaults.
+	Config *Config `json:"config"`
+}
+
+// PolicyError is the reason code of a decision the policy could not make:
+// an evaluation error, an undefined or malformed decision. It is a deny.
+const PolicyError = "policy-error"
+
+// ErrorDecision is the fail-closed decision for a policy that could not
+// decide: deny with code PolicyError.
+func ErrorDecision(format string, args ...any) Decision {
+	return Decision{Action: Deny, Reasons: []Reason{{
+		Code: PolicyError, Message: fmt.Sprintf(format, args...), Segment: -1,
+	}}}
+}
+
+// SortReasons orders reasons by span start, then code, then message;
+// reasons without a span come first.
+func SortReasons(rs []Reason) {
+	slices.SortStableFunc(rs, func(a, b Reason) int {
+		as, bs := -1, -1
+		if a.Span != nil {
+			as = a.Span.Start
+		}
+		if b.Span != nil {
+			bs = b.Span.Start
+		}
+		if c := cmp.Compare(as, bs); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Code, b.Code); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Message, b.Message)
+	})
+}
+
+// Codes returns the reasons' codes in order.
+func (d Decision) Codes() []string {
+	out := make([]string, len(d.Reasons))
+	for i, r := range d.Reasons {
+		out[i] = r.Code
+	}
+	return out
+}
