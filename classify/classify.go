@@ -68,7 +68,8 @@ func Classify(command string, opts ...Option) (r *Report) {
 		Cd:        []CdStep{},
 		Findings:  []Finding{},
 	}
-	w := &walker{cfg: &cfg, r: r, src: command, exact: true, producer: -1}
+	w := &walker{cfg: &cfg, r: r, src: command, exact: true, producer: -1,
+		st: cwdState{cwd: Cwd{Path: ".", Known: true}}}
 	defer func() {
 		if p := recover(); p != nil {
 			// A bug in the walker must never turn into an allow.
@@ -112,7 +113,7 @@ func Classify(command string, opts ...Option) (r *Report) {
 	}
 	r.Parse.OK = true
 	w.stmts(f.Stmts, ctx{parent: -1, pipeLen: 1, producer: -1})
-	if len(r.Segments) == 0 && len(r.Findings) == 0 {
+	if len(r.Segments) == 0 && !w.ran && len(r.Findings) == 0 {
 		w.find("empty-command", "the command runs nothing", whole, -1)
 	}
 	return r
@@ -199,12 +200,13 @@ type walker struct {
 	outer Span
 
 	depth    int
-	cwd      Cwd
-	oldpwd   Cwd
-	dirstack []Cwd
+	st       cwdState
 	producer int
 	stopped  bool
 	segLimit bool
+	// ran is set when a [[ ]] or (( )) command ran: a command of only
+	// those is not empty.
+	ran bool
 	seen     map[findingKey]bool
 	funcs    map[string]bool
 }
@@ -305,22 +307,26 @@ func (w *walker) finish() {
 	for i := range r.Segments {
 		r.Segments[i].ReadOnly = !bad[i]
 	}
-	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && len(r.Segments) > 0
+	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && (len(r.Segments) > 0 || w.ran)
 }
 
-// stmts walks a statement list in order; cwd changes carry over.
-func (w *walker) stmts(list []*syntax.Stmt, c ctx) {
+// stmts walks a statement list in order; cwd changes carry over. It
+// returns the outcome of the last statement.
+func (w *walker) stmts(list []*syntax.Stmt, c ctx) outcome {
+	o := same(w.st)
 	for _, s := range list {
-		w.stmt(s, c)
+		o = w.stmt(s, c)
 	}
+	return o
 }
 
-// stmt walks one statement and returns the cwd it leaves on success; w.cwd
-// is left at the cwd for whatever runs next whether or not it succeeded.
-func (w *walker) stmt(s *syntax.Stmt, c ctx) Cwd {
+// stmt walks one statement and returns the states it leaves on success
+// and on failure; w.st is left at the state for whatever runs next.
+func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
+	start := w.saveCwd()
 	if !w.enter(s) {
 		w.leave()
-		return Cwd{}
+		return same(start)
 	}
 	defer w.leave()
 	if s.Negated {
@@ -334,27 +340,31 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) Cwd {
 	if fed {
 		c.stdinFed = true
 	}
-	saved := w.saveCwd()
 	seg := -1
-	var succ Cwd
 	switch cmd := s.Cmd.(type) {
 	case nil:
-		succ = w.cwd
+		o = same(w.st)
 	case *syntax.CallExpr:
+		cds := len(w.r.Cd)
 		seg = w.call(cmd, c, s)
-		succ = w.cwd
+		o = same(w.st)
+		if len(w.r.Cd) > cds && !sameState(start, w.st) {
+			// A cd that fails leaves the directory alone; the walk
+			// assumes it succeeds, so that path is dead.
+			o.fail = start
+			o.fail.dead = true
+		}
 	case *syntax.BinaryCmd:
-		succ = w.binary(cmd, c)
+		o = w.binary(cmd, c)
 	case *syntax.Subshell:
 		c.subshell = true
 		w.stmts(cmd.Stmts, c)
-		w.restoreCwd(saved)
-		succ = w.cwd
+		w.restoreCwd(start)
+		o = same(start)
 	case *syntax.Block:
-		w.stmts(cmd.Stmts, c)
-		succ = w.cwd
+		o = w.stmts(cmd.Stmts, c)
 	case *syntax.IfClause:
-		succ = w.ifClause(cmd, c)
+		o = w.ifClause(cmd, c)
 	case *syntax.WhileClause:
 		kw := "while"
 		if cmd.Until {
@@ -364,45 +374,44 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) Cwd {
 		c.loop = true
 		cc := c
 		cc.condition = true
+		// The body may run any number of times: walk it as if it ran
+		// once, then forget what the cwd could be.
 		w.stmts(cmd.Cond, cc)
 		w.stmts(cmd.Do, c)
-		w.mergeCwd(saved)
-		succ = w.cwd
+		o = same(joinState(start, w.st))
 	case *syntax.ForClause:
-		succ = w.forClause(cmd, c, saved)
+		o = w.forClause(cmd, c, start)
 	case *syntax.CaseClause:
 		w.word(cmd.Word, c)
-		start := w.saveCwd()
-		var ends []Cwd
+		afterWord := w.saveCwd()
+		end := afterWord // no pattern matched
 		for _, it := range cmd.Items {
 			for _, p := range it.Patterns {
 				w.word(p, c)
 			}
-			w.restoreCwd(start)
-			w.stmts(it.Stmts, c)
-			ends = append(ends, w.cwd)
+			w.restoreCwd(afterWord)
+			bo := w.stmts(it.Stmts, c)
+			end = joinState(end, joinState(bo.succ, bo.fail))
 		}
-		w.restoreCwd(start)
-		for _, e := range ends {
-			w.cwd = mergeCwd(w.cwd, e)
-		}
-		succ = w.cwd
+		o = same(end)
 	case *syntax.FuncDecl:
 		w.funcDecl(cmd, c)
-		w.restoreCwd(saved)
-		succ = w.cwd
+		w.restoreCwd(start)
+		o = same(start)
 	case *syntax.ArithmCmd:
+		w.ran = true
 		w.arith(cmd.X, c, w.span(cmd))
-		succ = w.cwd
+		o = same(w.st)
 	case *syntax.LetClause:
 		w.find("arithmetic-expansion", "let evaluates arithmetic, which can run code through array subscripts", w.span(cmd), -1)
 		for _, x := range cmd.Exprs {
 			w.arith(x, c, w.span(x))
 		}
-		succ = w.cwd
+		o = same(w.st)
 	case *syntax.TestClause:
+		w.ran = true
 		w.test(cmd.X, c)
-		succ = w.cwd
+		o = same(w.st)
 	case *syntax.DeclClause:
 		name := "declare"
 		if cmd.Variant != nil {
@@ -412,14 +421,14 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) Cwd {
 		for _, a := range cmd.Args {
 			w.assign(a, c)
 		}
-		succ = w.cwd
+		o = same(w.st)
 	case *syntax.TimeClause:
 		if cmd.Stmt != nil {
 			cc := c
 			cc.wrappers = appendCopy(c.wrappers, "time")
-			succ = w.stmt(cmd.Stmt, cc)
+			o = w.stmt(cmd.Stmt, cc)
 		} else {
-			succ = w.cwd
+			o = same(w.st)
 		}
 	case *syntax.CoprocClause:
 		w.find("background", "a coprocess runs in the background", w.span(cmd), -1)
@@ -427,21 +436,25 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) Cwd {
 			c.background = true
 			w.stmt(cmd.Stmt, c)
 		}
-		w.restoreCwd(saved)
-		succ = w.cwd
+		w.restoreCwd(start)
+		o = same(start)
 	default:
 		w.find("unsupported-syntax", fmt.Sprintf("shellgate does not analyse %T", cmd), w.span(s), -1)
-		succ = w.cwd
+		o = same(w.st)
 	}
 	w.redirs(s, c, seg, compoundRedir)
 	if c.background {
-		w.restoreCwd(saved)
-		succ = w.cwd
+		w.restoreCwd(start)
+		o = same(start)
 	}
-	return succ
+	if s.Negated {
+		o.succ, o.fail = o.fail, o.succ
+	}
+	w.restoreCwd(joinState(o.succ, o.fail))
+	return o
 }
 
-func (w *walker) binary(b *syntax.BinaryCmd, c ctx) Cwd {
+func (w *walker) binary(b *syntax.BinaryCmd, c ctx) outcome {
 	switch b.Op {
 	case syntax.Pipe, syntax.PipeAll:
 		stages := flattenPipe(b, nil)
@@ -463,25 +476,20 @@ func (w *walker) binary(b *syntax.BinaryCmd, c ctx) Cwd {
 			}
 			w.restoreCwd(saved)
 		}
-		return w.cwd
+		return same(saved)
 	case syntax.AndStmt:
-		succX := w.stmt(b.X, c)
-		anyX := w.cwd
-		w.cwd = succX
-		succY := w.stmt(b.Y, c)
-		w.cwd = mergeCwd(anyX, w.cwd)
-		return succY
+		ox := w.stmt(b.X, c)
+		w.restoreCwd(ox.succ)
+		oy := w.stmt(b.Y, c)
+		return outcome{succ: oy.succ, fail: joinState(ox.fail, oy.fail)}
 	case syntax.OrStmt:
-		succX := w.stmt(b.X, c)
-		anyX := w.cwd
-		succY := w.stmt(b.Y, c)
-		anyY := w.cwd
-		w.cwd = mergeCwd(succX, anyY)
-		_ = anyX
-		return mergeCwd(succX, succY)
+		ox := w.stmt(b.X, c)
+		w.restoreCwd(ox.fail)
+		oy := w.stmt(b.Y, c)
+		return outcome{succ: joinState(ox.succ, oy.succ), fail: oy.fail}
 	}
 	w.find("unsupported-syntax", "unknown operator "+b.Op.String(), w.span(b), -1)
-	return w.cwd
+	return same(w.st)
 }
 
 // topSegment returns the first top-level segment (not nested in a wrapper)
@@ -512,31 +520,27 @@ func flattenPipe(b *syntax.BinaryCmd, out []*syntax.Stmt) []*syntax.Stmt {
 	return append(out, b.Y)
 }
 
-func (w *walker) ifClause(ic *syntax.IfClause, c ctx) Cwd {
-	start := w.saveCwd()
+func (w *walker) ifClause(ic *syntax.IfClause, c ctx) outcome {
 	cc := c
 	cc.condition = true
-	w.stmts(ic.Cond, cc)
-	afterCond := w.cwd
-	w.stmts(ic.Then, c)
-	end := w.cwd
-	if ic.Else != nil {
-		w.restoreCwd(start)
-		w.cwd = afterCond
-		if len(ic.Else.Cond) == 0 && ic.Else.ThenPos == (syntax.Pos{}) {
-			w.stmts(ic.Else.Then, c)
-		} else {
-			w.ifClause(ic.Else, c)
-		}
-		end = mergeCwd(end, w.cwd)
-	} else {
-		end = mergeCwd(end, afterCond)
+	oc := w.stmts(ic.Cond, cc)
+	w.restoreCwd(oc.succ)
+	ot := w.stmts(ic.Then, c)
+	w.restoreCwd(oc.fail)
+	var oe outcome
+	switch {
+	case ic.Else == nil:
+		// No branch ran: the if exits 0.
+		oe = same(oc.fail)
+	case len(ic.Else.Cond) == 0 && ic.Else.ThenPos == (syntax.Pos{}):
+		oe = w.stmts(ic.Else.Then, c)
+	default:
+		oe = w.ifClause(ic.Else, c)
 	}
-	w.cwd = end
-	return end
+	return outcome{succ: joinState(ot.succ, oe.succ), fail: joinState(ot.fail, oe.fail)}
 }
 
-func (w *walker) forClause(fc *syntax.ForClause, c ctx, saved cwdState) Cwd {
+func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome {
 	switch l := fc.Loop.(type) {
 	case *syntax.WordIter:
 		if fc.Select {
@@ -560,8 +564,7 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, saved cwdState) Cwd {
 	}
 	c.loop = true
 	w.stmts(fc.Do, c)
-	w.mergeCwd(saved)
-	return w.cwd
+	return same(joinState(start, w.st))
 }
 
 func (w *walker) funcDecl(fd *syntax.FuncDecl, c ctx) {

@@ -5,34 +5,58 @@ import (
 	"strings"
 )
 
-// cwdState is everything a cd can change.
+// cwdState is everything a cd can change. Dead marks a path through the
+// command that requires some cd to have failed: cwd tracking assumes every
+// cd succeeds (Cwd.After lists the ones assumed), so a dead state gives way
+// to a live one when two paths meet.
 type cwdState struct {
 	cwd, oldpwd Cwd
 	stack       []Cwd
+	dead        bool
 }
 
+// outcome is the state a statement leaves when it exits 0 (succ) and when
+// it does not (fail).
+type outcome struct{ succ, fail cwdState }
+
 func (w *walker) saveCwd() cwdState {
-	if w.cwd.Path == "" && !w.cwd.Known && w.cwd.After == nil && len(w.r.Cd) == 0 {
-		w.cwd = Cwd{Path: ".", Known: true}
-	}
-	return cwdState{cwd: w.cwd, oldpwd: w.oldpwd, stack: append([]Cwd(nil), w.dirstack...)}
+	s := w.st
+	s.stack = append([]Cwd(nil), w.st.stack...)
+	return s
 }
 
 func (w *walker) restoreCwd(s cwdState) {
-	w.cwd, w.oldpwd, w.dirstack = s.cwd, s.oldpwd, s.stack
+	w.st = s
+	w.st.stack = append([]Cwd(nil), s.stack...)
 }
 
-// mergeCwd sets the cwd to what it is whether or not the construct since s
-// ran: unknown unless both agree.
-func (w *walker) mergeCwd(s cwdState) {
-	w.cwd = mergeCwd(s.cwd, w.cwd)
-	if !sameCwd(s.oldpwd, w.oldpwd) {
-		w.oldpwd = Cwd{}
+// same is the outcome of a statement that leaves the state as it is.
+func same(s cwdState) outcome { return outcome{succ: s, fail: s} }
+
+// joinState is the state where two paths through the command meet.
+func joinState(a, b cwdState) cwdState {
+	if a.dead != b.dead {
+		if a.dead {
+			return b
+		}
+		return a
 	}
+	out := cwdState{cwd: mergeCwd(a.cwd, b.cwd), oldpwd: mergeCwd(a.oldpwd, b.oldpwd), dead: a.dead}
+	if len(a.stack) == len(b.stack) {
+		out.stack = make([]Cwd, len(a.stack))
+		for i := range a.stack {
+			out.stack[i] = mergeCwd(a.stack[i], b.stack[i])
+		}
+	} else {
+		// Which entries are on the stack is unknown: popd yields unknown.
+		out.stack = make([]Cwd, max(len(a.stack), len(b.stack)))
+	}
+	return out
 }
 
 func sameCwd(a, b Cwd) bool { return a.Known && b.Known && a.Path == b.Path }
 
+// mergeCwd is a cwd that two paths agree on, or unknown.
 func mergeCwd(a, b Cwd) Cwd {
 	if sameCwd(a, b) {
 		if len(b.After) > len(a.After) {
@@ -45,10 +69,7 @@ func mergeCwd(a, b Cwd) Cwd {
 
 // currentCwd is the cwd a segment runs in now.
 func (w *walker) currentCwd() Cwd {
-	if !w.cwd.Known && w.cwd.Path == "" && len(w.r.Cd) == 0 {
-		w.cwd = Cwd{Path: ".", Known: true}
-	}
-	c := w.cwd
+	c := w.st.cwd
 	c.After = append([]int(nil), c.After...)
 	return c
 }
@@ -99,9 +120,9 @@ func (w *walker) cd(seg *Segment, c ctx) {
 	var to Cwd
 	switch {
 	case seg.Name == "popd":
-		if n := len(w.dirstack); n > 0 {
-			to = w.dirstack[n-1]
-			w.dirstack = w.dirstack[:n-1]
+		if n := len(w.st.stack); n > 0 {
+			to = w.st.stack[n-1]
+			w.st.stack = w.st.stack[:n-1]
 		} else {
 			to = Cwd{}
 		}
@@ -118,7 +139,7 @@ func (w *walker) cd(seg *Segment, c ctx) {
 			to = Cwd{}
 		}
 	case target.Value == "-":
-		to = w.oldpwd
+		to = w.st.oldpwd
 		if to.Path == "" {
 			to = Cwd{}
 		}
@@ -126,7 +147,7 @@ func (w *walker) cd(seg *Segment, c ctx) {
 		to = joinPath(from, target.Value)
 	}
 	if seg.Name == "pushd" {
-		w.dirstack = append(w.dirstack, from)
+		w.st.stack = append(w.st.stack, from)
 	}
 	idx := len(w.r.Cd)
 	to.After = append(append([]int(nil), from.After...), idx)
@@ -135,6 +156,11 @@ func (w *walker) cd(seg *Segment, c ctx) {
 		Segment: seg.Index, Span: seg.Span,
 		Scoped: c.subshell || c.pipeLen > 1 || c.subst || c.background,
 	})
-	w.oldpwd = from
-	w.cwd = to
+	w.st.oldpwd = from
+	w.st.cwd = to
+}
+
+// sameState reports whether two states have the same cwd.
+func sameState(a, b cwdState) bool {
+	return a.cwd.Known == b.cwd.Known && a.cwd.Path == b.cwd.Path && len(a.cwd.After) == len(b.cwd.After)
 }

@@ -115,10 +115,19 @@ func (w *walker) deviceCheck(a Arg, sp Span, seg int) {
 // isDevice reports paths whose reading may not end or that reach outside.
 func isDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdin", "-":
+	case "/dev/null", "/dev/stdin", "/dev/fd/0", "-":
 		return false
 	}
 	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/kmsg") || p == "/dev"
+}
+
+// isStdin reports operands that mean the process's stdin.
+func isStdin(p string) bool {
+	switch p {
+	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
 }
 
 func isDigits(s string) bool {

@@ -266,6 +266,19 @@ func awkCheck(s string) (string, string) {
 				for k < n && (s[k] == ' ' || s[k] == '\t') {
 					k++
 				}
+				// getline var < file: skip the variable (and a subscript).
+				for k < n && (isIdentStart(s[k]) || s[k] >= '0' && s[k] <= '9' || s[k] == '$') {
+					k++
+				}
+				if k < n && s[k] == '[' {
+					for k < n && s[k] != ']' {
+						k++
+					}
+					k++
+				}
+				for k < n && (s[k] == ' ' || s[k] == '\t') {
+					k++
+				}
 				if k < n && s[k] == '<' {
 					return "awk-read", "getline < file reads a file chosen by the program"
 				}

@@ -26,6 +26,64 @@ func (w *walker) call(ce *syntax.CallExpr, c ctx, s *syntax.Stmt) int {
 	return w.segment(args, infos, assigns, c, w.span(ce))
 }
 
+// execEnv are environment variables that name a program, a library or
+// code to run, or change how the shell or a program finds them; they are
+// never harmless, whatever a catalog says. GIT_*, LD_* and BASH_FUNC_* are
+// matched by prefix.
+var execEnv = map[string]bool{
+	"PAGER": true, "MANPAGER": true, "EDITOR": true, "VISUAL": true, "LESSOPEN": true,
+	"LESSCLOSE": true, "PATH": true, "IFS": true, "ENV": true, "BASH_ENV": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true, "PROMPT_COMMAND": true,
+	"PYTHONPATH": true, "PYTHONSTARTUP": true, "PYTHONHOME": true, "NODE_OPTIONS": true,
+	"PERL5OPT": true, "PERL5LIB": true, "RUBYOPT": true, "SHELL": true, "BROWSER": true,
+	"SSH_ASKPASS": true, "SUDO_ASKPASS": true, "DYLD_INSERT_LIBRARIES": true,
+	"HOME": true, "TMPDIR": true, "CDPATH": true, "GLOBIGNORE": true,
+}
+
+// builtin is a shell builtin that changes the shell itself.
+type builtin struct{ code, msg string }
+
+// shellBuiltins are reported with their own code when the catalog does not
+// know them: they run code or change the shell for later commands.
+var shellBuiltins = map[string]builtin{
+	"eval":      {"eval", "runs a string as shell code"},
+	"exec":      {"exec", "replaces the shell or changes its file descriptors"},
+	"source":    {"source", "runs a file's code in this shell"},
+	".":         {"source", "runs a file's code in this shell"},
+	"alias":     {"shell-builtin", "defines an alias, which later commands may run instead of a program"},
+	"unalias":   {"shell-builtin", "changes the shell's aliases"},
+	"trap":      {"shell-builtin", "sets code to run on a signal or on exit"},
+	"builtin":   {"shell-builtin", "runs a shell builtin that is not analysed"},
+	"enable":    {"shell-builtin", "enables or loads shell builtins"},
+	"set":       {"shell-builtin", "changes shell options or positional parameters"},
+	"shopt":     {"shell-builtin", "changes shell options"},
+	"unset":     {"shell-builtin", "unsets shell variables or functions"},
+	"read":      {"shell-builtin", "reads stdin into shell variables"},
+	"mapfile":   {"shell-builtin", "reads stdin into an array"},
+	"readarray": {"shell-builtin", "reads stdin into an array"},
+	"hash":      {"shell-builtin", "changes where the shell finds programs"},
+	"ulimit":    {"shell-builtin", "changes resource limits"},
+	"umask":     {"shell-builtin", "changes the file creation mask"},
+	"kill":      {"shell-builtin", "sends a signal to a process"},
+	"wait":      {"shell-builtin", "waits for background jobs"},
+	"shift":     {"shell-builtin", "changes the positional parameters"},
+	"getopts":   {"shell-builtin", "changes shell variables"},
+	"history":   {"shell-builtin", "reads or changes the shell history"},
+	"fc":        {"shell-builtin", "edits and runs commands from the history"},
+	"complete":  {"shell-builtin", "changes completion settings"},
+	"bind":      {"shell-builtin", "changes key bindings"},
+	"disown":    {"shell-builtin", "detaches background jobs"},
+	"jobs":      {"shell-builtin", "lists background jobs"},
+	"fg":        {"shell-builtin", "resumes a job in the foreground"},
+	"bg":        {"shell-builtin", "resumes a job in the background"},
+	"suspend":   {"shell-builtin", "suspends the shell"},
+	"logout":    {"shell-builtin", "exits a login shell"},
+	"exit":      {"shell-builtin", "exits the shell"},
+	"return":    {"shell-builtin", "returns from a function or sourced file"},
+	"break":     {"shell-builtin", "leaves a loop"},
+	"continue":  {"shell-builtin", "continues a loop"},
+}
+
 // effectCode is the default finding code for an effect.
 var effectCode = map[string]string{
 	EffectWrite:      "write-option",
@@ -91,12 +149,20 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		w.find("function-call", name+" calls a function defined in the command", prog.Span, idx)
 	}
 	for _, a := range assigns {
+		if execEnv[a.Name] || strings.HasPrefix(a.Name, "GIT_") || strings.HasPrefix(a.Name, "LD_") || strings.HasPrefix(a.Name, "BASH_FUNC_") {
+			w.find("env-assignment", "sets "+a.Name+" for "+name+", which can name a program or library to run", a.Span, idx)
+			continue
+		}
 		if !w.cfg.cat.harmEnv[a.Name] {
 			w.find("env-assignment", "sets "+a.Name+" for "+name+", which can change what it runs or reads", a.Span, idx)
 		}
 	}
 	spec := w.cfg.cat.Lookup(name)
 	if spec == nil {
+		if b, ok := shellBuiltins[name]; ok {
+			w.find(b.code, name+" "+b.msg, prog.Span, idx)
+			return idx
+		}
 		w.find("unknown-program", name+" is not in the catalog, so what it does is unknown", prog.Span, idx)
 		return idx
 	}
@@ -128,6 +194,8 @@ type argParser struct {
 	cwdOpt     *Arg
 	stopped    bool
 	unsafe     bool
+	// info is set by --help or --version: the program prints and exits.
+	info bool
 	// exprStarted is set once a find-style expression began: later
 	// words are not roots.
 	exprStarted bool
@@ -213,7 +281,9 @@ func (p *argParser) run() {
 				endOpts = true
 			}
 		}
-		if syntaxKind == "long" && strings.HasPrefix(v, "-") {
+		if syntaxKind == "long" && strings.HasPrefix(v, "-") && len(v) > 2 {
+			// -H, -L, -P, -D x, -O3 are real options before the roots;
+			// longer words begin the expression.
 			p.exprStarted = true
 		}
 	}
@@ -281,6 +351,9 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 	if spec != nil {
 		o.Known = true
 		o.Name = spec.Names[0]
+		if o.Name == "--help" || o.Name == "--version" || o.Name == "-help" || o.Name == "-version" {
+			p.info = true
+		}
 		o.Effects = spec.Effects
 		who := p.specName() + " " + o.Written
 		for _, e := range spec.Effects {
@@ -543,9 +616,57 @@ func (p *argParser) effectiveRoles() []Role {
 // assignRoles gives every operand its role.
 func (p *argParser) assignRoles() {
 	roles := p.effectiveRoles()
+	ops := p.operands
+	// Fixed roles after a repeating one (cp SRC... DEST) belong to the
+	// last operands, as the program reads them. A command role is found
+	// by scanning forward instead (env NAME=VALUE... COMMAND).
+	if k := repeatThenTail(roles); k >= 0 {
+		tail := roles[k+1:]
+		head := roles[:k]
+		if len(ops) >= len(head)+len(tail) {
+			for i := range ops {
+				ops[i].Role = ""
+			}
+			n := len(ops) - len(tail)
+			assignSeq(ops[:len(head)], head)
+			for i := len(head); i < n; i++ {
+				assignSeq(ops[i:i+1], roles[k:k+1])
+			}
+			assignSeq(ops[n:], tail)
+			return
+		}
+	}
+	assignSeq(ops, roles)
+}
+
+// repeatThenTail returns the index of a repeating role followed only by
+// fixed, non-command roles, or -1.
+func repeatThenTail(roles []Role) int {
+	k := -1
+	for i, r := range roles {
+		if r.Repeat {
+			if k >= 0 {
+				return -1
+			}
+			k = i
+		}
+	}
+	if k < 0 || k == len(roles)-1 {
+		return -1
+	}
+	for _, r := range roles[k+1:] {
+		if r.Role == "command" || r.Role == "script" || r.Optional {
+			return -1
+		}
+	}
+	return k
+}
+
+// assignSeq gives operands their roles in order.
+func assignSeq(ops []Operand, roles []Role) {
 	ri := 0
-	for k := range p.operands {
-		op := &p.operands[k]
+	for k := range ops {
+		op := &ops[k]
 		op.Role = ""
 		for ri < len(roles) {
 			r := roles[ri]
@@ -655,9 +776,12 @@ func (p *argParser) finish() {
 			}
 		}
 		switch role {
-		case "file", "dir", "tree", "source":
+		case "file", "dir", "tree", "source", "exec":
 			pathOperands++
-			if op.Static() && op.Value == "-" {
+			if op.Static() && op.Value == "-" && hasString(p.root.Categories, "navigate") {
+				continue // cd - goes back to $OLDPWD
+			}
+			if op.Static() && isStdin(op.Value) && role != "dir" && role != "tree" {
 				if !p.c.stdinFed {
 					w.find("stdin-read", name+" reads stdin (\"-\"), which nothing feeds", op.Span, seg.Index)
 				}
@@ -669,7 +793,9 @@ func (p *argParser) finish() {
 			}
 			ref.Recursive = role == "tree" || recursive && role != "source"
 			w.r.Reads = append(w.r.Reads, ref)
-			w.deviceCheck(op.Arg, op.Span, seg.Index)
+			if role != "dir" && role != "tree" {
+				w.deviceCheck(op.Arg, op.Span, seg.Index)
+			}
 			if role == "source" {
 				p.effects = append(p.effects, effectAt{effect: EffectExec, code: "source", doc: "runs the code in " + quote(op.Value), who: name, span: op.Span})
 			}
@@ -726,12 +852,27 @@ func (p *argParser) finish() {
 	// stdin
 	stdin := spec.Stdin
 	for _, e := range p.effects {
-		if e.effect == EffectStdin {
+		switch e.effect {
+		case EffectStdin:
 			stdin = "always"
+		case EffectExec:
+			if stdin == "no-operands" {
+				// python -c CODE, awk -f FILE: the program is already
+				// not reversible, and whether it reads stdin depends
+				// on the code it runs.
+				stdin = ""
+			}
 		}
 	}
-	if !p.c.stdinFed && !p.unsafe && (stdin == "always" || stdin == "no-operands" && pathOperands == 0 && !recursive && spec.Implicit == "") {
+	if p.info {
+		stdin = "" // --help, --version: prints and exits
+	}
+	readsStdin := stdin == "always" || stdin == "no-operands" && pathOperands == 0 && !recursive && spec.Implicit == ""
+	if !p.c.stdinFed && !p.unsafe && readsStdin {
 		w.find("stdin-read", name+" reads stdin, which nothing feeds: it would wait for input", seg.Span, seg.Index)
+	}
+	if p.c.stdinFed && readsStdin && !p.info && (hasString(p.root.Categories, "shell") || hasString(p.root.Categories, "exec")) {
+		w.find("stdin-script", name+" runs the code it reads from stdin, which is not checked", seg.Span, seg.Index)
 	}
 	// effects → findings and categories
 	for _, e := range p.effects {

@@ -200,7 +200,7 @@ func (w *walker) subst(stmts []*syntax.Stmt, c ctx, stdinFed bool) {
 func (w *walker) paramExp(p *syntax.ParamExp, c ctx) {
 	sp := w.span(p)
 	if p.Index != nil {
-		if !isStarAt(p.Index) {
+		if !isStarAt(p.Index) && !pureArith(p.Index) {
 			w.find("unsafe-expansion", "an array subscript is evaluated as arithmetic, which can run code hidden in a variable's value", sp, -1)
 		}
 		w.arithSubst(p.Index, c)
