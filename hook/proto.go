@@ -1,0 +1,320 @@
+package hook
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ProtocolVersion is the version of the client/engine protocol. A client and
+// an engine talk only when both this and their build versions match.
+const ProtocolVersion = 1
+
+// Ops a Request carries.
+const (
+	// OpHook answers one hook call.
+	OpHook = "hook"
+	// OpPing checks that the engine is alive and of the same version.
+	OpPing = "ping"
+)
+
+// Request is what the thin client sends to the engine: one JSON object on
+// one line, then the client waits for one Response.
+type Request struct {
+	Proto   int    `json:"proto"`
+	Version string `json:"version"`
+	Op      string `json:"op"`
+	Agent   Agent  `json:"agent,omitempty"`
+	Flags   Flags  `json:"flags"`
+	// Payload is the agent's hook payload, byte for byte.
+	Payload string `json:"payload,omitempty"`
+}
+
+// Response is the engine's answer to a Request.
+type Response struct {
+	Proto   int    `json:"proto"`
+	Version string `json:"version"`
+	Answer  Answer `json:"answer"`
+	// Error is set when the engine could not answer; the client must then
+	// not use Answer.
+	Error string `json:"error,omitempty"`
+}
+
+// ErrVersion is returned by AskEngine when the engine runs another version; the
+// engine exits after saying so, so that a new one can start.
+var ErrVersion = errors.New("engine version differs")
+
+// maxFrame bounds one request line: the payload, JSON-escaped, plus room.
+const maxFrame = 6*MaxPayload + 64<<10
+
+// DefaultSocketPath is where the engine listens unless told otherwise:
+// $SHELLGATE_SOCKET, else $XDG_RUNTIME_DIR/shellgate/engine.sock, else
+// <tmp>/shellgate-<uid>/engine.sock.
+func DefaultSocketPath() string {
+	if p := os.Getenv("SHELLGATE_SOCKET"); p != "" {
+		return p
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "shellgate", "engine.sock")
+	}
+	return filepath.Join(os.TempDir(), "shellgate-"+strconv.Itoa(os.Getuid()), "engine.sock")
+}
+
+// checkDir makes sure dir is a real directory owned by this user that no one
+// else can enter: otherwise another user could stand in for the engine.
+func checkDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("socket directory %s is not a directory", dir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("socket directory %s has mode %04o; want 0700", dir, fi.Mode().Perm())
+	}
+	return checkOwner(dir, fi)
+}
+
+// Listener is the engine's socket: user-only, single-engine (a lock file
+// next to the socket), removed on Close.
+type Listener struct {
+	net.Listener
+	unlock func()
+	once   sync.Once
+}
+
+// Close stops listening, removes the socket and releases the lock.
+func (l *Listener) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(l.unlock)
+	return err
+}
+
+// ErrRunning is returned by Listen when another engine holds the socket.
+var ErrRunning = errors.New("another engine is running on this socket")
+
+// Listen opens the engine socket at path: its directory is created with mode
+// 0700 (and refused if it exists with a looser mode or another owner), the
+// socket gets mode 0600, and a lock file makes sure only one engine serves
+// a path.
+func Listen(path string) (*Listener, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	// We hold the lock: a socket file left there is stale.
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		unlock()
+		return nil, err
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		unlock()
+		return nil, err
+	}
+	return &Listener{Listener: ln, unlock: unlock}, nil
+}
+
+// AskEngine sends req to the engine at path and returns its response, within
+// timeout. The socket's directory must be user-only and, where the system
+// tells, the engine must run as this user.
+func AskEngine(ctx context.Context, path string, req Request, timeout time.Duration) (Response, error) {
+	var resp Response
+	if err := checkDir(filepath.Dir(path)); err != nil {
+		return resp, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return resp, err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if err := checkPeer(conn); err != nil {
+		return resp, err
+	}
+	req.Proto = ProtocolVersion
+	b, err := json.Marshal(req)
+	if err != nil {
+		return resp, err
+	}
+	if _, err := conn.Write(append(b, '\n')); err != nil {
+		return resp, err
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(conn, maxFrame), 4096).ReadBytes('\n')
+	if err != nil {
+		return resp, fmt.Errorf("reading the engine's answer: %w", err)
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return resp, fmt.Errorf("engine answer: %w", err)
+	}
+	if resp.Proto != ProtocolVersion || resp.Version != req.Version {
+		return resp, fmt.Errorf("%w: engine %s (protocol %d), client %s (protocol %d)",
+			ErrVersion, resp.Version, resp.Proto, req.Version, ProtocolVersion)
+	}
+	if resp.Error != "" {
+		return resp, errors.New("engine: " + resp.Error)
+	}
+	return resp, nil
+}
+
+// Server is the resident engine's request loop.
+type Server struct {
+	// Version is the build version; a request of another version is
+	// refused and the server stops, so that an engine of the client's
+	// version can take its place.
+	Version string
+	// Handle answers one hook call. It must not panic (Serve recovers and
+	// answers an error, which the client treats as no answer).
+	Handle func(ctx context.Context, req Request) Answer
+	// Idle stops the server after this long without a request (0: never).
+	Idle time.Duration
+	// Logf, if set, logs one line per notable event.
+	Logf func(format string, args ...any)
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+	}
+}
+
+// Serve answers requests on ln until ctx is done, the server has been idle
+// for s.Idle, or a client of another version asked. It closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	activity := make(chan struct{}, 1)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	if s.Idle > 0 {
+		go func() {
+			t := time.NewTimer(s.Idle)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-activity:
+					if !t.Stop() {
+						<-t.C
+					}
+					t.Reset(s.Idle)
+				case <-t.C:
+					s.logf("idle for %s: exiting", s.Idle)
+					stop()
+					return
+				}
+			}
+		}()
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		select {
+		case activity <- struct{}{}:
+		default:
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if s.serveConn(ctx, conn) {
+				stop()
+			}
+		}()
+	}
+}
+
+// serveConn answers one request; it returns true when the server must stop.
+func (s *Server) serveConn(ctx context.Context, conn net.Conn) (quit bool) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	resp := Response{Proto: ProtocolVersion, Version: s.Version}
+	write := func() {
+		b, err := json.Marshal(resp)
+		if err == nil {
+			conn.Write(append(b, '\n'))
+		}
+	}
+	if err := checkPeer(conn); err != nil {
+		s.logf("refused a connection: %v", err)
+		return false
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(conn, maxFrame), 64<<10).ReadBytes('\n')
+	if err != nil {
+		resp.Error = "reading the request: " + err.Error()
+		write()
+		return false
+	}
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		resp.Error = "bad request: " + err.Error()
+		write()
+		return false
+	}
+	if req.Proto != ProtocolVersion || req.Version != s.Version {
+		resp.Error = fmt.Sprintf("version mismatch: engine %s, client %s", s.Version, req.Version)
+		write()
+		s.logf("client of version %s (protocol %d) asked: exiting", req.Version, req.Proto)
+		return true
+	}
+	switch req.Op {
+	case OpPing:
+	case OpHook:
+		if _, err := ParseAgent(string(req.Agent)); err != nil {
+			resp.Error = err.Error()
+			break
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					resp.Error = fmt.Sprintf("internal error: %v", r)
+				}
+			}()
+			resp.Answer = s.Handle(ctx, req)
+		}()
+	default:
+		resp.Error = fmt.Sprintf("unknown op %q", req.Op)
+	}
+	write()
+	return false
+}

@@ -1,0 +1,175 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// shortDir makes a directory whose socket paths fit the unix limit.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "sg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func startServer(t *testing.T, path string, s *Server) <-chan error {
+	t.Helper()
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(context.Background(), ln) }()
+	return done
+}
+
+func TestEngineRoundTrip(t *testing.T) {
+	path := filepath.Join(shortDir(t), "run", "engine.sock")
+	d := &fixed{}
+	s := &Server{Version: "v1", Handle: func(ctx context.Context, req Request) Answer {
+		return Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, d, explain)
+	}}
+	done := startServer(t, path, s)
+
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %04o, want 0600", fi.Mode().Perm())
+	}
+	di, _ := os.Stat(filepath.Dir(path))
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("socket dir mode %04o, want 0700", di.Mode().Perm())
+	}
+	if _, err := Listen(path); !errors.Is(err, ErrRunning) {
+		t.Errorf("second Listen: %v, want ErrRunning", err)
+	}
+
+	ctx := context.Background()
+	for _, tt := range []struct {
+		agent Agent
+		in    []byte
+		flags Flags
+		want  string
+	}{
+		{Cursor, payload(cursorPre, "ls"), Flags{}, `{"permission":"allow"}` + "\n"},
+		{Codex, payload(codexPre, "npm i"), Flags{AskAs: AskDefer}, "{}\n"},
+		{Claude, []byte("{"), Flags{}, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate could not decide, so the command is denied: hook payload is not a JSON object: unexpected EOF"}}` + "\n"},
+	} {
+		resp, err := AskEngine(ctx, path, Request{Version: "v1", Op: OpHook, Agent: tt.agent, Flags: tt.flags, Payload: string(tt.in)}, 2*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.agent, err)
+		}
+		if diff := cmp.Diff(tt.want, string(resp.Answer.Stdout)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.agent, diff)
+		}
+	}
+	if _, err := AskEngine(ctx, path, Request{Version: "v1", Op: OpHook, Agent: "vim"}, time.Second); err == nil || !strings.Contains(err.Error(), "unknown agent") {
+		t.Errorf("unknown agent: %v", err)
+	}
+	if _, err := AskEngine(ctx, path, Request{Version: "v1", Op: OpPing}, time.Second); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+
+	// A client of another version makes the engine step down.
+	_, err = AskEngine(ctx, path, Request{Version: "v2", Op: OpPing}, time.Second)
+	if !errors.Is(err, ErrVersion) {
+		t.Errorf("version mismatch: %v, want ErrVersion", err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("engine did not exit after a version mismatch")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left behind: %v", err)
+	}
+	// The lock is released: a new engine can start.
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatalf("Listen after exit: %v", err)
+	}
+	ln.Close()
+}
+
+func TestEngineIdleExit(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	done := startServer(t, path, &Server{Version: "v1", Idle: 150 * time.Millisecond,
+		Handle: func(context.Context, Request) Answer { return Answer{} }})
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("engine did not exit when idle")
+	}
+}
+
+func TestEngineHandlerPanic(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	startServer(t, path, &Server{Version: "v1",
+		Handle: func(context.Context, Request) Answer { panic("boom") }})
+	_, err := AskEngine(context.Background(), path, Request{Version: "v1", Op: OpHook, Agent: Claude}, time.Second)
+	if err == nil || !strings.Contains(err.Error(), "internal error: boom") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestUnsafeSocketDir(t *testing.T) {
+	dir := filepath.Join(shortDir(t), "open")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	path := filepath.Join(dir, "engine.sock")
+	if _, err := Listen(path); err == nil || !strings.Contains(err.Error(), "want 0700") {
+		t.Errorf("Listen in a 0755 dir: %v", err)
+	}
+	if _, err := AskEngine(context.Background(), path, Request{}, time.Second); err == nil || !strings.Contains(err.Error(), "want 0700") {
+		t.Errorf("AskEngine in a 0755 dir: %v", err)
+	}
+}
+
+func TestAskNoEngine(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	start := time.Now()
+	if _, err := AskEngine(context.Background(), path, Request{Version: "v1", Op: OpPing}, time.Second); err == nil {
+		t.Fatal("no error without an engine")
+	}
+	if time.Since(start) > 500*time.Millisecond {
+		t.Errorf("a missing engine took %v to notice", time.Since(start))
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "p", "a.rego")
+	os.MkdirAll(filepath.Dir(f), 0o755)
+	os.WriteFile(f, []byte("package x"), 0o644)
+	a := Fingerprint(dir, filepath.Join(dir, "missing.yaml"))
+	if b := Fingerprint(dir, filepath.Join(dir, "missing.yaml")); a != b {
+		t.Errorf("fingerprint not stable")
+	}
+	os.WriteFile(f, []byte("package xy"), 0o644)
+	if b := Fingerprint(dir, filepath.Join(dir, "missing.yaml")); a == b {
+		t.Errorf("a changed file did not change the fingerprint")
+	}
+	c := Fingerprint(dir, filepath.Join(dir, "missing.yaml"))
+	os.WriteFile(filepath.Join(dir, "missing.yaml"), nil, 0o644)
+	if d := Fingerprint(dir, filepath.Join(dir, "missing.yaml")); c == d {
+		t.Errorf("a new file did not change the fingerprint")
+	}
+}
