@@ -206,9 +206,9 @@ type walker struct {
 	segLimit bool
 	// ran is set when a [[ ]] or (( )) command ran: a command of only
 	// those is not empty.
-	ran bool
-	seen     map[findingKey]bool
-	funcs    map[string]bool
+	ran   bool
+	seen  map[findingKey]bool
+	funcs map[string]bool
 }
 
 func (w *walker) span(n syntax.Node) Span {

@@ -367,7 +367,7 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		for _, cat := range spec.Categories {
 			p.seg.Categories = addCat(p.seg.Categories, cat)
 		}
-		if len(spec.Operands) > 0 {
+		if spec.Operands != nil {
 			p.roles = spec.Operands
 		}
 		if hasString(spec.Effects, EffectPattern) {
@@ -867,6 +867,11 @@ func (p *argParser) finish() {
 	if p.info {
 		stdin = "" // --help, --version: prints and exits
 	}
+	if stdin == "no-operands" && p.roles != nil && !hasFileRole(p.roles) {
+		// An option replaced the operands with ones that are not files
+		// (shuf -i 1-10, shuf -e a b): the input is not stdin.
+		stdin = ""
+	}
 	readsStdin := stdin == "always" || stdin == "no-operands" && pathOperands == 0 && !recursive && spec.Implicit == ""
 	if !p.c.stdinFed && !p.unsafe && readsStdin {
 		w.find("stdin-read", name+" reads stdin, which nothing feeds: it would wait for input", seg.Span, seg.Index)
@@ -919,6 +924,17 @@ func (p *argParser) finish() {
 	for _, s := range p.scripts {
 		w.nestedScript(s, seg, p.c)
 	}
+}
+
+// hasFileRole reports whether the roles include a path that is read.
+func hasFileRole(roles []Role) bool {
+	for _, r := range roles {
+		switch r.Role {
+		case "file", "dir", "tree", "source", "exec":
+			return true
+		}
+	}
+	return false
 }
 
 func spanOf(args []Arg) Span {
