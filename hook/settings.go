@@ -1,0 +1,435 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Scope says which settings file Install writes.
+type Scope int
+
+// Settings scopes.
+const (
+	// ScopeProject is the project's file (.claude/settings.json, ...),
+	// shared with everyone who works on the project.
+	ScopeProject Scope = iota
+	// ScopeUser is the user's file (~/.claude/settings.json, ...), for
+	// every project.
+	ScopeUser
+)
+
+// SettingsPath is the settings file of agent in scope: under projectDir for
+// ScopeProject, under home for ScopeUser.
+func SettingsPath(agent Agent, scope Scope, projectDir, home string) string {
+	base := projectDir
+	if scope == ScopeUser {
+		base = home
+	}
+	switch agent {
+	case Claude:
+		return filepath.Join(base, ".claude", "settings.json")
+	case Codex:
+		return filepath.Join(base, ".codex", "hooks.json")
+	case Gemini:
+		return filepath.Join(base, ".gemini", "settings.json")
+	case Cursor:
+		return filepath.Join(base, ".cursor", "hooks.json")
+	}
+	return ""
+}
+
+// hookSpec is one event entry that Install adds for an agent.
+type hookSpec struct {
+	event   string
+	matcher string // "" for Cursor, whose entries have no matcher groups
+	entry   func(command string) *object
+}
+
+func specs(agent Agent) []hookSpec {
+	claudeEntry := func(c string) *object {
+		return obj("type", "command", "command", c, "timeout", json.Number("30"))
+	}
+	switch agent {
+	case Claude:
+		return []hookSpec{
+			{"PreToolUse", "Bash", claudeEntry},
+			{"PostToolUseFailure", "Bash", claudeEntry},
+		}
+	case Codex:
+		return []hookSpec{{"PreToolUse", "Bash", claudeEntry}}
+	case Gemini:
+		return []hookSpec{{"BeforeTool", "run_shell_command", func(c string) *object {
+			return obj("name", "shellgate", "type", "command", "command", c, "timeout", json.Number("30000"))
+		}}}
+	case Cursor:
+		return []hookSpec{{"beforeShellExecution", "", func(c string) *object {
+			return obj("command", c)
+		}}}
+	}
+	return nil
+}
+
+// IsShellgateCommand reports whether a hook command runs shellgate as a hook
+// (shellgate-hook AGENT, or shellgate hook AGENT), so that Install replaces
+// an older entry instead of adding a second one.
+func IsShellgateCommand(command string) bool {
+	f := strings.Fields(command)
+	if len(f) == 0 {
+		return false
+	}
+	base := filepath.Base(strings.Trim(f[0], `"'`))
+	return base == "shellgate-hook" || (base == "shellgate" && len(f) > 1 && f[1] == "hook")
+}
+
+// Merge adds the shellgate hook entries running command to the settings
+// document existing (empty for a new file), keeping every other setting and
+// hook, and the order of keys. It replaces an older shellgate entry, and
+// reports changed=false when the entries are already there.
+func Merge(agent Agent, existing []byte, command string) (out []byte, changed bool, err error) {
+	sp := specs(agent)
+	if sp == nil {
+		return nil, false, fmt.Errorf("unknown agent %q", agent)
+	}
+	if strings.TrimSpace(command) == "" {
+		return nil, false, errors.New("empty hook command")
+	}
+	root := obj()
+	if len(bytes.TrimSpace(existing)) > 0 {
+		v, err := decodeOrdered(existing)
+		if err != nil {
+			return nil, false, fmt.Errorf("not valid JSON (fix or move the file first): %v", err)
+		}
+		o, ok := v.(*object)
+		if !ok {
+			return nil, false, errors.New("the settings file is not a JSON object")
+		}
+		root = o
+	}
+	if agent == Cursor {
+		if _, ok := root.get("version"); !ok {
+			root.set("version", json.Number("1"))
+			changed = true
+		}
+	}
+	hooksV, ok := root.get("hooks")
+	if !ok {
+		hooksV = obj()
+		root.set("hooks", hooksV)
+	}
+	hooks, ok := hooksV.(*object)
+	if !ok {
+		return nil, false, errors.New(`"hooks" is not a JSON object`)
+	}
+	for _, s := range sp {
+		listV, ok := hooks.get(s.event)
+		if !ok {
+			listV = []any{}
+		}
+		list, ok := listV.([]any)
+		if !ok {
+			return nil, false, fmt.Errorf("hooks.%s is not a JSON array", s.event)
+		}
+		nl, ch, err := mergeEvent(list, s, command)
+		if err != nil {
+			return nil, false, fmt.Errorf("hooks.%s: %v", s.event, err)
+		}
+		if ch {
+			hooks.set(s.event, nl)
+			changed = true
+		}
+	}
+	var buf bytes.Buffer
+	if err := encodeOrdered(&buf, root); err != nil {
+		return nil, false, err
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, buf.Bytes(), "", "  "); err != nil {
+		return nil, false, err
+	}
+	ind.WriteByte('\n')
+	return ind.Bytes(), changed, nil
+}
+
+func commandOf(v any) (string, bool) {
+	o, ok := v.(*object)
+	if !ok {
+		return "", false
+	}
+	c, _ := o.get("command")
+	s, ok := c.(string)
+	return s, ok
+}
+
+func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
+	if s.matcher == "" {
+		// Cursor: a flat list of {"command": ...}.
+		for _, e := range list {
+			if c, ok := commandOf(e); ok && c == command {
+				return list, false, nil
+			}
+		}
+		var out []any
+		for _, e := range list {
+			if c, ok := commandOf(e); ok && IsShellgateCommand(c) {
+				continue
+			}
+			out = append(out, e)
+		}
+		return append(out, s.entry(command)), true, nil
+	}
+	// Matcher groups: [{"matcher": ..., "hooks": [{"type","command",...}]}].
+	for _, g := range list {
+		grp, ok := g.(*object)
+		if !ok {
+			continue
+		}
+		m, _ := grp.get("matcher")
+		hs, _ := grp.get("hooks")
+		if m != s.matcher {
+			continue
+		}
+		arr, _ := hs.([]any)
+		for _, h := range arr {
+			if c, ok := commandOf(h); ok && c == command {
+				return list, false, nil
+			}
+		}
+	}
+	var out []any
+	for _, g := range list {
+		grp, ok := g.(*object)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		hs, _ := grp.get("hooks")
+		arr, ok := hs.([]any)
+		if !ok {
+			out = append(out, g)
+			continue
+		}
+		var kept []any
+		for _, h := range arr {
+			if c, ok := commandOf(h); ok && IsShellgateCommand(c) {
+				continue
+			}
+			kept = append(kept, h)
+		}
+		if len(kept) == len(arr) {
+			out = append(out, g)
+			continue
+		}
+		if len(kept) == 0 {
+			continue // the group held only shellgate: drop it
+		}
+		grp.set("hooks", kept)
+		out = append(out, g)
+	}
+	group := obj("matcher", s.matcher, "hooks", []any{s.entry(command)})
+	return append(out, group), true, nil
+}
+
+// InstallResult says what Install did.
+type InstallResult struct {
+	Path string
+	// Backup is the copy of the previous file ("" when there was none or
+	// nothing changed).
+	Backup string
+	// Changed is false when the hook was already installed.
+	Changed bool
+	// Content is the file's new content.
+	Content []byte
+}
+
+// BackupSuffix is appended to a settings file's name for its backup.
+const BackupSuffix = ".shellgate-backup"
+
+// Install merges the shellgate hook entries into the settings file at path
+// (see Merge). Before changing an existing file it copies it to
+// path+BackupSuffix; it writes atomically (a temporary file renamed over
+// the old one) and keeps the file's mode. With dryRun it only computes the
+// result.
+func Install(agent Agent, path, command string, dryRun bool) (InstallResult, error) {
+	r := InstallResult{Path: path}
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return r, err
+	}
+	out, changed, err := Merge(agent, old, command)
+	if err != nil {
+		return r, fmt.Errorf("%s: %v", path, err)
+	}
+	r.Content, r.Changed = out, changed
+	if !changed || dryRun {
+		return r, nil
+	}
+	mode := os.FileMode(0o644)
+	if exists {
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		r.Backup = path + BackupSuffix
+		if err := writeAtomic(r.Backup, old, mode); err != nil {
+			return r, fmt.Errorf("writing the backup: %v", err)
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return r, err
+	}
+	if err := writeAtomic(path, out, mode); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(mode)
+	}
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+	}
+	return werr
+}
+
+// object is a JSON object that keeps its keys in order, so that a merged
+// settings file reads like the user's own.
+type object struct {
+	keys []string
+	vals map[string]any
+}
+
+func obj(kv ...any) *object {
+	o := &object{vals: map[string]any{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+
+func (o *object) set(k string, v any) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func decodeOrdered(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the top-level value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := obj()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, fmt.Errorf("object key %v is not a string", kt)
+				}
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.set(k, v)
+			}
+			_, err := dec.Token() // '}'
+			return o, err
+		case '[':
+			a := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := dec.Token() // ']'
+			return a, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	default:
+		return tok, nil
+	}
+}
+
+func encodeOrdered(w *bytes.Buffer, v any) error {
+	switch t := v.(type) {
+	case *object:
+		w.WriteByte('{')
+		for i, k := range t.keys {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			if err := encodeOrdered(w, k); err != nil {
+				return err
+			}
+			w.WriteByte(':')
+			if err := encodeOrdered(w, t.vals[k]); err != nil {
+				return err
+			}
+		}
+		w.WriteByte('}')
+	case []any:
+		w.WriteByte('[')
+		for i, e := range t {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			if err := encodeOrdered(w, e); err != nil {
+				return err
+			}
+		}
+		w.WriteByte(']')
+	default:
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(t); err != nil {
+			return err
+		}
+		w.Truncate(w.Len() - 1) // Encode's newline
+	}
+	return nil
+}
