@@ -1,0 +1,212 @@
+// Command shellgate-hook is the thin agent-hook client of shellgate: an
+// agent (Claude Code, Codex, Gemini CLI, Cursor) runs it before every shell
+// command. It forwards the agent's payload to the resident engine
+// (`shellgate serve`) over a user-only unix socket and prints the engine's
+// answer. When no engine answers in time, it starts one for next time and
+// falls back to a one-shot `shellgate hook <agent>` for this call; if that
+// fails too, it denies. It never allows on its own.
+//
+// It is built with CGO_ENABLED=0 and does not link OPA, so that it starts in
+// a few milliseconds:
+//
+//	CGO_ENABLED=0 go build ./cmd/shellgate-hook
+//
+// Usage:
+//
+//	shellgate-hook <claude|codex|gemini|cursor> [--ask-as deny|defer] [--mode readonly]
+//	               [--policy DIR]... [--config FILE] [--socket PATH] [--engine-timeout DUR]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/shellgate/shellgate/hook"
+)
+
+// Defaults; the environment can override them for tests and unusual setups.
+const (
+	defaultEngineTimeout  = 1500 * time.Millisecond
+	defaultOneShotTimeout = 60 * time.Second
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// client is one hook call.
+type client struct {
+	agent         hook.Agent
+	flags         hook.Flags
+	socket        string
+	engineTimeout time.Duration
+	stderr        io.Writer
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &client{socket: hook.DefaultSocketPath(), engineTimeout: defaultEngineTimeout, stderr: stderr}
+	rest, err := c.clientFlags(args)
+	if err == nil {
+		var ops []string
+		c.flags, ops, err = hook.ParseFlags(rest, stderr)
+		if err == nil {
+			switch len(ops) {
+			case 1:
+				c.agent, err = hook.ParseAgent(ops[0])
+			case 0:
+				err = errors.New("no agent given")
+			default:
+				err = fmt.Errorf("unexpected arguments %q", ops[1:])
+			}
+		}
+	}
+	if err != nil {
+		// Without a known agent there is no answer format: exit 2 blocks
+		// the command in Claude Code, Codex and Gemini CLI, and stderr is
+		// the reason.
+		fmt.Fprintln(stderr, "shellgate-hook:", err)
+		fmt.Fprintln(stderr, "usage: shellgate-hook <claude|codex|gemini|cursor> [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE] [--socket PATH]")
+		return 2
+	}
+	input, err := io.ReadAll(io.LimitReader(stdin, hook.MaxPayload+1))
+	if err != nil {
+		return c.write(stdout, hook.DenyError(c.agent, "", fmt.Errorf("reading stdin: %v", err)))
+	}
+	if len(input) > hook.MaxPayload {
+		return c.write(stdout, hook.DenyError(c.agent, "", hook.ErrTooLarge))
+	}
+	return c.write(stdout, c.answer(input))
+}
+
+// clientFlags takes out the flags only the client knows.
+func (c *client) clientFlags(args []string) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || (name != "socket" && name != "engine-timeout") {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("flag --%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		switch name {
+		case "socket":
+			abs, err := filepath.Abs(val)
+			if err != nil {
+				return nil, err
+			}
+			c.socket = abs
+		case "engine-timeout":
+			d, err := time.ParseDuration(val)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("--engine-timeout %q: want a duration like 1500ms", val)
+			}
+			c.engineTimeout = d
+		}
+	}
+	return rest, nil
+}
+
+func (c *client) write(stdout io.Writer, a hook.Answer) int {
+	if _, err := stdout.Write(a.Stdout); err != nil {
+		fmt.Fprintln(c.stderr, "shellgate-hook:", err)
+		return 2
+	}
+	return a.Exit
+}
+
+// answer asks the engine, then the one-shot fallback, then denies.
+func (c *client) answer(input []byte) hook.Answer {
+	req := hook.Request{
+		Version: hook.BuildVersion(),
+		Op:      hook.OpHook,
+		Agent:   c.agent,
+		Flags:   c.flags,
+		Payload: string(input),
+	}
+	resp, err := hook.AskEngine(context.Background(), c.socket, req, c.engineTimeout)
+	if err == nil {
+		return resp.Answer
+	}
+	fmt.Fprintln(c.stderr, "shellgate-hook: no engine answered:", err)
+	full, ferr := fullBinary()
+	if ferr != nil {
+		return hook.DenyError(c.agent, "", ferr)
+	}
+	c.startEngine(full)
+	ans, err := c.oneShot(full, input)
+	if err != nil {
+		return hook.DenyError(c.agent, "", err)
+	}
+	return ans
+}
+
+// fullBinary finds the full shellgate binary: $SHELLGATE_BIN, next to this
+// executable, or on PATH.
+func fullBinary() (string, error) {
+	if p := os.Getenv("SHELLGATE_BIN"); p != "" {
+		return p, nil
+	}
+	if self := hook.Executable(); self != "" {
+		p := filepath.Join(filepath.Dir(self), "shellgate")
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("shellgate")
+	if err != nil {
+		return "", errors.New("no engine answered and the shellgate binary was not found next to shellgate-hook or on PATH")
+	}
+	return p, nil
+}
+
+// startEngine starts `shellgate serve` detached, for the next call. An
+// engine that finds another one running exits at once.
+func (c *client) startEngine(full string) {
+	args := []string{"serve", "--socket", c.socket, "--log", filepath.Join(filepath.Dir(c.socket), "engine.log")}
+	if err := startDetached(full, args); err != nil {
+		fmt.Fprintln(c.stderr, "shellgate-hook: could not start the engine:", err)
+	}
+}
+
+// oneShot runs `shellgate hook <agent>` for this call and checks that its
+// answer is an answer: exit 0 and JSON (or, for Claude Code, nothing).
+func (c *client) oneShot(full string, input []byte) (hook.Answer, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), defaultOneShotTimeout)
+	defer cancel()
+	args := append([]string{"hook", string(c.agent)}, c.flags.Args()...)
+	cmd := exec.CommandContext(ctx, full, args...)
+	cmd.Stdin = bytes.NewReader(input)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if errb.Len() > 0 {
+		c.stderr.Write(errb.Bytes())
+	}
+	if err != nil {
+		return hook.Answer{}, fmt.Errorf("one-shot %s hook failed: %v", full, err)
+	}
+	b := bytes.TrimSpace(out.Bytes())
+	if len(b) == 0 && c.agent != hook.Claude {
+		return hook.Answer{}, fmt.Errorf("one-shot %s hook printed nothing", full)
+	}
+	if len(b) > 0 && !json.Valid(b) {
+		return hook.Answer{}, fmt.Errorf("one-shot %s hook printed something that is not JSON", full)
+	}
+	return hook.Answer{Stdout: out.Bytes()}, nil
+}
