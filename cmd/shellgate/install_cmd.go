@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/shellgate/shellgate/hook"
+)
+
+func init() {
+	register("install", "add shellgate as the shell-command hook of claude, codex, gemini or cursor", runInstall)
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func runInstall(e *env) int {
+	fs := newFlags(e, "install", "<claude|codex|gemini|cursor> [--project|--user] [--print] [--dir DIR] [--command CMD] [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE]")
+	user := fs.Bool("user", false, "write the user's settings file (~/.claude/settings.json, ...)")
+	project := fs.Bool("project", false, "write the project's settings file (the default)")
+	print := fs.Bool("print", false, "print the settings file as it would be, and write nothing")
+	dir := fs.String("dir", "", "project directory (default: the current directory)")
+	command := fs.String("command", "", "hook command to install (default: shellgate-hook next to this binary, on PATH, or this binary's one-shot hook)")
+	askAs := fs.String("ask-as", "", "added to the hook command: what an ask becomes for codex and gemini (deny or defer)")
+	mode := fs.String("mode", "", "added to the hook command: readonly for a verifier agent")
+	var policy stringList
+	fs.Var(&policy, "policy", "added to the hook command: extra Rego policy directory or file (repeatable; $CLAUDE_PROJECT_DIR and the like are kept as written)")
+	config := fs.String("config", "", "added to the hook command: YAML config file")
+	ops, ok := parseFlags(fs, e.args)
+	if !ok {
+		return exitUsage
+	}
+	if len(ops) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	agent, err := hook.ParseAgent(ops[0])
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate install:", err)
+		return exitUsage
+	}
+	if *user && *project {
+		fmt.Fprintln(e.stderr, "shellgate install: --user and --project exclude each other")
+		return exitUsage
+	}
+	if *askAs != "" {
+		if _, err := hook.ParseAskAs(*askAs); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate install:", err)
+			return exitUsage
+		}
+	}
+	if *mode != "" && *mode != hook.ModeReadonly && *mode != hook.ModeDefault {
+		fmt.Fprintf(e.stderr, "shellgate install: --mode %q: want readonly or default\n", *mode)
+		return exitUsage
+	}
+	scope := hook.ScopeProject
+	var home string
+	if *user {
+		scope = hook.ScopeUser
+		if home, err = os.UserHomeDir(); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate install:", err)
+			return exitInternal
+		}
+	}
+	proj := *dir
+	if proj == "" {
+		if proj, err = os.Getwd(); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate install:", err)
+			return exitInternal
+		}
+	}
+	cmd := *command
+	if cmd == "" {
+		cmd = defaultHookCommand(agent)
+	}
+	if *askAs != "" {
+		cmd += " --ask-as " + *askAs
+	}
+	if *mode != "" {
+		cmd += " --mode " + *mode
+	}
+	for _, p := range policy {
+		cmd += " --policy " + shellQuote(p)
+	}
+	if *config != "" {
+		cmd += " --config " + shellQuote(*config)
+	}
+	path := hook.SettingsPath(agent, scope, proj, home)
+	r, err := hook.Install(agent, path, cmd, *print)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate install:", err)
+		return exitInternal
+	}
+	if *print {
+		fmt.Fprintf(e.stderr, "# %s\n", path)
+		e.stdout.Write(r.Content)
+		return exitOK
+	}
+	switch {
+	case !r.Changed:
+		fmt.Fprintf(e.stdout, "shellgate is already the %s hook in %s\n", agent, path)
+	case r.Backup != "":
+		fmt.Fprintf(e.stdout, "installed the %s hook in %s (previous file saved as %s)\n", agent, path, r.Backup)
+	default:
+		fmt.Fprintf(e.stdout, "installed the %s hook in %s\n", agent, path)
+	}
+	fmt.Fprintf(e.stdout, "hook command: %s\n", cmd)
+	return exitOK
+}
+
+// defaultHookCommand is the command an agent runs: the thin client next to
+// this binary (absolute, so the agent's PATH does not matter), else the one
+// on PATH, else this binary's one-shot hook.
+func defaultHookCommand(agent hook.Agent) string {
+	self := hook.Executable()
+	if self != "" {
+		p := filepath.Join(filepath.Dir(self), "shellgate-hook")
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
+			return shellQuote(p) + " " + string(agent)
+		}
+	}
+	if _, err := exec.LookPath("shellgate-hook"); err == nil {
+		return "shellgate-hook " + string(agent)
+	}
+	if self == "" {
+		self = "shellgate"
+	}
+	return shellQuote(self) + " hook " + string(agent)
+}
+
+// shellQuote quotes s for sh when it holds anything but plain characters.
+// A value that starts with $VAR (like $CLAUDE_PROJECT_DIR) is double-quoted
+// so that the agent's shell expands it.
+func shellQuote(s string) string {
+	if strings.HasPrefix(s, "$") {
+		return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`").Replace(s) + `"`
+	}
+	special := func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+	}
+	if s != "" && strings.IndexFunc(s, special) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
