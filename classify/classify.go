@@ -252,7 +252,7 @@ func (w *walker) clamp(s Span) Span {
 
 func (w *walker) find(code, msg string, sp Span, seg int) {
 	max := w.cfg.limits.MaxFindings
-	if len(w.r.Findings) >= max {
+	if len(w.r.Findings) >= max && !strings.HasPrefix(code, "limit-") {
 		if len(w.r.Findings) == max {
 			w.r.Findings = append(w.r.Findings, Finding{Code: "limit-findings", Message: fmt.Sprintf("more than %d findings; the rest are not listed", max), Span: Span{0, len(w.r.Command)}, Segment: -1})
 		}
