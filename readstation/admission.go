@@ -1,0 +1,156 @@
+package readstation
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+// CodeChanged is the code of the error Recheck returns when a candidate
+// changed between Judge and Recheck.
+const CodeChanged = "changed-since-check"
+
+// ErrChanged matches (with errors.Is) every error Recheck returns.
+var ErrChanged = errors.New(CodeChanged)
+
+// ChangeError says which candidate changed between Judge and Recheck.
+type ChangeError struct {
+	// Path is the candidate (an absolute path or glob pattern).
+	Path string
+	// Was and Now describe the candidate at Judge and at Recheck.
+	Was, Now string
+}
+
+// Error formats the change.
+func (e *ChangeError) Error() string {
+	return fmt.Sprintf("%s: %s changed since the check: was %s, now %s", CodeChanged, show(e.Path), e.Was, e.Now)
+}
+
+// Code returns "changed-since-check".
+func (e *ChangeError) Code() string { return CodeChanged }
+
+// Is makes errors.Is(err, ErrChanged) true.
+func (e *ChangeError) Is(target error) bool { return target == ErrChanged }
+
+// Admission holds what a judgment established: every path it resolved
+// (the path, its real path, whether it exists, its type, device and inode)
+// and every glob's match set. Recheck re-establishes them right before the
+// command is spawned.
+//
+// Tree walks (recursive reads) are not repeated: their roots are
+// re-checked, their contents are not.
+type Admission struct {
+	b      Boundary
+	paths  []pathCand
+	globs  []globCand
+	seen   map[string]bool
+	broken string
+}
+
+type pathCand struct {
+	text string
+	fp   string
+}
+
+type globCand struct {
+	pattern string
+	matches []string
+	err     string
+}
+
+// fingerprint describes a resolution for comparison and messages.
+func fingerprint(r resolved) string {
+	switch {
+	case r.err != nil:
+		return "unresolvable (" + r.err.Error() + ")"
+	case !r.exists:
+		return "missing (" + r.real + ")"
+	}
+	return fmt.Sprintf("%s %s dev %d inode %d", show(r.real), typeName(r.mode), r.dev, r.ino)
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m.IsRegular():
+		return "file"
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "other"
+}
+
+func (a *Admission) addPath(text string, r resolved) {
+	if a.seen == nil {
+		a.seen = map[string]bool{}
+	}
+	if a.seen["p\x00"+text] {
+		return
+	}
+	a.seen["p\x00"+text] = true
+	a.paths = append(a.paths, pathCand{text, fingerprint(r)})
+}
+
+func (a *Admission) addGlob(pattern string, matches []string, err error) {
+	if a.seen == nil {
+		a.seen = map[string]bool{}
+	}
+	if a.seen["g\x00"+pattern] {
+		return
+	}
+	a.seen["g\x00"+pattern] = true
+	g := globCand{pattern: pattern, matches: slices.Clone(matches)}
+	if err != nil {
+		g.err = err.Error()
+	}
+	a.globs = append(a.globs, g)
+}
+
+// Len is the number of candidates (paths and globs) the admission holds.
+func (a *Admission) Len() int { return len(a.paths) + len(a.globs) }
+
+// Recheck re-establishes every candidate. It returns nil when nothing
+// changed, and otherwise a *ChangeError (errors.Is(err, ErrChanged)) naming
+// the first candidate that did: a symlink re-pointed, a file replaced, a
+// path created or removed, a glob that matches differently.
+func (a *Admission) Recheck() error {
+	if a == nil || a.broken != "" {
+		return &ChangeError{Path: "(admission)", Was: "a judgment", Now: "none"}
+	}
+	fsc := newFSCache()
+	for _, p := range a.paths {
+		if now := fingerprint(fsc.resolve(p.text)); now != p.fp {
+			return &ChangeError{Path: p.text, Was: p.fp, Now: now}
+		}
+	}
+	for _, g := range a.globs {
+		ms, err := expandGlob(fsc, g.pattern, a.b.maxGlob())
+		e := ""
+		if err != nil {
+			e = err.Error()
+		}
+		if e != g.err || !slices.Equal(ms, g.matches) {
+			return &ChangeError{Path: g.pattern, Was: describeMatches(g.matches, g.err), Now: describeMatches(ms, e)}
+		}
+	}
+	return nil
+}
+
+func describeMatches(ms []string, err string) string {
+	if err != "" {
+		return err
+	}
+	if len(ms) == 0 {
+		return "no matches"
+	}
+	return fmt.Sprintf("%d matches [%s]", len(ms), strings.Join(ms, " "))
+}

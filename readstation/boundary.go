@@ -1,0 +1,222 @@
+package readstation
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Default caps used when a Boundary leaves MaxGlobMatches or MaxWalkDirs at
+// zero. Hitting a cap makes the read not-established, never ok.
+const (
+	DefaultMaxGlobMatches = 1024
+	DefaultMaxWalkDirs    = 4096
+)
+
+// Boundary says where commands may read. Roots are the directories reads
+// must stay inside; DenyRows are gitignore-style patterns that no read may
+// touch, wherever it is.
+type Boundary struct {
+	// Roots are the directories reads may touch (the workspace plus extra
+	// roots from config). A root may start with "~/" for the home directory;
+	// relative roots are relative to Cwd.
+	Roots []string
+	// DenyRows are gitignore-style patterns (see the package doc).
+	DenyRows []string
+	// Home is the home directory that "~" and $HOME stand for.
+	Home string
+	// Cwd is the absolute directory the command starts in.
+	Cwd string
+	// MaxGlobMatches caps the matches one glob may expand to (0: default).
+	MaxGlobMatches int
+	// MaxWalkDirs caps the directories one recursive check may list
+	// (0: default).
+	MaxWalkDirs int
+}
+
+// DefaultDenyRows are the rows a boundary starts with: credentials, keys,
+// tokens, shell histories and system secrets. Config can extend or replace
+// them.
+var DefaultDenyRows = []string{
+	// SSH, GPG and cloud credentials.
+	"~/.ssh/**",
+	"~/.gnupg/**",
+	"~/.aws/**",
+	"~/.azure/**",
+	"~/.config/gcloud/**",
+	"~/.oci/**",
+	"~/.kube/**",
+	"~/.docker/config.json",
+	"~/.config/gh/**",
+	"~/.config/hub",
+	"~/.config/glab-cli/**",
+	"~/.terraform.d/credentials.tfrc.json",
+	"~/.vault-token",
+	"~/.password-store/**",
+	"~/.local/share/keyrings/**",
+	"~/.config/op/**",
+	"~/.config/rclone/rclone.conf",
+	// Package registry and VCS tokens.
+	"~/.netrc",
+	"~/.git-credentials",
+	"~/.config/git/credentials",
+	"~/.npmrc",
+	"~/.yarnrc.yml",
+	"~/.pypirc",
+	"~/.gem/credentials",
+	"~/.cargo/credentials",
+	"~/.cargo/credentials.toml",
+	"~/.m2/settings.xml",
+	"~/.gradle/gradle.properties",
+	"~/.nuget/NuGet/NuGet.Config",
+	"~/.composer/auth.json",
+	"~/.config/composer/auth.json",
+	// Shell and REPL histories.
+	"~/.bash_history",
+	"~/.zsh_history",
+	"~/.local/share/fish/fish_history",
+	"~/.python_history",
+	"~/.psql_history",
+	"~/.mysql_history",
+	"~/.node_repl_history",
+	"~/.lesshst",
+	"~/.viminfo",
+	// Browser and mail profiles.
+	"~/.mozilla/**",
+	"~/.config/google-chrome/**",
+	"~/.config/chromium/**",
+	"~/.thunderbird/**",
+	// Secrets in any tree.
+	"**/.env",
+	"**/.env.*",
+	"**/.envrc",
+	"**/*.pem",
+	"**/*.key",
+	"**/*.p12",
+	"**/*.pfx",
+	"**/*.keystore",
+	"**/*.jks",
+	"**/id_rsa*",
+	"**/id_dsa*",
+	"**/id_ecdsa*",
+	"**/id_ed25519*",
+	"**/.htpasswd",
+	"**/credentials.json",
+	"**/service-account*.json",
+	"**/*.tfstate",
+	"**/*.tfstate.backup",
+	// System secrets.
+	"/etc/shadow",
+	"/etc/shadow-",
+	"/etc/gshadow",
+	"/etc/gshadow-",
+	"/etc/sudoers",
+	"/etc/sudoers.d/**",
+	"/etc/ssh/ssh_host_*",
+	"/etc/ssl/private/**",
+	"/proc/*/environ",
+	"/proc/*/cmdline",
+	"/proc/*/mem",
+	"/proc/kcore",
+	"/sys/firmware/**",
+	"/var/run/secrets/**",
+	"/run/secrets/**",
+}
+
+// DefaultBoundary is the zero-configuration boundary for a command started in
+// cwd: one root, the git top level of cwd (found by walking up for .git) or
+// cwd itself; the default deny rows; the user's home directory.
+func DefaultBoundary(cwd string) (Boundary, error) {
+	if cwd == "" {
+		return Boundary{}, errors.New("readstation: no working directory")
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return Boundary{}, fmt.Errorf("readstation: working directory %q: %w", cwd, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return Boundary{}, fmt.Errorf("readstation: working directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return Boundary{}, fmt.Errorf("readstation: working directory %q is not a directory", abs)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return Boundary{}, fmt.Errorf("readstation: home directory: %w", err)
+	}
+	root := abs
+	if top, ok := gitTopLevel(abs); ok {
+		root = top
+	}
+	return Boundary{
+		Roots:    []string{root},
+		DenyRows: append([]string(nil), DefaultDenyRows...),
+		Home:     filepath.Clean(home),
+		Cwd:      abs,
+	}, nil
+}
+
+// gitTopLevel walks up from dir (lexically, as git does from $PWD) looking
+// for a .git entry.
+func gitTopLevel(dir string) (string, bool) {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// Validate checks the boundary: an absolute Cwd, a usable Home, at least one
+// root, and deny rows that compile. Judge never fails, so a boundary that
+// does not validate makes every read not-established; config loaders call
+// Validate to report the mistake early.
+func (b Boundary) Validate() error {
+	var errs []error
+	if b.Cwd == "" || !filepath.IsAbs(b.Cwd) {
+		errs = append(errs, fmt.Errorf("cwd %q is not an absolute path", b.Cwd))
+	}
+	if b.Home != "" && !filepath.IsAbs(b.Home) {
+		errs = append(errs, fmt.Errorf("home %q is not an absolute path", b.Home))
+	}
+	if len(b.Roots) == 0 {
+		errs = append(errs, errors.New("no roots"))
+	}
+	for _, r := range b.Roots {
+		if r == "" {
+			errs = append(errs, errors.New("empty root"))
+		}
+	}
+	if b.MaxGlobMatches < 0 || b.MaxWalkDirs < 0 {
+		errs = append(errs, errors.New("negative cap"))
+	}
+	for _, row := range b.DenyRows {
+		if err := ValidateRow(row); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("readstation: boundary: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+func (b Boundary) maxGlob() int {
+	if b.MaxGlobMatches > 0 {
+		return b.MaxGlobMatches
+	}
+	return DefaultMaxGlobMatches
+}
+
+func (b Boundary) maxWalk() int {
+	if b.MaxWalkDirs > 0 {
+		return b.MaxWalkDirs
+	}
+	return DefaultMaxWalkDirs
+}

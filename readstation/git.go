@@ -1,0 +1,440 @@
+package readstation
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+// maxConfigBytes bounds a git config or attributes file that is read.
+const maxConfigBytes = 1 << 20
+
+// maxIncludeDepth bounds include.path chains, as git does (10).
+const maxIncludeDepth = 10
+
+// cfgEntry is one key in a git config file.
+type cfgEntry struct {
+	section, sub, key string // section and key lower-cased; sub as written
+	value             string
+	file              string
+}
+
+func (e cfgEntry) name() string {
+	if e.sub != "" {
+		return e.section + "." + e.sub + "." + e.key
+	}
+	return e.section + "." + e.key
+}
+
+// parseGitConfig parses git's config syntax: [section], [section "sub"],
+// [section.sub], key = value, bare keys (true), ; and # comments, quotes,
+// escapes and backslash-newline continuations.
+func parseGitConfig(data []byte, file string) []cfgEntry {
+	var out []cfgEntry
+	section, sub := "", ""
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(strings.TrimSuffix(lines[i], "\r"))
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		if line[0] == '[' {
+			end := strings.LastIndexByte(line, ']')
+			if end < 0 {
+				section, sub = "", ""
+				continue
+			}
+			h := strings.TrimSpace(line[1:end])
+			rest := strings.TrimSpace(line[end+1:])
+			if q := strings.IndexByte(h, '"'); q >= 0 {
+				section = strings.ToLower(strings.TrimSpace(h[:q]))
+				sub = strings.TrimSuffix(h[q+1:], `"`)
+				sub = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub)
+			} else if d := strings.IndexByte(h, '.'); d >= 0 {
+				section, sub = strings.ToLower(h[:d]), strings.ToLower(h[d+1:])
+			} else {
+				section, sub = strings.ToLower(h), ""
+			}
+			if rest == "" || rest[0] == '#' || rest[0] == ';' {
+				continue
+			}
+			line = rest // "[core] pager = x" on one line
+		}
+		key, raw, hasEq := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if !hasEq {
+			out = append(out, cfgEntry{section, sub, key, "true", file})
+			continue
+		}
+		for strings.HasSuffix(raw, "\\") && !strings.HasSuffix(raw, "\\\\") && i+1 < len(lines) {
+			i++
+			raw = strings.TrimSuffix(raw, "\\") + strings.TrimSuffix(lines[i], "\r")
+		}
+		out = append(out, cfgEntry{section, sub, key, configValue(raw), file})
+	}
+	return out
+}
+
+// configValue unquotes a config value and strips a trailing comment.
+func configValue(raw string) string {
+	var b strings.Builder
+	inq := false
+	raw = strings.TrimSpace(raw)
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '"':
+			inq = !inq
+		case c == '\\' && i+1 < len(raw):
+			i++
+			switch raw[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(raw[i])
+			}
+		case (c == '#' || c == ';') && !inq:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+}
+
+var gitFileCache struct {
+	sync.Mutex
+	m map[string]gitFile
+}
+
+type gitFile struct {
+	stamp fileStamp
+	data  []byte
+}
+
+// readSmall reads a small file, re-reading it only when its size, mtime or
+// inode changed since the last read (across Judge calls).
+func readSmall(p string) ([]byte, bool) {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxConfigBytes {
+		return nil, false
+	}
+	_, ino := devIno(fi)
+	st := fileStamp{fi.Size(), fi.ModTime(), ino}
+	gitFileCache.Lock()
+	f, ok := gitFileCache.m[p]
+	gitFileCache.Unlock()
+	if ok && f.stamp == st {
+		return f.data, true
+	}
+	data, err := os.ReadFile(p)
+	if err != nil || len(data) > maxConfigBytes {
+		return nil, false
+	}
+	gitFileCache.Lock()
+	if gitFileCache.m == nil || len(gitFileCache.m) > 256 {
+		gitFileCache.m = map[string]gitFile{}
+	}
+	gitFileCache.m[p] = gitFile{st, data}
+	gitFileCache.Unlock()
+	return data, true
+}
+
+// findGitDir discovers the repository for the real directory dir the way
+// git does: dir/.git (a directory, or a file "gitdir: X"), or dir itself
+// being a git directory (a bare repository), then the parent, up to /.
+func (j *judger) findGitDir(dir string) (top, gitdir string, ok bool) {
+	for d := dir; ; {
+		g := joinAbs(d, ".git")
+		n := j.fs.lstat(g)
+		if n.err == nil {
+			res := j.fs.resolve(g)
+			switch {
+			case res.isDir():
+				return d, res.real, true
+			case res.exists:
+				if data, ok := readSmall(res.real); ok {
+					line := strings.TrimSpace(string(bytes.SplitN(data, []byte("\n"), 2)[0]))
+					if p, ok := strings.CutPrefix(line, "gitdir:"); ok {
+						p = strings.TrimSpace(p)
+						if !filepath.IsAbs(p) {
+							p = filepath.Join(d, p)
+						}
+						return d, filepath.Clean(p), true
+					}
+				}
+			}
+		}
+		if j.isGitDir(d) {
+			return d, d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", "", false
+		}
+		d = parent
+	}
+}
+
+func (j *judger) isGitDir(d string) bool {
+	h := j.fs.lstat(joinAbs(d, "HEAD"))
+	if h.err != nil || !h.mode.IsRegular() {
+		return false
+	}
+	o := j.fs.lstat(joinAbs(d, "objects"))
+	r := j.fs.lstat(joinAbs(d, "refs"))
+	return o.err == nil && o.mode.IsDir() && r.err == nil && r.mode.IsDir()
+}
+
+// repoTop is the git top level of the directory abs (for git ls-files).
+func (j *judger) repoTop(abs string) (string, bool) {
+	res := j.fs.resolve(abs)
+	if !res.isDir() {
+		return "", false
+	}
+	top, gitdir, ok := j.findGitDir(res.real)
+	if !ok || top == gitdir {
+		return "", false // bare: no work tree
+	}
+	return top, true
+}
+
+// helperKey reports whether a config key names a command git may run.
+func helperKey(e cfgEntry, alias string) bool {
+	falsy := func(v string) bool {
+		switch strings.ToLower(v) {
+		case "", "false", "no", "off", "0":
+			return true
+		}
+		return false
+	}
+	switch e.section {
+	case "core":
+		switch e.key {
+		case "fsmonitor":
+			return !falsy(e.value)
+		case "pager", "sshcommand", "editor", "askpass", "hookspath", "gitproxy", "alternaterefscommand":
+			return e.sub == ""
+		}
+	case "diff":
+		return e.sub == "" && e.key == "external" || e.sub != "" && (e.key == "textconv" || e.key == "command")
+	case "filter":
+		return e.sub != "" && (e.key == "clean" || e.key == "smudge" || e.key == "process")
+	case "merge":
+		return e.sub != "" && e.key == "driver"
+	case "gpg":
+		return e.key == "program"
+	case "log":
+		return e.key == "showsignature" && !falsy(e.value)
+	case "pager":
+		return true
+	case "alias":
+		return alias != "" && strings.EqualFold(e.key, alias)
+	case "credential":
+		return e.key == "helper"
+	case "remote":
+		return e.key == "uploadpack" || e.key == "receivepack" || e.key == "proxy" ||
+			(e.key == "url" || e.key == "pushurl") && strings.HasPrefix(e.value, "ext::")
+	case "sequence":
+		return e.key == "editor"
+	case "interactive":
+		return e.key == "difffilter"
+	case "difftool", "mergetool", "browser", "man":
+		return e.key == "cmd" || e.key == "path"
+	case "web":
+		return e.key == "browser"
+	case "uploadpack":
+		return e.key == "packobjectshook"
+	case "submodule":
+		return e.key == "update" && strings.HasPrefix(e.value, "!")
+	case "protocol":
+		return e.key == "allow" && e.sub == "ext" && strings.EqualFold(e.value, "always")
+	}
+	return false
+}
+
+// loadConfig reads a config file and the files it includes.
+func (j *judger) loadConfig(p string, depth int, out *[]cfgEntry) {
+	if depth > maxIncludeDepth {
+		return
+	}
+	data, ok := readSmall(p)
+	if !ok {
+		return
+	}
+	for _, e := range parseGitConfig(data, p) {
+		*out = append(*out, e)
+		if e.key == "path" && (e.section == "include" && e.sub == "" || e.section == "includeif") {
+			inc := e.value
+			switch {
+			case strings.HasPrefix(inc, "~/") && j.b.Home != "":
+				inc = filepath.Join(j.b.Home, inc[2:])
+			case !filepath.IsAbs(inc):
+				inc = filepath.Join(filepath.Dir(p), inc)
+			}
+			j.loadConfig(inc, depth+1, out)
+		}
+	}
+}
+
+type repoInfo struct {
+	top, gitdir string
+	config      []cfgEntry
+	attrs       []RepoHelper
+}
+
+// repo reads a repository's config and attributes once per Judge.
+func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo) *repoInfo {
+	key := gitdir + "\x00" + cwd
+	if ri, ok := cache[key]; ok {
+		return ri
+	}
+	ri := &repoInfo{top: top, gitdir: gitdir}
+	common := gitdir
+	if data, ok := readSmall(joinAbs(gitdir, "commondir")); ok {
+		c := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitdir, c)
+		}
+		common = filepath.Clean(c)
+	}
+	j.loadConfig(joinAbs(common, "config"), 0, &ri.config)
+	j.loadConfig(joinAbs(gitdir, "config.worktree"), 0, &ri.config)
+	drivers := map[string]cfgEntry{}
+	for _, e := range ri.config {
+		if e.sub == "" {
+			continue
+		}
+		switch {
+		case e.section == "diff" && (e.key == "textconv" || e.key == "command"),
+			e.section == "filter" && (e.key == "clean" || e.key == "smudge" || e.key == "process"),
+			e.section == "merge" && e.key == "driver":
+			drivers[e.section+"="+e.sub] = e
+		}
+	}
+	if len(drivers) > 0 {
+		files := []string{joinAbs(common, "info/attributes")}
+		if top != gitdir {
+			// .gitattributes from the top level down to the cwd.
+			files = append(files, joinAbs(top, ".gitattributes"))
+			if rel, err := filepath.Rel(top, cwd); err == nil && !strings.HasPrefix(rel, "..") && rel != "." {
+				d := top
+				for _, c := range strings.Split(rel, "/") {
+					d = joinAbs(d, c)
+					files = append(files, joinAbs(d, ".gitattributes"))
+				}
+			}
+		}
+		for _, f := range files {
+			data, ok := readSmall(f)
+			if !ok {
+				continue
+			}
+			sc := bufio.NewScanner(bytes.NewReader(data))
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if line == "" || line[0] == '#' {
+					continue
+				}
+				fields := strings.Fields(line)
+				for _, a := range fields[1:] {
+					for _, kind := range []string{"diff", "filter", "merge"} {
+						if drv, ok := strings.CutPrefix(a, kind+"="); ok {
+							if _, set := drivers[kind+"="+drv]; set {
+								ri.attrs = append(ri.attrs, RepoHelper{Key: "attribute " + a, File: f, Value: line})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	cache[key] = ri
+	return ri
+}
+
+// gitWord is the first word after git's global options: the subcommand or
+// an alias.
+func gitWord(s *classify.Segment) string {
+	if s.Subcommand != "" {
+		return strings.Fields(s.Subcommand)[0]
+	}
+	for _, a := range s.Args {
+		if !a.Static() {
+			return ""
+		}
+		inOpt := false
+		for _, o := range s.Options {
+			if a.Span.Start >= o.Span.Start && a.Span.End <= o.Span.End {
+				inOpt = true
+			}
+		}
+		if !inOpt && !strings.HasPrefix(a.Value, "-") {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// repoHelpers reports, for every git segment, the commands its repository
+// configured.
+func (j *judger) repoHelpers() []RepoHelper {
+	out := []RepoHelper{}
+	cache := map[string]*repoInfo{}
+	for i := range j.r.Segments {
+		s := &j.r.Segments[i]
+		if s.Name != "git" {
+			continue
+		}
+		cwd, ok := j.effectiveCwd(s)
+		if !ok {
+			continue // the cwd read is judged not-established already
+		}
+		res := j.fs.resolve(cwd)
+		if !res.isDir() {
+			continue
+		}
+		var top, gitdir string
+		for _, o := range s.Options {
+			if o.Name == "--git-dir" && o.Value != nil && o.Value.Static() {
+				gitdir = o.Value.Value
+				if !filepath.IsAbs(gitdir) {
+					gitdir = filepath.Join(res.real, gitdir)
+				}
+				gitdir = j.fs.resolve(gitdir).real
+				top = gitdir
+			}
+		}
+		if gitdir == "" {
+			if top, gitdir, ok = j.findGitDir(res.real); !ok {
+				continue
+			}
+		}
+		ri := j.repo(top, gitdir, res.real, cache)
+		alias := gitWord(s)
+		for _, e := range ri.config {
+			if helperKey(e, alias) {
+				out = append(out, RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span})
+			}
+		}
+		for _, a := range ri.attrs {
+			a.Segment, a.Span = s.Index, s.Span
+			out = append(out, a)
+		}
+	}
+	return out
+}

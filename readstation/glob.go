@@ -1,0 +1,183 @@
+package readstation
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// escapeMeta escapes glob metacharacters in a literal base (a cwd or home
+// directory) that a pattern is joined to.
+func escapeMeta(s string) string {
+	if !strings.ContainsAny(s, "*?[\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// hasUnescapedMeta reports whether a pattern component has a live
+// metacharacter.
+func hasUnescapedMeta(c string) bool {
+	for i := 0; i < len(c); i++ {
+		switch c[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return true
+		}
+	}
+	return false
+}
+
+// errGlobCap is returned when a glob expands past the cap.
+type errGlobCap struct{ max int }
+
+func (e errGlobCap) Error() string {
+	return fmt.Sprintf("the pattern matches more than %d paths (MaxGlobMatches)", e.max)
+}
+
+// expandGlob expands an absolute pattern the way bash does with default
+// options (no dotglob, no globstar: "**" is "*"): metacharacter components
+// are matched against directory listings, symlinks to directories are
+// followed, a leading dot must be matched explicitly. It returns the
+// matches as absolute texts (not cleaned), sorted.
+func (j *judger) expandGlob(pattern string, max int) ([]string, error) {
+	return expandGlob(j.fs, pattern, max)
+}
+
+func expandGlob(fsc *fsCache, pattern string, max int) ([]string, error) {
+	cands := []string{""} // "" stands for "/"
+	fromDir := false
+	comps := strings.Split(strings.TrimLeft(pattern, "/"), "/")
+	for _, c := range comps {
+		if c == "" {
+			continue
+		}
+		if !hasUnescapedMeta(c) {
+			lit := unescape(c)
+			for i := range cands {
+				cands[i] += "/" + lit
+			}
+			fromDir = false
+			continue
+		}
+		var next []string
+		for _, base := range cands {
+			dir := base
+			if dir == "" {
+				dir = "/"
+			}
+			res := fsc.resolve(dir)
+			if res.err != nil {
+				return nil, fmt.Errorf("%s cannot be established: %v", dir, res.err)
+			}
+			if !res.isDir() {
+				continue
+			}
+			es, err := fsc.readDir(res.real)
+			if err != nil {
+				if notFound(err) {
+					continue
+				}
+				return nil, fmt.Errorf("cannot list %s: %v", dir, err)
+			}
+			explicitDot := strings.HasPrefix(c, ".") || strings.HasPrefix(c, "\\.")
+			for _, e := range es {
+				name := e.Name()
+				if name[0] == '.' && !explicitDot {
+					continue
+				}
+				if ok, err := path.Match(c, name); err != nil {
+					return nil, fmt.Errorf("bad pattern %q", c)
+				} else if ok {
+					next = append(next, base+"/"+name)
+					if len(next) > max {
+						return nil, errGlobCap{max}
+					}
+				}
+			}
+		}
+		cands = next
+		fromDir = true
+		if len(cands) == 0 {
+			return nil, nil
+		}
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if c == "" {
+			c = "/"
+		}
+		if !fromDir {
+			// A literal tail must exist (bash checks it).
+			if _, err := filepathLstat(fsc, c); err != nil {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// filepathLstat checks that c exists without following its last component.
+func filepathLstat(fsc *fsCache, c string) (*node, error) {
+	dir, name := filepath.Split(c)
+	res := fsc.resolve(filepath.Clean(dir))
+	if res.err != nil {
+		return nil, res.err
+	}
+	if !res.exists {
+		return nil, fmt.Errorf("missing")
+	}
+	n := fsc.lstat(joinAbs(res.real, name))
+	return n, n.err
+}
+
+// judgeGlob expands the absolute pattern text and judges every match; the
+// worst verdict wins. No match: bash passes the pattern on as a literal
+// word, which is judged as such.
+func (j *judger) judgeGlob(text string, recursive bool, opt walkOpts, rd *Read) {
+	rd.Resolved = filepath.Clean(text)
+	max := j.b.maxGlob()
+	matches, err := j.expandGlob(text, max)
+	j.adm.addGlob(text, matches, err)
+	if err != nil {
+		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s: %v", show(text), err))
+		return
+	}
+	if len(matches) == 0 {
+		lit := unescape(text)
+		var sub Read
+		j.judgeText(lit, recursive, opt, &sub)
+		rd.Real = sub.Real
+		rd.set(sub.Verdict, sub.Row, "the pattern matches nothing, so the program gets it as written: "+sub.Message)
+		return
+	}
+	best := Read{Verdict: VerdictOK}
+	first := true
+	for _, m := range matches {
+		var sub Read
+		j.judgeText(m, recursive, opt, &sub)
+		rd.Matches = append(rd.Matches, sub.Resolved)
+		if first || rank(sub.Verdict) > rank(best.Verdict) {
+			best = sub
+			first = false
+		}
+	}
+	msg := fmt.Sprintf("the pattern matches %d path(s)", len(matches))
+	if best.Verdict != VerdictOK {
+		msg += "; " + best.Message
+	}
+	rd.set(best.Verdict, best.Row, msg)
+}

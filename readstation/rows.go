@@ -1,0 +1,393 @@
+package readstation
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// ValidateRow checks one deny row. Rows are gitignore-style patterns:
+//
+//   - "~/x" is under the home directory, "/x" is absolute;
+//   - "**/x" and a row without a slash ("*.pem") match at any depth;
+//   - any other row with a slash ("secrets/*.txt") is anchored at each root;
+//   - "**" as a whole component matches zero or more components, "*", "?"
+//     and "[...]" match within one component ("*" matches a leading dot),
+//     a backslash escapes the next character;
+//   - a row that matches a directory matches everything under it, and
+//     "x/**" matches x itself too; a trailing "/" is ignored (the row then
+//     matches files as well, which is stricter than gitignore);
+//   - negation ("!x") and "~user/" are not supported.
+func ValidateRow(row string) error {
+	_, err := parseRow(row)
+	if err != nil {
+		return fmt.Errorf("deny row %q: %w", row, err)
+	}
+	return nil
+}
+
+type segKind uint8
+
+const (
+	segLit    segKind = iota // exact component
+	segAny                   // ** : zero or more components
+	segSuffix                // *lit
+	segPrefix                // lit*
+	segGlob                  // anything else, path.Match
+)
+
+type rowSeg struct {
+	kind segKind
+	s    string
+}
+
+func (g rowSeg) match(c string) bool {
+	switch g.kind {
+	case segLit:
+		return c == g.s
+	case segSuffix:
+		return strings.HasSuffix(c, g.s)
+	case segPrefix:
+		return strings.HasPrefix(c, g.s)
+	case segGlob:
+		ok, err := path.Match(g.s, c)
+		return ok && err == nil
+	}
+	return false
+}
+
+// anchor says where a parsed row starts.
+type anchor uint8
+
+const (
+	anchorAbs  anchor = iota // /x
+	anchorHome               // ~/x
+	anchorAny                // **/x or x (no slash)
+	anchorRoot               // a/b: at each root
+)
+
+type parsedRow struct {
+	anchor anchor
+	segs   []rowSeg
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[\\") }
+
+func unescape(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func compileSeg(c string) (rowSeg, error) {
+	if c == "**" {
+		return rowSeg{kind: segAny}, nil
+	}
+	if _, err := path.Match(c, ""); err != nil {
+		return rowSeg{}, fmt.Errorf("bad pattern component %q", c)
+	}
+	if !hasMeta(c) {
+		return rowSeg{kind: segLit, s: c}, nil
+	}
+	if c[0] == '*' && !hasMeta(c[1:]) {
+		return rowSeg{kind: segSuffix, s: c[1:]}, nil
+	}
+	if c[len(c)-1] == '*' && !hasMeta(c[:len(c)-1]) {
+		return rowSeg{kind: segPrefix, s: c[:len(c)-1]}, nil
+	}
+	if strings.HasSuffix(c, "\\") {
+		return rowSeg{}, fmt.Errorf("trailing backslash in %q", c)
+	}
+	return rowSeg{kind: segGlob, s: c}, nil
+}
+
+func parseRow(row string) (parsedRow, error) {
+	var p parsedRow
+	r := strings.TrimSpace(row)
+	if r == "" {
+		return p, errors.New("empty row")
+	}
+	if r[0] == '!' {
+		return p, errors.New("negation is not supported")
+	}
+	if r[0] == '#' {
+		return p, errors.New("a row cannot start with #")
+	}
+	for len(r) > 1 && strings.HasSuffix(r, "/") {
+		r = strings.TrimSuffix(r, "/")
+	}
+	switch {
+	case r == "~" || strings.HasPrefix(r, "~/"):
+		p.anchor = anchorHome
+		r = strings.TrimPrefix(strings.TrimPrefix(r, "~"), "/")
+	case strings.HasPrefix(r, "~"):
+		return p, errors.New("~user is not supported")
+	case strings.HasPrefix(r, "/"):
+		p.anchor = anchorAbs
+		r = strings.TrimLeft(r, "/")
+	case strings.HasPrefix(r, "**/") || !strings.Contains(r, "/"):
+		p.anchor = anchorAny
+		r = strings.TrimPrefix(r, "**/")
+	default:
+		p.anchor = anchorRoot
+	}
+	if r == "" {
+		return p, nil // "~" or "/": the whole tree
+	}
+	for _, c := range strings.Split(r, "/") {
+		if c == "" || c == "." {
+			continue
+		}
+		if c == ".." {
+			return p, errors.New(`".." is not allowed in a row`)
+		}
+		s, err := compileSeg(c)
+		if err != nil {
+			return p, err
+		}
+		p.segs = append(p.segs, s)
+	}
+	if p.anchor == anchorAny {
+		p.segs = append([]rowSeg{{kind: segAny}}, p.segs...)
+	}
+	return p, nil
+}
+
+// crow is a row compiled against one absolute base.
+type crow struct {
+	src string
+	// prefix is the absolute path of the row's leading literal components
+	// ("" for rows that match at any depth).
+	prefix string
+	// rest are the components after prefix.
+	rest []rowSeg
+	// self is set when the row matches prefix itself (rest is empty or
+	// only "**").
+	self bool
+}
+
+// matchComps matches segs against a prefix of comps: a row that matches a
+// directory matches everything under it.
+func matchComps(segs []rowSeg, comps []string) bool {
+	for len(segs) > 0 {
+		s := segs[0]
+		if s.kind == segAny {
+			rest := segs[1:]
+			if len(rest) == 0 {
+				return true
+			}
+			for i := 0; i < len(comps); i++ {
+				if matchComps(rest, comps[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(comps) == 0 || !s.match(comps[0]) {
+			return false
+		}
+		segs, comps = segs[1:], comps[1:]
+	}
+	return true
+}
+
+// matcher is a compiled set of deny rows plus the roots.
+type matcher struct {
+	rows []crow
+	// roots are the roots as written (cleaned, absolute) and their real
+	// paths.
+	roots []string
+	// err is set when the boundary does not validate.
+	err error
+}
+
+// splitAbs splits a clean absolute path into its components.
+func splitAbs(p string, buf []string) []string {
+	buf = buf[:0]
+	p = strings.TrimPrefix(p, "/")
+	for p != "" {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			buf = append(buf, p)
+			break
+		}
+		buf = append(buf, p[:i])
+		p = p[i+1:]
+	}
+	return buf
+}
+
+// within reports whether p is base or under it (both clean and absolute).
+func within(p, base string) bool {
+	if base == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == base || strings.HasPrefix(p, base) && len(p) > len(base) && p[len(base)] == '/'
+}
+
+// denied returns the first row that matches the clean absolute path p.
+func (m *matcher) denied(p string) (string, bool) {
+	var arr [32]string
+	comps := splitAbs(p, arr[:0])
+	for i := range m.rows {
+		r := &m.rows[i]
+		c := comps
+		if r.prefix != "" {
+			if !within(p, r.prefix) {
+				continue
+			}
+			if r.prefix != "/" {
+				c = comps[strings.Count(r.prefix, "/"):]
+			}
+		}
+		if matchComps(r.rest, c) {
+			return r.src, true
+		}
+	}
+	return "", false
+}
+
+// inRoots reports whether p is under one of the roots.
+func (m *matcher) inRoots(p string) bool {
+	for _, r := range m.roots {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func compileMatcher(b Boundary) *matcher {
+	m := &matcher{}
+	if err := b.Validate(); err != nil {
+		m.err = err
+		return m
+	}
+	homes := []string{}
+	if b.Home != "" {
+		h := filepath.Clean(b.Home)
+		homes = append(homes, h)
+		if real, err := filepath.EvalSymlinks(h); err == nil && real != h {
+			homes = append(homes, real)
+		}
+	}
+	seen := map[string]bool{}
+	addRoot := func(r string) {
+		if !seen[r] {
+			seen[r] = true
+			m.roots = append(m.roots, r)
+		}
+	}
+	for _, r := range b.Roots {
+		var abs string
+		switch {
+		case r == "~" || strings.HasPrefix(r, "~/"):
+			if b.Home == "" {
+				continue
+			}
+			abs = filepath.Join(b.Home, r[1:])
+		case filepath.IsAbs(r):
+			abs = filepath.Clean(r)
+		default:
+			abs = filepath.Join(b.Cwd, r)
+		}
+		addRoot(abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			addRoot(real)
+		}
+	}
+	for _, src := range b.DenyRows {
+		p, _ := parseRow(src) // validated above
+		var bases []string
+		switch p.anchor {
+		case anchorAbs:
+			bases = []string{"/"}
+		case anchorHome:
+			bases = homes
+		case anchorRoot:
+			bases = m.roots
+		case anchorAny:
+			bases = []string{""}
+		}
+		for _, base := range bases {
+			m.rows = append(m.rows, compileAt(src, base, p.segs)...)
+		}
+	}
+	return m
+}
+
+// compileAt anchors segs at base, splitting off the literal prefix. An
+// absolute prefix whose real path differs (a symlinked /etc) yields a
+// second row at the real path.
+func compileAt(src, base string, segs []rowSeg) []crow {
+	if base == "" {
+		return []crow{{src: src, rest: segs}}
+	}
+	prefix := base
+	i := 0
+	for ; i < len(segs) && segs[i].kind == segLit; i++ {
+		prefix = filepath.Join(prefix, segs[i].s)
+	}
+	rest := segs[i:]
+	self := true
+	for _, s := range rest {
+		if s.kind != segAny {
+			self = false
+		}
+	}
+	out := []crow{{src: src, prefix: prefix, rest: rest, self: self}}
+	if real, err := filepath.EvalSymlinks(prefix); err == nil && real != prefix {
+		out = append(out, crow{src: src, prefix: real, rest: rest, self: self})
+	}
+	return out
+}
+
+var matcherCache struct {
+	sync.Mutex
+	m map[string]*matcher
+}
+
+// getMatcher returns the compiled matcher for b, compiling it once per
+// distinct boundary.
+func getMatcher(b Boundary) *matcher {
+	var k strings.Builder
+	k.WriteString(b.Home)
+	k.WriteByte(0)
+	k.WriteString(b.Cwd)
+	k.WriteByte(0)
+	for _, r := range b.Roots {
+		k.WriteString(r)
+		k.WriteByte(1)
+	}
+	k.WriteByte(0)
+	for _, r := range b.DenyRows {
+		k.WriteString(r)
+		k.WriteByte(1)
+	}
+	key := k.String()
+	matcherCache.Lock()
+	m, ok := matcherCache.m[key]
+	matcherCache.Unlock()
+	if ok {
+		return m
+	}
+	m = compileMatcher(b)
+	matcherCache.Lock()
+	if matcherCache.m == nil || len(matcherCache.m) >= 64 {
+		matcherCache.m = map[string]*matcher{}
+	}
+	matcherCache.m[key] = m
+	matcherCache.Unlock()
+	return m
+}

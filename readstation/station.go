@@ -1,0 +1,361 @@
+package readstation
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+// Verdicts a read can get. They are stable codes: policies match on them.
+const (
+	// VerdictOK: the read stays inside the roots and touches no deny row.
+	VerdictOK = "ok"
+	// VerdictMissing: the path does not exist (inside the roots, no deny
+	// row): reading it fails, nothing leaks.
+	VerdictMissing = "missing"
+	// VerdictOutsideRoots: the path as written or its real path lies
+	// outside every root.
+	VerdictOutsideRoots = "outside-roots"
+	// VerdictNotEstablished: where the read goes cannot be established
+	// (dynamic word, unknown cwd, untrusted producer, a cap hit, permission
+	// denied, a symlink loop, an invalid boundary).
+	VerdictNotEstablished = "not-established"
+	// VerdictDenied: the read touches a deny row (Read.Row names it).
+	VerdictDenied = "denied"
+)
+
+// rank orders verdicts from best to worst; a read with several candidates
+// (glob matches, producer roots) gets the worst.
+func rank(v string) int {
+	switch v {
+	case VerdictOK:
+		return 0
+	case VerdictMissing:
+		return 1
+	case VerdictOutsideRoots:
+		return 2
+	case VerdictNotEstablished:
+		return 3
+	}
+	return 4 // denied, and anything unknown
+}
+
+// Station is the read station's judgment of one command: every read
+// resolved and judged, the repository-controlled helpers its git segments
+// may run, and an admission to re-check right before the spawn. It
+// marshals to the "station" part of the policy input.
+type Station struct {
+	// Reads are the report's reads, in order, each judged.
+	Reads []Read `json:"reads"`
+	// RepoHelpers are commands a repository configured that its git
+	// segments may run.
+	RepoHelpers []RepoHelper `json:"repo_helpers"`
+	// Established is true only when every read is ok or missing.
+	Established bool `json:"established"`
+
+	adm *Admission
+}
+
+// Read is one judged read.
+type Read struct {
+	// Path is the path as the report gives it ("~/x", a glob pattern, or
+	// the source text of a dynamic word).
+	Path string `json:"path"`
+	// Kind is the report's kind: literal, glob or dynamic.
+	Kind string `json:"kind"`
+	// Source is the report's source: operand, option, redirect, implicit,
+	// cwd-flag, xargs-input, ...
+	Source string `json:"source"`
+	// Resolved is the path as written made absolute and cleaned (cwd
+	// applied, ~ folded, ".." removed lexically); for a glob, the absolute
+	// pattern. Empty when it cannot be known.
+	Resolved string `json:"resolved"`
+	// Real is the real path, every symlink followed. Empty for globs and
+	// when it cannot be known.
+	Real string `json:"real"`
+	// Verdict is ok, missing, outside-roots, not-established or denied.
+	Verdict string `json:"verdict"`
+	// Row is the deny row that matched (verdict denied).
+	Row string `json:"row"`
+	// Message says why, for a person.
+	Message string `json:"message"`
+	// Span locates the word in the command.
+	Span classify.Span `json:"span"`
+	// Segment is the index of the segment that reads.
+	Segment int `json:"segment"`
+	// Recursive is set when the whole tree under the path is read.
+	Recursive bool `json:"recursive"`
+	// Matches are the glob's matches (resolved), or the producer roots
+	// that bound an xargs-fed read. Empty otherwise.
+	Matches []string `json:"matches"`
+}
+
+// RepoHelper is a command a repository chose, which a git segment may run.
+type RepoHelper struct {
+	// Key is the config key ("core.fsmonitor", "diff.x.textconv") or, for
+	// an attribute, "attribute diff=x".
+	Key string `json:"key"`
+	// File is the file that sets it.
+	File string `json:"file"`
+	// Value is the configured value (the attribute line for attributes).
+	Value string `json:"value"`
+	// Segment is the git segment.
+	Segment int `json:"segment"`
+	// Span covers the git segment.
+	Span classify.Span `json:"span"`
+}
+
+// judger holds the state of one Judge.
+type judger struct {
+	r     *classify.Report
+	b     Boundary
+	m     *matcher
+	fs    *fsCache
+	adm   *Admission
+	cwd   map[string]cwdResult
+	cds   map[int]string // cd step index → "" when fine, else the problem
+	trees map[treeKey]treeResult
+}
+
+type cwdResult struct {
+	abs string
+	err string
+}
+
+// Judge judges every read in r against b on the real file system. It never
+// fails: anything it cannot establish is judged not-established, with a
+// message. It does not decide allow/ask/deny.
+func Judge(r *classify.Report, b Boundary) *Station {
+	st := &Station{Reads: []Read{}, RepoHelpers: []RepoHelper{}}
+	j := &judger{r: r, b: b, m: getMatcher(b), fs: newFSCache(),
+		adm: &Admission{b: b}, cwd: map[string]cwdResult{}, cds: map[int]string{}}
+	st.adm = j.adm
+	if r == nil {
+		st.Established = false
+		return st
+	}
+	for i := range r.Reads {
+		st.Reads = append(st.Reads, j.judgeRef(&r.Reads[i]))
+	}
+	st.RepoHelpers = j.repoHelpers()
+	st.Established = true
+	for _, rd := range st.Reads {
+		if rd.Verdict != VerdictOK && rd.Verdict != VerdictMissing {
+			st.Established = false
+		}
+	}
+	if !r.Parse.OK {
+		st.Established = false
+	}
+	return st
+}
+
+// Admission returns the candidates this judgment established, to re-check
+// right before the command is spawned.
+func (s *Station) Admission() *Admission {
+	if s == nil || s.adm == nil {
+		return &Admission{broken: "no station"}
+	}
+	return s.adm
+}
+
+func newRead(ref *classify.PathRef) Read {
+	return Read{Path: ref.Path, Kind: ref.Kind, Source: ref.Source, Span: ref.Span,
+		Segment: ref.Segment, Recursive: ref.Recursive, Matches: []string{}}
+}
+
+func (rd *Read) set(v, row, msg string) {
+	rd.Verdict, rd.Row, rd.Message = v, row, msg
+}
+
+func (j *judger) judgeRef(ref *classify.PathRef) Read {
+	rd := newRead(ref)
+	if j.m.err != nil {
+		rd.set(VerdictNotEstablished, "", j.m.err.Error())
+		return rd
+	}
+	if ref.Kind == "dynamic" {
+		if ref.Producer >= 0 && (ref.Dynamic == "xargs-input" || ref.Dynamic == "find-match") {
+			j.judgeProduced(ref, &rd)
+			return rd
+		}
+		why := ref.Dynamic
+		if why == "" {
+			why = "dynamic"
+		}
+		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s is not known statically (%s)", quote(ref.Path), why))
+		return rd
+	}
+	if ref.Kind != "literal" && ref.Kind != "glob" {
+		rd.set(VerdictNotEstablished, "", fmt.Sprintf("unknown path kind %q", ref.Kind))
+		return rd
+	}
+	text, err := j.absText(ref.Path, ref.Home, ref.Kind == "glob", ref.Cwd)
+	if err != "" {
+		rd.set(VerdictNotEstablished, "", err)
+		return rd
+	}
+	opt := j.walkOpts(ref.Segment)
+	if ref.Kind == "glob" {
+		j.judgeGlob(text, ref.Recursive, opt, &rd)
+		return rd
+	}
+	j.judgeText(text, ref.Recursive, opt, &rd)
+	return rd
+}
+
+// absText makes p absolute: "~" folded to the home directory, a relative
+// path joined to the segment's cwd. The result is not cleaned: ".." is
+// applied physically by resolve. For a glob the base is escaped.
+func (j *judger) absText(p string, home, glob bool, cwd classify.Cwd) (string, string) {
+	esc := func(s string) string { return s }
+	if glob {
+		esc = escapeMeta
+	}
+	if home {
+		if j.b.Home == "" {
+			return "", "the home directory is not known"
+		}
+		rest := strings.TrimPrefix(p, "~")
+		return esc(filepath.Clean(j.b.Home)) + "/" + strings.TrimPrefix(rest, "/"), ""
+	}
+	if strings.HasPrefix(p, "/") {
+		return p, ""
+	}
+	c := j.cwdOf(cwd)
+	if c.err != "" {
+		return "", c.err
+	}
+	return esc(c.abs) + "/" + p, ""
+}
+
+// cwdOf resolves a segment's cwd and checks that every cd step it assumes
+// leads to a directory.
+func (j *judger) cwdOf(c classify.Cwd) cwdResult {
+	key := c.Path + "\x00" + fmt.Sprint(c.After)
+	if r, ok := j.cwd[key]; ok {
+		return r
+	}
+	r := j.cwdUncached(c)
+	j.cwd[key] = r
+	return r
+}
+
+func (j *judger) cwdUncached(c classify.Cwd) cwdResult {
+	if !c.Known {
+		return cwdResult{err: "the directory this runs in is not known statically"}
+	}
+	abs, err := j.lexCwd(c.Path)
+	if err != "" {
+		return cwdResult{err: err}
+	}
+	for _, idx := range c.After {
+		if msg := j.cdStep(idx); msg != "" {
+			return cwdResult{err: msg}
+		}
+	}
+	return cwdResult{abs: abs}
+}
+
+// lexCwd makes a report cwd path absolute (lexically, as cd -L does).
+func (j *judger) lexCwd(p string) (string, string) {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if j.b.Home == "" {
+			return "", "the home directory is not known"
+		}
+		return filepath.Join(j.b.Home, p[1:]), ""
+	case filepath.IsAbs(p):
+		return filepath.Clean(p), ""
+	}
+	if j.b.Cwd == "" || !filepath.IsAbs(j.b.Cwd) {
+		return "", "the starting directory is not known"
+	}
+	return filepath.Join(j.b.Cwd, p), ""
+}
+
+// cdStep checks that cd step idx leads to an existing directory.
+func (j *judger) cdStep(idx int) string {
+	if msg, ok := j.cds[idx]; ok {
+		return msg
+	}
+	msg := ""
+	var step *classify.CdStep
+	for i := range j.r.Cd {
+		if j.r.Cd[i].Index == idx {
+			step = &j.r.Cd[i]
+		}
+	}
+	switch {
+	case step == nil:
+		msg = fmt.Sprintf("cd step %d is missing from the report", idx)
+	case !step.To.Known:
+		msg = fmt.Sprintf("%s %s: the directory it leads to is not known statically", step.Program, quote(step.Target.Value))
+	default:
+		abs, err := j.lexCwd(step.To.Path)
+		if err != "" {
+			msg = err
+			break
+		}
+		res := j.fs.resolve(abs)
+		j.adm.addPath(abs, res)
+		switch {
+		case res.err != nil:
+			msg = fmt.Sprintf("%s %s: %s cannot be established: %v", step.Program, quote(step.Target.Value), abs, res.err)
+		case !res.exists:
+			msg = fmt.Sprintf("%s %s: %s does not exist, so the command would not run where it says", step.Program, quote(step.Target.Value), abs)
+		case !res.mode.IsDir():
+			msg = fmt.Sprintf("%s %s: %s is not a directory", step.Program, quote(step.Target.Value), abs)
+		}
+	}
+	j.cds[idx] = msg
+	return msg
+}
+
+// judgeText judges one concrete absolute path (not cleaned).
+func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) {
+	written := filepath.Clean(text)
+	res := j.fs.resolve(text)
+	j.adm.addPath(text, res)
+	rd.Resolved, rd.Real = written, res.real
+	v, row, msg := j.verdictFor(written, res)
+	if v == VerdictOK && recursive && res.isDir() {
+		v, row, msg = j.checkTree(written, res.real, opt)
+	}
+	rd.set(v, row, msg)
+}
+
+// verdictFor judges a path as written and its resolution.
+func (j *judger) verdictFor(written string, res resolved) (v, row, msg string) {
+	if r, ok := j.m.denied(written); ok {
+		return VerdictDenied, r, fmt.Sprintf("%s matches deny row %s", written, quote(r))
+	}
+	if r, ok := j.m.denied(res.real); ok {
+		return VerdictDenied, r, fmt.Sprintf("%s resolves to %s, which matches deny row %s", written, res.real, quote(r))
+	}
+	if res.err != nil {
+		return VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", written, res.err)
+	}
+	if written == "/dev/null" {
+		return VerdictOK, "", "/dev/null reads as empty"
+	}
+	if !j.m.inRoots(written) {
+		return VerdictOutsideRoots, "", fmt.Sprintf("%s is outside the roots (%s)", written, strings.Join(j.m.roots, ", "))
+	}
+	if !j.m.inRoots(res.real) {
+		return VerdictOutsideRoots, "", fmt.Sprintf("%s resolves to %s, outside the roots (%s)", written, res.real, strings.Join(j.m.roots, ", "))
+	}
+	if !res.exists {
+		return VerdictMissing, "", fmt.Sprintf("%s does not exist", written)
+	}
+	if res.real != written {
+		return VerdictOK, "", fmt.Sprintf("%s (real path %s) is inside the roots", written, res.real)
+	}
+	return VerdictOK, "", fmt.Sprintf("%s is inside the roots", written)
+}
+
+func quote(s string) string {
+	return fmt.Sprintf("%q", s)
+}

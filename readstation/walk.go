@@ -1,0 +1,205 @@
+package readstation
+
+import (
+	"fmt"
+
+	"github.com/shellgate/shellgate/classify"
+	"io/fs"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// walkOpts say how a tree is read.
+type walkOpts struct {
+	// skipHidden: the reader skips names starting with "." below the root
+	// (rg without --hidden/-u).
+	skipHidden bool
+	// splitNames: the tree's names reach the reader through xargs without
+	// NUL separation, so a name with a blank, quote, backslash or newline
+	// would be split into other paths.
+	splitNames bool
+	// hint says how the reader can exclude a subtree, for messages.
+	hint string
+}
+
+type treeKey struct {
+	written, real string
+	opts          walkOpts
+}
+
+type treeResult struct {
+	v, row, msg string
+}
+
+// excludeHints name each recursive reader's exclude option.
+var excludeHints = map[string]string{
+	"grep":  "exclude it with --exclude-dir=DIR or --exclude=GLOB, or narrow the path",
+	"rg":    "exclude it with -g '!GLOB', or narrow the path",
+	"find":  "exclude it with -path PATH -prune, or narrow the path",
+	"du":    "exclude it with --exclude=GLOB, or narrow the path",
+	"tree":  "exclude it with -I GLOB, or narrow the path",
+	"ls":    "narrow the path",
+	"git":   "narrow the pathspec",
+	"xargs": "narrow the producer's path",
+}
+
+// walkOpts returns how segment seg reads trees.
+func (j *judger) walkOpts(seg int) walkOpts {
+	var o walkOpts
+	if seg < 0 || seg >= len(j.r.Segments) {
+		return o
+	}
+	s := &j.r.Segments[seg]
+	o.hint = excludeHints[s.Name]
+	if o.hint == "" {
+		o.hint = "narrow the path"
+	}
+	if s.Name == "rg" && !rgHidden(s) {
+		o.skipHidden = true
+	}
+	return o
+}
+
+// rgHidden reports whether rg is told to read hidden files (or may be:
+// any argument it cannot rule out counts).
+func rgHidden(s *classify.Segment) bool {
+	for _, a := range s.Args {
+		v := a.Value
+		if !a.Static() {
+			return true
+		}
+		switch {
+		case v == "--":
+			return false
+		case v == "--hidden" || v == "--unrestricted" || strings.HasPrefix(v, "--no-ignore"):
+			return true
+		case strings.HasPrefix(v, "--"):
+			continue
+		case strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], "u."):
+			return true
+		}
+	}
+	return false
+}
+
+// checkTree looks for deny rows and escaping symlinks under a directory
+// that is read whole. The walk is bounded by MaxWalkDirs; hitting the cap
+// is not-established.
+func (j *judger) checkTree(written, real string, opt walkOpts) (string, string, string) {
+	k := treeKey{written, real, opt}
+	if j.trees == nil {
+		j.trees = map[treeKey]treeResult{}
+	}
+	if r, ok := j.trees[k]; ok {
+		return r.v, r.row, r.msg
+	}
+	v, row, msg := j.checkTreeUncached(written, real, opt)
+	j.trees[k] = treeResult{v, row, msg}
+	return v, row, msg
+}
+
+func hiddenBelow(p, root string) bool {
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
+	for _, c := range strings.Split(rel, "/") {
+		if strings.HasPrefix(c, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *judger) checkTreeUncached(written, real string, opt walkOpts) (string, string, string) {
+	// Rows anchored under the tree that match a fixed path (~/.ssh/**,
+	// ~/.netrc): their existence is enough, no walk needed.
+	for i := range j.m.rows {
+		r := &j.m.rows[i]
+		if r.prefix == "" || !r.self {
+			continue
+		}
+		for _, root := range []string{written, real} {
+			if r.prefix == root || !within(r.prefix, root) {
+				continue
+			}
+			if opt.skipHidden && hiddenBelow(r.prefix, root) {
+				continue
+			}
+			phys := real + strings.TrimPrefix(r.prefix, root)
+			if n := j.fs.lstat(phys); n.err == nil {
+				return VerdictDenied, r.src, fmt.Sprintf("the tree %s contains %s (deny row %s); %s", show(written), show(r.prefix), quote(r.src), opt.hint)
+			}
+		}
+	}
+	type dir struct{ w, r string }
+	queue := []dir{{written, real}}
+	max := j.b.maxWalk()
+	walked := 0
+	worst := treeResult{v: VerdictOK, msg: fmt.Sprintf("the tree %s holds no deny row", show(written))}
+	note := func(v, row, msg string) {
+		if rank(v) > rank(worst.v) {
+			worst = treeResult{v, row, msg}
+		}
+	}
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		walked++
+		if walked > max {
+			return VerdictNotEstablished, "", fmt.Sprintf("the tree %s has more than %d directories (MaxWalkDirs); the check stopped", show(written), max)
+		}
+		es, err := j.fs.readDir(d.r)
+		if err != nil {
+			note(VerdictNotEstablished, "", fmt.Sprintf("cannot list %s under the tree %s: %v", show(d.w), show(written), err))
+			continue
+		}
+		for _, e := range es {
+			name := e.Name()
+			if opt.skipHidden && name[0] == '.' {
+				continue
+			}
+			wp, rp := joinAbs(d.w, name), joinAbs(d.r, name)
+			if opt.splitNames && splits(name) {
+				note(VerdictNotEstablished, "", fmt.Sprintf("%s has a name that xargs would split into other paths", show(wp)))
+			}
+			if row, ok := j.m.denied(wp); ok {
+				return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (deny row %s); %s", show(written), show(wp), quote(row), opt.hint)
+			}
+			if wp != rp {
+				if row, ok := j.m.denied(rp); ok {
+					return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (real path %s, deny row %s); %s", show(written), show(wp), show(rp), quote(row), opt.hint)
+				}
+			}
+			t := e.Type()
+			switch {
+			case t&fs.ModeSymlink != 0:
+				res := j.fs.resolve(rp)
+				if row, ok := j.m.denied(res.real); ok {
+					return VerdictDenied, row, fmt.Sprintf("the tree %s holds a symlink %s to %s (deny row %s); %s", show(written), show(wp), show(res.real), quote(row), opt.hint)
+				}
+				if res.err != nil {
+					note(VerdictNotEstablished, "", fmt.Sprintf("the symlink %s under the tree %s cannot be resolved: %v", show(wp), show(written), res.err))
+				} else if !j.m.inRoots(res.real) {
+					note(VerdictOutsideRoots, "", fmt.Sprintf("the tree %s holds a symlink %s to %s, outside the roots", show(written), show(wp), show(res.real)))
+				}
+			case t.IsDir():
+				queue = append(queue, dir{wp, rp})
+			}
+		}
+	}
+	return worst.v, worst.row, worst.msg
+}
+
+// splits reports whether xargs (without -0) would not pass name through
+// as one word.
+func splits(name string) bool {
+	return strings.ContainsAny(name, " \t\n\v\f\r'\"\\")
+}
+
+// show prints a path for a message: as is when it is plain, quoted when it
+// has control characters, blanks at the ends or invalid UTF-8.
+func show(p string) string {
+	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
+}
