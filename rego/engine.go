@@ -1,0 +1,383 @@
+package rego
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	opa "github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/policy"
+)
+
+// Query is the rule the engine evaluates.
+const Query = "data.shellgate.decision"
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	dirs      []string
+	modules   map[string]string
+	noDefault bool
+	memo      int
+}
+
+// WithPolicyDirs adds the .rego modules under each directory (recursively;
+// *_test.rego files are left out) to the default policy.
+func WithPolicyDirs(dirs ...string) Option {
+	return func(o *options) { o.dirs = append(o.dirs, dirs...) }
+}
+
+// WithModules adds modules given as file name to Rego source.
+func WithModules(m map[string]string) Option {
+	return func(o *options) {
+		if o.modules == nil {
+			o.modules = map[string]string{}
+		}
+		for k, v := range m {
+			o.modules[k] = v
+		}
+	}
+}
+
+// WithoutDefaultPolicy leaves the embedded default policy out: the given
+// modules must then define data.shellgate.decision themselves.
+func WithoutDefaultPolicy() Option { return func(o *options) { o.noDefault = true } }
+
+// WithMemo sets how many decisions are memoized by canonical input (0
+// turns memoization off). The default is DefaultMemo.
+func WithMemo(n int) Option { return func(o *options) { o.memo = n } }
+
+// DefaultMemo is the default number of memoized decisions.
+const DefaultMemo = 4096
+
+// Engine decides on policy inputs with a prepared query. It is safe for
+// concurrent use.
+type Engine struct {
+	pq      opa.PreparedEvalQuery
+	modules map[string]*ast.Module
+	index   map[string]string // rule name → file:line
+	files   []string
+	memo    *memo
+}
+
+// New compiles the embedded default policy and the user's modules once.
+// Errors name the file, line and column.
+func New(opts ...Option) (*Engine, error) {
+	o := options{memo: DefaultMemo}
+	for _, f := range opts {
+		f(&o)
+	}
+	srcs := map[string]string{}
+	if !o.noDefault {
+		for k, v := range DefaultModules(false) {
+			srcs[k] = v
+		}
+	}
+	for _, d := range o.dirs {
+		m, err := ReadPolicyDir(d, false)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			srcs[k] = v
+		}
+	}
+	for k, v := range o.modules {
+		if isTest(k) {
+			continue
+		}
+		srcs[k] = v
+	}
+	mods, index, err := parseModules(srcs)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{modules: mods, index: index, memo: newMemo(o.memo)}
+	args := []func(*opa.Rego){
+		opa.Query(Query),
+		opa.Capabilities(capabilities),
+		opa.SetRegoVersion(ast.RegoV1),
+		opa.GenerateJSON(rawTerm),
+	}
+	for n, m := range mods {
+		e.files = append(e.files, n)
+		args = append(args, opa.ParsedModule(m))
+	}
+	sort.Strings(e.files)
+	pq, err := opa.New(args...).PrepareForEval(context.Background())
+	if err != nil {
+		return nil, formatErrors(err)
+	}
+	if err := checkTypes(pq, mods); err != nil {
+		return nil, err
+	}
+	e.pq = pq
+	return e, nil
+}
+
+// rawTerm hands evaluation results back as *ast.Term, with no conversion.
+func rawTerm(t *ast.Term, _ *opa.EvalContext) (any, error) { return t, nil }
+
+// checkTypes rejects a policy whose decision rule is missing.
+func checkTypes(_ opa.PreparedEvalQuery, mods map[string]*ast.Module) error {
+	for _, m := range mods {
+		if len(m.Package.Path) != 2 {
+			continue
+		}
+		for _, r := range m.Rules {
+			if r.Head.Name.String() == "decision" || (len(r.Head.Reference) > 0 && r.Head.Reference[0].Value.String() == "decision") {
+				return nil
+			}
+		}
+	}
+	return errors.New("no module defines data.shellgate.decision")
+}
+
+// Files lists the policy files compiled, sorted.
+func (e *Engine) Files() []string { return append([]string(nil), e.files...) }
+
+// RuleLocation returns the file:line of the rule that a reason's "rule"
+// names, or "".
+func (e *Engine) RuleLocation(rule string) string { return e.index[rule] }
+
+// prepare fills the effective mode and computes the facts.
+func prepare(in *policy.Input) (*policy.Facts, error) {
+	if in.Report == nil {
+		return nil, errors.New("the input has no report")
+	}
+	f := policy.ComputeFacts(in)
+	if !policy.ValidMode(f.Mode) {
+		return f, fmt.Errorf("mode %q is not a mode (want default or readonly)", f.Mode)
+	}
+	return f, nil
+}
+
+// Decide evaluates the policy on in: one evaluation per call (or none, when
+// the same canonical input was decided before). An evaluation error, an
+// undefined or malformed decision, a missing report or an unknown mode is a
+// deny with code policy-error; the error result is for a cancelled context.
+func (e *Engine) Decide(ctx context.Context, in policy.Input) (policy.Decision, error) {
+	d, _, err := e.decide(ctx, &in, nil)
+	return d, err
+}
+
+func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalOption) (policy.Decision, *policy.Facts, error) {
+	f, err := prepare(in)
+	if err != nil {
+		return policy.ErrorDecision("%v", err), f, nil
+	}
+	in.Mode = f.Mode
+	v, err := inputValue(in, f)
+	if err != nil {
+		return policy.ErrorDecision("building the policy input: %v", err), f, nil
+	}
+	var key string
+	if e.memo != nil && extra == nil {
+		key = v.String()
+		if d, ok := e.memo.get(key); ok {
+			return d, f, nil
+		}
+	}
+	rs, err := e.pq.Eval(ctx, append([]opa.EvalOption{opa.EvalParsedInput(v)}, extra...)...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), f, ctx.Err()
+		}
+		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), f, nil
+	}
+	d := e.decision(rs, in)
+	if key != "" {
+		e.memo.put(key, d)
+	}
+	return d, f, nil
+}
+
+// decision reads the result set into a Decision, failing closed.
+func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return policy.ErrorDecision("the policy produced no decision (%s is undefined)", Query)
+	}
+	if len(rs) > 1 {
+		return policy.ErrorDecision("the policy produced %d decisions", len(rs))
+	}
+	t, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	if !ok {
+		return policy.ErrorDecision("the decision is not a value")
+	}
+	o, ok := t.Value.(ast.Object)
+	if !ok {
+		return policy.ErrorDecision("the decision is %s, not an object", ast.ValueName(t.Value))
+	}
+	var d policy.Decision
+	var at ast.String
+	if a := o.Get(ast.StringTerm("action")); a != nil {
+		at, _ = a.Value.(ast.String)
+	}
+	d.Action = policy.Action(at)
+	if !d.Action.Valid() {
+		return policy.ErrorDecision("the decision's action %v is not allow, ask or deny", o.Get(ast.StringTerm("action")))
+	}
+	rt := o.Get(ast.StringTerm("reasons"))
+	if rt == nil {
+		return policy.ErrorDecision("the decision has no reasons")
+	}
+	var bad error
+	each(rt.Value, func(t *ast.Term) {
+		if bad != nil {
+			return
+		}
+		r, err := e.reason(t, len(in.Command))
+		if err != nil {
+			bad = err
+			return
+		}
+		d.Reasons = append(d.Reasons, r)
+	})
+	if bad != nil {
+		return policy.ErrorDecision("%v", bad)
+	}
+	if d.Action != policy.Allow && len(d.Reasons) == 0 {
+		return policy.ErrorDecision("the decision is %s without a reason", d.Action)
+	}
+	if d.Reasons == nil {
+		d.Reasons = []policy.Reason{}
+	}
+	policy.SortReasons(d.Reasons)
+	if d.Action == policy.Ask {
+		if g := o.Get(ast.StringTerm("grantable")); g != nil {
+			d.SuggestedGrants = suggest(g.Value, in.Report)
+		}
+	}
+	return d
+}
+
+func each(v ast.Value, fn func(*ast.Term)) bool {
+	switch c := v.(type) {
+	case ast.Set:
+		c.Foreach(fn)
+	case *ast.Array:
+		c.Foreach(fn)
+	default:
+		return false
+	}
+	return true
+}
+
+func suggest(v ast.Value, r *classify.Report) []policy.Grant {
+	var idx []int
+	each(v, func(t *ast.Term) {
+		if n, ok := t.Value.(ast.Number); ok {
+			if i, ok := n.Int(); ok && i >= 0 && i < len(r.Segments) {
+				idx = append(idx, i)
+			}
+		}
+	})
+	sort.Ints(idx)
+	var out []policy.Grant
+	for _, i := range idx {
+		if g, ok := policy.SuggestGrant(&r.Segments[i]); ok {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// reason reads one reason object, checking its shape.
+func (e *Engine) reason(t *ast.Term, n int) (policy.Reason, error) {
+	o, ok := t.Value.(ast.Object)
+	if !ok {
+		return policy.Reason{}, fmt.Errorf("malformed reason %v: a reason is an object {\"code\", \"message\", \"span\", \"segment\"}", t)
+	}
+	r := policy.Reason{Segment: -1}
+	if rt := o.Get(ast.StringTerm("rule")); rt != nil {
+		s, ok := rt.Value.(ast.String)
+		if !ok {
+			return r, fmt.Errorf("malformed reason %v: \"rule\" is not a string", t)
+		}
+		r.Rule = string(s)
+		if loc := e.index[r.Rule]; loc != "" && !strings.HasPrefix(r.Rule, loc) {
+			r.Rule += " (" + loc + ")"
+		}
+	}
+	from := ""
+	if r.Rule != "" {
+		from = " from rule " + r.Rule
+	}
+	get := func(k string) (string, error) {
+		v := o.Get(ast.StringTerm(k))
+		if v == nil {
+			return "", fmt.Errorf("malformed reason%s: no %q in %v", from, k, t)
+		}
+		s, ok := v.Value.(ast.String)
+		if !ok || s == "" {
+			return "", fmt.Errorf("malformed reason%s: %q is not a non-empty string in %v", from, k, t)
+		}
+		return string(s), nil
+	}
+	var err error
+	if r.Code, err = get("code"); err != nil {
+		return r, err
+	}
+	if r.Message, err = get("message"); err != nil {
+		return r, err
+	}
+	if st := o.Get(ast.StringTerm("segment")); st != nil {
+		num, ok := st.Value.(ast.Number)
+		i, ok2 := num.Int()
+		if !ok || !ok2 {
+			return r, fmt.Errorf("malformed reason%s: \"segment\" is not an integer in %v", from, t)
+		}
+		r.Segment = i
+	}
+	sp := classify.Span{Start: 0, End: n}
+	if st := o.Get(ast.StringTerm("span")); st != nil {
+		if _, null := st.Value.(ast.Null); !null {
+			a, ok := st.Value.(*ast.Array)
+			if !ok || a.Len() != 2 {
+				return r, fmt.Errorf("malformed reason%s: \"span\" is not [start, end] in %v", from, t)
+			}
+			s0, ok0 := intOf(a.Elem(0))
+			s1, ok1 := intOf(a.Elem(1))
+			if !ok0 || !ok1 || s0 < 0 || s1 < s0 || s1 > n {
+				return r, fmt.Errorf("malformed reason%s: \"span\" %v is not a byte range of the command in %v", from, st, t)
+			}
+			sp = classify.Span{Start: s0, End: s1}
+		}
+	}
+	r.Span = &sp
+	return r, nil
+}
+
+func intOf(t *ast.Term) (int, bool) {
+	n, ok := t.Value.(ast.Number)
+	if !ok {
+		return 0, false
+	}
+	return n.Int()
+}
+
+// MarshalInput returns the input document the policy sees for in, as JSON
+// (for explain and for policy authors writing tests).
+func MarshalInput(in policy.Input) ([]byte, error) {
+	f, err := prepare(&in)
+	if err != nil {
+		return nil, err
+	}
+	in.Mode = f.Mode
+	v, err := inputValue(&in, f)
+	if err != nil {
+		return nil, err
+	}
+	x, err := ast.JSON(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
+}

@@ -1,0 +1,78 @@
+package rego
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/shellgate/shellgate/policy"
+)
+
+// memo is a bounded LRU of decisions by canonical input. It is sound
+// because policies cannot use non-deterministic builtins.
+type memo struct {
+	mu  sync.Mutex
+	max int
+	ll  *list.List
+	m   map[string]*list.Element
+}
+
+type memoEntry struct {
+	key string
+	d   policy.Decision
+}
+
+func newMemo(n int) *memo {
+	if n <= 0 {
+		return nil
+	}
+	return &memo{max: n, ll: list.New(), m: map[string]*list.Element{}}
+}
+
+func (m *memo) get(k string) (policy.Decision, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el, ok := m.m[k]
+	if !ok {
+		return policy.Decision{}, false
+	}
+	m.ll.MoveToFront(el)
+	return clone(el.Value.(*memoEntry).d), true
+}
+
+func (m *memo) put(k string, d policy.Decision) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if el, ok := m.m[k]; ok {
+		m.ll.MoveToFront(el)
+		return
+	}
+	m.m[k] = m.ll.PushFront(&memoEntry{key: k, d: clone(d)})
+	for m.ll.Len() > m.max {
+		el := m.ll.Back()
+		m.ll.Remove(el)
+		delete(m.m, el.Value.(*memoEntry).key)
+	}
+}
+
+// clone copies a decision so that callers cannot change a memoized one.
+func clone(d policy.Decision) policy.Decision {
+	if d.Reasons != nil {
+		d.Reasons = append([]policy.Reason{}, d.Reasons...)
+	}
+	for i := range d.Reasons {
+		if sp := d.Reasons[i].Span; sp != nil {
+			c := *sp
+			d.Reasons[i].Span = &c
+		}
+	}
+	if d.SuggestedGrants != nil {
+		d.SuggestedGrants = append([]policy.Grant{}, d.SuggestedGrants...)
+		for i := range d.SuggestedGrants {
+			if sp := d.SuggestedGrants[i].Span; sp != nil {
+				c := *sp
+				d.SuggestedGrants[i].Span = &c
+			}
+		}
+	}
+	return d
+}

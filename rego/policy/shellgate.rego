@@ -1,0 +1,415 @@
+# The default shellgate policy.
+#
+# Rules add reason objects to three partial sets: deny, ask and allow
+# (grants). Each reason is {"code", "message", "span", "segment", "rule"}.
+# `decision` combines them: any deny wins; in readonly mode any ask is a
+# deny; otherwise any ask asks; a command is allowed only when it is proven:
+# it parsed and is reversible, or every segment is read-only or granted and
+# every finding is covered by a grant. Anything else is asked (readonly:
+# denied) with the code not-proven.
+#
+# Go precomputes facts (input.facts): the mode, the grant covering each
+# segment, and for each write its absolute path and whether it is outside
+# the roots, critical, or a device. The rules map facts to reasons.
+package shellgate
+
+mode := input.facts.mode
+
+segments := input.report.segments
+
+# --- combination ---------------------------------------------------------
+
+decision := {"action": "deny", "reasons": deny} if {
+	count(deny) > 0
+} else := {"action": "deny", "reasons": ask} if {
+	mode == "readonly"
+	count(ask) > 0
+} else := {"action": "ask", "reasons": ask, "grantable": grantable} if {
+	count(ask) > 0
+} else := {"action": "allow", "reasons": allow} if {
+	proven
+} else := {"action": unproven_action, "reasons": {{
+	"code": "not-proven",
+	"message": "the command is not proven read-only and no grant covers it",
+	"span": [0, count(input.command)],
+	"segment": -1,
+	"rule": "not-proven",
+}}}
+
+unproven_action := "deny" if mode == "readonly"
+
+else := "ask"
+
+# proven: nothing in the command is left unexplained.
+proven if {
+	input.report.parse.ok
+	input.report.reversible
+}
+
+proven if {
+	input.report.parse.ok
+	count(segments) > 0
+	every i, seg in segments {
+		segment_ok(i, seg)
+	}
+	every f in input.report.findings {
+		covered(f)
+	}
+}
+
+segment_ok(_, seg) if seg.read_only
+
+segment_ok(i, _) if granted(i)
+
+# granted: a config grant covers the segment. Grants apply in default mode
+# only: a readonly verifier runs reversible commands alone.
+granted(i) if {
+	mode == "default"
+	input.facts.segments[i].grant != ""
+}
+
+# covered: a finding a grant of its segment answers for. Findings about the
+# shape around a segment (redirects, substitutions, assignments, background)
+# are never covered.
+covered(f) if {
+	f.segment >= 0
+	granted(f.segment)
+	coverable[f.code]
+}
+
+# coverable lists the finding codes that describe a segment itself.
+coverable := {
+	"not-read-only", "unknown-program", "unknown-subcommand", "unknown-option",
+	"unexpected-operand", "write-option", "write-operand", "exec-option",
+	"follow-option", "network", "interactive", "stdin-read", "destructive",
+	"find-delete", "find-exec", "find-write", "git-branch-write", "git-tag-write",
+	"git-remote-write", "git-config-write", "git-output", "sed-in-place",
+	"sort-output", "awk-exec", "interpreter", "source",
+}
+
+# grantable: segments whose ask a grant would answer (for suggestions).
+grantable contains r.segment if {
+	mode == "default"
+	some r in ask
+	r.segment >= 0
+	coverable[r.code]
+}
+
+# --- allow: grants -------------------------------------------------------
+
+allow contains {
+	"code": "granted",
+	"message": concat("", [label(seg), " is granted by the config grant \"", input.facts.segments[i].grant, "\""]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "granted",
+} if {
+	some i, seg in segments
+	not seg.read_only
+	granted(i)
+}
+
+# --- ask -----------------------------------------------------------------
+
+# parse-error: bash cannot parse the command.
+ask contains {
+	"code": "parse-error",
+	"message": concat("", ["bash cannot parse this: ", object.get(input.report.parse, "error", "unknown error")]),
+	"span": object.get(input.report.parse, "span", [0, count(input.command)]),
+	"segment": -1,
+	"rule": "parse-error",
+} if {
+	not input.report.parse.ok
+}
+
+# not-reversible: every finding that no grant covers, under its own code.
+ask contains {
+	"code": f.code,
+	"message": f.message,
+	"span": f.span,
+	"segment": f.segment,
+	"rule": "not-reversible",
+} if {
+	not input.report.reversible
+	some f in input.report.findings
+	not top_parse_error(f)
+	not covered(f)
+}
+
+top_parse_error(f) if {
+	f.code == "parse-error"
+	f.segment == -1
+}
+
+# network: a segment talks to the network (when no finding said so).
+ask contains {
+	"code": "network",
+	"message": concat("", [label(seg), " talks to the network"]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "network",
+} if {
+	some i, seg in segments
+	"network" in seg.categories
+	not network_finding[i]
+	not granted(i)
+}
+
+network_finding contains f.segment if {
+	some f in input.report.findings
+	f.code == "network"
+}
+
+# shell-stdin: a shell runs whatever its stdin says.
+ask contains {
+	"code": "shell-stdin",
+	"message": concat("", [seg.name, " runs the script it reads from stdin, which the command produces at run time"]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "shell-stdin",
+} if {
+	some i, seg in segments
+	stdin_shell(seg)
+}
+
+# reads-not-established: the read station did not run.
+ask contains {
+	"code": "reads-not-established",
+	"message": concat("", ["reads ", r.path, "; the read station did not run, so where it reads is not established"]),
+	"span": r.span,
+	"segment": r.segment,
+	"rule": "reads-not-established",
+} if {
+	not input.station
+	some r in input.report.reads
+}
+
+# read-outside-roots, read-not-established: the station could not clear a read.
+ask contains {
+	"code": station_ask_codes[r.verdict],
+	"message": read_message(r),
+	"span": r.span,
+	"segment": r.segment,
+	"rule": "station-read",
+} if {
+	some r in input.station.reads
+	station_ask_codes[r.verdict]
+}
+
+station_ask_codes := {
+	"outside-roots": "read-outside-roots",
+	"not-established": "read-not-established",
+}
+
+# read-unknown-verdict: a verdict this policy does not know is not ok.
+ask contains {
+	"code": "read-unknown-verdict",
+	"message": concat("", ["the read station judged a read \"", r.verdict, "\", which this policy does not know"]),
+	"span": r.span,
+	"segment": r.segment,
+	"rule": "station-read",
+} if {
+	some r in input.station.reads
+	not known_verdicts[r.verdict]
+}
+
+known_verdicts := {"ok", "missing", "denied", "outside-roots", "not-established"}
+
+# reads-not-established: the station says not every read was established.
+ask contains {
+	"code": "reads-not-established",
+	"message": "the read station could not establish every read",
+	"span": [0, count(input.command)],
+	"segment": -1,
+	"rule": "station-established",
+} if {
+	input.station
+	not input.station.established
+}
+
+# repo-helper: the repository configures a program git would run.
+ask contains {
+	"code": "repo-helper",
+	"message": concat("", ["the repository sets ", h.key, " in ", h.file, ", so git would run a program the repository chose"]),
+	"span": h.span,
+	"segment": h.segment,
+	"rule": "repo-helper",
+} if {
+	some h in input.station.repo_helpers
+}
+
+# --- deny ----------------------------------------------------------------
+
+# read-denied: a read the station's deny rows cover.
+deny contains {
+	"code": "read-denied",
+	"message": read_message(r),
+	"span": r.span,
+	"segment": r.segment,
+	"rule": "read-denied",
+} if {
+	some r in input.station.reads
+	r.verdict == "denied"
+}
+
+# destructive-critical: a destructive segment (rm, chmod -R, ...) whose
+# target is /, a top-level directory, the home directory, a root, or an
+# ancestor of one of those, or every entry of one.
+deny contains {
+	"code": "destructive-critical",
+	"message": concat("", [label(seg), " would destroy ", critical_what(fw), " ", fw.path]),
+	"span": w.span,
+	"segment": w.segment,
+	"rule": "destructive-critical",
+} if {
+	some j, w in input.report.writes
+	fw := input.facts.writes[j]
+	fw.critical
+	seg := segments[w.segment]
+	"destructive" in seg.categories
+}
+
+critical_what(fw) := "every entry of" if fw.glob
+
+else := "the whole tree"
+
+# write-outside-roots: a write lands outside every root.
+deny contains {
+	"code": "write-outside-roots",
+	"message": concat("", ["writes ", fw.path, ", outside the roots (", concat(", ", input.facts.roots), ")"]),
+	"span": w.span,
+	"segment": w.segment,
+	"rule": "write-outside-roots",
+} if {
+	some j, w in input.report.writes
+	fw := input.facts.writes[j]
+	fw.established
+	fw.outside_roots
+}
+
+# device-write: writing a raw device (dd of=/dev/sda).
+deny contains {
+	"code": "device-write",
+	"message": concat("", ["writes the device ", fw.path, ", destroying what is on it"]),
+	"span": w.span,
+	"segment": w.segment,
+	"rule": "device-write",
+} if {
+	some j, w in input.report.writes
+	fw := input.facts.writes[j]
+	fw.device
+}
+
+# mkfs: making a file system destroys the one there.
+deny contains {
+	"code": "mkfs",
+	"message": concat("", [seg.name, " formats a device, destroying its data"]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "mkfs",
+} if {
+	some i, seg in segments
+	formatter(seg.name)
+}
+
+formatter(name) if startswith(name, "mkfs")
+
+formatter(name) if formatters[name]
+
+formatters := {"mke2fs", "mkswap", "wipefs", "mkdosfs", "newfs"}
+
+# fork-bomb: a function that calls itself in a pipeline or background.
+deny contains {
+	"code": "fork-bomb",
+	"message": f.message,
+	"span": f.span,
+	"segment": f.segment,
+	"rule": "fork-bomb",
+} if {
+	some f in input.report.findings
+	f.code == "fork-bomb"
+}
+
+# force-push-protected: git push --force (or +ref) to a protected branch.
+deny contains {
+	"code": "force-push-protected",
+	"message": concat("", ["force-pushes to ", branch, ", rewriting the history others build on"]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "force-push-protected",
+} if {
+	some i, seg in segments
+	seg.name == "git"
+	seg.subcommand == "push"
+	some op in seg.operands
+	branch := push_target(op.value)
+	protected_branches[branch]
+	force_push(seg, op.value)
+}
+
+protected_branches := {"main", "master"}
+
+force_options := {"--force", "-f", "--force-with-lease", "--force-if-includes"}
+
+force_push(seg, _) if {
+	some o in seg.options
+	force_options[o.name]
+}
+
+force_push(_, ref) if startswith(ref, "+")
+
+# push_target: the remote branch a refspec names ("+main", "x:main",
+# "refs/heads/main").
+push_target(ref) := b if {
+	parts := split(trim_prefix(ref, "+"), ":")
+	b := trim_prefix(parts[count(parts) - 1], "refs/heads/")
+}
+
+# pipe-to-shell: something downloaded is piped into a shell.
+deny contains {
+	"code": "pipe-to-shell",
+	"message": concat("", [label(net), " downloads what ", seg.name, " then runs as a script"]),
+	"span": [net.span[0], seg.span[1]],
+	"segment": i,
+	"rule": "pipe-to-shell",
+} if {
+	some i, seg in segments
+	stdin_shell(seg)
+	some j, net in segments
+	j < i
+	"network" in net.categories
+	not net.context.substitution
+}
+
+# --- helpers -------------------------------------------------------------
+
+shells := {"sh", "bash", "dash", "zsh", "ksh", "fish", "mksh", "busybox"}
+
+# stdin_shell: a shell in a later pipeline stage with no script argument
+# reads its script from stdin.
+stdin_shell(seg) if {
+	shells[seg.name]
+	seg.context.stdin_fed
+	not shell_has_script(seg)
+}
+
+shell_has_script(seg) if {
+	some o in seg.options
+	o.name == "-c"
+}
+
+shell_has_script(seg) if {
+	some op in seg.operands
+	not startswith(op.value, "-")
+}
+
+label(seg) := concat(" ", [seg.name, seg.subcommand]) if {
+	seg.subcommand
+	seg.name != ""
+} else := seg.name if {
+	seg.name != ""
+} else := seg.program
+
+read_message(r) := r.message if {
+	r.message != ""
+} else := concat("", ["reads ", r.path, " (", r.verdict, ")"])
