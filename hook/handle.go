@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -23,6 +24,9 @@ type Flags struct {
 	Policy []string `json:"policy,omitempty"`
 	// Config is a YAML config file, absolute, or "".
 	Config string `json:"config,omitempty"`
+	// Cwd is the hook process's working directory (ParseFlags fills it
+	// in): the command's directory when the payload does not say.
+	Cwd string `json:"cwd,omitempty"`
 }
 
 type multiFlag []string
@@ -82,6 +86,7 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 			return f, nil, fmt.Errorf("--config: %v", err)
 		}
 	}
+	f.Cwd, _ = os.Getwd()
 	return f, ops, nil
 }
 
@@ -140,6 +145,9 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 		return DenyError(agent, p.EventName, errors.New("no decider"))
 	}
 	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode}
+	if q.Cwd == "" {
+		q.Cwd = f.Cwd
+	}
 	if f.Mode == ModeReadonly {
 		q.Mode = ModeReadonly
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -138,6 +139,8 @@ func TestHandle(t *testing.T) {
 			`{"agent_message":"shellgate: a person must approve this command: not-reversible: npm install is not read-only","permission":"ask","user_message":"shellgate: a person must approve this command: not-reversible: npm install is not read-only"}`, nil},
 		{"cursor deny", Cursor, payload(cursorPre, "rm x"), Flags{},
 			`{"agent_message":"shellgate: denied: rm-recursive: deletes a tree","permission":"deny","user_message":"shellgate: denied: rm-recursive: deletes a tree"}`, nil},
+		{"cwd from the hook process", Cursor, []byte(`{"hook_event_name":"beforeShellExecution","command":"ls"}`), Flags{Cwd: "/proc/dir"},
+			`{"permission":"allow"}`, &Query{Command: "ls", Cwd: "/proc/dir", Mode: ModeDefault}},
 		{"cursor missing command", Cursor, []byte(`{"hook_event_name":"beforeShellExecution","cwd":"/x"}`), Flags{},
 			`{"agent_message":"shellgate could not decide, so the command is denied: hook payload has no command: no command field","permission":"deny","user_message":"shellgate could not decide, so the command is denied: hook payload has no command: no command field"}`, nil},
 		{"cursor empty command", Cursor, payload(cursorPre, "  "), Flags{},
@@ -195,7 +198,8 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}}
+	wd, _ := os.Getwd()
+	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd}
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
