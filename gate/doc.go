@@ -1,0 +1,25 @@
+// Package gate is shellgate's whole pipeline: one request in, one result
+// out. A Gate validates the request, resolves its working directory,
+// classifies the command (package classify), judges its reads against the
+// read boundary (package readstation), asks the policy (packages policy and
+// rego), asks an Approver when the policy says ask, re-checks the
+// admission right before the spawn, runs the command through a Runner and
+// says what its exit status means (package exitmeaning).
+//
+// The default Runner, BashRunner, runs `bash -c COMMAND` in a process group
+// of its own with stdin from /dev/null and stdout and stderr merged into
+// one pipe. A timeout, the caller's context and the capture cap stop the
+// whole process tree (SIGTERM to the group, SIGKILL after a grace). The
+// output is decoded as UTF-8 with replacement, ANSI escapes removed, and
+// kept in bounded memory as a head and a tail with one line saying what
+// was left out and where the whole output was spilled.
+//
+// Every command runs in a managed environment (BuildEnv): variables that
+// make bash, the loader or git run unseen code are removed (RemovedEnv),
+// pagers, prompts and colors are switched off (ManagedEnv), and git's
+// repository-controlled helpers are overridden for the run through git's
+// own GIT_CONFIG_COUNT overrides (GitOverrides).
+//
+// The gate never runs a command that the policy did not allow or a person
+// did not approve: every refusal is a Result with status error and a code.
+package gate

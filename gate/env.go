@@ -1,0 +1,141 @@
+package gate
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// RemovedEnv names the variables that are never passed to a command: they
+// make bash, the dynamic loader or git run code the policy never saw.
+// Exported bash functions (BASH_FUNC_name%%) are removed as well.
+var RemovedEnv = []string{
+	"BASH_ENV",       // sourced by every non-interactive bash
+	"ENV",            // sourced by sh and bash in POSIX mode
+	"LD_PRELOAD",     // loads a library into every program
+	"LD_AUDIT",       // the same, through the auditing interface
+	"PROMPT_COMMAND", // runs before every prompt
+	"PS4",            // expanded (with command substitutions) under xtrace
+	"SHELLOPTS",      // turns on shell options (xtrace) at startup
+	"BASHOPTS",       // turns on shopt options at startup
+	"BASH_XTRACEFD",  // redirects the trace
+	"CDPATH",         // makes `cd x` land somewhere the policy did not judge
+	"GLOBIGNORE",     // changes what a glob expands to
+	"IFS",            // word splitting
+	"GIT_EXTERNAL_DIFF",
+	"GIT_EXEC_PATH", // replaces git's own subcommand programs
+	"GIT_CONFIG_PARAMETERS",
+	"GIT_CONFIG_COUNT", // the host's overrides are replaced by the gate's
+	"GIT_ASKPASS",
+	"SSH_ASKPASS",
+	"PERL5OPT",     // options (-M modules) for every perl
+	"NODE_OPTIONS", // --require for every node
+	"PYTHONSTARTUP",
+	"PYTHONINSPECT",
+}
+
+// ManagedEnv are set on top of the environment for every command: no
+// pager, no prompt, no color, a dumb terminal, no optional git locks.
+var ManagedEnv = map[string]string{
+	"PAGER":               "cat",
+	"GIT_PAGER":           "cat",
+	"GIT_TERMINAL_PROMPT": "0",
+	"GIT_OPTIONAL_LOCKS":  "0",
+	"NO_COLOR":            "1",
+	"TERM":                "dumb",
+}
+
+// GitOverrides are git configuration values forced for the run through
+// git's own environment overrides (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n,
+// GIT_CONFIG_VALUE_n), which take precedence over every configuration
+// file, including the repository's own .git/config: a repository cannot
+// make a read-only git command run its programs.
+var GitOverrides = [][2]string{
+	{"core.fsmonitor", "false"},        // git status would run the monitor program
+	{"core.hooksPath", "/dev/null"},    // hooks
+	{"diff.external", gitExternalDiff}, // git diff would run the repository's program
+	{"core.pager", "cat"},
+	{"pager.log", "false"},
+	{"pager.diff", "false"},
+	{"pager.show", "false"},
+	{"core.askPass", ""},
+	{"credential.helper", ""},
+	{"protocol.ext.allow", "never"}, // ext:: URLs run commands
+	{"log.showSignature", "false"},  // would run gpg.program
+	{"gpg.program", "false"},
+	{"gpg.ssh.program", "false"},
+	{"core.sshCommand", "ssh"},
+	{"uploadpack.packObjectsHook", ""},
+}
+
+// gitExternalDiff replaces a repository's diff.external: git's arguments
+// (path old-file old-hex old-mode new-file new-hex new-mode) go to diff -u,
+// so git diff still shows a unified diff and keeps its exit status. The
+// value cannot be empty: git would try to run "".
+const gitExternalDiff = `f() { printf 'diff --git a/%s b/%s\n' "$1" "$1"; diff -u --label "a/$1" --label "b/$1" "$2" "$5"; [ $? -le 1 ]; }; f`
+
+// BuildEnv returns the environment for a command: host (os.Environ's
+// form), filtered by allow when allow is not nil (names; a trailing "*"
+// matches a prefix), less RemovedEnv and exported functions, plus
+// ManagedEnv, the GitOverrides and set (which wins over everything but
+// the removals). The result is sorted, one "K=V" per name.
+func BuildEnv(host []string, allow []string, set map[string]string) []string {
+	m := map[string]string{}
+	for _, kv := range host {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			continue
+		}
+		if allow != nil && !allowed(k, allow) {
+			continue
+		}
+		m[k] = v
+	}
+	for k := range m {
+		if removed(k) {
+			delete(m, k)
+		}
+	}
+	for k, v := range ManagedEnv {
+		m[k] = v
+	}
+	for i, kv := range GitOverrides {
+		n := strconv.Itoa(i)
+		m["GIT_CONFIG_KEY_"+n] = kv[0]
+		m["GIT_CONFIG_VALUE_"+n] = kv[1]
+	}
+	m["GIT_CONFIG_COUNT"] = strconv.Itoa(len(GitOverrides))
+	for k, v := range set {
+		if k == "" || strings.ContainsRune(k, '=') || removed(k) {
+			continue
+		}
+		m[k] = v
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func removed(k string) bool {
+	if strings.HasPrefix(k, "BASH_FUNC_") || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+		return true
+	}
+	for _, r := range RemovedEnv {
+		if k == r {
+			return true
+		}
+	}
+	return false
+}
+
+func allowed(k string, allow []string) bool {
+	for _, a := range allow {
+		if a == k || strings.HasSuffix(a, "*") && strings.HasPrefix(k, strings.TrimSuffix(a, "*")) {
+			return true
+		}
+	}
+	return false
+}

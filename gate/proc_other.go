@@ -1,0 +1,13 @@
+//go:build !linux
+
+package gate
+
+import "syscall"
+
+func setSubreaper() {}
+
+// groupAlive reports whether the process group still has a member.
+// Without /proc a zombie member counts as alive.
+func groupAlive(pgid int, reap bool) bool {
+	return syscall.Kill(-pgid, 0) != syscall.ESRCH
+}

@@ -1,0 +1,326 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Notes a run can carry.
+const (
+	// NoteClamped: the requested timeout was above the ceiling.
+	NoteClamped = "clamped"
+	// NoteUnconfirmedStop: the process group was sent SIGKILL and still
+	// had a live member when the gate stopped waiting.
+	NoteUnconfirmedStop = "unconfirmed-stop"
+	// NoteBackgroundStopped: the shell ended while processes it started
+	// were still running; they were stopped.
+	NoteBackgroundStopped = "background-stopped"
+	// NoteKilled: the group did not end on SIGTERM within the grace and
+	// was sent SIGKILL.
+	NoteKilled = "killed"
+	// NoteOutputIncomplete: a process outside the group kept the output
+	// pipe open; the gate stopped reading.
+	NoteOutputIncomplete = "output-incomplete"
+	// NoteSpillFailed: the spill file could not be written.
+	NoteSpillFailed = "spill-failed"
+)
+
+// Stop says why the runner stopped a command.
+type Stop string
+
+// The reasons to stop a command.
+const (
+	StopNone      Stop = ""
+	StopTimeout   Stop = "timeout"
+	StopAborted   Stop = "aborted"
+	StopOutputCap Stop = "output-cap"
+)
+
+// Spec is one command for a Runner.
+type Spec struct {
+	// Command is the bash command line.
+	Command string
+	// Dir is the working directory (absolute).
+	Dir string
+	// Env is the complete environment ("K=V"); see BuildEnv.
+	Env []string
+	// Timeout stops the whole process tree; 0 means no timeout.
+	Timeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL.
+	Grace time.Duration
+	// View bounds the output kept in memory.
+	View ViewLimits
+	// CaptureCap stops the command once this many bytes of output were
+	// read; 0 means no cap.
+	CaptureCap int64
+	// SpillDir, when set, receives the whole cleaned output in a file,
+	// kept when the view left something out.
+	SpillDir string
+}
+
+// Outcome is what a Runner reports about a command that was started.
+type Outcome struct {
+	// PID is the shell's process id, which is also its process group id.
+	PID int
+	// ExitCode is the shell's exit status, or -1 when it was killed by a
+	// signal.
+	ExitCode int
+	// Signal names the signal that killed the shell ("SIGKILL").
+	Signal string
+	// Duration is the time from start until the output was read.
+	Duration time.Duration
+	// Output is the bounded view.
+	Output Output
+	// Stopped says why the runner stopped the command, if it did.
+	Stopped Stop
+	// Notes are the Note* values that apply.
+	Notes []string
+}
+
+// Runner runs a command. Run returns an error only when the command could
+// not be started; everything after the start is in the Outcome. A Runner
+// must stop the whole process tree when ctx is done.
+type Runner interface {
+	Run(ctx context.Context, spec Spec) (Outcome, error)
+}
+
+// BashRunner runs `bash -c COMMAND` in its own process group, with stdin
+// from /dev/null and stdout and stderr merged into one pipe (so output is
+// in arrival order). A timeout, ctx and the capture cap stop the whole
+// group: SIGTERM, then SIGKILL after the grace.
+type BashRunner struct {
+	// Bash is the shell's path; "" looks up "bash" on PATH once.
+	Bash string
+	// Subreaper makes this process the reaper of orphaned descendants
+	// (Linux PR_SET_CHILD_SUBREAPER), so that the members of a stopped
+	// group are reaped here and not left as zombies under an init that
+	// does not reap. It changes the whole process: use it in a program of
+	// its own (the shellgate CLI does), not inside a host that runs other
+	// children.
+	Subreaper bool
+	// ConfirmWait is how long to wait for the group to end after SIGKILL
+	// before noting unconfirmed-stop (default 2 s).
+	ConfirmWait time.Duration
+
+	once    sync.Once
+	bash    string
+	bashErr error
+}
+
+func (r *BashRunner) init() {
+	r.once.Do(func() {
+		if r.Bash != "" {
+			r.bash = r.Bash
+		} else {
+			r.bash, r.bashErr = exec.LookPath("bash")
+		}
+		if r.Subreaper {
+			setSubreaper()
+		}
+	})
+}
+
+// Run implements Runner.
+func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
+	r.init()
+	if r.bashErr != nil {
+		return Outcome{}, fmt.Errorf("bash: %w", r.bashErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Outcome{}, err
+	}
+	var spill *os.File
+	var notes []string
+	if spec.SpillDir != "" {
+		spill, err = os.CreateTemp(spec.SpillDir, "shellgate-output-*.txt")
+		if err != nil {
+			notes = append(notes, NoteSpillFailed)
+			spill = nil
+		}
+	}
+	cmd := exec.Command(r.bash, "-c", spec.Command)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Stdin = nil // /dev/null
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		if spill != nil {
+			spill.Close()
+			os.Remove(spill.Name())
+		}
+		return Outcome{}, err
+	}
+	pw.Close()
+	pgid := cmd.Process.Pid
+	out := Outcome{PID: pgid}
+
+	var sw io.Writer
+	if spill != nil {
+		sw = spill
+	}
+	col := newCollector(spec.View, spec.CaptureCap, sw)
+	capHit := make(chan struct{})
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		buf := make([]byte, 32<<10)
+		signalled := false
+		for {
+			n, err := pr.Read(buf)
+			if n > 0 && !col.write(buf[:n]) && !signalled {
+				signalled = true
+				close(capHit)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+
+	var timer <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	grace := spec.Grace
+	if grace <= 0 {
+		grace = 2 * time.Second
+	}
+	confirm := r.ConfirmWait
+	if confirm <= 0 {
+		confirm = 2 * time.Second
+	}
+	stop := func(why Stop) {
+		out.Stopped = why
+		killed, ok := stopGroup(pgid, grace, confirm, r.Subreaper)
+		if killed {
+			notes = append(notes, NoteKilled)
+		}
+		if !ok {
+			notes = append(notes, NoteUnconfirmedStop)
+		}
+	}
+	select {
+	case <-exited:
+	case <-timer:
+		stop(StopTimeout)
+	case <-ctx.Done():
+		stop(StopAborted)
+	case <-capHit:
+		stop(StopOutputCap)
+	}
+	<-exited
+	if out.Stopped == StopNone && groupAlive(pgid, r.Subreaper) {
+		// The shell is gone but something it started still runs.
+		notes = append(notes, NoteBackgroundStopped)
+		if _, ok := stopGroup(pgid, grace, confirm, r.Subreaper); !ok {
+			notes = append(notes, NoteUnconfirmedStop)
+		}
+	}
+	// Every writer in the group is gone; a process that left the group
+	// may still hold the pipe: read on for a short while only.
+	select {
+	case <-readDone:
+	case <-time.After(grace):
+		notes = append(notes, NoteOutputIncomplete)
+		pr.Close()
+		<-readDone
+	}
+	pr.Close()
+	out.Duration = time.Since(start)
+	out.Output = col.finish()
+	if col.capHit && out.Stopped == StopNone {
+		out.Stopped = StopOutputCap
+	}
+	if spill != nil {
+		if !col.spillOK {
+			notes = append(notes, NoteSpillFailed)
+		}
+		spill.Close()
+		if out.Output.Truncated() && col.spillOK {
+			out.Output.SpillPath = spill.Name()
+		} else {
+			os.Remove(spill.Name())
+		}
+	}
+	out.ExitCode = -1
+	if st := cmd.ProcessState; st != nil {
+		out.ExitCode = st.ExitCode()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			out.Signal = signalName(ws.Signal())
+		}
+	} else if waitErr != nil && !errors.Is(waitErr, os.ErrProcessDone) {
+		notes = append(notes, "wait: "+waitErr.Error())
+	}
+	out.Notes = notes
+	return out, nil
+}
+
+// stopGroup sends SIGTERM to the group, waits up to grace for it to end,
+// then SIGKILL and waits up to confirm. It reports whether SIGKILL was
+// needed and whether the group was seen to end.
+func stopGroup(pgid int, grace, confirm time.Duration, reap bool) (killed, ok bool) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if waitGone(pgid, grace, reap) {
+		return false, true
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	return true, waitGone(pgid, confirm, reap)
+}
+
+// waitGone polls until no live process is left in the group.
+func waitGone(pgid int, d time.Duration, reap bool) bool {
+	deadline := time.Now().Add(d)
+	sleep := time.Millisecond
+	for {
+		if !groupAlive(pgid, reap) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(sleep)
+		if sleep < 20*time.Millisecond {
+			sleep *= 2
+		}
+	}
+}
+
+func signalName(s syscall.Signal) string {
+	if n := int(s); n > 0 && n < len(sigNames) && sigNames[n] != "" {
+		return sigNames[n]
+	}
+	return fmt.Sprintf("signal %d", int(s))
+}
+
+var sigNames = [...]string{
+	1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT",
+	7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2",
+	13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM",
+}

@@ -1,0 +1,214 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testRunner reaps orphans, so that "no process of the group remains" can
+// be checked with kill(-pgid, 0) even under an init that does not reap.
+var testRunner = &BashRunner{Subreaper: true}
+
+func runSpec(t *testing.T, ctx context.Context, s Spec) Outcome {
+	t.Helper()
+	if s.Dir == "" {
+		s.Dir = t.TempDir()
+	}
+	if s.Env == nil {
+		s.Env = BuildEnv(os.Environ(), nil, nil)
+	}
+	out, err := testRunner.Run(ctx, s)
+	if err != nil {
+		t.Fatalf("Run(%q): %v", s.Command, err)
+	}
+	return out
+}
+
+// assertGroupGone checks with kill(-pgid, 0) that no process of the
+// command's group is left.
+func assertGroupGone(t *testing.T, pgid int) {
+	t.Helper()
+	if pgid <= 0 {
+		t.Fatalf("no pid")
+	}
+	if err := syscall.Kill(-pgid, 0); err != syscall.ESRCH {
+		t.Errorf("kill(-%d, 0) = %v, want ESRCH: a process of the group remains", pgid, err)
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+func TestRunMergedOutputAndExit(t *testing.T) {
+	out := runSpec(t, context.Background(), Spec{Command: "echo out; echo err >&2; echo out2; exit 3"})
+	if diff := cmp.Diff("out\nerr\nout2\n", out.Output.Head); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	if out.ExitCode != 3 || out.Stopped != StopNone || out.Signal != "" {
+		t.Errorf("outcome = %+v, want exit 3, not stopped", out)
+	}
+	if out.Output.TotalLines != 3 || out.Output.TotalBytes != 13 {
+		t.Errorf("totals = %d lines %d bytes, want 3 and 13", out.Output.TotalLines, out.Output.TotalBytes)
+	}
+	assertGroupGone(t, out.PID)
+}
+
+func TestRunStdinIsClosed(t *testing.T) {
+	out := runSpec(t, context.Background(), Spec{Command: "cat; echo rc=$?", Timeout: 5 * time.Second})
+	if out.Output.Head != "rc=0\n" || out.Stopped != StopNone {
+		t.Errorf("cat with closed stdin: %+v", out)
+	}
+}
+
+func TestRunTimeoutStopsWholeTree(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "grandchild-survived")
+	// A background grandchild (in a subshell, so it is orphaned when the
+	// shell dies) that would leave a marker, and a sleeping shell.
+	cmd := "(sleep 2; touch " + marker + ") & sleep 60"
+	start := time.Now()
+	out := runSpec(t, context.Background(), Spec{Command: cmd, Dir: dir, Timeout: 300 * time.Millisecond, Grace: 500 * time.Millisecond})
+	if out.Stopped != StopTimeout {
+		t.Errorf("Stopped = %q, want timeout", out.Stopped)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+	assertGroupGone(t, out.PID)
+	time.Sleep(2500 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the grandchild survived the timeout and wrote %s", marker)
+	}
+}
+
+func TestRunTrappedTermEndsByKill(t *testing.T) {
+	out := runSpec(t, context.Background(), Spec{
+		Command: "trap '' TERM; sleep 60 & sleep 60",
+		Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond,
+	})
+	if out.Stopped != StopTimeout || out.Signal != "SIGKILL" || !slices.Contains(out.Notes, NoteKilled) {
+		t.Errorf("outcome = %+v, want timeout, SIGKILL, note killed", out)
+	}
+	if slices.Contains(out.Notes, NoteUnconfirmedStop) {
+		t.Errorf("notes = %v: the stop was not confirmed", out.Notes)
+	}
+	assertGroupGone(t, out.PID)
+}
+
+func TestRunContextCancelStopsTree(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	out := runSpec(t, ctx, Spec{Command: "sleep 60 & sleep 60 & wait", Grace: time.Second})
+	if out.Stopped != StopAborted {
+		t.Errorf("Stopped = %q, want aborted", out.Stopped)
+	}
+	assertGroupGone(t, out.PID)
+}
+
+func TestRunBackgroundLeftoverStopped(t *testing.T) {
+	out := runSpec(t, context.Background(), Spec{Command: "sleep 60 >/dev/null 2>&1 & echo started", Grace: time.Second})
+	if out.ExitCode != 0 || !slices.Contains(out.Notes, NoteBackgroundStopped) {
+		t.Errorf("outcome = %+v, want exit 0 and note %s", out, NoteBackgroundStopped)
+	}
+	assertGroupGone(t, out.PID)
+}
+
+func TestRunOutputCapBoundedMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out := runSpec(t, context.Background(), Spec{Command: "yes", CaptureCap: 10 << 20, Timeout: 60 * time.Second})
+	runtime.ReadMemStats(&after)
+	if out.Stopped != StopOutputCap {
+		t.Fatalf("Stopped = %q, want output-cap", out.Stopped)
+	}
+	if out.Output.TotalBytes != 10<<20 {
+		t.Errorf("TotalBytes = %d, want exactly the cap %d", out.Output.TotalBytes, 10<<20)
+	}
+	if n := len(out.Output.Head) + len(out.Output.Tail); n > DefaultViewLimits.MaxBytes {
+		t.Errorf("view holds %d bytes, over %d", n, DefaultViewLimits.MaxBytes)
+	}
+	// 10 MiB went through; what was allocated must not grow with it.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("allocated %d bytes while reading 10 MiB", alloc)
+	}
+	assertGroupGone(t, out.PID)
+}
+
+func TestRunHugeLineWithoutNewline(t *testing.T) {
+	out := runSpec(t, context.Background(), Spec{Command: "head -c 5000000 /dev/zero | tr '\\0' a"})
+	o := out.Output
+	if o.TotalBytes != 5000000 || o.TotalLines != 1 {
+		t.Fatalf("totals = %d bytes %d lines", o.TotalBytes, o.TotalLines)
+	}
+	if len(o.Head) != 6000 || len(o.Tail) != 24000 || o.OmittedBytes != 5000000-30000 || o.OmittedLines != 0 {
+		t.Errorf("head %d tail %d omitted %d/%d", len(o.Head), len(o.Tail), o.OmittedBytes, o.OmittedLines)
+	}
+	if strings.Trim(o.Head+o.Tail, "a") != "" {
+		t.Errorf("view holds something other than the line")
+	}
+}
+
+func TestRunBinaryOutput(t *testing.T) {
+	out := runSpec(t, context.Background(), Spec{Command: `printf 'a\000b\377\376c\033[31mred\033[0m\033]0;title\007\r\nz'; head -c 65536 /dev/urandom >/dev/null`})
+	want := "a\uFFFDb\uFFFD\uFFFDcred\nz"
+	if diff := cmp.Diff(want, out.Output.Head); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	out = runSpec(t, context.Background(), Spec{Command: "head -c 200000 /dev/urandom"})
+	if !strings.ContainsRune(out.Output.Head, '\uFFFD') || !utf8Valid(out.Output.Head+out.Output.Tail) {
+		t.Errorf("random bytes were not decoded with replacement")
+	}
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func TestRunSpill(t *testing.T) {
+	spill := t.TempDir()
+	out := runSpec(t, context.Background(), Spec{Command: "seq 1 100000", SpillDir: spill})
+	o := out.Output
+	if o.SpillPath == "" {
+		t.Fatalf("no spill path: %+v", o.OmissionLine())
+	}
+	b, err := os.ReadFile(o.SpillPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(b)) != o.TotalBytes || !bytes.HasSuffix(b, []byte("\n99999\n100000\n")) {
+		t.Errorf("spill file has %d bytes, want %d", len(b), o.TotalBytes)
+	}
+	if o.TotalLines != 100000 || !strings.HasPrefix(o.Head, "1\n2\n") || !strings.HasSuffix(o.Tail, "100000\n") {
+		t.Errorf("view: %d lines head %.10q tail ...%q", o.TotalLines, o.Head, o.Tail[len(o.Tail)-8:])
+	}
+	if !strings.Contains(o.String(), "left out; full output: "+o.SpillPath) {
+		t.Errorf("omission line: %q", o.OmissionLine())
+	}
+	// A small output leaves no spill file behind.
+	out = runSpec(t, context.Background(), Spec{Command: "echo hi", SpillDir: spill})
+	if out.Output.SpillPath != "" {
+		t.Errorf("spill path for a small output: %q", out.Output.SpillPath)
+	}
+	if ents, _ := os.ReadDir(spill); len(ents) != 1 {
+		t.Errorf("spill dir has %d files, want 1", len(ents))
+	}
+}
+
+func TestRunSpawnFailed(t *testing.T) {
+	r := &BashRunner{}
+	_, err := r.Run(context.Background(), Spec{Command: "true", Dir: filepath.Join(t.TempDir(), "missing")})
+	if err == nil {
+		t.Fatal("no error for a missing directory")
+	}
+	_, err = (&BashRunner{Bash: "/nonexistent/bash"}).Run(context.Background(), Spec{Command: "true", Dir: t.TempDir()})
+	if err == nil {
+		t.Fatal("no error for a missing shell")
+	}
+}
