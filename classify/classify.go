@@ -185,8 +185,10 @@ type ctx struct {
 	nested                                                          int
 	producer                                                        int // segment feeding xargs, or -1
 	xargs                                                           bool
-	findExec                                                        bool
-	assigns                                                         []Assign
+	// xargsAppend is set when xargs appends its input to the command.
+	xargsAppend bool
+	findExec    bool
+	assigns     []Assign
 }
 
 type walker struct {

@@ -194,6 +194,8 @@ type argParser struct {
 	cwdOpt     *Arg
 	stopped    bool
 	unsafe     bool
+	// endOpts is set once "--" or the first operand ended the options.
+	endOpts bool
 	// info is set by --help or --version: the program prints and exits.
 	info bool
 	// exprStarted is set once a find-style expression began: later
@@ -223,6 +225,7 @@ func (p *argParser) specName() string {
 
 func (p *argParser) run() {
 	endOpts := false
+	p.endOpts = false
 	syntaxKind := p.spec.Syntax
 	for i := 0; i < len(p.args) && !p.stopped; i++ {
 		a, info := p.args[i], p.infos[i]
@@ -240,7 +243,7 @@ func (p *argParser) run() {
 				return
 			}
 			if p.spec.StopAtOperand {
-				endOpts = true
+				endOpts, p.endOpts = true, true
 			}
 			continue
 		}
@@ -250,12 +253,12 @@ func (p *argParser) run() {
 				return
 			}
 			if p.spec.StopAtOperand {
-				endOpts = true
+				endOpts, p.endOpts = true, true
 			}
 			continue
 		}
 		if v == "--" && syntaxKind != "long" {
-			endOpts = true
+			endOpts, p.endOpts = true, true
 			continue
 		}
 		switch {
@@ -278,7 +281,7 @@ func (p *argParser) run() {
 				return
 			}
 			if p.spec.StopAtOperand {
-				endOpts = true
+				endOpts, p.endOpts = true, true
 			}
 		}
 		if syntaxKind == "long" && strings.HasPrefix(v, "-") && len(v) > 2 {
@@ -904,16 +907,39 @@ func (p *argParser) finish() {
 	if hasString(p.root.Categories, "navigate") {
 		w.cd(seg, p.c)
 	}
+	// xargs appends its input to the command line: it could become the
+	// subcommand, or an option of a program that has dangerous ones.
+	if p.c.xargs && p.c.xargsAppend && len(p.nested) == 0 && !p.stopped {
+		switch {
+		case len(spec.Subcommands) > 0 && len(p.subPath) == 0:
+			w.find("dynamic-subcommand", "xargs appends its input to "+name+", so the subcommand is only known at run time", seg.Span, seg.Index)
+		case spec.risky && !p.endOpts:
+			w.find("dynamic-argument", "xargs appends its input to "+name+", where it could become an option that writes or runs code", seg.Span, seg.Index)
+		}
+	}
 	// nested commands and scripts
 	for _, n := range p.nested {
 		cc := p.c
 		cc.parent = seg.Index
 		cc.wrappers = appendCopy(p.c.wrappers, n.wrapper)
-		cc.xargs, cc.findExec = false, false
+		if n.kind != "wrapper" {
+			cc.xargs, cc.xargsAppend, cc.findExec = false, false, false
+		}
 		switch n.kind {
 		case "xargs":
 			cc.xargs, cc.stdinFed = true, true
 			cc.producer = p.c.producer
+			if r := xargsReplace(seg.Options); r != "" {
+				// -I R: every R in the command becomes an input line.
+				for k, a := range n.args {
+					if a.Static() && strings.Contains(a.Value, r) {
+						n.args[k] = Arg{Value: a.Value, Dynamic: "xargs-input", Span: a.Span}
+						n.infos[k].canDash = strings.HasPrefix(a.Value, r)
+					}
+				}
+			} else {
+				cc.xargsAppend = true
+			}
 		case "find-exec":
 			cc.findExec = true
 		}
@@ -924,6 +950,23 @@ func (p *argParser) finish() {
 	for _, s := range p.scripts {
 		w.nestedScript(s, seg, p.c)
 	}
+}
+
+// xargsReplace is the replace string of xargs -I R or -i[R], or "".
+func xargsReplace(opts []Opt) string {
+	for _, o := range opts {
+		switch o.Name {
+		case "-I", "--replace", "-i":
+			if o.Value != nil && o.Value.Static() && o.Value.Value != "" {
+				return o.Value.Value
+			}
+			if o.Name != "-I" {
+				return "{}"
+			}
+			return "\x00" // -I with no value: xargs fails
+		}
+	}
+	return ""
 }
 
 // hasFileRole reports whether the roles include a path that is read.
