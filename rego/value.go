@@ -22,7 +22,7 @@ func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
 type obj struct{ items [][2]*ast.Term }
 
 func (o *obj) add(k string, v *ast.Term) { o.items = append(o.items, [2]*ast.Term{str(k), v}) }
-func (o *obj) term() *ast.Term            { return ast.NewTerm(ast.NewObject(o.items...)) }
+func (o *obj) term() *ast.Term           { return ast.NewTerm(ast.NewObject(o.items...)) }
 
 func spanTerm(s classify.Span) *ast.Term {
 	return ast.ArrayTerm(num(s.Start), num(s.End))

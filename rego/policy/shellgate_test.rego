@@ -1,0 +1,519 @@
+# Unit tests of the default policy: for every rule, named cases that fire
+# it (positive) and that must not (negative). Each case is an input, the
+# expected action, and codes the reasons must have ("has") or lack ("lacks")
+# across deny, ask and allow.
+package shellgate_test
+
+import data.shellgate
+
+# --- builders ------------------------------------------------------------
+
+cmd := "0123456789012345678901234567890123456789012345678901234567890123456789"
+
+seg(i, name, extra) := object.union(
+	{
+		"index": i, "program": name, "name": name, "known": true, "args": [],
+		"parent": -1, "context": {"pipeline": 0, "pipeline_len": 1},
+		"cwd": {"path": ".", "known": true}, "categories": ["read"],
+		"read_only": true, "span": [0, 5],
+	},
+	extra,
+)
+
+writer(i, name) := seg(i, name, {"categories": ["write"], "read_only": false})
+
+destroyer(i, name) := seg(i, name, {"categories": ["destructive", "write"], "read_only": false})
+
+finding(code, i) := {"code": code, "message": concat("", ["finding ", code]), "span": [0, 5], "segment": i}
+
+write(path, i) := {"path": path, "kind": "literal", "source": "operand", "segment": i, "cwd": {"path": ".", "known": true}, "producer": -1, "span": [6, 10]}
+
+read(path, i) := {"path": path, "kind": "literal", "source": "operand", "segment": i, "cwd": {"path": ".", "known": true}, "producer": -1, "span": [6, 10]}
+
+wfact(extra) := object.union(
+	{"path": "/w/x", "real": "/w/x", "established": true, "glob": false, "outside_roots": false, "critical": false, "device": false},
+	extra,
+)
+
+station_ok := {"reads": [], "repo_helpers": [], "established": true}
+
+# mk builds an input: segments, then a patch over the defaults.
+mk(segs, patch) := object.union(
+	{
+		"command": cmd, "mode": "default", "cwd": "/w",
+		"report": {
+			"command": cmd, "parse": {"ok": true}, "segments": segs,
+			"redirects": [], "reads": [], "writes": [], "cd": [],
+			"reversible": every_read_only(segs), "findings": [],
+		},
+		"station": station_ok,
+		"config": null,
+		"facts": {
+			"mode": "default", "home": "/h", "roots": ["/w"],
+			"segments": [{"grant": ""} | some _ in segs], "writes": [],
+		},
+	},
+	patch,
+)
+
+every_read_only(segs) if {
+	every s in segs {
+		s.read_only
+	}
+}
+
+else := false
+
+readonly := {"mode": "readonly", "facts": {"mode": "readonly"}}
+
+not_reversible(findings) := {"report": {"reversible": false, "findings": findings}}
+
+granted(grants) := {"facts": {"segments": [{"grant": g} | some g in grants]}}
+
+# --- the checker ---------------------------------------------------------
+
+codes(inp) := c if {
+	d := shellgate.deny with input as inp
+	a := shellgate.ask with input as inp
+	l := shellgate.allow with input as inp
+	c := {r.code | some r in (d | a) | l}
+}
+
+passes(c) if {
+	dec := shellgate.decision with input as c.input
+	dec.action == c.action
+	got := codes(c.input)
+	every code in object.get(c, "has", []) {
+		code in got
+	}
+	every code in object.get(c, "lacks", []) {
+		not code in got
+	}
+}
+
+# Every reason in every decision is well formed.
+well_formed(c) if {
+	dec := shellgate.decision with input as c.input
+	every r in dec.reasons {
+		is_string(r.code)
+		is_string(r.message)
+		is_string(r.rule)
+		is_number(r.segment)
+	}
+}
+
+# --- combination ---------------------------------------------------------
+
+combination_cases := {
+	"reversible and station-clean is allowed": {
+		"input": mk([seg(0, "ls", {})], {}),
+		"action": "allow",
+	},
+	"deny beats ask": {
+		"input": mk([destroyer(0, "rm")], object.union(not_reversible([finding("not-read-only", 0)]), {
+			"report": {"writes": [write("/", 0)]},
+			"facts": {"writes": [wfact({"path": "/", "real": "/", "critical": true, "outside_roots": true})]},
+		})),
+		"action": "deny", "has": ["destructive-critical", "not-read-only"],
+	},
+	"deny beats a grant": {
+		"input": mk([destroyer(0, "rm")], object.union(
+			object.union(not_reversible([finding("not-read-only", 0)]), granted(["rm **"])),
+			{
+				"report": {"writes": [write("/", 0)]},
+				"facts": {"writes": [wfact({"path": "/", "real": "/", "critical": true})]},
+			},
+		)),
+		"action": "deny", "has": ["destructive-critical", "granted"],
+	},
+	"readonly turns ask into deny": {
+		"input": mk([writer(0, "touch")], object.union(readonly, not_reversible([finding("not-read-only", 0)]))),
+		"action": "deny", "has": ["not-read-only"],
+	},
+	"not reversible without findings is not proven": {
+		"input": mk([writer(0, "touch")], {"report": {"reversible": false}}),
+		"action": "ask", "lacks": ["granted"],
+	},
+	"not proven in readonly is deny": {
+		"input": mk([writer(0, "touch")], object.union(readonly, {"report": {"reversible": false}})),
+		"action": "deny",
+	},
+	"no segments and not reversible is not proven": {
+		"input": mk([], {"report": {"reversible": false}}),
+		"action": "ask",
+	},
+}
+
+test_combination[name] if {
+	some name, c in combination_cases
+	passes(c)
+	well_formed(c)
+}
+
+test_not_proven_reason if {
+	dec := shellgate.decision with input as combination_cases["not reversible without findings is not proven"].input
+	[r] := [r | some r in dec.reasons]
+	r.code == "not-proven"
+}
+
+# --- grants --------------------------------------------------------------
+
+grant_cases := {
+	"a grant allows its segment": {
+		"input": mk([writer(0, "npm")], object.union(not_reversible([finding("unknown-program", 0)]), granted(["npm test **"]))),
+		"action": "allow", "has": ["granted"],
+	},
+	"a grant does not cover another segment": {
+		"input": mk([writer(0, "npm"), writer(1, "make")], object.union(
+			not_reversible([finding("unknown-program", 0), finding("unknown-program", 1)]),
+			granted(["npm test **", ""]),
+		)),
+		"action": "ask", "has": ["unknown-program", "granted"],
+	},
+	"a grant does not cover a redirect": {
+		"input": mk([writer(0, "npm")], object.union(
+			not_reversible([finding("unknown-program", 0), finding("redirect-write", 0)]),
+			granted(["npm test **"]),
+		)),
+		"action": "ask", "has": ["redirect-write"], "lacks": ["unknown-program"],
+	},
+	"a grant does not cover a substitution": {
+		"input": mk([writer(0, "npm")], object.union(
+			not_reversible([finding("unknown-program", 0), finding("command-substitution", -1)]),
+			granted(["npm test **"]),
+		)),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"grants do not apply in readonly mode": {
+		"input": mk([writer(0, "npm")], object.union(
+			object.union(readonly, not_reversible([finding("unknown-program", 0)])),
+			granted(["npm test **"]),
+		)),
+		"action": "deny", "has": ["unknown-program"], "lacks": ["granted"],
+	},
+	"a grant covers its segment's network use": {
+		"input": mk([seg(0, "npm", {"categories": ["network"], "read_only": false})], object.union(
+			not_reversible([finding("unknown-program", 0)]),
+			granted(["npm install"]),
+		)),
+		"action": "allow", "lacks": ["network"],
+	},
+}
+
+test_grants[name] if {
+	some name, c in grant_cases
+	passes(c)
+	well_formed(c)
+}
+
+test_grantable_segments if {
+	inp := grant_cases["a grant does not cover another segment"].input
+	g := shellgate.grantable with input as inp
+	g == {1}
+}
+
+test_no_grantable_in_readonly if {
+	inp := grant_cases["grants do not apply in readonly mode"].input
+	g := shellgate.grantable with input as inp
+	count(g) == 0
+}
+
+# --- parse-error ---------------------------------------------------------
+
+parse_cases := {
+	"a parse error asks": {
+		"input": mk([], {"report": {"parse": {"ok": false, "error": "1:4: oops", "span": [3, 4]}, "reversible": false, "findings": [finding("parse-error", -1)]}}),
+		"action": "ask", "has": ["parse-error"],
+	},
+	"a parse error in readonly denies": {
+		"input": mk([], object.union(readonly, {"report": {"parse": {"ok": false, "error": "1:4: oops"}, "reversible": false}})),
+		"action": "deny", "has": ["parse-error"],
+	},
+	"a parsed command has no parse-error": {
+		"input": mk([seg(0, "ls", {})], {}),
+		"action": "allow", "lacks": ["parse-error"],
+	},
+}
+
+test_parse_error[name] if {
+	some name, c in parse_cases
+	passes(c)
+	well_formed(c)
+}
+
+test_parse_error_reported_once if {
+	inp := parse_cases["a parse error asks"].input
+	a := shellgate.ask with input as inp
+	count([r | some r in a; r.code == "parse-error"]) == 1
+}
+
+# --- not-reversible ------------------------------------------------------
+
+not_reversible_cases := {
+	"every finding is named": {
+		"input": mk([writer(0, "cp"), writer(1, "tee")], not_reversible([finding("not-read-only", 0), finding("stdin-read", 1), finding("background", -1)])),
+		"action": "ask", "has": ["not-read-only", "stdin-read", "background"],
+	},
+	"a reversible command's notes are not asked": {
+		"input": mk([seg(0, "ls", {})], {"report": {"findings": [finding("some-note", 0)]}}),
+		"action": "allow", "lacks": ["some-note"],
+	},
+}
+
+test_not_reversible[name] if {
+	some name, c in not_reversible_cases
+	passes(c)
+	well_formed(c)
+}
+
+# --- network -------------------------------------------------------------
+
+net(i, name) := seg(i, name, {"categories": ["network"], "read_only": false})
+
+network_cases := {
+	"a network segment asks": {
+		"input": mk([net(0, "git")], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "has": ["network"],
+	},
+	"a network finding is not doubled": {
+		"input": mk([net(0, "curl")], not_reversible([finding("network", 0)])),
+		"action": "ask", "has": ["network"],
+	},
+	"no network, no network reason": {
+		"input": mk([writer(0, "touch")], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["network"],
+	},
+	"network in readonly denies": {
+		"input": mk([net(0, "git")], object.union(readonly, not_reversible([finding("not-read-only", 0)]))),
+		"action": "deny", "has": ["network"],
+	},
+}
+
+test_network[name] if {
+	some name, c in network_cases
+	passes(c)
+	well_formed(c)
+}
+
+test_network_once if {
+	inp := network_cases["a network finding is not doubled"].input
+	a := shellgate.ask with input as inp
+	count([r | some r in a; r.code == "network"]) == 1
+}
+
+# --- shell-stdin and pipe-to-shell ---------------------------------------
+
+stdin_sh(i) := seg(i, "bash", {"categories": ["shell"], "context": {"pipeline": 1, "pipeline_len": 2, "stdin_fed": true}})
+
+shell_cases := {
+	"a shell reading its script from a pipe asks": {
+		"input": mk([seg(0, "echo", {}), stdin_sh(1)], {}),
+		"action": "ask", "has": ["shell-stdin"], "lacks": ["pipe-to-shell"],
+	},
+	"a shell with -c does not read stdin": {
+		"input": mk([seg(0, "echo", {}), object.union(stdin_sh(1), {"options": [{"name": "-c", "written": "-c", "known": true, "span": [0, 1]}]})], {}),
+		"action": "allow", "lacks": ["shell-stdin"],
+	},
+	"a shell running a script file does not read stdin": {
+		"input": mk([seg(0, "echo", {}), object.union(stdin_sh(1), {"operands": [{"value": "x.sh", "role": "source", "span": [0, 1]}]})], {}),
+		"action": "allow", "lacks": ["shell-stdin"],
+	},
+	"curl piped into sh is denied": {
+		"input": mk([net(0, "curl"), stdin_sh(1)], not_reversible([finding("network", 0)])),
+		"action": "deny", "has": ["pipe-to-shell"],
+	},
+	"a download in a substitution is not a pipe": {
+		"input": mk([seg(0, "curl", {"categories": ["network"], "read_only": false, "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}), stdin_sh(1)], not_reversible([finding("network", 0)])),
+		"action": "ask", "lacks": ["pipe-to-shell"],
+	},
+	"a shell before the download is not fed by it": {
+		"input": mk([stdin_sh(0), net(1, "curl")], not_reversible([finding("network", 1)])),
+		"action": "ask", "lacks": ["pipe-to-shell"],
+	},
+}
+
+test_shell[name] if {
+	some name, c in shell_cases
+	passes(c)
+	well_formed(c)
+}
+
+# --- writes: destructive-critical, write-outside-roots, device-write -----
+
+wr(segs, fact) := {"report": {"writes": [write("/x", 0)]}, "facts": {"writes": [wfact(fact)]}}
+
+write_cases := {
+	"rm -rf / is denied": {
+		"input": mk([destroyer(0, "rm")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {"path": "/", "critical": true, "outside_roots": true}))),
+		"action": "deny", "has": ["destructive-critical", "write-outside-roots"],
+	},
+	"rm -rf of the home directory inside the roots is denied": {
+		"input": mk([destroyer(0, "rm")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {"path": "/h", "critical": true}))),
+		"action": "deny", "has": ["destructive-critical"], "lacks": ["write-outside-roots"],
+	},
+	"rm -rf inside the roots asks": {
+		"input": mk([destroyer(0, "rm")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {}))),
+		"action": "ask", "lacks": ["destructive-critical", "write-outside-roots"],
+	},
+	"a critical write by a non-destructive program is not destructive-critical": {
+		"input": mk([writer(0, "touch")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {"path": "/w", "critical": true}))),
+		"action": "ask", "lacks": ["destructive-critical"],
+	},
+	"a write outside the roots is denied": {
+		"input": mk([writer(0, "tee")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {"path": "/etc/x", "outside_roots": true}))),
+		"action": "deny", "has": ["write-outside-roots"],
+	},
+	"an unestablished write is not judged outside": {
+		"input": mk([writer(0, "tee")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {"established": false, "outside_roots": true}))),
+		"action": "ask", "lacks": ["write-outside-roots"],
+	},
+	"a device write is denied": {
+		"input": mk([writer(0, "dd")], object.union(not_reversible([finding("write-option", 0)]), wr([], {"path": "/dev/sda", "device": true}))),
+		"action": "deny", "has": ["device-write"],
+	},
+	"a file write is not a device write": {
+		"input": mk([writer(0, "dd")], object.union(not_reversible([finding("write-option", 0)]), wr([], {}))),
+		"action": "ask", "lacks": ["device-write"],
+	},
+}
+
+test_writes[name] if {
+	some name, c in write_cases
+	passes(c)
+	well_formed(c)
+}
+
+# --- mkfs, fork-bomb, force-push-protected ------------------------------
+
+opt(name) := {"name": name, "written": name, "known": true, "span": [0, 1]}
+
+operand(v) := {"value": v, "role": "any", "span": [0, 1]}
+
+push(options, operands) := seg(0, "git", {"subcommand": "push", "categories": ["network", "write"], "read_only": false, "options": options, "operands": operands})
+
+destructive_cases := {
+	"mkfs.ext4 is denied": {
+		"input": mk([destroyer(0, "mkfs.ext4")], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["mkfs"],
+	},
+	"wipefs is denied": {
+		"input": mk([destroyer(0, "wipefs")], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["mkfs"],
+	},
+	"mkdir is not mkfs": {
+		"input": mk([writer(0, "mkdir")], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["mkfs"],
+	},
+	"a fork bomb is denied": {
+		"input": mk([seg(0, ":", {})], not_reversible([finding("fork-bomb", 0), finding("function-definition", -1)])),
+		"action": "deny", "has": ["fork-bomb"],
+	},
+	"a function is not a fork bomb": {
+		"input": mk([seg(0, "f", {})], not_reversible([finding("function-definition", -1)])),
+		"action": "ask", "lacks": ["fork-bomb"],
+	},
+	"git push --force origin main is denied": {
+		"input": mk([push([opt("--force")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["force-push-protected"],
+	},
+	"git push origin +master is denied": {
+		"input": mk([push([], [operand("origin"), operand("+master")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["force-push-protected"],
+	},
+	"git push -f origin HEAD:refs/heads/main is denied": {
+		"input": mk([push([opt("--force")], [operand("origin"), operand("HEAD:refs/heads/main")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["force-push-protected"],
+	},
+	"git push --force-with-lease origin main is denied": {
+		"input": mk([push([opt("--force-with-lease")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["force-push-protected"],
+	},
+	"git push origin main without force asks": {
+		"input": mk([push([], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["force-push-protected"],
+	},
+	"git push --force to a feature branch asks": {
+		"input": mk([push([opt("--force")], [operand("origin"), operand("feature")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["force-push-protected"],
+	},
+}
+
+test_destructive[name] if {
+	some name, c in destructive_cases
+	passes(c)
+	well_formed(c)
+}
+
+# --- the read station ----------------------------------------------------
+
+sread(verdict) := {"path": "x", "resolved": "/w/x", "real": "/w/x", "verdict": verdict, "row": "", "message": "", "span": [6, 10], "segment": 0, "recursive": false}
+
+with_reads(reads) := {"report": {"reads": [read("x", 0)]}, "station": {"reads": reads}}
+
+station_cases := {
+	"no station with reads asks": {
+		"input": object.remove(mk([seg(0, "cat", {})], {"report": {"reads": [read("x", 0)]}}), ["station"]),
+		"action": "ask", "has": ["reads-not-established"],
+	},
+	"no station with reads in readonly denies": {
+		"input": object.remove(mk([seg(0, "cat", {})], object.union(readonly, {"report": {"reads": [read("x", 0)]}})), ["station"]),
+		"action": "deny", "has": ["reads-not-established"],
+	},
+	"no station and no reads is fine": {
+		"input": object.remove(mk([seg(0, "echo", {})], {}), ["station"]),
+		"action": "allow", "lacks": ["reads-not-established"],
+	},
+	"an ok read is allowed": {
+		"input": mk([seg(0, "cat", {})], with_reads([sread("ok")])),
+		"action": "allow",
+	},
+	"a missing file is fine to read": {
+		"input": mk([seg(0, "cat", {})], with_reads([sread("missing")])),
+		"action": "allow",
+	},
+	"a denied read is denied": {
+		"input": mk([seg(0, "cat", {})], with_reads([object.union(sread("denied"), {"row": "~/.ssh/**", "message": "reads ~/.ssh/id_rsa, which the deny row ~/.ssh/** covers"})])),
+		"action": "deny", "has": ["read-denied"],
+	},
+	"a read outside the roots asks": {
+		"input": mk([seg(0, "cat", {})], with_reads([sread("outside-roots")])),
+		"action": "ask", "has": ["read-outside-roots"],
+	},
+	"a read outside the roots in readonly denies": {
+		"input": mk([seg(0, "cat", {})], object.union(readonly, with_reads([sread("outside-roots")]))),
+		"action": "deny", "has": ["read-outside-roots"],
+	},
+	"a read not established asks": {
+		"input": mk([seg(0, "cat", {})], with_reads([sread("not-established")])),
+		"action": "ask", "has": ["read-not-established"],
+	},
+	"an unknown verdict asks": {
+		"input": mk([seg(0, "cat", {})], with_reads([sread("maybe")])),
+		"action": "ask", "has": ["read-unknown-verdict"],
+	},
+	"a station not established asks": {
+		"input": mk([seg(0, "cat", {})], {"station": {"established": false}}),
+		"action": "ask", "has": ["reads-not-established"],
+	},
+	"a repository helper asks": {
+		"input": mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [{"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 0, "span": [0, 3]}]}}),
+		"action": "ask", "has": ["repo-helper"],
+	},
+	"a repository helper in readonly denies": {
+		"input": mk([seg(0, "git", {"subcommand": "status"})], object.union(readonly, {"station": {"repo_helpers": [{"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 0, "span": [0, 3]}]}})),
+		"action": "deny", "has": ["repo-helper"],
+	},
+}
+
+test_station[name] if {
+	some name, c in station_cases
+	passes(c)
+	well_formed(c)
+}
+
+test_denied_read_message_from_station if {
+	d := shellgate.deny with input as station_cases["a denied read is denied"].input
+	some r in d
+	r.code == "read-denied"
+	contains(r.message, "~/.ssh/**")
+}
