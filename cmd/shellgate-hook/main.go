@@ -53,6 +53,11 @@ type client struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "--version" {
+		// The handshake version: the engine must report the same.
+		fmt.Fprintln(stdout, hook.BuildVersion())
+		return 0
+	}
 	c := &client{socket: hook.DefaultSocketPath(), engineTimeout: defaultEngineTimeout, stderr: stderr}
 	rest, err := c.clientFlags(args)
 	if err == nil {
