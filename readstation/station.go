@@ -321,8 +321,17 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 	j.adm.addPath(text, res)
 	rd.Resolved, rd.Real = written, res.real
 	v, row, msg := j.verdictFor(written, res)
-	if v == VerdictOK && recursive && res.isDir() {
-		v, row, msg = j.checkTree(written, res.real, opt)
+	if recursive && res.isDir() {
+		switch v {
+		case VerdictOK:
+			v, row, msg = j.checkTree(written, res.real, opt)
+		case VerdictOutsideRoots:
+			// Outside the roots it is asked about anyway; a deny row under
+			// it (grep -r x ~ sees ~/.ssh) makes it denied. No full walk.
+			if tv, trow, tmsg := j.anchoredUnder(written, res.real, opt); tv == VerdictDenied {
+				v, row, msg = tv, trow, tmsg
+			}
+		}
 	}
 	rd.set(v, row, msg)
 }

@@ -55,10 +55,42 @@ func (j *judger) walkOpts(seg int) walkOpts {
 	if o.hint == "" {
 		o.hint = "narrow the path"
 	}
-	if s.Name == "rg" && !rgHidden(s) {
-		o.skipHidden = true
+	switch s.Name {
+	case "rg":
+		o.skipHidden = !rgHidden(s)
+	case "ls":
+		o.skipHidden = !showsHidden(s, "aA", "--all", "--almost-all")
+	case "tree":
+		o.skipHidden = !showsHidden(s, "a", "--all")
 	}
 	return o
+}
+
+// showsHidden reports whether a segment has one of the short letters (in
+// any cluster) or long options that make it show hidden names. A dynamic
+// word counts as yes.
+func showsHidden(s *classify.Segment, short string, long ...string) bool {
+	for _, a := range s.Args {
+		v := a.Value
+		if !a.Static() && a.Dynamic != "tilde" {
+			return true // it may expand to an option
+		}
+		if v == "--" {
+			return false
+		}
+		if strings.HasPrefix(v, "--") {
+			for _, l := range long {
+				if v == l {
+					return true
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], short) {
+			return true
+		}
+	}
+	return false
 }
 
 // rgHidden reports whether rg is told to read hidden files (or may be:
@@ -66,8 +98,8 @@ func (j *judger) walkOpts(seg int) walkOpts {
 func rgHidden(s *classify.Segment) bool {
 	for _, a := range s.Args {
 		v := a.Value
-		if !a.Static() {
-			return true
+		if !a.Static() && a.Dynamic != "tilde" {
+			return true // it may expand to an option
 		}
 		switch {
 		case v == "--":
@@ -110,8 +142,15 @@ func hiddenBelow(p, root string) bool {
 }
 
 func (j *judger) checkTreeUncached(written, real string, opt walkOpts) (string, string, string) {
-	// Rows anchored under the tree that match a fixed path (~/.ssh/**,
-	// ~/.netrc): their existence is enough, no walk needed.
+	if v, row, msg := j.anchoredUnder(written, real, opt); v != VerdictOK {
+		return v, row, msg
+	}
+	return j.walk(written, real, opt)
+}
+
+// anchoredUnder looks for rows anchored under the tree that match a fixed
+// path (~/.ssh/**, ~/.netrc): their existence is enough, no walk needed.
+func (j *judger) anchoredUnder(written, real string, opt walkOpts) (string, string, string) {
 	for i := range j.m.rows {
 		r := &j.m.rows[i]
 		if r.prefix == "" || !r.self {
@@ -130,6 +169,12 @@ func (j *judger) checkTreeUncached(written, real string, opt walkOpts) (string, 
 			}
 		}
 	}
+	return VerdictOK, "", ""
+}
+
+// walk lists the tree breadth-first, judging every name against the deny
+// rows and every symlink's target against the rows and the roots.
+func (j *judger) walk(written, real string, opt walkOpts) (string, string, string) {
 	type dir struct{ w, r string }
 	queue := []dir{{written, real}}
 	max := j.b.maxWalk()
