@@ -215,7 +215,8 @@ ask contains {
 
 known_verdicts := {"ok", "missing", "denied", "outside-roots", "not-established"}
 
-# reads-not-established: the station says not every read was established.
+# reads-not-established: the station says not every read was established,
+# yet no read says why (a station that contradicts itself is not trusted).
 ask contains {
 	"code": "reads-not-established",
 	"message": "the read station could not establish every read",
@@ -225,6 +226,11 @@ ask contains {
 } if {
 	input.station
 	not input.station.established
+	every r in object.get(input.station, "reads", []) {
+		known_verdicts[r.verdict]
+		not station_ask_codes[r.verdict]
+		r.verdict != "denied"
+	}
 }
 
 # repo-helper: the repository configures a program git would run.

@@ -495,6 +495,10 @@ station_cases := {
 		"input": mk([seg(0, "cat", {})], {"station": {"established": false}}),
 		"action": "ask", "has": ["reads-not-established"],
 	},
+	"a station not established with a read that says why adds nothing": {
+		"input": mk([seg(0, "cat", {})], object.union(with_reads([sread("outside-roots")]), {"station": {"established": false}})),
+		"action": "ask", "has": ["read-outside-roots"], "lacks": ["reads-not-established"],
+	},
 	"a repository helper asks": {
 		"input": mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [{"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 0, "span": [0, 3]}]}}),
 		"action": "ask", "has": ["repo-helper"],

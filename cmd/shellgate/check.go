@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
+	"github.com/shellgate/shellgate/rego"
+)
+
+func init() {
+	register("check", "decide whether a command may run: allow, ask or deny, with reasons", runCheck)
+}
+
+// repeated is a flag that may be given several times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// decideFlags are the flags check, explain and grant share.
+type decideFlags struct {
+	mode      *string
+	policies  repeated
+	roots     repeated
+	config    *string
+	cwd       *string
+	noStation *bool
+	catalog   *string
+}
+
+func addDecideFlags(fs *flag.FlagSet) *decideFlags {
+	f := &decideFlags{}
+	f.mode = fs.String("mode", "", "default (ask a person for anything not proven safe) or readonly (deny it); default: the config's mode")
+	fs.Var(&f.policies, "policy", "add the Rego modules in `DIR` to the default policy (repeatable)")
+	fs.Var(&f.roots, "root", "add `DIR` to the roots reads and writes may touch (repeatable)")
+	f.config = fs.String("config", "", "config `FILE` (default: .shellgate.yaml in the cwd or a parent, else the user config)")
+	f.cwd = fs.String("cwd", "", "the `DIR` the command runs in (default: the current directory)")
+	f.noStation = fs.Bool("no-station", false, "skip the read station: reads are then not established")
+	f.catalog = fs.String("catalog", "", "extend the embedded command catalog with this YAML `FILE`")
+	return f
+}
+
+// decider is what the flags set up: config, engine, catalog, cwd.
+type decider struct {
+	cfg      *policy.Config
+	engine   *rego.Engine
+	classify []classify.Option
+	cwd      string
+	mode     string
+	station  bool
+	roots    []string
+}
+
+// setup loads the config and compiles the policy. A failure is a usage
+// error (exitUsage): the user's cwd, config or policy is wrong.
+func (f *decideFlags) setup() (*decider, error) {
+	d := &decider{station: !*f.noStation}
+	cwd := *f.cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("--cwd %s: %w", cwd, err)
+	}
+	if st, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("--cwd: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("--cwd %s: not a directory", abs)
+	}
+	d.cwd = abs
+	cfg, err := policy.LoadConfigFor(*f.config, abs)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if len(f.roots) > 0 {
+		c := *cfg
+		c.Roots = append(append([]string(nil), cfg.Roots...), absAll(f.roots)...)
+		cfg = &c
+	}
+	d.cfg = cfg
+	d.mode = *f.mode
+	if d.mode == "" {
+		d.mode = cfg.Mode
+	}
+	if !policy.ValidMode(d.mode) {
+		return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
+	}
+	var base *classify.Catalog
+	if *f.catalog != "" {
+		if base, err = loadCatalog(*f.catalog); err != nil {
+			return nil, err
+		}
+	}
+	if d.classify, err = cfg.ClassifyOptions(base); err != nil {
+		return nil, err
+	}
+	dirs := append(append([]string(nil), cfg.PolicyDirs...), f.policies...)
+	if d.engine, err = rego.New(rego.WithPolicyDirs(dirs...)); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return d, nil
+}
+
+func absAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, p := range list {
+		if a, err := filepath.Abs(p); err == nil {
+			out[i] = a
+		} else {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// input classifies the command and runs the station. A station that cannot
+// run (a bad boundary) leaves the station out, so the reads are not
+// established; the error says why.
+func (d *decider) input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+	if cwd == "" {
+		cwd = d.cwd
+	}
+	if mode == "" {
+		mode = d.mode
+	}
+	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Config: d.cfg}
+	in.Report = classify.Classify(command, d.classify...)
+	var st *readstation.Station
+	var err error
+	if d.station {
+		if st, err = d.cfg.Judge(in.Report, cwd); err == nil {
+			in.Station = st
+		} else {
+			err = fmt.Errorf("read station: %w (reads are not established)", err)
+		}
+	}
+	return in, st, err
+}
+
+// checkResult is check's JSON output.
+type checkResult struct {
+	Command         string               `json:"command"`
+	Action          policy.Action        `json:"action"`
+	Reasons         []policy.Reason      `json:"reasons"`
+	Reversible      bool                 `json:"reversible"`
+	Mode            string               `json:"mode"`
+	Cwd             string               `json:"cwd"`
+	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
+	Station         *readstation.Station `json:"station,omitempty"`
+	Error           string               `json:"error,omitempty"`
+}
+
+const checkUsage = `[--mode readonly|default] [--policy DIR]... [--config FILE] [--cwd DIR]
+       [--root DIR]... [--no-station] [--json] [--batch [--input lines|jsonl]] COMMAND
+
+Decides whether COMMAND may run and prints the action with its reasons: the
+command with the reason's span underlined, and the rule that fired.
+
+Exit status:
+  0   allow
+  1   ask: a person must approve
+  2   deny
+  64  usage error: bad flags, cwd, config or policy
+  70  internal error
+With --batch the exit status is 0 once every line was decided (each line's
+action is in its JSON object), 64 or 70 otherwise.
+
+Flags:`
+
+func runCheck(e *env) int {
+	fs := newFlags(e, "check", checkUsage)
+	df := addDecideFlags(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	batch := fs.Bool("batch", false, "read one command per line on stdin, write one JSON object per line")
+	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with \"command\" and optional \"cwd\", \"mode\")")
+	ops, ok := parseFlags(fs, e.args)
+	if !ok {
+		return exitUsage
+	}
+	if *batch && len(ops) > 0 {
+		fmt.Fprintln(e.stderr, "shellgate check: --batch reads commands from stdin; give no COMMAND")
+		return exitUsage
+	}
+	if !*batch && len(ops) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	d, err := df.setup()
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate check:", err)
+		return exitUsage
+	}
+	ctx := context.Background()
+	if *batch {
+		return d.batch(ctx, e, *input)
+	}
+	command := joinCommand(ops)
+	in, st, serr := d.input(command, "", "")
+	if serr != nil {
+		fmt.Fprintln(e.stderr, "shellgate check:", serr)
+	}
+	dec, err := d.engine.Decide(ctx, in)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate check:", err)
+		return exitInternal
+	}
+	res := result(in, st, dec)
+	if *asJSON {
+		if err := writeJSON(e.stdout, res); err != nil {
+			return exitInternal
+		}
+	} else {
+		printDecision(e.stdout, res)
+	}
+	return actionExit(dec.Action)
+}
+
+func result(in policy.Input, st *readstation.Station, dec policy.Decision) checkResult {
+	return checkResult{
+		Command: in.Command, Action: dec.Action, Reasons: dec.Reasons,
+		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd,
+		SuggestedGrants: dec.SuggestedGrants, Station: st,
+	}
+}
+
+func actionExit(a policy.Action) int {
+	switch a {
+	case policy.Allow:
+		return exitOK
+	case policy.Ask:
+		return exitAsk
+	default:
+		return exitDeny
+	}
+}
+
+func (d *decider) batch(ctx context.Context, e *env, format string) int {
+	err := readBatch(e.stdin, format, func(it batchItem) error {
+		if it.Err != nil {
+			return writeJSON(e.stdout, map[string]any{"line": it.Line, "error": it.Err.Error()})
+		}
+		var cwd, mode string
+		for k, dst := range map[string]*string{"cwd": &cwd, "mode": &mode} {
+			if raw, ok := it.Fields[k]; ok {
+				if err := json.Unmarshal(raw, dst); err != nil {
+					return writeJSON(e.stdout, map[string]any{"line": it.Line, "command": it.Command, "error": fmt.Sprintf("%q is not a string", k)})
+				}
+			}
+		}
+		if mode != "" && !policy.ValidMode(mode) {
+			return writeJSON(e.stdout, map[string]any{"line": it.Line, "command": it.Command, "error": fmt.Sprintf("mode %q: want default or readonly", mode)})
+		}
+		if cwd != "" && !filepath.IsAbs(cwd) {
+			cwd = filepath.Join(d.cwd, cwd)
+		}
+		in, st, serr := d.input(it.Command, cwd, mode)
+		dec, err := d.engine.Decide(ctx, in)
+		if err != nil {
+			return err
+		}
+		res := result(in, st, dec)
+		if serr != nil {
+			res.Error = serr.Error()
+		}
+		return writeJSON(e.stdout, res)
+	})
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate check:", err)
+		if errors.Is(err, context.Canceled) {
+			return exitInternal
+		}
+		return exitUsage
+	}
+	return exitOK
+}
+
+// printDecision writes the human text: the action, then each reason with
+// the command, the span underlined, and the rule.
+func printDecision(w io.Writer, r checkResult) {
+	fmt.Fprintf(w, "%s: %s\n", r.Action, oneLine(r.Command))
+	for _, rs := range r.Reasons {
+		fmt.Fprintf(w, "  %s: %s\n", rs.Code, rs.Message)
+		if rs.Span != nil && r.Command != "" {
+			fmt.Fprint(w, underline(r.Command, rs.Span.Start, rs.Span.End, "    "))
+		}
+		if rs.Rule != "" {
+			fmt.Fprintf(w, "    rule: %s\n", rs.Rule)
+		}
+	}
+	if r.Station != nil && len(r.Station.Reads) > 0 {
+		fmt.Fprintln(w, "reads:")
+		for _, rd := range r.Station.Reads {
+			where := rd.Resolved
+			if where == "" {
+				where = rd.Path
+			}
+			note := ""
+			if rd.Row != "" {
+				note = " (row " + rd.Row + ")"
+			}
+			fmt.Fprintf(w, "  %-15s %s%s\n", rd.Verdict, where, note)
+		}
+	}
+	for _, g := range r.SuggestedGrants {
+		fmt.Fprintf(w, "suggested grant: %s\n", g.Pattern)
+	}
+}
+
+// oneLine shows a multi-line command on one line for the heading.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
