@@ -59,8 +59,8 @@ func shorten(s string) string {
 	return s
 }
 
-// TestBadInputMemory bounds what a hostile input may allocate: the report
-// of a megabyte of nesting must stay small, whatever the parser keeps.
+// TestBadInputMemory bounds, loosely, what a hostile input may allocate in
+// total, and what its report keeps alive.
 func TestBadInputMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -69,8 +69,11 @@ func TestBadInputMemory(t *testing.T) {
 	}{
 		{"1 MiB word", "ls " + strings.Repeat("a", 1<<20-10), 64 << 20},
 		{"10000 nested $(", strings.Repeat("$(", 10000) + "ls" + strings.Repeat(")", 10000), 4 << 20},
-		{"100000 a;", strings.Repeat("a;", 100000), 512 << 20},
+		{"100000 a;", strings.Repeat("a;", 100000), 128 << 20},
+		{"1 MiB of a;", strings.Repeat("a;", 1<<19-1), 256 << 20},
+		{"1 MiB of newlines", strings.Repeat("\n", 1<<20-1), 64 << 20},
 		{"deep if", strings.Repeat("if true; then ", 300) + "ls" + strings.Repeat("; fi", 300), 16 << 20},
+		{"60000 nested if", strings.Repeat("if true; then ", 60000) + "ls" + strings.Repeat(";fi", 60000), 256 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var before, after runtime.MemStats
@@ -80,6 +83,17 @@ func TestBadInputMemory(t *testing.T) {
 			runtime.ReadMemStats(&after)
 			if got := after.TotalAlloc - before.TotalAlloc; got > tc.limit {
 				t.Errorf("allocated %d bytes, want at most %d", got, tc.limit)
+			}
+			if testing.Verbose() {
+				t.Logf("allocated %d bytes", after.TotalAlloc-before.TotalAlloc)
+			}
+			// What the report keeps is bounded by the limits, whatever
+			// the input: the AST is walked statement by statement.
+			var kept runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&kept)
+			if kept.HeapAlloc > before.HeapAlloc && kept.HeapAlloc-before.HeapAlloc > 16<<20 {
+				t.Errorf("the report keeps %d bytes, want at most 16 MiB", kept.HeapAlloc-before.HeapAlloc)
 			}
 			if n := len(r.Segments); n > DefaultLimits.MaxSegments {
 				t.Errorf("%d segments, over the limit", n)

@@ -104,19 +104,48 @@ func Classify(command string, opts ...Option) (r *Report) {
 		w.find("limit-nesting", r.Parse.Error, whole, -1)
 		return r
 	}
-	f, err := parse(command, syntax.LangBash)
+	// Statements are walked as the parser yields them, so that a huge
+	// script never holds its whole AST in memory.
+	pre := len(r.Findings)
+	c := ctx{parent: -1, pipeLen: 1, producer: -1}
+	err := parseStmts(command, syntax.LangBash, func(s *syntax.Stmt) {
+		if !w.stopped && !w.segLimit {
+			w.stmt(s, c)
+		}
+	})
 	if err != nil {
+		// A command that does not parse is described by its error alone.
 		sp := errSpan(err, command)
 		r.Parse = ParseResult{Error: err.Error(), Span: &sp}
+		r.Segments, r.Redirects, r.Reads, r.Writes, r.Cd = []Segment{}, []Redirect{}, []PathRef{}, []PathRef{}, []CdStep{}
+		r.Findings = r.Findings[:pre]
+		w.seen = nil
+		for _, f := range r.Findings {
+			w.seenKey(f)
+		}
 		w.find("parse-error", "bash cannot parse this: "+err.Error(), sp, -1)
 		return r
 	}
 	r.Parse.OK = true
-	w.stmts(f.Stmts, ctx{parent: -1, pipeLen: 1, producer: -1})
 	if len(r.Segments) == 0 && !w.ran && len(r.Findings) == 0 {
 		w.find("empty-command", "the command runs nothing", whole, -1)
 	}
 	return r
+}
+
+// parseStmts parses src and calls fn for each top-level statement as soon
+// as it is parsed.
+func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt)) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("parser failed: %v", p)
+		}
+	}()
+	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
+	return p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
+		fn(s)
+		return true
+	})
 }
 
 func parse(src string, lang syntax.LangVariant) (f *syntax.File, err error) {
@@ -261,15 +290,22 @@ func (w *walker) find(code, msg string, sp Span, seg int) {
 		return
 	}
 	f := Finding{Code: code, Message: msg, Span: w.clamp(sp), Segment: seg}
+	if !w.seenKey(f) {
+		w.r.Findings = append(w.r.Findings, f)
+	}
+}
+
+// seenKey records a finding's key and reports whether it was seen before.
+func (w *walker) seenKey(f Finding) bool {
 	key := findingKey{f.Code, f.Span, f.Segment}
 	if w.seen == nil {
 		w.seen = map[findingKey]bool{}
 	}
 	if w.seen[key] {
-		return
+		return true
 	}
 	w.seen[key] = true
-	w.r.Findings = append(w.r.Findings, f)
+	return false
 }
 
 type findingKey struct {
