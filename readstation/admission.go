@@ -127,11 +127,6 @@ func (a *Admission) Recheck() error {
 		return &ChangeError{Path: "(admission)", Was: "a judgment", Now: "none"}
 	}
 	fsc := newFSCache()
-	for _, p := range a.paths {
-		if now := fingerprint(fsc.resolve(p.text)); now != p.fp {
-			return &ChangeError{Path: p.text, Was: p.fp, Now: now}
-		}
-	}
 	for _, g := range a.globs {
 		ms, err := expandGlob(fsc, g.pattern, a.b.maxGlob())
 		e := ""
@@ -140,6 +135,11 @@ func (a *Admission) Recheck() error {
 		}
 		if e != g.err || !slices.Equal(ms, g.matches) {
 			return &ChangeError{Path: g.pattern, Was: describeMatches(g.matches, g.err), Now: describeMatches(ms, e)}
+		}
+	}
+	for _, p := range a.paths {
+		if now := fingerprint(fsc.resolve(p.text)); now != p.fp {
+			return &ChangeError{Path: p.text, Was: p.fp, Now: now}
 		}
 	}
 	return nil

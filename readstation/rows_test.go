@@ -1,0 +1,78 @@
+package readstation
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRows(t *testing.T) {
+	b := Boundary{Roots: []string{"/w/repo"}, Home: "/h", Cwd: "/w/repo"}
+	tests := []struct {
+		row  string
+		hits []string
+		miss []string
+	}{
+		{"~/.ssh/**", []string{"/h/.ssh", "/h/.ssh/id_rsa", "/h/.ssh/a/b"}, []string{"/h/.sshx", "/h/x/.ssh", "/w/.ssh/id_rsa"}},
+		{"~/.netrc", []string{"/h/.netrc", "/h/.netrc/x"}, []string{"/h/.netrcx", "/h/a/.netrc"}},
+		{"**/.env", []string{"/.env", "/w/repo/.env", "/a/b/.env/c"}, []string{"/w/.envx", "/w/x.env"}},
+		{"**/.env.*", []string{"/w/.env.local"}, []string{"/w/.env", "/w/x.env.local"}},
+		{"*.pem", []string{"/a/b.pem", "/a/x.pem/inner"}, []string{"/a/pem", "/a/b.pem.txt"}},
+		{"**/id_rsa*", []string{"/h/id_rsa", "/h/id_rsa.pub"}, []string{"/h/my_id_rsa"}},
+		{"/proc/*/environ", []string{"/proc/1/environ", "/proc/self/environ"}, []string{"/proc/environ", "/proc/1/2/environ"}},
+		{"/etc/shadow", []string{"/etc/shadow"}, []string{"/etc/shadow-", "/etc/x/shadow"}},
+		{"secrets/*.txt", []string{"/w/repo/secrets/a.txt"}, []string{"/w/secrets/a.txt", "/w/repo/x/secrets/a.txt"}},
+		{"**/a/**/b", []string{"/a/b", "/x/a/y/z/b", "/a/b/c"}, []string{"/a/c", "/b/a"}},
+		{"/var/[lr]og/*.[ch]", []string{"/var/log/x.c", "/var/rog/y.h"}, []string{"/var/bog/x.c", "/var/log/x.o"}},
+		{"**/we\\*ird", []string{"/x/we*ird"}, []string{"/x/weXird"}},
+		{"~", []string{"/h", "/h/anything"}, []string{"/hx", "/"}},
+		{"build/", []string{"/w/repo/build", "/w/repo/build/x", "/w/repo/x/build"}, []string{"/w/repo/builds"}},
+	}
+	for _, tc := range tests {
+		b.DenyRows = []string{tc.row}
+		m := compileMatcher(b)
+		if m.err != nil {
+			t.Fatalf("%s: %v", tc.row, m.err)
+		}
+		var got, want []string
+		for _, p := range append(append([]string{}, tc.hits...), tc.miss...) {
+			if _, ok := m.denied(p); ok {
+				got = append(got, p)
+			}
+		}
+		want = tc.hits
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("row %q: matched paths (-want +got):\n%s", tc.row, diff)
+		}
+	}
+}
+
+func TestValidateRow(t *testing.T) {
+	tests := []struct {
+		row  string
+		want string
+	}{
+		{"~/.ssh/**", ""},
+		{"*.pem", ""},
+		{"", `deny row "": empty row`},
+		{"!keep.pem", `deny row "!keep.pem": negation is not supported`},
+		{"~bob/.ssh", `deny row "~bob/.ssh": ~user is not supported`},
+		{"/a/[b", `deny row "/a/[b": bad pattern component "[b"`},
+		{"a/../b", `deny row "a/../b": ".." is not allowed in a row`},
+		{"# note", `deny row "# note": a row cannot start with #`},
+	}
+	for _, tc := range tests {
+		got := ""
+		if err := ValidateRow(tc.row); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("ValidateRow(%q) = %q, want %q", tc.row, got, tc.want)
+		}
+	}
+	for _, row := range DefaultDenyRows {
+		if err := ValidateRow(row); err != nil {
+			t.Errorf("default row: %v", err)
+		}
+	}
+}

