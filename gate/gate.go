@@ -1,0 +1,550 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/exitmeaning"
+	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
+	"github.com/shellgate/shellgate/rego"
+)
+
+// Status is the outcome of a request.
+type Status string
+
+// The statuses. A command that ran and exited non-zero is StatusFailed,
+// not StatusError: StatusError means it did not run, or was stopped.
+const (
+	StatusOK      Status = "ok"
+	StatusFailed  Status = "failed"
+	StatusTimeout Status = "timeout"
+	StatusError   Status = "error"
+)
+
+// Code says why a request ended in StatusError.
+type Code string
+
+// The error codes.
+const (
+	CodeInvalidInput      Code = "INVALID_INPUT"
+	CodeCwdNotFound       Code = "CWD_NOT_FOUND"
+	CodeCwdNotADirectory  Code = "CWD_NOT_A_DIRECTORY"
+	CodeDenied            Code = "DENIED"
+	CodeNotApproved       Code = "NOT_APPROVED"
+	CodeChangedSinceCheck Code = "CHANGED_SINCE_CHECK"
+	CodeAborted           Code = "ABORTED"
+	CodeSpawnFailed       Code = "SPAWN_FAILED"
+	CodeOutputCap         Code = "OUTPUT_CAP"
+)
+
+// Error is a request that stopped before a decision was made (Check) or
+// before or while the command ran (Run).
+type Error struct {
+	Code    Code
+	Message string
+}
+
+// Error formats the error as "CODE: message".
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Request is one command to check or run.
+type Request struct {
+	// Command is the bash command line.
+	Command string `json:"command"`
+	// Cwd is the directory it runs in: absolute, or relative to the gate's
+	// default cwd; "" is the default cwd.
+	Cwd string `json:"cwd,omitempty"`
+	// Mode is "default" or "readonly"; "" is the configured mode.
+	Mode string `json:"mode,omitempty"`
+	// TimeoutMS is the run's timeout in milliseconds; 0 is the default,
+	// more than the ceiling is clamped (note "clamped").
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// Approver decides an ask; nil refuses it (NOT_APPROVED).
+	Approver Approver `json:"-"`
+}
+
+// Approver is asked when the policy says ask. It sees the decision with
+// its reasons; it approves by returning true.
+type Approver interface {
+	Approve(ctx context.Context, d *Decision) (bool, error)
+}
+
+// ApproverFunc adapts a function to Approver.
+type ApproverFunc func(ctx context.Context, d *Decision) (bool, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, d *Decision) (bool, error) { return f(ctx, d) }
+
+// Decision is the policy's decision with what it was made on.
+type Decision struct {
+	policy.Decision
+	// Command and Cwd (absolute) are what was decided on; Mode is the
+	// mode in effect.
+	Command string `json:"command"`
+	Cwd     string `json:"cwd"`
+	Mode    string `json:"mode"`
+	// Reversible repeats the report's verdict.
+	Reversible bool `json:"reversible"`
+	// Report is the classifier's report.
+	Report *classify.Report `json:"report"`
+	// Station is the read station's judgment; nil when it did not run.
+	Station *readstation.Station `json:"station,omitempty"`
+}
+
+// Limits bound a run.
+type Limits struct {
+	// DefaultTimeout is used when a request gives none (120 s).
+	DefaultTimeout time.Duration
+	// MaxTimeout is the ceiling; a larger request is clamped (600 s).
+	MaxTimeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL (2 s).
+	Grace time.Duration
+	// View bounds the output kept (DefaultViewLimits).
+	View ViewLimits
+	// CaptureCap stops a command after this much output (10 MiB).
+	CaptureCap int64
+	// SpillDir receives the whole output of a command whose view left
+	// something out; "" spills nothing.
+	SpillDir string
+}
+
+// DefaultLimits are the limits unless WithLimits says otherwise.
+var DefaultLimits = Limits{
+	DefaultTimeout: 120 * time.Second,
+	MaxTimeout:     600 * time.Second,
+	Grace:          2 * time.Second,
+	View:           DefaultViewLimits,
+	CaptureCap:     10 << 20,
+}
+
+// MaxCommandBytes is the longest command a request may carry.
+const MaxCommandBytes = 1 << 20
+
+// Option configures New.
+type Option func(*options) error
+
+type options struct {
+	cwd        string
+	cfg        *policy.Config
+	policyDirs []string
+	modules    map[string]string
+	roots      []string
+	noStation  bool
+	runner     Runner
+	limits     Limits
+	hostEnv    []string
+	envAllow   []string
+	envSet     map[string]string
+	catalog    *classify.Catalog
+}
+
+// WithCwd sets the default cwd that relative request cwds start from
+// (default: the process's working directory).
+func WithCwd(dir string) Option {
+	return func(o *options) error { o.cwd = dir; return nil }
+}
+
+// WithConfig sets the configuration (default: policy.DefaultConfig).
+func WithConfig(c *policy.Config) Option {
+	return func(o *options) error {
+		if c == nil {
+			return errors.New("gate: nil config")
+		}
+		if err := c.Validate(); err != nil {
+			return err
+		}
+		o.cfg = c
+		return nil
+	}
+}
+
+// WithPolicyDirs adds directories of Rego modules to the policy.
+func WithPolicyDirs(dirs ...string) Option {
+	return func(o *options) error { o.policyDirs = append(o.policyDirs, dirs...); return nil }
+}
+
+// WithPolicyModules adds Rego modules given as file name to source.
+func WithPolicyModules(m map[string]string) Option {
+	return func(o *options) error {
+		if o.modules == nil {
+			o.modules = map[string]string{}
+		}
+		for k, v := range m {
+			o.modules[k] = v
+		}
+		return nil
+	}
+}
+
+// WithRoots adds directories commands may read and write in, besides the
+// workspace and the config's roots.
+func WithRoots(dirs ...string) Option {
+	return func(o *options) error {
+		for _, d := range dirs {
+			if !filepath.IsAbs(d) {
+				return fmt.Errorf("gate: root %q is not absolute", d)
+			}
+		}
+		o.roots = append(o.roots, dirs...)
+		return nil
+	}
+}
+
+// WithoutStation skips the read station: reads are then not established,
+// which the default policy answers with ask (deny in readonly mode).
+func WithoutStation() Option {
+	return func(o *options) error { o.noStation = true; return nil }
+}
+
+// WithRunner replaces the default BashRunner.
+func WithRunner(r Runner) Option {
+	return func(o *options) error {
+		if r == nil {
+			return errors.New("gate: nil runner")
+		}
+		o.runner = r
+		return nil
+	}
+}
+
+// WithLimits replaces the run limits; zero fields keep their defaults.
+func WithLimits(l Limits) Option {
+	return func(o *options) error {
+		if l.DefaultTimeout < 0 || l.MaxTimeout < 0 || l.Grace < 0 || l.CaptureCap < 0 {
+			return errors.New("gate: negative limit")
+		}
+		if l.DefaultTimeout != 0 {
+			o.limits.DefaultTimeout = l.DefaultTimeout
+		}
+		if l.MaxTimeout != 0 {
+			o.limits.MaxTimeout = l.MaxTimeout
+		}
+		if l.Grace != 0 {
+			o.limits.Grace = l.Grace
+		}
+		if l.View != (ViewLimits{}) {
+			o.limits.View = l.View.normalized()
+		}
+		if l.CaptureCap != 0 {
+			o.limits.CaptureCap = l.CaptureCap
+		}
+		o.limits.SpillDir = l.SpillDir
+		return nil
+	}
+}
+
+// WithEnv sets the host environment commands start from (default
+// os.Environ), the allow list of names kept from it (nil keeps all; a
+// trailing "*" is a prefix) and variables set on top. See BuildEnv.
+func WithEnv(host []string, allow []string, set map[string]string) Option {
+	return func(o *options) error {
+		o.hostEnv, o.envAllow, o.envSet = host, allow, set
+		return nil
+	}
+}
+
+// WithCatalog classifies with the catalog c (default: the embedded one).
+func WithCatalog(c *classify.Catalog) Option {
+	return func(o *options) error { o.catalog = c; return nil }
+}
+
+// Gate checks and runs commands. It is safe for concurrent use.
+type Gate struct {
+	cwd       string
+	cfg       *policy.Config
+	engine    *rego.Engine
+	classOpts []classify.Option
+	catalog   *classify.Catalog
+	roots     []string
+	noStation bool
+	runner    Runner
+	limits    Limits
+	env       []string
+}
+
+// New builds a gate: it loads the configuration's catalog additions and
+// compiles the policy once.
+func New(opts ...Option) (*Gate, error) {
+	o := options{limits: DefaultLimits}
+	for _, f := range opts {
+		if err := f(&o); err != nil {
+			return nil, err
+		}
+	}
+	if o.cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("gate: cwd: %w", err)
+		}
+		o.cwd = wd
+	}
+	cwd, err := filepath.Abs(o.cwd)
+	if err != nil {
+		return nil, fmt.Errorf("gate: cwd: %w", err)
+	}
+	if o.cfg == nil {
+		o.cfg = policy.DefaultConfig()
+	}
+	if len(o.roots) > 0 {
+		c := *o.cfg
+		c.Roots = append(append([]string{}, c.Roots...), o.roots...)
+		o.cfg = &c
+	}
+	classOpts, err := o.cfg.ClassifyOptions(o.catalog)
+	if err != nil {
+		return nil, fmt.Errorf("gate: config: %w", err)
+	}
+	if o.catalog != nil {
+		classOpts = append([]classify.Option{classify.WithCatalog(o.catalog)}, classOpts...)
+	}
+	ropts := []rego.Option{}
+	if dirs := append(append([]string{}, o.cfg.PolicyDirs...), o.policyDirs...); len(dirs) > 0 {
+		ropts = append(ropts, rego.WithPolicyDirs(dirs...))
+	}
+	if len(o.modules) > 0 {
+		ropts = append(ropts, rego.WithModules(o.modules))
+	}
+	eng, err := rego.New(ropts...)
+	if err != nil {
+		return nil, fmt.Errorf("gate: policy: %w", err)
+	}
+	if o.runner == nil {
+		o.runner = &BashRunner{}
+	}
+	host := o.hostEnv
+	if host == nil {
+		host = os.Environ()
+	}
+	return &Gate{
+		cwd: cwd, cfg: o.cfg, engine: eng, classOpts: classOpts, catalog: o.catalog,
+		roots: o.roots, noStation: o.noStation, runner: o.runner, limits: o.limits,
+		env: BuildEnv(host, o.envAllow, o.envSet),
+	}, nil
+}
+
+// Cwd returns the gate's default cwd.
+func (g *Gate) Cwd() string { return g.cwd }
+
+// Config returns the configuration in effect.
+func (g *Gate) Config() *policy.Config { return g.cfg }
+
+// Check runs the stages up to the policy's decision: input validation,
+// the cwd, classification, the read station and the policy. It returns
+// an *Error for bad input (INVALID_INPUT), a bad cwd (CWD_NOT_FOUND,
+// CWD_NOT_A_DIRECTORY) or a cancelled context (ABORTED). A policy that
+// fails is a deny with code policy-error, never an allow.
+func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
+	if err := validate(req); err != nil {
+		return nil, err
+	}
+	cwd, err := g.resolveCwd(req.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = g.cfg.Mode
+	}
+	if mode == "" {
+		mode = policy.ModeDefault
+	}
+	rep := classify.Classify(req.Command, g.classOpts...)
+	d := &Decision{Command: req.Command, Cwd: cwd, Mode: mode, Report: rep, Reversible: rep.Reversible}
+	in := policy.Input{Command: req.Command, Mode: mode, Cwd: cwd, Report: rep, Config: g.cfg}
+	if !g.noStation {
+		if b, err := g.boundary(cwd); err == nil {
+			d.Station = readstation.Judge(rep, b)
+			in.Station = d.Station
+		}
+		// A boundary that cannot be built leaves the station out: the
+		// policy then sees reads that are not established.
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Code: CodeAborted, Message: err.Error()}
+	}
+	pd, err := g.engine.Decide(ctx, in)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &Error{Code: CodeAborted, Message: err.Error()}
+		}
+		pd = policy.ErrorDecision("the policy failed: %v", err)
+	}
+	if !pd.Action.Valid() {
+		pd = policy.ErrorDecision("the policy returned the unknown action %q", pd.Action)
+	}
+	d.Decision = pd
+	return d, nil
+}
+
+func validate(req Request) error {
+	bad := func(format string, a ...any) error {
+		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case strings.TrimSpace(req.Command) == "":
+		return bad("the command is empty")
+	case len(req.Command) > MaxCommandBytes:
+		return bad("the command is %d bytes, over the %d-byte limit", len(req.Command), MaxCommandBytes)
+	case strings.IndexByte(req.Command, 0) >= 0:
+		return bad("the command contains a NUL byte")
+	case !utf8.ValidString(req.Command):
+		return bad("the command is not valid UTF-8")
+	case req.Mode != "" && !policy.ValidMode(req.Mode):
+		return bad("unknown mode %q (want %s or %s)", req.Mode, policy.ModeDefault, policy.ModeReadonly)
+	case req.TimeoutMS < 0:
+		return bad("negative timeout %d ms", req.TimeoutMS)
+	case strings.IndexByte(req.Cwd, 0) >= 0:
+		return bad("the cwd contains a NUL byte")
+	}
+	return nil
+}
+
+func (g *Gate) resolveCwd(dir string) (string, error) {
+	p := dir
+	if p == "" {
+		p = g.cwd
+	} else if !filepath.IsAbs(p) {
+		p = filepath.Join(g.cwd, p)
+	}
+	p = filepath.Clean(p)
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", &Error{Code: CodeCwdNotFound, Message: fmt.Sprintf("the cwd %s cannot be used: %v", p, errors.Unwrap(err))}
+	}
+	if !fi.IsDir() {
+		return "", &Error{Code: CodeCwdNotADirectory, Message: fmt.Sprintf("the cwd %s is not a directory", p)}
+	}
+	return p, nil
+}
+
+func (g *Gate) boundary(cwd string) (readstation.Boundary, error) {
+	b, err := readstation.DefaultBoundary(cwd)
+	if err != nil {
+		return b, err
+	}
+	b.Roots = policy.Roots(cwd, g.cfg, b.Home)
+	if g.cfg.ReplaceDefaultDenyReads {
+		b.DenyRows = append([]string{}, g.cfg.DenyReads...)
+	} else {
+		b.DenyRows = append(append([]string{}, b.DenyRows...), g.cfg.DenyReads...)
+	}
+	return b, nil
+}
+
+// Run checks the request and, when the policy allows it or the approver
+// approves it and nothing changed since the check, runs it. It never
+// returns an error: every outcome is a Result.
+func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
+	res.Command = req.Command
+	d, err := g.Check(ctx, req)
+	if err != nil {
+		return errResult(res, err)
+	}
+	res.Decision = d
+	switch d.Action {
+	case policy.Allow:
+	case policy.Ask:
+		if req.Approver == nil {
+			return res.fail(CodeNotApproved, "the policy asks for approval and there is no one to ask")
+		}
+		ok, err := req.Approver.Approve(ctx, d)
+		if ctx.Err() != nil {
+			return res.fail(CodeAborted, "cancelled while waiting for approval")
+		}
+		if err != nil {
+			return res.fail(CodeNotApproved, "the approver failed: "+err.Error())
+		}
+		if !ok {
+			return res.fail(CodeNotApproved, "not approved")
+		}
+		res.Approved = true
+	default:
+		return res.fail(CodeDenied, "the policy denies this command")
+	}
+	// Right before the spawn: has anything the judgment rests on changed?
+	if d.Station != nil {
+		if err := d.Station.Admission().Recheck(); err != nil {
+			return res.fail(CodeChangedSinceCheck, err.Error())
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res.fail(CodeAborted, err.Error())
+	}
+	timeout := g.limits.DefaultTimeout
+	if req.TimeoutMS > 0 {
+		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+	}
+	if timeout > g.limits.MaxTimeout {
+		timeout = g.limits.MaxTimeout
+		res.Notes = append(res.Notes, NoteClamped)
+	}
+	spec := Spec{
+		Command: req.Command, Dir: d.Cwd, Env: g.env, Timeout: timeout, Grace: g.limits.Grace,
+		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
+	}
+	out, err := g.runner.Run(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return res.fail(CodeAborted, err.Error())
+		}
+		return res.fail(CodeSpawnFailed, err.Error())
+	}
+	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds()}
+	o := out.Output
+	res.Output = &o
+	res.Notes = append(res.Notes, out.Notes...)
+	switch out.Stopped {
+	case StopTimeout:
+		res.Status = StatusTimeout
+		res.Message = fmt.Sprintf("timed out after %s; the process group was stopped", fmtDuration(timeout))
+		return res
+	case StopAborted:
+		return res.fail(CodeAborted, "cancelled while running; the process group was stopped")
+	case StopOutputCap:
+		return res.fail(CodeOutputCap, fmt.Sprintf("the output passed the %d-byte capture cap; the process group was stopped", g.limits.CaptureCap))
+	}
+	code := out.ExitCode
+	if code < 0 && out.Signal != "" {
+		code = 128 + signalNumber(out.Signal)
+	}
+	m := exitmeaning.Interpret(req.Command, code, exitmeaning.WithCatalog(g.catalogOrDefault()))
+	res.Meaning = &m
+	if out.ExitCode == 0 {
+		res.Status = StatusOK
+	} else {
+		res.Status = StatusFailed
+	}
+	return res
+}
+
+func (g *Gate) catalogOrDefault() *classify.Catalog {
+	if g.catalog != nil {
+		return g.catalog
+	}
+	return classify.DefaultCatalog()
+}
+
+func signalNumber(name string) int {
+	for i, n := range sigNames {
+		if n == name {
+			return i
+		}
+	}
+	return 0
+}
+
+func errResult(res Result, err error) Result {
+	var ge *Error
+	if errors.As(err, &ge) {
+		return res.fail(ge.Code, ge.Message)
+	}
+	return res.fail(CodeInvalidInput, err.Error())
+}
