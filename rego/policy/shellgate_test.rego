@@ -76,7 +76,7 @@ codes(inp) := c if {
 	d := shellgate.deny with input as inp
 	a := shellgate.ask with input as inp
 	l := shellgate.allow with input as inp
-	c := {r.code | some r in (d | a) | l}
+	c := {r.code | some r in ((d | a) | l)}
 }
 
 passes(c) if {

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shellgate/shellgate/policy"
+)
+
+func init() {
+	register("grant", "print the narrowest config grants that would allow a command's asked segments", runGrant)
+}
+
+// grantResult is grant's JSON output.
+type grantResult struct {
+	Command string         `json:"command"`
+	Action  policy.Action  `json:"action"`
+	Grants  []policy.Grant `json:"grants"`
+}
+
+func runGrant(e *env) int {
+	fs := newFlags(e, "grant", `[--policy DIR]... [--config FILE] [--cwd DIR] [--root DIR]... [--no-station] [--json] COMMAND
+
+Prints, for each segment of COMMAND that was asked about and that a grant
+could allow, the narrowest grant in the config's grant syntax, ready for the
+"grants:" list of .shellgate.yaml. A grant never covers a redirect, a
+substitution, a read the station could not clear, or another segment.
+Exit status: 0 when there is something to grant, 1 when there is not
+(the command is allowed already, denied, or no grant could allow it), 64 on
+a usage error.
+
+Flags:`)
+	df := addDecideFlags(fs)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	ops, ok := parseFlags(fs, e.args)
+	if !ok {
+		return exitUsage
+	}
+	if len(ops) == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	*df.mode = policy.ModeDefault // grants apply in default mode only
+	d, err := df.setup()
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate grant:", err)
+		return exitUsage
+	}
+	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault)
+	if serr != nil {
+		fmt.Fprintln(e.stderr, "shellgate grant:", serr)
+	}
+	dec, err := d.engine.Decide(context.Background(), in)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate grant:", err)
+		return exitInternal
+	}
+	res := grantResult{Command: in.Command, Action: dec.Action, Grants: dec.SuggestedGrants}
+	if res.Grants == nil {
+		res.Grants = []policy.Grant{}
+	}
+	if *asJSON {
+		if err := writeJSON(e.stdout, res); err != nil {
+			return exitInternal
+		}
+	} else if len(res.Grants) > 0 {
+		fmt.Fprintln(e.stdout, "grants:")
+		for _, g := range res.Grants {
+			fmt.Fprintf(e.stdout, "  - %s\n", yamlScalar(g.Pattern))
+		}
+	} else {
+		switch dec.Action {
+		case policy.Allow:
+			fmt.Fprintln(e.stdout, "nothing to grant: the command is allowed")
+		case policy.Deny:
+			fmt.Fprintln(e.stdout, "nothing to grant: the command is denied, and a grant never overrides a deny")
+		default:
+			fmt.Fprintln(e.stdout, "nothing to grant: no grant could allow what was asked (see shellgate check)")
+		}
+	}
+	if len(res.Grants) == 0 {
+		return exitAsk
+	}
+	return exitOK
+}
+
+// yamlScalar quotes a grant when YAML would not read it back as the same
+// plain string.
+func yamlScalar(s string) string {
+	plain := true
+	for i, c := range s {
+		if c == ':' || c == '#' || (i == 0 && (c == '*' || c == '-' || c == '!' || c == '&' || c == '?' || c == '[' || c == '{' || c == '%' || c == '@')) {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
