@@ -164,7 +164,7 @@ type Role struct {
 	Else string `yaml:"else,omitempty"`
 	// Optional marks a role that may be absent; an operand that does not
 	// match it is tried against the next role.
-	Optional bool   `yaml:"optional,omitempty"`
+	Optional bool `yaml:"optional,omitempty"`
 	// Code is the finding code for Effect or Else.
 	Code string `yaml:"code,omitempty"`
 	Doc  string `yaml:"doc,omitempty"`
