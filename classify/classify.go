@@ -127,7 +127,7 @@ func Classify(command string, opts ...Option) (r *Report) {
 		return r
 	}
 	r.Parse.OK = true
-	if len(r.Segments) == 0 && !w.ran && len(r.Findings) == 0 {
+	if !w.ran && len(r.Findings) == 0 {
 		w.find("empty-command", "the command runs nothing", whole, -1)
 	}
 	return r
@@ -235,8 +235,8 @@ type walker struct {
 	producer int
 	stopped  bool
 	segLimit bool
-	// ran is set when a [[ ]] or (( )) command ran: a command of only
-	// those is not empty.
+	// ran is set once a statement was walked: a command of only comments
+	// runs nothing, and is not reversible.
 	ran   bool
 	seen  map[findingKey]bool
 	funcs map[string]bool
@@ -345,7 +345,7 @@ func (w *walker) finish() {
 	for i := range r.Segments {
 		r.Segments[i].ReadOnly = !bad[i]
 	}
-	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && (len(r.Segments) > 0 || w.ran)
+	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && w.ran
 }
 
 // stmts walks a statement list in order; cwd changes carry over. It
@@ -367,6 +367,7 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 		return same(start)
 	}
 	defer w.leave()
+	w.ran = true
 	if s.Negated {
 		c.negated = true
 	}
@@ -437,7 +438,6 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 		w.restoreCwd(start)
 		o = same(start)
 	case *syntax.ArithmCmd:
-		w.ran = true
 		w.arith(cmd.X, c, w.span(cmd))
 		o = same(w.st)
 	case *syntax.LetClause:
@@ -447,7 +447,6 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 		}
 		o = same(w.st)
 	case *syntax.TestClause:
-		w.ran = true
 		w.test(cmd.X, c)
 		o = same(w.st)
 	case *syntax.DeclClause:
