@@ -484,7 +484,9 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 	}
 	if timeout > g.limits.MaxTimeout {
 		timeout = g.limits.MaxTimeout
-		res.Notes = append(res.Notes, NoteClamped)
+		if req.TimeoutMS > 0 {
+			res.Notes = append(res.Notes, NoteClamped)
+		}
 	}
 	spec := Spec{
 		Command: req.Command, Dir: d.Cwd, Env: g.env, Timeout: timeout, Grace: g.limits.Grace,
