@@ -73,10 +73,28 @@ type Layout struct {
 }
 
 // Lay creates base/work and base/home and lays the fixture in them. base
-// must exist. Parents are created as needed; permissions are applied last,
-// deepest first, so an unreadable directory can still be filled.
+// must exist. See [Fixture.LayShared] for the rules.
 func (f Fixture) Lay(base string) (Layout, error) {
-	l := Layout{Work: filepath.Join(base, "work"), Home: filepath.Join(base, "home")}
+	return f.LayShared(base, "", nil)
+}
+
+// LayShared lays the fixture in base/work and, for "~/" entries, in home
+// (base/home when home is ""). Several fixtures may share one home: seen
+// records what was laid there (path to entry), an identical entry is laid
+// once and a conflicting one is an error. Parents are created as needed;
+// permissions are applied last, deepest first, so that an unreadable
+// directory can still be filled. Unless the fixture lays a .git of its own,
+// the workspace gets an empty .git directory: it marks the workspace as the
+// root, as a repository's top level is in real use, so that a case whose
+// cwd is a subdirectory still has the whole workspace as its root.
+func (f Fixture) LayShared(base, home string, seen map[string]string) (Layout, error) {
+	l := Layout{Work: filepath.Join(base, "work"), Home: home}
+	if home == "" {
+		l.Home = filepath.Join(base, "home")
+	}
+	if seen == nil {
+		seen = map[string]string{}
+	}
 	for _, d := range []string{l.Work, l.Home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return l, err
@@ -95,11 +113,25 @@ func (f Fixture) Lay(base string) (Layout, error) {
 		mode os.FileMode
 	}
 	var perms []perm
+	hasGit := false
 	for _, e := range f {
 		if err := checkPath(e.Path); err != nil {
 			return l, err
 		}
+		if e.Path == ".git" || strings.HasPrefix(e.Path, ".git/") {
+			hasGit = true
+		}
 		p := l.Resolve(e.Path)
+		if strings.HasPrefix(e.Path, "~/") {
+			key := fmt.Sprintf("%s %q %q %o", e.Kind, e.Content, e.Target, e.Perm)
+			if prev, ok := seen[e.Path]; ok {
+				if prev != key {
+					return l, fmt.Errorf("%s: another fixture lays it differently in the shared home", e.Path)
+				}
+				continue
+			}
+			seen[e.Path] = key
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return l, err
 		}
@@ -129,6 +161,11 @@ func (f Fixture) Lay(base string) (Layout, error) {
 				mode = 0
 			}
 			perms = append(perms, perm{p, mode})
+		}
+	}
+	if !hasGit {
+		if err := os.Mkdir(filepath.Join(l.Work, ".git"), 0o755); err != nil && !os.IsExist(err) {
+			return l, err
 		}
 	}
 	sort.Slice(perms, func(i, j int) bool { return len(perms[i].p) > len(perms[j].p) })

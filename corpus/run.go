@@ -131,6 +131,11 @@ type Options struct {
 	Parallel int
 	// TempDir is where fixtures are laid (default os.TempDir()).
 	TempDir string
+	// Home, when set, is the one home directory every fixture's "~/"
+	// entries are laid in (it must exist and should be empty). Set it when
+	// the checker takes the home directory from the environment rather
+	// than from Input.Home: the caller points $HOME at it for the run.
+	Home string
 }
 
 // Filter keeps the cases whose name or command matches re.
@@ -238,6 +243,7 @@ func each(ctx context.Context, cases []Case, opt Options, fn func(i int, in Inpu
 		os.RemoveAll(base)
 	}()
 	layouts := map[string]Layout{}
+	homeSeen := map[string]string{}
 	inputs := make([]Input, len(cases))
 	for i, c := range cases {
 		if filepath.IsAbs(c.Cwd) {
@@ -253,7 +259,7 @@ func each(ctx context.Context, cases []Case, opt Options, fn func(i int, in Inpu
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				return err
 			}
-			l, err = c.Fixture.Lay(dir)
+			l, err = c.Fixture.LayShared(dir, opt.Home, homeSeen)
 			if err != nil {
 				return fmt.Errorf("%s: laying fixture: %w", c.Name, err)
 			}
@@ -296,4 +302,55 @@ loop:
 		return errors.Join(errors.New("run interrupted"), cerr)
 	}
 	return nil
+}
+
+// Figures are the two numbers the corpus exists to measure.
+type Figures struct {
+	// ReadOnly counts the cases expected to be allowed (read-only work),
+	// ReadOnlyAllowed those of them that were.
+	ReadOnly, ReadOnlyAllowed int
+	// Unsafe counts the cases expected to be asked about or denied,
+	// UnsafeAllowed those of them that were allowed anyway.
+	Unsafe, UnsafeAllowed int
+	// UnsafeDenied counts the cases expected to be denied, DeniedAllowed
+	// those that were allowed, DeniedAsked those that were only asked.
+	UnsafeDenied, DeniedAsked int
+}
+
+// Measure computes the figures from case results (Rego results are left out).
+func Measure(rs []Result) Figures {
+	var f Figures
+	for _, r := range rs {
+		if r.Kind != "case" || r.Want == nil {
+			continue
+		}
+		allowed := r.Got != nil && r.Got.Action == Allow
+		switch r.Want.Action {
+		case Allow:
+			f.ReadOnly++
+			if allowed {
+				f.ReadOnlyAllowed++
+			}
+		default:
+			f.Unsafe++
+			if allowed {
+				f.UnsafeAllowed++
+			}
+			if r.Want.Action == Deny {
+				f.UnsafeDenied++
+				if r.Got != nil && r.Got.Action == Ask {
+					f.DeniedAsked++
+				}
+			}
+		}
+	}
+	return f
+}
+
+// String renders the figures as two sentences.
+func (f Figures) String() string {
+	return fmt.Sprintf("read-only cases allowed without asking: %d of %d (%s); unsafe cases allowed: %d of %d (%s); deny cases only asked: %d of %d",
+		f.ReadOnlyAllowed, f.ReadOnly, percent(f.ReadOnlyAllowed, f.ReadOnly),
+		f.UnsafeAllowed, f.Unsafe, percent(f.UnsafeAllowed, f.Unsafe),
+		f.DeniedAsked, f.UnsafeDenied)
 }

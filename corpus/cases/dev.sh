@@ -195,7 +195,6 @@ git bisect start # want ask
 docker build -t demo . # want ask
 docker run --rm demo # want ask
 docker compose up -d # want ask
-docker ps # want ask
 docker exec -it web sh # want ask
 kubectl apply -f k8s.yaml # want ask
 kubectl get pods # want ask

@@ -57,7 +57,7 @@ find ~/.ssh -type f | xargs cat # want deny
 cd ~/.ssh && cat id_rsa # want deny
 cd ~ && cat .netrc # want deny
 cd ~/.aws; head credentials # want deny
-cat ~/../../etc/shadow # want deny
+cat /etc/../etc/shadow # want deny
 cat /root/.ssh/id_rsa # want deny
 cat ~/.ssh/../.ssh/id_rsa # want deny
 diff ~/.ssh/id_rsa main.go # want deny

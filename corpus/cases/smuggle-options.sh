@@ -104,8 +104,6 @@ git show --textconv HEAD:main.go # want ask
 git grep -O TODO # want ask
 git grep --open-files-in-pager=vim TODO # want ask
 git grep --open-files-in-pager='touch pwned' TODO # want ask
-git -p log # want ask
-git --paginate log # want ask
 git format-patch -1 # want ask
 git format-patch -o patches HEAD~3 # want ask
 git archive -o out.tar HEAD # want ask
