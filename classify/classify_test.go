@@ -719,6 +719,23 @@ var classifyCases = []struct {
 	{in: "git diff --no-ext-diff --no-textconv", want: "reversible"},
 	{in: "git status --porcelain=v1", want: "reversible"},
 	{in: "git status -sb", want: "reversible"},
+	// a word that may split into several, or begin with "-"
+	{in: "find . -name *", want: "not reversible: dynamic-argument 13-14"},
+	{in: "find . -name *.py", want: "reversible"},
+	{in: "find . -atime $T", want: "not reversible: dynamic-argument 14-16"},
+	{in: `find . -name "$x"`, want: "reversible"},
+	{in: "find . -name -*", want: "not reversible: dynamic-argument 13-15"},
+	{in: "find . -name *-delete", want: "not reversible: dynamic-argument 13-21"},
+	{in: "sort -$x f", want: "not reversible: dynamic-argument 5-8"},
+	{in: "sort -* f", want: "not reversible: dynamic-argument 5-7"},
+	{in: "sort a$x", want: "not reversible: dynamic-argument 5-8"},
+	{in: `sort "a$x"`, want: "reversible"},
+	{in: "sort -- a$x", want: "reversible"},
+	{in: "ls -$x", want: "reversible"},
+	{in: "<0", want: "reversible"},
+	{in: "< f", want: "reversible"},
+	{in: "> f", want: "not reversible: redirect-write 0-3"},
+	{in: "case x in esac", want: "reversible"},
 }
 
 func TestClassify(t *testing.T) {

@@ -236,7 +236,7 @@ func (p *argParser) run() {
 				p.stopped = true
 				return
 			}
-			if !endOpts && info.canDash && p.spec.risky && syntaxKind != "none" {
+			if !endOpts && syntaxKind != "none" && p.couldBeOption(a, info) {
 				p.w.find("dynamic-argument", quote(a.Value)+" could expand to an option of "+p.specName()+", which has options that write or run code", a.Span, p.seg.Index)
 			}
 			if p.operand(i, endOpts) {
@@ -416,13 +416,32 @@ func (p *argParser) optCwd() Cwd {
 	return Cwd{}
 }
 
-// value takes the next argument as an option's value.
+// nextValue takes the next argument as an option's value.
 func (p *argParser) nextValue(i int) (*Arg, int) {
 	if i+1 < len(p.args) {
 		v := p.args[i+1]
+		if info := p.infos[i+1]; info.multi && p.couldBeOption(v, info) {
+			// -name * or -atime $T: the value is the first field, the
+			// others are arguments of their own.
+			p.w.find("dynamic-argument", quote(v.Value)+" may expand to several words, and the ones after the first could be options of "+p.specName()+", which has options that write or run code", v.Span, p.seg.Index)
+		}
 		return &v, i + 1
 	}
 	return nil, i
+}
+
+// couldBeOption reports whether a dynamic word could become an option
+// that matters: the program has dangerous options, and the word could
+// begin with "-". A find-style glob is checked against the dangerous
+// option names themselves (-name *.go cannot become -delete).
+func (p *argParser) couldBeOption(a Arg, info wordInfo) bool {
+	if !p.spec.risky || !info.canDash {
+		return false
+	}
+	if p.spec.Syntax == "long" && a.Dynamic == "glob" && !info.split && a.Pattern != "" {
+		return p.spec.dangerousMatch(a.Pattern)
+	}
+	return true
 }
 
 func (p *argParser) gnuLong(i int) int {
@@ -967,6 +986,27 @@ func xargsReplace(opts []Opt) string {
 		}
 	}
 	return ""
+}
+
+// dangerousMatch reports whether a glob pattern matches the name of an
+// option with a dangerous effect.
+func (p *Program) dangerousMatch(pattern string) bool {
+	for _, o := range p.Options {
+		danger := false
+		for _, e := range o.Effects {
+			danger = danger || dangerousEffects[e]
+		}
+		danger = danger || dangerousEffects[o.Else]
+		if !danger {
+			continue
+		}
+		for _, n := range o.Names {
+			if ok, err := path.Match(pattern, n); ok || err != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasFileRole reports whether the roles include a path that is read.

@@ -10,8 +10,15 @@ import (
 // wordInfo is what the walker knows about a word beyond its Arg.
 type wordInfo struct {
 	// canDash is set when a dynamic word could begin with "-" at run time
-	// and so become an option.
+	// and so become an option; for a word that splits, when any of its
+	// fields could.
 	canDash bool
+	// multi is set when the word may expand to several words: unquoted
+	// parameter or command substitution (field splitting), glob, brace.
+	multi bool
+	// split is set when the word holds an unquoted parameter or command
+	// substitution, whose fields are arbitrary.
+	split bool
 }
 
 // word evaluates a word statically, walking any substitution in it.
@@ -52,9 +59,11 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 				}
 			}
 			if hasUnescapedGlob(v) {
+				info.multi = true
 				setDyn("glob", first && strings.IndexAny(v, "*?[") == 0)
 			}
 			if hasBrace(v) {
+				info.multi = true
 				setDyn("brace", first && strings.HasPrefix(v, "{"))
 			}
 			if idx := strings.Index(v, "=~"); idx > 0 && isName(v[:idx]) {
@@ -83,7 +92,7 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 						val.WriteString(w.srcOf(q))
 						continue
 					}
-					w.wordPart(dp, c, &val, setDyn, first && j == 0)
+					w.wordPart(dp, c, &val, setDyn, first && j == 0, true, &info)
 				}
 			}
 		default:
@@ -93,8 +102,11 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 				val.WriteString(w.srcOf(part))
 				continue
 			}
-			w.wordPart(part, c, &val, setDyn, first)
+			w.wordPart(part, c, &val, setDyn, first, false, &info)
 		}
+	}
+	if dyn != "" && strings.HasPrefix(val.String(), "-") {
+		info.canDash = true // -$x is an option whatever $x is
 	}
 	if dyn == "" {
 		a.Value = val.String()
@@ -156,8 +168,17 @@ func (w *walker) srcOf(n syntax.Node) string {
 }
 
 // wordPart handles the dynamic parts of a word.
-func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strings.Builder, setDyn func(string, bool), first bool) {
+func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strings.Builder, setDyn func(string, bool), first, quoted bool, info *wordInfo) {
 	val.WriteString(w.srcOf(part))
+	switch part.(type) {
+	case *syntax.ParamExp, *syntax.CmdSubst:
+		if !quoted {
+			// Field splitting: every field is arbitrary.
+			info.multi, info.split, info.canDash = true, true, true
+		}
+	case *syntax.ExtGlob, *syntax.BraceExp:
+		info.multi = true
+	}
 	switch p := part.(type) {
 	case *syntax.ParamExp:
 		setDyn("param", first)
