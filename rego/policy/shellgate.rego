@@ -61,6 +61,15 @@ segment_ok(_, seg) if seg.read_only
 
 segment_ok(i, _) if granted(i)
 
+# A wrapper (timeout, nice, env, xargs) with no finding of its own is ok:
+# the command it runs is a segment of its own, judged on its own.
+segment_ok(i, seg) if {
+	"wrapper" in seg.categories
+	not finding_segments[i]
+}
+
+finding_segments contains f.segment if some f in input.report.findings
+
 # granted: a config grant covers the segment. Grants apply in default mode
 # only: a readonly verifier runs reversible commands alone.
 granted(i) if {
@@ -256,7 +265,27 @@ deny contains {
 } if {
 	some r in input.station.reads
 	r.verdict == "denied"
+	not denied_in_tree(r)
 }
+
+# read-denied-in-tree: a tree read (grep -r, find, xargs fed by a producer)
+# whose tree holds a denied path. The command may never open it, so it is
+# asked (readonly: denied); the station's message says how to exclude it.
+ask contains {
+	"code": "read-denied-in-tree",
+	"message": read_message(r),
+	"span": r.span,
+	"segment": r.segment,
+	"rule": "read-denied-in-tree",
+} if {
+	some r in input.station.reads
+	r.verdict == "denied"
+	denied_in_tree(r)
+}
+
+denied_in_tree(r) if r.recursive
+
+denied_in_tree(r) if r.source == "xargs-input"
 
 # destructive-critical: a destructive segment (rm, chmod -R, ...) whose
 # target is /, a top-level directory, the home directory, a root, or an
@@ -386,6 +415,32 @@ deny contains {
 	"network" in net.categories
 	not net.context.substitution
 }
+
+# pipe-to-shell: a download substituted in as the script a shell, eval or
+# source runs (bash <(curl ...), bash -c "$(curl ...)", source <(wget ...)).
+deny contains {
+	"code": "pipe-to-shell",
+	"message": concat("", [label(net), " downloads what ", seg.name, " then runs as a script"]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "substituted-script",
+} if {
+	some i, seg in segments
+	script_runners[seg.name]
+	some op in seg.operands
+	script_roles[op.role]
+	substitutions[op.dynamic]
+	some net in segments
+	"network" in net.categories
+	net.span[0] >= op.span[0]
+	net.span[1] <= op.span[1]
+}
+
+script_runners := shells | {"source", ".", "eval"}
+
+script_roles := {"script", "source"}
+
+substitutions := {"process-substitution", "command-substitution"}
 
 # --- helpers -------------------------------------------------------------
 

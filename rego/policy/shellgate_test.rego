@@ -184,6 +184,14 @@ grant_cases := {
 		)),
 		"action": "ask", "has": ["command-substitution"],
 	},
+	"a granted segment under a clean wrapper is allowed": {
+		"input": mk([seg(0, "timeout", {"categories": ["wrapper"], "read_only": false}), object.union(writer(1, "npm"), {"parent": 0})], object.union(not_reversible([finding("not-read-only", 1)]), granted(["", "npm test"]))),
+		"action": "allow", "has": ["granted"],
+	},
+	"a wrapper with a finding of its own is not cleared": {
+		"input": mk([seg(0, "sudo", {"categories": ["wrapper", "privilege"], "read_only": false}), object.union(writer(1, "npm"), {"parent": 0})], object.union(not_reversible([finding("privilege", 0), finding("not-read-only", 1)]), granted(["", "npm test"]))),
+		"action": "ask", "has": ["privilege", "granted"],
+	},
 	"grants do not apply in readonly mode": {
 		"input": mk([writer(0, "npm")], object.union(
 			object.union(readonly, not_reversible([finding("unknown-program", 0)])),
@@ -324,6 +332,36 @@ shell_cases := {
 	},
 	"a download in a substitution is not a pipe": {
 		"input": mk([seg(0, "curl", {"categories": ["network"], "read_only": false, "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}), stdin_sh(1)], not_reversible([finding("network", 0)])),
+		"action": "ask", "lacks": ["pipe-to-shell"],
+	},
+	"bash <(curl ...) is denied": {
+		"input": mk(
+			[
+				seg(0, "curl", {"categories": ["network"], "read_only": false, "span": [7, 20], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
+				seg(1, "bash", {"categories": ["shell"], "read_only": false, "span": [0, 21], "operands": [{"value": "<(curl x)", "dynamic": "process-substitution", "role": "source", "span": [5, 21]}]}),
+			],
+			not_reversible([finding("network", 0), finding("process-substitution", -1)]),
+		),
+		"action": "deny", "has": ["pipe-to-shell"],
+	},
+	"bash <(cat x) is not a download": {
+		"input": mk(
+			[
+				seg(0, "cat", {"span": [7, 12], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
+				seg(1, "bash", {"categories": ["shell"], "read_only": false, "span": [0, 13], "operands": [{"value": "<(cat x)", "dynamic": "process-substitution", "role": "source", "span": [5, 13]}]}),
+			],
+			not_reversible([finding("process-substitution", -1)]),
+		),
+		"action": "ask", "lacks": ["pipe-to-shell"],
+	},
+	"a download outside the script operand is not run": {
+		"input": mk(
+			[
+				seg(0, "curl", {"categories": ["network"], "read_only": false, "span": [30, 40], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
+				seg(1, "bash", {"categories": ["shell"], "read_only": false, "span": [0, 21], "operands": [{"value": "<(cat x)", "dynamic": "process-substitution", "role": "source", "span": [5, 21]}]}),
+			],
+			not_reversible([finding("network", 0)]),
+		),
 		"action": "ask", "lacks": ["pipe-to-shell"],
 	},
 	"a shell before the download is not fed by it": {
@@ -474,6 +512,18 @@ station_cases := {
 	"a denied read is denied": {
 		"input": mk([seg(0, "cat", {})], with_reads([object.union(sread("denied"), {"row": "~/.ssh/**", "message": "reads ~/.ssh/id_rsa, which the deny row ~/.ssh/** covers"})])),
 		"action": "deny", "has": ["read-denied"],
+	},
+	"a tree holding a denied path asks": {
+		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"recursive": true, "row": "**/.env"})])),
+		"action": "ask", "has": ["read-denied-in-tree"], "lacks": ["read-denied"],
+	},
+	"a tree holding a denied path in readonly denies": {
+		"input": mk([seg(0, "grep", {})], object.union(readonly, with_reads([object.union(sread("denied"), {"recursive": true, "row": "**/.env"})]))),
+		"action": "deny", "has": ["read-denied-in-tree"],
+	},
+	"xargs input bounded by a tree holding a denied path asks": {
+		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"source": "xargs-input", "kind": "dynamic"})])),
+		"action": "ask", "has": ["read-denied-in-tree"], "lacks": ["read-denied"],
 	},
 	"a read outside the roots asks": {
 		"input": mk([seg(0, "cat", {})], with_reads([sread("outside-roots")])),
