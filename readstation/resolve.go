@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -125,8 +126,82 @@ func (c *fsCache) resolveUncached(p string) resolved {
 	if !filepath.IsAbs(p) {
 		return resolved{real: p, err: errors.New("not an absolute path")}
 	}
-	cur := "/"
-	rest := p
+	// Fast path: one stat, the kernel's own resolution of p (symlinks
+	// followed, ".." physical). When it reaches the object a previous
+	// resolution of the same text reached (device and inode), the real path
+	// is that resolution's: the same file or directory. Only hard links and
+	// bind mounts give one object two real paths, and then the data is the
+	// same.
+	fi, serr := os.Stat(p)
+	if serr == nil {
+		dev, ino := devIno(fi)
+		if f, ok := lookupFact(p); ok && f.dev == dev && f.ino == ino && (dev != 0 || ino != 0) {
+			return resolved{real: f.real, exists: true, mode: fi.Mode(), dev: dev, ino: ino}
+		}
+	}
+	r := c.resolveSlow(p)
+	if serr == nil && r.err == nil && r.exists {
+		storeFact(p, dirFact{r.real, r.dev, r.ino})
+	}
+	return r
+}
+
+// resolveSlow resolves p's parent (through the cache) and then its last
+// name, or the whole path component by component.
+func (c *fsCache) resolveSlow(p string) resolved {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		name := p[i+1:]
+		if name != "" && name != "." && name != ".." {
+			if real, ok := c.realDir(p[:i]); ok {
+				return c.walk(real, name, p)
+			}
+		}
+	}
+	return c.walk("/", p, p)
+}
+
+// dirFact is a path's real path and identity, cached across calls.
+type dirFact struct {
+	real     string
+	dev, ino uint64
+}
+
+var factCache struct {
+	sync.Mutex
+	m map[string]dirFact
+}
+
+func lookupFact(p string) (dirFact, bool) {
+	factCache.Lock()
+	f, ok := factCache.m[p]
+	factCache.Unlock()
+	return f, ok
+}
+
+func storeFact(p string, f dirFact) {
+	factCache.Lock()
+	if factCache.m == nil || len(factCache.m) >= 8192 {
+		factCache.m = map[string]dirFact{}
+	}
+	factCache.m[p] = f
+	factCache.Unlock()
+}
+
+// realDir returns the real path of the directory d (absolute, as written).
+func (c *fsCache) realDir(d string) (string, bool) {
+	if d == "" {
+		return "/", true
+	}
+	r := c.resolve(d)
+	if r.err != nil || !r.isDir() {
+		return "", false
+	}
+	return r.real, true
+}
+
+// walk resolves rest (a path relative to the real directory cur, or an
+// absolute one) component by component; p is the whole path, for errors.
+func (c *fsCache) walk(cur, rest, p string) resolved {
 	hops := 0
 	for {
 		var comp string

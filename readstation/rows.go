@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -204,7 +205,13 @@ func matchComps(segs []rowSeg, comps []string) bool {
 
 // matcher is a compiled set of deny rows plus the roots.
 type matcher struct {
-	rows []crow
+	// rows are all rows; anchored rows (prefix != "") are matched first,
+	// in order, then single-name rows that match at any depth ("*.pem",
+	// "**/.env": name and names), then the other any-depth rows (deep).
+	rows  []crow
+	name  map[string]string // literal name → row
+	names []crow            // any-depth single non-literal name
+	deep  []crow            // other any-depth rows
 	// roots are the roots as written (cleaned, absolute) and their real
 	// paths.
 	roots []string
@@ -236,26 +243,63 @@ func within(p, base string) bool {
 	return p == base || strings.HasPrefix(p, base) && len(p) > len(base) && p[len(base)] == '/'
 }
 
-// denied returns the first row that matches the clean absolute path p.
+// denied returns the row that matches the clean absolute path p: the
+// first anchored row, else a single-name row, else the first other row.
 func (m *matcher) denied(p string) (string, bool) {
 	var arr [32]string
 	comps := splitAbs(p, arr[:0])
 	for i := range m.rows {
 		r := &m.rows[i]
+		if r.prefix == "" {
+			continue
+		}
+		if !within(p, r.prefix) {
+			continue
+		}
 		c := comps
-		if r.prefix != "" {
-			if !within(p, r.prefix) {
-				continue
-			}
-			if r.prefix != "/" {
-				c = comps[strings.Count(r.prefix, "/"):]
-			}
+		if r.prefix != "/" {
+			c = comps[strings.Count(r.prefix, "/"):]
 		}
 		if matchComps(r.rest, c) {
 			return r.src, true
 		}
 	}
+	for _, c := range comps {
+		if src, ok := m.name[c]; ok {
+			return src, true
+		}
+		for i := range m.names {
+			if m.names[i].rest[1].match(c) {
+				return m.names[i].src, true
+			}
+		}
+	}
+	for i := range m.deep {
+		if matchComps(m.deep[i].rest, comps) {
+			return m.deep[i].src, true
+		}
+	}
 	return "", false
+}
+
+// index sorts the any-depth rows into the name map and lists.
+func (m *matcher) index() {
+	m.name = map[string]string{}
+	for _, r := range m.rows {
+		if r.prefix != "" {
+			continue
+		}
+		switch {
+		case len(r.rest) == 2 && r.rest[0].kind == segAny && r.rest[1].kind == segLit:
+			if _, dup := m.name[r.rest[1].s]; !dup {
+				m.name[r.rest[1].s] = r.src
+			}
+		case len(r.rest) == 2 && r.rest[0].kind == segAny && r.rest[1].kind != segAny:
+			m.names = append(m.names, r)
+		default:
+			m.deep = append(m.deep, r)
+		}
+	}
 }
 
 // inRoots reports whether p is under one of the roots.
@@ -324,6 +368,7 @@ func compileMatcher(b Boundary) *matcher {
 			m.rows = append(m.rows, compileAt(src, base, p.segs)...)
 		}
 	}
+	m.index()
 	return m
 }
 
@@ -358,9 +403,35 @@ var matcherCache struct {
 	m map[string]*matcher
 }
 
+var lastMatcher struct {
+	sync.Mutex
+	b Boundary
+	m *matcher
+}
+
+func sameBoundary(a, b Boundary) bool {
+	return a.Home == b.Home && a.Cwd == b.Cwd && slices.Equal(a.Roots, b.Roots) && slices.Equal(a.DenyRows, b.DenyRows)
+}
+
 // getMatcher returns the compiled matcher for b, compiling it once per
 // distinct boundary.
 func getMatcher(b Boundary) *matcher {
+	lastMatcher.Lock()
+	if lastMatcher.m != nil && sameBoundary(lastMatcher.b, b) {
+		m := lastMatcher.m
+		lastMatcher.Unlock()
+		return m
+	}
+	lastMatcher.Unlock()
+	m := getMatcherKeyed(b)
+	lastMatcher.Lock()
+	lastMatcher.b = Boundary{Home: b.Home, Cwd: b.Cwd, Roots: slices.Clone(b.Roots), DenyRows: slices.Clone(b.DenyRows)}
+	lastMatcher.m = m
+	lastMatcher.Unlock()
+	return m
+}
+
+func getMatcherKeyed(b Boundary) *matcher {
 	var k strings.Builder
 	k.WriteString(b.Home)
 	k.WriteByte(0)

@@ -341,7 +341,7 @@ func (j *judger) verdictFor(written string, res resolved) (v, row, msg string) {
 	if r, ok := j.m.denied(written); ok {
 		return VerdictDenied, r, fmt.Sprintf("%s matches deny row %s", written, quote(r))
 	}
-	if r, ok := j.m.denied(res.real); ok {
+	if r, ok := j.m.denied(res.real); ok && res.real != written {
 		return VerdictDenied, r, fmt.Sprintf("%s resolves to %s, which matches deny row %s", written, res.real, quote(r))
 	}
 	if res.err != nil {

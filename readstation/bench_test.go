@@ -1,0 +1,52 @@
+package readstation
+
+import (
+	"testing"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+// BenchmarkJudge measures what the station adds per decision, with a warm
+// cache (the boundary's rows compiled, git config read once), on typical
+// agent commands in a temp repository. Classification is done outside the
+// timed loop.
+func BenchmarkJudge(b *testing.B) {
+	f := newFixture(b)
+	bd := f.boundary(b, "proj")
+	cmds := []struct{ name, cmd string }{
+		{"cat", "cat README.md"},
+		{"git-status", "git status"},
+		{"no-reads", "echo hi"},
+		{"cat-home-key", "cat ~/.ssh/id_rsa"},
+		{"three-files", "head -n 20 src/main.go src/util.go README.md"},
+		{"cd-cat", "cd src && cat main.go"},
+		{"glob", "wc -l src/*.go"},
+		{"grep-r-src", "grep -rn foo src"},
+		{"grep-r-repo", "grep -rn foo ."},
+		{"find-xargs", "find src -name '*.go' | xargs wc -l"},
+		{"grep-r-home", "grep -r token ~"},
+	}
+	for _, c := range cmds {
+		r := classify.Classify(c.cmd)
+		Judge(r, bd) // warm
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Judge(r, bd)
+			}
+		})
+	}
+}
+
+// BenchmarkRecheck measures the admission re-check before a spawn.
+func BenchmarkRecheck(b *testing.B) {
+	f := newFixture(b)
+	bd := f.boundary(b, "proj")
+	adm := Judge(classify.Classify("cat README.md src/*.go"), bd).Admission()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := adm.Recheck(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,110 @@
+// Package readstation is the read boundary: it judges every path a command
+// may read against the workspace roots and the deny rows, on the real file
+// system, and keeps an admission to re-check right before the command is
+// spawned. It does not decide allow, ask or deny: the policy does, from the
+// Station it returns.
+//
+// # Judging a read
+//
+// Judge takes the classifier's Report (classify/) and a Boundary. For every
+// read in the report it:
+//
+//   - finds the directory the segment runs in: the request's cwd, moved by
+//     every cd step before it (cd -L semantics, lexical). Each cd step a
+//     relative read depends on must lead to an existing directory, or the
+//     read is not-established; git -C is applied the same way;
+//   - folds "~" and $HOME to Boundary.Home;
+//   - resolves the path as a program opening it would: every component
+//     looked up with lstat, every symlink followed (not only the last),
+//     ".." applied to the real parent (so "cd link && cat ../x" reads next
+//     to the link's target, not next to the link);
+//   - judges both the path as written (absolute, cleaned lexically) and the
+//     real path: each must stay inside a root and match no deny row;
+//   - expands globs against the file system the way bash does by default
+//     (no dotglob, no globstar) and judges every match; no match means the
+//     pattern reaches the program as a literal word, judged as such;
+//   - for a recursive reader (grep -r, rg, find, ls -R, du, tree: the
+//     report's Recursive flag) looks under the tree: a deny row anchored
+//     below it (~/.ssh/** under "grep -r x ~") is found by one lstat; rows
+//     that match anywhere (**/.env) are found by walking the tree, bounded
+//     by MaxWalkDirs; every symlink found is resolved and its target judged.
+//     rg without --hidden/-u, ls without -a/-A and tree without -a skip
+//     hidden names, and the check skips them too;
+//   - dynamic words (parameters, substitutions, ~user, braces) are
+//     not-established; reads fed by a producer are judged by the producer's
+//     roots (below).
+//
+// Verdicts, worst last: ok, missing (does not exist inside the roots:
+// reading it fails, nothing leaks), outside-roots, not-established, denied.
+// A read with several candidates (glob matches, producer roots) gets the
+// worst. Hitting MaxGlobMatches or MaxWalkDirs, a permission error, a
+// symlink loop or an invalid Boundary is not-established, never ok.
+// Station.Established is true only when every read is ok or missing.
+//
+// # Deny rows
+//
+// Rows are gitignore-style patterns, compiled once per distinct Boundary
+// (see ValidateRow for the syntax): "~/" rows are under Home, "/" rows are
+// absolute, "**/x" rows and rows without a slash match at any depth, other
+// relative rows are anchored at each root. A row that matches a directory
+// matches everything under it, and "x/**" matches x itself: "ls ~/.ssh" is
+// denied. The matcher is in Go (literal, prefix and suffix components are
+// compared without path.Match); rows are matched against both the written
+// and the real path. DefaultDenyRows holds the defaults.
+//
+// # Trusted producers
+//
+// "find src -name '*.go' | xargs wc -l" feeds paths to wc at run time. The
+// report marks such reads dynamic with a Producer segment (xargs-input, or
+// find-match for find -exec's {}). A read fed by one of these producers is
+// judged by walking the producer's roots as recursive reads; any other
+// producer leaves it not-established:
+//
+//	producer      spelling required                       roots when none named
+//	find          no -printf -fprintf -fprint -fprint0     the cwd
+//	              -fls -ls -exec -execdir -ok -okdir
+//	              (for xargs; {} of -exec is always a path)
+//	grep          -l or -L (--files-with(out)-match(es))   none: must name a path
+//	rg            -l, -L-style --files-without-match,      the cwd
+//	              or --files
+//	git ls-files  no --format --debug --eol                the repository's top level
+//
+// Further conditions: the producer runs in the same directory as the
+// reader (so its relative output means the same paths), its program is not
+// written with a path, and, unless both sides are NUL-separated (find
+// -print0, grep -Z, rg -0 or git ls-files -z, with xargs -0), no name under
+// the roots may hold a blank, quote, backslash or newline that xargs would
+// split into other paths. The table is trustedProducers in producer.go.
+//
+// # Repository-controlled helpers
+//
+// A read-only git command can still run code its repository chose. For
+// every git segment the station finds the repository (after cd and -C,
+// through .git files and commondir, bare repositories too), reads its
+// config (config, config.worktree and include/includeIf files) and
+// attributes (info/attributes and the .gitattributes from the top level
+// down to the cwd), and reports a RepoHelper naming the key and the file
+// for: core.fsmonitor (unless false), core.pager, core.sshCommand,
+// core.editor, core.askPass, core.hooksPath, core.gitProxy,
+// core.alternateRefsCommand, diff.external, diff.*.textconv and .command,
+// filter.*.clean/smudge/process, merge.*.driver, gpg.program and
+// gpg.*.program, log.showSignature (when true), pager.*, alias.<the word
+// used>, credential.helper, remote.*.uploadpack/receivepack/proxy and
+// ext:: URLs, sequence.editor, interactive.diffFilter, difftool/mergetool/
+// browser/man *.cmd and *.path, web.browser, uploadpack.packObjectsHook,
+// submodule.*.update "!cmd", protocol.ext.allow=always; and every attribute
+// line that selects a diff, filter or merge driver the config defines. The
+// user's own config (~/.gitconfig) is not the repository's and is not
+// reported. Config files are re-read only when their size, mtime or inode
+// changed.
+//
+// # Admission
+//
+// Station.Admission holds every candidate the judgment established: each
+// path (as resolved: real path, existence, type, device and inode) and each
+// glob's match set. Admission.Recheck re-establishes them right before the
+// spawn; a re-pointed symlink, a replaced file, a created or removed path
+// or a glob that matches differently returns a *ChangeError whose code is
+// changed-since-check (errors.Is(err, ErrChanged)). Tree walks are not
+// repeated: a tree's root is re-checked, its contents are not.
+package readstation
