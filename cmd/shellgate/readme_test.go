@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestReadmeExamples runs every "$ shellgate …" line of the README's
+// console blocks and compares the output with the lines printed under it.
+// An expected line containing "…" matches any text in its place.
+func TestReadmeExamples(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type example struct {
+		line int
+		args []string
+		want []string
+	}
+	var examples []example
+	in := false
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	n := 0
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "```console"):
+			in = true
+		case strings.HasPrefix(l, "```"):
+			in = false
+		case in && strings.HasPrefix(l, "$ shellgate "):
+			args, err := shellWords(strings.TrimPrefix(l, "$ shellgate "))
+			if err != nil {
+				t.Fatalf("README.md:%d: %v", n, err)
+			}
+			examples = append(examples, example{line: n, args: args})
+		case in && len(examples) > 0:
+			e := &examples[len(examples)-1]
+			e.want = append(e.want, l)
+		}
+	}
+	if len(examples) == 0 {
+		t.Fatal("no console examples in README.md")
+	}
+	for _, e := range examples {
+		var out, errb bytes.Buffer
+		run(e.args, strings.NewReader(""), &out, &errb)
+		got := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		if len(got) < len(e.want) {
+			t.Errorf("README.md:%d: shellgate %s\ngot:\n%s\nwant:\n%s", e.line, strings.Join(e.args, " "), out.String(), strings.Join(e.want, "\n"))
+			continue
+		}
+		for i, w := range e.want {
+			if !lineMatches(got[i], w) {
+				t.Errorf("README.md:%d: shellgate %s: output line %d\ngot:  %q\nwant: %q\nwhole output:\n%s", e.line, strings.Join(e.args, " "), i+1, got[i], w, out.String())
+				break
+			}
+		}
+	}
+}
+
+// lineMatches compares a line with an expectation in which "…" stands for
+// any text.
+func lineMatches(got, want string) bool {
+	parts := strings.Split(want, "…")
+	if len(parts) == 1 {
+		return got == want
+	}
+	if !strings.HasPrefix(got, parts[0]) {
+		return false
+	}
+	rest := got[len(parts[0]):]
+	for _, p := range parts[1:] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return strings.HasSuffix(got, parts[len(parts)-1])
+}
+
+// shellWords splits a line the way the shell would for plain words and
+// single- or double-quoted strings (no expansions).
+func shellWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errUnterminated
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			j := strings.IndexByte(s[i+1:], '"')
+			if j < 0 {
+				return nil, errUnterminated
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+type wordsError string
+
+func (e wordsError) Error() string { return string(e) }
+
+const errUnterminated = wordsError("unterminated quote")
