@@ -1,0 +1,43 @@
+// Package classify reads a shell command the way bash will run it and
+// describes, with evidence, what it does. It is the first stage of
+// shellgate: pure (no I/O, no file system, no policy), deterministic,
+// safe for concurrent use, and it never panics.
+//
+// [Classify] parses the command with mvdan.cc/sh/v3 as bash and walks the
+// AST. The result is a [Report], whose JSON form is the "report" part of the
+// policy input and a stable contract:
+//
+//   - segments: every simple command anywhere in the command (pipelines,
+//     lists, subshells, groups, substitutions, loop and function bodies,
+//     and commands nested in strings that will run: bash -c, sh -c,
+//     find -exec, xargs, and wrappers such as timeout, env, nice, command,
+//     stdbuf, sudo), each with its program, argv (static, or marked
+//     dynamic with the reason), options and operands as the catalog parses
+//     them, its context and the directory it runs in;
+//   - redirects, reads and writes: every path read or written, with the cwd
+//     it is relative to, whether it is literal, a glob or dynamic;
+//   - cd: every cd, pushd and popd, following bash: a cd in a subshell or a
+//     pipeline stage does not leak out; the walk assumes every cd succeeds
+//     and records the steps each cwd assumes (Cwd.After); where the cwd
+//     depends on whether another command succeeded, it is unknown;
+//   - reversible and findings: the verdict, and every reason against it
+//     with a stable lower-case code, a message and a byte span.
+//
+// The reversible verdict is fail-closed: it is true only when every
+// segment is a program on the catalog's read-only allowlist, every option is
+// known to be safe, and the shape is safe (no write redirect, no
+// substitution, no background job, no function, no unbounded loop, no
+// stdin reader that nothing feeds, no dynamic word that could become a
+// dangerous option, ...). Anything the walker does not understand, and any
+// analysis limit ([Limits]) that is reached, is a finding.
+//
+// The command catalog ([Catalog], catalog.yaml) is data: which programs are
+// read-only, which options take values, write, execute, follow or read
+// files, which operands are files, and which subcommands exist. Users
+// extend it with [ParseCatalog], [Catalog.Extend] and [WithCatalog].
+//
+// classify owns parsing, the AST walk, the catalog, the verdict, read and
+// write candidates and cd targets. It does not touch the file system
+// (readstation judges the reads) or decide allow/ask/deny (policy and rego
+// do).
+package classify
