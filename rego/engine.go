@@ -95,7 +95,7 @@ func New(opts ...Option) (*Engine, error) {
 		}
 		srcs[k] = v
 	}
-	mods, index, err := parseModules(srcs)
+	mods, index, err := parseModules(srcs, o.noDefault)
 	if err != nil {
 		return nil, err
 	}

@@ -30,10 +30,16 @@ func DefaultModules(tests bool) map[string]string {
 		if err != nil {
 			continue
 		}
-		out["default/"+e.Name()] = string(b)
+		out[defaultPrefix+e.Name()] = string(b)
 	}
 	return out
 }
+
+// isDefault reports whether a module name is the embedded default's.
+func isDefault(name string) bool { return strings.HasPrefix(name, defaultPrefix) }
+
+// defaultPrefix names the embedded default policy's modules.
+const defaultPrefix = "default/"
 
 func isTest(name string) bool { return strings.HasSuffix(name, "_test.rego") }
 
@@ -75,7 +81,7 @@ var parserOptions = ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation
 // reason object, and gives every reason literal without a "rule" key one
 // that names its file and line. It returns the modules and an index from
 // rule name to "file:line".
-func parseModules(srcs map[string]string) (map[string]*ast.Module, map[string]string, error) {
+func parseModules(srcs map[string]string, ownDecision bool) (map[string]*ast.Module, map[string]string, error) {
 	names := make([]string, 0, len(srcs))
 	for n := range srcs {
 		names = append(names, n)
@@ -90,7 +96,7 @@ func parseModules(srcs map[string]string) (map[string]*ast.Module, map[string]st
 			errs = append(errs, formatErrors(err))
 			continue
 		}
-		if err := checkModule(n, m, index); err != nil {
+		if err := checkModule(n, m, index, ownDecision); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -105,7 +111,7 @@ func parseModules(srcs map[string]string) (map[string]*ast.Module, map[string]st
 // reasonSets are the partial sets whose elements are reasons.
 var reasonSets = map[string]bool{"deny": true, "ask": true, "allow": true}
 
-func checkModule(name string, m *ast.Module, index map[string]string) error {
+func checkModule(name string, m *ast.Module, index map[string]string, ownDecision bool) error {
 	p := m.Package.Path
 	if len(p) < 2 || !p[1].Equal(ast.StringTerm("shellgate")) {
 		return fmt.Errorf("%s:%d: module is in %s; shellgate modules must be in package shellgate or below it", name, m.Package.Location.Row, strings.TrimPrefix(p.String(), "data."))
@@ -118,6 +124,9 @@ func checkModule(name string, m *ast.Module, index map[string]string) error {
 		rn := r.Head.Name.String()
 		if len(r.Head.Reference) > 0 {
 			rn = r.Head.Reference[0].Value.String()
+		}
+		if rn == "decision" && !isDefault(name) && !ownDecision {
+			return fmt.Errorf("%s:%d: decision is the default policy's: add reasons to deny, ask or allow instead", name, r.Location.Row)
 		}
 		if !reasonSets[rn] {
 			continue
