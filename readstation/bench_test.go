@@ -31,9 +31,11 @@ func BenchmarkJudge(b *testing.B) {
 		Judge(r, bd) // warm
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
+			n0 := fsCalls.Load()
 			for b.Loop() {
 				Judge(r, bd)
 			}
+			b.ReportMetric(float64(fsCalls.Load()-n0)/float64(b.N), "fscalls/op")
 		})
 	}
 }
@@ -44,9 +46,11 @@ func BenchmarkRecheck(b *testing.B) {
 	bd := f.boundary(b, "proj")
 	adm := Judge(classify.Classify("cat README.md src/*.go"), bd).Admission()
 	b.ReportAllocs()
+	n0 := fsCalls.Load()
 	for b.Loop() {
 		if err := adm.Recheck(); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(fsCalls.Load()-n0)/float64(b.N), "fscalls/op")
 }

@@ -129,6 +129,7 @@ type gitFile struct {
 // readSmall reads a small file, re-reading it only when its size, mtime or
 // inode changed since the last read (across Judge calls).
 func readSmall(p string) ([]byte, bool) {
+	fsCalls.Add(1)
 	fi, err := os.Stat(p)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxConfigBytes {
 		return nil, false
@@ -141,6 +142,7 @@ func readSmall(p string) ([]byte, bool) {
 	if ok && f.stamp == st {
 		return f.data, true
 	}
+	fsCalls.Add(4)
 	data, err := os.ReadFile(p)
 	if err != nil || len(data) > maxConfigBytes {
 		return nil, false

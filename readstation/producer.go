@@ -105,6 +105,13 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 		fail("the paths come from %s (segment %d), which is not a trusted producer", quote(what), p.Index)
 		return
 	}
+	// The word must be the producer's path alone: "" (xargs appends it),
+	// "{}" (find -exec) or xargs' replace string. "{}/../x" or "../{}"
+	// leave the producer's roots.
+	if ref.Path != "" && ref.Path != j.placeholder(ref) {
+		fail("%s builds a path around the paths %s (segment %d) prints, so they no longer bound it", quote(ref.Path), what, p.Index)
+		return
+	}
 	opts := segOpts(p)
 	if ref.Dynamic == "xargs-input" {
 		if len(tp.AnyOf) > 0 && anyOpt(opts, tp.AnyOf) == "" {
@@ -282,4 +289,29 @@ func (j *judger) effectiveCwd(s *classify.Segment) (string, bool) {
 		}
 	}
 	return cur, true
+}
+
+// placeholder is the word that stands for one producer path: "{}" for find
+// -exec, xargs' -I/--replace string (-i alone means "{}").
+func (j *judger) placeholder(ref *classify.PathRef) string {
+	if ref.Dynamic == "find-match" {
+		return "{}"
+	}
+	if ref.Segment < 0 || ref.Segment >= len(j.r.Segments) {
+		return ""
+	}
+	x := j.r.Segments[ref.Segment].Parent
+	if x < 0 || x >= len(j.r.Segments) || j.r.Segments[x].Name != "xargs" {
+		return ""
+	}
+	for _, o := range j.r.Segments[x].Options {
+		switch o.Name {
+		case "--replace", "-I", "-i":
+			if o.Value != nil && o.Value.Static() && o.Value.Value != "" {
+				return o.Value.Value
+			}
+			return "{}"
+		}
+	}
+	return ""
 }
