@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shellgate/shellgate/corpus"
+	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/rego"
+)
+
+func init() {
+	register("test", "run a corpus of commands (and Rego unit tests) against the policy", runTest)
+}
+
+const testUsage = `[--policy DIR]... [--config FILE] [--format text|json|junit|github]
+       [--run REGEX] [-v] [CORPUS...]
+
+Judges every case of the corpus through the gate (classify, read station,
+policy) and compares the decision with the case's expectation. CORPUS is a
+.yaml, .yml or .sh file or a directory of them; by default the embedded
+corpus plus ./corpus when it exists. The Rego unit tests (*_test.rego) of
+the policy directories run too, in the same summary. The last line of text
+and github output is "N passed, N failed".
+
+The configuration is the --config FILE or the defaults: a .shellgate.yaml is
+not picked up implicitly, so that a corpus run is reproducible.
+
+Exit status:
+  0   every case and Rego test passed
+  1   a case or a Rego test failed, or there was nothing to run
+  64  usage error: bad flags, a corpus file, config or policy that does not load
+  70  internal error
+
+Flags:`
+
+
+// loadConfig loads --config FILE, or the defaults.
+func loadConfig(path string) (*policy.Config, error) {
+	if path == "" {
+		return policy.DefaultConfig(), nil
+	}
+	cfg, err := policy.LoadConfig(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
+}
+
+// newChecker builds the real gate with the config and extra policy dirs.
+func newChecker(cfg *policy.Config, dirs []string) (*corpus.GateChecker, error) {
+	chk, err := corpus.NewGateChecker(gate.WithConfig(cfg), gate.WithPolicyDirs(absAll(dirs)...))
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return chk, nil
+}
+
+// loadCorpora loads the named corpora, or the default ones: the embedded
+// corpus plus ./corpus (its files identical to embedded ones skipped, so
+// that running in shellgate's own tree does not count them twice).
+func loadCorpora(paths []string) ([]corpus.Case, error) {
+	if len(paths) > 0 {
+		var all []corpus.Case
+		var errs []error
+		for _, p := range paths {
+			cs, err := corpus.LoadPath(p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			all = append(all, cs...)
+		}
+		return all, errors.Join(errs...)
+	}
+	all, err := corpus.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat("corpus")
+	if err != nil || !st.IsDir() {
+		return all, nil
+	}
+	embedded := map[string]bool{}
+	for _, c := range all {
+		embedded[c.File] = true
+	}
+	local, err := corpus.LoadPath("corpus")
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range local {
+		// corpus/cases/x.sh in this tree is the embedded corpus/cases/x.sh.
+		if embedded[c.File] && sameAsEmbedded(c.File) {
+			continue
+		}
+		all = append(all, c)
+	}
+	return all, nil
+}
+
+// sameAsEmbedded reports whether the local file has the embedded content.
+func sameAsEmbedded(name string) bool {
+	local, err := os.ReadFile(filepath.FromSlash(name))
+	if err != nil {
+		return false
+	}
+	emb, err := fs.ReadFile(corpus.EmbeddedFS(), strings.TrimPrefix(name, "corpus/"))
+	return err == nil && bytes.Equal(local, emb)
+}
+
+// regoTests runs the Rego unit tests of the policy dirs (with the default
+// policy loaded, its own tests left out). No test files: no results.
+func regoTests(ctx context.Context, dirs []string) ([]corpus.Result, error) {
+	srcs := rego.DefaultModules(false)
+	n := 0
+	for _, d := range dirs {
+		mods, err := rego.ReadPolicyDir(d, true)
+		if err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
+		for name, src := range mods {
+			if strings.HasSuffix(name, "_test.rego") {
+				n++
+			}
+			srcs[name] = src
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	trs, err := rego.RunTests(ctx, srcs, false)
+	if err != nil {
+		return nil, fmt.Errorf("policy tests: %w", err)
+	}
+	out := make([]corpus.Result, 0, len(trs))
+	for _, tr := range trs {
+		r := corpus.Result{Kind: "rego", Name: tr.Name, Pass: tr.Pass && !tr.Skipped && tr.Error == nil}
+		if file, line, ok := strings.Cut(tr.Location, ":"); ok {
+			r.File = file
+			r.Line, _ = strconv.Atoi(line)
+		}
+		switch {
+		case tr.Error != nil:
+			r.Err = tr.Error.Error()
+		case tr.Skipped:
+			r.Problems = []string{"skipped: a skipped test checks nothing"}
+		case !tr.Pass:
+			r.Problems = []string{"failed at " + tr.Location}
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// withCorpusHome points $HOME at a fresh directory for the rest of the
+// process: the gate reads the home directory from the environment, and the
+// fixtures' "~/" entries are laid there, so cases about ~/.ssh never see the
+// real home. It returns the directory and a cleanup.
+func withCorpusHome() (string, func(), error) {
+	home, err := os.MkdirTemp("", "shellgate-home-")
+	if err != nil {
+		return "", nil, err
+	}
+	if home, err = filepath.EvalSymlinks(home); err != nil {
+		return "", nil, err
+	}
+	old, had := os.LookupEnv("HOME")
+	os.Setenv("HOME", home)
+	return home, func() {
+		if had {
+			os.Setenv("HOME", old)
+		} else {
+			os.Unsetenv("HOME")
+		}
+		corpus.Unlay(home)
+		os.RemoveAll(home)
+	}, nil
+}
+
+func runTest(e *env) int {
+	fs := newFlags(e, "test", testUsage)
+	var policies repeated
+	fs.Var(&policies, "policy", "add the Rego modules in `DIR` to the default policy and run its *_test.rego (repeatable)")
+	config := fs.String("config", "", "config `FILE` (default: the embedded defaults)")
+	format := fs.String("format", "text", "output: text, json, junit or github")
+	runRE := fs.String("run", "", "only the cases whose name or command matches `REGEX`")
+	verbose := fs.Bool("v", false, "text: list passing cases too")
+	ops, ok := parseFlags(fs, e.args)
+	if !ok {
+		return exitUsage
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(e.stderr, "shellgate test:", err)
+		return exitUsage
+	}
+	if !validFormat(*format) {
+		return fail(fmt.Errorf("unknown --format %q (want %s)", *format, strings.Join(corpus.Formats, ", ")))
+	}
+	var re *regexp.Regexp
+	if *runRE != "" {
+		var err error
+		if re, err = regexp.Compile(*runRE); err != nil {
+			return fail(fmt.Errorf("--run: %w", err))
+		}
+	}
+	cfg, err := loadConfig(*config)
+	if err != nil {
+		return fail(err)
+	}
+	cases, err := loadCorpora(ops)
+	if err != nil {
+		return fail(err)
+	}
+	cases = corpus.Filter(cases, re)
+	home, cleanup, err := withCorpusHome()
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate test:", err)
+		return exitInternal
+	}
+	defer cleanup()
+	chk, err := newChecker(cfg, policies)
+	if err != nil {
+		return fail(err)
+	}
+	ctx := context.Background()
+	dirs := append(append([]string(nil), cfg.PolicyDirs...), absAll(policies)...)
+	regoResults, err := regoTests(ctx, dirs)
+	if err != nil {
+		return fail(err)
+	}
+	regoResults = filterResults(regoResults, re)
+	results, err := corpus.Run(ctx, cases, chk, corpus.Options{Home: home})
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate test:", err)
+		return exitInternal
+	}
+	results = append(results, regoResults...)
+	if err := corpus.Write(e.stdout, e.stderr, *format, results, *verbose); err != nil {
+		fmt.Fprintln(e.stderr, "shellgate test:", err)
+		return exitInternal
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(e.stderr, "shellgate test: no cases to run")
+		return 1
+	}
+	if corpus.Summarize(results).Failed > 0 {
+		return 1
+	}
+	return exitOK
+}
+
+func filterResults(rs []corpus.Result, re *regexp.Regexp) []corpus.Result {
+	if re == nil {
+		return rs
+	}
+	var out []corpus.Result
+	for _, r := range rs {
+		if re.MatchString(r.Name) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func validFormat(f string) bool {
+	for _, g := range corpus.Formats {
+		if f == g {
+			return true
+		}
+	}
+	return false
+}
