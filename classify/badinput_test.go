@@ -52,6 +52,19 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestNotTooDeep checks that legitimate input is not refused by the
+// nesting pre-check: a markdown heredoc full of code fences.
+func TestNotTooDeep(t *testing.T) {
+	md := "cat > README.md <<'EOF'\n" + strings.Repeat("```go\nx := a[0]\n```\n", 200) + "EOF"
+	r := Classify(md)
+	if !r.Parse.OK {
+		t.Errorf("markdown heredoc: %s", verdict(r))
+	}
+	if got := verdict(r); got != "not reversible: redirect-write 4-15" {
+		t.Errorf("markdown heredoc: %s", got)
+	}
+}
+
 func shorten(s string) string {
 	if len(s) > 300 {
 		return s[:300] + "..."

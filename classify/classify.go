@@ -188,9 +188,21 @@ func firstInvalidUTF8(s string) int {
 // of "$($($(" is refused before the recursive parser sees it.
 func maxNesting(s string) int {
 	d, m := 0, 0
+	inBackquote := false
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
-		case '(', '{', '[', '`':
+		case '`':
+			// Backquotes pair up (a nested one is escaped): a markdown
+			// heredoc full of ``` fences does not nest.
+			inBackquote = !inBackquote
+			if !inBackquote {
+				if d > 0 {
+					d--
+				}
+				continue
+			}
+			fallthrough
+		case '(', '{', '[':
 			d++
 			if d > m {
 				m = d
