@@ -1,0 +1,168 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestParseConfig(t *testing.T) {
+	src := `# a full config
+mode: readonly
+read_only_programs: [mytool]
+grants:
+  - npm test **
+  - make lint
+roots: [../shared, /abs, "~/notes"]
+deny_reads: ["**/secret.txt"]
+replace_default_deny_reads: true
+policy_dirs: [policy]
+`
+	c, err := ParseConfig([]byte(src), "/proj/.shellgate.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{
+		Mode: "readonly", ReadOnlyPrograms: []string{"mytool"}, Grants: []string{"npm test **", "make lint"},
+		Roots: []string{"/shared", "/abs", "~/notes"}, DenyReads: []string{"**/secret.txt"},
+		ReplaceDefaultDenyReads: true, PolicyDirs: []string{"/proj/policy"}, Path: "/proj/.shellgate.yaml",
+	}
+	if diff := cmp.Diff(want, c, cmpopts.IgnoreUnexported(Config{})); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if len(c.grantPatterns()) != 2 {
+		t.Errorf("grants not parsed: %v", c.grantPatterns())
+	}
+}
+
+func TestParseConfigEmpty(t *testing.T) {
+	for _, src := range []string{"", "\n# nothing\n", "---\n"} {
+		c, err := ParseConfig([]byte(src), "c.yaml")
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if c.Mode != ModeDefault || len(c.Grants) != 0 {
+			t.Errorf("%q: %+v", src, c)
+		}
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	cases := []struct {
+		src, want string
+	}{
+		{"mode: default\ngrant: [x]\n", `c.yaml:2:1: unknown key "grant" (known keys: mode,`},
+		{"mode: yolo\n", `c.yaml:1:7: mode "yolo" is not a mode (want default or readonly)`},
+		{"mode: default\nmode: readonly\n", `c.yaml:2:1: key "mode" given twice`},
+		{"grants:\n  - make lint\n  - \"** x\"\n", `c.yaml:3:5: grant "** x": the first word must be a program name`},
+		{"grants:\n  - npm ** test\n", `c.yaml:2:5: grant "npm ** test": "**" may only be the last word`},
+		{"grants:\n  - npm test > out\n", `c.yaml:2:5: grant "npm test > out": grant words are literal`},
+		{"grants:\n  - /usr/bin/npm test\n", `c.yaml:2:5: grant "/usr/bin/npm test": the program must be a name`},
+		{"grants:\n  - \"\"\n", `c.yaml:2:5: grant "": empty grant`},
+		{"grants: npm test\n", "c.yaml:", },
+		{"roots: [\"\"]\n", `c.yaml:1:9: roots: an empty root`},
+		{"read_only_programs: [\"a b\"]\n", `c.yaml:1:22: read_only_programs: "a b" is not a program name`},
+		{"replace_default_deny_reads: maybe\n", "c.yaml:"},
+		{"- a\n- b\n", "c.yaml:1:1: the config must be a mapping"},
+		{"mode: [\n", "c.yaml: yaml:"},
+	}
+	for _, c := range cases {
+		_, err := ParseConfig([]byte(c.src), "c.yaml")
+		if err == nil {
+			t.Errorf("%q: parsed", c.src)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %q, want it to contain %q", c.src, err, c.want)
+		}
+	}
+}
+
+func TestFindConfig(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	deep := filepath.Join(dir, "proj", "a", "b")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing anywhere: the defaults.
+	if p, err := FindConfig(deep); err != nil || p != "" {
+		t.Fatalf("FindConfig = %q, %v", p, err)
+	}
+	// The user config dir.
+	user := filepath.Join(dir, "xdg", "shellgate", "config.yaml")
+	os.MkdirAll(filepath.Dir(user), 0o755)
+	os.WriteFile(user, []byte("mode: readonly\n"), 0o644)
+	if p, _ := FindConfig(deep); p != user {
+		t.Errorf("FindConfig = %q, want the user config %q", p, user)
+	}
+	// The nearest parent with .shellgate.yaml wins.
+	top := filepath.Join(dir, "proj", ConfigFileName)
+	os.WriteFile(top, []byte("grants: [make lint]\n"), 0o644)
+	if p, _ := FindConfig(deep); p != top {
+		t.Errorf("FindConfig = %q, want %q", p, top)
+	}
+	near := filepath.Join(dir, "proj", "a", ConfigFileName)
+	os.WriteFile(near, []byte("mode: default\n"), 0o644)
+	if p, _ := FindConfig(deep); p != near {
+		t.Errorf("FindConfig = %q, want %q", p, near)
+	}
+	c, err := LoadConfigFor("", deep)
+	if err != nil || c.Path != near {
+		t.Errorf("LoadConfigFor = %+v, %v", c, err)
+	}
+	// --config wins over everything.
+	c, err = LoadConfigFor(user, deep)
+	if err != nil || c.Mode != ModeReadonly {
+		t.Errorf("explicit: %+v, %v", c, err)
+	}
+	if _, err := LoadConfigFor(filepath.Join(dir, "missing.yaml"), deep); err == nil {
+		t.Error("a missing --config file loaded")
+	}
+}
+
+func TestClassifyOptions(t *testing.T) {
+	c := &Config{ReadOnlyPrograms: []string{"mytool", "cat"}}
+	if _, err := c.ClassifyOptions(nil); err != nil {
+		t.Fatal(err)
+	}
+	bad := &Config{ReadOnlyPrograms: []string{"rm"}, Path: "x.yaml"}
+	if _, err := bad.ClassifyOptions(nil); err == nil || !strings.Contains(err.Error(), "x.yaml: read_only_programs: rm is in the catalog and is not read-only") {
+		t.Errorf("rm as read-only: %v", err)
+	}
+}
+
+func TestBoundary(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	os.MkdirAll(filepath.Join(dir, "ws", ".git"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "ws", "sub"), 0o755)
+	c := &Config{Roots: []string{"/extra"}, DenyReads: []string{"**/secret.txt"}}
+	b, err := c.Boundary(filepath.Join(dir, "ws", "sub"), "/more")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(dir, "ws"), "/extra", "/more"}, b.Roots); diff != "" {
+		t.Errorf("roots (-want +got):\n%s", diff)
+	}
+	if n := len(b.DenyRows); n < 10 || b.DenyRows[n-1] != "**/secret.txt" {
+		t.Errorf("deny rows %v", b.DenyRows)
+	}
+	c.ReplaceDefaultDenyReads = true
+	b, _ = c.Boundary(filepath.Join(dir, "ws"))
+	if diff := cmp.Diff([]string{"**/secret.txt"}, b.DenyRows); diff != "" {
+		t.Errorf("replaced rows (-want +got):\n%s", diff)
+	}
+	c.DenyReads = []string{"!negated"}
+	if _, err := c.Boundary(filepath.Join(dir, "ws")); err == nil || !strings.Contains(err.Error(), "deny_reads") {
+		t.Errorf("bad row: %v", err)
+	}
+	if _, err := c.Boundary(filepath.Join(dir, "nope")); err == nil {
+		t.Error("a missing cwd made a boundary")
+	}
+}

@@ -1,0 +1,93 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+func TestComputeFacts(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	home := filepath.Join(dir, "home")
+	ws := filepath.Join(dir, "ws")
+	t.Setenv("HOME", home)
+	for _, d := range []string{filepath.Join(ws, ".git"), filepath.Join(ws, "src"), filepath.Join(home, "x"), filepath.Join(dir, "outside")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A symlink inside the workspace that leads out of it.
+	if err := os.Symlink(filepath.Join(dir, "outside"), filepath.Join(ws, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	type w struct {
+		path                               string
+		established, outside, crit, device bool
+	}
+	cases := []struct {
+		cmd  string
+		cwd  string
+		want []w
+	}{
+		{"touch a", ws, []w{{filepath.Join(ws, "a"), true, false, false, false}}},
+		{"touch src/a", filepath.Join(ws, "src"), []w{{filepath.Join(ws, "src", "src", "a"), true, false, false, false}}},
+		{"cd src && touch ../b", ws, []w{{filepath.Join(ws, "b"), true, false, false, false}}},
+		{"touch ../a", ws, []w{{filepath.Join(dir, "a"), true, true, false, false}}},
+		{"touch escape/a", ws, []w{{filepath.Join(ws, "escape", "a"), true, true, false, false}}},
+		{"rm -rf ~", ws, []w{{home, true, true, true, false}}},
+		{"rm -rf ~/x", ws, []w{{filepath.Join(home, "x"), true, true, false, false}}},
+		{"rm -rf /", ws, []w{{"/", true, true, true, false}}},
+		{"rm -rf /usr", ws, []w{{"/usr", true, true, true, false}}},
+		{"rm -rf .", ws, []w{{ws, true, false, true, false}}},
+		{"rm -rf src/..", ws, []w{{ws, true, false, true, false}}},
+		{"rm -rf *", ws, []w{{ws, true, false, true, false}}},
+		{"rm -rf src/*", ws, []w{{filepath.Join(ws, "src"), true, false, false, false}}},
+		{"rm -rf /*", ws, []w{{"/", true, true, true, false}}},
+		{"rm -rf " + dir, ws, []w{{dir, true, true, true, false}}},
+		{"dd if=x of=/dev/sda", ws, []w{{"/dev/sda", true, true, false, true}}},
+		{"echo x > /dev/null", ws, nil},
+		{"rm -rf $DIR", ws, []w{{"", false, false, false, false}}},
+		{"touch a", "", []w{{"", false, false, false, false}}},
+		{"touch /abs/a", "", []w{{"/abs/a", true, true, false, false}}},
+	}
+	for _, c := range cases {
+		r := classify.Classify(c.cmd)
+		f := ComputeFacts(&Input{Command: c.cmd, Cwd: c.cwd, Report: r})
+		var got []w
+		for _, fw := range f.Writes {
+			got = append(got, w{fw.Path, fw.Established, fw.OutsideRoots, fw.Critical, fw.Device})
+		}
+		if diff := cmp.Diff(c.want, got, cmp.AllowUnexported(w{})); diff != "" {
+			t.Errorf("%q in %q (-want +got):\n%s", c.cmd, c.cwd, diff)
+		}
+		if f.Mode != ModeDefault || len(f.Segments) != len(r.Segments) {
+			t.Errorf("%q: facts %+v", c.cmd, f)
+		}
+	}
+}
+
+func TestFactsGrantAndMode(t *testing.T) {
+	cfg, err := ParseConfig([]byte("mode: readonly\ngrants: [make lint]\n"), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := classify.Classify("make lint && make test")
+	f := ComputeFacts(&Input{Command: r.Command, Report: r, Config: cfg})
+	if diff := cmp.Diff([]SegmentFacts{{Grant: "make lint"}, {Grant: ""}}, f.Segments); diff != "" {
+		t.Errorf("segments (-want +got):\n%s", diff)
+	}
+	if f.Mode != ModeReadonly {
+		t.Errorf("mode %q: the config's mode applies when the input has none", f.Mode)
+	}
+	f = ComputeFacts(&Input{Command: r.Command, Report: r, Config: cfg, Mode: ModeDefault})
+	if f.Mode != ModeDefault {
+		t.Errorf("mode %q: the input's mode wins", f.Mode)
+	}
+}
