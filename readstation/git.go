@@ -3,6 +3,7 @@ package readstation
 import (
 	"bufio"
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,7 +165,10 @@ func (j *judger) findGitDir(dir string) (top, gitdir string, ok bool) {
 		g := joinAbs(d, ".git")
 		n := j.fs.lstat(g)
 		if n.err == nil {
-			res := j.fs.resolve(g)
+			res := resolved{real: g, exists: true, mode: n.mode}
+			if n.mode&fs.ModeSymlink != 0 {
+				res = j.fs.resolve(g)
+			}
 			switch {
 			case res.isDir():
 				return d, res.real, true
@@ -404,13 +408,25 @@ func (j *judger) repoHelpers() []RepoHelper {
 		}
 		cwd, ok := j.effectiveCwd(s)
 		if !ok {
-			continue // the cwd read is judged not-established already
+			// git runs in a repository whose config cannot be read: say
+			// so with a read of its own.
+			j.extra = append(j.extra, Read{Path: s.Cwd.Path, Kind: "literal", Source: "repository",
+				Verdict: VerdictNotEstablished, Message: "the directory git runs in, and so its repository and the commands its config names, cannot be established",
+				Span: s.Span, Segment: s.Index, Matches: []string{}})
+			continue
 		}
 		res := j.fs.resolve(cwd)
 		if !res.isDir() {
 			continue
 		}
 		var top, gitdir string
+		for _, a := range s.Assigns {
+			if a.Name == "GIT_DIR" || a.Name == "GIT_COMMON_DIR" || strings.HasPrefix(a.Name, "GIT_CONFIG") {
+				j.extra = append(j.extra, Read{Path: a.Value.Value, Kind: "literal", Source: "repository",
+					Verdict: VerdictNotEstablished, Message: a.Name + " points git at a repository or config the station does not inspect",
+					Span: a.Span, Segment: s.Index, Matches: []string{}})
+			}
+		}
 		for _, o := range s.Options {
 			if o.Name == "--git-dir" && o.Value != nil && o.Value.Static() {
 				gitdir = o.Value.Value

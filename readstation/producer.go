@@ -145,11 +145,13 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 		fail("%s (segment %d) runs in %s, the reader in %s", what, p.Index, show(pc.abs), show(rc.abs))
 		return
 	}
-	opt := j.walkOpts(ref.Segment)
+	// What the producer prints decides which names the reader gets: rg
+	// prints no hidden names unless told to; find, grep and git ls-files
+	// print them all.
+	opt := walkOpts{hint: "narrow the producer's path"}
 	if p.Name == "rg" && !rgHidden(p) {
 		opt.skipHidden = true
 	}
-	opt.hint = "narrow the producer's path"
 	if ref.Dynamic == "xargs-input" {
 		nul := anyOpt(opts, tp.Nul) != ""
 		x := -1

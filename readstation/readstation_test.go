@@ -221,6 +221,9 @@ func TestJudge(t *testing.T) {
 		{cmd: "git ls-files --format=x | xargs cat", cwd: "clean", want: []string{" not-established"}},
 		{cmd: "cd lib && git ls-files | xargs cat", cwd: "clean", want: []string{"lib ok", " ok [~/clean]"}},
 		{cmd: "(cd lib && git ls-files) | xargs cat", cwd: "clean", want: []string{"lib ok", " not-established"}},
+		// A git segment whose repository cannot be established.
+		{cmd: `cd "$X" && git ls-files`, want: []string{`"$X" not-established`, " not-established"}},
+		{cmd: `GIT_DIR=/elsewhere git status`, want: []string{". ok", "/elsewhere not-established"}},
 		// git -C is a cwd.
 		{cmd: "git -C src status", want: []string{"src ok", ". ok"}},
 		{cmd: "git -C nowhere status", want: []string{"nowhere missing", ". missing"}},

@@ -117,6 +117,9 @@ type judger struct {
 	cwd   map[string]cwdResult
 	cds   map[int]string // cd step index → "" when fine, else the problem
 	trees map[treeKey]treeResult
+	// extra are reads the station adds: a git segment whose repository
+	// cannot be established.
+	extra []Read
 }
 
 type cwdResult struct {
@@ -140,6 +143,7 @@ func Judge(r *classify.Report, b Boundary) *Station {
 		st.Reads = append(st.Reads, j.judgeRef(&r.Reads[i]))
 	}
 	st.RepoHelpers = j.repoHelpers()
+	st.Reads = append(st.Reads, j.extra...)
 	st.Established = true
 	for _, rd := range st.Reads {
 		if rd.Verdict != VerdictOK && rd.Verdict != VerdictMissing {
