@@ -65,8 +65,10 @@ func FuzzClassify(f *testing.F) {
 }
 
 // monotoneWraps are the commands that must stay not reversible when in is.
+// The parentheses get spaces so that "(0)" wraps to a subshell "( (0) )",
+// not to the arithmetic command "((0))".
 func monotoneWraps(in string) []string {
-	return []string{in + "; true", "true && " + in, "(" + in + ")", "echo $(" + in + ")"}
+	return []string{in + "; true", "true && " + in, "( " + in + " )", "echo $( " + in + " )"}
 }
 
 // TestMonotone runs the monotone invariant over the whole table, so it is
