@@ -63,7 +63,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"grants:\n  - npm test > out\n", `c.yaml:2:5: grant "npm test > out": grant words are literal`},
 		{"grants:\n  - /usr/bin/npm test\n", `c.yaml:2:5: grant "/usr/bin/npm test": the program must be a name`},
 		{"grants:\n  - \"\"\n", `c.yaml:2:5: grant "": empty grant`},
-		{"grants: npm test\n", "c.yaml:", },
+		{"grants: npm test\n", "c.yaml:"},
 		{"roots: [\"\"]\n", `c.yaml:1:9: roots: an empty root`},
 		{"read_only_programs: [\"a b\"]\n", `c.yaml:1:22: read_only_programs: "a b" is not a program name`},
 		{"replace_default_deny_reads: maybe\n", "c.yaml:"},

@@ -169,6 +169,9 @@ func (e *Engine) Decide(ctx context.Context, in policy.Input) (policy.Decision, 
 }
 
 func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalOption) (policy.Decision, *policy.Facts, error) {
+	if err := ctx.Err(); err != nil {
+		return policy.ErrorDecision("policy evaluation stopped: %v", err), nil, err
+	}
 	f, err := prepare(in)
 	if err != nil {
 		return policy.ErrorDecision("%v", err), f, nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -164,9 +163,9 @@ func checkModule(name string, m *ast.Module, index map[string]string, ownDecisio
 			}
 			continue
 		}
-		id := path.Base(filepath.ToSlash(name)) + ":" + fmt.Sprint(r.Location.Row)
-		obj.Insert(ast.StringTerm("rule"), ast.StringTerm(id))
-		index[id] = loc
+		// A reason without a rule name is named by its file and line.
+		obj.Insert(ast.StringTerm("rule"), ast.StringTerm(loc))
+		index[loc] = loc
 	}
 	return nil
 }

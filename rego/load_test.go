@@ -88,7 +88,7 @@ deny contains {
 	}
 	r := d.Reasons[0]
 	want := policy.Reason{Code: "no-make-clean", Message: "make clean wipes the cache", Span: &classify.Span{Start: 0, End: 10}, Segment: 0,
-		Rule: "no_make.rego:4 (" + filepath.Join(dir, "team/no_make.rego") + ":4)"}
+		Rule: filepath.Join(dir, "team/no_make.rego") + ":4"}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("reason (-want +got):\n%s", diff)
 	}
