@@ -736,6 +736,14 @@ var classifyCases = []struct {
 	{in: "< f", want: "reversible"},
 	{in: "> f", want: "not reversible: redirect-write 0-3"},
 	{in: "case x in esac", want: "reversible"},
+	// brace expansions that make too many words
+	{in: "echo {1..1000000000}", want: "not reversible: large-expansion 5-20"},
+	{in: "echo {1..100}{1..100}", want: "reversible"},
+	{in: "echo {1..100}{1..101}", want: "not reversible: large-expansion 5-21"},
+	{in: "echo {1..1000000..1000}", want: "reversible"},
+	{in: "for i in {1..100000000}; do git status; done", want: "not reversible: large-expansion 9-23"},
+	{in: "echo {a,{1..20000}}", want: "not reversible: large-expansion 5-19"},
+	{in: "echo x{}y", want: "reversible"},
 }
 
 func TestClassify(t *testing.T) {
@@ -780,7 +788,7 @@ var walkerCodes = []string{
 	"device-read", "dynamic-argument", "dynamic-program", "dynamic-script",
 	"dynamic-subcommand", "empty-command", "env-assignment", "eval", "exec",
 	"exec-option", "follow-option", "fork-bomb", "function-call",
-	"function-definition", "interactive", "invalid-utf8", "limit-depth",
+	"function-definition", "interactive", "invalid-utf8", "large-expansion", "limit-depth",
 	"limit-findings", "limit-length", "limit-nested", "limit-nesting",
 	"limit-segments", "network", "not-read-only", "nul-byte", "parse-error",
 	"path-prefixed-program", "privilege", "process-substitution",

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -65,6 +66,9 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 			if hasBrace(v) {
 				info.multi = true
 				setDyn("brace", first && strings.HasPrefix(v, "{"))
+				if n := braceSize(v); n > maxBraceWords {
+					w.find("large-expansion", fmt.Sprintf("the brace expansion makes about %.0f words", n), w.span(p), -1)
+				}
 			}
 			if idx := strings.Index(v, "=~"); idx > 0 && isName(v[:idx]) {
 				setDyn("tilde-assign", false)
@@ -475,6 +479,119 @@ func hasUnescapedGlob(s string) bool {
 		}
 	}
 	return false
+}
+
+// maxBraceWords is the most words a brace expansion may make: past it,
+// bash spends unbounded time and memory ({1..1000000000}).
+const maxBraceWords = 10000
+
+// braceSize estimates how many words the brace expansions in an unquoted
+// literal make: the product over its groups, a sequence {a..b..s}
+// counting its steps and a list {x,y} the sum of its elements.
+func braceSize(s string) float64 {
+	total := 1.0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] != '{' {
+			continue
+		}
+		depth, end := 0, -1
+		for j := i; j < len(s) && end < 0; j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					end = j
+				}
+			}
+		}
+		if end < 0 {
+			break
+		}
+		total *= groupSize(s[i+1 : end])
+		i = end
+	}
+	return total
+}
+
+func groupSize(inner string) float64 {
+	if n, ok := seqSize(inner); ok {
+		return n
+	}
+	var parts []string
+	depth, start := 0, 0
+	for j := 0; j < len(inner); j++ {
+		switch inner[j] {
+		case '\\':
+			j++
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, inner[start:j])
+				start = j + 1
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return braceSize(inner) // not a list: {x} stays one word
+	}
+	parts = append(parts, inner[start:])
+	sum := 0.0
+	for _, p := range parts {
+		sum += braceSize(p)
+	}
+	return sum
+}
+
+// seqSize counts the words of a sequence expression a..b or a..b..step.
+func seqSize(inner string) (float64, bool) {
+	f := strings.Split(inner, "..")
+	if len(f) != 2 && len(f) != 3 {
+		return 0, false
+	}
+	num := func(x string) (float64, bool) {
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err == nil {
+			return float64(n), true
+		}
+		if len(x) == 1 {
+			return float64(x[0]), true // {a..z}
+		}
+		return 0, false
+	}
+	a, ok1 := num(f[0])
+	b, ok2 := num(f[1])
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	step := 1.0
+	if len(f) == 3 {
+		st, ok := num(f[2])
+		if !ok {
+			return 0, false
+		}
+		if st < 0 {
+			st = -st
+		}
+		if st != 0 {
+			step = st
+		}
+	}
+	d := b - a
+	if d < 0 {
+		d = -d
+	}
+	return d/step + 1, true
 }
 
 // hasBrace reports an unquoted brace expansion: {a,b} or {1..3}.
