@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The whole-process benchmarks: what an agent pays per shell command. Run
+//
+//	go test -run '^$' -bench Hook -benchtime 200x ./cmd/shellgate-hook
+//
+// Each reports the median wall time of one hook process as median-ms (the
+// mean, ns/op, includes the slow tail).
+
+const benchPayload = `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"%CWD%","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status && grep -rn TODO src | head -20"},"tool_use_id":"toolu_1"}`
+
+func benchProcess(b *testing.B, s *sandbox, name string, args ...string) {
+	in := []byte(strings.ReplaceAll(benchPayload, "%CWD%", s.proj))
+	// Warm up the page cache and, for the engine, its decision path.
+	for i := 0; i < 5; i++ {
+		s.exec(b, in, name, args...)
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		out, stderr, code := s.exec(b, in, name, args...)
+		times = append(times, time.Since(t0))
+		if code != 0 || !strings.Contains(out, "permissionDecision") {
+			b.Fatalf("exit %d, out %q, stderr %q", code, out, stderr)
+		}
+		if strings.Contains(stderr, "no engine answered") {
+			b.Fatalf("the engine did not answer: %s", stderr)
+		}
+	}
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "p90-ms")
+}
+
+// BenchmarkHookThinClientWarmEngine: shellgate-hook through a warm engine.
+func BenchmarkHookThinClientWarmEngine(b *testing.B) {
+	full, thin := binaries(b)
+	s := newSandbox(b)
+	log := filepath.Join(b.TempDir(), "engine.log")
+	eng := exec.Command(full, "serve", "--socket", s.socket, "--log", log)
+	eng.Env = s.env
+	if err := eng.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		eng.Process.Signal(os.Interrupt)
+		eng.Wait()
+	}()
+	s.waitEngine(b, versionOf(b, thin))
+	benchProcess(b, s, thin, "claude")
+}
+
+// BenchmarkHookOneShot: `shellgate hook claude`, one full process per call.
+func BenchmarkHookOneShot(b *testing.B) {
+	full, _ := binaries(b)
+	s := newSandbox(b)
+	benchProcess(b, s, full, "hook", "claude")
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shellgate/shellgate/hook"
+)
+
+func init() {
+	register("serve", "run the resident engine that shellgate-hook asks (a user-only unix socket)", runServe)
+}
+
+func runServe(e *env) int {
+	fs := newFlags(e, "serve", "[--socket PATH] [--idle DURATION] [--poll DURATION] [--log FILE]")
+	socket := fs.String("socket", hook.DefaultSocketPath(), "unix socket `PATH` (its directory is made user-only)")
+	idle := fs.Duration("idle", 30*time.Minute, "exit after this long without a request (0: never)")
+	poll := fs.Duration("poll", time.Second, "how often config and policy files, and this binary, are checked for changes")
+	logFile := fs.String("log", "", "append the engine's log to `FILE` (default: stderr)")
+	ops, ok := parseFlags(fs, e.args)
+	if !ok {
+		return exitUsage
+	}
+	if len(ops) > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *poll <= 0 {
+		fmt.Fprintln(e.stderr, "shellgate serve: --poll must be positive")
+		return exitUsage
+	}
+	var logw io.Writer = e.stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "shellgate serve:", err)
+			return exitUsage
+		}
+		defer f.Close()
+		logw = f
+	}
+	logger := log.New(logw, fmt.Sprintf("shellgate serve[%d]: ", os.Getpid()), log.LstdFlags)
+
+	// A previous engine may still be on its way out (it steps down for a
+	// client of another version): wait a little for its lock.
+	var ln *hook.Listener
+	var err error
+	for start := time.Now(); ; {
+		ln, err = hook.Listen(*socket)
+		if !errors.Is(err, hook.ErrRunning) || time.Since(start) > 2*time.Second {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if errors.Is(err, hook.ErrRunning) {
+		logger.Printf("another engine serves %s: exiting", *socket)
+		return exitOK
+	}
+	if err != nil {
+		logger.Printf("listen: %v", err)
+		fmt.Fprintln(e.stderr, "shellgate serve:", err)
+		return exitInternal
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	eng := &engine{poll: *poll, caches: map[string]*gateCache{}}
+	// Exit when this binary is replaced: the next hook call starts the new
+	// one.
+	self := hook.Executable()
+	selfStamp := hook.Fingerprint(self)
+	go func() {
+		t := time.NewTicker(*poll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if self != "" && hook.Fingerprint(self) != selfStamp {
+					logger.Printf("%s changed: exiting", self)
+					stop()
+					return
+				}
+			}
+		}
+	}()
+	srv := &hook.Server{
+		Version: hook.BuildVersion(),
+		Handle:  eng.handle,
+		Idle:    *idle,
+		Logf:    logger.Printf,
+	}
+	logger.Printf("serving %s (version %s)", *socket, srv.Version)
+	if err := srv.Serve(ctx, ln); err != nil {
+		logger.Printf("serve: %v", err)
+		return exitInternal
+	}
+	logger.Printf("stopped")
+	return exitOK
+}
+
+// engine answers hook calls with warm gates: one gateCache per set of
+// policy and config flags.
+type engine struct {
+	poll   time.Duration
+	mu     sync.Mutex
+	caches map[string]*gateCache
+}
+
+func (en *engine) handle(ctx context.Context, req hook.Request) hook.Answer {
+	key := strings.Join(req.Flags.Policy, "\x00") + "\x01" + req.Flags.Config
+	en.mu.Lock()
+	c, ok := en.caches[key]
+	if !ok {
+		c = newGateCache(req.Flags)
+		c.poll = en.poll
+		en.caches[key] = c
+	}
+	en.mu.Unlock()
+	return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, c, explainExit)
+}
