@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -141,11 +142,34 @@ func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt)) (err
 			err = fmt.Errorf("parser failed: %v", p)
 		}
 	}()
-	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
-	return p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
+	p := getParser(lang)
+	err = p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
 		fn(s)
 		return true
 	})
+	// Not deferred: a parser that panicked is dropped, not reused.
+	putParser(lang, p)
+	return err
+}
+
+// Parsers are reused: a new one allocates buffers that cost more than
+// parsing a short command.
+var parserPools = map[syntax.LangVariant]*sync.Pool{
+	syntax.LangBash:  {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }},
+	syntax.LangPOSIX: {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }},
+}
+
+func getParser(lang syntax.LangVariant) *syntax.Parser {
+	if pool := parserPools[lang]; pool != nil {
+		return pool.Get().(*syntax.Parser)
+	}
+	return syntax.NewParser(syntax.Variant(lang))
+}
+
+func putParser(lang syntax.LangVariant, p *syntax.Parser) {
+	if pool := parserPools[lang]; pool != nil {
+		pool.Put(p)
+	}
 }
 
 func parse(src string, lang syntax.LangVariant) (f *syntax.File, err error) {
@@ -154,8 +178,10 @@ func parse(src string, lang syntax.LangVariant) (f *syntax.File, err error) {
 			err = fmt.Errorf("parser failed: %v", p)
 		}
 	}()
-	p := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false))
-	return p.Parse(strings.NewReader(src), "")
+	p := getParser(lang)
+	f, err = p.Parse(strings.NewReader(src), "")
+	putParser(lang, p)
+	return f, err
 }
 
 func errSpan(err error, src string) Span {
