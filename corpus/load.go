@@ -277,6 +277,11 @@ func document(name string, data []byte, errs *errList) (*yaml.Node, bool) {
 		msg := err.Error()
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
+			// yaml.v3 counts lines from 0 in parser errors (all phrased
+			// "did not find expected …") and from 1 in scanner errors.
+			if strings.HasPrefix(m[2], "did not find expected") {
+				n++
+			}
 			errs.add(name, n, "%s", m[2])
 		} else {
 			errs.add(name, 0, "%s", strings.TrimPrefix(msg, "yaml: "))

@@ -44,7 +44,6 @@ Exit status:
 
 Flags:`
 
-
 // loadConfig loads --config FILE, or the defaults.
 func loadConfig(path string) (*policy.Config, error) {
 	if path == "" {
