@@ -426,17 +426,7 @@ func (g *Gate) resolveCwd(dir string) (string, error) {
 }
 
 func (g *Gate) boundary(cwd string) (readstation.Boundary, error) {
-	b, err := readstation.DefaultBoundary(cwd)
-	if err != nil {
-		return b, err
-	}
-	b.Roots = policy.Roots(cwd, g.cfg, b.Home)
-	if g.cfg.ReplaceDefaultDenyReads {
-		b.DenyRows = append([]string{}, g.cfg.DenyReads...)
-	} else {
-		b.DenyRows = append(append([]string{}, b.DenyRows...), g.cfg.DenyReads...)
-	}
-	return b, nil
+	return g.cfg.Boundary(cwd)
 }
 
 // Run checks the request and, when the policy allows it or the approver
@@ -513,10 +503,7 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 	case StopOutputCap:
 		return res.fail(CodeOutputCap, fmt.Sprintf("the output passed the %d-byte capture cap; the process group was stopped", g.limits.CaptureCap))
 	}
-	code := out.ExitCode
-	if code < 0 && out.Signal != "" {
-		code = 128 + signalNumber(out.Signal)
-	}
+	code := res.Run.ShellStatus()
 	m := exitmeaning.Interpret(req.Command, code, exitmeaning.WithCatalog(g.catalogOrDefault()))
 	res.Meaning = &m
 	if out.ExitCode == 0 {

@@ -51,6 +51,18 @@ type RunInfo struct {
 	TimeoutMS int64 `json:"timeout_ms"`
 }
 
+// ShellStatus is the status a shell would report: the exit code, or
+// 128+N when signal N killed the command; -1 when neither is known.
+func (r *RunInfo) ShellStatus() int {
+	if r.ExitCode >= 0 {
+		return r.ExitCode
+	}
+	if n := signalNumber(r.Signal); n > 0 {
+		return 128 + n
+	}
+	return -1
+}
+
 // MarshalJSON writes the duration in milliseconds.
 func (r RunInfo) MarshalJSON() ([]byte, error) {
 	type plain RunInfo
