@@ -65,11 +65,13 @@
 //	              -fls -ls -exec -execdir -ok -okdir
 //	              (for xargs; {} of -exec is always a path)
 //	grep          -l or -L (--files-with(out)-match(es))   none: must name a path
-//	rg            -l, -L-style --files-without-match,      the cwd
-//	              or --files
+//	rg            -l, --files-with-matches,                the cwd
+//	              --files-without-match or --files
 //	git ls-files  no --format --debug --eol                the repository's top level
 //
-// Further conditions: the producer runs in the same directory as the
+// Further conditions: the word is the producer's path alone (appended by
+// xargs, or exactly "{}" / xargs' -I string: "{}/../x" is not bounded),
+// the producer runs in the same directory as the
 // reader (so its relative output means the same paths), its program is not
 // written with a path, and, unless both sides are NUL-separated (find
 // -print0, grep -Z, rg -0 or git ls-files -z, with xargs -0), no name under
@@ -96,7 +98,18 @@
 // line that selects a diff, filter or merge driver the config defines. The
 // user's own config (~/.gitconfig) is not the repository's and is not
 // reported. Config files are re-read only when their size, mtime or inode
-// changed.
+// changed. A git segment whose directory cannot be established (cd "$X"),
+// or that GIT_DIR / GIT_COMMON_DIR / GIT_CONFIG* point elsewhere, adds a
+// read of its own with source "repository" and verdict not-established.
+//
+// # Cost
+//
+// Judge caches lookups within one call, compiles the rows once per
+// distinct Boundary, and keeps a cross-call cache of real paths: a path's
+// cached real path is reused only when one stat of the path (the kernel's
+// own resolution) reaches the same device and inode as when it was
+// resolved component by component. A read of an existing file then costs
+// one stat. BenchmarkJudge reports ns/op and fscalls/op.
 //
 // # Admission
 //

@@ -164,6 +164,9 @@ func TestJudge(t *testing.T) {
 		// Odd names.
 		{cmd: "cat 'docs/a b.txt'", want: []string{"docs/a b.txt ok"}},
 		{cmd: "cat $'docs/new\\nline.txt'", want: []string{"docs/new\nline.txt ok"}},
+		{cmd: "cat 'docs/new\nline.txt'", want: []string{"docs/new\nline.txt ok"}},
+		{cmd: "cat $'docs/\\xff.txt'", want: []string{"docs/\xff.txt ok"}},
+		{cmd: "cat $'docs/\\xfe.txt'", want: []string{"docs/\xfe.txt missing"}},
 		// Globs: every match judged.
 		{cmd: "cat src/*.go", want: []string{"src/*.go ok [~/proj/src/main.go ~/proj/src/util.go]"}},
 		{cmd: "cat */*.go", want: []string{"*/*.go ok [~/proj/deep/x.go ~/proj/src/main.go ~/proj/src/util.go]"}},

@@ -47,7 +47,8 @@ func rank(v string) int {
 // may run, and an admission to re-check right before the spawn. It
 // marshals to the "station" part of the policy input.
 type Station struct {
-	// Reads are the report's reads, in order, each judged.
+	// Reads are the report's reads, in order, each judged, then any reads
+	// the station adds (source "repository").
 	Reads []Read `json:"reads"`
 	// RepoHelpers are commands a repository configured that its git
 	// segments may run.
@@ -66,7 +67,8 @@ type Read struct {
 	// Kind is the report's kind: literal, glob or dynamic.
 	Kind string `json:"kind"`
 	// Source is the report's source: operand, option, redirect, implicit,
-	// cwd-flag, xargs-input, ...
+	// cwd-flag, xargs-input, ...; "repository" for a read the station adds
+	// for a git segment whose repository it cannot establish.
 	Source string `json:"source"`
 	// Resolved is the path as written made absolute and cleaned (cwd
 	// applied, ~ folded, ".." removed lexically); for a glob, the absolute

@@ -346,3 +346,30 @@ func TestStationJSON(t *testing.T) {
 		t.Errorf("read = %v", read)
 	}
 }
+
+func TestConcurrentJudge(t *testing.T) {
+	f := newFixture(t)
+	b := f.boundary(t, "proj")
+	cmds := []string{"cat README.md", "grep -r x src", "cat src/*.go", "git status", "cat ~/.ssh/id_rsa"}
+	want := map[string][]string{}
+	for _, c := range cmds {
+		want[c] = f.summary(judge(t, c, b))
+	}
+	done := make(chan string, 8*len(cmds))
+	for i := 0; i < 8; i++ {
+		go func() {
+			for _, c := range cmds {
+				if diff := cmp.Diff(want[c], f.summary(Judge(classify.Classify(c), b))); diff != "" {
+					done <- c + ":\n" + diff
+					continue
+				}
+				done <- ""
+			}
+		}()
+	}
+	for i := 0; i < 8*len(cmds); i++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}
