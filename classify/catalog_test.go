@@ -1,11 +1,13 @@
 package classify
 
 import (
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
 )
 
 // TestEmbeddedCatalogValid checks that the embedded catalog parses and
@@ -56,6 +58,53 @@ func TestCatalogProgramsDocumented(t *testing.T) {
 	}
 	for _, p := range DefaultCatalog().Programs {
 		walk(p.Name, p, true)
+	}
+}
+
+// TestCatalogRoleKeys checks every operand-role mapping of the embedded
+// catalog for unknown keys. Role.UnmarshalYAML decodes mappings itself, so
+// the decoder's KnownFields check does not reach them; a misspelt "efect:"
+// would otherwise be dropped without a word.
+func TestCatalogRoleKeys(t *testing.T) {
+	known := map[string]bool{}
+	rt := reflect.TypeOf(Role{})
+	for i := 0; i < rt.NumField(); i++ {
+		if tag := strings.Split(rt.Field(i).Tag.Get("yaml"), ",")[0]; tag != "" {
+			known[tag] = true
+		}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(defaultCatalogYAML, &root); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if k.Value == "operands" && v.Kind == yaml.SequenceNode {
+					for _, r := range v.Content {
+						if r.Kind != yaml.MappingNode {
+							continue
+						}
+						checked++
+						for j := 0; j < len(r.Content); j += 2 {
+							if !known[r.Content[j].Value] {
+								t.Errorf("line %d: operand role has unknown key %q", r.Content[j].Line, r.Content[j].Value)
+							}
+						}
+					}
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&root)
+	if checked == 0 {
+		t.Error("no operand-role mappings found")
 	}
 }
 
@@ -392,7 +441,7 @@ func TestCatalogSpot(t *testing.T) {
 		{"bzcat a.bz2", true, nil},
 		{"xz -l a.xz", true, nil},
 		{"zstd -c -o out.zst in", false, []string{"compress-output"}},
-		{"zip -T -TT 'sh -c id' a.zip f", false, []string{"unknown-option", "unknown-option"}},
+		{"zip -T -TT 'sh -c id' a.zip f", false, []string{"not-read-only", "unknown-option", "unknown-option"}},
 		{"zip -r a.zip dir", false, notRO},
 		{"unzip -l a.zip", true, nil},
 		{"unzip -p a.zip README", true, nil},
@@ -472,7 +521,7 @@ func TestCatalogSpot(t *testing.T) {
 		{"make", false, notRO},
 		{"make -n", false, notRO},
 		{"make -C sub test", false, notRO},
-		{"pytest -q tests", false, []string{"exec-option", "unknown-option"}},
+		{"pytest -q tests", false, []string{"exec-option", "not-read-only", "unknown-option"}},
 
 		// containers
 		{"docker ps -a", true, nil},
