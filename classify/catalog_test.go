@@ -296,10 +296,7 @@ func TestCatalogSpot(t *testing.T) {
 		rev   bool
 		codes []string
 	}
-	var (
-		notRO = []string{"not-read-only"}
-		uo    = []string{"unknown-option"}
-	)
+	notRO := []string{"not-read-only"}
 	tests := []tc{
 		// coreutils: files and text
 		{"stat -c %s go.mod", true, nil},
@@ -699,8 +696,56 @@ func TestCatalogSpot(t *testing.T) {
 		{"passwd", false, []string{"not-read-only", "privilege"}},
 		{"mount /dev/sda1 /mnt", false, notRO},
 		{"tee out.txt < in", false, notRO},
+		// more read-only tools and opaque groups
+		{"who", true, nil},
+		{"w -h", true, nil},
+		{"last -5", true, nil},
+		{"pstree -p", true, nil},
+		{"cal 2025", true, nil},
+		{"echo 2+2 | bc", true, nil},
+		{"bc", false, []string{"stdin-read"}},
+		{"expr 1 + 2", true, nil},
+		{"pr -2 f", true, nil},
+		{"iconv -f latin1 -t utf8 f", true, nil},
+		{"iconv -o out f", false, []string{"iconv-output"}},
+		{"apropos grep", true, nil},
+		{"netstat -tlnp", true, nil},
+		{"netstat -c", false, []string{"follow-option"}},
+		{"ss -tlnp", true, nil},
+		{"ss -K dst 1.2.3.4", false, []string{"ss-kill"}},
+		{"ip a", true, nil},
+		{"ip -4 addr show dev eth0", true, nil},
+		{"ip route", true, nil},
+		{"ip addr add 1.2.3.4/24 dev eth0", false, []string{"ip-write"}},
+		{"ip link set eth0 down", false, []string{"ip-write"}},
+		{"ip monitor", false, []string{"follow-option"}},
+		{"ifconfig eth0", true, nil},
+		{"ifconfig eth0 down", false, []string{"ifconfig-set"}},
+		{"readelf -h a.out", true, nil},
+		{"nm -C lib.so", true, nil},
+		{"objdump -d a.out", true, nil},
+		{"ldd /bin/ls", false, []string{"ldd-exec", "not-read-only"}},
+		{"lsusb", true, nil},
+		{"sqlfluff lint x.sql --dialect ansi", false, notRO},
+		{"pip install -q -e .", false, notRO},
+		{"finger bob", false, []string{"network"}},
+		{"md5 -q f", true, nil},
+		{"hg status", true, nil},
+		{"hg log -l 5", true, nil},
+		{"hg commit -m x", false, notRO},
+		{"svn status", true, nil},
+		{"svn log", false, []string{"network"}},
+		{"rpm -qa", false, notRO},
+		{"blkid", true, nil},
+		{"pv f | wc -l", true, nil},
+		{"fold -80 f", true, nil},
+		{"perl -pi -e s/a/b/ f", false, []string{"interpreter", "not-read-only", "perl-in-place"}},
+		{"top -b -n 1", false, []string{"interactive"}},
+		{"brew --prefix", true, nil},
+		{"zgrep foo a.gz", true, nil},
+		{"dig -x 1.2.3.4", false, []string{"network"}},
+		{"nc -l 8080", false, []string{"network", "not-read-only"}},
 	}
-	_ = uo
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
 			r := Classify(tt.cmd)
