@@ -19,7 +19,7 @@ import (
 //	    README.md src/main.go src/util.go src/pkg/x.go
 //	    cfg/.env cfg/app.yaml x.pem/inner.txt docs/"a b.txt" docs/"new\nline.txt" docs/"\xff.txt"
 //	    chain1 -> chain2 -> chain3 -> src/main.go
-//	    deep -> src/pkg
+//	    deep -> src/pkg, linked/cfg -> ../cfg
 //	    traps/ssh -> ~/.ssh, traps/key -> ~/.ssh/id_rsa, traps/out -> ~/notes.txt, traps/loop -> loop
 //	  clean/                 a second repository without secrets
 //	    .git/ a.go lib/b.go
@@ -70,6 +70,7 @@ func newFixture(t testing.TB) fixture {
 		{"proj/chain2", "chain3"},
 		{"proj/chain3", "src/main.go"},
 		{"proj/deep", "src/pkg"},
+		{"proj/linked/cfg", "../cfg"},
 		{"proj/traps/ssh", filepath.Join(f.home, ".ssh")},
 		{"proj/traps/key", "../../.ssh/id_rsa"},
 		{"proj/traps/out", filepath.Join(f.home, "notes.txt")},
@@ -196,6 +197,7 @@ func TestJudge(t *testing.T) {
 		{cmd: "grep -r token .", want: []string{". denied **/*.pem"}},
 		{cmd: "grep -r token traps", want: []string{"traps denied ~/.ssh/**"}},
 		{cmd: "du -sh docs", want: []string{"docs ok"}},
+		{cmd: "grep -R token linked", want: []string{"linked denied **/.env"}},
 		{cmd: "rg token cfg", want: []string{"cfg ok"}},
 		{cmd: "rg --hidden token cfg", want: []string{"cfg denied **/.env"}},
 		{cmd: "ls -R ~/.aws/..", want: []string{"~/.aws/.. outside-roots"}},

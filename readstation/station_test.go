@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/shellgate/shellgate/classify"
@@ -371,5 +372,45 @@ func TestConcurrentJudge(t *testing.T) {
 		if msg := <-done; msg != "" {
 			t.Error(msg)
 		}
+	}
+}
+
+func TestTreeCache(t *testing.T) {
+	defer func(w time.Duration) { racyWindow = w }(racyWindow)
+	racyWindow = 5 * time.Millisecond
+	f := newFixture(t)
+	must(t, os.MkdirAll(filepath.Join(f.proj, "docs2"), 0o755))
+	must(t, os.Symlink("../docs2", filepath.Join(f.proj, "src/l")))
+	time.Sleep(30 * time.Millisecond)
+	b := f.boundary(t, "proj")
+	run := func() (string, int64) {
+		n0 := fsCalls.Load()
+		st := judge(t, "grep -R x src", b)
+		return st.Reads[0].Verdict + " " + st.Reads[0].Row, fsCalls.Load() - n0
+	}
+	v1, cold := run()
+	v2, warm := run()
+	if v1 != "ok " || v2 != "ok " || warm >= cold {
+		t.Fatalf("clean tree: %q (%d calls) then %q (%d calls), want ok twice and fewer calls", v1, cold, v2, warm)
+	}
+	// A new file deep in the tree changes its directory's times.
+	time.Sleep(30 * time.Millisecond)
+	must(t, os.WriteFile(filepath.Join(f.proj, "src/pkg/.env"), nil, 0o644))
+	if v, _ := run(); v != "denied **/.env" {
+		t.Fatalf("after adding src/pkg/.env: %q", v)
+	}
+	must(t, os.Remove(filepath.Join(f.proj, "src/pkg/.env")))
+	time.Sleep(30 * time.Millisecond)
+	run() // remembered clean again
+	if v, n := run(); v != "ok " || n >= cold {
+		t.Fatalf("clean again: %q (%d calls)", v, n)
+	}
+	// A linked directory swapped for a link to ~/.ssh changes no directory
+	// under src: the link's resolution does.
+	time.Sleep(30 * time.Millisecond)
+	must(t, os.Rename(filepath.Join(f.proj, "docs2"), filepath.Join(f.proj, "docs3")))
+	must(t, os.Symlink(filepath.Join(f.home, ".ssh"), filepath.Join(f.proj, "docs2")))
+	if v, _ := run(); v != "denied ~/.ssh/**" {
+		t.Fatalf("after re-pointing docs2: %q", v)
 	}
 }

@@ -2,6 +2,10 @@ package readstation
 
 import (
 	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
 
 	"github.com/shellgate/shellgate/classify"
 	"io/fs"
@@ -131,6 +135,102 @@ func (j *judger) checkTree(written, real string, opt walkOpts) (string, string, 
 	return v, row, msg
 }
 
+// A tree that was found clean is remembered across calls with a stamp of
+// every directory listed (device, inode, mtime, ctime) and of every
+// symlink resolved under it. The next check of the same tree stats those
+// directories and re-resolves those links instead of listing everything;
+// any difference walks again. A directory changed within racyWindow of the
+// walk is not trusted to show a later change in its times, so such a tree
+// is not remembered (git's "racy" index entries, the same way).
+var racyWindow = 2 * time.Second
+
+type dirStamp struct {
+	path         string
+	dev, ino     uint64
+	mtime, ctime int64
+}
+
+type linkStamp struct {
+	path, fp string
+}
+
+type treeStamp struct {
+	dirs  []dirStamp
+	links []linkStamp
+	msg   string
+}
+
+type globalTreeKey struct {
+	m             *matcher
+	written, real string
+	opts          walkOpts
+}
+
+var treeCache struct {
+	sync.Mutex
+	m map[globalTreeKey]*treeStamp
+}
+
+func stampOf(p string, fi fs.FileInfo) dirStamp {
+	dev, ino := devIno(fi)
+	mt, ct := changeTimes(fi)
+	return dirStamp{p, dev, ino, mt, ct}
+}
+
+// cleanTree reports whether a remembered clean walk of the tree still
+// holds.
+func (j *judger) cleanTree(k globalTreeKey) (string, bool) {
+	treeCache.Lock()
+	ts := treeCache.m[k]
+	treeCache.Unlock()
+	if ts == nil {
+		return "", false
+	}
+	for _, d := range ts.dirs {
+		fsCalls.Add(1)
+		fi, err := os.Lstat(d.path)
+		if err != nil || !fi.IsDir() || stampOf(d.path, fi) != d {
+			return "", false
+		}
+	}
+	for _, l := range ts.links {
+		if fingerprint(j.fs.resolve(l.path)) != l.fp {
+			return "", false
+		}
+	}
+	return ts.msg, true
+}
+
+func rememberTree(k globalTreeKey, ts *treeStamp) {
+	treeCache.Lock()
+	if treeCache.m == nil || len(treeCache.m) >= 256 {
+		treeCache.m = map[globalTreeKey]*treeStamp{}
+	}
+	treeCache.m[k] = ts
+	treeCache.Unlock()
+}
+
+// listDir lists a directory and stamps it (fstat of the open directory, so
+// the stamp is of the directory listed).
+func listDir(p string) ([]os.DirEntry, dirStamp, error) {
+	fsCalls.Add(4) // open, fstat, getdents, close
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, dirStamp{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, dirStamp{}, err
+	}
+	es, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, dirStamp{}, err
+	}
+	sort.Slice(es, func(a, b int) bool { return es[a].Name() < es[b].Name() })
+	return es, stampOf(p, fi), nil
+}
+
 func hiddenBelow(p, root string) bool {
 	rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
 	for _, c := range strings.Split(rel, "/") {
@@ -175,8 +275,37 @@ func (j *judger) anchoredUnder(written, real string, opt walkOpts) (string, stri
 // walk lists the tree breadth-first, judging every name against the deny
 // rows and every symlink's target against the rows and the roots.
 func (j *judger) walk(written, real string, opt walkOpts) (string, string, string) {
+	k := globalTreeKey{j.m, written, real, opt}
+	if msg, ok := j.cleanTree(k); ok {
+		return VerdictOK, "", msg
+	}
+	start := time.Now()
+	ts := &treeStamp{}
+	v, row, msg := j.walkList(written, real, opt, ts)
+	if v == VerdictOK {
+		racy := false
+		limit := start.Add(-racyWindow).UnixNano()
+		for _, d := range ts.dirs {
+			if d.mtime >= limit || d.ctime >= limit {
+				racy = true
+				break
+			}
+		}
+		if !racy {
+			ts.msg = msg
+			rememberTree(k, ts)
+		}
+	}
+	return v, row, msg
+}
+
+func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (string, string, string) {
 	type dir struct{ w, r string }
 	queue := []dir{{written, real}}
+	// Readers that follow symlinks (grep -R, find -L, rg -L, anything fed
+	// by xargs) read a linked directory's tree too: a link to a directory
+	// inside the roots is walked as well, once per real directory.
+	visited := map[string]bool{real: true}
 	max := j.b.maxWalk()
 	walked := 0
 	worst := treeResult{v: VerdictOK, msg: fmt.Sprintf("the tree %s holds no deny row", show(written))}
@@ -192,7 +321,8 @@ func (j *judger) walk(written, real string, opt walkOpts) (string, string, strin
 		if walked > max {
 			return VerdictNotEstablished, "", fmt.Sprintf("the tree %s has more than %d directories (MaxWalkDirs); the check stopped", show(written), max)
 		}
-		es, err := j.fs.readDir(d.r)
+		es, stamp, err := listDir(d.r)
+		ts.dirs = append(ts.dirs, stamp)
 		if err != nil {
 			note(VerdictNotEstablished, "", fmt.Sprintf("cannot list %s under the tree %s: %v", show(d.w), show(written), err))
 			continue
@@ -218,6 +348,7 @@ func (j *judger) walk(written, real string, opt walkOpts) (string, string, strin
 			switch {
 			case t&fs.ModeSymlink != 0:
 				res := j.fs.resolve(rp)
+				ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
 				if row, ok := j.m.denied(res.real); ok {
 					return VerdictDenied, row, fmt.Sprintf("the tree %s holds a symlink %s to %s (deny row %s); %s", show(written), show(wp), show(res.real), quote(row), opt.hint)
 				}
@@ -225,9 +356,15 @@ func (j *judger) walk(written, real string, opt walkOpts) (string, string, strin
 					note(VerdictNotEstablished, "", fmt.Sprintf("the symlink %s under the tree %s cannot be resolved: %v", show(wp), show(written), res.err))
 				} else if !j.m.inRoots(res.real) {
 					note(VerdictOutsideRoots, "", fmt.Sprintf("the tree %s holds a symlink %s to %s, outside the roots", show(written), show(wp), show(res.real)))
+				} else if res.isDir() && !visited[res.real] && !within(res.real, real) {
+					visited[res.real] = true
+					queue = append(queue, dir{wp, res.real})
 				}
 			case t.IsDir():
-				queue = append(queue, dir{wp, rp})
+				if !visited[rp] {
+					visited[rp] = true
+					queue = append(queue, dir{wp, rp})
+				}
 			}
 		}
 	}
