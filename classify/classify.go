@@ -57,8 +57,9 @@ func Classify(command string, opts ...Option) (r *Report) {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	var catErr error
 	if cfg.cat == nil {
-		cfg.cat = DefaultCatalog()
+		cfg.cat, catErr = defaultCatalog()
 	}
 	r = &Report{
 		Command:   command,
@@ -80,6 +81,11 @@ func Classify(command string, opts ...Option) (r *Report) {
 		w.finish()
 	}()
 	whole := Span{0, len(command)}
+	if catErr != nil {
+		w.cfg.cat = &Catalog{}
+		w.find("internal-error", "the command catalog is broken: "+catErr.Error(), whole, -1)
+		return r
+	}
 	if strings.TrimSpace(command) == "" {
 		r.Parse.OK = true
 		w.find("empty-command", "the command is empty", whole, -1)
@@ -132,6 +138,17 @@ func Classify(command string, opts ...Option) (r *Report) {
 		w.find("empty-command", "the command runs nothing", whole, -1)
 	}
 	return r
+}
+
+// defaultCatalog is DefaultCatalog without the panic: a broken embedded
+// catalog makes every command not reversible instead of crashing.
+func defaultCatalog() (c *Catalog, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c, err = nil, fmt.Errorf("%v", p)
+		}
+	}()
+	return DefaultCatalog(), nil
 }
 
 // parseStmts parses src and calls fn for each top-level statement as soon

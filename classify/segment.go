@@ -196,6 +196,8 @@ type argParser struct {
 	unsafe     bool
 	// endOpts is set once "--" or the first operand ended the options.
 	endOpts bool
+	// unknownSub is set when a subcommand is not in the catalog.
+	unknownSub bool
 	// info is set by --help or --version: the program prints and exits.
 	info bool
 	// exprStarted is set once a find-style expression began: later
@@ -307,6 +309,7 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 			p.w.find("unknown-subcommand", p.specName()+" "+a.Value+" is not in the catalog, so what it does is unknown", a.Span, p.seg.Index)
 			p.stopped = true
 			p.unsafe = true
+			p.unknownSub = true
 			return true
 		}
 		p.subPath = append(p.subPath, sub.Name)
@@ -747,7 +750,7 @@ func (p *argParser) finish() {
 	for _, e := range spec.Effects {
 		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
 	}
-	if !spec.ReadOnly && !p.unsafe {
+	if !spec.ReadOnly && !p.unknownSub {
 		msg := name + " is not on the read-only allowlist"
 		if spec.Doc != "" {
 			msg += ": " + spec.Doc
