@@ -3,21 +3,48 @@ package rego
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // This file builds the policy input as an ast.Value directly, without a
 // JSON round trip. Its shape is exactly the JSON encoding of policy.Input
 // (plus "facts"); TestInputValueMatchesJSON holds it to that.
 
-func str(s string) *ast.Term   { return ast.StringTerm(s) }
+func str(s string) *ast.Term {
+	if t := common[s]; t != nil {
+		return t
+	}
+	return ast.StringTerm(s)
+}
 func num(n int) *ast.Term      { return ast.InternedTerm(n) }
 func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
+
+// common holds one term for each object key and each frequent value,
+// shared by every input built (terms are never changed once built). It is
+// filled at init and only read after.
+var common = func() map[string]*ast.Term {
+	m := map[string]*ast.Term{}
+	for _, s := range strings.Fields(`command mode cwd report station config facts parse ok error span
+		segments index program name path_prefixed dynamic_program known subcommand args assigns value
+		options written effects operands role wrappers parent context pipeline pipeline_len substitution
+		loop background negated subshell function condition stdin_fed depth path after categories
+		read_only redirects op fd target harmless segment reads writes kind dynamic recursive source home
+		producer cd from to scoped reversible findings code message pattern grant real established glob
+		outside_roots critical device roots resolved verdict row repo_helpers file matches key
+		literal operand option redirect implicit cwd-flag xargs-input file dir tree any text read write
+		dup heredoc herestring readwrite network destructive exec privilege interactive wrapper shell
+		navigate . ok missing denied outside-roots not-established default readonly`) {
+		m[s] = ast.StringTerm(s)
+	}
+	return m
+}()
 
 type obj struct{ items [][2]*ast.Term }
 
@@ -345,7 +372,9 @@ func inputValue(in *policy.Input, f *policy.Facts) (ast.Value, error) {
 	o.add("mode", str(f.Mode))
 	o.add("cwd", str(in.Cwd))
 	o.add("report", reportTerm(in.Report))
-	if in.Station != nil {
+	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
+		o.add("station", stationTerm(st))
+	} else if in.Station != nil && !isNilStation(in.Station) {
 		v, err := jsonValue(in.Station)
 		if err != nil {
 			return nil, fmt.Errorf("station: %w", err)
@@ -361,4 +390,58 @@ func inputValue(in *policy.Input, f *policy.Facts) (ast.Value, error) {
 	o.add("config", ct)
 	o.add("facts", factsTerm(f))
 	return ast.NewObject(o.items...), nil
+}
+
+func isNilStation(x any) bool {
+	st, ok := x.(*readstation.Station)
+	return ok && st == nil
+}
+
+// stationTerm is the station as the JSON encoding of readstation.Station.
+func stationTerm(st *readstation.Station) *ast.Term {
+	o := obj{items: make([][2]*ast.Term, 0, 3)}
+	if st.Reads == nil {
+		o.add("reads", ast.NullTerm())
+	} else {
+		ts := make([]*ast.Term, len(st.Reads))
+		for i := range st.Reads {
+			r := &st.Reads[i]
+			ro := obj{items: make([][2]*ast.Term, 0, 13)}
+			ro.add("path", str(r.Path))
+			ro.add("kind", str(r.Kind))
+			ro.add("source", str(r.Source))
+			ro.add("resolved", str(r.Resolved))
+			ro.add("real", str(r.Real))
+			ro.add("verdict", str(r.Verdict))
+			ro.add("row", str(r.Row))
+			ro.add("message", str(r.Message))
+			ro.add("span", spanTerm(r.Span))
+			ro.add("segment", num(r.Segment))
+			ro.add("recursive", boolean(r.Recursive))
+			if r.Matches == nil {
+				ro.add("matches", ast.NullTerm())
+			} else {
+				ro.add("matches", stringsTerm(r.Matches))
+			}
+			ts[i] = ro.term()
+		}
+		o.add("reads", ast.ArrayTerm(ts...))
+	}
+	if st.RepoHelpers == nil {
+		o.add("repo_helpers", ast.NullTerm())
+	} else {
+		ts := make([]*ast.Term, len(st.RepoHelpers))
+		for i, h := range st.RepoHelpers {
+			ho := obj{items: make([][2]*ast.Term, 0, 5)}
+			ho.add("key", str(h.Key))
+			ho.add("file", str(h.File))
+			ho.add("value", str(h.Value))
+			ho.add("segment", num(h.Segment))
+			ho.add("span", spanTerm(h.Span))
+			ts[i] = ho.term()
+		}
+		o.add("repo_helpers", ast.ArrayTerm(ts...))
+	}
+	o.add("established", boolean(st.Established))
+	return o.term()
 }

@@ -1,0 +1,132 @@
+package rego
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/policy"
+)
+
+// benchCommands are typical agent commands (shapes from the agent corpus).
+var benchCommands = []string{
+	"git status",
+	"ls -la src/",
+	"cat README.md",
+	"sed -n '1,20p' src/main.go",
+	"grep -n \"func main\" src/main.go",
+	"cd src && grep -rn TODO . | head -20",
+	"git diff HEAD~1 -- src/main.go",
+	"python test.py",
+	"npm test 2>&1 | tail -50",
+	"echo hi > out.txt",
+}
+
+// BenchmarkDecide measures one decision, warm, per stage:
+//
+//	eval:                 the prepared query on a prepared input (facts + value + Eval)
+//	classify+eval:        parse and classify, then decide, no station
+//	classify+station+eval the whole in-process decision
+//	memo:                 classify + station + a memoized decision
+//
+// Each reports ns/op, allocs/op and p50-ns over the command mix.
+func BenchmarkDecide(b *testing.B) {
+	f := newFixture(b, nil, WithMemo(0))
+	memoEngine, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	inputs := make([]policy.Input, len(benchCommands))
+	for i, c := range benchCommands {
+		inputs[i] = f.input(b, c, policy.ModeDefault)
+	}
+	run := func(b *testing.B, one func(i int)) {
+		b.ReportAllocs()
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for n := 0; n < b.N; n++ {
+			t0 := time.Now()
+			one(n % len(benchCommands))
+			lat = append(lat, time.Since(t0))
+		}
+		b.StopTimer()
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+		b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds()), "p90-ns")
+	}
+	b.Run("eval", func(b *testing.B) {
+		run(b, func(i int) {
+			if _, err := f.engine.Decide(ctx, inputs[i]); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("classify+eval", func(b *testing.B) {
+		run(b, func(i int) {
+			c := benchCommands[i]
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			if _, err := f.engine.Decide(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("classify+station+eval", func(b *testing.B) {
+		run(b, func(i int) {
+			c := benchCommands[i]
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			st, err := f.cfg.Judge(in.Report, f.ws)
+			if err != nil {
+				b.Fatal(err)
+			}
+			in.Station = st
+			if _, err := f.engine.Decide(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("memo", func(b *testing.B) {
+		run(b, func(i int) {
+			c := benchCommands[i]
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			st, _ := f.cfg.Judge(in.Report, f.ws)
+			in.Station = st
+			if _, err := memoEngine.Decide(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// BenchmarkNew measures compiling the default policy (once per process).
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for n := 0; n < b.N; n++ {
+		if _, err := New(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecideTrivialPolicy calibrates the machine: the same inputs
+// through a policy that only returns allow (OPA's fixed cost per Eval plus
+// building the input).
+func BenchmarkDecideTrivialPolicy(b *testing.B) {
+	f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{
+		"trivial.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n",
+	}))
+	ctx := context.Background()
+	inputs := make([]policy.Input, len(benchCommands))
+	for i, c := range benchCommands {
+		inputs[i] = f.input(b, c, policy.ModeDefault)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		if _, err := f.engine.Decide(ctx, inputs[n%len(inputs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
