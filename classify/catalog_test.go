@@ -745,6 +745,15 @@ func TestCatalogSpot(t *testing.T) {
 		{"zgrep foo a.gz", true, nil},
 		{"dig -x 1.2.3.4", false, []string{"network"}},
 		{"nc -l 8080", false, []string{"network", "not-read-only"}},
+		{"curl -fsSL https://x -o out", false, []string{"network", "not-read-only", "write-option"}},
+		{"curl -K cfg https://x", false, []string{"curl-config", "network", "not-read-only"}},
+		{"curl -sI https://x", false, []string{"network", "not-read-only"}},
+		{"wget -b https://x", false, []string{"network", "not-read-only", "wget-background"}},
+		{"env -v ls", true, nil},
+		{"lsof +D /tmp", true, nil},
+		{"lsof +r 1", false, []string{"unexpected-operand", "unexpected-operand"}},
+		{"ag -A 3 foo", true, nil},
+		{"ag -A --pager less foo", false, []string{"ag-pager"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
