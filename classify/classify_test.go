@@ -744,6 +744,19 @@ var classifyCases = []struct {
 	{in: "for i in {1..100000000}; do git status; done", want: "not reversible: large-expansion 9-23"},
 	{in: "echo {a,{1..20000}}", want: "not reversible: large-expansion 5-19"},
 	{in: "echo x{}y", want: "reversible"},
+	// more redirects and programs off the allowlist
+	{in: "ls >&/dev/null", want: "reversible"},
+	{in: "ls >& /dev/stderr", want: "reversible"},
+	{in: "git push --frobnicate", want: "not reversible: unknown-option 9-21 not-read-only 0-21"},
+	{in: "rm --frobnicate x", want: "not reversible: unknown-option 3-15 not-read-only 0-17"},
+	{in: "bash -- script.sh", want: "not reversible: source 8-17"},
+	{in: "find . -exec {} \\;", want: "not reversible: find-exec 7-18 dynamic-program 13-15"},
+	{in: "ls | xargs -I{} {} x", want: "not reversible: dynamic-program 16-18"},
+	{in: "{ls,rm} x", want: "not reversible: dynamic-program 0-7"},
+	{in: "l[s] x", want: "not reversible: parse-error 0-1"},
+	{in: "echo $(<f)", want: "not reversible: command-substitution 5-10"},
+	{in: "cat < <(rm x)", want: "not reversible: process-substitution 6-13 not-read-only 8-12"},
+	{in: "cat <<< $(rm x)", want: "not reversible: command-substitution 8-15 not-read-only 10-14"},
 }
 
 func TestClassify(t *testing.T) {

@@ -15,6 +15,10 @@ var confirmExceptions = map[string]string{
 	// mvdan/sh parses extended globs always; bash needs shopt -s extglob,
 	// so bash refuses the command and nothing runs.
 	"echo @(a|b)": "extglob",
+	// mvdan/sh reads a[x] at the start of a command as an array element
+	// assignment that lacks its "="; bash runs the glob l[s] as a program.
+	// Refusing it fails closed.
+	"l[s] x": "array subscript in command position",
 }
 
 // TestConfirmBash checks that every table command parses exactly when

@@ -82,8 +82,12 @@ func (w *walker) redirect(r *syntax.Redirect, c ctx, seg int) {
 		} else if r.Op == syntax.DplOut {
 			// >&file is &>file
 			rd.Mode = "write"
-			w.r.Writes = append(w.r.Writes, ref("write"))
-			w.find("redirect-write", "writes to "+quote(v), rd.Span, seg)
+			if harmlessTargets[v] {
+				rd.Harmless = true
+			} else {
+				w.r.Writes = append(w.r.Writes, ref("write"))
+				w.find("redirect-write", "writes to "+quote(v), rd.Span, seg)
+			}
 		} else {
 			w.find("redirect-write", "duplicates an unusual file descriptor "+quote(v), rd.Span, seg)
 		}
