@@ -376,8 +376,8 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 // gitWord is the first word after git's global options: the subcommand or
 // an alias.
 func gitWord(s *classify.Segment) string {
-	if s.Subcommand != "" {
-		return strings.Fields(s.Subcommand)[0]
+	if f := strings.Fields(s.Subcommand); len(f) > 0 {
+		return f[0]
 	}
 	for _, a := range s.Args {
 		if !a.Static() {

@@ -141,6 +141,15 @@ func Judge(r *classify.Report, b Boundary) *Station {
 		st.Established = false
 		return st
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			// A bug here must never turn into an established station.
+			st.Established = false
+			st.adm.broken = fmt.Sprint(p)
+			st.Reads = append(st.Reads, Read{Kind: "dynamic", Source: "internal", Verdict: VerdictNotEstablished,
+				Message: fmt.Sprintf("the read station failed: %v", p), Segment: -1, Matches: []string{}})
+		}
+	}()
 	for i := range r.Reads {
 		st.Reads = append(st.Reads, j.judgeRef(&r.Reads[i]))
 	}
