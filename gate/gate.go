@@ -97,6 +97,9 @@ type Decision struct {
 	Report *classify.Report `json:"report"`
 	// Station is the read station's judgment; nil when it did not run.
 	Station *readstation.Station `json:"station,omitempty"`
+	// StationError says why the station could not run (a bad boundary):
+	// the policy then saw reads that are not established.
+	StationError string `json:"station_error,omitempty"`
 }
 
 // Limits bound a run.
@@ -360,12 +363,14 @@ func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
 	d := &Decision{Command: req.Command, Cwd: cwd, Mode: mode, Report: rep, Reversible: rep.Reversible}
 	in := policy.Input{Command: req.Command, Mode: mode, Cwd: cwd, Report: rep, Config: g.cfg}
 	if !g.noStation {
+		// A boundary that cannot be built leaves the station out: the
+		// policy then sees reads that are not established.
 		if b, err := g.boundary(cwd); err == nil {
 			d.Station = readstation.Judge(rep, b)
 			in.Station = d.Station
+		} else {
+			d.StationError = err.Error()
 		}
-		// A boundary that cannot be built leaves the station out: the
-		// policy then sees reads that are not established.
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Code: CodeAborted, Message: err.Error()}

@@ -1,0 +1,81 @@
+package gate_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/shellgate/shellgate/gate"
+)
+
+func Example() {
+	dir, err := os.MkdirTemp("", "gate-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		panic(err)
+	}
+	g, err := gate.New(gate.WithCwd(dir))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+
+	// Allowed and run: grep's exit 1 is not a failure.
+	res := g.Run(ctx, gate.Request{Command: "grep -n gamma notes.txt"})
+	fmt.Println(res.Status, res.Run.ExitCode, res.Meaning.Error, res.Meaning.Message)
+
+	// Denied: never run.
+	res = g.Run(ctx, gate.Request{Command: "rm -rf /"})
+	fmt.Println(res.Status, res.Code, res.Decision.Action, res.Ran())
+
+	// Asked, with nobody to ask: refused.
+	res = g.Run(ctx, gate.Request{Command: "touch new.txt"})
+	fmt.Println(res.Status, res.Code, res.Decision.Action, res.Ran())
+
+	// Asked and approved: run.
+	yes := gate.ApproverFunc(func(ctx context.Context, d *gate.Decision) (bool, error) { return true, nil })
+	res = g.Run(ctx, gate.Request{Command: "touch new.txt", Approver: yes})
+	fmt.Println(res.Status, res.Approved, res.Run.ExitCode)
+	// Output:
+	// failed 1 false No matches found
+	// error DENIED deny false
+	// error NOT_APPROVED ask false
+	// ok true 0
+}
+
+func ExampleGate_Check() {
+	g, err := gate.New(gate.WithCwd(os.TempDir()))
+	if err != nil {
+		panic(err)
+	}
+	d, err := g.Check(context.Background(), gate.Request{Command: "ls -la | head -5", Mode: "readonly"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Action, d.Reversible, len(d.Report.Segments))
+	// Output:
+	// allow true 2
+}
+
+func ExampleResult_Text() {
+	dir, err := os.MkdirTemp("", "gate-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	g, err := gate.New(gate.WithCwd(dir))
+	if err != nil {
+		panic(err)
+	}
+	res := g.Run(context.Background(), gate.Request{Command: "echo hello; echo world"})
+	res.Run.Duration = 400_000_000 // for a stable example
+	fmt.Print(res.Text())
+	// Output:
+	// Exit code 0 · 0.4 s
+	// hello
+	// world
+}
