@@ -318,7 +318,7 @@ func (j *judger) cdStep(idx int) string {
 		j.adm.addPath(abs, res)
 		switch {
 		case res.err != nil:
-			msg = fmt.Sprintf("%s %s: %s cannot be established: %v", step.Program, quote(step.Target.Value), abs, res.err)
+			msg = fmt.Sprintf("%s %s: %s cannot be established: %v", step.Program, quote(step.Target.Value), show(abs), res.err)
 		case !res.exists:
 			msg = fmt.Sprintf("%s %s: %s does not exist, so the command would not run where it says", step.Program, quote(step.Target.Value), abs)
 		case !res.mode.IsDir():
@@ -354,30 +354,30 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 // verdictFor judges a path as written and its resolution.
 func (j *judger) verdictFor(written string, res resolved) (v, row, msg string) {
 	if r, ok := j.m.denied(written); ok {
-		return VerdictDenied, r, fmt.Sprintf("%s matches deny row %s", written, quote(r))
+		return VerdictDenied, r, fmt.Sprintf("%s matches deny row %s", show(written), quote(r))
 	}
 	if r, ok := j.m.denied(res.real); ok && res.real != written {
-		return VerdictDenied, r, fmt.Sprintf("%s resolves to %s, which matches deny row %s", written, res.real, quote(r))
+		return VerdictDenied, r, fmt.Sprintf("%s resolves to %s, which matches deny row %s", show(written), show(res.real), quote(r))
 	}
 	if res.err != nil {
-		return VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", written, res.err)
+		return VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", show(written), res.err)
 	}
 	if written == "/dev/null" {
 		return VerdictOK, "", "/dev/null reads as empty"
 	}
 	if !j.m.inRoots(written) {
-		return VerdictOutsideRoots, "", fmt.Sprintf("%s is outside the roots (%s)", written, strings.Join(j.m.roots, ", "))
+		return VerdictOutsideRoots, "", fmt.Sprintf("%s is outside the roots (%s)", show(written), strings.Join(j.m.roots, ", "))
 	}
 	if !j.m.inRoots(res.real) {
-		return VerdictOutsideRoots, "", fmt.Sprintf("%s resolves to %s, outside the roots (%s)", written, res.real, strings.Join(j.m.roots, ", "))
+		return VerdictOutsideRoots, "", fmt.Sprintf("%s resolves to %s, outside the roots (%s)", show(written), show(res.real), strings.Join(j.m.roots, ", "))
 	}
 	if !res.exists {
-		return VerdictMissing, "", fmt.Sprintf("%s does not exist", written)
+		return VerdictMissing, "", fmt.Sprintf("%s does not exist", show(written))
 	}
 	if res.real != written {
-		return VerdictOK, "", fmt.Sprintf("%s (real path %s) is inside the roots", written, res.real)
+		return VerdictOK, "", fmt.Sprintf("%s (real path %s) is inside the roots", show(written), show(res.real))
 	}
-	return VerdictOK, "", fmt.Sprintf("%s is inside the roots", written)
+	return VerdictOK, "", fmt.Sprintf("%s is inside the roots", show(written))
 }
 
 func quote(s string) string {
