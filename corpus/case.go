@@ -21,8 +21,8 @@ const (
 
 // Case is one command with the decision it must get.
 type Case struct {
-	// Name identifies the case: the name given in YAML, else "file:line",
-	// with " [readonly]" appended for a case derived for another mode.
+	// Name identifies the case: "file:line", followed by the name given in
+	// YAML, and by " [readonly]" for a case derived for readonly mode.
 	Name string `json:"name"`
 	// File and Line locate the case in its source.
 	File string `json:"file"`
@@ -63,8 +63,8 @@ type Expect struct {
 // ExitMeaning is the expected meaning of one exit code.
 type ExitMeaning struct {
 	Code int `json:"code"`
-	// Error is whether the code is a real error.
-	Error bool `json:"error"`
+	// Error, when set, is whether the code is a real error.
+	Error *bool `json:"error,omitempty"`
 	// Message, when not empty, must equal the meaning's message.
 	Message string `json:"message,omitempty"`
 }
@@ -125,7 +125,10 @@ func (e Expect) String() string {
 		}
 	}
 	if e.ExitMeaning != nil {
-		fmt.Fprintf(&b, " exit %d error=%t", e.ExitMeaning.Code, e.ExitMeaning.Error)
+		fmt.Fprintf(&b, " exit %d", e.ExitMeaning.Code)
+		if e.ExitMeaning.Error != nil {
+			fmt.Fprintf(&b, " error=%t", *e.ExitMeaning.Error)
+		}
 		if e.ExitMeaning.Message != "" {
 			fmt.Fprintf(&b, " %q", e.ExitMeaning.Message)
 		}

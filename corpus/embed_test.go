@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,9 @@ func TestEmbedded(t *testing.T) {
 		}
 		count[c.Mode+" "+c.Expect.Action]++
 		key := c.Mode + "\x00" + c.Command + "\x00" + c.Cwd + "\x00" + c.Fixture.Key()
+		if m := c.Expect.ExitMeaning; m != nil {
+			key += fmt.Sprintf("\x00exit %d", m.Code)
+		}
 		if prev, dup := seen[key]; dup {
 			t.Errorf("%s: duplicate of %s: %q", c.Name, prev, c.Command)
 		}

@@ -312,12 +312,21 @@ func eachKey(name string, m *yaml.Node, errs *errList, fn func(string, *yaml.Nod
 			continue
 		}
 		seen[k.Value] = true
+		v = deref(v)
 		// Report problems with a value at its key's line.
 		if v.Line == 0 {
 			v.Line = k.Line
 		}
 		fn(k.Value, v)
 	}
+}
+
+// deref follows a YAML alias (*name) to the node its anchor names.
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
 }
 
 func scalar(name string, v *yaml.Node, what string, errs *errList) (string, bool) {
@@ -375,7 +384,7 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 	}
 	var cases []Case
 	for _, item := range list.Content {
-		c, ok := parseCase(name, item, mode, fx, &errs)
+		c, ok := parseCase(name, deref(item), mode, fx, &errs)
 		if ok {
 			cases = append(cases, c)
 		}
@@ -433,6 +442,8 @@ func parseCase(name string, n *yaml.Node, mode string, fx Fixture, errs *errList
 	}
 	if c.Name == "" {
 		c.Name = fmt.Sprintf("%s:%d", name, n.Line)
+	} else {
+		c.Name = fmt.Sprintf("%s:%d %s", name, n.Line, c.Name)
 	}
 	return c, len(*errs) == before
 }
@@ -466,7 +477,7 @@ func parseExpect(name string, n *yaml.Node, errs *errList) Expect {
 				return
 			}
 			for _, r := range v.Content {
-				if s, ok := scalar(name, r, "a reason code", errs); ok {
+				if s, ok := scalar(name, deref(r), "a reason code", errs); ok {
 					e.Reasons = append(e.Reasons, s)
 				}
 			}
@@ -518,9 +529,11 @@ func parseExitMeaning(name string, n *yaml.Node, errs *errList) *ExitMeaning {
 			}
 			hasCode = true
 		case "error":
-			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || v.Decode(&m.Error) != nil {
+			var b bool
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || v.Decode(&b) != nil {
 				errs.add(name, v.Line, "error must be true or false")
 			}
+			m.Error = &b
 		case "message":
 			m.Message, _ = scalar(name, v, "message", errs)
 		default:
@@ -529,6 +542,9 @@ func parseExitMeaning(name string, n *yaml.Node, errs *errList) *ExitMeaning {
 	})
 	if !hasCode {
 		errs.add(name, n.Line, "exit_meaning has no code")
+	}
+	if m.Error == nil && m.Message == "" {
+		errs.add(name, n.Line, "exit_meaning checks nothing: give error, message or both")
 	}
 	return m
 }

@@ -214,8 +214,12 @@ func compare(c Case, got Outcome, chk Checker) []string {
 			p = append(p, "exit_meaning: the checker cannot interpret exit codes")
 		} else {
 			isErr, msg := em.ExitMeaning(c.Command, m.Code)
-			if isErr != m.Error || (m.Message != "" && msg != m.Message) {
-				p = append(p, fmt.Sprintf("exit %d: want error=%t %q, got error=%t %q", m.Code, m.Error, m.Message, isErr, msg))
+			if (m.Error != nil && isErr != *m.Error) || (m.Message != "" && msg != m.Message) {
+				want := fmt.Sprintf("%q", m.Message)
+				if m.Error != nil {
+					want = fmt.Sprintf("error=%t %s", *m.Error, want)
+				}
+				p = append(p, fmt.Sprintf("exit %d: want %s, got error=%t %q", m.Code, want, isErr, msg))
 			}
 		}
 	}
