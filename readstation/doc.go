@@ -28,8 +28,10 @@
 //     below it (~/.ssh/** under "grep -r x ~") is found by one lstat; rows
 //     that match anywhere (**/.env) are found by walking the tree, bounded
 //     by MaxWalkDirs; every symlink found is resolved and its target judged.
-//     rg without --hidden/-u, ls without -a/-A and tree without -a skip
-//     hidden names, and the check skips them too;
+//     rg without --hidden/-u (and without RIPGREP_CONFIG_PATH set), ls
+//     without -a/-A and tree without -a skip hidden names, and the check
+//     skips them too; a link to a directory inside the roots is walked too
+//     (grep -R, find -L and xargs consumers follow links);
 //   - dynamic words (parameters, substitutions, ~user, braces) are
 //     not-established; reads fed by a producer are judged by the producer's
 //     roots (below).

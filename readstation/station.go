@@ -320,9 +320,9 @@ func (j *judger) cdStep(idx int) string {
 		case res.err != nil:
 			msg = fmt.Sprintf("%s %s: %s cannot be established: %v", step.Program, quote(step.Target.Value), show(abs), res.err)
 		case !res.exists:
-			msg = fmt.Sprintf("%s %s: %s does not exist, so the command would not run where it says", step.Program, quote(step.Target.Value), abs)
+			msg = fmt.Sprintf("%s %s: %s does not exist, so the command would not run where it says", step.Program, quote(step.Target.Value), show(abs))
 		case !res.mode.IsDir():
-			msg = fmt.Sprintf("%s %s: %s is not a directory", step.Program, quote(step.Target.Value), abs)
+			msg = fmt.Sprintf("%s %s: %s is not a directory", step.Program, quote(step.Target.Value), show(abs))
 		}
 	}
 	j.cds[idx] = msg

@@ -100,6 +100,9 @@ func showsHidden(s *classify.Segment, short string, long ...string) bool {
 // rgHidden reports whether rg is told to read hidden files (or may be:
 // any argument it cannot rule out counts).
 func rgHidden(s *classify.Segment) bool {
+	if os.Getenv("RIPGREP_CONFIG_PATH") != "" {
+		return true // a config file may say --hidden
+	}
 	for _, a := range s.Args {
 		v := a.Value
 		if !a.Static() && a.Dynamic != "tilde" {
