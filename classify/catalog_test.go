@@ -777,3 +777,87 @@ func TestCatalogSpot(t *testing.T) {
 		t.Errorf("only %d spot cases, want at least 150", len(tests))
 	}
 }
+
+// TestCatalogPaths checks the paths the catalog's option and operand roles
+// put into Reads and Writes: "R path" is a read ("R* path" a recursive
+// one), "W path" a write, in report order.
+func TestCatalogPaths(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		// the names in list.txt are read; the implicit "." is conservative
+		{"du --files0-from=list.txt", []string{"R list.txt", "R* ."}},
+		{"du -sh src docs", []string{"R* src", "R* docs"}},
+		{"du -s", []string{"R* ."}},
+		{"stat -c %s go.mod", []string{"R go.mod"}},
+		{"file -m magic.mgc -f names.txt", []string{"R magic.mgc", "R names.txt"}},
+		{"rg -n TODO src", []string{"R* src"}},
+		{"rg --ignore-file .myignore foo", []string{"R .myignore", "R* ."}},
+		{"rg -f patterns.txt lib", []string{"R patterns.txt", "R* lib"}},
+		{"rg --files", []string{"R* ."}},
+		{"fd -e go . cmd", []string{"R* cmd"}},
+		{"fd -e go main", []string{"R* ."}},
+		{"jq -r .name package.json", []string{"R package.json"}},
+		{"jq -f prog.jq data.json", []string{"R prog.jq", "R data.json"}},
+		{"jq --args . a b", nil},
+		{"tree -L 2 src", []string{"R* src"}},
+		{"journalctl --file system.journal", []string{"R system.journal"}},
+		{"date -r go.mod", []string{"R go.mod"}},
+		{"date -f dates.txt", []string{"R dates.txt"}},
+		{"cmp a b", []string{"R a", "R b"}},
+		{"xxd bin out.hex", []string{"R bin", "W out.hex"}},
+		{"shuf -o out.txt words", []string{"W out.txt", "R words"}},
+		{"sort -o out.txt in.txt", []string{"W out.txt", "R in.txt"}},
+		{"tar -tf a.tar src/x.go", []string{"R a.tar"}},
+		{"tar -C /srv -czf a.tgz dir", []string{"R /srv", "R a.tgz", "R* dir"}},
+		{"gzip -c file", []string{"R file"}},
+		{"gzip file", []string{"W file"}},
+		{"unzip -l a.zip", []string{"R a.zip"}},
+		{"cp -r a b", []string{"R* a", "W b"}},
+		{"ln -s target link", []string{"W link"}},
+		{"install -m 755 a /usr/local/bin/a", []string{"R a", "W /usr/local/bin/a"}},
+		{"truncate -s 0 log", []string{"W log"}},
+		{"shred -u secret", []string{"W secret"}},
+		{"chown -R bob dir", []string{"W dir"}},
+		{"git log --output=log.txt", []string{"W log.txt"}},
+		{"curl -o page.html https://x", []string{"W page.html"}},
+		{"wget -P downloads https://x", []string{"W downloads"}},
+		{"strace -o t.txt ls", []string{"W t.txt", "R ."}},
+		{"make -f build.mk", []string{"R build.mk"}},
+		{"source ./env.sh", []string{"R ./env.sh"}},
+		{"man -l page.1", []string{"R page.1"}},
+		{"lsof +D /var/log", []string{"R +D", "R /var/log"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			r := Classify(tt.cmd)
+			var got []string
+			for _, p := range r.Reads {
+				k := "R "
+				if p.Recursive {
+					k = "R* "
+				}
+				got = append(got, k+p.Path)
+			}
+			for _, p := range r.Writes {
+				got = append(got, "W "+p.Path)
+			}
+			// reads first, then writes: order the want the same way
+			var want []string
+			for _, w := range tt.want {
+				if strings.HasPrefix(w, "R") {
+					want = append(want, w)
+				}
+			}
+			for _, w := range tt.want {
+				if strings.HasPrefix(w, "W") {
+					want = append(want, w)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Classify(%q) paths (-want +got):\n%s", tt.cmd, diff)
+			}
+		})
+	}
+}
