@@ -131,6 +131,7 @@ func judge(t testing.TB, cmd string, b Boundary) *Station {
 }
 
 func TestJudge(t *testing.T) {
+	t.Setenv("RIPGREP_CONFIG_PATH", "")
 	f := newFixture(t)
 	tests := []struct {
 		cmd  string
@@ -260,5 +261,19 @@ func TestJudge(t *testing.T) {
 				t.Errorf("established = %v, want %v", st.Established, est)
 			}
 		})
+	}
+}
+
+func TestRipgrepConfig(t *testing.T) {
+	f := newFixture(t)
+	b := f.boundary(t, "proj")
+	for _, tc := range []struct{ env, want string }{
+		{"", "cfg ok"},
+		{filepath.Join(f.home, "rgrc"), "cfg denied **/.env"},
+	} {
+		t.Setenv("RIPGREP_CONFIG_PATH", tc.env)
+		if diff := cmp.Diff([]string{tc.want}, f.summary(judge(t, "rg token cfg", b))); diff != "" {
+			t.Errorf("RIPGREP_CONFIG_PATH=%q: (-want +got):\n%s", tc.env, diff)
+		}
 	}
 }
