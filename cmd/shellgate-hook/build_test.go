@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,4 +126,19 @@ func versionOf(tb testing.TB, thin string) string {
 		tb.Fatalf("%s --version: %v", thin, err)
 	}
 	return string(bytes.TrimSpace(out))
+}
+
+// TestNoOPA keeps the thin client thin: it must not link OPA (nor the
+// policy pipeline), or it would start as slowly as the full binary.
+func TestNoOPA(t *testing.T) {
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(gobin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if strings.Contains(pkg, "open-policy-agent") || strings.HasPrefix(pkg, "github.com/shellgate/shellgate/") && pkg != "github.com/shellgate/shellgate/hook" && pkg != "github.com/shellgate/shellgate/cmd/shellgate-hook" {
+			t.Errorf("shellgate-hook links %s", pkg)
+		}
+	}
 }
