@@ -249,21 +249,28 @@ func actionExit(a policy.Action) int {
 	}
 }
 
+// batchError is a --batch line that could not be decided.
+type batchError struct {
+	Line    int    `json:"line"`
+	Command string `json:"command,omitempty"`
+	Error   string `json:"error"`
+}
+
 func (d *decider) batch(ctx context.Context, e *env, format string) int {
 	err := readBatch(e.stdin, format, func(it batchItem) error {
 		if it.Err != nil {
-			return writeJSON(e.stdout, map[string]any{"line": it.Line, "error": it.Err.Error()})
+			return writeJSON(e.stdout, batchError{Line: it.Line, Error: it.Err.Error()})
 		}
 		var cwd, mode string
 		for k, dst := range map[string]*string{"cwd": &cwd, "mode": &mode} {
 			if raw, ok := it.Fields[k]; ok {
 				if err := json.Unmarshal(raw, dst); err != nil {
-					return writeJSON(e.stdout, map[string]any{"line": it.Line, "command": it.Command, "error": fmt.Sprintf("%q is not a string", k)})
+					return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("%q is not a string", k)})
 				}
 			}
 		}
 		if mode != "" && !policy.ValidMode(mode) {
-			return writeJSON(e.stdout, map[string]any{"line": it.Line, "command": it.Command, "error": fmt.Sprintf("mode %q: want default or readonly", mode)})
+			return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
 		}
 		if cwd != "" && !filepath.IsAbs(cwd) {
 			cwd = filepath.Join(d.cwd, cwd)
