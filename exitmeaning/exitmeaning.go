@@ -3,6 +3,8 @@ package exitmeaning
 import (
 	"fmt"
 	"path"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -294,7 +296,7 @@ func (w *walk) stmt(s *syntax.Stmt, st *state) []cand {
 		}
 		return out
 	case *syntax.TestClause:
-		return []cand{{m: w.in.program("[[", "", nil)}}
+		return []cand{{m: w.in.program("[[", "", nil, nil)}}
 	case *syntax.ArithmCmd:
 		return []cand{{m: w.in.arith("((")}}
 	case *syntax.LetClause:
@@ -302,7 +304,7 @@ func (w *walk) stmt(s *syntax.Stmt, st *state) []cand {
 	case *syntax.TimeClause:
 		return w.stmt(c.Stmt, st)
 	case *syntax.DeclClause:
-		return []cand{{m: w.in.program(c.Variant.Value, "", nil)}}
+		return []cand{{m: w.in.program(c.Variant.Value, "", nil, nil)}}
 	}
 	return nil // function definitions and the rest: status 0 or unknown
 }
@@ -343,7 +345,7 @@ func (w *walk) call(ce *syntax.CallExpr) []cand {
 	for _, a := range ce.Args[1:] {
 		args = append(args, a.Lit())
 	}
-	return []cand{w.in.named(name, "", args)}
+	return []cand{w.in.named(name, "", args, nil)}
 }
 
 // segment interprets the status of the report's segment i, unwrapping
@@ -366,7 +368,7 @@ func (w *walk) segment(i, hops int) []cand {
 				return []cand{{m: Meaning{Error: true, Message: "Shell syntax error", Program: name}}}
 			}
 		}
-		return []cand{{m: w.in.program(name, "", args)}}
+		return []cand{{m: w.in.program(name, "", args, seg.Options)}}
 	}
 	child := -1
 	for j := i + 1; j < len(w.rep.Segments); j++ {
@@ -378,19 +380,19 @@ func (w *walk) segment(i, hops int) []cand {
 	if m, ok := w.in.wrapperOwn(name, child, w.rep); ok {
 		return []cand{{m: m}}
 	}
-	if child >= 0 && w.in.isWrapper(name) {
+	if child >= 0 && (name == "exec" || w.in.isWrapper(name) && name != "parallel") {
 		return w.segment(child, hops+1)
 	}
 	if p := w.in.cat.Lookup(name); p == nil && fallbackWrapper[name] {
 		if inner, rest, ok := unwrapFallback(name, args); ok {
-			return []cand{w.in.named(inner, "", rest)}
+			return []cand{w.in.named(inner, "", rest, nil)}
 		}
 	}
 	sub := seg.Subcommand
 	if sub != "" && strings.Contains(sub, " ") {
 		sub = sub[:strings.IndexByte(sub, ' ')]
 	}
-	return []cand{w.in.named(name, sub, args)}
+	return []cand{w.in.named(name, sub, args, seg.Options)}
 }
 
 func argValues(as []classify.Arg) []string {
@@ -404,7 +406,7 @@ func argValues(as []classify.Arg) []string {
 }
 
 // named interprets a program invocation by name.
-func (in *interp) named(name, sub string, args []string) cand {
+func (in *interp) named(name, sub string, args []string, opts []classify.Opt) cand {
 	name = path.Base(name)
 	if sub == "" && len(args) > 0 {
 		if p := in.cat.Lookup(name); p != nil && p.Sub(firstOperand(args)) != nil {
@@ -413,7 +415,7 @@ func (in *interp) named(name, sub string, args []string) cand {
 			sub = firstOperand(args)
 		}
 	}
-	m := in.program(name, sub, args)
+	m := in.program(name, sub, args, opts)
 	never := false
 	if in.code >= 1 && in.code <= 125 {
 		never = neverFails[name]
@@ -537,13 +539,20 @@ func (in *interp) wrapperOwn(name string, child int, rep *classify.Report) (Mean
 		if in.code == 125 {
 			return Meaning{Error: true, Message: name + " itself failed", Program: name}, true
 		}
+	case "parallel":
+		switch {
+		case in.code >= 1 && in.code <= 100:
+			return Meaning{Error: true, Message: fmt.Sprintf("%d of the jobs run by parallel failed", in.code), Program: "parallel"}, true
+		case in.code == 101:
+			return Meaning{Error: true, Message: "More than 100 of the jobs run by parallel failed", Program: "parallel"}, true
+		}
 	case "xargs":
 		switch in.code {
 		case 123:
 			msg := "A command run by xargs exited with a status from 1 to 125"
 			if inner != "" {
 				msg = fmt.Sprintf("%s (run by xargs) exited with a status from 1 to 125", inner)
-				if e := in.exit1(inner, "", nil); e != "" {
+				if e := in.exit1(inner, "", nil, nil); e != "" {
 					msg += "; for " + inner + " 1 means: " + e
 				}
 			}
@@ -559,15 +568,29 @@ func (in *interp) wrapperOwn(name string, child int, rep *classify.Report) (Mean
 	return Meaning{}, false
 }
 
-// exit1 returns what exit status 1 means for the program, or "".
-func (in *interp) exit1(name, sub string, args []string) string {
+// exit1 returns what exit status 1 means for the program, or "". A
+// catalog text that ends in "(with OPTION or OPTION)" applies only when one
+// of the options is given, and is returned without the parenthesis.
+func (in *interp) exit1(name, sub string, args []string, opts []classify.Opt) string {
 	if p := in.cat.Lookup(name); p != nil {
+		spec, text := p, p.Exit1
 		if sub != "" {
-			if s := p.Sub(sub); s != nil && s.Exit1 != "" {
-				return s.Exit1
+			spec, text = p.Sub(sub), ""
+			if spec != nil {
+				text = spec.Exit1
 			}
-		} else if p.Exit1 != "" && flagGate(name, args) {
-			return p.Exit1
+		}
+		if text != "" {
+			if !flagGate(name, args) {
+				return ""
+			}
+			if t, ok := conditional(spec, text, args, opts); ok {
+				return t
+			}
+			return ""
+		}
+		if sub != "" && spec != nil {
+			return "" // a subcommand the catalog knows, with no exit1
 		}
 	}
 	key := name
@@ -578,6 +601,64 @@ func (in *interp) exit1(name, sub string, args []string) string {
 		return e
 	}
 	return ""
+}
+
+var withRe = regexp.MustCompile(`^(.*?)\s*\(with ([^()]*)\)$`)
+
+// conditional applies a trailing "(with -e)" condition of a catalog text.
+func conditional(p *classify.Program, text string, args []string, opts []classify.Opt) (string, bool) {
+	m := withRe.FindStringSubmatch(text)
+	if m == nil {
+		return text, true
+	}
+	var flags []string
+	for _, f := range strings.FieldsFunc(m[2], func(r rune) bool { return r == ' ' || r == ',' }) {
+		if strings.HasPrefix(f, "-") {
+			flags = append(flags, f)
+		}
+	}
+	if len(flags) == 0 {
+		return text, true
+	}
+	for _, f := range flags {
+		if hasOption(p, f, args, opts) {
+			return m[1], true
+		}
+	}
+	return "", false
+}
+
+// hasOption reports whether the option f (or another spelling of it in
+// the catalog) was given: from the classifier's options when there are
+// any, else from the words.
+func hasOption(p *classify.Program, f string, args []string, opts []classify.Opt) bool {
+	names := []string{f}
+	if p != nil {
+		for _, o := range p.Options {
+			if slices.Contains(o.Names, f) {
+				names = o.Names
+				break
+			}
+		}
+	}
+	for _, o := range opts {
+		if slices.Contains(names, o.Name) || slices.Contains(names, o.Written) {
+			return true
+		}
+	}
+	if len(opts) > 0 {
+		return false
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "--") {
+			if hasFlag(args, 0, n) {
+				return true
+			}
+		} else if len(n) == 2 && n[0] == '-' && hasFlag(args, n[1], "") {
+			return true
+		}
+	}
+	return false
 }
 
 // flagGate reports whether the options that give exit 1 its meaning are
@@ -602,7 +683,10 @@ func hasFlag(args []string, short byte, long string) bool {
 		if long != "" && a == long {
 			return true
 		}
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], short) >= 0 {
+		if long != "" && strings.HasPrefix(a, long+"=") {
+			return true
+		}
+		if short != 0 && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], short) >= 0 {
 			return true
 		}
 	}
@@ -635,7 +719,7 @@ var builtinExit1 = map[string]string{
 }
 
 // program interprets the code for a named program.
-func (in *interp) program(name, sub string, args []string) Meaning {
+func (in *interp) program(name, sub string, args []string, opts []classify.Opt) Meaning {
 	label := name
 	if sub != "" {
 		label = name + " " + sub
@@ -652,7 +736,7 @@ func (in *interp) program(name, sub string, args []string) Meaning {
 	if name == "jq" && hasFlag(args, 'e', "--exit-status") && code == 4 {
 		return Meaning{Error: true, Message: "jq produced no valid result", Program: label}
 	}
-	if e := in.exit1(name, sub, args); e != "" && code < 126 {
+	if e := in.exit1(name, sub, args, opts); e != "" && code < 126 {
 		if code == 1 {
 			return Meaning{Message: e, Program: label}
 		}

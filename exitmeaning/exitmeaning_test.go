@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/classify"
 )
 
 // want is a compact expectation: "ok: MESSAGE @PROGRAM" for a non-error,
@@ -162,7 +164,7 @@ func TestInterpret(t *testing.T) {
 
 		// generic meanings
 		{"make", 2, "error @make"},
-		{"npm test", 1, "error @npm"},
+		{"npm test", 1, "error @npm test"},
 		{"./run.sh", 126, "error: Command found but not executable (permission denied) @run.sh"},
 		{"nosuchprogram", 127, "error: Command not found @nosuchprogram"},
 		{"grep x f", 127, "error: Command not found @grep"},
@@ -177,6 +179,16 @@ func TestInterpret(t *testing.T) {
 		{"x=$(grep a f)", 1, "error"},
 		{"grep x f", 300, "error: Exit status 300 is outside 0-255"},
 		{"grep x f", -1, "error: Exit status -1 is outside 0-255"},
+
+		// catalog texts with a condition: "(with -q)"
+		{"fd -q pattern", 1, "ok: " + catalogExit1(t, "fd", "") + " @fd"},
+		{"fd --quiet pattern", 1, "ok: " + catalogExit1(t, "fd", "") + " @fd"},
+		{"fd pattern", 1, "error @fd"},
+		{"git diff-tree --quiet HEAD~1 HEAD", 1, "ok: " + catalogExit1(t, "git", "diff-tree") + " @git diff-tree"},
+		{"git diff-tree HEAD~1 HEAD", 1, "error @git diff-tree"},
+		{"git show-ref --verify refs/heads/x", 1, "ok: " + catalogExit1(t, "git", "show-ref") + " @git show-ref"},
+		{"strace -f grep x f", 1, "ok: No matches found @grep"},
+		{"parallel grep x ::: a b c", 2, "error: 2 of the jobs run by parallel failed @parallel"},
 
 		// unparsable commands
 		{"grep 'x f", 2, "error: Shell syntax error"},
@@ -194,6 +206,21 @@ func TestInterpret(t *testing.T) {
 			}
 		})
 	}
+}
+
+// catalogExit1 is the catalog's exit1 text, its "(with ...)" condition cut.
+func catalogExit1(t *testing.T, name, sub string) string {
+	p := classify.DefaultCatalog().Lookup(name)
+	if p != nil && sub != "" {
+		p = p.Sub(sub)
+	}
+	if p == nil || p.Exit1 == "" {
+		t.Fatalf("the catalog has no exit1 for %s %s", name, sub)
+	}
+	if m := withRe.FindStringSubmatch(p.Exit1); m != nil {
+		return m[1]
+	}
+	return p.Exit1
 }
 
 func TestNotes(t *testing.T) {
