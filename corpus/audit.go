@@ -223,14 +223,15 @@ func unwrapShell(cmd string) string {
 	return cmd
 }
 
-// singleQuoted parses one shell word made of '…' parts and \' escapes.
+// singleQuoted parses one shell word made of '…' parts and \' escapes
+// between them (the way 'it'\”s' quotes a quote).
 func singleQuoted(w string) (string, bool) {
 	var b strings.Builder
 	for len(w) > 0 {
 		switch {
-		case strings.HasPrefix(w, `'\''`):
+		case strings.HasPrefix(w, `\'`):
 			b.WriteByte('\'')
-			w = w[4:]
+			w = w[2:]
 		case w[0] == '\'':
 			end := strings.IndexByte(w[1:], '\'')
 			if end < 0 {

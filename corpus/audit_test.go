@@ -1,0 +1,97 @@
+package corpus
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestExtract(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     []Command
+		problems []string
+	}{
+		{
+			name: "plain lines, blank lines skipped, a leading brace is a command",
+			in:   "ls -la\n\n  \ncat x | head\n",
+			want: []Command{{Command: "ls -la", Line: 1, Source: "lines"}, {Command: "cat x | head", Line: 4, Source: "lines"}},
+		},
+		{
+			name: "a first line that is not JSON means lines",
+			in:   "{ ls; }\n{\"command\":\"x\"}\n",
+			want: []Command{{Command: "{ ls; }", Line: 1, Source: "lines"}, {Command: `{"command":"x"}`, Line: 2, Source: "lines"}},
+		},
+		{
+			name: "Claude Code: Bash tool calls only, with the cwd",
+			in: `{"type":"user","message":{"role":"user","content":"hi"},"cwd":"/w"}
+{"type":"assistant","cwd":"/w","message":{"content":[{"type":"text","text":"x"},{"type":"tool_use","name":"Bash","input":{"command":"git status"}},{"type":"tool_use","name":"Read","input":{"file_path":"a"}}]}}
+{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"npm test\nnpm run lint"}}]}}
+`,
+			want: []Command{
+				{Command: "git status", Cwd: "/w", Line: 2, Source: "claude"},
+				{Command: "npm test\nnpm run lint", Line: 3, Source: "claude"},
+			},
+		},
+		{
+			name: "Codex: argv and string commands, local shell calls, exec --json items once",
+			in: `{"type":"session_meta","payload":{"cwd":"/w"}}
+{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls -la\"],\"workdir\":\"/w\"}"}}
+{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"rg\",\"-n\",\"two words\"]}"}}
+{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"go test ./...\"}"}}
+{"type":"response_item","payload":{"type":"function_call","name":"apply_patch","arguments":"{}"}}
+{"type":"response_item","payload":{"type":"local_shell_call","action":{"type":"exec","command":["cat","a b"],"working_directory":"/w2"}}}
+{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"bash -lc 'echo '\\''hi'\\'''"}}
+{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"bash -lc 'echo '\\''hi'\\'''"}}
+{"type":"function_call","name":"shell","arguments":"{\"command\":\"pwd\"}"}
+`,
+			want: []Command{
+				{Command: "ls -la", Cwd: "/w", Line: 2, Source: "codex"},
+				{Command: "rg -n 'two words'", Line: 3, Source: "codex"},
+				{Command: "go test ./...", Line: 4, Source: "codex"},
+				{Command: "cat 'a b'", Cwd: "/w2", Line: 6, Source: "codex"},
+				{Command: "echo 'hi'", Line: 7, Source: "codex"},
+				{Command: "pwd", Line: 9, Source: "codex"},
+			},
+		},
+		{
+			name: "shellgate's own JSON lines",
+			in:   `{"command":"ls","cwd":"/w"}` + "\n" + `{"other":1}` + "\n",
+			want: []Command{{Command: "ls", Cwd: "/w", Line: 1, Source: "jsonl"}},
+		},
+		{
+			name: "unreadable lines are reported, not dropped",
+			in: `{"command":"ls"}
+not json
+{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"not json"}}
+{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{}}]}}
+`,
+			want: []Command{{Command: "ls", Line: 1, Source: "jsonl"}},
+			problems: []string{
+				"line 2: not a JSON object",
+				"line 3: a shell function call whose arguments are not a JSON object",
+				"line 4: a Bash tool call without a command string",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, problems, err := Extract(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("commands (-want +got):\n%s", diff)
+			}
+			if len(problems) != len(tc.problems) {
+				t.Fatalf("problems = %q, want %q", problems, tc.problems)
+			}
+			for i, p := range tc.problems {
+				if !strings.HasPrefix(problems[i], p) {
+					t.Errorf("problem %d = %q, want prefix %q", i, problems[i], p)
+				}
+			}
+		})
+	}
+}
