@@ -223,8 +223,8 @@ func unwrapShell(cmd string) string {
 	return cmd
 }
 
-// singleQuoted parses one shell word made of '…' parts and \' escapes
-// between them (the way 'it'\”s' quotes a quote).
+// singleQuoted parses one shell word made of single-quoted parts with
+// backslash-escaped quotes between them, the way codex exec quotes a script.
 func singleQuoted(w string) (string, bool) {
 	var b strings.Builder
 	for len(w) > 0 {
