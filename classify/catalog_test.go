@@ -754,6 +754,11 @@ func TestCatalogSpot(t *testing.T) {
 		{"lsof +r 1", false, []string{"unexpected-operand", "unexpected-operand"}},
 		{"ag -A 3 foo", true, nil},
 		{"ag -A --pager less foo", false, []string{"ag-pager"}},
+		{"who am i", true, nil},
+		{"who /var/log/wtmp", true, nil},
+		{"ps --no-heading", true, nil},
+		{"find . -name x -exec cp {} /tmp \\;", false, []string{"find-exec", "not-read-only"}},
+		{"bash --rcfile x -i", false, []string{"shell-startup", "shell-startup"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
