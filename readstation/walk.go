@@ -25,6 +25,8 @@ type walkOpts struct {
 	splitNames bool
 	// hint says how the reader can exclude a subtree, for messages.
 	hint string
+	// excl encodes the reader's exclude options (see exclusions).
+	excl string
 }
 
 type treeKey struct {
@@ -40,9 +42,9 @@ type treeResult struct {
 var excludeHints = map[string]string{
 	"grep":  "exclude it with --exclude-dir=DIR or --exclude=GLOB, or narrow the path",
 	"rg":    "exclude it with -g '!GLOB', or narrow the path",
-	"find":  "exclude it with -path PATH -prune, or narrow the path",
-	"du":    "exclude it with --exclude=GLOB, or narrow the path",
-	"tree":  "exclude it with -I GLOB, or narrow the path",
+	"find":  "narrow the path",
+	"du":    "narrow the path",
+	"tree":  "narrow the path",
 	"ls":    "narrow the path",
 	"git":   "narrow the pathspec",
 	"xargs": "narrow the producer's path",
@@ -59,6 +61,7 @@ func (j *judger) walkOpts(seg int) walkOpts {
 	if o.hint == "" {
 		o.hint = "narrow the path"
 	}
+	o.excl = encodeExclusions(s)
 	switch s.Name {
 	case "rg":
 		o.skipHidden = !rgHidden(s)
@@ -254,6 +257,7 @@ func (j *judger) checkTreeUncached(written, real string, opt walkOpts) (string, 
 // anchoredUnder looks for rows anchored under the tree that match a fixed
 // path (~/.ssh/**, ~/.netrc): their existence is enough, no walk needed.
 func (j *judger) anchoredUnder(written, real string, opt walkOpts) (string, string, string) {
+	x := decodeExclusions(opt.excl)
 	for i := range j.m.rows {
 		r := &j.m.rows[i]
 		if r.prefix == "" || !r.self {
@@ -268,6 +272,13 @@ func (j *judger) anchoredUnder(written, real string, opt walkOpts) (string, stri
 			}
 			phys := real + strings.TrimPrefix(r.prefix, root)
 			if n := j.fs.lstat(phys); n.err == nil {
+				isDir := n.mode.IsDir()
+				if n.mode&fs.ModeSymlink != 0 {
+					isDir = j.fs.resolve(phys).isDir()
+				}
+				if x.skipsPath(r.prefix, root, isDir) {
+					continue
+				}
 				return VerdictDenied, r.src, fmt.Sprintf("the tree %s contains %s (deny row %s); %s", show(written), show(r.prefix), quote(r.src), opt.hint)
 			}
 		}
@@ -303,8 +314,12 @@ func (j *judger) walk(written, real string, opt walkOpts) (string, string, strin
 }
 
 func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (string, string, string) {
-	type dir struct{ w, r string }
-	queue := []dir{{written, real}}
+	x := decodeExclusions(opt.excl)
+	type dir struct {
+		w, r string
+		rel  []string
+	}
+	queue := []dir{{written, real, nil}}
 	// Readers that follow symlinks (grep -R, find -L, rg -L, anything fed
 	// by xargs) read a linked directory's tree too: a link to a directory
 	// inside the roots is walked as well, once per real directory.
@@ -336,6 +351,20 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				continue
 			}
 			wp, rp := joinAbs(d.w, name), joinAbs(d.r, name)
+			var rel []string
+			t := e.Type()
+			var res resolved
+			if !x.empty() {
+				rel = append(append(make([]string, 0, len(d.rel)+1), d.rel...), name)
+				isDir := t.IsDir()
+				if t&fs.ModeSymlink != 0 {
+					res = j.fs.resolve(rp)
+					isDir = res.isDir()
+				}
+				if x.skips(rel, isDir) {
+					continue
+				}
+			}
 			if opt.splitNames && splits(name) {
 				note(VerdictNotEstablished, "", fmt.Sprintf("%s has a name that xargs would split into other paths", show(wp)))
 			}
@@ -347,10 +376,11 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (real path %s, deny row %s); %s", show(written), show(wp), show(rp), quote(row), opt.hint)
 				}
 			}
-			t := e.Type()
 			switch {
 			case t&fs.ModeSymlink != 0:
-				res := j.fs.resolve(rp)
+				if res.real == "" {
+					res = j.fs.resolve(rp)
+				}
 				ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
 				if row, ok := j.m.denied(res.real); ok {
 					return VerdictDenied, row, fmt.Sprintf("the tree %s holds a symlink %s to %s (deny row %s); %s", show(written), show(wp), show(res.real), quote(row), opt.hint)
@@ -361,12 +391,12 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					note(VerdictOutsideRoots, "", fmt.Sprintf("the tree %s holds a symlink %s to %s, outside the roots", show(written), show(wp), show(res.real)))
 				} else if res.isDir() && !visited[res.real] && !within(res.real, real) {
 					visited[res.real] = true
-					queue = append(queue, dir{wp, res.real})
+					queue = append(queue, dir{wp, res.real, rel})
 				}
 			case t.IsDir():
 				if !visited[rp] {
 					visited[rp] = true
-					queue = append(queue, dir{wp, rp})
+					queue = append(queue, dir{wp, rp, rel})
 				}
 			}
 		}

@@ -1,0 +1,144 @@
+package readstation
+
+import (
+	"path"
+	"strings"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+// Exclusions the station honours in a tree check, so that following the
+// hint in a denied read's message ("exclude it with --exclude-dir=DIR")
+// works:
+//
+//   - grep --exclude-dir=GLOB skips directories, --exclude=GLOB skips other
+//     files, by base name (fnmatch; "[!x]" read as "[^x]");
+//   - rg -g/--glob '!GLOB' skips paths matching the gitignore-style GLOB
+//     relative to the searched root, when every -g glob given is a negation
+//     (a later positive glob could re-include a path).
+//
+// Anything the station cannot read statically (a dynamic value, a pattern
+// path.Match rejects, --iglob, find -prune, du --exclude, tree -I) excludes
+// nothing: the tree is judged whole.
+type exclusions struct {
+	files, dirs []string   // grep: base-name globs
+	rel         [][]rowSeg // rg: gitignore-style segments from the root
+}
+
+func (x *exclusions) empty() bool {
+	return x == nil || len(x.files) == 0 && len(x.dirs) == 0 && len(x.rel) == 0
+}
+
+// encodeExclusions turns a segment's exclude options into a comparable key
+// (walkOpts is a map key); decodeExclusions parses it back.
+func encodeExclusions(s *classify.Segment) string {
+	var b strings.Builder
+	switch s.Name {
+	case "grep":
+		for _, o := range s.Options {
+			if o.Value == nil || !o.Value.Static() {
+				continue
+			}
+			switch o.Name {
+			case "--exclude":
+				b.WriteString("f" + o.Value.Value + "\x00")
+			case "--exclude-dir":
+				b.WriteString("d" + o.Value.Value + "\x00")
+			}
+		}
+	case "rg":
+		var neg []string
+		for _, o := range s.Options {
+			if o.Name != "--glob" {
+				continue
+			}
+			if o.Value == nil || !o.Value.Static() || !strings.HasPrefix(o.Value.Value, "!") {
+				return "" // a positive or unknown glob: honour none
+			}
+			neg = append(neg, o.Value.Value[1:])
+		}
+		for _, g := range neg {
+			b.WriteString("r" + g + "\x00")
+		}
+	}
+	return b.String()
+}
+
+func decodeExclusions(enc string) *exclusions {
+	if enc == "" {
+		return nil
+	}
+	x := &exclusions{}
+	for _, e := range strings.Split(strings.TrimSuffix(enc, "\x00"), "\x00") {
+		if e == "" {
+			continue
+		}
+		kind, g := e[0], e[1:]
+		switch kind {
+		case 'f', 'd':
+			g = fnmatchToGo(g)
+			if _, err := path.Match(g, ""); err != nil || g == "" {
+				continue
+			}
+			if kind == 'f' {
+				x.files = append(x.files, g)
+			} else {
+				x.dirs = append(x.dirs, g)
+			}
+		case 'r':
+			p, err := parseRow(g)
+			if err != nil || p.anchor == anchorHome {
+				continue
+			}
+			x.rel = append(x.rel, p.segs)
+		}
+	}
+	return x
+}
+
+// fnmatchToGo rewrites fnmatch's "[!" negation as path.Match's "[^".
+func fnmatchToGo(g string) string {
+	return strings.ReplaceAll(g, "[!", "[^")
+}
+
+func matchAny(globs []string, name string) bool {
+	for _, g := range globs {
+		if ok, err := path.Match(g, name); ok && err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// skips reports whether the reader skips the entry rel (components below
+// the root; the last one is the entry, a directory when dir is set).
+func (x *exclusions) skips(rel []string, dir bool) bool {
+	if x.empty() || len(rel) == 0 {
+		return false
+	}
+	name := rel[len(rel)-1]
+	if dir && matchAny(x.dirs, name) || !dir && matchAny(x.files, name) {
+		return true
+	}
+	for _, segs := range x.rel {
+		if matchComps(segs, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipsPath reports whether the reader skips p (under root) or one of the
+// directories on the way to it; isDir says whether p itself is one.
+func (x *exclusions) skipsPath(p, root string, isDir bool) bool {
+	if x.empty() {
+		return false
+	}
+	rel := strings.Split(strings.TrimPrefix(strings.TrimPrefix(p, root), "/"), "/")
+	for i := 1; i <= len(rel); i++ {
+		if x.skips(rel[:i], i < len(rel) || isDir) {
+			return true
+		}
+	}
+	return false
+}
