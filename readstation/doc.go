@@ -31,7 +31,11 @@
 //     rg without --hidden/-u (and without RIPGREP_CONFIG_PATH set), ls
 //     without -a/-A and tree without -a skip hidden names, and the check
 //     skips them too; a link to a directory inside the roots is walked too
-//     (grep -R, find -L and xargs consumers follow links);
+//     (grep -R, find -L and xargs consumers follow links); grep
+//     --exclude/--exclude-dir and rg -g '!GLOB' are honoured, so the hint a
+//     denied tree read gives ("exclude it with --exclude-dir=DIR") works;
+//     other exclude options (find -prune, du --exclude, tree -I) are not
+//     read, and the tree is judged whole;
 //   - dynamic words (parameters, substitutions, ~user, braces) are
 //     not-established; reads fed by a producer are judged by the producer's
 //     roots (below).
