@@ -866,3 +866,66 @@ func TestCatalogPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestCatalogExtend loads a user catalog over the embedded one: a new
+// program becomes known, a replaced program takes the user's spec whole, and
+// the rest of the embedded catalog stays.
+func TestCatalogExtend(t *testing.T) {
+	user, err := ParseCatalog([]byte(`
+harmless_env: [MYTOOL_COLOR]
+programs:
+  - name: mytool
+    doc: a project's read-only report tool
+    read_only: true
+    options:
+      - names: [--json]
+      - names: [--out]
+        value: required
+        effects: [writes-file]
+        doc: writes the report to a file
+    operands: [file...]
+  - name: rg
+    doc: ripgrep, allowed only without options here
+    read_only: true
+    operands: [pattern, tree...]
+`), "user.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := DefaultCatalog().Extend(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd   string
+		cat   *Catalog
+		codes []string
+	}{
+		{"mytool --json report.txt", DefaultCatalog(), []string{"unknown-program"}},
+		{"mytool --json report.txt", ext, nil},
+		{"MYTOOL_COLOR=1 mytool x", ext, nil},
+		{"mytool --out r.txt", ext, []string{"write-option"}},
+		{"rg -n foo", DefaultCatalog(), nil},
+		{"rg -n foo", ext, []string{"unknown-option"}},
+		{"rg foo src", ext, nil},
+		{"du -sh .", ext, nil},
+		{"git log --output=x", ext, []string{"git-output"}},
+	}
+	for _, tt := range tests {
+		r := Classify(tt.cmd, WithCatalog(tt.cat))
+		var codes []string
+		for _, f := range r.Findings {
+			codes = append(codes, f.Code)
+		}
+		sort.Strings(codes)
+		if diff := cmp.Diff(tt.codes, codes); diff != "" {
+			t.Errorf("Classify(%q) finding codes (-want +got):\n%s", tt.cmd, diff)
+		}
+		if r.Reversible != (len(tt.codes) == 0) {
+			t.Errorf("Classify(%q).Reversible = %v", tt.cmd, r.Reversible)
+		}
+	}
+	if DefaultCatalog().Lookup("mytool") != nil {
+		t.Error("Extend changed the embedded catalog")
+	}
+}
