@@ -137,22 +137,35 @@ func Listen(path string) (*Listener, error) {
 	return &Listener{Listener: ln, unlock: unlock}, nil
 }
 
-// AskEngine sends req to the engine at path and returns its response, within
-// timeout. The socket's directory must be user-only and, where the system
-// tells, the engine must run as this user.
-func AskEngine(ctx context.Context, path string, req Request, timeout time.Duration) (Response, error) {
+// DefaultAnswerTimeout bounds the wait for an engine's answer when the
+// caller's context has no deadline.
+const DefaultAnswerTimeout = 30 * time.Second
+
+// AskEngine sends req to the engine at path and returns its response. The
+// connection must be made within dialTimeout (an engine that is not there
+// fails at once); the answer must come before ctx's deadline, or
+// DefaultAnswerTimeout. The socket's directory must be user-only and, where
+// the system tells, the engine must run as this user.
+func AskEngine(ctx context.Context, path string, req Request, dialTimeout time.Duration) (Response, error) {
 	var resp Response
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return resp, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultAnswerTimeout)
+		defer cancel()
+	}
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()
 	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", path)
+	conn, err := d.DialContext(dctx, "unix", path)
 	if err != nil {
 		return resp, err
 	}
 	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+	defer stop()
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}

@@ -173,3 +173,23 @@ func TestFingerprint(t *testing.T) {
 		t.Errorf("a new file did not change the fingerprint")
 	}
 }
+
+func TestAskEngineSlowAnswer(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	release := make(chan struct{})
+	defer close(release)
+	startServer(t, path, &Server{Version: "v1", Handle: func(context.Context, Request) Answer {
+		<-release
+		return Answer{}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := AskEngine(ctx, path, Request{Version: "v1", Op: OpHook, Agent: Claude}, time.Second)
+	if err == nil {
+		t.Fatal("no error from an engine that does not answer")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("gave up after %v, want about 300ms", d)
+	}
+}

@@ -33,10 +33,19 @@ import (
 	"github.com/shellgate/shellgate/hook"
 )
 
-// Defaults; the environment can override them for tests and unusual setups.
+// Time limits. The agents kill a hook that runs past its timeout (30 s as
+// installed) and treat that as "no opinion", which would let the command
+// run; so the client answers, with a deny at worst, well within it.
 const (
-	defaultEngineTimeout  = 1500 * time.Millisecond
-	defaultOneShotTimeout = 60 * time.Second
+	// defaultEngineTimeout bounds the connection to the engine: an engine
+	// that is not there fails at once, one that does not accept is given
+	// up on after this.
+	defaultEngineTimeout = 1500 * time.Millisecond
+	// engineAnswerTimeout bounds the wait for a connected engine's answer
+	// (the engine's own decision timeout is shorter).
+	engineAnswerTimeout = 12 * time.Second
+	// totalBudget bounds the whole call, the one-shot fallback included.
+	totalBudget = 25 * time.Second
 )
 
 func main() {
@@ -144,7 +153,10 @@ func (c *client) answer(input []byte) hook.Answer {
 		Flags:   c.flags,
 		Payload: string(input),
 	}
-	resp, err := hook.AskEngine(context.Background(), c.socket, req, c.engineTimeout)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), engineAnswerTimeout)
+	resp, err := hook.AskEngine(ctx, c.socket, req, c.engineTimeout)
+	cancel()
 	if err == nil {
 		return resp.Answer
 	}
@@ -154,7 +166,7 @@ func (c *client) answer(input []byte) hook.Answer {
 		return hook.DenyError(c.agent, "", ferr)
 	}
 	c.startEngine(full)
-	ans, err := c.oneShot(full, input)
+	ans, err := c.oneShot(full, input, totalBudget-time.Since(start))
 	if err != nil {
 		return hook.DenyError(c.agent, "", err)
 	}
@@ -191,8 +203,8 @@ func (c *client) startEngine(full string) {
 
 // oneShot runs `shellgate hook <agent>` for this call and checks that its
 // answer is an answer: exit 0 and JSON (or, for Claude Code, nothing).
-func (c *client) oneShot(full string, input []byte) (hook.Answer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultOneShotTimeout)
+func (c *client) oneShot(full string, input []byte, budget time.Duration) (hook.Answer, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	args := append([]string{"hook", string(c.agent)}, c.flags.Args()...)
 	cmd := exec.CommandContext(ctx, full, args...)

@@ -19,8 +19,10 @@ func init() {
 	register("hook", "answer a coding agent's hook call on stdin (claude, codex, gemini, cursor)", runHook)
 }
 
-// hookCheckTimeout bounds one decision, below the agents' hook timeouts.
-const hookCheckTimeout = 20 * time.Second
+// hookCheckTimeout bounds one decision: below the thin client's wait for
+// the engine (12 s) and the agents' hook timeouts (30 s as installed), so
+// that a slow decision is a deny with a reason, not a killed hook.
+const hookCheckTimeout = 10 * time.Second
 
 func runHook(e *env) int {
 	flags, ops, err := hook.ParseFlags(e.args, e.stderr)
