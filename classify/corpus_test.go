@@ -84,7 +84,7 @@ func TestCorpus(t *testing.T) {
 					reversible++
 					continue
 				}
-				if !r.Parse.OK {
+				if !wrappable(in, r) {
 					continue
 				}
 				for _, w := range monotoneWraps(in) {
