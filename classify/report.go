@@ -3,6 +3,7 @@ package classify
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Span is a half-open byte range [Start, End) into the original command.
@@ -14,7 +15,12 @@ type Span struct {
 
 // MarshalJSON encodes the span as [start, end].
 func (s Span) MarshalJSON() ([]byte, error) {
-	return []byte(fmt.Sprintf("[%d,%d]", s.Start, s.End)), nil
+	b := make([]byte, 0, 16)
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(s.Start), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(s.End), 10)
+	return append(b, ']'), nil
 }
 
 // UnmarshalJSON decodes a span from [start, end].
@@ -28,7 +34,7 @@ func (s *Span) UnmarshalJSON(b []byte) error {
 }
 
 // String formats the span as "start-end".
-func (s Span) String() string { return fmt.Sprintf("%d-%d", s.Start, s.End) }
+func (s Span) String() string { return strconv.Itoa(s.Start) + "-" + strconv.Itoa(s.End) }
 
 // Report describes what a command does. It is the classifier's whole output
 // and, serialised to JSON, the "report" part of the policy input. Its JSON
