@@ -56,7 +56,9 @@
 // matches everything under it, and "x/**" matches x itself: "ls ~/.ssh" is
 // denied. The matcher is in Go (literal, prefix and suffix components are
 // compared without path.Match); rows are matched against both the written
-// and the real path. DefaultDenyRows holds the defaults.
+// and the real path. On macOS and Windows, whose usual file systems ignore
+// case, rows and paths are compared lower-cased (~/.SSH/ID_RSA is denied
+// too). DefaultDenyRows holds the defaults.
 //
 // # Trusted producers
 //

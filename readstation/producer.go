@@ -28,7 +28,7 @@ type trustedProducer struct {
 	DefaultRoot string
 }
 
-// TrustedProducers lists the producers whose output is bounded by their
+// trustedProducers lists the producers whose output is bounded by their
 // roots. The same table is documented in doc.go.
 var trustedProducers = []trustedProducer{
 	{Program: "find", NoneOf: []string{"-printf", "-fprintf", "-fprint", "-fprint0", "-fls", "-ls",

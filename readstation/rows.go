@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -212,6 +213,7 @@ type matcher struct {
 	name  map[string]string // literal name → row
 	names []crow            // any-depth single non-literal name
 	deep  []crow            // other any-depth rows
+	fold  bool              // compare lower-cased
 	// roots are the roots as written (cleaned, absolute) and their real
 	// paths.
 	roots []string
@@ -246,6 +248,9 @@ func within(p, base string) bool {
 // denied returns the row that matches the clean absolute path p: the
 // first anchored row, else a single-name row, else the first other row.
 func (m *matcher) denied(p string) (string, bool) {
+	if m.fold {
+		p = strings.ToLower(p)
+	}
 	var arr [32]string
 	comps := splitAbs(p, arr[:0])
 	for i := range m.rows {
@@ -312,8 +317,13 @@ func (m *matcher) inRoots(p string) bool {
 	return false
 }
 
+// foldCase is set where the usual file systems ignore case (macOS,
+// Windows): ~/.SSH/ID_RSA is ~/.ssh/id_rsa there, so rows and paths are
+// compared lower-cased.
+var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows" || runtime.GOOS == "ios"
+
 func compileMatcher(b Boundary) *matcher {
-	m := &matcher{}
+	m := &matcher{fold: foldCase}
 	if err := b.Validate(); err != nil {
 		m.err = err
 		return m
@@ -352,7 +362,14 @@ func compileMatcher(b Boundary) *matcher {
 		}
 	}
 	for _, src := range b.DenyRows {
-		p, _ := parseRow(src) // validated above
+		row := src
+		if m.fold {
+			row = strings.ToLower(row)
+			for i := range homes {
+				homes[i] = strings.ToLower(homes[i])
+			}
+		}
+		p, _ := parseRow(row) // validated above
 		var bases []string
 		switch p.anchor {
 		case anchorAbs:
@@ -361,6 +378,12 @@ func compileMatcher(b Boundary) *matcher {
 			bases = homes
 		case anchorRoot:
 			bases = m.roots
+			if m.fold {
+				bases = nil
+				for _, r := range m.roots {
+					bases = append(bases, strings.ToLower(r))
+				}
+			}
 		case anchorAny:
 			bases = []string{""}
 		}

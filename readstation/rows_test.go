@@ -76,3 +76,27 @@ func TestValidateRow(t *testing.T) {
 		}
 	}
 }
+
+func TestRowsFoldCase(t *testing.T) {
+	defer func(f bool) { foldCase = f }(foldCase)
+	b := Boundary{Roots: []string{"/w/repo"}, Home: "/Users/Me", Cwd: "/w/repo", DenyRows: []string{"~/.ssh/**", "**/.env", "*.PEM"}}
+	for _, tc := range []struct {
+		fold bool
+		want []string
+	}{
+		{false, []string{"/Users/Me/.ssh/id_rsa", "/w/repo/.env"}},
+		{true, []string{"/Users/Me/.ssh/id_rsa", "/users/me/.SSH/ID_RSA", "/w/repo/.env", "/w/repo/.ENV", "/w/x.pem"}},
+	} {
+		foldCase = tc.fold
+		m := compileMatcher(b)
+		var got []string
+		for _, p := range []string{"/Users/Me/.ssh/id_rsa", "/users/me/.SSH/ID_RSA", "/w/repo/.env", "/w/repo/.ENV", "/w/x.pem", "/w/x.txt"} {
+			if _, ok := m.denied(p); ok {
+				got = append(got, p)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("fold %v: (-want +got):\n%s", tc.fold, diff)
+		}
+	}
+}
