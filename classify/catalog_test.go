@@ -603,6 +603,18 @@ func TestCatalogSpot(t *testing.T) {
 		{"git worktree add ../x", false, notRO},
 		{"git grep -n foo", true, nil},
 		{"git grep -O foo", false, []string{"git-pager"}},
+		{"git grep --textconv foo", false, []string{"git-textconv"}},
+		{"git remote", true, nil},
+		{"git remote -v", true, nil},
+		{"git remote get-url origin", true, nil},
+		{"git remote show origin", false, []string{"network"}},
+		{"git remote show -n origin", true, nil},
+		{"git remote add x https://example.com/x.git", false, notRO},
+		{"git cat-file -p HEAD", true, nil},
+		{"git cat-file --filters HEAD:x", false, []string{"git-filters"}},
+		{"git tag -l 'v*'", true, nil},
+		{"git tag -v v1", false, []string{"git-signature"}},
+		{"git tag -a v1 -m msg", false, []string{"git-tag-write", "git-tag-write", "git-tag-write"}},
 
 		// shell builtins
 		{"eval 'ls -l'", false, notRO},
