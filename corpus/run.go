@@ -248,6 +248,9 @@ func each(ctx context.Context, cases []Case, opt Options, fn func(i int, in Inpu
 	}()
 	layouts := map[string]Layout{}
 	homeSeen := map[string]string{}
+	// Cases of one file share their fixture's backing array: compute each
+	// fixture's key once.
+	keys := map[*Entry]string{}
 	inputs := make([]Input, len(cases))
 	for i, c := range cases {
 		if filepath.IsAbs(c.Cwd) {
@@ -256,7 +259,15 @@ func each(ctx context.Context, cases []Case, opt Options, fn func(i int, in Inpu
 			inputs[i] = Input{Command: c.Command, Mode: c.Mode, Cwd: c.Cwd, Home: home}
 			continue
 		}
-		key := c.Fixture.Key()
+		var key string
+		if len(c.Fixture) > 0 {
+			k, ok := keys[&c.Fixture[0]]
+			if !ok {
+				k = c.Fixture.Key()
+				keys[&c.Fixture[0]] = k
+			}
+			key = k
+		}
 		l, ok := layouts[key]
 		if !ok {
 			dir := filepath.Join(base, fmt.Sprintf("f%d", len(layouts)))
