@@ -1,6 +1,7 @@
 package readstation
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -59,4 +60,16 @@ func BenchmarkRecheck(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(fsCalls.Load()-n0)/float64(b.N), "fscalls/op")
+}
+
+// BenchmarkStatBaseline is one stat of a fixture file: the unit the
+// station's fscalls/op cost on this machine, to read BenchmarkJudge by.
+func BenchmarkStatBaseline(b *testing.B) {
+	f := newFixture(b)
+	p := f.proj + "/README.md"
+	for b.Loop() {
+		if _, err := os.Stat(p); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

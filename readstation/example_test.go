@@ -1,6 +1,7 @@
 package readstation_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,4 +40,44 @@ func Example() {
 	// *.md           missing
 	// established: false
 	// recheck: <nil>
+}
+
+// An admission refuses a run when a symlink was re-pointed after the check.
+func ExampleAdmission_Recheck() {
+	dir, _ := os.MkdirTemp("", "readstation-example")
+	defer os.RemoveAll(dir)
+	repo := filepath.Join(dir, "repo")
+	os.MkdirAll(repo, 0o755)
+	os.WriteFile(filepath.Join(repo, "notes.txt"), []byte("notes\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret"), []byte("KEY"), 0o600)
+	os.Symlink("notes.txt", filepath.Join(repo, "latest"))
+
+	b := readstation.Boundary{Roots: []string{repo}, Cwd: repo, Home: dir, DenyRows: readstation.DefaultDenyRows}
+	st := readstation.Judge(classify.Classify("cat latest"), b)
+	fmt.Println(st.Reads[0].Verdict, st.Established)
+
+	// Between the decision and the spawn, the link is re-pointed.
+	os.Remove(filepath.Join(repo, "latest"))
+	os.Symlink(filepath.Join(dir, "secret"), filepath.Join(repo, "latest"))
+	err := st.Admission().Recheck()
+	fmt.Println(errors.Is(err, readstation.ErrChanged))
+	var ce *readstation.ChangeError
+	if errors.As(err, &ce) {
+		fmt.Println(ce.Code())
+	}
+	// Output:
+	// ok true
+	// true
+	// changed-since-check
+}
+
+func ExampleValidateRow() {
+	for _, row := range []string{"~/.ssh/**", "**/*.pem", "!keep.pem", "/etc/[shadow"} {
+		fmt.Println(row, "→", readstation.ValidateRow(row))
+	}
+	// Output:
+	// ~/.ssh/** → <nil>
+	// **/*.pem → <nil>
+	// !keep.pem → deny row "!keep.pem": negation is not supported
+	// /etc/[shadow → deny row "/etc/[shadow": bad pattern component "[shadow"
 }
