@@ -49,7 +49,8 @@ func (e errGlobCap) Error() string {
 // expandGlob expands an absolute pattern the way bash does with default
 // options (no dotglob, no globstar: "**" is "*"): metacharacter components
 // are matched against directory listings, symlinks to directories are
-// followed, a leading dot must be matched explicitly. It returns the
+// followed, a leading dot must be matched explicitly, and then "." and ".."
+// match too (as before bash 5.2's globskipdots). It returns the
 // matches as absolute texts (not cleaned), sorted.
 func (j *judger) expandGlob(pattern string, max int) ([]string, error) {
 	return expandGlob(j.fs, pattern, max)
@@ -92,8 +93,16 @@ func expandGlob(fsc *fsCache, pattern string, max int) ([]string, error) {
 				return nil, fmt.Errorf("cannot list %s: %v", dir, err)
 			}
 			explicitDot := strings.HasPrefix(c, ".") || strings.HasPrefix(c, "\\.")
+			names := make([]string, 0, len(es)+2)
+			if explicitDot {
+				// Bash before 5.2 (and with globskipdots off) lets ".*"
+				// match "." and "..": "grep -r x .*" reads the parent.
+				names = append(names, ".", "..")
+			}
 			for _, e := range es {
-				name := e.Name()
+				names = append(names, e.Name())
+			}
+			for _, name := range names {
 				if name[0] == '.' && !explicitDot {
 					continue
 				}
