@@ -414,3 +414,32 @@ func TestTreeCache(t *testing.T) {
 		t.Fatalf("after re-pointing docs2: %q", v)
 	}
 }
+
+func TestBareAndGitDir(t *testing.T) {
+	f := newFixture(t)
+	bare := filepath.Join(f.home, "bare.git")
+	for _, d := range []string{"objects", "refs"} {
+		must(t, os.MkdirAll(filepath.Join(bare, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(bare, "config"), []byte("[core]\n\tbare = true\n\tpager = ./p\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(f.proj, ".git/config"), []byte("[core]\n\tfsmonitor = ./m\n"), 0o644))
+	tests := []struct {
+		cmd, cwd string
+		want     []string
+	}{
+		{"git log", "bare.git", []string{"core.pager=./p in ~/bare.git/config"}},
+		{"git --git-dir=../proj/.git log", "clean", []string{"core.fsmonitor=./m in ~/proj/.git/config"}},
+		{"git log", "clean", []string{}},
+	}
+	for _, tc := range tests {
+		st := judge(t, tc.cmd, f.boundary(t, tc.cwd))
+		got := []string{}
+		for _, h := range st.RepoHelpers {
+			got = append(got, strings.ReplaceAll(h.Key+"="+h.Value+" in "+h.File, f.home, "~"))
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s in %s: (-want +got):\n%s", tc.cmd, tc.cwd, diff)
+		}
+	}
+}
