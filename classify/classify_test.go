@@ -157,7 +157,6 @@ var classifyCases = []struct {
 	{in: "git config --list", want: "reversible"},
 	{in: "git config user.name bob", want: "not reversible: git-config-write 21-24"},
 	{in: "git remote -v", want: "reversible"},
-	{in: "git remote show origin", want: "reversible"},
 	{in: "git remote add x y", want: "not reversible: git-remote-write 11-14"},
 	{in: "git remote remove x", want: "not reversible: git-remote-write 11-17"},
 	{in: "git rev-parse HEAD", want: "reversible"},
@@ -757,6 +756,10 @@ var classifyCases = []struct {
 	{in: "echo $(<f)", want: "not reversible: command-substitution 5-10"},
 	{in: "cat < <(rm x)", want: "not reversible: process-substitution 6-13 not-read-only 8-12"},
 	{in: "cat <<< $(rm x)", want: "not reversible: command-substitution 8-15 not-read-only 10-14"},
+	// find's + ends -exec only after {}
+	{in: "find . -exec echo + \\;", want: "not reversible: find-exec 7-22"},
+	{in: "find . -exec echo '+' \\; -print", want: "not reversible: find-exec 7-24"},
+	{in: "find . -exec grep -l + {} +", want: "not reversible: find-exec 7-27"},
 }
 
 func TestClassify(t *testing.T) {

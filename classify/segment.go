@@ -568,9 +568,15 @@ func (p *argParser) longOpt(i int) int {
 		j := i + 1
 		for ; j < len(p.args); j++ {
 			t := p.args[j]
-			if t.Static() && hasString(spec.Terminator, t.Value) {
-				break
+			if !t.Static() || !hasString(spec.Terminator, t.Value) {
+				continue
 			}
+			// find's "+" ends the command only right after "{}";
+			// elsewhere it is an argument (-exec echo + \;).
+			if t.Value == "+" && (j == i+1 || p.args[j-1].Value != "{}" || !p.args[j-1].Static()) {
+				continue
+			}
+			break
 		}
 		if j > i+1 {
 			cmdArgs := make([]Arg, 0, j-i-1)

@@ -292,7 +292,7 @@ func TestSegments(t *testing.T) {
 		{"git -C a log", "git (log) ro"},
 		{"git stash", "git (stash push) rw"},
 		{"git stash list", "git (stash list) ro"},
-		{"git remote show origin", "git (remote) ro"},
+		{"git remote -v", "git (remote) ro"},
 	} {
 		if diff := cmp.Diff(tc.want, segs(Classify(tc.in))); diff != "" {
 			t.Errorf("Classify(%q) segments (-want +got):\n%s", tc.in, diff)
