@@ -233,6 +233,9 @@ func (j *judger) absText(p string, home, glob bool, cwd classify.Cwd) (string, s
 		if j.b.Home == "" {
 			return "", "the home directory is not known"
 		}
+		if p != "~" && !strings.HasPrefix(p, "~/") {
+			return "", fmt.Sprintf("%s: a home-relative path must start with ~/", quote(p))
+		}
 		rest := strings.TrimPrefix(p, "~")
 		return esc(filepath.Clean(j.b.Home)) + "/" + strings.TrimPrefix(rest, "/"), ""
 	}
