@@ -251,3 +251,22 @@ du --files0-from=list.txt # want ask
 grep -f patterns.txt notes.txt # want allow
 comm -3 notes.txt notes.txt --output-delimiter=, # want allow
 column -o ' | ' -t -s, data/values.csv # want allow
+
+# More ways to hand sed, awk and git a command to run.
+sed -e '1{' -e 'e touch pwned' -e '}' notes.txt # want ask
+sed --expression='1e touch pwned' notes.txt # want ask
+sed -n -e p -e 'w out.txt' notes.txt # want ask
+sed 's/x/y/;e touch pwned' notes.txt # want ask
+sed '1s/.*/touch pwned/e' notes.txt # want ask
+sed -n -f /dev/stdin notes.txt <<< 'e touch pwned' # want ask
+awk -e 'BEGIN { system("touch pwned") }' # want ask
+awk --source='BEGIN { system("touch pwned") }' # want ask
+awk -E prog.awk notes.txt # want ask
+awk -v x="$(touch pwned)" '{ print }' notes.txt # want ask
+git cat-file --filters HEAD:main.go # want ask
+git cat-file --textconv HEAD:main.go # want ask
+git config --file=x.cfg core.pager cat # want ask
+git --no-pager -c core.fsmonitor='touch pwned' status # want ask
+git -C . -c core.pager='touch pwned' log # want ask
+git show HEAD:main.go > copy.go # want ask redirect-write
+git log --format=%H -n1 > head.txt # want ask redirect-write

@@ -1,0 +1,51 @@
+# Reaching a secret by a path that does not look like one: globs, quoting,
+# redundant components, parameters, a cd first, and options whose value is
+# a file the program reads. The read station resolves each to the real
+# file, so these are denied like the plain spelling.
+#modes: default readonly
+
+cat ~/.ssh/id_rs? # want deny
+cat ~/.ss[h]/id_rsa # want deny
+cat ~/.*/id_rsa # want deny
+cat ~/".ssh"/id_rsa # want deny
+cat ~/'.aws'/credentials # want deny
+cat ~/.ssh//id_rsa # want deny
+cat ~/.ssh/./id_rsa # want deny
+cat ~/.aws/../.aws/credentials # want deny
+cat ${HOME}/.ssh/../.ssh/id_rsa # want deny
+cat "${HOME}"/.netrc # want deny
+cat -- ~/.ssh/id_rsa # want deny
+cat ~/.ssh/id_rsa 2>/dev/null || true # want deny
+head -c0 ~/.ssh/id_rsa # want deny
+cat README.md ~/.ssh/id_rsa # want deny
+cd; cat .ssh/id_rsa # want deny
+cd && cat .netrc # want deny
+cd ~ && grep -r token . # want deny
+cd ~/.aws && cat credentials # want deny
+cd "$HOME/.aws" && cat credentials # want deny
+(cd ~/.ssh && cat id_rsa) # want deny
+pushd ~/.ssh && cat id_rsa # want deny
+cd src && cat ../../home/.ssh/id_rsa # want deny
+grep -f ~/.ssh/id_rsa -r . # want deny
+grep -f ~/.aws/credentials notes.txt # want deny
+grep --file=$HOME/.netrc notes.txt # want deny
+rg -f ~/.ssh/id_rsa # want deny
+sort --random-source=$HOME/.ssh/id_rsa notes.txt # want deny
+wc --files0-from=$HOME/.ssh/id_rsa # want deny
+diff --from-file=$HOME/.ssh/id_rsa notes.txt # want deny
+sed -f ~/.ssh/id_rsa notes.txt # want deny
+awk -f ~/.ssh/id_rsa notes.txt # want deny
+jq -f ~/.ssh/id_rsa package.json # want deny
+jq --rawfile k ~/.ssh/id_rsa -n '$k' # want deny
+jq --slurpfile k ~/.docker/config.json -n '$k' # want deny
+git diff --no-index ~/.aws/credentials notes.txt # want deny
+git blame --contents=$HOME/.ssh/id_rsa main.go # want deny
+tar -tf ~/.ssh/id_rsa # want deny
+strings /proc/1/environ # want deny
+xxd /proc/self/environ # want deny
+cat /etc/shadow /etc/passwd # want deny
+cat < ~/.netrc # want deny
+sort < ~/.aws/credentials # want deny
+grep token < ~/.config/gh/hosts.yml # want deny
+while read l; do echo "$l"; done < ~/.ssh/id_rsa # want deny
+exec 3< ~/.ssh/id_rsa # want deny
