@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,6 +63,7 @@ func newFixture(t testing.TB) fixture {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(data), 0o644))
 	}
+	must(t, syscall.Mkfifo(filepath.Join(f.proj, "fifo"), 0o644))
 	for _, d := range []string{"proj/.git/objects", "proj/.git/refs", "clean/.git/objects", "clean/.git/refs"} {
 		must(t, os.MkdirAll(filepath.Join(f.home, d), 0o755))
 	}
@@ -152,6 +154,7 @@ func TestJudge(t *testing.T) {
 		{cmd: "cat /proc/self/environ", want: []string{"/proc/self/environ denied /proc/*/environ"}},
 		{cmd: "cat /etc/hostname-not-here", want: []string{"/etc/hostname-not-here outside-roots"}},
 		{cmd: "diff README.md /dev/null", want: []string{"README.md ok", "/dev/null ok"}},
+		{cmd: "cat fifo", want: []string{"fifo not-established"}},
 		// Symlinks, followed at every component.
 		{cmd: "cat chain1", want: []string{"chain1 ok"}},
 		{cmd: "cat traps/key", want: []string{"traps/key denied ~/.ssh/**"}},

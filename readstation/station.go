@@ -2,6 +2,7 @@ package readstation
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -376,6 +377,9 @@ func (j *judger) verdictFor(written string, res resolved) (v, row, msg string) {
 	}
 	if !res.exists {
 		return VerdictMissing, "", fmt.Sprintf("%s does not exist", show(written))
+	}
+	if res.mode&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+		return VerdictNotEstablished, "", fmt.Sprintf("%s is a %s: reading it may block, never end or reach a device", show(written), typeName(res.mode))
 	}
 	if res.real != written {
 		return VerdictOK, "", fmt.Sprintf("%s (real path %s) is inside the roots", show(written), show(res.real))
