@@ -212,3 +212,17 @@ func TestRunSpawnFailed(t *testing.T) {
 		t.Fatal("no error for a missing shell")
 	}
 }
+
+// A process that leaves the group (setsid) cannot be stopped with it; if
+// it holds the output pipe, the runner stops reading after the grace and
+// says so instead of waiting for it.
+func TestRunEscapedProcessHoldsPipe(t *testing.T) {
+	start := time.Now()
+	out := runSpec(t, context.Background(), Spec{Command: "setsid sleep 3 & echo started", Grace: 300 * time.Millisecond})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("waited %v for a process outside the group", d)
+	}
+	if out.ExitCode != 0 || out.Output.Head != "started\n" || !slices.Contains(out.Notes, NoteOutputIncomplete) {
+		t.Errorf("outcome = %+v, want exit 0, the output, note %s", out, NoteOutputIncomplete)
+	}
+}
