@@ -32,7 +32,9 @@ func binaries(tb testing.TB) (full, thin string) {
 		{full, "../shellgate", nil},
 		{thin, ".", []string{"CGO_ENABLED=0"}},
 	} {
-		cmd := exec.Command(gobin, "build", "-o", b.out, b.pkg)
+		// -buildvcs=false: a commit landing between the two builds must not
+		// give them different handshake versions.
+		cmd := exec.Command(gobin, "build", "-buildvcs=false", "-o", b.out, b.pkg)
 		cmd.Env = append(os.Environ(), b.env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			tb.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
