@@ -174,8 +174,12 @@ type globalTreeKey struct {
 
 var treeCache struct {
 	sync.Mutex
-	m map[globalTreeKey]*treeStamp
+	m     map[globalTreeKey]*treeStamp
+	stamp int // directory and link stamps held, bounded by maxTreeStamps
 }
+
+// maxTreeStamps bounds the memory the tree cache holds.
+const maxTreeStamps = 1 << 16
 
 func stampOf(p string, fi fs.FileInfo) dirStamp {
 	dev, ino := devIno(fi)
@@ -208,11 +212,20 @@ func (j *judger) cleanTree(k globalTreeKey) (string, bool) {
 }
 
 func rememberTree(k globalTreeKey, ts *treeStamp) {
+	n := len(ts.dirs) + len(ts.links)
+	if n > maxTreeStamps {
+		return
+	}
 	treeCache.Lock()
-	if treeCache.m == nil || len(treeCache.m) >= 256 {
+	if treeCache.m == nil || len(treeCache.m) >= 256 || treeCache.stamp+n > maxTreeStamps {
 		treeCache.m = map[globalTreeKey]*treeStamp{}
+		treeCache.stamp = 0
+	}
+	if old := treeCache.m[k]; old != nil {
+		treeCache.stamp -= len(old.dirs) + len(old.links)
 	}
 	treeCache.m[k] = ts
+	treeCache.stamp += n
 	treeCache.Unlock()
 }
 
