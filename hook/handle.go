@@ -147,6 +147,10 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode}
 	if q.Cwd == "" {
 		q.Cwd = f.Cwd
+	} else if !filepath.IsAbs(q.Cwd) && f.Cwd != "" {
+		// A relative cwd is relative to the hook process's directory,
+		// wherever the engine that decides runs.
+		q.Cwd = filepath.Join(f.Cwd, q.Cwd)
 	}
 	if f.Mode == ModeReadonly {
 		q.Mode = ModeReadonly

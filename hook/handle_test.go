@@ -141,6 +141,8 @@ func TestHandle(t *testing.T) {
 			`{"agent_message":"shellgate: denied: rm-recursive: deletes a tree","permission":"deny","user_message":"shellgate: denied: rm-recursive: deletes a tree"}`, nil},
 		{"cwd from the hook process", Cursor, []byte(`{"hook_event_name":"beforeShellExecution","command":"ls"}`), Flags{Cwd: "/proc/dir"},
 			`{"permission":"allow"}`, &Query{Command: "ls", Cwd: "/proc/dir", Mode: ModeDefault}},
+		{"relative cwd joins the hook process's", Gemini, []byte(`{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"ls","directory":"sub"}}`), Flags{Cwd: "/proc/dir"},
+			`{"decision":"allow"}`, &Query{Command: "ls", Cwd: "/proc/dir/sub", Mode: ModeDefault}},
 		{"cursor missing command", Cursor, []byte(`{"hook_event_name":"beforeShellExecution","cwd":"/x"}`), Flags{},
 			`{"agent_message":"shellgate could not decide, so the command is denied: hook payload has no command: no command field","permission":"deny","user_message":"shellgate could not decide, so the command is denied: hook payload has no command: no command field"}`, nil},
 		{"cursor empty command", Cursor, payload(cursorPre, "  "), Flags{},
