@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // Facts are what Go establishes for the rules, so that Rego maps facts to
@@ -26,6 +27,12 @@ type Facts struct {
 	Segments []SegmentFacts `json:"segments"`
 	// Writes is index-aligned with the report's writes.
 	Writes []WriteFacts `json:"writes"`
+	// Index maps names to positions so that rules look up instead of
+	// scanning: segments by program name ("name:git") and by category
+	// ("category:network"), findings by code ("code:fork-bomb"), granted
+	// segments ("granted"), and station reads by verdict
+	// ("verdict:denied"). Each value lists indexes in order.
+	Index map[string][]int `json:"index"`
 }
 
 // SegmentFacts are the facts about one segment.
@@ -70,7 +77,7 @@ func ComputeFacts(in *Input) *Facts {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
-	f := &Facts{Mode: in.Mode, Roots: []string{}, Segments: []SegmentFacts{}, Writes: []WriteFacts{}}
+	f := &Facts{Mode: in.Mode, Roots: []string{}, Segments: []SegmentFacts{}, Writes: []WriteFacts{}, Index: map[string][]int{}}
 	if f.Mode == "" {
 		f.Mode = cfg.Mode
 	}
@@ -82,9 +89,28 @@ func ComputeFacts(in *Input) *Facts {
 		return f
 	}
 	f.Segments = make([]SegmentFacts, len(in.Report.Segments))
-	if len(cfg.Grants) > 0 {
-		for i := range in.Report.Segments {
-			f.Segments[i].Grant = cfg.GrantFor(&in.Report.Segments[i])
+	f.Index = map[string][]int{}
+	add := func(k string, i int) { f.Index[k] = append(f.Index[k], i) }
+	for i := range in.Report.Segments {
+		seg := &in.Report.Segments[i]
+		if len(cfg.Grants) > 0 {
+			if f.Segments[i].Grant = cfg.GrantFor(seg); f.Segments[i].Grant != "" {
+				add("granted", i)
+			}
+		}
+		if seg.Name != "" {
+			add("name:"+seg.Name, i)
+		}
+		for _, c := range seg.Categories {
+			add("category:"+c, i)
+		}
+	}
+	for i, fd := range in.Report.Findings {
+		add("code:"+fd.Code, i)
+	}
+	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
+		for i, r := range st.Reads {
+			add("verdict:"+r.Verdict, i)
 		}
 	}
 	if len(in.Report.Writes) == 0 {

@@ -37,7 +37,7 @@ var common = func() map[string]*ast.Term {
 		loop background negated subshell function condition stdin_fed depth path after categories
 		read_only redirects op fd target harmless segment reads writes kind dynamic recursive source home
 		producer cd from to scoped reversible findings code message pattern grant real established glob
-		outside_roots critical device roots resolved verdict row repo_helpers file matches key
+		outside_roots critical device roots index granted resolved verdict row repo_helpers file matches key
 		literal operand option redirect implicit cwd-flag xargs-input file dir tree any text read write
 		dup heredoc herestring readwrite network destructive exec privilege interactive wrapper shell
 		navigate . ok missing denied outside-roots not-established default readonly`) {
@@ -332,6 +332,15 @@ func factsTerm(f *policy.Facts) *ast.Term {
 		ws[i] = wo.term()
 	}
 	o.add("writes", ast.ArrayTerm(ws...))
+	idx := obj{items: make([][2]*ast.Term, 0, len(f.Index))}
+	for k, list := range f.Index {
+		ts := make([]*ast.Term, len(list))
+		for i, n := range list {
+			ts[i] = num(n)
+		}
+		idx.items = append(idx.items, [2]*ast.Term{ast.StringTerm(k), ast.ArrayTerm(ts...)})
+	}
+	o.add("index", idx.term())
 	return o.term()
 }
 

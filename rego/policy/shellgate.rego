@@ -9,8 +9,11 @@
 # denied) with the code not-proven.
 #
 # Go precomputes facts (input.facts): the mode, the grant covering each
-# segment, and for each write its absolute path and whether it is outside
-# the roots, critical, or a device. The rules map facts to reasons.
+# segment, for each write its absolute path and whether it is outside the
+# roots, critical, or a device, and an index (segments by "name:git" and
+# "category:network", findings by "code:fork-bomb", station reads by
+# "verdict:denied", "granted" segments) so rules look up instead of scan.
+# The rules map facts to reasons.
 package shellgate
 
 mode := input.facts.mode
@@ -113,7 +116,8 @@ allow contains {
 	"segment": i,
 	"rule": "granted",
 } if {
-	some i, seg in segments
+	some i in input.facts.index.granted
+	seg := segments[i]
 	not seg.read_only
 	granted(i)
 }
@@ -158,15 +162,14 @@ ask contains {
 	"segment": i,
 	"rule": "network",
 } if {
-	some i, seg in segments
-	"network" in seg.categories
+	some i in input.facts.index["category:network"]
 	not network_finding[i]
 	not granted(i)
+	seg := segments[i]
 }
 
-network_finding contains f.segment if {
-	some f in input.report.findings
-	f.code == "network"
+network_finding contains input.report.findings[j].segment if {
+	some j in input.facts.index["code:network"]
 }
 
 # shell-stdin: a shell runs whatever its stdin says.
@@ -177,7 +180,8 @@ ask contains {
 	"segment": i,
 	"rule": "shell-stdin",
 } if {
-	some i, seg in segments
+	some i in input.facts.index["category:shell"]
+	seg := segments[i]
 	stdin_shell(seg)
 }
 
@@ -201,7 +205,9 @@ ask contains {
 	"segment": r.segment,
 	"rule": "station-read",
 } if {
-	some r in input.station.reads
+	some k in ["verdict:outside-roots", "verdict:not-established"]
+	some j in input.facts.index[k]
+	r := input.station.reads[j]
 	station_ask_codes[r.verdict]
 }
 
@@ -263,8 +269,8 @@ deny contains {
 	"segment": r.segment,
 	"rule": "read-denied",
 } if {
-	some r in input.station.reads
-	r.verdict == "denied"
+	some j in input.facts.index["verdict:denied"]
+	r := input.station.reads[j]
 	not denied_in_tree(r)
 }
 
@@ -278,8 +284,8 @@ ask contains {
 	"segment": r.segment,
 	"rule": "read-denied-in-tree",
 } if {
-	some r in input.station.reads
-	r.verdict == "denied"
+	some j in input.facts.index["verdict:denied"]
+	r := input.station.reads[j]
 	denied_in_tree(r)
 }
 
@@ -361,8 +367,8 @@ deny contains {
 	"segment": f.segment,
 	"rule": "fork-bomb",
 } if {
-	some f in input.report.findings
-	f.code == "fork-bomb"
+	some j in input.facts.index["code:fork-bomb"]
+	f := input.report.findings[j]
 }
 
 # force-push-protected: git push --force (or +ref) to a protected branch.
@@ -373,8 +379,8 @@ deny contains {
 	"segment": i,
 	"rule": "force-push-protected",
 } if {
-	some i, seg in segments
-	seg.name == "git"
+	some i in input.facts.index["name:git"]
+	seg := segments[i]
 	seg.subcommand == "push"
 	some op in seg.operands
 	branch := push_target(op.value)
@@ -408,11 +414,12 @@ deny contains {
 	"segment": i,
 	"rule": "pipe-to-shell",
 } if {
-	some i, seg in segments
+	some i in input.facts.index["category:shell"]
+	seg := segments[i]
 	stdin_shell(seg)
-	some j, net in segments
+	some j in input.facts.index["category:network"]
 	j < i
-	"network" in net.categories
+	net := segments[j]
 	not net.context.substitution
 }
 
@@ -425,13 +432,14 @@ deny contains {
 	"segment": i,
 	"rule": "substituted-script",
 } if {
-	some i, seg in segments
+	some i in input.facts.index["category:shell"]
+	seg := segments[i]
 	script_runners[seg.name]
 	some op in seg.operands
 	script_roles[op.role]
 	substitutions[op.dynamic]
-	some net in segments
-	"network" in net.categories
+	some j in input.facts.index["category:network"]
+	net := segments[j]
 	net.span[0] >= op.span[0]
 	net.span[1] <= op.span[1]
 }

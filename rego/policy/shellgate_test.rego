@@ -37,8 +37,9 @@ wfact(extra) := object.union(
 
 station_ok := {"reads": [], "repo_helpers": [], "established": true}
 
-# mk builds an input: segments, then a patch over the defaults.
-mk(segs, patch) := object.union(
+# mk builds an input: segments, then a patch over the defaults, then the
+# index Go would compute.
+mk(segs, patch) := with_index(object.union(
 	{
 		"command": cmd, "mode": "default", "cwd": "/w",
 		"report": {
@@ -54,7 +55,21 @@ mk(segs, patch) := object.union(
 		},
 	},
 	patch,
-)
+))
+
+with_index(inp) := object.union(inp, {"facts": {"index": index_for(inp)}})
+
+index_for(inp) := object.union_n([
+	{concat("", ["name:", n]): [i | some i, s in segs; s.name == n] | some s in segs; n := s.name},
+	{concat("", ["category:", c]): [i | some i, s in segs; c in s.categories] | some s in segs; some c in s.categories},
+	{concat("", ["code:", c]): [j | some j, f in fs; f.code == c] | some f in fs; c := f.code},
+	{concat("", ["verdict:", v]): [j | some j, r in reads; r.verdict == v] | some r in reads; v := r.verdict},
+	{"granted": [i | some i, g in inp.facts.segments; g.grant != ""]},
+]) if {
+	segs := inp.report.segments
+	fs := inp.report.findings
+	reads := object.get(inp, ["station", "reads"], [])
+}
 
 every_read_only(segs) if {
 	every s in segs {
