@@ -769,6 +769,12 @@ func TestCatalogSpot(t *testing.T) {
 		{"lsof +r 1", false, []string{"unexpected-operand", "unexpected-operand"}},
 		{"ag -A 3 foo", true, nil},
 		{"ag -A --pager less foo", false, []string{"ag-pager"}},
+		// GNU long-option abbreviations of dangerous options are those options
+		{"sort --compress=gzip f", false, []string{"sort-exec"}},
+		{"tar --to-comm=sh -xf a.tar", false, []string{"tar-exec", "tar-extract"}},
+		{"man --pag=cat ls", false, []string{"interactive", "man-pager"}},
+		{"fd --exec-b wc", false, []string{"fd-exec"}},
+		{"rg --pr x foo", false, []string{"unknown-option"}},
 		{"who am i", true, nil},
 		{"who /var/log/wtmp", true, nil},
 		{"ps --no-heading", true, nil},
@@ -944,5 +950,32 @@ programs:
 	}
 	if DefaultCatalog().Lookup("mytool") != nil {
 		t.Error("Extend changed the embedded catalog")
+	}
+}
+
+// TestCatalogExit1 checks that the programs whose exit status 1 is not a
+// failure say what it means.
+func TestCatalogExit1(t *testing.T) {
+	c := DefaultCatalog()
+	for _, path := range [][]string{
+		{"grep"}, {"egrep"}, {"fgrep"}, {"zgrep"}, {"rg"}, {"ag"}, {"ack"},
+		{"diff"}, {"cmp"}, {"test"}, {"["}, {"find"}, {"which"}, {"command"},
+		{"pgrep"}, {"pidof"}, {"jq"}, {"lsof"}, {"expr"}, {"type"}, {"id"},
+		{"git", "grep"}, {"git", "diff"}, {"git", "merge-base"}, {"git", "check-ignore"},
+		{"git", "show-ref"}, {"git", "diff-tree"}, {"systemctl", "status"},
+	} {
+		p := c.Lookup(path[0])
+		for _, sub := range path[1:] {
+			if p != nil {
+				p = p.Sub(sub)
+			}
+		}
+		if p == nil {
+			t.Errorf("%v: not in the catalog", path)
+			continue
+		}
+		if strings.TrimSpace(p.Exit1) == "" {
+			t.Errorf("%v: no exit1", path)
+		}
 	}
 }
