@@ -183,14 +183,27 @@ func (r *Role) UnmarshalYAML(n *yaml.Node) error {
 		r.Role = s
 		return nil
 	}
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: an operand role is a string or a mapping", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; !roleKeys[k] {
+			return fmt.Errorf("line %d: field %s not found in operand role", n.Content[i].Line, k)
+		}
+	}
 	type plain Role
 	var p plain
-	dec := n.Decode
-	if err := dec(&p); err != nil {
+	if err := n.Decode(&p); err != nil {
 		return err
 	}
 	*r = Role(p)
 	return nil
+}
+
+// roleKeys are the keys an operand role mapping may have.
+var roleKeys = map[string]bool{
+	"role": true, "repeat": true, "match": true, "effect": true, "else": true,
+	"optional": true, "code": true, "doc": true,
 }
 
 var (
