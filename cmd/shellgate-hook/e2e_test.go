@@ -113,6 +113,22 @@ func TestEndToEnd(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
+	// ... and a config file that changes again.
+	if err := os.WriteFile(filepath.Join(s.proj, ".shellgate.yaml"), []byte("grants: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		got, _, _ := s.exec(t, in, thin, "claude")
+		if got == before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the engine did not reload the changed config:\ngot  %s\nwant %s", got, before)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
 	// A client of another version makes the engine step down.
 	s.stopEngine()
 	if _, err := os.Stat(s.socket); err == nil {
