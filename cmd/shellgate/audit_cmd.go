@@ -27,6 +27,7 @@ policy would have asked about or denied, with its reasons.
 
 Exit status:
   0   every command was judged
+  1   no shell command was found in the input
   64  usage error: bad flags, unreadable input, config or policy
   70  internal error, or some command could not be judged
 
@@ -93,6 +94,13 @@ func runAudit(e *env) int {
 		if err != nil {
 			return fail(err)
 		}
+	}
+	if len(cmds) == 0 {
+		for _, p := range problems {
+			fmt.Fprintln(e.stderr, "shellgate audit: unreadable:", p)
+		}
+		fmt.Fprintln(e.stderr, "shellgate audit: no shell commands found")
+		return 1
 	}
 	chk, err := newChecker(cfg, policies)
 	if err != nil {

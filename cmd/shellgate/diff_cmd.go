@@ -27,7 +27,8 @@ current directory. Expectations are not consulted.
 
 Exit status:
   0   done (with --exit-code: and nothing changed)
-  1   with --exit-code: some decision changed
+  1   with --exit-code: some decision changed; also when there was nothing
+      to compare
   64  usage error: bad flags, input, config or policy
   70  internal error
 
@@ -113,6 +114,10 @@ func runDiff(e *env) int {
 		opt.Home = home
 	}
 	cases = corpus.Filter(cases, re)
+	if len(cases) == 0 {
+		fmt.Fprintln(e.stderr, "shellgate diff: no commands to compare")
+		return 1
+	}
 	baseChk, err := newChecker(cfg, base)
 	if err != nil {
 		return fail(fmt.Errorf("base: %w", err))
