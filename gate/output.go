@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -279,7 +280,7 @@ func newViewer(l ViewLimits) *viewer {
 		lim:     l,
 		headMax: hb, headLinesMax: hl,
 		tailMax: l.MaxBytes - hb, tailLinesMax: l.MaxLines - hl,
-		tail: make([]byte, 0, 4096),
+		tail: make([]byte, 0, 512),
 	}
 }
 
@@ -372,13 +373,27 @@ type collector struct {
 	capHit  bool
 	cl      cleaner
 	buf     []byte
+	bufp    *[]byte
 	view    *viewer
 	spill   io.Writer
 	spillOK bool
 }
 
+var cleanBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
 func newCollector(l ViewLimits, capBytes int64, spill io.Writer) *collector {
-	return &collector{cap: capBytes, view: newViewer(l), spill: spill, spillOK: spill != nil, buf: make([]byte, 0, 64<<10)}
+	bp := cleanBufs.Get().(*[]byte)
+	return &collector{cap: capBytes, view: newViewer(l), spill: spill, spillOK: spill != nil, buf: (*bp)[:0], bufp: bp}
+}
+
+// release returns the collector's buffer to the pool; the collector is
+// not used after.
+func (c *collector) release() {
+	if c.bufp != nil && cap(c.buf) <= 256<<10 {
+		*c.bufp = c.buf[:0]
+		cleanBufs.Put(c.bufp)
+	}
+	c.bufp, c.buf = nil, nil
 }
 
 // write takes one chunk; it returns false once the capture cap is passed

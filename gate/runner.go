@@ -178,11 +178,14 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 		sw = spill
 	}
 	col := newCollector(spec.View, spec.CaptureCap, sw)
+	defer col.release()
 	capHit := make(chan struct{})
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
-		buf := make([]byte, 32<<10)
+		bp := readBufs.Get().(*[]byte)
+		defer readBufs.Put(bp)
+		buf := *bp
 		signalled := false
 		for {
 			n, err := pr.Read(buf)
@@ -281,6 +284,10 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	out.Notes = notes
 	return out, nil
 }
+
+// readBufs are the pipe read buffers, reused across runs: a run of a
+// trivial command should not allocate (and make the collector scan) 100 KB.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // stopGroup sends SIGTERM to the group, waits up to grace for it to end,
 // then SIGKILL and waits up to confirm. It reports whether SIGKILL was
