@@ -63,7 +63,8 @@ func newSandbox(tb testing.TB) *sandbox {
 	if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	s := &sandbox{socket: filepath.Join(run, "engine.sock"), proj: proj}
+	// The socket's directory does not exist yet, as on a first run.
+	s := &sandbox{socket: filepath.Join(run, "shellgate", "engine.sock"), proj: proj}
 	s.env = append(os.Environ(),
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),

@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,6 +41,12 @@ func runServe(e *env) int {
 	}
 	var logw io.Writer = e.stderr
 	if *logFile != "" {
+		// The log usually sits next to the socket, in a directory that
+		// may not exist yet: make it user-only, as Listen would.
+		if err := os.MkdirAll(filepath.Dir(*logFile), 0o700); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate serve:", err)
+			return exitUsage
+		}
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "shellgate serve:", err)
