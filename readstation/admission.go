@@ -45,13 +45,21 @@ type Admission struct {
 	b      Boundary
 	paths  []pathCand
 	globs  []globCand
-	seen   map[string]bool
 	broken string
 }
 
 type pathCand struct {
 	text string
-	fp   string
+	res  resolved
+}
+
+// same reports whether two resolutions establish the same thing: the same
+// real path, existence, file type, device and inode, and the same error.
+func same(a, b resolved) bool {
+	if (a.err == nil) != (b.err == nil) || a.err != nil && a.err.Error() != b.err.Error() {
+		return false
+	}
+	return a.real == b.real && a.exists == b.exists && a.mode.Type() == b.mode.Type() && a.dev == b.dev && a.ino == b.ino
 }
 
 type globCand struct {
@@ -90,24 +98,20 @@ func typeName(m fs.FileMode) string {
 }
 
 func (a *Admission) addPath(text string, r resolved) {
-	if a.seen == nil {
-		a.seen = map[string]bool{}
+	for i := range a.paths {
+		if a.paths[i].text == text {
+			return
+		}
 	}
-	if a.seen["p\x00"+text] {
-		return
-	}
-	a.seen["p\x00"+text] = true
-	a.paths = append(a.paths, pathCand{text, fingerprint(r)})
+	a.paths = append(a.paths, pathCand{text, r})
 }
 
 func (a *Admission) addGlob(pattern string, matches []string, err error) {
-	if a.seen == nil {
-		a.seen = map[string]bool{}
+	for i := range a.globs {
+		if a.globs[i].pattern == pattern {
+			return
+		}
 	}
-	if a.seen["g\x00"+pattern] {
-		return
-	}
-	a.seen["g\x00"+pattern] = true
 	g := globCand{pattern: pattern, matches: slices.Clone(matches)}
 	if err != nil {
 		g.err = err.Error()
@@ -138,8 +142,8 @@ func (a *Admission) Recheck() error {
 		}
 	}
 	for _, p := range a.paths {
-		if now := fingerprint(fsc.resolve(p.text)); now != p.fp {
-			return &ChangeError{Path: p.text, Was: p.fp, Now: now}
+		if now := fsc.resolve(p.text); !same(now, p.res) {
+			return &ChangeError{Path: p.text, Was: fingerprint(p.res), Now: fingerprint(now)}
 		}
 	}
 	return nil

@@ -55,7 +55,7 @@ type dirList struct {
 }
 
 func newFSCache() *fsCache {
-	return &fsCache{nodes: map[string]*node{}, resolved: map[string]resolved{}}
+	return &fsCache{}
 }
 
 func (c *fsCache) lstat(p string) *node {
@@ -74,6 +74,9 @@ func (c *fsCache) lstat(p string) *node {
 			fsCalls.Add(1)
 			n.target, n.err = os.Readlink(p)
 		}
+	}
+	if c.nodes == nil {
+		c.nodes = map[string]*node{}
 	}
 	c.nodes[p] = n
 	return n
@@ -125,6 +128,9 @@ func (c *fsCache) resolve(p string) resolved {
 		return r
 	}
 	r := c.resolveUncached(p)
+	if c.resolved == nil {
+		c.resolved = map[string]resolved{}
+	}
 	c.resolved[p] = r
 	return r
 }

@@ -38,12 +38,13 @@ const (
 	segAny                   // ** : zero or more components
 	segSuffix                // *lit
 	segPrefix                // lit*
+	segPreSuf                // lit*lit
 	segGlob                  // anything else, path.Match
 )
 
 type rowSeg struct {
 	kind segKind
-	s    string
+	s, t string
 }
 
 func (g rowSeg) match(c string) bool {
@@ -54,6 +55,8 @@ func (g rowSeg) match(c string) bool {
 		return strings.HasSuffix(c, g.s)
 	case segPrefix:
 		return strings.HasPrefix(c, g.s)
+	case segPreSuf:
+		return len(c) >= len(g.s)+len(g.t) && strings.HasPrefix(c, g.s) && strings.HasSuffix(c, g.t)
 	case segGlob:
 		ok, err := path.Match(g.s, c)
 		return ok && err == nil
@@ -107,6 +110,9 @@ func compileSeg(c string) (rowSeg, error) {
 	}
 	if c[len(c)-1] == '*' && !hasMeta(c[:len(c)-1]) {
 		return rowSeg{kind: segPrefix, s: c[:len(c)-1]}, nil
+	}
+	if i := strings.IndexByte(c, '*'); i > 0 && i < len(c)-1 && !hasMeta(c[:i]) && !hasMeta(c[i+1:]) {
+		return rowSeg{kind: segPreSuf, s: c[:i], t: c[i+1:]}, nil
 	}
 	if strings.HasSuffix(c, "\\") {
 		return rowSeg{}, fmt.Errorf("trailing backslash in %q", c)
@@ -214,6 +220,9 @@ type matcher struct {
 	names []crow            // any-depth single non-literal name
 	deep  []crow            // other any-depth rows
 	fold  bool              // compare lower-cased
+	anch  map[string][]int  // anchored rows by prefix, indexes in order
+	ext   map[string][]int  // names rows "*.x" (suffix with a dot) by extension x
+	other []int             // the other names rows
 	// roots are the roots as written (cleaned, absolute) and their real
 	// paths.
 	roots []string
@@ -253,27 +262,45 @@ func (m *matcher) denied(p string) (string, bool) {
 	}
 	var arr [32]string
 	comps := splitAbs(p, arr[:0])
-	for i := range m.rows {
-		r := &m.rows[i]
-		if r.prefix == "" {
-			continue
+	// Anchored rows: only those whose prefix is p or one of its ancestors
+	// can match; the first in row order wins.
+	best := -1
+	for q, depth := p, len(comps); ; {
+		for _, i := range m.anch[q] {
+			if best >= 0 && i >= best {
+				break
+			}
+			if matchComps(m.rows[i].rest, comps[depth:]) {
+				best = i
+				break
+			}
 		}
-		if !within(p, r.prefix) {
-			continue
+		if q == "/" || depth == 0 {
+			break
 		}
-		c := comps
-		if r.prefix != "/" {
-			c = comps[strings.Count(r.prefix, "/"):]
+		j := strings.LastIndexByte(q, '/')
+		if j <= 0 {
+			q = "/"
+		} else {
+			q = q[:j]
 		}
-		if matchComps(r.rest, c) {
-			return r.src, true
-		}
+		depth--
+	}
+	if best >= 0 {
+		return m.rows[best].src, true
 	}
 	for _, c := range comps {
 		if src, ok := m.name[c]; ok {
 			return src, true
 		}
-		for i := range m.names {
+		if k := strings.LastIndexByte(c, '.'); k >= 0 {
+			for _, i := range m.ext[c[k+1:]] {
+				if m.names[i].rest[1].match(c) {
+					return m.names[i].src, true
+				}
+			}
+		}
+		for _, i := range m.other {
 			if m.names[i].rest[1].match(c) {
 				return m.names[i].src, true
 			}
@@ -290,8 +317,11 @@ func (m *matcher) denied(p string) (string, bool) {
 // index sorts the any-depth rows into the name map and lists.
 func (m *matcher) index() {
 	m.name = map[string]string{}
-	for _, r := range m.rows {
+	m.anch = map[string][]int{}
+	m.ext = map[string][]int{}
+	for i, r := range m.rows {
 		if r.prefix != "" {
+			m.anch[r.prefix] = append(m.anch[r.prefix], i)
 			continue
 		}
 		switch {
@@ -300,7 +330,15 @@ func (m *matcher) index() {
 				m.name[r.rest[1].s] = r.src
 			}
 		case len(r.rest) == 2 && r.rest[0].kind == segAny && r.rest[1].kind != segAny:
+			i := len(m.names)
 			m.names = append(m.names, r)
+			seg := r.rest[1]
+			if k := strings.LastIndexByte(seg.s, '.'); seg.kind == segSuffix && k >= 0 {
+				// "*.tfstate.backup": a name ending so has extension "backup".
+				m.ext[seg.s[k+1:]] = append(m.ext[seg.s[k+1:]], i)
+			} else {
+				m.other = append(m.other, i)
+			}
 		default:
 			m.deep = append(m.deep, r)
 		}

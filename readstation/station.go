@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/shellgate/shellgate/classify"
@@ -136,7 +137,7 @@ type cwdResult struct {
 func Judge(r *classify.Report, b Boundary) *Station {
 	st := &Station{Reads: []Read{}, RepoHelpers: []RepoHelper{}}
 	j := &judger{r: r, b: b, m: getMatcher(b), fs: newFSCache(),
-		adm: &Admission{b: b}, cwd: map[string]cwdResult{}, cds: map[int]string{}}
+		adm: &Admission{b: b}}
 	st.adm = j.adm
 	if r == nil {
 		st.Established = false
@@ -253,11 +254,24 @@ func (j *judger) absText(p string, home, glob bool, cwd classify.Cwd) (string, s
 // cwdOf resolves a segment's cwd and checks that every cd step it assumes
 // leads to a directory.
 func (j *judger) cwdOf(c classify.Cwd) cwdResult {
-	key := c.Path + "\x00" + fmt.Sprint(c.After)
+	key := c.Path
+	if len(c.After) > 0 || !c.Known {
+		b := []byte(c.Path)
+		b = append(b, 0)
+		b = strconv.AppendBool(b, c.Known)
+		for _, a := range c.After {
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(a), 10)
+		}
+		key = string(b)
+	}
 	if r, ok := j.cwd[key]; ok {
 		return r
 	}
 	r := j.cwdUncached(c)
+	if j.cwd == nil {
+		j.cwd = map[string]cwdResult{}
+	}
 	j.cwd[key] = r
 	return r
 }
@@ -328,6 +342,9 @@ func (j *judger) cdStep(idx int) string {
 		case !res.mode.IsDir():
 			msg = fmt.Sprintf("%s %s: %s is not a directory", step.Program, quote(step.Target.Value), show(abs))
 		}
+	}
+	if j.cds == nil {
+		j.cds = map[int]string{}
 	}
 	j.cds[idx] = msg
 	return msg
