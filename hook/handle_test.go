@@ -94,6 +94,8 @@ func TestHandle(t *testing.T) {
 		{"claude other tool", Claude, []byte(claudeEdit), Flags{}, "", nil},
 		{"claude malformed", Claude, []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"`), Flags{},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate could not decide, so the command is denied: hook payload is not a JSON object: unexpected EOF"}}`, nil},
+		{"claude no tool name is judged", Claude, []byte(`{"hook_event_name":"PreToolUse","tool_input":{"command":"rm -rf /"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: denied: rm-recursive: deletes a tree"}}`, nil},
 		{"claude missing command", Claude, []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{}}`), Flags{},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate could not decide, so the command is denied: hook payload has no command: no tool_input.command field"}}`, nil},
 		{"claude command not a string", Claude, []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":["rm"]}}`), Flags{},

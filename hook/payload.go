@@ -114,9 +114,10 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 				p.Event = EventPost
 			}
 		}
-		if raw.ToolName != "Bash" {
+		if raw.ToolName != "Bash" && raw.ToolName != "" {
 			// A PreToolUse hook installed with a wider matcher sees other
-			// tools; they are not shellgate's to judge.
+			// tools; they are not shellgate's to judge. A call that names
+			// no tool is judged as a shell call: not proven otherwise.
 			p.Event = EventOther
 		}
 	case Gemini:
@@ -124,7 +125,7 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 		case "", "BeforeTool":
 			p.Event = EventPre
 		}
-		if raw.ToolName != "run_shell_command" {
+		if raw.ToolName != "run_shell_command" && raw.ToolName != "" {
 			p.Event = EventOther
 		}
 	case Cursor:
