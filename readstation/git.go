@@ -67,6 +67,9 @@ func parseGitConfig(data []byte, file string) []cfgEntry {
 			}
 			line = rest // "[core] pager = x" on one line
 		}
+		if section == "" {
+			continue // no section, or a broken header: git refuses the file
+		}
 		key, raw, hasEq := strings.Cut(line, "=")
 		key = strings.ToLower(strings.TrimSpace(key))
 		if !hasEq {
