@@ -59,6 +59,8 @@ type decider struct {
 	mode     string
 	station  bool
 	roots    []string
+
+	boundaries map[string]readstation.Boundary
 }
 
 // setup loads the config and compiles the policy. A failure is a usage
@@ -143,13 +145,32 @@ func (d *decider) input(command, cwd, mode string) (policy.Input, *readstation.S
 	var st *readstation.Station
 	var err error
 	if d.station {
-		if st, err = d.cfg.Judge(in.Report, cwd); err == nil {
+		var b readstation.Boundary
+		if b, err = d.boundary(cwd); err == nil {
+			st = readstation.Judge(in.Report, b)
 			in.Station = st
 		} else {
 			err = fmt.Errorf("read station: %w (reads are not established)", err)
 		}
 	}
 	return in, st, err
+}
+
+// boundary returns the read boundary for cwd, built (and validated) once
+// per directory.
+func (d *decider) boundary(cwd string) (readstation.Boundary, error) {
+	if b, ok := d.boundaries[cwd]; ok {
+		return b, nil
+	}
+	b, err := d.cfg.Boundary(cwd)
+	if err != nil {
+		return b, err
+	}
+	if d.boundaries == nil {
+		d.boundaries = map[string]readstation.Boundary{}
+	}
+	d.boundaries[cwd] = b
+	return b, nil
 }
 
 // checkResult is check's JSON output.
