@@ -98,8 +98,9 @@
 // for: core.fsmonitor (unless false), core.pager, core.sshCommand,
 // core.editor, core.askPass, core.hooksPath, core.gitProxy,
 // core.alternateRefsCommand, diff.external, diff.*.textconv and .command,
-// filter.*.clean/smudge/process, merge.*.driver, gpg.program and
-// gpg.*.program, log.showSignature (when true), pager.*, alias.<the word
+// filter.*.clean/smudge/process, merge.*.driver, gpg.program,
+// gpg.*.program and gpg.ssh.defaultKeyCommand, tar.*.command,
+// hook.*.command, log.showSignature (when true), pager.*, alias.<the word
 // used>, credential.helper, remote.*.uploadpack/receivepack/proxy and
 // ext:: URLs, sequence.editor, interactive.diffFilter, difftool/mergetool/
 // browser/man *.cmd and *.path, web.browser, uploadpack.packObjectsHook,

@@ -246,7 +246,11 @@ func helperKey(e cfgEntry, alias string) bool {
 	case "merge":
 		return e.sub != "" && e.key == "driver"
 	case "gpg":
-		return e.key == "program"
+		return e.key == "program" || e.key == "defaultkeycommand"
+	case "tar":
+		return e.sub != "" && e.key == "command"
+	case "hook":
+		return e.sub != "" && e.key == "command"
 	case "log":
 		return e.key == "showsignature" && !falsy(e.value)
 	case "pager":
