@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 )
@@ -35,8 +36,9 @@ func (e *ChangeError) Code() string { return CodeChanged }
 func (e *ChangeError) Is(target error) bool { return target == ErrChanged }
 
 // Admission holds what a judgment established: every path it resolved
-// (the path, its real path, whether it exists, its type, device and inode)
-// and every glob's match set. Recheck re-establishes them right before the
+// (the path, its real path, whether it exists, its type, device and inode),
+// every glob's match set, and every repository config or attributes file
+// it read or looked for (size, mtime and inode, or absence). Recheck re-establishes them right before the
 // command is spawned.
 //
 // Tree walks (recursive reads) are not repeated: their roots are
@@ -44,6 +46,7 @@ func (e *ChangeError) Is(target error) bool { return target == ErrChanged }
 type Admission struct {
 	b      Boundary
 	paths  []pathCand
+	files  []fileCand // repository config and attribute files
 	globs  []globCand
 	broken string
 }
@@ -60,6 +63,27 @@ func same(a, b resolved) bool {
 		return false
 	}
 	return a.real == b.real && a.exists == b.exists && a.mode.Type() == b.mode.Type() && a.dev == b.dev && a.ino == b.ino
+}
+
+type fileCand struct {
+	path  string
+	stamp fileStamp // zero when the file did not exist
+}
+
+func (a *Admission) addFile(p string, st fileStamp) {
+	for i := range a.files {
+		if a.files[i].path == p {
+			return
+		}
+	}
+	a.files = append(a.files, fileCand{p, st})
+}
+
+func describeStamp(st fileStamp) string {
+	if st == (fileStamp{}) {
+		return "absent"
+	}
+	return fmt.Sprintf("%d bytes, modified %s, inode %d", st.size, st.mtime.Format("15:04:05.000000000"), st.ino)
 }
 
 type globCand struct {
@@ -119,8 +143,9 @@ func (a *Admission) addGlob(pattern string, matches []string, err error) {
 	a.globs = append(a.globs, g)
 }
 
-// Len is the number of candidates (paths and globs) the admission holds.
-func (a *Admission) Len() int { return len(a.paths) + len(a.globs) }
+// Len is the number of candidates (paths, globs and repository files)
+// the admission holds.
+func (a *Admission) Len() int { return len(a.paths) + len(a.globs) + len(a.files) }
 
 // Recheck re-establishes every candidate. It returns nil when nothing
 // changed, and otherwise a *ChangeError (errors.Is(err, ErrChanged)) naming
@@ -144,6 +169,17 @@ func (a *Admission) Recheck() error {
 	for _, p := range a.paths {
 		if now := fsc.resolve(p.text); !same(now, p.res) {
 			return &ChangeError{Path: p.text, Was: fingerprint(p.res), Now: fingerprint(now)}
+		}
+	}
+	for _, f := range a.files {
+		var now fileStamp
+		fsCalls.Add(1)
+		if fi, err := os.Stat(f.path); err == nil {
+			_, ino := devIno(fi)
+			now = fileStamp{fi.Size(), fi.ModTime(), ino}
+		}
+		if !now.mtime.Equal(f.stamp.mtime) || now.size != f.stamp.size || now.ino != f.stamp.ino {
+			return &ChangeError{Path: f.path, Was: describeStamp(f.stamp), Now: describeStamp(now)}
 		}
 	}
 	return nil

@@ -130,10 +130,12 @@
 // # Admission
 //
 // Station.Admission holds every candidate the judgment established: each
-// path (as resolved: real path, existence, type, device and inode) and each
-// glob's match set. Admission.Recheck re-establishes them right before the
-// spawn; a re-pointed symlink, a replaced file, a created or removed path
-// or a glob that matches differently returns a *ChangeError whose code is
-// changed-since-check (errors.Is(err, ErrChanged)). Tree walks are not
+// path (as resolved: real path, existence, type, device and inode), each
+// glob's match set, and each repository config or attributes file read or
+// looked for (size, mtime and inode, or absence). Admission.Recheck
+// re-establishes them right before the spawn; a re-pointed symlink, a
+// replaced file, a created or removed path, a glob that matches
+// differently or a repository config that changed returns a *ChangeError
+// whose code is changed-since-check (errors.Is(err, ErrChanged)). Tree walks are not
 // repeated: a tree's root is re-checked, its contents are not.
 package readstation

@@ -133,23 +133,40 @@ type gitFile struct {
 // readSmall reads a small file, re-reading it only when its size, mtime or
 // inode changed since the last read (across Judge calls).
 func readSmall(p string) ([]byte, bool) {
+	data, _, ok := readSmallStamp(p)
+	return data, ok
+}
+
+// read reads a repository file and records its stamp (or its absence) in
+// the admission: a helper configured between the check and the spawn is a
+// change.
+func (j *judger) read(p string) ([]byte, bool) {
+	data, st, ok := readSmallStamp(p)
+	j.adm.addFile(p, st)
+	return data, ok
+}
+
+func readSmallStamp(p string) ([]byte, fileStamp, bool) {
 	fsCalls.Add(1)
 	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxConfigBytes {
-		return nil, false
+	if err != nil {
+		return nil, fileStamp{}, false
 	}
 	_, ino := devIno(fi)
 	st := fileStamp{fi.Size(), fi.ModTime(), ino}
+	if !fi.Mode().IsRegular() || fi.Size() > maxConfigBytes {
+		return nil, st, false
+	}
 	gitFileCache.Lock()
 	f, ok := gitFileCache.m[p]
 	gitFileCache.Unlock()
 	if ok && f.stamp == st {
-		return f.data, true
+		return f.data, st, true
 	}
 	fsCalls.Add(4)
 	data, err := os.ReadFile(p)
 	if err != nil || len(data) > maxConfigBytes {
-		return nil, false
+		return nil, st, false
 	}
 	gitFileCache.Lock()
 	if gitFileCache.m == nil || len(gitFileCache.m) > 256 {
@@ -157,7 +174,7 @@ func readSmall(p string) ([]byte, bool) {
 	}
 	gitFileCache.m[p] = gitFile{st, data}
 	gitFileCache.Unlock()
-	return data, true
+	return data, st, true
 }
 
 // findGitDir discovers the repository for the real directory dir the way
@@ -176,7 +193,7 @@ func (j *judger) findGitDir(dir string) (top, gitdir string, ok bool) {
 			case res.isDir():
 				return d, res.real, true
 			case res.exists:
-				if data, ok := readSmall(res.real); ok {
+				if data, ok := j.read(res.real); ok {
 					line := strings.TrimSpace(string(bytes.SplitN(data, []byte("\n"), 2)[0]))
 					if p, ok := strings.CutPrefix(line, "gitdir:"); ok {
 						p = strings.TrimSpace(p)
@@ -285,7 +302,7 @@ func (j *judger) loadConfig(p string, depth int, out *[]cfgEntry) {
 	if depth > maxIncludeDepth {
 		return
 	}
-	data, ok := readSmall(p)
+	data, ok := j.read(p)
 	if !ok {
 		return
 	}
@@ -318,7 +335,7 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	}
 	ri := &repoInfo{top: top, gitdir: gitdir}
 	common := gitdir
-	if data, ok := readSmall(joinAbs(gitdir, "commondir")); ok {
+	if data, ok := j.read(joinAbs(gitdir, "commondir")); ok {
 		c := strings.TrimSpace(string(data))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitdir, c)
@@ -353,7 +370,7 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 			}
 		}
 		for _, f := range files {
-			data, ok := readSmall(f)
+			data, ok := j.read(f)
 			if !ok {
 				continue
 			}

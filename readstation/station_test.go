@@ -42,6 +42,13 @@ func TestRecheck(t *testing.T) {
 		{"glob matches a new file", "cat src/*.go", func(t *testing.T, f fixture) {
 			must(t, os.WriteFile(filepath.Join(f.proj, "src/new.go"), nil, 0o644))
 		}, "~/proj/src/*.go"},
+		{"repository config gains a helper", "git status", func(t *testing.T, f fixture) {
+			p := filepath.Join(f.proj, ".git/config")
+			must(t, os.WriteFile(p, []byte("[core]\n\tfsmonitor = ./evil\n"), 0o644))
+		}, "~/proj/.git/config"},
+		{"repository gains a config.worktree", "git log", func(t *testing.T, f fixture) {
+			must(t, os.WriteFile(filepath.Join(f.proj, ".git/config.worktree"), []byte("[core]\n\tpager = ./evil\n"), 0o644))
+		}, "~/proj/.git/config.worktree"},
 		{"glob match removed", "cat src/*.go", func(t *testing.T, f fixture) {
 			must(t, os.Remove(filepath.Join(f.proj, "src/util.go")))
 		}, "~/proj/src/*.go"},
