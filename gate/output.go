@@ -338,9 +338,10 @@ func (v *viewer) output() Output {
 	tail := v.tail
 	if len(tail) > v.tailMax {
 		tail = tail[len(tail)-v.tailMax:]
-		for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
-			tail = tail[1:]
-		}
+	}
+	// The tail was cut by bytes (here or in write): start at a rune.
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
 	}
 	// at most tailLinesMax lines: start after the (tailLinesMax)th newline
 	// from the end, not counting a final one

@@ -112,6 +112,47 @@ func TestViewer(t *testing.T) {
 	}
 }
 
+// TestViewerProperties checks, for many lengths and chunkings of text
+// with 1- to 4-byte runes, that the head is a prefix and the tail a suffix
+// of the text, both within budget and whole runes, and that the counts add
+// up.
+func TestViewerProperties(t *testing.T) {
+	lim := ViewLimits{MaxBytes: 100, MaxLines: 10, HeadRatio: 0.2}
+	runes := []string{"a", "é", "日", "🎉", "\n"}
+	for n := 1; n <= 700; n += 7 {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			b.WriteString(runes[(i*7+n)%len(runes)])
+		}
+		text := b.String()
+		for _, chunk := range []int{1, 3, 64, len(text)} {
+			var chunks []string
+			// chunks end at rune boundaries, as the cleaner's output does
+			for rest := text; rest != ""; {
+				k := min(chunk, len(rest))
+				for k < len(rest) && !utf8.RuneStart(rest[k]) {
+					k++
+				}
+				chunks = append(chunks, rest[:k])
+				rest = rest[k:]
+			}
+			o := view(lim, chunks...)
+			switch {
+			case !strings.HasPrefix(text, o.Head) || !strings.HasSuffix(text, o.Tail):
+				t.Fatalf("len %d chunk %d: head/tail are not prefix/suffix", n, chunk)
+			case !utf8.ValidString(o.Head) || !utf8.ValidString(o.Tail):
+				t.Fatalf("len %d chunk %d: split rune", n, chunk)
+			case o.Truncated() && (len(o.Head) > 20 || len(o.Tail) > 80):
+				t.Fatalf("len %d chunk %d: head %d tail %d over budget", n, chunk, len(o.Head), len(o.Tail))
+			case o.TotalBytes != int64(len(text)) || o.OmittedBytes != o.TotalBytes-int64(len(o.Head)+len(o.Tail)):
+				t.Fatalf("len %d chunk %d: counts %+v", n, chunk, o)
+			case !o.Truncated() && o.Head != text:
+				t.Fatalf("len %d chunk %d: not truncated but head is not the text", n, chunk)
+			}
+		}
+	}
+}
+
 func TestOutputString(t *testing.T) {
 	o := Output{Head: "a\n", Tail: "z\n", OmittedBytes: 10, OmittedLines: 5, SpillPath: "/tmp/out.txt"}
 	want := "a\n[... 5 lines, 10 bytes left out; full output: /tmp/out.txt ...]\nz\n"
