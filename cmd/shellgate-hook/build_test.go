@@ -65,6 +65,10 @@ func newSandbox(tb testing.TB) *sandbox {
 	}
 	// The socket's directory does not exist yet, as on a first run.
 	s := &sandbox{socket: filepath.Join(run, "shellgate", "engine.sock"), proj: proj}
+	// An engine a test started (or a client started for it) must not
+	// outlive the test: cleanups run last-in first-out, so this runs
+	// before the socket's directory is removed.
+	tb.Cleanup(s.stopEngine)
 	s.env = append(os.Environ(),
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),

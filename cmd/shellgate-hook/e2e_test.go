@@ -71,7 +71,6 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("first call did not go through the fallback: %s", stderr)
 	}
 	s.waitEngine(t, version)
-	defer s.stopEngine()
 
 	for _, c := range e2eCases {
 		in := []byte(strings.ReplaceAll(c.in, "%CWD%", s.proj))
