@@ -135,9 +135,12 @@ func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts
 		return out
 	}
 	p := w.Path
+	everyEntry := false
 	if w.Kind == "glob" {
 		out.Glob = true
-		p = globDir(p)
+		var rest string
+		p, rest = globDir(p)
+		everyEntry = matchesEverything(rest)
 	}
 	base, ok := resolveDir(w.Cwd, cwd, home)
 	abs, ok2 := absPath(p, w.Home, base, ok, home)
@@ -149,10 +152,9 @@ func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts
 	out.Real = realPath(abs)
 	out.OutsideRoots = !within(out.Path, roots) || !within(out.Real, roots)
 	crit := func(p string) bool { return critical(p, home, roots) }
-	if out.Glob {
-		// Every entry of the directory may be hit: as bad as the directory.
-		out.Critical = crit(out.Path) || crit(out.Real)
-	} else {
+	// A glob that hits every entry of a directory ("dir/*") is as bad as
+	// the directory; a narrower one ("dir/*.o") is not.
+	if !out.Glob || everyEntry {
 		out.Critical = crit(out.Path) || crit(out.Real)
 	}
 	out.Device = isDevice(out.Path) || isDevice(out.Real)
@@ -198,9 +200,21 @@ func absPath(p string, isHome bool, base string, baseOK bool, home string) (stri
 	}
 }
 
-// globDir returns the directory a glob's matches are in: the static part
-// before the first metacharacter, up to its last slash.
-func globDir(pattern string) string {
+// matchesEverything reports whether the glob part after a directory
+// matches every (or every hidden) entry: "*", ".*", "*/", "**", "*/**".
+func matchesEverything(rest string) bool {
+	rest = strings.TrimSuffix(rest, "/")
+	switch rest {
+	case "*", ".*", "**", "*/**", "*/*", ".[!.]*", "..?*":
+		return true
+	}
+	return false
+}
+
+// globDir returns the directory a glob's matches are in (the static part
+// before the first metacharacter, up to its last slash) and the rest of
+// the pattern after that slash.
+func globDir(pattern string) (string, string) {
 	i := 0
 	for ; i < len(pattern); i++ {
 		c := pattern[i]
@@ -223,7 +237,7 @@ func globDir(pattern string) string {
 	default:
 		dir = prefix[:j]
 	}
-	return strings.ReplaceAll(dir, `\`, "")
+	return strings.ReplaceAll(dir, `\`, ""), pattern[j+1:]
 }
 
 // critical reports whether p is "/", a top-level directory, the home

@@ -57,7 +57,7 @@ var decideCases = []struct {
 	{"rg foo", policy.Allow, policy.Allow, nil},
 	{"rg -n foo src", policy.Allow, policy.Allow, nil},
 	{"find . -name \"*.go\"", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
-	{"find . -name \"*.go\" -exec grep -l main {} \\;", policy.Deny, policy.Deny, []string{"read-denied"}},
+	{"find . -name \"*.go\" -exec grep -l main {} \\;", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
 	{"find . -name \"*.tmp\" -delete", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
 	{"find src -type f | xargs wc -l", policy.Allow, policy.Allow, nil},
 	{"sed -n '1,20p' README.md", policy.Allow, policy.Allow, nil},

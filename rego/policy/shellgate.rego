@@ -274,8 +274,8 @@ deny contains {
 	not denied_in_tree(r)
 }
 
-# read-denied-in-tree: a tree read (grep -r, find, xargs fed by a producer)
-# whose tree holds a denied path. The command may never open it, so it is
+# read-denied-in-tree: a tree read (grep -r, find, find -exec's {}, xargs
+# fed by a producer) whose tree holds a denied path. The command may never open it, so it is
 # asked (readonly: denied); the station's message says how to exclude it.
 ask contains {
 	"code": "read-denied-in-tree",
@@ -292,6 +292,10 @@ ask contains {
 denied_in_tree(r) if r.recursive
 
 denied_in_tree(r) if r.source == "xargs-input"
+
+# A dynamic read the station judged is bounded by its producer's tree
+# (find -exec's {}, xargs input).
+denied_in_tree(r) if r.kind == "dynamic"
 
 # destructive-critical: a destructive segment (rm, chmod -R, ...) whose
 # target is /, a top-level directory, the home directory, a root, or an

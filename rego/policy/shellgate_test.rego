@@ -540,6 +540,14 @@ station_cases := {
 		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"source": "xargs-input", "kind": "dynamic"})])),
 		"action": "ask", "has": ["read-denied-in-tree"], "lacks": ["read-denied"],
 	},
+	"find -exec input bounded by a tree holding a denied path asks": {
+		"input": mk([seg(0, "ls", {})], with_reads([object.union(sread("denied"), {"source": "operand", "kind": "dynamic"})])),
+		"action": "ask", "has": ["read-denied-in-tree"], "lacks": ["read-denied"],
+	},
+	"a glob matching a denied file is denied": {
+		"input": mk([seg(0, "cat", {})], with_reads([object.union(sread("denied"), {"kind": "glob", "matches": ["/w/.env"]})])),
+		"action": "deny", "has": ["read-denied"], "lacks": ["read-denied-in-tree"],
+	},
 	"a read outside the roots asks": {
 		"input": mk([seg(0, "cat", {})], with_reads([sread("outside-roots")])),
 		"action": "ask", "has": ["read-outside-roots"],
