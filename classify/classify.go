@@ -292,7 +292,9 @@ type walker struct {
 	segLimit bool
 	// ran is set once a statement was walked: a command of only comments
 	// runs nothing, and is not reversible.
-	ran   bool
+	ran bool
+	// hdoc is set while a heredoc body is walked.
+	hdoc  bool
 	seen  map[findingKey]bool
 	funcs map[string]bool
 }

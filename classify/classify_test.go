@@ -760,6 +760,9 @@ var classifyCases = []struct {
 	{in: "find . -exec echo + \\;", want: "not reversible: find-exec 7-22"},
 	{in: "find . -exec echo '+' \\; -print", want: "not reversible: find-exec 7-24"},
 	{in: "find . -exec grep -l + {} +", want: "not reversible: find-exec 7-27"},
+	// heredoc bodies are not brace-expanded or globbed
+	{in: "cat <<EOF\n{1..1000000000} *\nEOF", want: "reversible"},
+	{in: "cat <<EOF\n{1..1000000000} $(ls)\nEOF", want: "not reversible: command-substitution 26-31"},
 }
 
 func TestClassify(t *testing.T) {

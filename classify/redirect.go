@@ -95,7 +95,11 @@ func (w *walker) redirect(r *syntax.Redirect, c ctx, seg int) {
 		rd.Mode = "heredoc"
 		rd.Harmless = true
 		if r.Hdoc != nil {
+			// A heredoc body is expanded for parameters and
+			// substitutions only: no braces, globs or tildes.
+			w.hdoc = true
 			w.word(r.Hdoc, c)
+			w.hdoc = false
 		}
 	case syntax.WordHdoc:
 		rd.Mode = "herestring"

@@ -45,6 +45,10 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 		switch p := part.(type) {
 		case *syntax.Lit:
 			v := p.Value
+			if w.hdoc {
+				val.WriteString(v)
+				continue
+			}
 			if first && strings.HasPrefix(v, "~") {
 				prefix := v
 				if end := strings.IndexByte(v, '/'); end >= 0 {
