@@ -2,10 +2,12 @@ package rego
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 )
 
@@ -289,5 +291,32 @@ func TestGrantsCoverOneSegment(t *testing.T) {
 			t.Errorf("%s [readonly]: action %s, want deny", c.cmd, r.Action)
 		}
 		checkDecision(t, c.cmd, policy.ModeReadonly, r)
+	}
+}
+
+// TestMonotone: wrapping a command that is not allowed never makes it
+// allowed: "a; true", "true && a", "(a)", "echo $(a)", "{ a; }", "a | cat".
+func TestMonotone(t *testing.T) {
+	f := newFixture(t, nil)
+	n := 0
+	for _, c := range decideCases {
+		if c.def == policy.Allow || strings.ContainsAny(c.cmd, "\n") {
+			continue
+		}
+		r := classify.Classify(c.cmd)
+		if !r.Parse.OK {
+			continue
+		}
+		for _, v := range []string{c.cmd + "; true", "true && " + c.cmd, "(" + c.cmd + ")", "echo $(" + c.cmd + ")", "{ " + c.cmd + "; }", c.cmd + " | cat"} {
+			for _, mode := range []string{policy.ModeDefault, policy.ModeReadonly} {
+				if d := f.decide(t, v, mode); d.Action == policy.Allow {
+					t.Errorf("%q [%s] is allowed, but %q is %s", v, mode, c.cmd, c.def)
+				}
+			}
+			n++
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d variants", n)
 	}
 }
