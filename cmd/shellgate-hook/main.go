@@ -158,7 +158,13 @@ func (c *client) answer(input []byte) hook.Answer {
 	resp, err := hook.AskEngine(ctx, c.socket, req, c.engineTimeout)
 	cancel()
 	if err == nil {
-		return resp.Answer
+		if err = c.checkAnswer(resp.Answer.Stdout); err == nil && resp.Answer.Exit == 0 {
+			return resp.Answer
+		}
+		if err == nil {
+			err = fmt.Errorf("exit %d", resp.Answer.Exit)
+		}
+		err = fmt.Errorf("the engine's answer is not one: %v", err)
 	}
 	fmt.Fprintln(c.stderr, "shellgate-hook: no engine answered:", err)
 	full, ferr := fullBinary()
@@ -218,12 +224,25 @@ func (c *client) oneShot(full string, input []byte, budget time.Duration) (hook.
 	if err != nil {
 		return hook.Answer{}, fmt.Errorf("one-shot %s hook failed: %v", full, err)
 	}
-	b := bytes.TrimSpace(out.Bytes())
-	if len(b) == 0 && c.agent != hook.Claude {
-		return hook.Answer{}, fmt.Errorf("one-shot %s hook printed nothing", full)
-	}
-	if len(b) > 0 && !json.Valid(b) {
-		return hook.Answer{}, fmt.Errorf("one-shot %s hook printed something that is not JSON", full)
+	if err := c.checkAnswer(out.Bytes()); err != nil {
+		return hook.Answer{}, fmt.Errorf("one-shot %s hook: %v", full, err)
 	}
 	return hook.Answer{Stdout: out.Bytes()}, nil
+}
+
+// checkAnswer makes sure an answer is one the agent reads: a JSON object,
+// or nothing for Claude Code (its "no opinion").
+func (c *client) checkAnswer(stdout []byte) error {
+	b := bytes.TrimSpace(stdout)
+	if len(b) == 0 {
+		if c.agent == hook.Claude {
+			return nil
+		}
+		return errors.New("printed nothing")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return errors.New("printed something that is not a JSON object")
+	}
+	return nil
 }
