@@ -272,3 +272,14 @@ func TestBoundaryMatchesConfig(t *testing.T) {
 		t.Error("New accepted a deny row that does not compile")
 	}
 }
+
+func TestRunKilledBySignal(t *testing.T) {
+	g := newGate(t, t.TempDir())
+	res := g.Run(context.Background(), Request{Command: "kill -KILL $$", Approver: approve(true)})
+	if res.Status != StatusFailed || res.Run.ExitCode != -1 || res.Run.Signal != "SIGKILL" || res.Run.ShellStatus() != 137 {
+		t.Fatalf("%+v\n%s", res.Run, res.Text())
+	}
+	if !strings.HasPrefix(res.StatusLine(), "Killed by SIGKILL · ") || !strings.HasSuffix(res.StatusLine(), " — Killed by signal SIGKILL (9)") {
+		t.Errorf("status line %q", res.StatusLine())
+	}
+}
