@@ -2,7 +2,9 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,5 +193,46 @@ func TestAskEngineSlowAnswer(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("gave up after %v, want about 300ms", d)
+	}
+}
+
+func TestEngineConcurrentClients(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	d := DeciderFunc(func(_ context.Context, q Query) (Verdict, error) {
+		if strings.HasPrefix(q.Command, "ls") {
+			return Verdict{Action: Allow}, nil
+		}
+		return Verdict{Action: Deny, Reasons: []Reason{{Code: "x", Message: q.Command}}}, nil
+	})
+	startServer(t, path, &Server{Version: "v1", Handle: func(ctx context.Context, req Request) Answer {
+		return Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, d, nil)
+	}})
+	errs := make(chan error, 32)
+	for i := 0; i < 32; i++ {
+		go func() {
+			cmd := fmt.Sprintf("rm file%d", i)
+			want := fmt.Sprintf(`{"permission":"deny","user_message":"shellgate: denied: x: %s","agent_message":"shellgate: denied: x: %s"}`, cmd, cmd)
+			if i%2 == 0 {
+				cmd, want = fmt.Sprintf("ls dir%d", i), `{"permission":"allow"}`
+			}
+			resp, err := AskEngine(context.Background(), path, Request{Version: "v1", Op: OpHook, Agent: Cursor, Payload: string(payload(cursorPre, cmd))}, 2*time.Second)
+			if err != nil {
+				errs <- err
+				return
+			}
+			var got, w map[string]any
+			json.Unmarshal(resp.Answer.Stdout, &got)
+			json.Unmarshal([]byte(want), &w)
+			if diff := cmp.Diff(w, got); diff != "" {
+				errs <- fmt.Errorf("%s (-want +got):\n%s", cmd, diff)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for i := 0; i < 32; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
