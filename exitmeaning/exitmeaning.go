@@ -802,8 +802,9 @@ func appendNote(notes []string, n string) []string {
 }
 
 // resolve turns the candidates into one meaning: the last one that could
-// have failed is named; the others are mentioned when they mean something
-// else.
+// have failed is named; the others are mentioned when they are a different
+// kind of outcome (an error where the named one is not, or the reverse) or
+// have a meaning of their own.
 func (in *interp) resolve(cands []cand) Meaning {
 	keep := make([]cand, 0, len(cands))
 	for _, c := range cands {
@@ -828,7 +829,9 @@ func (in *interp) resolve(cands []cand) Meaning {
 	var alts []string
 	seen := map[string]bool{}
 	for _, c := range keep[:len(keep)-1] {
-		if c.m.Message == primary.Message && c.m.Error == primary.Error && c.m.Program == primary.Program {
+		// Another plain failure adds nothing to a plain failure; a
+		// different kind of outcome, or a meaning of its own, does.
+		if c.m.Error == primary.Error && (c.m.Message == "" || c.m.Message == primary.Message) {
 			continue
 		}
 		d := describe(c.m)
