@@ -20,11 +20,7 @@ func BenchmarkCorpus(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		chk, err := NewGateChecker()
-		if err != nil {
-			b.Fatal(err)
-		}
-		rs, err := Run(context.Background(), cases, chk, Options{Home: home, TempDir: tmp})
+		rs, err := Run(context.Background(), cases, GateFactory(nil), Options{Home: home, TempDir: tmp})
 		if err != nil {
 			b.Fatal(err)
 		}

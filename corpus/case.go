@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/shellgate/shellgate/policy"
 )
 
 // Actions a decision can take.
@@ -36,6 +38,11 @@ type Case struct {
 	Cwd string `json:"cwd,omitempty"`
 	// Fixture is the tree laid out before the case is judged.
 	Fixture Fixture `json:"-"`
+	// Config, when not nil, is the configuration the case is judged
+	// under (a YAML file's config key) instead of the run's; ConfigKey is
+	// its canonical YAML text.
+	Config    *policy.Config `json:"-"`
+	ConfigKey string         `json:"-"`
 	// Expect is the decision the case must get.
 	Expect Expect `json:"expect"`
 	// Derived is set when the case was derived from another mode's case.

@@ -16,11 +16,7 @@ func runEmbedded(t testing.TB) []Result {
 	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	chk, err := NewGateChecker()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := Run(context.Background(), cases, chk, Options{Home: home, TempDir: t.TempDir()})
+	rs, err := Run(context.Background(), cases, GateFactory(nil), Options{Home: home, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

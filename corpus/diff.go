@@ -35,19 +35,29 @@ type DiffResult struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
-// Diff judges every case with both checkers and returns the commands whose
+// Diff judges every case with the checkers of both factories (each case
+// under its own config, when it has one) and returns the commands whose
 // action or set of reason codes differs. The cases' expectations are not
 // consulted: a diff shows what a policy change does, right or wrong.
-func Diff(ctx context.Context, cases []Case, base, next Checker, opt Options) (DiffResult, error) {
+func Diff(ctx context.Context, cases []Case, base, next Factory, opt Options) (DiffResult, error) {
 	type pair struct {
 		a, b     Outcome
 		aErr, bE error
 	}
 	pairs := make([]pair, len(cases))
+	baseFor, nextFor := checkers(cases, base), checkers(cases, next)
 	err := each(ctx, cases, opt, func(i int, in Input) {
 		var p pair
-		p.a, p.aErr = base.Check(ctx, in)
-		p.b, p.bE = next.Check(ctx, in)
+		if chk, err := baseFor(cases[i]); err != nil {
+			p.aErr = err
+		} else {
+			p.a, p.aErr = chk.Check(ctx, in)
+		}
+		if chk, err := nextFor(cases[i]); err != nil {
+			p.bE = err
+		} else {
+			p.b, p.bE = chk.Check(ctx, in)
+		}
 		pairs[i] = p
 	})
 	res := DiffResult{Total: len(cases), Changes: []Change{}}

@@ -8,7 +8,7 @@ import (
 
 // TestEmbedded checks the project's own corpus: it loads without error,
 // holds at least 1500 cases, covers every action in both modes, and no
-// command is listed twice for the same mode and fixture (a duplicate would
+// command is listed twice for the same mode, fixture and config (a duplicate would
 // inflate the figures in README.md).
 func TestEmbedded(t *testing.T) {
 	cases, err := Embedded()
@@ -25,7 +25,7 @@ func TestEmbedded(t *testing.T) {
 			t.Errorf("case name %q does not start with corpus/cases/", c.Name)
 		}
 		count[c.Mode+" "+c.Expect.Action]++
-		key := c.Mode + "\x00" + c.Command + "\x00" + c.Cwd + "\x00" + c.Fixture.Key()
+		key := c.Mode + "\x00" + c.Command + "\x00" + c.Cwd + "\x00" + c.Fixture.Key() + "\x00" + c.ConfigKey
 		if m := c.Expect.ExitMeaning; m != nil {
 			key += fmt.Sprintf("\x00exit %d", m.Code)
 		}

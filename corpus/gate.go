@@ -8,6 +8,7 @@ import (
 
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/policy"
 )
 
 // GateChecker judges commands through a real gate: classify, the read
@@ -24,6 +25,22 @@ func NewGateChecker(opts ...gate.Option) (*GateChecker, error) {
 		return nil, err
 	}
 	return &GateChecker{Gate: g}, nil
+}
+
+// GateFactory builds a gate per configuration: base for the run's own
+// (nil: the defaults), a case file's config otherwise; opts (policy
+// directories, a catalog) apply to every gate.
+func GateFactory(base *policy.Config, opts ...gate.Option) Factory {
+	return func(cfg *policy.Config) (Checker, error) {
+		if cfg == nil {
+			cfg = base
+		}
+		o := opts
+		if cfg != nil {
+			o = append([]gate.Option{gate.WithConfig(cfg)}, opts...)
+		}
+		return NewGateChecker(o...)
+	}
 }
 
 // Check implements Checker. The gate takes the home directory from the

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shellgate/shellgate/policy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -338,7 +339,9 @@ func scalar(name string, v *yaml.Node, what string, errs *errList) (string, bool
 }
 
 // ParseYAML parses a YAML corpus file: a list of cases, or a mapping with
-// optional files (the fixture shared by its cases), mode, and cases.
+// optional files (the fixture shared by its cases), mode, config (a
+// configuration in the .shellgate.yaml syntax that its cases are judged
+// under instead of the run's: grants, roots, deny rows), and cases.
 func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 	var errs errList
 	root, ok := document(name, data, &errs)
@@ -347,6 +350,8 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 	}
 	mode := ModeDefault
 	var list *yaml.Node
+	var cfg *policy.Config
+	var cfgKey string
 	switch root.Kind {
 	case yaml.SequenceNode:
 		list = root
@@ -363,6 +368,8 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 						mode = s
 					}
 				}
+			case "config":
+				cfg, cfgKey = parseConfig(name, v, &errs)
 			case "cases":
 				if v.Kind != yaml.SequenceNode {
 					errs.add(name, v.Line, "cases must be a list")
@@ -370,7 +377,7 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 				}
 				list = v
 			default:
-				errs.add(name, v.Line, "unknown key %q (want files, mode or cases)", k)
+				errs.add(name, v.Line, "unknown key %q (want files, mode, config or cases)", k)
 			}
 		})
 		if list == nil && len(errs) == 0 {
@@ -385,11 +392,32 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 	var cases []Case
 	for _, item := range list.Content {
 		c, ok := parseCase(name, deref(item), mode, fx, &errs)
+		c.Config, c.ConfigKey = cfg, cfgKey
 		if ok {
 			cases = append(cases, c)
 		}
 	}
 	return cases, errs.err()
+}
+
+// parseConfig checks a file's config key with the policy's own strict
+// parser (the config's lines are reported from the key's line on).
+func parseConfig(name string, n *yaml.Node, errs *errList) (*policy.Config, string) {
+	if n.Kind != yaml.MappingNode {
+		errs.add(name, n.Line, "config must be a mapping in the .shellgate.yaml syntax")
+		return nil, ""
+	}
+	data, err := yaml.Marshal(n)
+	if err != nil {
+		errs.add(name, n.Line, "config: %v", err)
+		return nil, ""
+	}
+	cfg, err := policy.ParseConfig(data, name+" config")
+	if err != nil {
+		errs.add(name, n.Line, "config: %v", err)
+		return nil, ""
+	}
+	return cfg, string(data)
 }
 
 func parseCase(name string, n *yaml.Node, mode string, fx Fixture, errs *errList) (Case, bool) {

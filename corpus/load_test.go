@@ -143,6 +143,8 @@ func TestParseYAML(t *testing.T) {
 				{"f.yaml:4", 4, "cat a.txt", "default", "", "allow", nil, false},
 			},
 		},
+		{name: "a config the policy rejects", in: "config:\n  grant: [x]\ncases:\n  - command: ls\n    expect: allow\n", wantErr: "f.yaml:2: config: "},
+		{name: "a config that is not a mapping", in: "config: [x]\ncases: []\n", wantErr: "f.yaml:1: config must be a mapping"},
 		{name: "unknown key in a case", in: "- command: ls\n  expect: allow\n  expected: deny\n", wantErr: `f.yaml:3: unknown key "expected" in case`},
 		{name: "unknown key in expect", in: "- command: ls\n  expect:\n    action: allow\n    reason: [x]\n", wantErr: `f.yaml:4: unknown key "reason" in expect`},
 		{name: "unknown top-level key", in: "cases: []\nfixture: {}\n", wantErr: `f.yaml:2: unknown key "fixture"`},
@@ -228,6 +230,27 @@ func TestParseYAMLExpect(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantFx, cs[0].Fixture); diff != "" {
 		t.Errorf("fixture (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseYAMLConfig(t *testing.T) {
+	in := "config:\n  grants: [\"npm test **\"]\ncases:\n  - command: npm test\n    expect: allow\n  - command: ls\n    expect: allow\n"
+	cs, err := ParseYAML("f.yaml", []byte(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[0].Config == nil || cs[0].Config != cs[1].Config {
+		t.Fatalf("cases = %+v, want two sharing one config", cs)
+	}
+	if diff := cmp.Diff([]string{"npm test **"}, cs[0].Config.Grants); diff != "" {
+		t.Errorf("grants (-want +got):\n%s", diff)
+	}
+	if cs[0].ConfigKey == "" {
+		t.Error("no config key")
+	}
+	plain, err := ParseYAML("g.yaml", []byte("- command: ls\n  expect: allow\n"), nil)
+	if err != nil || plain[0].Config != nil || plain[0].ConfigKey != "" {
+		t.Errorf("a file without config: %+v, %v", plain, err)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/shellgate/shellgate/policy"
 )
 
 // Checker decides one command. The real checker is the gate (classify,
@@ -152,17 +154,61 @@ func Filter(cases []Case, re *regexp.Regexp) []Case {
 	return out
 }
 
-// Run judges every case with chk, in parallel, and compares each decision
-// with the case's expectation. Results are in case order. An error is
-// returned only when the run itself could not happen (a fixture could not
-// be laid); a checker error fails its case.
-func Run(ctx context.Context, cases []Case, chk Checker, opt Options) ([]Result, error) {
+// Factory returns the checker for a configuration: nil is the run's own,
+// anything else a case file's config.
+type Factory func(cfg *policy.Config) (Checker, error)
+
+// Fixed is the Factory of a single checker, for cases that carry no
+// configuration of their own (a case that does fails with an error).
+func Fixed(c Checker) Factory {
+	return func(cfg *policy.Config) (Checker, error) {
+		if cfg != nil {
+			return nil, errors.New("this run cannot judge a case under its own config")
+		}
+		return c, nil
+	}
+}
+
+// checkers builds one checker per distinct configuration among the cases,
+// before the run; a configuration whose checker fails fails its cases.
+func checkers(cases []Case, f Factory) func(c Case) (Checker, error) {
+	type built struct {
+		chk Checker
+		err error
+	}
+	m := map[string]built{}
+	for _, c := range cases {
+		if _, ok := m[c.ConfigKey]; ok {
+			continue
+		}
+		chk, err := f(c.Config)
+		m[c.ConfigKey] = built{chk, err}
+	}
+	return func(c Case) (Checker, error) {
+		b := m[c.ConfigKey]
+		return b.chk, b.err
+	}
+}
+
+// Run judges every case with the checker the factory gives for its
+// configuration, in parallel, and compares each decision with the case's
+// expectation. Results are in case order. An error is returned only when
+// the run itself could not happen (a fixture could not be laid); a checker
+// error fails its case.
+func Run(ctx context.Context, cases []Case, f Factory, opt Options) ([]Result, error) {
 	results := make([]Result, len(cases))
+	checkerFor := checkers(cases, f)
 	err := each(ctx, cases, opt, func(i int, in Input) {
 		c := cases[i]
 		r := Result{Kind: "case", Name: c.Name, File: c.File, Line: c.Line, Command: c.Command, Mode: c.Mode}
 		want := c.Expect
 		r.Want = &want
+		chk, err := checkerFor(c)
+		if err != nil {
+			r.Err = "config: " + err.Error()
+			results[i] = r
+			return
+		}
 		got, err := chk.Check(ctx, in)
 		if err != nil {
 			r.Err = err.Error()

@@ -118,15 +118,15 @@ func runDiff(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate diff: no commands to compare")
 		return 1
 	}
-	baseChk, err := newChecker(cfg, base)
+	baseF, err := newFactory(cfg, base)
 	if err != nil {
 		return fail(fmt.Errorf("base: %w", err))
 	}
-	nextChk, err := newChecker(cfg, next)
+	nextF, err := newFactory(cfg, next)
 	if err != nil {
 		return fail(fmt.Errorf("new: %w", err))
 	}
-	res, err := corpus.Diff(context.Background(), cases, baseChk, nextChk, opt)
+	res, err := corpus.Diff(context.Background(), cases, baseF, nextF, opt)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate diff:", err)
 		return exitInternal

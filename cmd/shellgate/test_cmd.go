@@ -34,7 +34,8 @@ the policy directories run too, in the same summary. The last line of text
 and github output is "N passed, N failed".
 
 The configuration is the --config FILE or the defaults: a .shellgate.yaml is
-not picked up implicitly, so that a corpus run is reproducible.
+not picked up implicitly, so that a corpus run is reproducible. A YAML
+corpus file with a config key judges its cases under that config instead.
 
 Exit status:
   0   every case and Rego test passed
@@ -63,6 +64,22 @@ func newChecker(cfg *policy.Config, dirs []string) (*corpus.GateChecker, error) 
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	return chk, nil
+}
+
+// newFactory builds the run's gate at once (so that a broken policy is a
+// usage error before anything runs) and a gate for each case file's own
+// config as the run meets them; the policy dirs apply to all of them.
+func newFactory(cfg *policy.Config, dirs []string) (corpus.Factory, error) {
+	chk, err := newChecker(cfg, dirs)
+	if err != nil {
+		return nil, err
+	}
+	return func(c *policy.Config) (corpus.Checker, error) {
+		if c == nil {
+			return chk, nil
+		}
+		return newChecker(c, dirs)
+	}, nil
 }
 
 // loadCorpora loads the named corpora, or the default ones: the embedded
@@ -229,7 +246,7 @@ func runTest(e *env) int {
 		return exitInternal
 	}
 	defer cleanup()
-	chk, err := newChecker(cfg, policies)
+	factory, err := newFactory(cfg, policies)
 	if err != nil {
 		return fail(err)
 	}
@@ -240,7 +257,7 @@ func runTest(e *env) int {
 		return fail(err)
 	}
 	regoResults = filterResults(regoResults, re)
-	results, err := corpus.Run(ctx, cases, chk, corpus.Options{Home: home})
+	results, err := corpus.Run(ctx, cases, factory, corpus.Options{Home: home})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate test:", err)
 		return exitInternal
