@@ -651,7 +651,7 @@ var classifyCases = []struct {
 	{in: "ls | xargs git log", want: "not reversible: dynamic-argument 11-18"},
 	{in: "ls | xargs timeout 5 sort", want: "not reversible: dynamic-argument 21-25"},
 	{in: "ls | xargs timeout 5 cat", want: "reversible"},
-	{in: "ls | xargs bash", want: "not reversible: stdin-script 11-15 dynamic-argument 11-15"},
+	{in: "ls | xargs bash", want: "not reversible: source 11-15 dynamic-argument 11-15"},
 	{in: `find . -exec sh -c 'cat {}' \;`, want: "not reversible: find-exec 7-30 dynamic-script 19-27"},
 	{in: "find . -name -delete", want: "reversible"},
 	{in: "find -delete", want: "not reversible: find-delete 5-12"},
@@ -763,6 +763,18 @@ var classifyCases = []struct {
 	// heredoc bodies are not brace-expanded or globbed
 	{in: "cat <<EOF\n{1..1000000000} *\nEOF", want: "reversible"},
 	{in: "cat <<EOF\n{1..1000000000} $(ls)\nEOF", want: "not reversible: command-substitution 26-31"},
+	// xargs input takes the next operand role, with its effect
+	{in: "ls | xargs gzip", want: "not reversible: compress-in-place 11-15"},
+	{in: "ls | xargs -0r gzip", want: "not reversible: compress-in-place 15-19"},
+	{in: "ls | xargs -I{} gzip {}", want: "not reversible: compress-in-place 21-23"},
+	{in: "ls | xargs gzip -c", want: "reversible"},
+	{in: "ls | xargs pwd", want: "not reversible: unexpected-operand 11-14"},
+	{in: "ls | xargs timeout 5", want: "not reversible: dynamic-program 11-20"},
+	{in: "ls | xargs echo", want: "reversible"},
+	{in: "ls | xargs wc -l", want: "reversible"},
+	{in: "ls | xargs git log --", want: "reversible"},
+	{in: "ls | xargs uniq", want: "not reversible: write-operand 11-15"},
+	{in: "ls | xargs uniq in", want: "not reversible: write-operand 11-18"},
 }
 
 func TestClassify(t *testing.T) {

@@ -842,24 +842,50 @@ func (p *argParser) finish() {
 		}
 		_ = k
 	}
-	if dynSource != "" && spec.Stdin != "always" {
-		// The producer's output adds operands at run time.
-		fileRole := false
-		for _, r := range roles {
-			switch r.Role {
-			case "file", "dir", "tree":
-				fileRole = true
+	if dynSource != "" && p.c.xargsAppend && len(p.nested) == 0 && !p.stopped && spec.Stdin != "always" &&
+		!(len(spec.Subcommands) > 0 && len(p.subPath) == 0) {
+		// xargs appends its input as operands: they take the next role,
+		// with its effect, and cannot match a role's pattern.
+		who := name + " (operands from xargs)"
+		ref := PathRef{Path: "", Kind: "dynamic", Dynamic: dynSource, Source: dynSource, Segment: seg.Index, Cwd: cwd, Producer: producer, Span: seg.Span, Recursive: recursive}
+		read, write := false, false
+		for k, a := range p.appendedRoles(roles) {
+			role := a.role
+			if role == nil {
+				if k == 0 {
+					w.find("unexpected-operand", "xargs appends its input to "+name+", which takes no such operand in a read-only spelling", seg.Span, seg.Index)
+				}
+				break
+			}
+			eff := role.Effect
+			if a.mismatch || role.match != nil {
+				eff = role.Else
+			}
+			if eff != "" {
+				p.effects = append(p.effects, effectAt{effect: eff, code: role.Code, doc: role.Doc, who: who, span: seg.Span})
+			}
+			switch role.Role {
+			case "file", "dir", "tree", "source", "exec":
+				ref.Recursive = ref.Recursive || role.Role == "tree"
+				read = true
+				if role.Role == "source" {
+					p.effects = append(p.effects, effectAt{effect: EffectExec, code: "source", doc: "runs code from files named by its input", who: who, span: seg.Span})
+				}
+			case "write", "delete":
+				write = true
+			case "command":
+				w.find("dynamic-program", "xargs appends its input to "+name+", which runs it as a command", seg.Span, seg.Index)
+			case "script", "sed", "awk":
+				w.find("dynamic-script", "xargs appends its input to "+name+", which runs it as code", seg.Span, seg.Index)
 			}
 		}
-		if fileRole {
-			ref := PathRef{Path: "", Kind: "dynamic", Dynamic: dynSource, Source: dynSource, Segment: seg.Index, Cwd: cwd, Producer: producer, Span: seg.Span, Recursive: recursive}
-			for _, r := range roles {
-				if r.Role == "tree" {
-					ref.Recursive = true
-				}
-			}
+		if read {
 			w.r.Reads = append(w.r.Reads, ref)
 			pathOperands++
+		}
+		if write {
+			ref.Recursive = false
+			w.r.Writes = append(w.r.Writes, ref)
 		}
 	}
 	if pathOperands == 0 {
@@ -978,6 +1004,44 @@ func (p *argParser) finish() {
 	for _, s := range p.scripts {
 		w.nestedScript(s, seg, p.c)
 	}
+}
+
+// appendedRoles are the roles that operands appended after the given ones
+// take (xargs input: one or more words), each with whether it fails the
+// role's pattern. The first is nil when the program takes no further
+// operand.
+func (p *argParser) appendedRoles(roles []Role) []appended {
+	saved := p.operands
+	var out []appended
+	for k := 1; k <= len(roles)+1; k++ {
+		ops := append([]Operand(nil), saved...)
+		for j := 0; j < k; j++ {
+			ops = append(ops, Operand{Arg: Arg{Dynamic: "xargs-input", Span: p.seg.Span}})
+		}
+		p.operands = ops
+		p.assignRoles()
+		got := p.operands[len(p.operands)-1].Role
+		name := strings.TrimSuffix(got, "!")
+		var r *Role
+		for i := range roles {
+			if roles[i].Role == name {
+				r = &roles[i]
+				break
+			}
+		}
+		if r == nil && k > 1 {
+			break
+		}
+		out = append(out, appended{r, strings.HasSuffix(got, "!")})
+	}
+	p.operands = saved
+	p.assignRoles()
+	return out
+}
+
+type appended struct {
+	role     *Role
+	mismatch bool
 }
 
 // xargsReplace is the replace string of xargs -I R or -i[R], or "".
