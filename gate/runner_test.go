@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -224,5 +225,36 @@ func TestRunEscapedProcessHoldsPipe(t *testing.T) {
 	}
 	if out.ExitCode != 0 || out.Output.Head != "started\n" || !slices.Contains(out.Notes, NoteOutputIncomplete) {
 		t.Errorf("outcome = %+v, want exit 0, the output, note %s", out, NoteOutputIncomplete)
+	}
+}
+
+// groupAlive counts live members only: a zombie (exited, not yet reaped)
+// is not a process that still runs.
+func TestGroupAlive(t *testing.T) {
+	cmd := exec.Command("sleep", "0.2")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	if !groupAlive(pgid, false) {
+		t.Error("a sleeping group is not alive")
+	}
+	if waitGone(pgid, 20*time.Millisecond, false) {
+		t.Error("waitGone saw a sleeping group end")
+	}
+	if !waitGone(pgid, 5*time.Second, false) {
+		t.Error("the group did not end")
+	}
+	// sleep has exited and is a zombie until Wait: not alive, but still
+	// there for kill(-pgid, 0).
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		t.Errorf("kill(-pgid, 0) = %v before the zombie was reaped", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if groupAlive(pgid, false) {
+		t.Error("a reaped group is alive")
 	}
 }
