@@ -22,6 +22,7 @@ import (
 //	    chain1 -> chain2 -> chain3 -> src/main.go
 //	    deep -> src/pkg, linked/cfg -> ../cfg
 //	    traps/ssh -> ~/.ssh, traps/key -> ~/.ssh/id_rsa, traps/out -> ~/notes.txt, traps/loop -> loop
+//	    fifo (a named pipe)
 //	  clean/                 a second repository without secrets
 //	    .git/ a.go lib/b.go
 //	  rootlink -> proj
