@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Command is one shell command found in a history or a transcript.
@@ -379,4 +381,46 @@ func percent(n, total int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
+}
+
+// WriteCorpus writes the audited commands as a YAML corpus file, each
+// distinct command once with the action it got as its expectation, so that
+// a history can be reviewed, corrected by hand and kept as cases. Commands
+// that could not be judged are left out.
+func (a AuditResult) WriteCorpus(w io.Writer, mode string) error {
+	type expect struct {
+		Action  string   `yaml:"action"`
+		Reasons []string `yaml:"reasons,omitempty,flow"`
+	}
+	type entry struct {
+		Command string `yaml:"command"`
+		Mode    string `yaml:"mode,omitempty"`
+		Expect  expect `yaml:"expect"`
+	}
+	var out []entry
+	seen := map[string]bool{}
+	for _, e := range a.Entries {
+		if e.Outcome == nil || seen[e.Command.Command] {
+			continue
+		}
+		seen[e.Command.Command] = true
+		en := entry{Command: e.Command.Command, Expect: expect{Action: e.Outcome.Action, Reasons: e.Outcome.Codes()}}
+		if mode != ModeDefault {
+			en.Mode = mode
+		}
+		out = append(out, en)
+	}
+	if _, err := fmt.Fprintf(w, "# Written by shellgate audit: each command with the decision it got.\n# Review every expectation before keeping this file as a corpus.\n"); err != nil {
+		return err
+	}
+	if len(out) == 0 {
+		_, err := fmt.Fprintln(w, "[]")
+		return err
+	}
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	return enc.Close()
 }

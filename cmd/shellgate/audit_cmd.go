@@ -15,7 +15,7 @@ func init() {
 }
 
 const auditUsage = `[--policy DIR]... [--config FILE] [--mode default|readonly] [--json]
-       (--batch | FILE...)
+       [--corpus OUT.yaml] (--batch | FILE...)
 
 Reads shell commands from stdin (--batch) or from FILEs: one command per
 line, or JSON lines — a Claude Code transcript (Bash tool calls), a Codex
@@ -23,7 +23,10 @@ rollout or ` + "`codex exec --json`" + ` log (shell / exec_command calls), or ob
 with a "command" field. Each command is judged in the directory the
 transcript recorded when it exists here, else in the current directory.
 Prints a summary table by action and by reason code, then every command the
-policy would have asked about or denied, with its reasons.
+policy would have asked about or denied, with its reasons. With --corpus,
+every distinct command is also written to a YAML corpus file with the
+decision it got as its expectation: review it, correct it, and keep it as
+cases for shellgate test.
 
 Exit status:
   0   every command was judged
@@ -41,6 +44,7 @@ func runAudit(e *env) int {
 	mode := fs.String("mode", "", "the mode to judge in (default: the config's)")
 	asJSON := fs.Bool("json", false, "print one JSON object: every command's decision and the tallies")
 	batch := fs.Bool("batch", false, "read the history or transcript from stdin")
+	corpusOut := fs.String("corpus", "", "also write every distinct command with the decision it got as a YAML corpus `FILE` to review and keep")
 	ops, ok := parseFlags(fs, e.args)
 	if !ok {
 		return exitUsage
@@ -116,6 +120,20 @@ func runAudit(e *env) int {
 		return exitInternal
 	}
 	res.Problems = problems
+	if *corpusOut != "" {
+		f, err := os.Create(*corpusOut)
+		if err != nil {
+			return fail(err)
+		}
+		err = res.WriteCorpus(f, m)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintln(e.stderr, "shellgate audit:", err)
+			return exitInternal
+		}
+	}
 	if *asJSON {
 		byAction, byCode := res.Tally()
 		err = writeJSON(e.stdout, struct {
