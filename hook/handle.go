@@ -118,7 +118,7 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 	defer func() {
 		if r := recover(); r != nil {
 			if p.Event == EventPost {
-				ans = Answer{}
+				ans = NoOpinion(agent)
 				return
 			}
 			ans = DenyError(agent, p.EventName, fmt.Errorf("internal error: %v", r))
@@ -128,7 +128,7 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 	if err != nil {
 		if p.Event == EventPost {
 			// A post-run hook cannot block anything; it just adds nothing.
-			return Answer{}
+			return NoOpinion(agent)
 		}
 		return DenyError(agent, p.EventName, err)
 	}
@@ -137,7 +137,7 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 		return NoOpinion(agent)
 	case EventPost:
 		if explain == nil || !p.HasExitCode {
-			return Answer{}
+			return NoOpinion(agent)
 		}
 		return RenderPost(p, explain(p.Command, p.ExitCode))
 	}

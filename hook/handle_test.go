@@ -31,6 +31,9 @@ const (
 		`"tool_input":{"command":"%s","description":"run","directory":"sub"}}`
 	geminiRead = `{"session_id":"g-1","cwd":"/home/u/proj","hook_event_name":"BeforeTool","tool_name":"read_file",` +
 		`"tool_input":{"absolute_path":"/etc/passwd"}}`
+	geminiPost = `{"session_id":"g-1","cwd":"/home/u/proj","hook_event_name":"AfterTool","timestamp":"2026-01-28T10:00:05Z",` +
+		`"tool_name":"run_shell_command","tool_input":{"command":"%s"},` +
+		`"tool_response":{"llmContent":"Command: grep foo x\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 1\nSignal: (none)","returnDisplay":""}}`
 	cursorPre = `{"hook_event_name":"beforeShellExecution","conversation_id":"conv-123","generation_id":"gen-456",` +
 		`"workspace_roots":["/home/u/proj"],"command":"%s","cwd":"/home/u/proj"}`
 )
@@ -131,6 +134,10 @@ func TestHandle(t *testing.T) {
 			`{"decision":"deny","reason":"shellgate: this command needs a person's approval, which Gemini CLI hooks cannot ask for; ask the user to approve or run it: not-reversible: npm install is not read-only"}`, nil},
 		{"gemini ask as defer", Gemini, payload(geminiPre, "npm test"), Flags{AskAs: AskDefer}, `{}`, nil},
 		{"gemini deny", Gemini, payload(geminiPre, "rm x"), Flags{}, `{"decision":"deny","reason":"shellgate: denied: rm-recursive: deletes a tree"}`, nil},
+		{"gemini after grep", Gemini, payload(geminiPost, "grep foo x"), Flags{},
+			`{"hookSpecificOutput":{"additionalContext":"shellgate: exit 1 from grep means no matches, not an error"}}`, nil},
+		{"gemini after other", Gemini, payload(geminiPost, "make"), Flags{}, `{}`, nil},
+		{"gemini after malformed", Gemini, []byte(`{"hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{}}`), Flags{}, `{}`, nil},
 		{"gemini other tool", Gemini, []byte(geminiRead), Flags{}, `{}`, nil},
 		{"gemini missing command", Gemini, []byte(`{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"directory":"x"}}`), Flags{},
 			`{"decision":"deny","reason":"shellgate could not decide, so the command is denied: hook payload has no command: no tool_input.command field"}`, nil},

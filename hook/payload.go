@@ -124,6 +124,8 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 		switch raw.HookEventName {
 		case "", "BeforeTool":
 			p.Event = EventPre
+		case "AfterTool":
+			p.Event = EventPost
 		}
 		if raw.ToolName != "run_shell_command" && raw.ToolName != "" {
 			p.Event = EventOther
@@ -187,10 +189,12 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 
 var exitCodeRE = regexp.MustCompile(`(?i)\bexit(?:ed with)? code:? (\d{1,3})\b`)
 
-// exitCodeOf finds the exit code of a Claude Code Bash call: a numeric field
-// of tool_response when there is one, else "Exit code N" in the failure's
-// error text. A PostToolUse without either ran with exit 0.
+// exitCodeOf finds the exit code of a shell call that ran: a numeric field
+// of tool_response when there is one, "Exit Code: N" in Gemini CLI's
+// llmContent, else "Exit code N" in Claude Code's failure text. A Claude
+// Code PostToolUse without either ran with exit 0.
 func exitCodeOf(raw rawPayload) (int, bool) {
+	text := ""
 	if len(raw.ToolResponse) > 0 {
 		var resp map[string]json.RawMessage
 		if json.Unmarshal(raw.ToolResponse, &resp) == nil {
@@ -200,9 +204,18 @@ func exitCodeOf(raw rawPayload) (int, bool) {
 					return n, true
 				}
 			}
+			// Gemini CLI: the result text for the model holds
+			// "Exit Code: N" when the command failed.
+			if v, ok := resp["llmContent"]; ok && json.Unmarshal(v, &text) == nil {
+				if m := exitCodeRE.FindStringSubmatch(text); m != nil {
+					if n, err := strconv.Atoi(m[1]); err == nil && n <= 255 {
+						return n, true
+					}
+				}
+				text = ""
+			}
 		}
 	}
-	text := ""
 	if len(raw.Error) > 0 {
 		if json.Unmarshal(raw.Error, &text) != nil {
 			text = string(raw.Error)

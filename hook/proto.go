@@ -221,6 +221,9 @@ func (s *Server) logf(format string, args ...any) {
 // Serve answers requests on ln until ctx is done, the server has been idle
 // for s.Idle, or a client of another version asked. It closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// Closed again here, after every connection is done, so that the
+	// socket and its lock are gone when Serve returns.
+	defer ln.Close()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	activity := make(chan struct{}, 1)

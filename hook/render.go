@@ -136,11 +136,19 @@ func renderDecision(p Payload, action, reason string) Answer {
 	return Answer{Stdout: marshal(out)}
 }
 
-// RenderPost renders the answer to a post-run hook: the exit meaning as
-// additional context for the model, or no output when there is none.
+// RenderPost renders the answer to a post-run hook (Claude Code's
+// PostToolUse and PostToolUseFailure, Gemini CLI's AfterTool): the exit
+// meaning as additional context for the model, or the agent's "no opinion"
+// when there is none.
 func RenderPost(p Payload, meaning string) Answer {
-	if meaning == "" || p.Agent != Claude {
-		return Answer{}
+	if meaning == "" || (p.Agent != Claude && p.Agent != Gemini) {
+		return noOpinion(p.Agent)
+	}
+	ctx := clip("shellgate: " + meaning)
+	if p.Agent == Gemini {
+		return Answer{Stdout: marshal(map[string]any{"hookSpecificOutput": map[string]any{
+			"additionalContext": ctx,
+		}})}
 	}
 	name := p.EventName
 	if name == "" {
@@ -148,7 +156,7 @@ func RenderPost(p Payload, meaning string) Answer {
 	}
 	return Answer{Stdout: marshal(map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName":     name,
-		"additionalContext": clip("shellgate: " + meaning),
+		"additionalContext": ctx,
 	}})}
 }
 

@@ -64,9 +64,13 @@ func specs(agent Agent) []hookSpec {
 	case Codex:
 		return []hookSpec{{"PreToolUse", "Bash", claudeEntry}}
 	case Gemini:
-		return []hookSpec{{"BeforeTool", "run_shell_command", func(c string) *object {
+		geminiEntry := func(c string) *object {
 			return obj("name", "shellgate", "type", "command", "command", c, "timeout", json.Number("30000"))
-		}}}
+		}
+		return []hookSpec{
+			{"BeforeTool", "run_shell_command", geminiEntry},
+			{"AfterTool", "run_shell_command", geminiEntry},
+		}
 	case Cursor:
 		return []hookSpec{{"beforeShellExecution", "", func(c string) *object {
 			return obj("command", c)

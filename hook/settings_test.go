@@ -160,6 +160,19 @@ func TestMerge(t *testing.T) {
           }
         ]
       }
+    ],
+    "AfterTool": [
+      {
+        "matcher": "run_shell_command",
+        "hooks": [
+          {
+            "name": "shellgate",
+            "type": "command",
+            "command": "/opt/bin/shellgate-hook claude",
+            "timeout": 30000
+          }
+        ]
+      }
     ]
   }
 }
