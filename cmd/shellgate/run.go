@@ -165,16 +165,25 @@ func promptApprover(w io.Writer, r *bufio.Reader) gate.Approver {
 	return gate.ApproverFunc(func(ctx context.Context, d *gate.Decision) (bool, error) {
 		printDecision(w, decisionResult(d))
 		fmt.Fprint(w, "Run it? [y/N] ")
-		line, err := r.ReadString('\n')
-		if err != nil && line == "" {
+		answer := make(chan string, 1)
+		go func() {
+			line, _ := r.ReadString('\n')
+			answer <- line
+		}()
+		select {
+		case <-ctx.Done(): // interrupted at the prompt
 			fmt.Fprintln(w)
+			return false, ctx.Err()
+		case line := <-answer:
+			if line == "" {
+				fmt.Fprintln(w)
+			}
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				return true, nil
+			}
 			return false, nil
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return true, nil
-		}
-		return false, nil
 	})
 }
 
