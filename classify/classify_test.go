@@ -775,6 +775,13 @@ var classifyCases = []struct {
 	{in: "ls | xargs git log --", want: "reversible"},
 	{in: "ls | xargs uniq", want: "not reversible: write-operand 11-15"},
 	{in: "ls | xargs uniq in", want: "not reversible: write-operand 11-18"},
+	// a word that may expand to several fills the roles after it
+	{in: "uniq *.txt", want: "not reversible: write-operand 5-10"},
+	{in: "uniq $x", want: "not reversible: write-operand 5-7"},
+	{in: `uniq "$x"`, want: "reversible"},
+	{in: "git config $k", want: "not reversible: git-config-write 11-13"},
+	{in: `git config "$k"`, want: "reversible"},
+	{in: "cat *.txt", want: "reversible"},
 }
 
 func TestClassify(t *testing.T) {

@@ -842,6 +842,40 @@ func (p *argParser) finish() {
 		}
 		_ = k
 	}
+	// A word that may expand to several (unquoted $x, a glob) fills the
+	// roles after it too: uniq *.txt can be uniq a.txt b.txt, which
+	// writes b.txt.
+	for k := range seg.Operands {
+		if k >= len(p.opInfo) || !p.opInfo[k].multi {
+			continue
+		}
+		op := seg.Operands[k]
+		own := strings.TrimSuffix(op.Role, "!")
+		wrote := own == "write" || own == "delete"
+		for _, a := range p.shiftedRoles(k, roles) {
+			if a.role == nil {
+				break
+			}
+			eff := a.role.Effect
+			if a.mismatch {
+				eff = a.role.Else
+			}
+			if eff != "" {
+				p.effects = append(p.effects, effectAt{effect: eff, code: a.role.Code, doc: a.role.Doc, who: name + " " + quote(op.Value) + " (may expand to several words)", span: op.Span})
+			}
+			switch a.role.Role {
+			case "write", "delete":
+				if !wrote {
+					wrote = true
+					w.r.Writes = append(w.r.Writes, pathRef(op.Arg, "operand", seg.Index, cwd, -1))
+				}
+			case "command":
+				w.find("dynamic-program", quote(op.Value)+" may expand to several words, and "+name+" runs the later ones as a command", op.Span, seg.Index)
+			case "script", "sed", "awk":
+				w.find("dynamic-script", quote(op.Value)+" may expand to several words, and "+name+" runs the later ones as code", op.Span, seg.Index)
+			}
+		}
+	}
 	if dynSource != "" && p.c.xargsAppend && len(p.nested) == 0 && !p.stopped && spec.Stdin != "always" &&
 		!(len(spec.Subcommands) > 0 && len(p.subPath) == 0) {
 		// xargs appends its input as operands: they take the next role,
@@ -858,7 +892,7 @@ func (p *argParser) finish() {
 				break
 			}
 			eff := role.Effect
-			if a.mismatch || role.match != nil {
+			if a.mismatch {
 				eff = role.Else
 			}
 			if eff != "" {
@@ -1011,28 +1045,49 @@ func (p *argParser) finish() {
 // role's pattern. The first is nil when the program takes no further
 // operand.
 func (p *argParser) appendedRoles(roles []Role) []appended {
+	return p.shiftedRoles(len(p.operands)-1, roles)
+}
+
+// shiftedRoles inserts one, two, ... unknown operands after operand at
+// (a word that may expand to several) and returns the roles the inserted
+// and the following operands take. It stops at the first count where the
+// last operand has no role.
+func (p *argParser) shiftedRoles(at int, roles []Role) []appended {
 	saved := p.operands
 	var out []appended
 	for k := 1; k <= len(roles)+1; k++ {
-		ops := append([]Operand(nil), saved...)
+		ops := make([]Operand, 0, len(saved)+k)
+		ops = append(ops, saved[:at+1]...)
 		for j := 0; j < k; j++ {
 			ops = append(ops, Operand{Arg: Arg{Dynamic: "xargs-input", Span: p.seg.Span}})
 		}
+		ops = append(ops, saved[at+1:]...)
 		p.operands = ops
 		p.assignRoles()
-		got := p.operands[len(p.operands)-1].Role
-		name := strings.TrimSuffix(got, "!")
-		var r *Role
-		for i := range roles {
-			if roles[i].Role == name {
-				r = &roles[i]
+		stop := false
+		for i := at + 1; i < len(ops); i++ {
+			got := p.operands[i].Role
+			name := strings.TrimSuffix(got, "!")
+			var r *Role
+			for ri := range roles {
+				if roles[ri].Role == name {
+					r = &roles[ri]
+					break
+				}
+			}
+			if r == nil {
+				if k == 1 && i == at+1 {
+					out = append(out, appended{})
+				}
+				stop = true
 				break
 			}
+			inserted := i <= at+k
+			out = append(out, appended{r, strings.HasSuffix(got, "!") || inserted && r.match != nil})
 		}
-		if r == nil && k > 1 {
+		if stop {
 			break
 		}
-		out = append(out, appended{r, strings.HasSuffix(got, "!")})
 	}
 	p.operands = saved
 	p.assignRoles()
