@@ -47,6 +47,8 @@ type PosError struct {
 	Msg  string
 }
 
+// Error formats the problem as "file:line: message" ("file: message"
+// when the line is unknown).
 func (e *PosError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
