@@ -31,6 +31,26 @@
 // dangerous option, ...). Anything the walker does not understand, and any
 // analysis limit ([Limits]) that is reached, is a finding.
 //
+// Finding codes the walker emits (the catalog adds its own, such as
+// find-delete or sed-in-place, and the effect codes write-option,
+// exec-option, follow-option, device-read, network, interactive,
+// privilege and destructive):
+//
+//   - input: empty-command, invalid-utf8, nul-byte, parse-error,
+//     internal-error, and the limits limit-length, limit-nesting,
+//     limit-depth, limit-segments, limit-nested, limit-findings;
+//   - programs: unknown-program, unknown-subcommand, unknown-option,
+//     unexpected-operand, not-read-only, path-prefixed-program,
+//     dynamic-program, dynamic-subcommand, dynamic-argument, dynamic-script,
+//     function-call, eval, exec, source, shell-builtin;
+//   - shape: redirect-write, command-substitution, process-substitution,
+//     background, env-assignment, assignment, declaration,
+//     function-definition, fork-bomb, unbounded-loop, arithmetic-expansion,
+//     unsafe-expansion, large-expansion, stdin-read, stdin-script,
+//     unsupported-syntax;
+//   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
+//     awk-read.
+//
 // The command catalog ([Catalog], catalog.yaml) is data: which programs are
 // read-only, which options take values, write, execute, follow or read
 // files, which operands are files, and which subcommands exist. Users
