@@ -17,6 +17,7 @@ import (
 
 // Command is one shell command found in a history or a transcript.
 type Command struct {
+	// Command is the shell command as the agent sent it.
 	Command string `json:"command"`
 	// Cwd is the directory the transcript recorded, if any.
 	Cwd string `json:"cwd,omitempty"`
@@ -258,12 +259,15 @@ func shellQuote(s string) string {
 // AuditEntry is the decision on one audited command.
 type AuditEntry struct {
 	Command
+	// Outcome is the decision; nil when the command could not be judged.
 	Outcome *Outcome `json:"decision,omitempty"`
-	Err     string   `json:"error,omitempty"`
+	// Err says why the command could not be judged.
+	Err string `json:"error,omitempty"`
 }
 
 // AuditResult is the decision on every command of a history.
 type AuditResult struct {
+	// Entries are in input order.
 	Entries []AuditEntry `json:"entries"`
 	// Problems are input lines that could not be read.
 	Problems []string `json:"problems,omitempty"`

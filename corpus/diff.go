@@ -10,11 +10,13 @@ import (
 
 // Change is a command whose decision differs between two policy sets.
 type Change struct {
-	Name    string  `json:"name"`
-	Command string  `json:"command"`
-	Mode    string  `json:"mode"`
-	Base    Outcome `json:"base"`
-	New     Outcome `json:"new"`
+	// Name, Command and Mode are the case's.
+	Name    string `json:"name"`
+	Command string `json:"command"`
+	Mode    string `json:"mode"`
+	// Base and New are the decisions of the two policy sets.
+	Base Outcome `json:"base"`
+	New  Outcome `json:"new"`
 }
 
 // Transition names the change of action ("allow→ask"), or "ask (reasons)"
@@ -29,7 +31,8 @@ func (c Change) Transition() string {
 // DiffResult is the outcome of a diff run.
 type DiffResult struct {
 	// Total is the number of commands judged.
-	Total   int      `json:"total"`
+	Total int `json:"total"`
+	// Changes are the commands whose decision changed, in corpus order.
 	Changes []Change `json:"changes"`
 	// Errors lists commands one side could not judge.
 	Errors []string `json:"errors,omitempty"`
@@ -134,8 +137,10 @@ func (d DiffResult) Groups() []Group {
 
 // Group is the changes sharing one transition.
 type Group struct {
-	Transition string   `json:"transition"`
-	Changes    []Change `json:"changes"`
+	// Transition is "allow→ask", …, or "ask (reasons)".
+	Transition string `json:"transition"`
+	// Changes are in corpus order.
+	Changes []Change `json:"changes"`
 }
 
 // WriteDiffText prints the groups with each command's reasons on both

@@ -43,15 +43,22 @@ type Input struct {
 
 // Outcome is a checker's decision on one command.
 type Outcome struct {
-	Action     string   `json:"action"`
-	Reasons    []Reason `json:"reasons,omitempty"`
-	Reversible bool     `json:"reversible"`
-	Reads      []Read   `json:"reads,omitempty"`
+	// Action is allow, ask or deny.
+	Action string `json:"action"`
+	// Reasons are the decision's reasons, in the policy's order.
+	Reasons []Reason `json:"reasons,omitempty"`
+	// Reversible is the classifier's verdict.
+	Reversible bool `json:"reversible"`
+	// Reads are the read station's verdicts, and repository helpers as
+	// reads with the verdict repo-helper.
+	Reads []Read `json:"reads,omitempty"`
 }
 
 // Reason is one reason of a decision.
 type Reason struct {
-	Code    string `json:"code"`
+	// Code is the stable reason code ("redirect-write").
+	Code string `json:"code"`
+	// Message is the sentence for a person.
 	Message string `json:"message"`
 	// Span is the [start, end) byte range in the command.
 	Span [2]int `json:"span"`
@@ -62,7 +69,9 @@ type Reason struct {
 // Read is the read station's verdict on one read.
 type Read struct {
 	// Path is the read as written ("~/.ssh/id_rsa", "src/*.go").
-	Path    string `json:"path"`
+	Path string `json:"path"`
+	// Verdict is ok, missing, outside-roots, not-established, denied or
+	// repo-helper.
 	Verdict string `json:"verdict"`
 }
 
@@ -89,7 +98,9 @@ func (o Outcome) String() string {
 type Result struct {
 	// Kind is "case" or "rego".
 	Kind string `json:"kind"`
+	// Name is the case's name, or the Rego test's package.rule.
 	Name string `json:"name"`
+	// File and Line locate the case or the Rego test rule.
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	// Command and Mode are set for cases.
@@ -107,6 +118,7 @@ type Result struct {
 
 // Summary counts results.
 type Summary struct {
+	// Passed and Failed count the results.
 	Passed int `json:"passed"`
 	Failed int `json:"failed"`
 }
