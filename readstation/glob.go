@@ -171,6 +171,7 @@ func (j *judger) judgeGlob(text string, recursive bool, opt walkOpts, rd *Read) 
 		j.judgeText(lit, recursive, opt, &sub)
 		rd.Real = sub.Real
 		rd.set(sub.Verdict, sub.Row, "the pattern matches nothing, so the program gets it as written: "+sub.Message)
+		rd.InTree = sub.InTree
 		return
 	}
 	best := Read{Verdict: VerdictOK}
@@ -189,4 +190,5 @@ func (j *judger) judgeGlob(text string, recursive bool, opt walkOpts, rd *Read) 
 		msg += "; " + best.Message
 	}
 	rd.set(best.Verdict, best.Row, msg)
+	rd.InTree = best.InTree
 }

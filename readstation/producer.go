@@ -230,6 +230,7 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 	}
 	rd.set(v, best.Row, fmt.Sprintf("the paths come from %s (segment %d), bounded by its roots %s: %s",
 		what, p.Index, strings.Join(rd.Matches, ", "), best.Message))
+	rd.InTree = best.InTree
 }
 
 // producerNamesNoPath reports whether a producer segment without path reads

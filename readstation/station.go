@@ -91,6 +91,10 @@ type Read struct {
 	Segment int `json:"segment"`
 	// Recursive is set when the whole tree under the path is read.
 	Recursive bool `json:"recursive"`
+	// InTree is set when a denied verdict is about a path below a tree the
+	// command reads whole (or below a producer's roots), not about the
+	// path as written: the command may never open it.
+	InTree bool `json:"in_tree,omitempty"`
 	// Matches are the glob's matches (resolved), or the producer roots
 	// that bound an xargs-fed read. Empty otherwise.
 	Matches []string `json:"matches"`
@@ -357,15 +361,17 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 	j.adm.addPath(text, res)
 	rd.Resolved, rd.Real = written, res.real
 	v, row, msg := j.verdictFor(written, res)
-	if recursive && res.isDir() {
+	if recursive && res.isDir() && !opt.namesOnly {
 		switch v {
 		case VerdictOK:
 			v, row, msg = j.checkTree(written, res.real, opt)
+			rd.InTree = v == VerdictDenied
 		case VerdictOutsideRoots:
 			// Outside the roots it is asked about anyway; a deny row under
 			// it (grep -r x ~ sees ~/.ssh) makes it denied. No full walk.
 			if tv, trow, tmsg := j.anchoredUnder(written, res.real, opt); tv == VerdictDenied {
 				v, row, msg = tv, trow, tmsg
+				rd.InTree = true
 			}
 		}
 	}

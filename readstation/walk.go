@@ -23,6 +23,11 @@ type walkOpts struct {
 	// NUL separation, so a name with a blank, quote, backslash or newline
 	// would be split into other paths.
 	splitNames bool
+	// namesOnly: the reader lists names and metadata below the root and
+	// never reads a file's contents (find, du, tree, ls -R), so deny rows,
+	// which protect contents, do not apply below the root; the root itself
+	// is still judged.
+	namesOnly bool
 	// hint says how the reader can exclude a subtree, for messages.
 	hint string
 	// excl encodes the reader's exclude options (see exclusions).
@@ -50,6 +55,13 @@ var excludeHints = map[string]string{
 	"xargs": "narrow the producer's path",
 }
 
+// namesOnlyReaders list names and metadata, never contents. A name they
+// print can still reach a reader of contents through a pipe: that reader's
+// paths are judged against the producer's roots as contents (producer.go).
+var namesOnlyReaders = map[string]bool{
+	"find": true, "du": true, "tree": true, "ls": true, "fd": true, "fdfind": true,
+}
+
 // walkOpts returns how segment seg reads trees.
 func (j *judger) walkOpts(seg int) walkOpts {
 	var o walkOpts
@@ -62,6 +74,7 @@ func (j *judger) walkOpts(seg int) walkOpts {
 		o.hint = "narrow the path"
 	}
 	o.excl = encodeExclusions(s)
+	o.namesOnly = namesOnlyReaders[s.Name]
 	switch s.Name {
 	case "rg":
 		o.skipHidden = !rgHidden(s)
