@@ -297,6 +297,8 @@ type walker struct {
 	hdoc  bool
 	seen  map[findingKey]bool
 	funcs map[string]bool
+	// funcCd names the functions whose body changes directory.
+	funcCd map[string]bool
 }
 
 func (w *walker) span(n syntax.Node) Span {
@@ -671,10 +673,17 @@ func (w *walker) funcDecl(fd *syntax.FuncDecl, c ctx) {
 		w.funcs = map[string]bool{}
 	}
 	w.funcs[name] = true
-	first := len(w.r.Segments)
+	first, cds := len(w.r.Segments), len(w.r.Cd)
 	c.function = true
 	if fd.Body != nil {
 		w.stmt(fd.Body, c)
+	}
+	if len(w.r.Cd) > cds {
+		// Calling it may move the shell: the cwd after a call is unknown.
+		if w.funcCd == nil {
+			w.funcCd = map[string]bool{}
+		}
+		w.funcCd[name] = true
 	}
 	for i := first; i < len(w.r.Segments); i++ {
 		s := &w.r.Segments[i]

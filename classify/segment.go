@@ -147,6 +147,9 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	seg.Name = name
 	if w.funcs[name] {
 		w.find("function-call", name+" calls a function defined in the command", prog.Span, idx)
+		if w.funcCd[name] {
+			w.st.cwd, w.st.oldpwd = Cwd{}, Cwd{}
+		}
 	}
 	for _, a := range assigns {
 		if execEnv[a.Name] || strings.HasPrefix(a.Name, "GIT_") || strings.HasPrefix(a.Name, "LD_") || strings.HasPrefix(a.Name, "BASH_FUNC_") {

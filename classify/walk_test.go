@@ -38,6 +38,8 @@ func TestCwd(t *testing.T) {
 		{"cd a; bash -c 'cd b; ls'; ls", "cd@. bash@a cd@a ls@a/b ls@a"},
 		{"cd a & ls", "cd@. ls@."},
 		{"f() { cd a; }; ls", "cd@. ls@."},
+		{"f() { cd a; }; f; ls", "cd@. f@. ls@?"},
+		{"f() { pwd; }; f; ls", "pwd@. f@. ls@."},
 		// cd -, cd alone, cd ~, $HOME
 		{"cd a; cd -; ls", "cd@. cd@a ls@."},
 		{"cd a && cd - && ls", "cd@. cd@a ls@."},
