@@ -29,9 +29,10 @@ type Facts struct {
 	Writes []WriteFacts `json:"writes"`
 	// Index maps names to positions so that rules look up instead of
 	// scanning: segments by program name ("name:git") and by category
-	// ("category:network"), findings by code ("code:fork-bomb"), granted
-	// segments ("granted"), and station reads by verdict
-	// ("verdict:denied"). Each value lists indexes in order.
+	// ("category:network"), segments the catalog does not know
+	// ("unknown"), findings by code ("code:fork-bomb"), granted segments
+	// ("granted"), and station reads by verdict ("verdict:denied"). Each
+	// value lists indexes in order.
 	Index map[string][]int `json:"index"`
 }
 
@@ -100,6 +101,9 @@ func ComputeFacts(in *Input) *Facts {
 		}
 		if seg.Name != "" {
 			add("name:"+seg.Name, i)
+		}
+		if !seg.Known {
+			add("unknown", i)
 		}
 		for _, c := range seg.Categories {
 			add("category:"+c, i)

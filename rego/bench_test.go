@@ -9,6 +9,7 @@ import (
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // benchCommands are typical agent commands (shapes from the agent corpus).
@@ -79,15 +80,16 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		})
 	})
+	// The boundary is built once, as a gate does.
+	boundary, err := f.cfg.Boundary(f.ws)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Run("classify+station+eval", func(b *testing.B) {
 		run(b, func(i int) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
-			st, err := f.cfg.Judge(in.Report, f.ws)
-			if err != nil {
-				b.Fatal(err)
-			}
-			in.Station = st
+			in.Station = readstation.Judge(in.Report, boundary)
 			if _, err := f.engine.Decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}
@@ -97,8 +99,7 @@ func BenchmarkDecide(b *testing.B) {
 		run(b, func(i int) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
-			st, _ := f.cfg.Judge(in.Report, f.ws)
-			in.Station = st
+			in.Station = readstation.Judge(in.Report, boundary)
 			if _, err := memoEngine.Decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}

@@ -58,9 +58,9 @@ var decideCases = []struct {
 	{"grep -n \"func main\" src/main.go", policy.Allow, policy.Allow, nil},
 	{"rg foo", policy.Allow, policy.Allow, nil},
 	{"rg -n foo src", policy.Allow, policy.Allow, nil},
-	{"find . -name \"*.go\"", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
+	{"find . -name \"*.go\"", policy.Allow, policy.Allow, nil}, // names only: the station does not count a listing as reading .env
 	{"find . -name \"*.go\" -exec grep -l main {} \\;", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
-	{"find . -name \"*.tmp\" -delete", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
+	{"find . -name \"*.tmp\" -delete", policy.Ask, policy.Deny, []string{"find-delete"}},
 	{"find src -type f | xargs wc -l", policy.Allow, policy.Allow, nil},
 	{"sed -n '1,20p' README.md", policy.Allow, policy.Allow, nil},
 	{"sed -i 's/a/b/' README.md", policy.Ask, policy.Deny, []string{"sed-in-place"}},

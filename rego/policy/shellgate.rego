@@ -11,8 +11,9 @@
 # Go precomputes facts (input.facts): the mode, the grant covering each
 # segment, for each write its absolute path and whether it is outside the
 # roots, critical, or a device, and an index (segments by "name:git" and
-# "category:network", findings by "code:fork-bomb", station reads by
-# "verdict:denied", "granted" segments) so rules look up instead of scan.
+# "category:network", "unknown" segments the catalog does not know, findings
+# by "code:fork-bomb", station reads by "verdict:denied", "granted"
+# segments) so rules look up instead of scan.
 # The rules map facts to reasons.
 package shellgate
 
@@ -353,7 +354,10 @@ deny contains {
 	"segment": i,
 	"rule": "mkfs",
 } if {
-	some i, seg in segments
+	# Formatters are destructive in the catalog, or not in it at all.
+	some k in ["category:destructive", "unknown"]
+	some i in input.facts.index[k]
+	seg := segments[i]
 	formatter(seg.name)
 }
 

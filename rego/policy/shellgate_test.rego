@@ -65,6 +65,7 @@ index_for(inp) := object.union_n([
 	{concat("", ["code:", c]): [j | some j, f in fs; f.code == c] | some f in fs; c := f.code},
 	{concat("", ["verdict:", v]): [j | some j, r in reads; r.verdict == v] | some r in reads; v := r.verdict},
 	{"granted": [i | some i, g in inp.facts.segments; g.grant != ""]},
+	{"unknown": [i | some i, s in segs; not s.known]},
 ]) if {
 	segs := inp.report.segments
 	fs := inp.report.findings
@@ -451,6 +452,10 @@ destructive_cases := {
 	},
 	"wipefs is denied": {
 		"input": mk([destroyer(0, "wipefs")], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["mkfs"],
+	},
+	"mkswap unknown to the catalog is denied": {
+		"input": mk([seg(0, "mkswap", {"known": false, "categories": [], "read_only": false})], not_reversible([finding("unknown-program", 0)])),
 		"action": "deny", "has": ["mkfs"],
 	},
 	"mkdir is not mkfs": {
