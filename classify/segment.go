@@ -151,6 +151,11 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 			w.st.cwd, w.st.oldpwd = Cwd{}, Cwd{}
 		}
 	}
+	switch name {
+	case "eval", "source", ".":
+		// Code run in this shell may change directory.
+		w.st.cwd, w.st.oldpwd = Cwd{}, Cwd{}
+	}
 	for _, a := range assigns {
 		if execEnv[a.Name] || strings.HasPrefix(a.Name, "GIT_") || strings.HasPrefix(a.Name, "LD_") || strings.HasPrefix(a.Name, "BASH_FUNC_") {
 			w.find("env-assignment", "sets "+a.Name+" for "+name+", which can name a program or library to run", a.Span, idx)

@@ -40,6 +40,9 @@ func TestCwd(t *testing.T) {
 		{"f() { cd a; }; ls", "cd@. ls@."},
 		{"f() { cd a; }; f; ls", "cd@. f@. ls@?"},
 		{"f() { pwd; }; f; ls", "pwd@. f@. ls@."},
+		{"source env.sh; ls", "source@. ls@?"},
+		{"eval \"$x\"; ls", "eval@. ls@?"},
+		{"(source env.sh); ls", "source@. ls@."},
 		// cd -, cd alone, cd ~, $HOME
 		{"cd a; cd -; ls", "cd@. cd@a ls@."},
 		{"cd a && cd - && ls", "cd@. cd@a ls@."},
