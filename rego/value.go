@@ -344,23 +344,37 @@ func factsTerm(f *policy.Facts) *ast.Term {
 	return o.term()
 }
 
-// configValues caches the value of each config (configs are not changed
-// once loaded).
-var configValues sync.Map // *policy.Config → *ast.Term
+// configValues caches the value of the configs in use (configs are not
+// changed once loaded); it is emptied when it grows past maxConfigValues,
+// so a process that reloads its config does not accumulate them.
+var configValues struct {
+	sync.Mutex
+	m map[*policy.Config]*ast.Term
+}
+
+const maxConfigValues = 64
 
 func configTerm(c *policy.Config) (*ast.Term, error) {
 	if c == nil {
 		return ast.NullTerm(), nil
 	}
-	if t, ok := configValues.Load(c); ok {
-		return t.(*ast.Term), nil
+	configValues.Lock()
+	t, ok := configValues.m[c]
+	configValues.Unlock()
+	if ok {
+		return t, nil
 	}
 	v, err := jsonValue(c)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	t := ast.NewTerm(v)
-	configValues.Store(c, t)
+	t = ast.NewTerm(v)
+	configValues.Lock()
+	if configValues.m == nil || len(configValues.m) >= maxConfigValues {
+		configValues.m = map[*policy.Config]*ast.Term{}
+	}
+	configValues.m[c] = t
+	configValues.Unlock()
 	return t, nil
 }
 
