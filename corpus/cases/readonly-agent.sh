@@ -63,3 +63,23 @@ file src/* | head # want allow
 md5sum src/*.py | sort # want allow
 cat README.md CHANGELOG.md LICENSE | wc -l # want allow
 ls -1 src | while read f; do echo "$f"; done # want ask
+
+# Probing the toolchain and the machine.
+go version # want allow
+go env GOPATH # want allow
+python3 --version # want allow
+node --version # want allow
+npm --version # want allow
+rustc --version # want allow
+gcc --version # want allow
+make --version # want allow
+uname -m # want allow
+ps aux # want allow
+df -h # want allow
+free -m # want allow
+which python3 node # want allow
+git remote get-url origin # want allow
+git log -1 --stat # want allow
+cat -v README.md # want allow
+hexdump -n 16 README.md # want allow
+column -t notes.txt # want allow

@@ -270,3 +270,9 @@ git --no-pager -c core.fsmonitor='touch pwned' status # want ask
 git -C . -c core.pager='touch pwned' log # want ask
 git show HEAD:main.go > copy.go # want ask redirect-write
 git log --format=%H -n1 > head.txt # want ask redirect-write
+
+# A dry run that still runs: make -n executes recipe lines marked + and
+# those that invoke $(MAKE).
+make -n # want ask
+make --dry-run install # want ask
+make -n -f Makefile test # want ask

@@ -1,0 +1,22 @@
+# Printing the environment. Tokens live there (CI secrets, cloud keys,
+# GITHUB_TOKEN), the read station denies /proc/*/environ for that reason,
+# and a parameter's value is not known before the run: printing variables
+# is not proven safe. Default mode asks, readonly mode refuses.
+#modes: default readonly
+
+env # want ask
+printenv # want ask
+printenv GITHUB_TOKEN # want ask
+env | grep -i token # want ask
+env | sort # want ask
+echo $GITHUB_TOKEN # want ask
+echo "$AWS_SECRET_ACCESS_KEY" # want ask
+echo ${OPENAI_API_KEY} # want ask
+printf '%s\n' "$NPM_TOKEN" # want ask
+echo $PATH # want ask
+echo $HOME # want ask
+export -p # want ask
+declare -p # want ask
+set # want ask
+compgen -v # want ask
+cat /proc/self/environ | tr '\0' '\n' # want deny
