@@ -10,8 +10,9 @@
 // Cases are written in two formats:
 //
 //   - YAML files (*.yaml, *.yml): a list of cases, or a mapping with a shared
-//     "files" fixture, a shared "mode" and the "cases" list. Unknown keys are
-//     errors that name the file and line.
+//     "files" fixture, a shared "mode", a "config" (the .shellgate.yaml
+//     syntax: grants, roots, deny rows) its cases are judged under, and the
+//     "cases" list. Unknown keys are errors that name the file and line.
 //   - plain shell files (*.sh): one command per line with a trailing
 //     "# want allow|ask|deny [code…]" comment, removed before the command is
 //     judged. Lines starting with "#" are comments, except the directives
@@ -23,8 +24,16 @@
 // in that directory and of the YAML cases that give no files of their own.
 // Fixture paths are relative to a fresh workspace directory; paths starting
 // with "~/" are laid in a fresh home directory, so cases about ~/.ssh are
-// hermetic. Nothing a case names is ever run: the runner only asks a
-// [Checker] (the real gate: classify, read station, policy) for a decision.
+// hermetic (the gate reads the home directory from $HOME, so one run shares
+// one home; see [Options].Home). Nothing a case names is ever run: the
+// runner only asks a [Checker] (the real gate: classify, read station,
+// policy; see [GateFactory]) for a decision.
+//
+// [Run] compares decisions with expectations, [Diff] compares two policy
+// sets on the same cases, and [Extract] with [Audit] judges the shell
+// commands of a history or an agent transcript. [Measure] computes the two
+// figures the project's corpus is held to: the share of read-only cases
+// allowed without asking and the share of unsafe cases allowed.
 //
 // The project's own corpus is embedded ([Embedded]); cmd/shellgate's test,
 // diff and audit subcommands are thin wiring over this package.
