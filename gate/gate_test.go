@@ -174,16 +174,28 @@ func TestRunTextExitCodeFirst(t *testing.T) {
 }
 
 func TestRunAborted(t *testing.T) {
-	g := newGate(t, t.TempDir())
+	dir := t.TempDir()
+	g := newGate(t, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res := g.Run(ctx, Request{Command: "echo hi"})
 	if res.Status != StatusError || res.Code != CodeAborted || res.Ran() {
 		t.Errorf("cancelled before: %s", res.StatusLine())
 	}
+	// Cancel once the command is seen running.
+	started := filepath.Join(dir, "started")
 	ctx, cancel = context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
-	res = g.Run(ctx, Request{Command: "sleep 30"})
+	defer cancel()
+	go func() {
+		for {
+			if _, err := os.Stat(started); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	res = g.Run(ctx, Request{Command: "touch " + started + "; sleep 30", Approver: approve(true)})
 	if res.Status != StatusError || res.Code != CodeAborted || !res.Ran() {
 		t.Errorf("cancelled while running: %s", res.StatusLine())
 	}

@@ -68,3 +68,13 @@ func groupAlive(pgid int, reap bool) bool {
 	}
 	return alive
 }
+
+// exitedNoReap reports whether the child pid has exited, without reaping
+// it (waitid with WNOWAIT), so that exec.Cmd.Wait still collects it.
+func exitedNoReap(pid int) bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	// With WNOHANG and nothing to report, info stays zero; a report sets
+	// Signo to SIGCHLD.
+	return err == nil && info.Signo == int32(unix.SIGCHLD)
+}

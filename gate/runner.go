@@ -179,38 +179,7 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	}
 	col := newCollector(spec.View, spec.CaptureCap, sw)
 	defer col.release()
-	capHit := make(chan struct{})
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		bp := readBufs.Get().(*[]byte)
-		defer readBufs.Put(bp)
-		buf := *bp
-		signalled := false
-		for {
-			n, err := pr.Read(buf)
-			if n > 0 && !col.write(buf[:n]) && !signalled {
-				signalled = true
-				close(capHit)
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-	}()
 
-	var timer <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		timer = t.C
-	}
 	grace := spec.Grace
 	if grace <= 0 {
 		grace = 2 * time.Second
@@ -218,6 +187,10 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	confirm := r.ConfirmWait
 	if confirm <= 0 {
 		confirm = 2 * time.Second
+	}
+	var deadline time.Time
+	if spec.Timeout > 0 {
+		deadline = start.Add(spec.Timeout)
 	}
 	stop := func(why Stop) {
 		out.Stopped = why
@@ -229,33 +202,105 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 			notes = append(notes, NoteUnconfirmedStop)
 		}
 	}
-	select {
-	case <-exited:
-	case <-timer:
-		stop(StopTimeout)
-	case <-ctx.Done():
-		stop(StopAborted)
-	case <-capHit:
-		stop(StopOutputCap)
-	}
-	<-exited
-	if out.Stopped == StopNone && groupAlive(pgid, r.Subreaper) {
-		// The shell is gone but something it started still runs.
-		notes = append(notes, NoteBackgroundStopped)
-		if _, ok := stopGroup(pgid, grace, confirm, r.Subreaper); !ok {
-			notes = append(notes, NoteUnconfirmedStop)
+	shellGone := false // the shell exited (not yet reaped)
+	stopLeftovers := func() {
+		if groupAlive(pgid, r.Subreaper) {
+			// The shell is gone but something it started still runs.
+			notes = append(notes, NoteBackgroundStopped)
+			if _, ok := stopGroup(pgid, grace, confirm, r.Subreaper); !ok {
+				notes = append(notes, NoteUnconfirmedStop)
+			}
 		}
 	}
-	// Every writer in the group is gone; a process that left the group
-	// may still hold the pipe: read on for a short while only.
-	select {
-	case <-readDone:
-	case <-time.After(grace):
-		notes = append(notes, NoteOutputIncomplete)
-		pr.Close()
-		<-readDone
+
+	// This goroutine reads the merged output itself, with a read deadline
+	// that wakes it for the timeout, for a cancelled ctx (AfterFunc) and
+	// every pollEvery to see whether the shell ended while something else
+	// holds the pipe. A trivial command costs no extra goroutine.
+	wake := context.AfterFunc(ctx, func() { _ = pr.SetReadDeadline(time.Now()) })
+	defer wake()
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	buf := *bp
+	var drainUntil time.Time // set once nothing more is waited for but the pipe
+	for {
+		next := time.Now().Add(pollEvery)
+		if !deadline.IsZero() && out.Stopped == StopNone && deadline.Before(next) {
+			next = deadline
+		}
+		if !drainUntil.IsZero() && drainUntil.Before(next) {
+			next = drainUntil
+		}
+		_ = pr.SetReadDeadline(next)
+		n, err := pr.Read(buf)
+		if n > 0 && !col.write(buf[:n]) && out.Stopped == StopNone {
+			stop(StopOutputCap) // the reading goes on, to drain the pipe
+			drainUntil = time.Now().Add(grace)
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			break // EOF: every writer is gone
+		}
+		now := time.Now()
+		switch {
+		case !drainUntil.IsZero() && !now.Before(drainUntil):
+			// Something outside the group holds the pipe.
+			notes = append(notes, NoteOutputIncomplete)
+		case out.Stopped == StopNone && ctx.Err() != nil:
+			stop(StopAborted)
+			drainUntil = time.Now().Add(grace)
+			continue
+		case out.Stopped == StopNone && !deadline.IsZero() && !now.Before(deadline):
+			stop(StopTimeout)
+			drainUntil = time.Now().Add(grace)
+			continue
+		case drainUntil.IsZero() && exitedNoReap(pgid):
+			shellGone = true
+			if out.Stopped == StopNone {
+				stopLeftovers()
+			}
+			drainUntil = time.Now().Add(grace)
+			continue
+		default:
+			continue
+		}
+		break
 	}
 	pr.Close()
+
+	// The output is closed; the shell may still run (it closed its
+	// output, or ignored a stop): wait for it under the same limits.
+	var waitErr error
+	if shellGone || exitedNoReap(pgid) {
+		waitErr = cmd.Wait()
+	} else {
+		exited := make(chan struct{})
+		go func() {
+			waitErr = cmd.Wait()
+			close(exited)
+		}()
+		var timer <-chan time.Time
+		if !deadline.IsZero() && out.Stopped == StopNone {
+			t := time.NewTimer(time.Until(deadline))
+			defer t.Stop()
+			timer = t.C
+		}
+		select {
+		case <-exited:
+		case <-timer:
+			stop(StopTimeout)
+		case <-ctx.Done():
+			if out.Stopped == StopNone {
+				stop(StopAborted)
+			}
+		}
+		<-exited
+	}
+	if out.Stopped == StopNone && !shellGone {
+		stopLeftovers()
+	}
 	out.Duration = time.Since(start)
 	out.Output = col.finish()
 	if col.capHit && out.Stopped == StopNone {
@@ -284,6 +329,10 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	out.Notes = notes
 	return out, nil
 }
+
+// pollEvery is how often a run that is still reading checks whether the
+// shell ended while a process it started holds the pipe open.
+const pollEvery = 50 * time.Millisecond
 
 // readBufs are the pipe read buffers, reused across runs: a run of a
 // trivial command should not allocate (and make the collector scan) 100 KB.
