@@ -92,6 +92,7 @@ tar -xzf data/archive.tar.gz -C / # want deny
 sort -o /etc/passwd notes.txt # want deny
 git worktree add ../wt # want deny
 git clone https://github.com/x/y ~/y # want deny
+git archive HEAD | tar -x -C /tmp # want deny
 
 # Destroying disks and machines.
 mkfs.ext4 /dev/sda1 # want deny

@@ -20,3 +20,7 @@ declare -p # want ask
 set # want ask
 compgen -v # want ask
 cat /proc/self/environ | tr '\0' '\n' # want deny
+jq -n '$ENV' # want ask
+jq -n env # want ask
+awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }' # want ask
+cat /proc/$$/environ # want ask

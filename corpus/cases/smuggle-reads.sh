@@ -49,3 +49,34 @@ sort < ~/.aws/credentials # want deny
 grep token < ~/.config/gh/hosts.yml # want deny
 while read l; do echo "$l"; done < ~/.ssh/id_rsa # want deny
 exec 3< ~/.ssh/id_rsa # want deny
+
+# Reads inside a program's script: sed's r and R commands, awk's getline.
+sed 'r /etc/shadow' notes.txt # want deny
+sed '1r /home/demo/.ssh/id_rsa' notes.txt # want deny
+sed '1R /home/demo/.aws/credentials' notes.txt # want deny
+sed "1r $HOME/.ssh/id_rsa" notes.txt # want deny
+awk 'BEGIN { while ((getline l < "/home/demo/.ssh/id_rsa") > 0) print l }' # want deny
+awk '{ print }' /etc/shadow # want deny
+
+# Any reader will do: every program that prints or summarises a file.
+paste -d, - - < ~/.ssh/id_rsa # want deny
+diff <(cat ~/.ssh/id_rsa) /dev/null # want deny
+comm <(sort ~/.netrc) notes.txt # want deny
+cat /dev/fd/0 < ~/.ssh/id_rsa # want deny
+xargs -a ~/.ssh/id_rsa echo # want deny
+sort -m notes.txt ~/.netrc # want deny
+uniq ~/.aws/credentials # want deny
+cut -c1- ~/.ssh/id_rsa # want deny
+nl ~/.ssh/id_rsa # want deny
+tac ~/.ssh/id_rsa # want deny
+rev ~/.git-credentials # want deny
+fold ~/.netrc # want deny
+column ~/.aws/credentials # want deny
+iconv -f utf8 ~/.ssh/id_rsa # want deny
+gzip -c ~/.ssh/id_rsa # want deny
+dd if=$HOME/.ssh/id_rsa # want deny
+git hash-object ~/.ssh/id_rsa # want deny
+file ~/.ssh/id_rsa # want deny
+stat ~/.ssh/id_rsa # want deny
+grep -r . /proc/self/ # want deny
+strings /proc/*/environ # want deny
