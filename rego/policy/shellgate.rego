@@ -1,7 +1,8 @@
 # The default shellgate policy.
 #
 # Rules add reason objects to three partial sets: deny, ask and allow
-# (grants). Each reason is {"code", "message", "span", "segment", "rule"}.
+# (grants). Each reason is {"code", "message", "span", "segment", "rule"};
+# a null span stands for the whole command.
 # `decision` combines them: any deny wins; in readonly mode any ask is a
 # deny; otherwise any ask asks; a command is allowed only when it is proven:
 # it parsed and is reversible, or every segment is read-only or granted and
@@ -35,7 +36,7 @@ decision := {"action": "deny", "reasons": deny} if {
 } else := {"action": unproven_action, "reasons": {{
 	"code": "not-proven",
 	"message": "the command is not proven read-only and no grant covers it",
-	"span": [0, count(input.command)],
+	"span": null,
 	"segment": -1,
 	"rule": "not-proven",
 }}}
@@ -129,7 +130,7 @@ allow contains {
 ask contains {
 	"code": "parse-error",
 	"message": concat("", ["bash cannot parse this: ", object.get(input.report.parse, "error", "unknown error")]),
-	"span": object.get(input.report.parse, "span", [0, count(input.command)]),
+	"span": object.get(input.report.parse, "span", null),
 	"segment": -1,
 	"rule": "parse-error",
 } if {
@@ -236,7 +237,7 @@ known_verdicts := {"ok", "missing", "denied", "outside-roots", "not-established"
 ask contains {
 	"code": "reads-not-established",
 	"message": "the read station could not establish every read",
-	"span": [0, count(input.command)],
+	"span": null,
 	"segment": -1,
 	"rule": "station-established",
 } if {
