@@ -232,7 +232,7 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 		return policy.ErrorDecision("the decision has no reasons")
 	}
 	var bad error
-	each(rt.Value, func(t *ast.Term) {
+	isList := each(rt.Value, func(t *ast.Term) {
 		if bad != nil {
 			return
 		}
@@ -243,6 +243,9 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 		}
 		d.Reasons = append(d.Reasons, r)
 	})
+	if !isList {
+		return policy.ErrorDecision("the decision's reasons are %s, not a set or an array", ast.ValueName(rt.Value))
+	}
 	if bad != nil {
 		return policy.ErrorDecision("%v", bad)
 	}

@@ -114,6 +114,7 @@ func TestFailClosed(t *testing.T) {
 		{"undefined decision", "package shellgate\n\ndecision := 1 if false\n", "undefined"},
 		{"not an object", "package shellgate\n\ndecision := \"allow\"\n", "not an object"},
 		{"bad action", "package shellgate\n\ndecision := {\"action\": \"maybe\", \"reasons\": []}\n", "not allow, ask or deny"},
+		{"reasons not a list", "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": \"none\"}\n", "not a set or an array"},
 		{"no reasons", "package shellgate\n\ndecision := {\"action\": \"allow\"}\n", "no reasons"},
 		{"ask without reason", "package shellgate\n\ndecision := {\"action\": \"ask\", \"reasons\": []}\n", "without a reason"},
 		{"reason not object", "package shellgate\n\ndecision := {\"action\": \"deny\", \"reasons\": [\"x\"]}\n", "malformed reason"},
