@@ -91,9 +91,10 @@ func TestRunTimeoutStopsWholeTree(t *testing.T) {
 }
 
 func TestRunTrappedTermEndsByKill(t *testing.T) {
+	// The timeout leaves bash ample time to set the trap first.
 	out := runSpec(t, context.Background(), Spec{
 		Command: "trap '' TERM; sleep 60 & sleep 60",
-		Timeout: 200 * time.Millisecond, Grace: 300 * time.Millisecond,
+		Timeout: 1500 * time.Millisecond, Grace: 300 * time.Millisecond,
 	})
 	if out.Stopped != StopTimeout || out.Signal != "SIGKILL" || !slices.Contains(out.Notes, NoteKilled) {
 		t.Errorf("outcome = %+v, want timeout, SIGKILL, note killed", out)
@@ -105,9 +106,20 @@ func TestRunTrappedTermEndsByKill(t *testing.T) {
 }
 
 func TestRunContextCancelStopsTree(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
-	out := runSpec(t, ctx, Spec{Command: "sleep 60 & sleep 60 & wait", Grace: time.Second})
+	defer cancel()
+	go func() {
+		for {
+			if _, err := os.Stat(started); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	out := runSpec(t, ctx, Spec{Command: "sleep 60 & sleep 60 & touch started; wait", Dir: dir, Grace: time.Second})
 	if out.Stopped != StopAborted {
 		t.Errorf("Stopped = %q, want aborted", out.Stopped)
 	}
@@ -219,8 +231,8 @@ func TestRunSpawnFailed(t *testing.T) {
 // says so instead of waiting for it.
 func TestRunEscapedProcessHoldsPipe(t *testing.T) {
 	start := time.Now()
-	out := runSpec(t, context.Background(), Spec{Command: "setsid sleep 3 & echo started", Grace: 300 * time.Millisecond})
-	if d := time.Since(start); d > 2*time.Second {
+	out := runSpec(t, context.Background(), Spec{Command: "setsid sleep 10 & echo started", Grace: 300 * time.Millisecond})
+	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("waited %v for a process outside the group", d)
 	}
 	if out.ExitCode != 0 || out.Output.Head != "started\n" || !slices.Contains(out.Notes, NoteOutputIncomplete) {
@@ -231,7 +243,7 @@ func TestRunEscapedProcessHoldsPipe(t *testing.T) {
 // groupAlive counts live members only: a zombie (exited, not yet reaped)
 // is not a process that still runs.
 func TestGroupAlive(t *testing.T) {
-	cmd := exec.Command("sleep", "0.2")
+	cmd := exec.Command("sleep", "1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
