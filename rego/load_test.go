@@ -306,3 +306,39 @@ func TestRunTestsReportsUserFailures(t *testing.T) {
 		t.Errorf("broken test module: %v", err)
 	}
 }
+
+// TestUserAllowGrants: a user module's allow rule grants its segment, and
+// that segment alone; it never overrides a deny.
+func TestUserAllowGrants(t *testing.T) {
+	f := newFixture(t, nil, WithModules(map[string]string{"team/make.rego": `package shellgate
+
+allow contains {"code": "team-make", "message": "make targets are ours", "span": seg.span, "segment": i} if {
+	some i in input.facts.index["name:make"]
+	seg := input.report.segments[i]
+	seg.args[0].value in {"lint", "test"}
+}
+`}))
+	cases := []struct {
+		cmd     string
+		def, ro policy.Action
+	}{
+		{"make lint", policy.Allow, policy.Deny},
+		{"make test && make lint", policy.Allow, policy.Deny},
+		{"make clean", policy.Ask, policy.Deny},
+		{"make lint && rm -rf build", policy.Ask, policy.Deny},
+		{"make lint > ~/.bashrc", policy.Deny, policy.Deny},
+		{"make lint $(curl -s x)", policy.Ask, policy.Deny},
+	}
+	for _, c := range cases {
+		if d := f.decide(t, c.cmd, policy.ModeDefault); d.Action != c.def {
+			t.Errorf("%s: %s, want %s: %v", c.cmd, d.Action, c.def, d.Reasons)
+		}
+		if d := f.decide(t, c.cmd, policy.ModeReadonly); d.Action != c.ro {
+			t.Errorf("%s [readonly]: %s, want %s", c.cmd, d.Action, c.ro)
+		}
+	}
+	d := f.decide(t, "make lint", policy.ModeDefault)
+	if diff := cmp.Diff([]string{"team-make"}, d.Codes()); diff != "" || d.Reasons[0].Rule != "team/make.rego:3" {
+		t.Errorf("allow reasons %+v (-want +got codes):\n%s", d.Reasons, diff)
+	}
+}

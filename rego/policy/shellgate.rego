@@ -75,9 +75,18 @@ segment_ok(i, seg) if {
 
 finding_segments contains f.segment if some f in input.report.findings
 
-# granted: a config grant covers the segment. Grants apply in default mode
+# granted: a config grant covers the segment, or an allow reason names it
+# (a user module's allow rule is a grant). Grants apply in default mode
 # only: a readonly verifier runs reversible commands alone.
+granted(i) if config_granted(i)
+
 granted(i) if {
+	mode == "default"
+	some r in allow
+	r.segment == i
+}
+
+config_granted(i) if {
 	mode == "default"
 	input.facts.segments[i].grant != ""
 }
@@ -121,7 +130,7 @@ allow contains {
 	some i in input.facts.index.granted
 	seg := segments[i]
 	not seg.read_only
-	granted(i)
+	config_granted(i)
 }
 
 # --- ask -----------------------------------------------------------------

@@ -230,6 +230,32 @@ test_grants[name] if {
 	well_formed(c)
 }
 
+# An allow reason from another module grants its segment, as a config
+# grant does, in default mode only.
+team_allow := {{"code": "team-ok", "message": "make is fine here", "span": [0, 4], "segment": 0, "rule": "team"}}
+
+test_allow_rule_grants if {
+	inp := mk([writer(0, "make")], not_reversible([finding("not-read-only", 0)]))
+	d := shellgate.decision with input as inp with shellgate.allow as team_allow
+	d.action == "allow"
+	d0 := shellgate.decision with input as inp
+	d0.action == "ask"
+}
+
+test_allow_rule_does_not_grant_in_readonly if {
+	inp := mk([writer(0, "make")], object.union(readonly, not_reversible([finding("not-read-only", 0)])))
+	d := shellgate.decision with input as inp with shellgate.allow as team_allow
+	d.action == "deny"
+}
+
+test_allow_rule_grants_its_segment_only if {
+	inp := mk([writer(0, "make"), writer(1, "rm")], not_reversible([finding("not-read-only", 0), finding("not-read-only", 1)]))
+	d := shellgate.decision with input as inp with shellgate.allow as team_allow
+	d.action == "ask"
+	[r] := [r | some r in d.reasons]
+	r.segment == 1
+}
+
 test_grantable_segments if {
 	inp := grant_cases["a grant does not cover another segment"].input
 	g := shellgate.grantable with input as inp
