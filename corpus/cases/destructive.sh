@@ -146,3 +146,57 @@ git push origin +main # want deny
 git push --force-with-lease origin main # want deny
 git push -f upstream main:main # want deny
 git -C src push -f origin main # want deny
+
+# More spellings: redundant slashes and dots, quoting, wrappers, a cd
+# first, deletes by other programs, and pushes that are not to main (asked).
+rm -rf -- / # want deny
+rm -rf /. # want deny
+rm -rf // # want deny
+rm -rf /./ # want deny
+rm -rf ~/.. # want deny
+rm -rf "$HOME/.." # want deny
+rm -rf $HOME/* # want deny
+rm -fr ~/* # want deny
+/bin/rm -rf / # want deny
+find / -maxdepth 0 -exec rm -rf {} + # want deny
+rm -rf /home/* # want deny
+rm -rf ../../.. # want deny
+rm -rf src/../.. # want deny
+rm -rf .* # want deny
+chmod -R 777 ~ # want deny
+chown -R nobody ~ # want deny
+mv ~/.ssh /tmp/ssh # want deny
+> ~/.bashrc # want deny
+truncate -s0 ~/.zshrc # want deny
+dd if=/dev/zero of=$HOME/x # want deny
+cp /dev/null ~/.bashrc # want deny
+ln -sf /dev/null ~/.bash_history # want deny
+cd /; rm -rf home # want deny
+cd ..; cd ..; rm -rf * # want deny
+pushd / && rm -rf * # want deny
+(cd / && rm -rf etc) # want deny
+cd ~/projects && rm -rf . # want deny
+git -C / clean -fdx # want deny
+rsync -a --delete empty/ ~/ # want deny
+find ~/.ssh -delete # want deny
+unlink /etc/passwd # want deny
+rm -rf "/" # want deny
+rm -rf '/' # want deny
+rm -rf \/ # want deny
+rm -rf /"" # want deny
+rm -r -f -v / # want deny
+rm -vrf ~ # want deny
+rm --force --recursive ~ # want deny
+rm -rf ~/ && echo ok # want deny
+env -i rm -rf / # want deny
+nohup rm -rf ~ & # want deny
+watch rm -rf ~ # want deny
+timeout -k 1 10 rm -rf / # want deny
+sudo -u root rm -rf / # want deny
+doas rm -rf / # want deny
+bash -c 'rm -rf ~' # want deny
+sh -c "rm -rf /" # want deny
+eval 'rm -rf ~' # want deny
+git push -f # want ask
+git push origin --force-with-lease # want ask
+git push origin :main # want ask
