@@ -31,6 +31,9 @@ var badInputCases = []struct {
 	{"deep pipes in substitutions", strings.Repeat("echo $(ls | ", 120) + "ls" + strings.Repeat(")", 120), "limit-depth"},
 	{"deep bash -c", "bash -c 'bash -c \"bash -c \\\"bash -c \\\\\\\"bash -c ls\\\\\\\"\\\"\"'", "limit-nested"},
 	{"long pipeline", strings.Repeat("ls | ", 5000) + "ls", "limit-segments"},
+	{"400000 words", "echo" + strings.Repeat(" a", 400000), "limit-words"},
+	{"300000 redirects", "ls" + strings.Repeat(" <a", 300000), "limit-redirects"},
+	{"200000 assignments", strings.Repeat("a=1 ", 200000) + "ls", "limit-words"},
 }
 
 func TestBadInput(t *testing.T) {
@@ -86,6 +89,11 @@ func TestBadInputMemory(t *testing.T) {
 		{"1 MiB of a;", strings.Repeat("a;", 1<<19-1), 256 << 20},
 		{"1 MiB of newlines", strings.Repeat("\n", 1<<20-1), 64 << 20},
 		{"deep if", strings.Repeat("if true; then ", 300) + "ls" + strings.Repeat("; fi", 300), 16 << 20},
+		{"400000 words", "echo" + strings.Repeat(" a", 400000), 128 << 20},
+		{"300000 redirects", "ls" + strings.Repeat(" <a", 300000), 128 << 20},
+		{"200000 assignments", strings.Repeat("a=1 ", 200000) + "ls", 128 << 20},
+		{"300000 [[ ! ]]", "[[ " + strings.Repeat("! ", 300000) + "x ]]", 64 << 20},
+		{"300000 +1", "echo $(( 1" + strings.Repeat("+1", 300000) + " ))", 128 << 20},
 		{"60000 nested if", strings.Repeat("if true; then ", 60000) + "ls" + strings.Repeat(";fi", 60000), 256 << 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,16 +24,23 @@ type Limits struct {
 	MaxNested int
 	// MaxFindings is the most findings recorded.
 	MaxFindings int
+	// MaxWords is the most words (arguments and assignments of simple
+	// commands) analysed in the whole command.
+	MaxWords int
+	// MaxRedirects is the most redirections recorded.
+	MaxRedirects int
 }
 
 // DefaultLimits are the limits Classify uses unless WithLimits says otherwise.
 var DefaultLimits = Limits{
-	MaxLength:   1 << 20,
-	MaxNesting:  256,
-	MaxDepth:    200,
-	MaxSegments: 4096,
-	MaxNested:   4,
-	MaxFindings: 1024,
+	MaxLength:    1 << 20,
+	MaxNesting:   256,
+	MaxDepth:     200,
+	MaxSegments:  4096,
+	MaxNested:    4,
+	MaxFindings:  1024,
+	MaxWords:     20000,
+	MaxRedirects: 4096,
 }
 
 // Option configures Classify.
@@ -290,6 +297,9 @@ type walker struct {
 	producer int
 	stopped  bool
 	segLimit bool
+	// words counts the words analysed, against MaxWords.
+	words      int
+	redirLimit bool
 	// ran is set once a statement was walked: a command of only comments
 	// runs nothing, and is not reversible.
 	ran bool

@@ -827,7 +827,7 @@ var walkerCodes = []string{
 	"dynamic-subcommand", "empty-command", "env-assignment", "eval", "exec",
 	"exec-option", "follow-option", "fork-bomb", "function-call",
 	"function-definition", "interactive", "invalid-utf8", "large-expansion", "limit-depth",
-	"limit-findings", "limit-length", "limit-nested", "limit-nesting",
+	"limit-findings", "limit-length", "limit-nested", "limit-nesting", "limit-redirects", "limit-words",
 	"limit-segments", "network", "not-read-only", "nul-byte", "parse-error",
 	"path-prefixed-program", "privilege", "process-substitution",
 	"redirect-write", "sed-exec", "sed-unsafe", "sed-write", "shell-builtin",

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"fmt"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -34,6 +35,13 @@ func (w *walker) redirs(s *syntax.Stmt, c ctx, seg int, compound bool) {
 }
 
 func (w *walker) redirect(r *syntax.Redirect, c ctx, seg int) {
+	if max := w.cfg.limits.MaxRedirects; len(w.r.Redirects) >= max {
+		if !w.redirLimit {
+			w.redirLimit, w.segLimit = true, true
+			w.find("limit-redirects", fmt.Sprintf("more than %d redirections; the rest were not analysed", max), w.span(r), -1)
+		}
+		return
+	}
 	rd := Redirect{Op: r.Op.String(), Segment: seg, Span: w.span(r)}
 	if r.N != nil {
 		rd.Fd = r.N.Value

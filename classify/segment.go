@@ -10,6 +10,15 @@ import (
 
 // call records a simple command.
 func (w *walker) call(ce *syntax.CallExpr, c ctx, s *syntax.Stmt) int {
+	if n := len(ce.Args) + len(ce.Assigns); w.words+n > w.cfg.limits.MaxWords {
+		if !w.segLimit {
+			w.segLimit = true
+			w.find("limit-words", fmt.Sprintf("more than %d words; the rest was not analysed", w.cfg.limits.MaxWords), w.span(ce), -1)
+		}
+		return -1
+	} else {
+		w.words += n
+	}
 	var assigns []Assign
 	for _, a := range ce.Assigns {
 		assigns = append(assigns, w.assign(a, c))

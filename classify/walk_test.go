@@ -567,6 +567,8 @@ var limitCases = []struct {
 	{"$($($(ls)))", func(l *Limits) { l.MaxNesting = 2 }, "limit-nesting"},
 	{"ls -la", func(l *Limits) { l.MaxLength = 3 }, "limit-length"},
 	{"ls >a >b >c", func(l *Limits) { l.MaxFindings = 2 }, "limit-findings"},
+	{"ls a b c", func(l *Limits) { l.MaxWords = 3 }, "limit-words"},
+	{"cat <a <b <c", func(l *Limits) { l.MaxRedirects = 2 }, "limit-redirects"},
 }
 
 // TestLimits checks that every analysis cap fails closed with a finding
