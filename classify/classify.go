@@ -54,8 +54,26 @@ type config struct {
 // WithCatalog classifies with the given catalog instead of the embedded one.
 func WithCatalog(c *Catalog) Option { return func(cfg *config) { cfg.cat = c } }
 
-// WithLimits replaces the analysis limits.
-func WithLimits(l Limits) Option { return func(cfg *config) { cfg.limits = l } }
+// WithLimits replaces the analysis limits; zero fields keep their
+// defaults, so a limit added later is never zero by accident.
+func WithLimits(l Limits) Option {
+	return func(cfg *config) {
+		d := DefaultLimits
+		for _, f := range []struct {
+			dst *int
+			v   int
+		}{
+			{&d.MaxLength, l.MaxLength}, {&d.MaxNesting, l.MaxNesting}, {&d.MaxDepth, l.MaxDepth},
+			{&d.MaxSegments, l.MaxSegments}, {&d.MaxNested, l.MaxNested}, {&d.MaxFindings, l.MaxFindings},
+			{&d.MaxWords, l.MaxWords}, {&d.MaxRedirects, l.MaxRedirects},
+		} {
+			if f.v != 0 {
+				*f.dst = f.v
+			}
+		}
+		cfg.limits = d
+	}
+}
 
 // Classify parses command as bash and describes it. It is pure (no I/O),
 // never panics, and is safe for concurrent use.

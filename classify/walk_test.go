@@ -571,6 +571,16 @@ var limitCases = []struct {
 	{"cat <a <b <c", func(l *Limits) { l.MaxRedirects = 2 }, "limit-redirects"},
 }
 
+// TestWithLimitsZero checks that zero fields keep their defaults.
+func TestWithLimitsZero(t *testing.T) {
+	if got := verdict(Classify("ls a b c", WithLimits(Limits{MaxLength: 100}))); got != "reversible" {
+		t.Errorf("ls a b c with only MaxLength set: %s", got)
+	}
+	if got := verdict(Classify("ls a b c", WithLimits(Limits{MaxLength: 3}))); got != "not reversible: limit-length 0-8" {
+		t.Errorf("ls a b c with MaxLength 3: %s", got)
+	}
+}
+
 // TestLimits checks that every analysis cap fails closed with a finding
 // that names it.
 func TestLimits(t *testing.T) {
