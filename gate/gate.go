@@ -293,6 +293,13 @@ func New(opts ...Option) (*Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gate: cwd: %w", err)
 	}
+	if o.limits.SpillDir != "" {
+		sd, err := filepath.Abs(o.limits.SpillDir)
+		if err != nil {
+			return nil, fmt.Errorf("gate: spill dir: %w", err)
+		}
+		o.limits.SpillDir = sd
+	}
 	if o.cfg == nil {
 		o.cfg = policy.DefaultConfig()
 	}
