@@ -127,11 +127,20 @@ func TestRunContextCancelStopsTree(t *testing.T) {
 }
 
 func TestRunBackgroundLeftoverStopped(t *testing.T) {
-	out := runSpec(t, context.Background(), Spec{Command: "sleep 60 >/dev/null 2>&1 & echo started", Grace: time.Second})
-	if out.ExitCode != 0 || !slices.Contains(out.Notes, NoteBackgroundStopped) {
-		t.Errorf("outcome = %+v, want exit 0 and note %s", out, NoteBackgroundStopped)
+	for _, cmd := range []string{
+		"sleep 60 >/dev/null 2>&1 & echo started", // the pipe closes with the shell
+		"sleep 60 & echo started",                 // the leftover holds the pipe
+	} {
+		start := time.Now()
+		out := runSpec(t, context.Background(), Spec{Command: cmd, Grace: time.Second})
+		if out.ExitCode != 0 || out.Output.Head != "started\n" || !slices.Contains(out.Notes, NoteBackgroundStopped) || out.Stopped != StopNone {
+			t.Errorf("%q: outcome = %+v, want exit 0, the output and note %s", cmd, out, NoteBackgroundStopped)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%q took %v", cmd, d)
+		}
+		assertGroupGone(t, out.PID)
 	}
-	assertGroupGone(t, out.PID)
 }
 
 func TestRunOutputCapBoundedMemory(t *testing.T) {
