@@ -177,16 +177,18 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 		return policy.ErrorDecision("%v", err), f, nil
 	}
 	in.Mode = f.Mode
+	var key memoKey
+	memoize := false
+	if e.memo != nil && extra == nil {
+		if key, memoize = keyFor(in, f); memoize {
+			if d, ok := e.memo.get(key); ok {
+				return d, f, nil
+			}
+		}
+	}
 	v, err := inputValue(in, f)
 	if err != nil {
 		return policy.ErrorDecision("building the policy input: %v", err), f, nil
-	}
-	var key string
-	if e.memo != nil && extra == nil {
-		key = v.String()
-		if d, ok := e.memo.get(key); ok {
-			return d, f, nil
-		}
 	}
 	rs, err := e.pq.Eval(ctx, append([]opa.EvalOption{opa.EvalParsedInput(v)}, extra...)...)
 	if err != nil {
@@ -196,7 +198,7 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), f, nil
 	}
 	d := e.decision(rs, in)
-	if key != "" {
+	if memoize {
 		e.memo.put(key, d)
 	}
 	return d, f, nil

@@ -181,6 +181,7 @@ func TestInputValueMatchesJSON(t *testing.T) {
 		"cd src && cat $(ls) <(echo x) ~/x *.go", "for i in 1 2; do echo $i; done &",
 		"find . -name '*.go' -exec rm {} +", "ls |", "", "xargs -0 cat < list",
 		"git -C src log -3 --format=%H", "sort -o out in; cat <<EOF\nhi\nEOF",
+		"grep -rn TODO .", "find . -type f | xargs cat", "cat .env ~/.ssh/id_rsa",
 	}
 	for _, c := range cmds {
 		in := f.input(t, c, policy.ModeDefault)

@@ -7,17 +7,17 @@ import (
 	"github.com/shellgate/shellgate/policy"
 )
 
-// memo is a bounded LRU of decisions by canonical input. It is sound
-// because policies cannot use non-deterministic builtins.
+// memo is a bounded LRU of decisions by canonical input (memoKey). It is
+// sound because policies cannot use non-deterministic builtins.
 type memo struct {
 	mu  sync.Mutex
 	max int
 	ll  *list.List
-	m   map[string]*list.Element
+	m   map[memoKey]*list.Element
 }
 
 type memoEntry struct {
-	key string
+	key memoKey
 	d   policy.Decision
 }
 
@@ -25,10 +25,10 @@ func newMemo(n int) *memo {
 	if n <= 0 {
 		return nil
 	}
-	return &memo{max: n, ll: list.New(), m: map[string]*list.Element{}}
+	return &memo{max: n, ll: list.New(), m: map[memoKey]*list.Element{}}
 }
 
-func (m *memo) get(k string) (policy.Decision, bool) {
+func (m *memo) get(k memoKey) (policy.Decision, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	el, ok := m.m[k]
@@ -39,7 +39,7 @@ func (m *memo) get(k string) (policy.Decision, bool) {
 	return clone(el.Value.(*memoEntry).d), true
 }
 
-func (m *memo) put(k string, d policy.Decision) {
+func (m *memo) put(k memoKey, d policy.Decision) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if el, ok := m.m[k]; ok {

@@ -17,39 +17,134 @@ import (
 // JSON round trip. Its shape is exactly the JSON encoding of policy.Input
 // (plus "facts"); TestInputValueMatchesJSON holds it to that.
 
-func str(s string) *ast.Term {
-	if t := common[s]; t != nil {
-		return t
-	}
-	return ast.StringTerm(s)
-}
+func str(s string) *ast.Term   { return ast.StringTerm(s) }
 func num(n int) *ast.Term      { return ast.InternedTerm(n) }
 func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
 
-// common holds one term for each object key and each frequent value,
-// shared by every input built (terms are never changed once built). It is
-// filled at init and only read after.
-var common = func() map[string]*ast.Term {
+// Object keys, built once and shared by every input (terms are never
+// changed once built).
+var (
+	kInTree         = ast.StringTerm("in_tree")
+	kLoop           = ast.StringTerm("loop")
+	kBackground     = ast.StringTerm("background")
+	kNegated        = ast.StringTerm("negated")
+	kSubshell       = ast.StringTerm("subshell")
+	kFunction       = ast.StringTerm("function")
+	kCondition      = ast.StringTerm("condition")
+	kStdinFed       = ast.StringTerm("stdin_fed")
+	kSubstitution   = ast.StringTerm("substitution")
+	kAfter          = ast.StringTerm("after")
+	kArgs           = ast.StringTerm("args")
+	kAssigns        = ast.StringTerm("assigns")
+	kCategories     = ast.StringTerm("categories")
+	kCd             = ast.StringTerm("cd")
+	kCode           = ast.StringTerm("code")
+	kCommand        = ast.StringTerm("command")
+	kConfig         = ast.StringTerm("config")
+	kContext        = ast.StringTerm("context")
+	kCritical       = ast.StringTerm("critical")
+	kCwd            = ast.StringTerm("cwd")
+	kDepth          = ast.StringTerm("depth")
+	kDevice         = ast.StringTerm("device")
+	kDynamic        = ast.StringTerm("dynamic")
+	kDynamicProgram = ast.StringTerm("dynamic_program")
+	kEffects        = ast.StringTerm("effects")
+	kError          = ast.StringTerm("error")
+	kEstablished    = ast.StringTerm("established")
+	kFacts          = ast.StringTerm("facts")
+	kFd             = ast.StringTerm("fd")
+	kFile           = ast.StringTerm("file")
+	kFindings       = ast.StringTerm("findings")
+	kFrom           = ast.StringTerm("from")
+	kGlob           = ast.StringTerm("glob")
+	kGrant          = ast.StringTerm("grant")
+	kHarmless       = ast.StringTerm("harmless")
+	kHome           = ast.StringTerm("home")
+	kIndex          = ast.StringTerm("index")
+	kKey            = ast.StringTerm("key")
+	kKind           = ast.StringTerm("kind")
+	kKnown          = ast.StringTerm("known")
+	kMatches        = ast.StringTerm("matches")
+	kMessage        = ast.StringTerm("message")
+	kMode           = ast.StringTerm("mode")
+	kName           = ast.StringTerm("name")
+	kOk             = ast.StringTerm("ok")
+	kOp             = ast.StringTerm("op")
+	kOperands       = ast.StringTerm("operands")
+	kOptions        = ast.StringTerm("options")
+	kOutsideRoots   = ast.StringTerm("outside_roots")
+	kParent         = ast.StringTerm("parent")
+	kParse          = ast.StringTerm("parse")
+	kPath           = ast.StringTerm("path")
+	kPathPrefixed   = ast.StringTerm("path_prefixed")
+	kPattern        = ast.StringTerm("pattern")
+	kPipeline       = ast.StringTerm("pipeline")
+	kPipelineLen    = ast.StringTerm("pipeline_len")
+	kProducer       = ast.StringTerm("producer")
+	kProgram        = ast.StringTerm("program")
+	kReadOnly       = ast.StringTerm("read_only")
+	kReads          = ast.StringTerm("reads")
+	kReal           = ast.StringTerm("real")
+	kRecursive      = ast.StringTerm("recursive")
+	kRedirects      = ast.StringTerm("redirects")
+	kRepoHelpers    = ast.StringTerm("repo_helpers")
+	kReport         = ast.StringTerm("report")
+	kResolved       = ast.StringTerm("resolved")
+	kReversible     = ast.StringTerm("reversible")
+	kRole           = ast.StringTerm("role")
+	kRoots          = ast.StringTerm("roots")
+	kRow            = ast.StringTerm("row")
+	kScoped         = ast.StringTerm("scoped")
+	kSegment        = ast.StringTerm("segment")
+	kSegments       = ast.StringTerm("segments")
+	kSource         = ast.StringTerm("source")
+	kSpan           = ast.StringTerm("span")
+	kStation        = ast.StringTerm("station")
+	kSubcommand     = ast.StringTerm("subcommand")
+	kTarget         = ast.StringTerm("target")
+	kTo             = ast.StringTerm("to")
+	kValue          = ast.StringTerm("value")
+	kVerdict        = ast.StringTerm("verdict")
+	kWrappers       = ast.StringTerm("wrappers")
+	kWrites         = ast.StringTerm("writes")
+	kWritten        = ast.StringTerm("written")
+)
+
+// enums holds one term for each frequent enum-like value (kinds, sources,
+// roles, categories, verdicts); it is filled at init and only read after.
+var enums = func() map[string]*ast.Term {
 	m := map[string]*ast.Term{}
-	for _, s := range strings.Fields(`command mode cwd report station config facts parse ok error span
-		segments index program name path_prefixed dynamic_program known subcommand args assigns value
-		options written effects operands role wrappers parent context pipeline pipeline_len substitution
-		loop background negated subshell function condition stdin_fed depth path after categories
-		read_only redirects op fd target harmless segment reads writes kind dynamic recursive source home
-		producer cd from to scoped reversible findings code message pattern grant real established glob
-		outside_roots critical device roots index granted resolved verdict row repo_helpers file matches key
-		literal operand option redirect implicit cwd-flag xargs-input file dir tree any text read write
-		dup heredoc herestring readwrite network destructive exec privilege interactive wrapper shell
-		navigate . ok missing denied outside-roots not-established default readonly`) {
+	for _, s := range strings.Fields(`literal glob dynamic operand option redirect implicit cwd-flag
+		xargs-input source find-match file dir tree write delete pattern script command text number
+		any name assign url exec awk sed jq read network destructive privilege interactive wrapper
+		shell navigate ok missing denied outside-roots not-established default readonly param
+		command-substitution process-substitution arithmetic brace tilde extglob dup heredoc
+		herestring readwrite reads-file writes-file recursive follow device cwd stdin`) {
 		m[s] = ast.StringTerm(s)
 	}
 	return m
 }()
 
+// enum returns the shared term for a frequent value, or a new one.
+func enum(s string) *ast.Term {
+	if t := enums[s]; t != nil {
+		return t
+	}
+	return ast.StringTerm(s)
+}
+
+func enumsTerm(list []string) *ast.Term {
+	ts := make([]*ast.Term, len(list))
+	for i, s := range list {
+		ts[i] = enum(s)
+	}
+	return ast.ArrayTerm(ts...)
+}
+
 type obj struct{ items [][2]*ast.Term }
 
-func (o *obj) add(k string, v *ast.Term) { o.items = append(o.items, [2]*ast.Term{str(k), v}) }
-func (o *obj) term() *ast.Term           { return ast.NewTerm(ast.NewObject(o.items...)) }
+func (o *obj) add(k, v *ast.Term) { o.items = append(o.items, [2]*ast.Term{k, v}) }
+func (o *obj) term() *ast.Term    { return ast.NewTerm(ast.NewObject(o.items...)) }
 
 func spanTerm(s classify.Span) *ast.Term {
 	return ast.ArrayTerm(num(s.Start), num(s.End))
@@ -65,14 +160,14 @@ func stringsTerm(list []string) *ast.Term {
 
 func argTerm(a classify.Arg, extra func(*obj)) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 5)}
-	o.add("value", str(a.Value))
+	o.add(kValue, str(a.Value))
 	if a.Dynamic != "" {
-		o.add("dynamic", str(a.Dynamic))
+		o.add(kDynamic, enum(a.Dynamic))
 	}
 	if a.Pattern != "" {
-		o.add("pattern", str(a.Pattern))
+		o.add(kPattern, str(a.Pattern))
 	}
-	o.add("span", spanTerm(a.Span))
+	o.add(kSpan, spanTerm(a.Span))
 	if extra != nil {
 		extra(&o)
 	}
@@ -81,134 +176,134 @@ func argTerm(a classify.Arg, extra func(*obj)) *ast.Term {
 
 func cwdTerm(c classify.Cwd) *ast.Term {
 	o := obj{}
-	o.add("path", str(c.Path))
-	o.add("known", boolean(c.Known))
+	o.add(kPath, str(c.Path))
+	o.add(kKnown, boolean(c.Known))
 	if len(c.After) > 0 {
 		ts := make([]*ast.Term, len(c.After))
 		for i, n := range c.After {
 			ts[i] = num(n)
 		}
-		o.add("after", ast.ArrayTerm(ts...))
+		o.add(kAfter, ast.ArrayTerm(ts...))
 	}
 	return o.term()
 }
 
 func contextTerm(c classify.Context) *ast.Term {
 	o := obj{}
-	o.add("pipeline", num(c.Pipeline))
-	o.add("pipeline_len", num(c.PipelineLen))
-	flag := func(k string, b bool) {
+	o.add(kPipeline, num(c.Pipeline))
+	o.add(kPipelineLen, num(c.PipelineLen))
+	flag := func(k *ast.Term, b bool) {
 		if b {
 			o.add(k, boolean(true))
 		}
 	}
-	flag("substitution", c.Substitution)
-	flag("loop", c.Loop)
-	flag("background", c.Background)
-	flag("negated", c.Negated)
-	flag("subshell", c.Subshell)
-	flag("function", c.Function)
-	flag("condition", c.Condition)
-	flag("stdin_fed", c.StdinFed)
+	flag(kSubstitution, c.Substitution)
+	flag(kLoop, c.Loop)
+	flag(kBackground, c.Background)
+	flag(kNegated, c.Negated)
+	flag(kSubshell, c.Subshell)
+	flag(kFunction, c.Function)
+	flag(kCondition, c.Condition)
+	flag(kStdinFed, c.StdinFed)
 	if c.Depth != 0 {
-		o.add("depth", num(c.Depth))
+		o.add(kDepth, num(c.Depth))
 	}
 	return o.term()
 }
 
 func segmentTerm(s *classify.Segment) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 20)}
-	o.add("index", num(s.Index))
-	o.add("program", str(s.Program))
-	o.add("name", str(s.Name))
+	o.add(kIndex, num(s.Index))
+	o.add(kProgram, str(s.Program))
+	o.add(kName, str(s.Name))
 	if s.PathPrefixed {
-		o.add("path_prefixed", boolean(true))
+		o.add(kPathPrefixed, boolean(true))
 	}
 	if s.DynamicProgram {
-		o.add("dynamic_program", boolean(true))
+		o.add(kDynamicProgram, boolean(true))
 	}
-	o.add("known", boolean(s.Known))
+	o.add(kKnown, boolean(s.Known))
 	if s.Subcommand != "" {
-		o.add("subcommand", str(s.Subcommand))
+		o.add(kSubcommand, str(s.Subcommand))
 	}
 	args := make([]*ast.Term, len(s.Args))
 	for i, a := range s.Args {
 		args[i] = argTerm(a, nil)
 	}
 	if s.Args == nil {
-		o.add("args", ast.NullTerm())
+		o.add(kArgs, ast.NullTerm())
 	} else {
-		o.add("args", ast.ArrayTerm(args...))
+		o.add(kArgs, ast.ArrayTerm(args...))
 	}
 	if len(s.Assigns) > 0 {
 		ts := make([]*ast.Term, len(s.Assigns))
 		for i, a := range s.Assigns {
 			ao := obj{}
-			ao.add("name", str(a.Name))
-			ao.add("value", argTerm(a.Value, nil))
-			ao.add("span", spanTerm(a.Span))
+			ao.add(kName, str(a.Name))
+			ao.add(kValue, argTerm(a.Value, nil))
+			ao.add(kSpan, spanTerm(a.Span))
 			ts[i] = ao.term()
 		}
-		o.add("assigns", ast.ArrayTerm(ts...))
+		o.add(kAssigns, ast.ArrayTerm(ts...))
 	}
 	if len(s.Options) > 0 {
 		ts := make([]*ast.Term, len(s.Options))
 		for i, op := range s.Options {
 			oo := obj{}
-			oo.add("name", str(op.Name))
-			oo.add("written", str(op.Written))
+			oo.add(kName, str(op.Name))
+			oo.add(kWritten, str(op.Written))
 			if op.Value != nil {
-				oo.add("value", argTerm(*op.Value, nil))
+				oo.add(kValue, argTerm(*op.Value, nil))
 			}
-			oo.add("known", boolean(op.Known))
+			oo.add(kKnown, boolean(op.Known))
 			if len(op.Effects) > 0 {
-				oo.add("effects", stringsTerm(op.Effects))
+				oo.add(kEffects, enumsTerm(op.Effects))
 			}
-			oo.add("span", spanTerm(op.Span))
+			oo.add(kSpan, spanTerm(op.Span))
 			ts[i] = oo.term()
 		}
-		o.add("options", ast.ArrayTerm(ts...))
+		o.add(kOptions, ast.ArrayTerm(ts...))
 	}
 	if len(s.Operands) > 0 {
 		ts := make([]*ast.Term, len(s.Operands))
 		for i, op := range s.Operands {
 			role := op.Role
-			ts[i] = argTerm(op.Arg, func(o *obj) { o.add("role", str(role)) })
+			ts[i] = argTerm(op.Arg, func(o *obj) { o.add(kRole, enum(role)) })
 		}
-		o.add("operands", ast.ArrayTerm(ts...))
+		o.add(kOperands, ast.ArrayTerm(ts...))
 	}
 	if len(s.Wrappers) > 0 {
-		o.add("wrappers", stringsTerm(s.Wrappers))
+		o.add(kWrappers, enumsTerm(s.Wrappers))
 	}
-	o.add("parent", num(s.Parent))
-	o.add("context", contextTerm(s.Context))
-	o.add("cwd", cwdTerm(s.Cwd))
+	o.add(kParent, num(s.Parent))
+	o.add(kContext, contextTerm(s.Context))
+	o.add(kCwd, cwdTerm(s.Cwd))
 	if len(s.Categories) > 0 {
-		o.add("categories", stringsTerm(s.Categories))
+		o.add(kCategories, enumsTerm(s.Categories))
 	}
-	o.add("read_only", boolean(s.ReadOnly))
-	o.add("span", spanTerm(s.Span))
+	o.add(kReadOnly, boolean(s.ReadOnly))
+	o.add(kSpan, spanTerm(s.Span))
 	return o.term()
 }
 
 func pathRefTerm(p *classify.PathRef) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 11)}
-	o.add("path", str(p.Path))
-	o.add("kind", str(p.Kind))
+	o.add(kPath, str(p.Path))
+	o.add(kKind, enum(p.Kind))
 	if p.Dynamic != "" {
-		o.add("dynamic", str(p.Dynamic))
+		o.add(kDynamic, enum(p.Dynamic))
 	}
 	if p.Recursive {
-		o.add("recursive", boolean(true))
+		o.add(kRecursive, boolean(true))
 	}
-	o.add("source", str(p.Source))
-	o.add("segment", num(p.Segment))
-	o.add("cwd", cwdTerm(p.Cwd))
+	o.add(kSource, enum(p.Source))
+	o.add(kSegment, num(p.Segment))
+	o.add(kCwd, cwdTerm(p.Cwd))
 	if p.Home {
-		o.add("home", boolean(true))
+		o.add(kHome, boolean(true))
 	}
-	o.add("producer", num(p.Producer))
-	o.add("span", spanTerm(p.Span))
+	o.add(kProducer, num(p.Producer))
+	o.add(kSpan, spanTerm(p.Span))
 	return o.term()
 }
 
@@ -229,109 +324,109 @@ func reportTerm(r *classify.Report) *ast.Term {
 		return ast.NullTerm()
 	}
 	o := obj{items: make([][2]*ast.Term, 0, 10)}
-	o.add("command", str(r.Command))
+	o.add(kCommand, str(r.Command))
 	po := obj{}
-	po.add("ok", boolean(r.Parse.OK))
+	po.add(kOk, boolean(r.Parse.OK))
 	if r.Parse.Error != "" {
-		po.add("error", str(r.Parse.Error))
+		po.add(kError, str(r.Parse.Error))
 	}
 	if r.Parse.Span != nil {
-		po.add("span", spanTerm(*r.Parse.Span))
+		po.add(kSpan, spanTerm(*r.Parse.Span))
 	}
-	o.add("parse", po.term())
+	o.add(kParse, po.term())
 	if r.Segments == nil {
-		o.add("segments", ast.NullTerm())
+		o.add(kSegments, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Segments))
 		for i := range r.Segments {
 			ts[i] = segmentTerm(&r.Segments[i])
 		}
-		o.add("segments", ast.ArrayTerm(ts...))
+		o.add(kSegments, ast.ArrayTerm(ts...))
 	}
 	if r.Redirects == nil {
-		o.add("redirects", ast.NullTerm())
+		o.add(kRedirects, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Redirects))
 		for i, rd := range r.Redirects {
 			ro := obj{}
-			ro.add("op", str(rd.Op))
+			ro.add(kOp, enum(rd.Op))
 			if rd.Fd != "" {
-				ro.add("fd", str(rd.Fd))
+				ro.add(kFd, str(rd.Fd))
 			}
-			ro.add("target", argTerm(rd.Target, nil))
-			ro.add("mode", str(rd.Mode))
-			ro.add("harmless", boolean(rd.Harmless))
-			ro.add("segment", num(rd.Segment))
-			ro.add("span", spanTerm(rd.Span))
+			ro.add(kTarget, argTerm(rd.Target, nil))
+			ro.add(kMode, enum(rd.Mode))
+			ro.add(kHarmless, boolean(rd.Harmless))
+			ro.add(kSegment, num(rd.Segment))
+			ro.add(kSpan, spanTerm(rd.Span))
 			ts[i] = ro.term()
 		}
-		o.add("redirects", ast.ArrayTerm(ts...))
+		o.add(kRedirects, ast.ArrayTerm(ts...))
 	}
-	o.add("reads", pathRefsTerm(r.Reads))
-	o.add("writes", pathRefsTerm(r.Writes))
+	o.add(kReads, pathRefsTerm(r.Reads))
+	o.add(kWrites, pathRefsTerm(r.Writes))
 	if r.Cd == nil {
-		o.add("cd", ast.NullTerm())
+		o.add(kCd, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Cd))
 		for i, c := range r.Cd {
 			co := obj{}
-			co.add("index", num(c.Index))
-			co.add("program", str(c.Program))
-			co.add("target", argTerm(c.Target, nil))
-			co.add("from", cwdTerm(c.From))
-			co.add("to", cwdTerm(c.To))
-			co.add("segment", num(c.Segment))
-			co.add("span", spanTerm(c.Span))
+			co.add(kIndex, num(c.Index))
+			co.add(kProgram, str(c.Program))
+			co.add(kTarget, argTerm(c.Target, nil))
+			co.add(kFrom, cwdTerm(c.From))
+			co.add(kTo, cwdTerm(c.To))
+			co.add(kSegment, num(c.Segment))
+			co.add(kSpan, spanTerm(c.Span))
 			if c.Scoped {
-				co.add("scoped", boolean(true))
+				co.add(kScoped, boolean(true))
 			}
 			ts[i] = co.term()
 		}
-		o.add("cd", ast.ArrayTerm(ts...))
+		o.add(kCd, ast.ArrayTerm(ts...))
 	}
-	o.add("reversible", boolean(r.Reversible))
+	o.add(kReversible, boolean(r.Reversible))
 	if r.Findings == nil {
-		o.add("findings", ast.NullTerm())
+		o.add(kFindings, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Findings))
 		for i, f := range r.Findings {
 			fo := obj{}
-			fo.add("code", str(f.Code))
-			fo.add("message", str(f.Message))
-			fo.add("span", spanTerm(f.Span))
-			fo.add("segment", num(f.Segment))
+			fo.add(kCode, str(f.Code))
+			fo.add(kMessage, str(f.Message))
+			fo.add(kSpan, spanTerm(f.Span))
+			fo.add(kSegment, num(f.Segment))
 			ts[i] = fo.term()
 		}
-		o.add("findings", ast.ArrayTerm(ts...))
+		o.add(kFindings, ast.ArrayTerm(ts...))
 	}
 	return o.term()
 }
 
 func factsTerm(f *policy.Facts) *ast.Term {
 	o := obj{}
-	o.add("mode", str(f.Mode))
-	o.add("home", str(f.Home))
-	o.add("roots", stringsTerm(f.Roots))
+	o.add(kMode, enum(f.Mode))
+	o.add(kHome, str(f.Home))
+	o.add(kRoots, stringsTerm(f.Roots))
 	segs := make([]*ast.Term, len(f.Segments))
 	for i, s := range f.Segments {
 		so := obj{}
-		so.add("grant", str(s.Grant))
+		so.add(kGrant, str(s.Grant))
 		segs[i] = so.term()
 	}
-	o.add("segments", ast.ArrayTerm(segs...))
+	o.add(kSegments, ast.ArrayTerm(segs...))
 	ws := make([]*ast.Term, len(f.Writes))
 	for i, w := range f.Writes {
 		wo := obj{}
-		wo.add("path", str(w.Path))
-		wo.add("real", str(w.Real))
-		wo.add("established", boolean(w.Established))
-		wo.add("glob", boolean(w.Glob))
-		wo.add("outside_roots", boolean(w.OutsideRoots))
-		wo.add("critical", boolean(w.Critical))
-		wo.add("device", boolean(w.Device))
+		wo.add(kPath, str(w.Path))
+		wo.add(kReal, str(w.Real))
+		wo.add(kEstablished, boolean(w.Established))
+		wo.add(kGlob, boolean(w.Glob))
+		wo.add(kOutsideRoots, boolean(w.OutsideRoots))
+		wo.add(kCritical, boolean(w.Critical))
+		wo.add(kDevice, boolean(w.Device))
 		ws[i] = wo.term()
 	}
-	o.add("writes", ast.ArrayTerm(ws...))
+	o.add(kWrites, ast.ArrayTerm(ws...))
 	idx := obj{items: make([][2]*ast.Term, 0, len(f.Index))}
 	for k, list := range f.Index {
 		ts := make([]*ast.Term, len(list))
@@ -340,7 +435,7 @@ func factsTerm(f *policy.Facts) *ast.Term {
 		}
 		idx.items = append(idx.items, [2]*ast.Term{ast.StringTerm(k), ast.ArrayTerm(ts...)})
 	}
-	o.add("index", idx.term())
+	o.add(kIndex, idx.term())
 	return o.term()
 }
 
@@ -391,27 +486,27 @@ func jsonValue(x any) (ast.Value, error) {
 // inputValue builds the whole input document.
 func inputValue(in *policy.Input, f *policy.Facts) (ast.Value, error) {
 	o := obj{items: make([][2]*ast.Term, 0, 8)}
-	o.add("command", str(in.Command))
-	o.add("mode", str(f.Mode))
-	o.add("cwd", str(in.Cwd))
-	o.add("report", reportTerm(in.Report))
+	o.add(kCommand, str(in.Command))
+	o.add(kMode, enum(f.Mode))
+	o.add(kCwd, str(in.Cwd))
+	o.add(kReport, reportTerm(in.Report))
 	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
-		o.add("station", stationTerm(st))
+		o.add(kStation, stationTerm(st))
 	} else if in.Station != nil && !isNilStation(in.Station) {
 		v, err := jsonValue(in.Station)
 		if err != nil {
 			return nil, fmt.Errorf("station: %w", err)
 		}
 		if _, isNull := v.(ast.Null); !isNull {
-			o.add("station", ast.NewTerm(v))
+			o.add(kStation, ast.NewTerm(v))
 		}
 	}
 	ct, err := configTerm(in.Config)
 	if err != nil {
 		return nil, err
 	}
-	o.add("config", ct)
-	o.add("facts", factsTerm(f))
+	o.add(kConfig, ct)
+	o.add(kFacts, factsTerm(f))
 	return ast.NewObject(o.items...), nil
 }
 
@@ -424,47 +519,50 @@ func isNilStation(x any) bool {
 func stationTerm(st *readstation.Station) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 3)}
 	if st.Reads == nil {
-		o.add("reads", ast.NullTerm())
+		o.add(kReads, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(st.Reads))
 		for i := range st.Reads {
 			r := &st.Reads[i]
 			ro := obj{items: make([][2]*ast.Term, 0, 13)}
-			ro.add("path", str(r.Path))
-			ro.add("kind", str(r.Kind))
-			ro.add("source", str(r.Source))
-			ro.add("resolved", str(r.Resolved))
-			ro.add("real", str(r.Real))
-			ro.add("verdict", str(r.Verdict))
-			ro.add("row", str(r.Row))
-			ro.add("message", str(r.Message))
-			ro.add("span", spanTerm(r.Span))
-			ro.add("segment", num(r.Segment))
-			ro.add("recursive", boolean(r.Recursive))
+			ro.add(kPath, str(r.Path))
+			ro.add(kKind, enum(r.Kind))
+			ro.add(kSource, enum(r.Source))
+			ro.add(kResolved, str(r.Resolved))
+			ro.add(kReal, str(r.Real))
+			ro.add(kVerdict, enum(r.Verdict))
+			ro.add(kRow, str(r.Row))
+			ro.add(kMessage, str(r.Message))
+			ro.add(kSpan, spanTerm(r.Span))
+			ro.add(kSegment, num(r.Segment))
+			ro.add(kRecursive, boolean(r.Recursive))
+			if r.InTree {
+				ro.add(kInTree, boolean(true))
+			}
 			if r.Matches == nil {
-				ro.add("matches", ast.NullTerm())
+				ro.add(kMatches, ast.NullTerm())
 			} else {
-				ro.add("matches", stringsTerm(r.Matches))
+				ro.add(kMatches, stringsTerm(r.Matches))
 			}
 			ts[i] = ro.term()
 		}
-		o.add("reads", ast.ArrayTerm(ts...))
+		o.add(kReads, ast.ArrayTerm(ts...))
 	}
 	if st.RepoHelpers == nil {
-		o.add("repo_helpers", ast.NullTerm())
+		o.add(kRepoHelpers, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(st.RepoHelpers))
 		for i, h := range st.RepoHelpers {
 			ho := obj{items: make([][2]*ast.Term, 0, 5)}
-			ho.add("key", str(h.Key))
-			ho.add("file", str(h.File))
-			ho.add("value", str(h.Value))
-			ho.add("segment", num(h.Segment))
-			ho.add("span", spanTerm(h.Span))
+			ho.add(kKey, str(h.Key))
+			ho.add(kFile, str(h.File))
+			ho.add(kValue, str(h.Value))
+			ho.add(kSegment, num(h.Segment))
+			ho.add(kSpan, spanTerm(h.Span))
 			ts[i] = ho.term()
 		}
-		o.add("repo_helpers", ast.ArrayTerm(ts...))
+		o.add(kRepoHelpers, ast.ArrayTerm(ts...))
 	}
-	o.add("established", boolean(st.Established))
+	o.add(kEstablished, boolean(st.Established))
 	return o.term()
 }

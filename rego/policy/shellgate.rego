@@ -300,13 +300,9 @@ ask contains {
 	denied_in_tree(r)
 }
 
-denied_in_tree(r) if r.recursive
-
-denied_in_tree(r) if r.source == "xargs-input"
-
-# A dynamic read the station judged is bounded by its producer's tree
-# (find -exec's {}, xargs input).
-denied_in_tree(r) if r.kind == "dynamic"
+# The station sets in_tree when the denied path is below a tree the command
+# reads whole (or below a producer's roots), not the path as written.
+denied_in_tree(r) if r.in_tree
 
 # destructive-critical: a destructive segment (rm, chmod -R, ...) whose
 # target is /, a top-level directory, the home directory, a root, or an

@@ -560,20 +560,24 @@ station_cases := {
 		"action": "deny", "has": ["read-denied"],
 	},
 	"a tree holding a denied path asks": {
-		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"recursive": true, "row": "**/.env"})])),
+		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"recursive": true, "in_tree": true, "row": "**/.env"})])),
 		"action": "ask", "has": ["read-denied-in-tree"], "lacks": ["read-denied"],
 	},
 	"a tree holding a denied path in readonly denies": {
-		"input": mk([seg(0, "grep", {})], object.union(readonly, with_reads([object.union(sread("denied"), {"recursive": true, "row": "**/.env"})]))),
+		"input": mk([seg(0, "grep", {})], object.union(readonly, with_reads([object.union(sread("denied"), {"recursive": true, "in_tree": true, "row": "**/.env"})]))),
 		"action": "deny", "has": ["read-denied-in-tree"],
 	},
 	"xargs input bounded by a tree holding a denied path asks": {
-		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"source": "xargs-input", "kind": "dynamic"})])),
+		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"source": "xargs-input", "kind": "dynamic", "in_tree": true})])),
 		"action": "ask", "has": ["read-denied-in-tree"], "lacks": ["read-denied"],
 	},
 	"find -exec input bounded by a tree holding a denied path asks": {
-		"input": mk([seg(0, "ls", {})], with_reads([object.union(sread("denied"), {"source": "operand", "kind": "dynamic"})])),
+		"input": mk([seg(0, "ls", {})], with_reads([object.union(sread("denied"), {"source": "operand", "kind": "dynamic", "in_tree": true})])),
 		"action": "ask", "has": ["read-denied-in-tree"], "lacks": ["read-denied"],
+	},
+	"a recursive read of a denied tree itself is denied": {
+		"input": mk([seg(0, "grep", {})], with_reads([object.union(sread("denied"), {"recursive": true, "row": "~/.ssh/**"})])),
+		"action": "deny", "has": ["read-denied"], "lacks": ["read-denied-in-tree"],
 	},
 	"a glob matching a denied file is denied": {
 		"input": mk([seg(0, "cat", {})], with_reads([object.union(sread("denied"), {"kind": "glob", "matches": ["/w/.env"]})])),
