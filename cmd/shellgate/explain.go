@@ -27,9 +27,10 @@ type explainResult struct {
 }
 
 func runExplain(e *env) int {
-	fs := newFlags(e, "explain", "[--mode readonly|default] [--policy DIR]... [--config FILE] [--cwd DIR] [--root DIR]... [--no-station] [--json] COMMAND")
+	fs := newFlags(e, "explain", "[--mode readonly|default] [--policy DIR]... [--config FILE] [--cwd DIR] [--root DIR]... [--no-station] [--json | --input] COMMAND")
 	df := addDecideFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	asInput := fs.Bool("input", false, "print the policy input document as JSON (for writing Rego tests) and exit")
 	ops, ok := parseFlags(fs, e.args)
 	if !ok {
 		return exitUsage
@@ -46,6 +47,15 @@ func runExplain(e *env) int {
 	in, st, serr := d.input(joinCommand(ops), "", "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", serr)
+	}
+	if *asInput {
+		b, err := rego.MarshalInput(in)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "shellgate explain:", err)
+			return exitInternal
+		}
+		fmt.Fprintf(e.stdout, "%s\n", b)
+		return exitOK
 	}
 	x, err := d.engine.Explain(context.Background(), in)
 	if err != nil {
