@@ -142,6 +142,9 @@ type OptSpec struct {
 	Match string `yaml:"match,omitempty"`
 	// Else is the effect when the value does not match.
 	Else string `yaml:"else,omitempty"`
+	// ValueRole gives the option's value an operand role: "sed" and "awk"
+	// values are checked as scripts (every -e of one sed is one script).
+	ValueRole string `yaml:"value_role,omitempty"`
 	// Code is the finding code when the option makes the segment unsafe
 	// ("find-delete"); default: derived from the effect.
 	Code string `yaml:"code,omitempty"`
@@ -374,6 +377,11 @@ func (p *Program) build(path string) []error {
 		}
 		if (hasString(o.Effects, EffectCommand)) != (len(o.Terminator) > 0) && hasString(o.Effects, EffectCommand) && p.Syntax == "long" {
 			bad("option %s: command option needs a terminator", o.Names[0])
+		}
+		switch o.ValueRole {
+		case "", "sed", "awk":
+		default:
+			bad("option %s: unknown value_role %q", o.Names[0], o.ValueRole)
 		}
 		if o.Match != "" {
 			re, err := regexp.Compile(o.Match)

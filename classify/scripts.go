@@ -9,13 +9,21 @@ func (p *argParser) sedScript(a Arg) {
 		p.w.find("dynamic-script", "the sed script is only known at run time", a.Span, p.seg.Index)
 		return
 	}
-	if code, msg := sedCheck(a.Value); code != "" {
+	code, msg, reads := sedCheck(a.Value)
+	if code != "" {
 		p.w.find(code, "sed: "+msg, a.Span, p.seg.Index)
+	}
+	for _, f := range reads {
+		// sed does not expand ~: the name is taken as written.
+		ref := pathRef(Arg{Value: f, Span: a.Span}, "script", p.seg.Index, p.seg.Cwd, -1)
+		p.w.r.Reads = append(p.w.r.Reads, ref)
+		p.w.deviceCheck(Arg{Value: f, Span: a.Span}, a.Span, p.seg.Index)
 	}
 }
 
-// sedCheck returns a finding code and message for an unsafe sed script.
-func sedCheck(s string) (string, string) {
+// sedCheck returns a finding code and message for an unsafe sed script,
+// and the files its r and R commands read.
+func sedCheck(s string) (code, msg string, reads []string) {
 	i := 0
 	n := len(s)
 	skipSpace := func() {
@@ -100,7 +108,7 @@ func sedCheck(s string) (string, string) {
 			continue
 		}
 		if !address() {
-			return "sed-unsafe", "the script could not be read"
+			return "sed-unsafe", "the script could not be read", reads
 		}
 		skipSpace()
 		if i < n && s[i] == ',' {
@@ -110,7 +118,7 @@ func sedCheck(s string) (string, string) {
 				i++
 			}
 			if !address() {
-				return "sed-unsafe", "the script could not be read"
+				return "sed-unsafe", "the script could not be read", reads
 			}
 		}
 		skipSpace()
@@ -119,7 +127,7 @@ func sedCheck(s string) (string, string) {
 			skipSpace()
 		}
 		if i >= n {
-			return "sed-unsafe", "the script ends after an address"
+			return "sed-unsafe", "the script ends after an address", reads
 		}
 		cmd := s[i]
 		i++
@@ -146,52 +154,55 @@ func sedCheck(s string) (string, string) {
 				i++
 			}
 		case 'r', 'R':
-			toEOL()
+			skipSpace()
+			if f := toEOL(); f != "" {
+				reads = append(reads, f)
+			}
 		case 'v':
 			for i < n && s[i] != ';' && s[i] != '\n' {
 				i++
 			}
 		case 'w', 'W':
-			return "sed-write", "the w command writes to a file"
+			return "sed-write", "the w command writes to a file", reads
 		case 'e':
-			return "sed-exec", "the e command runs a shell command"
+			return "sed-exec", "the e command runs a shell command", reads
 		case 's':
 			if i >= n {
-				return "sed-unsafe", "s has no delimiter"
+				return "sed-unsafe", "s has no delimiter", reads
 			}
 			d := s[i]
 			i++
 			if d == '\\' || d == '\n' || !delimited(d) || !delimited(d) {
-				return "sed-unsafe", "the s command could not be read"
+				return "sed-unsafe", "the s command could not be read", reads
 			}
 			for i < n && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
 				switch s[i] {
 				case 'e':
-					return "sed-exec", "the s///e flag runs the pattern space as a command"
+					return "sed-exec", "the s///e flag runs the pattern space as a command", reads
 				case 'w':
-					return "sed-write", "the s///w flag writes to a file"
+					return "sed-write", "the s///w flag writes to a file", reads
 				case 'g', 'p', 'i', 'I', 'm', 'M', ' ', '\t':
 				default:
 					if s[i] < '0' || s[i] > '9' {
-						return "sed-unsafe", "the s command has an unknown flag " + string(s[i])
+						return "sed-unsafe", "the s command has an unknown flag " + string(s[i]), reads
 					}
 				}
 				i++
 			}
 		case 'y':
 			if i >= n {
-				return "sed-unsafe", "y has no delimiter"
+				return "sed-unsafe", "y has no delimiter", reads
 			}
 			d := s[i]
 			i++
 			if !delimited(d) || !delimited(d) {
-				return "sed-unsafe", "the y command could not be read"
+				return "sed-unsafe", "the y command could not be read", reads
 			}
 		default:
-			return "sed-unsafe", "unknown command " + string(cmd)
+			return "sed-unsafe", "unknown command " + string(cmd), reads
 		}
 	}
-	return "", ""
+	return "", "", reads
 }
 
 // awkScript checks an awk program: system(), pipes, getline from a file or

@@ -217,9 +217,48 @@ type argParser struct {
 	unknownSub bool
 	// info is set by --help or --version: the program prints and exits.
 	info bool
+	// roleValues are option values with a value_role, in order.
+	roleValues []roleValue
 	// exprStarted is set once a find-style expression began: later
 	// words are not roots.
 	exprStarted bool
+}
+
+// roleValue is an option value that has an operand role (sed -e SCRIPT).
+type roleValue struct {
+	role string
+	arg  Arg
+}
+
+// scriptValues checks the option values of one role as one script: sed
+// joins its -e scripts with newlines, so '1{e touch x' -e '}' is one block.
+func (p *argParser) scriptValues(role string) {
+	var parts []string
+	var sp Span
+	for _, rv := range p.roleValues {
+		if rv.role != role {
+			continue
+		}
+		if !rv.arg.Static() {
+			p.w.find("dynamic-script", "the "+role+" script is only known at run time", rv.arg.Span, p.seg.Index)
+			return
+		}
+		if len(parts) == 0 {
+			sp = rv.arg.Span
+		}
+		sp.End = rv.arg.Span.End
+		parts = append(parts, rv.arg.Value)
+	}
+	if len(parts) == 0 {
+		return
+	}
+	a := Arg{Value: strings.Join(parts, "\n"), Span: sp}
+	switch role {
+	case "sed":
+		p.sedScript(a)
+	case "awk":
+		p.awkScript(a)
+	}
 }
 
 type effectAt struct {
@@ -249,6 +288,12 @@ func (p *argParser) run() {
 	for i := 0; i < len(p.args) && !p.stopped; i++ {
 		a, info := p.args[i], p.infos[i]
 		syntaxKind = p.spec.Syntax
+		if !a.Static() && !endOpts && syntaxKind != "none" && syntaxKind != "long" &&
+			strings.HasPrefix(info.prefix, "-") && info.prefix != "-" && info.prefix != "--" {
+			// An option whose value (or tail) is dynamic: --file=$HOME/x, -f"$X".
+			i = p.dynamicOption(i, info.prefix)
+			continue
+		}
 		if !a.Static() {
 			if len(p.spec.Subcommands) > 0 && !endOpts && !info.canDash {
 				p.w.find("dynamic-subcommand", "the "+p.specName()+" subcommand "+quote(a.Value)+" is only known at run time", a.Span, p.seg.Index)
@@ -393,6 +438,9 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		if spec.Operands != nil {
 			p.roles = spec.Operands
 		}
+		if spec.ValueRole != "" && o.Value != nil {
+			p.roleValues = append(p.roleValues, roleValue{spec.ValueRole, *o.Value})
+		}
 		if hasString(spec.Effects, EffectPattern) {
 			p.patternSet = true
 		}
@@ -454,6 +502,59 @@ func (p *argParser) nextValue(i int) (*Arg, int) {
 // that matters: the program has dangerous options, and the word could
 // begin with "-". A find-style glob is checked against the dangerous
 // option names themselves (-name *.go cannot become -delete).
+// dynamicOption parses a word whose static prefix is an option and whose
+// rest is only known at run time: the option is recognised from the prefix
+// and takes the dynamic rest as its value; a dynamic option name is unknown.
+func (p *argParser) dynamicOption(i int, prefix string) int {
+	a := p.args[i]
+	unknown := func() int {
+		p.addOpt(Opt{Name: a.Value, Written: a.Value, Span: a.Span}, nil)
+		return i
+	}
+	rest := func(n int) *Arg {
+		v := Arg{Value: a.Value, Dynamic: a.Dynamic, Span: a.Span}
+		if len(prefix) >= n && strings.HasPrefix(a.Value, prefix) {
+			v.Value = a.Value[n:]
+			if a.Span.End-a.Span.Start == len(a.Value) {
+				v.Span.Start = a.Span.Start + n
+			}
+		}
+		if v.Dynamic == "tilde" || v.Dynamic == "home" || v.Dynamic == "glob" {
+			v.Dynamic = "param" // the pattern of a glued value is not tracked
+		}
+		return &v
+	}
+	if strings.HasPrefix(prefix, "--") {
+		name, _, hasEq := strings.Cut(prefix, "=")
+		if !hasEq {
+			return unknown()
+		}
+		spec := p.spec.optIndex[name]
+		if spec == nil {
+			spec = p.abbrev(name, a.Span)
+		}
+		if spec == nil || spec.Value == "" {
+			return unknown()
+		}
+		p.addOpt(Opt{Name: name, Written: name, Value: rest(len(name) + 1), Span: a.Span}, spec)
+		return i
+	}
+	for j := 1; j < len(prefix); j++ {
+		name := "-" + prefix[j:j+1]
+		spec := p.spec.optIndex[name]
+		if spec == nil {
+			return unknown()
+		}
+		if spec.Value != "" {
+			p.addOpt(Opt{Name: name, Written: name, Value: rest(j + 1), Span: a.Span}, spec)
+			return i
+		}
+		p.addOpt(Opt{Name: name, Written: name, Span: a.Span}, spec)
+	}
+	// The bundle goes on with letters only known at run time.
+	return unknown()
+}
+
 func (p *argParser) couldBeOption(a Arg, info wordInfo) bool {
 	if !p.spec.risky || !info.canDash {
 		return false
@@ -859,6 +960,8 @@ func (p *argParser) finish() {
 		}
 		_ = k
 	}
+	p.scriptValues("sed")
+	p.scriptValues("awk")
 	// A word that may expand to several (unquoted $x, a glob) fills the
 	// roles after it too: uniq *.txt can be uniq a.txt b.txt, which
 	// writes b.txt.

@@ -20,6 +20,10 @@ type wordInfo struct {
 	// split is set when the word holds an unquoted parameter or command
 	// substitution, whose fields are arbitrary.
 	split bool
+	// prefix is the static text before the first dynamic part of a
+	// dynamic word ("--file=" in --file=$HOME/.netrc).
+	prefix    string
+	prefixSet bool
 }
 
 // word evaluates a word statically, walking any substitution in it.
@@ -35,6 +39,9 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 	setDyn := func(kind string, first bool) {
 		if dyn == "" {
 			dyn = kind
+			if !info.prefixSet {
+				info.prefix, info.prefixSet = val.String(), true
+			}
 		}
 		if first {
 			info.canDash = true
@@ -177,6 +184,9 @@ func (w *walker) srcOf(n syntax.Node) string {
 
 // wordPart handles the dynamic parts of a word.
 func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strings.Builder, setDyn func(string, bool), first, quoted bool, info *wordInfo) {
+	if info.prefix == "" && !info.prefixSet {
+		info.prefix, info.prefixSet = val.String(), true
+	}
 	val.WriteString(w.srcOf(part))
 	switch part.(type) {
 	case *syntax.ParamExp, *syntax.CmdSubst:
