@@ -435,6 +435,10 @@ write_cases := {
 		"input": mk([destroyer(0, "rm")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {}))),
 		"action": "ask", "lacks": ["destructive-critical", "write-outside-roots"],
 	},
+	"find -delete under a root is asked, not denied": {
+		"input": mk([destroyer(0, "find")], object.union(not_reversible([finding("find-delete", 0)]), wr([], {"path": "/w", "critical": true}))),
+		"action": "ask", "has": ["find-delete"], "lacks": ["destructive-critical"],
+	},
 	"a critical write by a non-destructive program is not destructive-critical": {
 		"input": mk([writer(0, "touch")], object.union(not_reversible([finding("not-read-only", 0)]), wr([], {"path": "/w", "critical": true}))),
 		"action": "ask", "lacks": ["destructive-critical"],
