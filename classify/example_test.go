@@ -29,7 +29,6 @@ func ExampleClassify() {
 	// find . -name '*.tmp' -delete
 	//   reversible: false
 	//   find-delete 21-28: "-delete"
-	//   reads . in .
 	// cd /srv && cat app.log > copy.log
 	//   reversible: false
 	//   redirect-write 23-33: "> copy.log"

@@ -949,6 +949,8 @@ func (p *argParser) finish() {
 				p.effects = append(p.effects, effectAt{effect: EffectExec, code: "source", doc: "runs the code in " + quote(op.Value), who: name, span: op.Span})
 			}
 		case "write", "delete":
+			// A file operand all the same: no stdin read, no implicit ".".
+			pathOperands++
 			w.r.Writes = append(w.r.Writes, pathRef(op.Arg, "operand", seg.Index, cwd, -1))
 		case "script":
 			pathOperands++

@@ -395,7 +395,7 @@ func TestOptions(t *testing.T) {
 		{"git -C src --no-pager log -n 3 --oneline", "-C=src --no-pager -n=3 --oneline"},
 		{"git branch -D x", "-D x:name"},
 		{"sed -n -e p f", "--quiet --expression=p f:file"},
-		{"sed -ni p f", "--quiet --in-place p:sed f:file"},
+		{"sed -ni p f", "--quiet --in-place p:sed f:write"},
 		{"awk -F: '{print}' f", "-F=: {print}:awk f:file"},
 		{"printf -- '%s' x", "%s:text x:text"},
 	} {
