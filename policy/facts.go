@@ -34,7 +34,19 @@ type Facts struct {
 	// ("granted"), and station reads by verdict ("verdict:denied"). Each
 	// value lists indexes in order.
 	Index map[string][]int `json:"index"`
+	// Has holds flags the default rules test first, so that OPA's rule
+	// index skips a rule whose subject is absent: parse_error,
+	// not_reversible, writes, network, shell, git, destructive_or_unknown,
+	// fork_bomb, granted, reads_unjudged (reads and no station),
+	// station_reads, station_denied, station_unsure (outside-roots or
+	// not-established), station_unestablished, repo_helpers.
+	Has map[string]bool `json:"has"`
 }
+
+// hasFlags lists every flag of Facts.Has.
+var hasFlags = []string{"parse_error", "not_reversible", "writes", "network", "shell", "git",
+	"destructive_or_unknown", "fork_bomb", "granted", "reads_unjudged", "station_reads",
+	"station_denied", "station_unsure", "station_unestablished", "repo_helpers"}
 
 // SegmentFacts are the facts about one segment.
 type SegmentFacts struct {
@@ -78,7 +90,7 @@ func ComputeFacts(in *Input) *Facts {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
-	f := &Facts{Mode: in.Mode, Roots: []string{}, Segments: []SegmentFacts{}, Writes: []WriteFacts{}, Index: map[string][]int{}}
+	f := &Facts{Mode: in.Mode, Roots: []string{}, Segments: []SegmentFacts{}, Writes: []WriteFacts{}, Index: map[string][]int{}, Has: map[string]bool{}}
 	if f.Mode == "" {
 		f.Mode = cfg.Mode
 	}
@@ -112,11 +124,13 @@ func ComputeFacts(in *Input) *Facts {
 	for i, fd := range in.Report.Findings {
 		add("code:"+fd.Code, i)
 	}
-	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
+	st, _ := in.Station.(*readstation.Station)
+	if st != nil {
 		for i, r := range st.Reads {
 			add("verdict:"+r.Verdict, i)
 		}
 	}
+	f.setHas(in, st)
 	if len(in.Report.Writes) == 0 {
 		return f
 	}
@@ -372,4 +386,43 @@ func Roots(cwd string, cfg *Config, home string) []string {
 		}
 	}
 	return out
+}
+
+// setHas fills the flags from the report, the index and the station. A
+// station that is not a *readstation.Station (or nil with a non-nil
+// interface) counts as present with every station flag set, so that no
+// rule is skipped for it.
+func (f *Facts) setHas(in *Input, st *readstation.Station) {
+	r := in.Report
+	has := func(k string) bool { return len(f.Index[k]) > 0 }
+	f.Has = make(map[string]bool, len(hasFlags))
+	f.Has["parse_error"] = !r.Parse.OK
+	f.Has["not_reversible"] = !r.Reversible
+	f.Has["writes"] = len(r.Writes) > 0
+	f.Has["network"] = has("category:network")
+	f.Has["shell"] = has("category:shell")
+	f.Has["git"] = has("name:git")
+	f.Has["destructive_or_unknown"] = has("category:destructive") || has("unknown")
+	f.Has["fork_bomb"] = has("code:fork-bomb")
+	f.Has["granted"] = has("granted")
+	switch {
+	case in.Station == nil:
+		f.Has["reads_unjudged"] = len(r.Reads) > 0
+	case st == nil:
+		// A station of another type: every station rule is tried.
+		for _, k := range []string{"station_reads", "station_denied", "station_unsure", "station_unestablished", "repo_helpers"} {
+			f.Has[k] = true
+		}
+	default:
+		f.Has["station_reads"] = len(st.Reads) > 0
+		f.Has["station_denied"] = has("verdict:denied")
+		f.Has["station_unsure"] = has("verdict:outside-roots") || has("verdict:not-established")
+		f.Has["station_unestablished"] = !st.Established
+		f.Has["repo_helpers"] = len(st.RepoHelpers) > 0
+	}
+	for _, k := range hasFlags {
+		if _, ok := f.Has[k]; !ok {
+			f.Has[k] = false
+		}
+	}
 }

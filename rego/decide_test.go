@@ -82,7 +82,7 @@ var decideCases = []struct {
 	{"whoami", policy.Allow, policy.Allow, nil},
 	{"date", policy.Allow, policy.Allow, nil},
 	{"uname -a", policy.Allow, policy.Allow, nil},
-	{"env", policy.Allow, policy.Allow, nil},
+	{"env", policy.Ask, policy.Deny, nil}, // prints every variable, tokens included
 	{"which go", policy.Allow, policy.Allow, nil},
 	{"type ls", policy.Allow, policy.Allow, nil},
 	{"df -h", policy.Allow, policy.Allow, nil},
@@ -172,7 +172,7 @@ var decideCases = []struct {
 	{"! true", policy.Allow, policy.Allow, nil},
 	{"test -f README.md", policy.Allow, policy.Allow, nil},
 	{"[ -d src ]", policy.Allow, policy.Allow, nil},
-	{"[[ -n \"$x\" ]]", policy.Allow, policy.Allow, nil},
+	{"[[ -n \"$x\" ]]", policy.Ask, policy.Deny, nil}, // a parameter's value is not known
 	{"kill -9 1", policy.Ask, policy.Deny, nil},
 }
 

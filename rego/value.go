@@ -24,6 +24,7 @@ func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
 // Object keys, built once and shared by every input (terms are never
 // changed once built).
 var (
+	kHas            = ast.StringTerm("has")
 	kInTree         = ast.StringTerm("in_tree")
 	kLoop           = ast.StringTerm("loop")
 	kBackground     = ast.StringTerm("background")
@@ -436,6 +437,11 @@ func factsTerm(f *policy.Facts) *ast.Term {
 		idx.items = append(idx.items, [2]*ast.Term{ast.StringTerm(k), ast.ArrayTerm(ts...)})
 	}
 	o.add(kIndex, idx.term())
+	ho := obj{items: make([][2]*ast.Term, 0, len(f.Has))}
+	for k, v := range f.Has {
+		ho.items = append(ho.items, [2]*ast.Term{hasKey(k), boolean(v)})
+	}
+	o.add(kHas, ho.term())
 	return o.term()
 }
 
@@ -565,4 +571,15 @@ func stationTerm(st *readstation.Station) *ast.Term {
 	}
 	o.add(kEstablished, boolean(st.Established))
 	return o.term()
+}
+
+// hasKeys are the terms of the Facts.Has flags.
+var hasKeys sync.Map // string → *ast.Term
+
+func hasKey(k string) *ast.Term {
+	if t, ok := hasKeys.Load(k); ok {
+		return t.(*ast.Term)
+	}
+	t, _ := hasKeys.LoadOrStore(k, ast.StringTerm(k))
+	return t.(*ast.Term)
 }

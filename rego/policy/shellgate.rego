@@ -14,7 +14,9 @@
 # roots, critical, or a device, and an index (segments by "name:git" and
 # "category:network", "unknown" segments the catalog does not know, findings
 # by "code:fork-bomb", station reads by "verdict:denied", "granted"
-# segments) so rules look up instead of scan.
+# segments) so rules look up instead of scan, and flags (input.facts.has)
+# each rule tests first, so that OPA's rule index skips a rule whose
+# subject the command does not have.
 # The rules map facts to reasons.
 package shellgate
 
@@ -127,6 +129,7 @@ allow contains {
 	"segment": i,
 	"rule": "granted",
 } if {
+	input.facts.has.granted == true
 	some i in input.facts.index.granted
 	seg := segments[i]
 	not seg.read_only
@@ -143,6 +146,7 @@ ask contains {
 	"segment": -1,
 	"rule": "parse-error",
 } if {
+	input.facts.has.parse_error == true
 	not input.report.parse.ok
 }
 
@@ -154,6 +158,7 @@ ask contains {
 	"segment": f.segment,
 	"rule": "not-reversible",
 } if {
+	input.facts.has.not_reversible == true
 	not input.report.reversible
 	some f in input.report.findings
 	not top_parse_error(f)
@@ -173,6 +178,7 @@ ask contains {
 	"segment": i,
 	"rule": "network",
 } if {
+	input.facts.has.network == true
 	some i in input.facts.index["category:network"]
 	not network_finding[i]
 	not granted(i)
@@ -191,6 +197,7 @@ ask contains {
 	"segment": i,
 	"rule": "shell-stdin",
 } if {
+	input.facts.has.shell == true
 	some i in input.facts.index["category:shell"]
 	seg := segments[i]
 	stdin_shell(seg)
@@ -204,6 +211,7 @@ ask contains {
 	"segment": r.segment,
 	"rule": "reads-not-established",
 } if {
+	input.facts.has.reads_unjudged == true
 	not input.station
 	some r in input.report.reads
 }
@@ -216,6 +224,7 @@ ask contains {
 	"segment": r.segment,
 	"rule": "station-read",
 } if {
+	input.facts.has.station_unsure == true
 	some k in ["verdict:outside-roots", "verdict:not-established"]
 	some j in input.facts.index[k]
 	r := input.station.reads[j]
@@ -235,6 +244,7 @@ ask contains {
 	"segment": r.segment,
 	"rule": "station-read",
 } if {
+	input.facts.has.station_reads == true
 	some r in input.station.reads
 	not known_verdicts[r.verdict]
 }
@@ -250,6 +260,7 @@ ask contains {
 	"segment": -1,
 	"rule": "station-established",
 } if {
+	input.facts.has.station_unestablished == true
 	input.station
 	not input.station.established
 	every r in object.get(input.station, "reads", []) {
@@ -267,6 +278,7 @@ ask contains {
 	"segment": h.segment,
 	"rule": "repo-helper",
 } if {
+	input.facts.has.repo_helpers == true
 	some h in input.station.repo_helpers
 }
 
@@ -280,6 +292,7 @@ deny contains {
 	"segment": r.segment,
 	"rule": "read-denied",
 } if {
+	input.facts.has.station_denied == true
 	some j in input.facts.index["verdict:denied"]
 	r := input.station.reads[j]
 	not denied_in_tree(r)
@@ -295,6 +308,7 @@ ask contains {
 	"segment": r.segment,
 	"rule": "read-denied-in-tree",
 } if {
+	input.facts.has.station_denied == true
 	some j in input.facts.index["verdict:denied"]
 	r := input.station.reads[j]
 	denied_in_tree(r)
@@ -314,6 +328,7 @@ deny contains {
 	"segment": w.segment,
 	"rule": "destructive-critical",
 } if {
+	input.facts.has.writes == true
 	some j, w in input.report.writes
 	fw := input.facts.writes[j]
 	fw.critical
@@ -339,6 +354,7 @@ deny contains {
 	"segment": w.segment,
 	"rule": "write-outside-roots",
 } if {
+	input.facts.has.writes == true
 	some j, w in input.report.writes
 	fw := input.facts.writes[j]
 	fw.established
@@ -353,6 +369,7 @@ deny contains {
 	"segment": w.segment,
 	"rule": "device-write",
 } if {
+	input.facts.has.writes == true
 	some j, w in input.report.writes
 	fw := input.facts.writes[j]
 	fw.device
@@ -366,6 +383,8 @@ deny contains {
 	"segment": i,
 	"rule": "mkfs",
 } if {
+	input.facts.has.destructive_or_unknown == true
+
 	# Formatters are destructive in the catalog, or not in it at all.
 	some k in ["category:destructive", "unknown"]
 	some i in input.facts.index[k]
@@ -387,6 +406,7 @@ deny contains {
 	"segment": f.segment,
 	"rule": "fork-bomb",
 } if {
+	input.facts.has.fork_bomb == true
 	some j in input.facts.index["code:fork-bomb"]
 	f := input.report.findings[j]
 }
@@ -399,6 +419,7 @@ deny contains {
 	"segment": i,
 	"rule": "force-push-protected",
 } if {
+	input.facts.has.git == true
 	some i in input.facts.index["name:git"]
 	seg := segments[i]
 	seg.subcommand == "push"
@@ -434,6 +455,8 @@ deny contains {
 	"segment": i,
 	"rule": "pipe-to-shell",
 } if {
+	input.facts.has.shell == true
+	input.facts.has.network == true
 	some i in input.facts.index["category:shell"]
 	seg := segments[i]
 	stdin_shell(seg)
@@ -452,6 +475,8 @@ deny contains {
 	"segment": i,
 	"rule": "substituted-script",
 } if {
+	input.facts.has.shell == true
+	input.facts.has.network == true
 	some i in input.facts.index["category:shell"]
 	seg := segments[i]
 	script_runners[seg.name]

@@ -57,7 +57,46 @@ mk(segs, patch) := with_index(object.union(
 	patch,
 ))
 
-with_index(inp) := object.union(inp, {"facts": {"index": index_for(inp)}})
+with_index(inp) := object.union(inp, {"facts": {"index": ix, "has": has_for(inp, ix)}}) if {
+	ix := index_for(inp)
+}
+
+# has_for computes the flags as Go does (policy.Facts.setHas).
+has_for(inp, ix) := {
+	"parse_error": not_true(inp.report.parse.ok),
+	"not_reversible": not_true(inp.report.reversible),
+	"writes": count(inp.report.writes) > 0,
+	"network": nonempty(ix, "category:network"),
+	"shell": nonempty(ix, "category:shell"),
+	"git": nonempty(ix, "name:git"),
+	"destructive_or_unknown": some_true([nonempty(ix, "category:destructive"), nonempty(ix, "unknown")]),
+	"fork_bomb": nonempty(ix, "code:fork-bomb"),
+	"granted": nonempty(ix, "granted"),
+	"reads_unjudged": unjudged(inp),
+	"station_reads": count(object.get(inp, ["station", "reads"], [])) > 0,
+	"station_denied": nonempty(ix, "verdict:denied"),
+	"station_unsure": some_true([nonempty(ix, "verdict:outside-roots"), nonempty(ix, "verdict:not-established")]),
+	"station_unestablished": station_unestablished(inp),
+	"repo_helpers": count(object.get(inp, ["station", "repo_helpers"], [])) > 0,
+}
+
+not_true(x) := x != true
+
+nonempty(ix, k) := count(object.get(ix, k, [])) > 0
+
+some_true(list) if true in list
+
+else := false
+
+unjudged(inp) if {
+	not inp.station
+	count(inp.report.reads) > 0
+} else := false
+
+station_unestablished(inp) if {
+	inp.station
+	inp.station.established == false
+} else := false
 
 index_for(inp) := object.union_n([
 	{concat("", ["name:", n]): [i | some i, s in segs; s.name == n] | some s in segs; n := s.name},
@@ -540,15 +579,15 @@ with_reads(reads) := {"report": {"reads": [read("x", 0)]}, "station": {"reads": 
 
 station_cases := {
 	"no station with reads asks": {
-		"input": object.remove(mk([seg(0, "cat", {})], {"report": {"reads": [read("x", 0)]}}), ["station"]),
+		"input": with_index(object.remove(mk([seg(0, "cat", {})], {"report": {"reads": [read("x", 0)]}}), ["station"])),
 		"action": "ask", "has": ["reads-not-established"],
 	},
 	"no station with reads in readonly denies": {
-		"input": object.remove(mk([seg(0, "cat", {})], object.union(readonly, {"report": {"reads": [read("x", 0)]}})), ["station"]),
+		"input": with_index(object.remove(mk([seg(0, "cat", {})], object.union(readonly, {"report": {"reads": [read("x", 0)]}})), ["station"])),
 		"action": "deny", "has": ["reads-not-established"],
 	},
 	"no station and no reads is fine": {
-		"input": object.remove(mk([seg(0, "echo", {})], {}), ["station"]),
+		"input": with_index(object.remove(mk([seg(0, "echo", {})], {}), ["station"])),
 		"action": "allow", "lacks": ["reads-not-established"],
 	},
 	"an ok read is allowed": {
