@@ -21,7 +21,9 @@ const ConfigFileName = ".shellgate.yaml"
 
 // Config is the user's configuration. The zero value (and DefaultConfig)
 // is the embedded default: mode default, no grants, no extra roots, the
-// read station's default deny rows.
+// read station's default deny rows. A Config must not change once it is
+// given to a policy engine: engines cache what they derive from it by
+// identity (copy it to change it).
 type Config struct {
 	// Mode is the default mode: "default" or "readonly".
 	Mode string `yaml:"mode" json:"mode"`

@@ -1,6 +1,8 @@
 package rego
 
 import (
+	"sort"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/format"
 )
@@ -36,6 +38,6 @@ func Lint(dirs ...string) (unformatted []string, err error) {
 			}
 		}
 	}
-	sortStrings(unformatted)
+	sort.Strings(unformatted)
 	return unformatted, nil
 }

@@ -1,6 +1,7 @@
 package rego
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -486,7 +487,7 @@ func jsonValue(x any) (ast.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ast.ValueFromReader(bytesReader(b))
+	return ast.ValueFromReader(bytes.NewReader(b))
 }
 
 // inputValue builds the whole input document.

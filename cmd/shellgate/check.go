@@ -58,7 +58,6 @@ type decider struct {
 	cwd      string
 	mode     string
 	station  bool
-	roots    []string
 
 	boundaries map[string]readstation.Boundary
 }
