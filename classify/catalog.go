@@ -34,6 +34,7 @@ const (
 	EffectPrivilege  = "privilege"   // changes user or privilege
 	EffectDestroy    = "destructive" // irreversible loss of data or state
 	EffectStdin      = "stdin"       // makes the program read stdin
+	EffectFilesFrom  = "files-from"  // the option's value is a file that lists the paths to read
 )
 
 var knownEffects = map[string]bool{
@@ -42,6 +43,7 @@ var knownEffects = map[string]bool{
 	EffectWritesFile: true, EffectScript: true, EffectCommand: true,
 	EffectPattern: true, EffectCwd: true, EffectInteract: true,
 	EffectPrivilege: true, EffectDestroy: true, EffectStdin: true,
+	EffectFilesFrom: true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in
@@ -70,11 +72,15 @@ type Catalog struct {
 	// HarmlessEnv lists environment variables that may prefix a command
 	// without making it unsafe (LC_ALL=C grep ...).
 	HarmlessEnv []string `yaml:"harmless_env"`
+	// HarmlessVars lists variables whose value may be shown without asking
+	// ($HOME, $PWD); any other variable's value may hold a secret.
+	HarmlessVars []string `yaml:"harmless_vars"`
 	// Programs are the program specs.
 	Programs []*Program `yaml:"programs"`
 
 	byName  map[string]*Program
-	harmEnv map[string]bool
+	harmEnv  map[string]bool
+	harmVars map[string]bool
 }
 
 // Program is one program's spec. Subcommands are Programs too.
@@ -111,6 +117,9 @@ type Program struct {
 	Subcommands []*Program `yaml:"subcommands,omitempty"`
 	// Default is the subcommand used when none is given ("stash" → push).
 	Default string `yaml:"default,omitempty"`
+	// NoArgs is the finding when the program is run with no argument at
+	// all (env and set alone print every variable).
+	NoArgs *Role `yaml:"no_args,omitempty"`
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
 	Implicit string `yaml:"implicit,omitempty"`
@@ -244,7 +253,10 @@ func ParseCatalog(data []byte, name string) (*Catalog, error) {
 // Extend returns a new catalog: c with the programs of ext added, a
 // program of the same name in ext replacing c's whole entry.
 func (c *Catalog) Extend(ext *Catalog) (*Catalog, error) {
-	out := &Catalog{HarmlessEnv: append(append([]string{}, c.HarmlessEnv...), ext.HarmlessEnv...)}
+	out := &Catalog{
+		HarmlessEnv:  append(append([]string{}, c.HarmlessEnv...), ext.HarmlessEnv...),
+		HarmlessVars: append(append([]string{}, c.HarmlessVars...), ext.HarmlessVars...),
+	}
 	replaced := map[string]bool{}
 	for _, p := range ext.Programs {
 		replaced[p.Name] = true
@@ -285,6 +297,10 @@ func (c *Catalog) build() error {
 	c.harmEnv = map[string]bool{}
 	for _, e := range c.HarmlessEnv {
 		c.harmEnv[e] = true
+	}
+	c.harmVars = map[string]bool{}
+	for _, e := range c.HarmlessVars {
+		c.harmVars[e] = true
 	}
 	for _, p := range c.Programs {
 		if p.Name == "" {
@@ -413,6 +429,11 @@ func (p *Program) build(path string) []error {
 	for _, e := range p.Effects {
 		if dangerousEffects[e] {
 			p.risky = true
+		}
+	}
+	if p.NoArgs != nil {
+		if p.NoArgs.Code == "" || strings.TrimSpace(p.NoArgs.Doc) == "" {
+			bad("no_args needs a code and a doc")
 		}
 	}
 	p.subIndex = map[string]*Program{}

@@ -325,6 +325,8 @@ type walker struct {
 	hdoc  bool
 	seen  map[findingKey]bool
 	funcs map[string]bool
+	// vars are the variables the command itself sets.
+	vars map[string]bool
 	// funcCd names the functions whose body changes directory.
 	funcCd map[string]bool
 }
@@ -543,7 +545,7 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 		}
 		w.find("declaration", name+" changes shell variables, which later commands can see", w.span(cmd), -1)
 		for _, a := range cmd.Args {
-			w.assign(a, c)
+			w.setVar(w.assign(a, c).Name)
 		}
 		o = same(w.st)
 	case *syntax.TimeClause:
@@ -675,6 +677,9 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome 
 		}
 		for _, it := range l.Items {
 			w.word(it, c)
+		}
+		if l.Name != nil {
+			w.setVar(l.Name.Value)
 		}
 	case *syntax.CStyleLoop:
 		w.find("unbounded-loop", "a C-style for loop is not proven to end", w.span(l), -1)

@@ -46,7 +46,9 @@
 //   - shape: redirect-write, command-substitution, process-substitution,
 //     background, env-assignment, assignment, declaration,
 //     function-definition, fork-bomb, unbounded-loop, arithmetic-expansion,
-//     unsafe-expansion, large-expansion, stdin-read, stdin-script,
+//     unsafe-expansion, large-expansion, param-value (the value of a
+//     variable the command did not set and the catalog does not list as
+//     harmless), stdin-read, stdin-script,
 //     unsupported-syntax;
 //   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
 //     awk-read.

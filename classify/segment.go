@@ -25,6 +25,9 @@ func (w *walker) call(ce *syntax.CallExpr, c ctx, s *syntax.Stmt) int {
 	}
 	if len(ce.Args) == 0 {
 		w.find("assignment", "assigns shell variables, which later commands can see", w.span(ce), -1)
+		for _, a := range assigns {
+			w.setVar(a.Name)
+		}
 		return -1
 	}
 	args := make([]Arg, len(ce.Args))
@@ -187,6 +190,10 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	p := argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
 	p.run()
 	p.finish()
+	if spec.NoArgs != nil && len(args) == 1 {
+		seg.Categories = addCat(seg.Categories, "read")
+		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
+	}
 	return idx
 }
 
@@ -452,6 +459,12 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 			if hasString(spec.Effects, EffectReadsFile) {
 				p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
 				p.w.deviceCheck(*o.Value, o.Value.Span, p.seg.Index)
+			}
+			if hasString(spec.Effects, EffectFilesFrom) {
+				// The file is read, and so is every path it lists.
+				p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
+				p.w.r.Reads = append(p.w.r.Reads, PathRef{Path: o.Value.Value, Kind: "dynamic", Dynamic: "files-from",
+					Source: "option", Segment: p.seg.Index, Cwd: cwd, Producer: -1, Span: o.Span})
 			}
 			if hasString(spec.Effects, EffectWritesFile) {
 				p.w.r.Writes = append(p.w.r.Writes, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))

@@ -471,7 +471,7 @@ var customCatalogCases = []struct{ in, code string }{
 	{"t --rm f", "destructive"},
 	{"t --sa f", "unknown-option"},
 	{"t --safe f", ""},
-	{"t --safe $x", "dynamic-argument"},
+	{"t --safe $1", "dynamic-argument"},
 	{"cat f", "unknown-program"},
 	// shell builtins the catalog does not know get their own codes
 	{"eval ls", "eval"},

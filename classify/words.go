@@ -238,6 +238,9 @@ func (w *walker) subst(stmts []*syntax.Stmt, c ctx, stdinFed bool) {
 // arithmetic over values: subscripts, slices, indirection, prompt expansion.
 func (w *walker) paramExp(p *syntax.ParamExp, c ctx) {
 	sp := w.span(p)
+	if p.Param != nil && !p.Length && !(p.Excl && p.Names != 0) && !w.knownVar(p.Param.Value) {
+		w.find("param-value", "the value of $"+p.Param.Value+" is only known at run time and may hold a secret", sp, -1)
+	}
 	if p.Index != nil {
 		if !isStarAt(p.Index) && !pureArith(p.Index) {
 			w.find("unsafe-expansion", "an array subscript is evaluated as arithmetic, which can run code hidden in a variable's value", sp, -1)
@@ -278,6 +281,31 @@ func (w *walker) paramExp(p *syntax.ParamExp, c ctx) {
 			w.word(p.Repl.With, c)
 		}
 	}
+}
+
+// knownVar reports a variable whose value may be used without asking: a
+// special parameter, a catalog harmless variable, or one the command set
+// itself (a for loop's name, an assignment).
+func (w *walker) knownVar(name string) bool {
+	if name == "" || w.cfg.cat.harmVars[name] || w.vars[name] {
+		return true
+	}
+	switch name {
+	case "@", "*", "#", "?", "$", "!", "-", "_":
+		return true
+	}
+	return isDigits(name)
+}
+
+// setVar records a variable the command sets.
+func (w *walker) setVar(name string) {
+	if name == "" {
+		return
+	}
+	if w.vars == nil {
+		w.vars = map[string]bool{}
+	}
+	w.vars[name] = true
 }
 
 func isStarAt(x syntax.ArithmExpr) bool {
