@@ -78,7 +78,7 @@ type Catalog struct {
 	// Programs are the program specs.
 	Programs []*Program `yaml:"programs"`
 
-	byName  map[string]*Program
+	byName   map[string]*Program
 	harmEnv  map[string]bool
 	harmVars map[string]bool
 }
