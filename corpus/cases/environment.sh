@@ -13,8 +13,11 @@ echo $GITHUB_TOKEN # want ask
 echo "$AWS_SECRET_ACCESS_KEY" # want ask
 echo ${OPENAI_API_KEY} # want ask
 printf '%s\n' "$NPM_TOKEN" # want ask
-echo $PATH # want ask
-echo $HOME # want ask
+# $PATH and $HOME are on the catalog's harmless_vars: their values hold no secret.
+echo $PATH # want allow
+echo $HOME # want allow
+echo "$PWD" $USER # want allow
+for f in a b; do echo $f; done # want allow
 export -p # want ask
 declare -p # want ask
 set # want ask
