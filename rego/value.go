@@ -148,8 +148,41 @@ type obj struct{ items [][2]*ast.Term }
 func (o *obj) add(k, v *ast.Term) { o.items = append(o.items, [2]*ast.Term{k, v}) }
 func (o *obj) term() *ast.Term    { return ast.NewTerm(ast.NewObject(o.items...)) }
 
+// shared caches terms that recur across inputs (spans, contexts, cwds).
+// Terms are never changed once built, so inputs evaluated at the same time
+// may share them. Each cache is emptied when it grows past maxShared.
+type shared[K comparable] struct {
+	mu sync.RWMutex
+	m  map[K]*ast.Term
+}
+
+const maxShared = 4096
+
+func (c *shared[K]) get(k K, build func() *ast.Term) *ast.Term {
+	c.mu.RLock()
+	t, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return t
+	}
+	t = build()
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxShared {
+		c.m = make(map[K]*ast.Term, 64)
+	}
+	c.m[k] = t
+	c.mu.Unlock()
+	return t
+}
+
+var (
+	spanTerms    shared[classify.Span]
+	contextTerms shared[classify.Context]
+	cwdTerms     shared[cwdKey]
+)
+
 func spanTerm(s classify.Span) *ast.Term {
-	return ast.ArrayTerm(num(s.Start), num(s.End))
+	return spanTerms.get(s, func() *ast.Term { return ast.ArrayTerm(num(s.Start), num(s.End)) })
 }
 
 func stringsTerm(list []string) *ast.Term {
@@ -176,7 +209,20 @@ func argTerm(a classify.Arg, extra func(*obj)) *ast.Term {
 	return o.term()
 }
 
+// cwdKey is a Cwd without its After list, for the cache.
+type cwdKey struct {
+	path  string
+	known bool
+}
+
 func cwdTerm(c classify.Cwd) *ast.Term {
+	if len(c.After) == 0 {
+		return cwdTerms.get(cwdKey{c.Path, c.Known}, func() *ast.Term { return buildCwdTerm(c) })
+	}
+	return buildCwdTerm(c)
+}
+
+func buildCwdTerm(c classify.Cwd) *ast.Term {
 	o := obj{}
 	o.add(kPath, str(c.Path))
 	o.add(kKnown, boolean(c.Known))
@@ -191,6 +237,10 @@ func cwdTerm(c classify.Cwd) *ast.Term {
 }
 
 func contextTerm(c classify.Context) *ast.Term {
+	return contextTerms.get(c, func() *ast.Term { return buildContextTerm(c) })
+}
+
+func buildContextTerm(c classify.Context) *ast.Term {
 	o := obj{}
 	o.add(kPipeline, num(c.Pipeline))
 	o.add(kPipelineLen, num(c.PipelineLen))
