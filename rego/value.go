@@ -179,6 +179,9 @@ var (
 	spanTerms    shared[classify.Span]
 	contextTerms shared[classify.Context]
 	cwdTerms     shared[cwdKey]
+	argTerms     shared[classify.Arg]
+	operandTerms shared[classify.Operand]
+	findingTerms shared[classify.Finding]
 )
 
 func spanTerm(s classify.Span) *ast.Term {
@@ -194,6 +197,30 @@ func stringsTerm(list []string) *ast.Term {
 }
 
 func argTerm(a classify.Arg, extra func(*obj)) *ast.Term {
+	if extra == nil {
+		return argTerms.get(a, func() *ast.Term { return buildArgTerm(a, nil) })
+	}
+	return buildArgTerm(a, extra)
+}
+
+func operandTerm(op classify.Operand) *ast.Term {
+	return operandTerms.get(op, func() *ast.Term {
+		return buildArgTerm(op.Arg, func(o *obj) { o.add(kRole, enum(op.Role)) })
+	})
+}
+
+func findingTerm(f classify.Finding) *ast.Term {
+	return findingTerms.get(f, func() *ast.Term {
+		fo := obj{items: make([][2]*ast.Term, 0, 4)}
+		fo.add(kCode, enum(f.Code))
+		fo.add(kMessage, str(f.Message))
+		fo.add(kSpan, spanTerm(f.Span))
+		fo.add(kSegment, num(f.Segment))
+		return fo.term()
+	})
+}
+
+func buildArgTerm(a classify.Arg, extra func(*obj)) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 5)}
 	o.add(kValue, str(a.Value))
 	if a.Dynamic != "" {
@@ -319,8 +346,7 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 	if len(s.Operands) > 0 {
 		ts := make([]*ast.Term, len(s.Operands))
 		for i, op := range s.Operands {
-			role := op.Role
-			ts[i] = argTerm(op.Arg, func(o *obj) { o.add(kRole, enum(role)) })
+			ts[i] = operandTerm(op)
 		}
 		o.add(kOperands, ast.ArrayTerm(ts...))
 	}
@@ -442,12 +468,7 @@ func reportTerm(r *classify.Report) *ast.Term {
 	} else {
 		ts := make([]*ast.Term, len(r.Findings))
 		for i, f := range r.Findings {
-			fo := obj{}
-			fo.add(kCode, str(f.Code))
-			fo.add(kMessage, str(f.Message))
-			fo.add(kSpan, spanTerm(f.Span))
-			fo.add(kSegment, num(f.Segment))
-			ts[i] = fo.term()
+			ts[i] = findingTerm(f)
 		}
 		o.add(kFindings, ast.ArrayTerm(ts...))
 	}
