@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -295,8 +296,9 @@ func (p *argParser) run() {
 	for i := 0; i < len(p.args) && !p.stopped; i++ {
 		a, info := p.args[i], p.infos[i]
 		syntaxKind = p.spec.Syntax
-		if !a.Static() && !endOpts && syntaxKind != "none" && syntaxKind != "long" &&
-			strings.HasPrefix(info.prefix, "-") && info.prefix != "-" && info.prefix != "--" {
+		if !a.Static() && !endOpts && (syntaxKind != "none" && syntaxKind != "long" &&
+			strings.HasPrefix(info.prefix, "-") && info.prefix != "-" && info.prefix != "--" ||
+			syntaxKind == "keyvalue" && strings.Contains(info.prefix, "=") && !strings.HasPrefix(info.prefix, "-")) {
 			// An option whose value (or tail) is dynamic: --file=$HOME/x, -f"$X".
 			i = p.dynamicOption(i, info.prefix)
 			continue
@@ -515,6 +517,10 @@ func (p *argParser) nextValue(i int) (*Arg, int) {
 // that matters: the program has dangerous options, and the word could
 // begin with "-". A find-style glob is checked against the dangerous
 // option names themselves (-name *.go cannot become -delete).
+// gluedHome matches a glued option value that starts with $HOME: the rest
+// is folded like ~ when it holds nothing else dynamic.
+var gluedHome = regexp.MustCompile(`^(?:\$HOME|\$\{HOME\}|"\$HOME"|"\$\{HOME\}")(/.*)?$`)
+
 // dynamicOption parses a word whose static prefix is an option and whose
 // rest is only known at run time: the option is recognised from the prefix
 // and takes the dynamic rest as its value; a dynamic option name is unknown.
@@ -535,7 +541,18 @@ func (p *argParser) dynamicOption(i int, prefix string) int {
 		if v.Dynamic == "tilde" || v.Dynamic == "home" || v.Dynamic == "glob" {
 			v.Dynamic = "param" // the pattern of a glued value is not tracked
 		}
+		if m := gluedHome.FindStringSubmatch(v.Value); m != nil && !strings.ContainsAny(m[1], "$`*?[]\\\"'{}") {
+			v.Dynamic, v.Pattern = "home", "~"+m[1]
+		}
 		return &v
+	}
+	if p.spec.Syntax == "keyvalue" {
+		k, _, _ := strings.Cut(prefix, "=")
+		if spec := p.spec.optIndex[k]; spec != nil && spec.Value != "" {
+			p.addOpt(Opt{Name: k, Written: k, Value: rest(len(k) + 1), Span: a.Span}, spec)
+			return i
+		}
+		return unknown()
 	}
 	if strings.HasPrefix(prefix, "--") {
 		name, _, hasEq := strings.Cut(prefix, "=")
