@@ -168,6 +168,10 @@ func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts
 	out.Established = true
 	out.Path = abs
 	out.Real = realPath(abs)
+	if sinks[out.Path] {
+		// Writing /dev/null keeps nothing: not outside the roots, not a device.
+		return out
+	}
 	out.OutsideRoots = !within(out.Path, roots) || !within(out.Real, roots)
 	crit := func(p string) bool { return critical(p, home, roots) }
 	// A glob that hits every entry of a directory ("dir/*") is as bad as
@@ -178,6 +182,9 @@ func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts
 	out.Device = isDevice(out.Path) || isDevice(out.Real)
 	return out
 }
+
+// sinks are write targets that keep nothing.
+var sinks = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/fd/1": true, "/dev/fd/2": true}
 
 // resolveDir returns the absolute directory a cwd stands for.
 func resolveDir(c classify.Cwd, cwd, home string) (string, bool) {

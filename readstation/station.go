@@ -369,9 +369,10 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 		case VerdictOutsideRoots:
 			// Outside the roots it is asked about anyway; a deny row under
 			// it (grep -r x ~ sees ~/.ssh) makes it denied. No full walk.
+			// Outside the workspace there is no work that needs it: the read
+			// is denied as if it named the secret (not in_tree).
 			if tv, trow, tmsg := j.anchoredUnder(written, res.real, opt); tv == VerdictDenied {
 				v, row, msg = tv, trow, tmsg
-				rd.InTree = true
 			}
 		}
 	}
