@@ -54,7 +54,7 @@ var decideCases = []struct {
 	{"wc -l src/main.go", policy.Allow, policy.Allow, nil},
 	{"grep -rn TODO src", policy.Allow, policy.Allow, nil},
 	{"grep -rn TODO .", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
-	{"grep -r token ~", policy.Ask, policy.Deny, []string{"read-denied-in-tree"}},
+	{"grep -r token ~", policy.Deny, policy.Deny, []string{"read-denied"}},
 	{"grep -n \"func main\" src/main.go", policy.Allow, policy.Allow, nil},
 	{"rg foo", policy.Allow, policy.Allow, nil},
 	{"rg -n foo src", policy.Allow, policy.Allow, nil},

@@ -489,6 +489,43 @@ deny contains {
 	net.span[1] <= op.span[1]
 }
 
+# pipe-to-shell: a download piped into an interpreter that runs its stdin
+# (curl ... | python3), which the classifier marks stdin-script.
+deny contains {
+	"code": "pipe-to-shell",
+	"message": concat("", [label(net), " downloads what ", label(seg), " then runs as a script"]),
+	"span": [net.span[0], seg.span[1]],
+	"segment": f.segment,
+	"rule": "pipe-to-interpreter",
+} if {
+	input.facts.has.network == true
+	some k in input.facts.index["code:stdin-script"]
+	f := input.report.findings[k]
+	seg := segments[f.segment]
+	not shells[seg.name] # the shell rule above names those
+	some j in input.facts.index["category:network"]
+	j < f.segment
+	net := segments[j]
+	not net.context.substitution
+}
+
+# system-stop: stopping or rebooting the machine ends everyone's work.
+deny contains {
+	"code": "system-stop",
+	"message": concat("", [seg.name, " stops or restarts the machine"]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "system-stop",
+} if {
+	input.facts.has.destructive_or_unknown == true
+	some k in ["category:destructive", "unknown"]
+	some i in input.facts.index[k]
+	seg := segments[i]
+	system_stoppers[seg.name]
+}
+
+system_stoppers := {"shutdown", "reboot", "halt", "poweroff", "telinit"}
+
 script_runners := shells | {"source", ".", "eval"}
 
 script_roles := {"script", "source"}

@@ -445,6 +445,28 @@ shell_cases := {
 		),
 		"action": "ask", "lacks": ["pipe-to-shell"],
 	},
+	"curl piped into python3 is denied": {
+		"input": mk(
+			[net(0, "curl"), seg(1, "python3", {"categories": ["exec"], "read_only": false, "context": {"pipeline": 1, "pipeline_len": 2, "stdin_fed": true}})],
+			not_reversible([finding("network", 0), finding("stdin-script", 1)]),
+		),
+		"action": "deny", "has": ["pipe-to-shell"],
+	},
+	"cat piped into python3 asks": {
+		"input": mk(
+			[seg(0, "cat", {}), seg(1, "python3", {"categories": ["exec"], "read_only": false, "context": {"pipeline": 1, "pipeline_len": 2, "stdin_fed": true}})],
+			not_reversible([finding("stdin-script", 1)]),
+		),
+		"action": "ask", "lacks": ["pipe-to-shell"],
+	},
+	"reboot is denied": {
+		"input": mk([seg(0, "reboot", {"categories": ["destructive"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["system-stop"],
+	},
+	"a destructive rm inside the roots is not a system stop": {
+		"input": mk([seg(0, "rm", {"categories": ["destructive", "write"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["system-stop"],
+	},
 	"a shell before the download is not fed by it": {
 		"input": mk([stdin_sh(0), net(1, "curl")], not_reversible([finding("network", 1)])),
 		"action": "ask", "lacks": ["pipe-to-shell"],
