@@ -2,6 +2,7 @@ package readstation
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -151,6 +152,9 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 	opt := walkOpts{hint: "narrow the producer's path"}
 	if p.Name == "rg" && !rgHidden(p) {
 		opt.skipHidden = true
+	}
+	if p.Name == "find" {
+		opt.nameGlob = findNameFilter(p)
 	}
 	if ref.Dynamic == "xargs-input" {
 		nul := anyOpt(opts, tp.Nul) != ""
@@ -317,4 +321,32 @@ func (j *judger) placeholder(ref *classify.PathRef) string {
 		}
 	}
 	return ""
+}
+
+// findNameFilter returns the one -name pattern that every name find prints
+// must match, or "" when its expression is not that simple: a single
+// static -name (with -type, -maxdepth and the like beside it) and no
+// operator that could print other names (-o, -or, !, -not, ",", -prune).
+func findNameFilter(p *classify.Segment) string {
+	pat := ""
+	for _, o := range p.Options {
+		switch o.Name {
+		case "-o", "-or", "!", "-not", ",", "-prune", "-path", "-wholename", "-regex", "-iregex", "-ipath", "-iwholename":
+			return ""
+		case "-name":
+			if pat != "" || o.Value == nil || !o.Value.Static() {
+				return ""
+			}
+			pat = o.Value.Value
+		}
+	}
+	for _, a := range p.Args {
+		if a.Static() && (a.Value == "-o" || a.Value == "-or" || a.Value == "!" || a.Value == "-not" || a.Value == "," || a.Value == "(") {
+			return ""
+		}
+	}
+	if _, err := path.Match(pat, ""); err != nil {
+		return ""
+	}
+	return pat
 }

@@ -233,7 +233,10 @@ func TestJudge(t *testing.T) {
 		{cmd: "find cfg/.env", want: []string{"cfg/.env denied **/.env"}},
 		// Reads fed by a producer.
 		{cmd: "find src -name '*.go' | xargs wc -l", want: []string{"src ok", " ok [~/proj/src]"}},
-		{cmd: "find . -name '*.go' | xargs wc -l", want: []string{". ok", " denied **/*.pem [~/proj]"}},
+		{cmd: "find . -name '*.go' | xargs wc -l", want: []string{". ok", " ok [~/proj]"}}, // only *.go names reach wc
+		{cmd: "find . -name '*.pem' | xargs cat", want: []string{". ok", " denied **/*.pem [~/proj]"}},
+		{cmd: "find . -name '*.go' -o -name x.pem | xargs cat", want: []string{". ok", " denied **/*.pem [~/proj]"}},
+		{cmd: "find . | xargs wc -l", want: []string{". ok", " denied **/*.pem [~/proj]"}},
 		{cmd: "find docs -type f | xargs cat", want: []string{"docs ok", " not-established [~/proj/docs]"}},
 		{cmd: "find docs -type f -print0 | xargs -0 cat", want: []string{"docs ok", " ok [~/proj/docs]"}},
 		{cmd: "find docs -type f -print0 | xargs cat", want: []string{"docs ok", " not-established [~/proj/docs]"}},

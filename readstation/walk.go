@@ -3,6 +3,7 @@ package readstation
 import (
 	"fmt"
 	"os"
+	"path"
 	"sort"
 	"sync"
 	"time"
@@ -28,6 +29,10 @@ type walkOpts struct {
 	// which protect contents, do not apply below the root; the root itself
 	// is still judged.
 	namesOnly bool
+	// nameGlob, when set, is the only name pattern the producer prints
+	// (find -name PAT): other entries are walked through but never reach
+	// the reader.
+	nameGlob string
 	// hint says how the reader can exclude a subtree, for messages.
 	hint string
 	// excl encodes the reader's exclude options (see exclusions).
@@ -391,11 +396,32 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					continue
 				}
 			}
-			if opt.splitNames && splits(name) {
+			printed := true
+			if opt.nameGlob != "" {
+				printed, _ = path.Match(opt.nameGlob, name)
+			}
+			if printed && opt.splitNames && splits(name) {
 				note(VerdictNotEstablished, "", fmt.Sprintf("%s has a name that xargs would split into other paths", show(wp)))
 			}
-			if row, ok := j.m.denied(wp); ok {
+			if row, ok := j.m.denied(wp); ok && printed {
 				return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (deny row %s); %s", show(written), show(wp), quote(row), opt.hint)
+			}
+			if !printed {
+				// Not printed: walk through a directory, judge nothing else.
+				isDir := t.IsDir()
+				if t&fs.ModeSymlink != 0 {
+					if res.real == "" {
+						res = j.fs.resolve(rp)
+					}
+					ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
+					isDir = res.isDir() && j.m.inRoots(res.real) && !within(res.real, real)
+					rp = res.real
+				}
+				if isDir && !visited[rp] {
+					visited[rp] = true
+					queue = append(queue, dir{wp, rp, rel})
+				}
+				continue
 			}
 			if wp != rp {
 				if row, ok := j.m.denied(rp); ok {
