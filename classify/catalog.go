@@ -3,6 +3,7 @@ package classify
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -15,6 +16,14 @@ import (
 
 //go:embed catalog.yaml
 var defaultCatalogYAML []byte
+
+// catalog.json is catalog.yaml decoded and written as JSON, which loads in
+// a tenth of the time (start-up matters: a hook runs before every command).
+// TestCatalogJSON fails when it is stale; `go test ./classify -run
+// TestCatalogJSON -update` rewrites it.
+//
+//go:embed catalog.json
+var defaultCatalogJSON []byte
 
 // Effect names an option or operand effect in the catalog.
 const (
@@ -71,12 +80,12 @@ var knownCategories = map[string]bool{
 type Catalog struct {
 	// HarmlessEnv lists environment variables that may prefix a command
 	// without making it unsafe (LC_ALL=C grep ...).
-	HarmlessEnv []string `yaml:"harmless_env"`
+	HarmlessEnv []string `yaml:"harmless_env" json:"harmless_env,omitempty"`
 	// HarmlessVars lists variables whose value may be shown without asking
 	// ($HOME, $PWD); any other variable's value may hold a secret.
-	HarmlessVars []string `yaml:"harmless_vars"`
+	HarmlessVars []string `yaml:"harmless_vars" json:"harmless_vars,omitempty"`
 	// Programs are the program specs.
-	Programs []*Program `yaml:"programs"`
+	Programs []*Program `yaml:"programs" json:"programs,omitempty"`
 
 	byName   map[string]*Program
 	harmEnv  map[string]bool
@@ -85,44 +94,44 @@ type Catalog struct {
 
 // Program is one program's spec. Subcommands are Programs too.
 type Program struct {
-	Name    string   `yaml:"name"`
-	Aliases []string `yaml:"aliases,omitempty"`
-	Doc     string   `yaml:"doc,omitempty"`
+	Name    string   `yaml:"name" json:"name,omitempty"`
+	Aliases []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
+	Doc     string   `yaml:"doc,omitempty" json:"doc,omitempty"`
 	// ReadOnly puts the program on the read-only allowlist.
-	ReadOnly bool `yaml:"read_only,omitempty"`
+	ReadOnly bool `yaml:"read_only,omitempty" json:"read_only,omitempty"`
 	// Categories are the program's effect classes.
-	Categories []string `yaml:"categories,omitempty"`
+	Categories []string `yaml:"categories,omitempty" json:"categories,omitempty"`
 	// Effects are program-level effects (interactive, follow, ...).
-	Effects []string `yaml:"effects,omitempty"`
+	Effects []string `yaml:"effects,omitempty" json:"effects,omitempty"`
 	// Syntax is how options are written: "gnu" (default: bundled short
 	// options, long options with abbreviations), "long" (find-style
 	// single-dash words), "keyvalue" (dd's k=v), "none" (no options: echo).
-	Syntax string `yaml:"syntax,omitempty"`
+	Syntax string `yaml:"syntax,omitempty" json:"syntax,omitempty"`
 	// StopAtOperand ends option parsing at the first operand (wrappers,
 	// POSIX programs).
-	StopAtOperand bool `yaml:"stop_at_operand,omitempty"`
+	StopAtOperand bool `yaml:"stop_at_operand,omitempty" json:"stop_at_operand,omitempty"`
 	// NumericOption accepts -N as a number option (head -5).
-	NumericOption string `yaml:"numeric_option,omitempty"`
+	NumericOption string `yaml:"numeric_option,omitempty" json:"numeric_option,omitempty"`
 	// Stdin says when the program reads stdin: "" never, "no-operands"
 	// when no file operand is given, "always".
-	Stdin string `yaml:"stdin,omitempty"`
+	Stdin string `yaml:"stdin,omitempty" json:"stdin,omitempty"`
 	// Exit1 is what exit status 1 means ("No matches found").
-	Exit1 string `yaml:"exit1,omitempty"`
+	Exit1 string `yaml:"exit1,omitempty" json:"exit1,omitempty"`
 	// Options are the options the catalog knows.
-	Options []*OptSpec `yaml:"options,omitempty"`
+	Options []*OptSpec `yaml:"options,omitempty" json:"options,omitempty"`
 	// Operands are the operand roles in order; a role ending in "..."
 	// repeats.
-	Operands []Role `yaml:"operands,omitempty"`
+	Operands []Role `yaml:"operands,omitempty" json:"operands"`
 	// Subcommands are looked up by the first operand.
-	Subcommands []*Program `yaml:"subcommands,omitempty"`
+	Subcommands []*Program `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
 	// Default is the subcommand used when none is given ("stash" → push).
-	Default string `yaml:"default,omitempty"`
+	Default string `yaml:"default,omitempty" json:"default,omitempty"`
 	// NoArgs is the finding when the program is run with no argument at
 	// all (env and set alone print every variable).
-	NoArgs *Role `yaml:"no_args,omitempty"`
+	NoArgs *Role `yaml:"no_args,omitempty" json:"no_args,omitempty"`
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
-	Implicit string `yaml:"implicit,omitempty"`
+	Implicit string `yaml:"implicit,omitempty" json:"implicit,omitempty"`
 
 	optIndex map[string]*OptSpec
 	longs    []string
@@ -135,29 +144,30 @@ type Program struct {
 // OptSpec is one option of a program in the catalog.
 type OptSpec struct {
 	// Names are the spellings, canonical first ("--output", "-o").
-	Names []string `yaml:"names"`
+	Names []string `yaml:"names" json:"names,omitempty"`
 	// Value is "" (no value), "required" or "optional" (only glued or
 	// after "=").
-	Value string `yaml:"value,omitempty"`
+	Value string `yaml:"value,omitempty" json:"value,omitempty"`
 	// Effects are the option's effects.
-	Effects []string `yaml:"effects,omitempty"`
+	Effects []string `yaml:"effects,omitempty" json:"effects,omitempty"`
 	// Categories are added to the segment's categories.
-	Categories []string `yaml:"categories,omitempty"`
+	Categories []string `yaml:"categories,omitempty" json:"categories,omitempty"`
 	// Operands replace the program's operand roles when the option is given.
-	Operands []Role `yaml:"operands,omitempty"`
+	// An empty list (not nil) means: no operands at all.
+	Operands []Role `yaml:"operands,omitempty" json:"operands"`
 	// Terminator ends a command option's words (";" or "+").
-	Terminator []string `yaml:"terminator,omitempty"`
+	Terminator []string `yaml:"terminator,omitempty" json:"terminator,omitempty"`
 	// Match restricts the value: a value not matching is unsafe (Else).
-	Match string `yaml:"match,omitempty"`
+	Match string `yaml:"match,omitempty" json:"match,omitempty"`
 	// Else is the effect when the value does not match.
-	Else string `yaml:"else,omitempty"`
+	Else string `yaml:"else,omitempty" json:"else,omitempty"`
 	// ValueRole gives the option's value an operand role: "sed" and "awk"
 	// values are checked as scripts (every -e of one sed is one script).
-	ValueRole string `yaml:"value_role,omitempty"`
+	ValueRole string `yaml:"value_role,omitempty" json:"value_role,omitempty"`
 	// Code is the finding code when the option makes the segment unsafe
 	// ("find-delete"); default: derived from the effect.
-	Code string `yaml:"code,omitempty"`
-	Doc  string `yaml:"doc,omitempty"`
+	Code string `yaml:"code,omitempty" json:"code,omitempty"`
+	Doc  string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
 }
@@ -165,21 +175,21 @@ type OptSpec struct {
 // Role is an operand role. In YAML it is a string ("file", "file...") or a
 // mapping {role, repeat, match, else, doc}.
 type Role struct {
-	Role   string `yaml:"role"`
-	Repeat bool   `yaml:"repeat,omitempty"`
+	Role   string `yaml:"role" json:"role,omitempty"`
+	Repeat bool   `yaml:"repeat,omitempty" json:"repeat,omitempty"`
 	// Match is a regexp the operand must match to take this role; a
 	// repeating role with Match ends at the first operand that does not.
-	Match string `yaml:"match,omitempty"`
+	Match string `yaml:"match,omitempty" json:"match,omitempty"`
 	// Effect is the effect of an operand in this role ("write").
-	Effect string `yaml:"effect,omitempty"`
+	Effect string `yaml:"effect,omitempty" json:"effect,omitempty"`
 	// Else is the effect when Match fails (for non-repeating roles).
-	Else string `yaml:"else,omitempty"`
+	Else string `yaml:"else,omitempty" json:"else,omitempty"`
 	// Optional marks a role that may be absent; an operand that does not
 	// match it is tried against the next role.
-	Optional bool `yaml:"optional,omitempty"`
+	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Code is the finding code for Effect or Else.
-	Code string `yaml:"code,omitempty"`
-	Doc  string `yaml:"doc,omitempty"`
+	Code string `yaml:"code,omitempty" json:"code,omitempty"`
+	Doc  string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
 }
@@ -228,12 +238,26 @@ var (
 // embedded file is broken, which the tests rule out.
 func DefaultCatalog() *Catalog {
 	defaultOnce.Do(func() {
-		defaultCat, defaultErr = ParseCatalog(defaultCatalogYAML, "catalog.yaml")
+		defaultCat, defaultErr = parseCatalogJSON(defaultCatalogJSON, "catalog.json")
 	})
 	if defaultErr != nil {
 		panic("classify: embedded catalog: " + defaultErr.Error())
 	}
 	return defaultCat
+}
+
+// parseCatalogJSON decodes the JSON form of a catalog and validates it.
+func parseCatalogJSON(data []byte, name string) (*Catalog, error) {
+	var c Catalog
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := c.build(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &c, nil
 }
 
 // ParseCatalog parses and validates a catalog file. Unknown keys are errors.
