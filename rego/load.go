@@ -117,12 +117,17 @@ func checkModule(name string, m *ast.Module, index map[string]string, ownDecisio
 	}
 	top := len(p) == 2
 	for _, r := range m.Rules {
-		if !top {
-			continue
-		}
 		rn := r.Head.Name.String()
 		if len(r.Head.Reference) > 0 {
 			rn = r.Head.Reference[0].Value.String()
+		}
+		if !top {
+			// Helpers may live below package shellgate, but reasons there
+			// would never reach the decision: say so rather than ignore them.
+			if reasonSets[rn] {
+				return fmt.Errorf("%s:%d: %s in package %s is not seen by the decision; put deny, ask and allow rules in package shellgate", name, r.Location.Row, rn, strings.TrimPrefix(p.String(), "data."))
+			}
+			continue
 		}
 		if rn == "decision" && !isDefault(name) && !ownDecision {
 			return fmt.Errorf("%s:%d: decision is the default policy's: add reasons to deny, ask or allow instead", name, r.Location.Row)

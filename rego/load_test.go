@@ -343,3 +343,20 @@ allow contains {"code": "team-make", "message": "make targets are ours", "span":
 		t.Errorf("allow reasons %+v (-want +got codes):\n%s", d.Reasons, diff)
 	}
 }
+
+// TestSubpackageReasonsRejected: deny, ask and allow rules below package
+// shellgate would never reach the decision, so loading them is an error.
+func TestSubpackageReasonsRejected(t *testing.T) {
+	_, err := New(WithModules(map[string]string{
+		"team/no_docker.rego": "package shellgate.team\n\ndeny contains {\"code\": \"x\", \"message\": \"y\"} if true\n",
+	}))
+	if err == nil || !strings.Contains(err.Error(), "team/no_docker.rego:3: deny in package shellgate.team is not seen by the decision") {
+		t.Fatalf("err = %v", err)
+	}
+	// Helpers below package shellgate are fine.
+	if _, err := New(WithModules(map[string]string{
+		"team/lib.rego": "package shellgate.lib\n\nprotected := {\"main\"}\n",
+	})); err != nil {
+		t.Fatal(err)
+	}
+}
