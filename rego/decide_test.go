@@ -58,7 +58,7 @@ var decideCases = []struct {
 	{"grep -n \"func main\" src/main.go", policy.Allow, policy.Allow, nil},
 	{"rg foo", policy.Allow, policy.Allow, nil},
 	{"rg -n foo src", policy.Allow, policy.Allow, nil},
-	{"find . -name \"*.go\"", policy.Allow, policy.Allow, nil}, // names only: the station does not count a listing as reading .env
+	{"find . -name \"*.go\"", policy.Allow, policy.Allow, nil},                                          // names only: the station does not count a listing as reading .env
 	{"find . -name \"*.go\" -exec grep -l main {} \\;", policy.Ask, policy.Deny, []string{"find-exec"}}, // only *.go names reach grep
 	{"find . -exec grep -l main {} \\;", policy.Ask, policy.Deny, []string{"find-exec", "read-denied-in-tree"}},
 	{"find . -name \"*.tmp\" -delete", policy.Ask, policy.Deny, []string{"find-delete"}},
