@@ -208,7 +208,10 @@ type argParser struct {
 	args  []Arg
 	infos []wordInfo
 
-	subPath    []string
+	subPath []string
+	// subWritten are the subcommand words as written (an alias, not the
+	// catalog name), for messages.
+	subWritten []string
 	effects    []effectAt
 	roles      []Role
 	patternSet bool
@@ -286,7 +289,16 @@ type nestedCmd struct {
 }
 
 func (p *argParser) specName() string {
-	return strings.TrimSpace(p.root.Name + " " + strings.Join(p.subPath, " "))
+	return strings.TrimSpace(p.writtenName() + " " + strings.Join(p.subWritten, " "))
+}
+
+// writtenName is the program as the command names it: an alias such as
+// egrep or sqlfluff, not the catalog entry it shares.
+func (p *argParser) writtenName() string {
+	if p.seg.Name != "" {
+		return p.seg.Name
+	}
+	return p.root.Name
 }
 
 func (p *argParser) run() {
@@ -384,6 +396,7 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 			return true
 		}
 		p.subPath = append(p.subPath, sub.Name)
+		p.subWritten = append(p.subWritten, a.Value)
 		p.spec = sub
 		p.roles = nil
 		p.patternSet = false
@@ -900,7 +913,10 @@ func (p *argParser) finish() {
 			seg.Categories = addCat(seg.Categories, c)
 		}
 	}
-	name := strings.TrimSpace(p.root.Name + " " + seg.Subcommand)
+	name := p.specName()
+	if spec != p.spec {
+		name += " " + spec.Name // the default subcommand (git stash: push)
+	}
 	for _, e := range spec.Effects {
 		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
 	}
