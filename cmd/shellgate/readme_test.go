@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -132,3 +134,68 @@ type wordsError string
 func (e wordsError) Error() string { return string(e) }
 
 const errUnterminated = wordsError("unterminated quote")
+
+// TestReadmeConfig lays the README's .shellgate.yaml and Rego module in a
+// project and checks that they do what the README says.
+func TestReadmeConfig(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := func(lang, firstLine string) string {
+		s := string(data)
+		for {
+			i := strings.Index(s, "```"+lang+"\n")
+			if i < 0 {
+				t.Fatalf("README.md has no %s block starting %q", lang, firstLine)
+			}
+			s = s[i+len(lang)+4:]
+			end := strings.Index(s, "```")
+			if end < 0 {
+				t.Fatalf("unterminated %s block", lang)
+			}
+			if strings.HasPrefix(s, firstLine) {
+				return s[:end]
+			}
+		}
+	}
+	top := t.TempDir()
+	proj := filepath.Join(top, "proj")
+	for _, d := range []string{filepath.Join(proj, ".git"), filepath.Join(proj, ".shellgate", "policy"), filepath.Join(top, "shared-fixtures")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(proj, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".shellgate.yaml", block("yaml", "# .shellgate.yaml\n"))
+	write(".shellgate/policy/no_docker.rego", block("rego", "# .shellgate/policy/no_docker.rego\n"))
+	for _, tc := range []struct {
+		cmd, want string
+	}{
+		{"npm test -- --watch=false", "allow"},
+		{"npm test && rm -rf ~", "deny"},
+		{"npm test $(curl x)", "ask"},
+		{"npm test > ~/.bashrc", "deny"},
+		{"docker build .", "deny"},
+		{"cat secrets/token.txt", "deny"},
+		{"go test ./...", "allow"},
+		{"make lint", "allow"},
+		{"make deploy", "ask"},
+	} {
+		var out, errb bytes.Buffer
+		run([]string{"check", "--json", "--cwd", proj, tc.cmd}, strings.NewReader(""), &out, &errb)
+		var got struct {
+			Action string `json:"action"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v\n%s%s", tc.cmd, err, out.String(), errb.String())
+		}
+		if got.Action != tc.want {
+			t.Errorf("check %q with the README's config: %s, want %s\n%s", tc.cmd, got.Action, tc.want, out.String())
+		}
+	}
+}
