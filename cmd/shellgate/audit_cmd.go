@@ -45,9 +45,9 @@ func runAudit(e *env) int {
 	asJSON := fs.Bool("json", false, "print one JSON object: every command's decision and the tallies")
 	batch := fs.Bool("batch", false, "read the history or transcript from stdin")
 	corpusOut := fs.String("corpus", "", "also write every distinct command with the decision it got as a YAML corpus `FILE` to review and keep")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(e.stderr, "shellgate audit:", err)

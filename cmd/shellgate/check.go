@@ -208,9 +208,9 @@ func runCheck(e *env) int {
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	batch := fs.Bool("batch", false, "read one command per line on stdin, write one JSON object per line")
 	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with \"command\" and optional \"cwd\", \"mode\")")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if *batch && len(ops) > 0 {
 		fmt.Fprintln(e.stderr, "shellgate check: --batch reads commands from stdin; give no COMMAND")

@@ -18,9 +18,9 @@ func runClassify(e *env) int {
 	batch := fs.Bool("batch", false, "read one command per line on stdin, write one JSON object per line")
 	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with a \"command\" field)")
 	catFile := fs.String("catalog", "", "extend the embedded catalog with this YAML file")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	var opts []classify.Option
 	if *catFile != "" {

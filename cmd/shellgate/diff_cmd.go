@@ -46,9 +46,9 @@ func runDiff(e *env) int {
 	exitCode := fs.Bool("exit-code", false, "exit 1 when some decision changed")
 	batch := fs.Bool("batch", false, "read one command per line on stdin instead of a corpus")
 	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with a \"command\" field)")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(e.stderr, "shellgate diff:", err)

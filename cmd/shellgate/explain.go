@@ -31,9 +31,9 @@ func runExplain(e *env) int {
 	df := addDecideFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	asInput := fs.Bool("input", false, "print the policy input document as JSON (for writing Rego tests) and exit")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) == 0 {
 		fs.Usage()

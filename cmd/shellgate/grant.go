@@ -32,9 +32,9 @@ a usage error.
 Flags:`)
 	df := addDecideFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) == 0 {
 		fs.Usage()

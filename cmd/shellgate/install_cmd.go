@@ -31,9 +31,9 @@ func runInstall(e *env) int {
 	var policy stringList
 	fs.Var(&policy, "policy", "added to the hook command: extra Rego policy directory or file (repeatable; $CLAUDE_PROJECT_DIR and the like are kept as written)")
 	config := fs.String("config", "", "added to the hook command: YAML config file")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) != 1 {
 		fs.Usage()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,26 +84,38 @@ func newFlags(e *env, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: shellgate %s %s\n", name, usage)
+		fmt.Fprintf(fs.Output(), "usage: shellgate %s %s\n", name, usage)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
 // parseFlags parses args, allowing flags after the command operand too
-// ("shellgate check 'ls' --json"). It returns false on a usage error.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, bool) {
-	var operands []string
+// ("shellgate check 'ls' --json"). When ok is false the command is done
+// and exits with status: -h or --help printed the usage to e.stdout
+// (exitOK); any other error printed it with the error to e.stderr
+// (exitUsage).
+func parseFlags(e *env, fs *flag.FlagSet, args []string) (operands []string, status int, ok bool) {
+	usage := fs.Usage
+	fs.Usage = func() {} // printed below, once the kind of error is known
+	defer func() { fs.Usage = usage }()
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, false
+			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(e.stdout)
+				usage()
+				fs.SetOutput(e.stderr)
+				return nil, exitOK, false
+			}
+			usage()
+			return nil, exitUsage, false
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return operands, true
+			return operands, exitOK, true
 		}
 		if rest[0] == "--" {
-			return append(operands, rest[1:]...), true
+			return append(operands, rest[1:]...), exitOK, true
 		}
 		operands = append(operands, rest[0])
 		args = rest[1:]

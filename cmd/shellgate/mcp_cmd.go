@@ -37,9 +37,9 @@ func runMCP(e *env) int {
 	var policies stringList
 	fs.Var(&policies, "policy", "add the Rego modules in `DIR` to the default policy (repeatable)")
 	config := fs.String("config", "", "config `FILE` (default: .shellgate.yaml from the command's cwd upward, else the user config)")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) > 0 {
 		fs.Usage()

@@ -17,7 +17,11 @@ func init() {
 
 func runPolicy(e *env) int {
 	if len(e.args) == 0 || e.args[0] == "-h" || e.args[0] == "--help" {
-		fmt.Fprintln(e.stderr, `usage: shellgate policy fmt [-w] [-l] FILE|DIR...
+		w := e.stdout // asked for: usage on stdout, exit 0
+		if len(e.args) == 0 {
+			w = e.stderr
+		}
+		fmt.Fprintln(w, `usage: shellgate policy fmt [-w] [-l] FILE|DIR...
        shellgate policy lint DIR...
 
 fmt prints each module formatted (opa fmt style); -w rewrites the files,
@@ -45,9 +49,9 @@ func policyFmt(e *env, args []string) int {
 	fs := newFlags(e, "policy fmt", "[-w] [-l] FILE|DIR...")
 	write := fs.Bool("w", false, "rewrite the files in place")
 	list := fs.Bool("l", false, "list the files whose formatting differs")
-	ops, ok := parseFlags(fs, args)
+	ops, status, ok := parseFlags(e, fs, args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) == 0 {
 		fs.Usage()
@@ -58,7 +62,7 @@ func policyFmt(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "shellgate policy fmt:", err)
 		return exitUsage
 	}
-	status := exitOK
+	status = exitOK
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -93,9 +97,9 @@ func policyFmt(e *env, args []string) int {
 
 func policyLint(e *env, args []string) int {
 	fs := newFlags(e, "policy lint", "DIR...")
-	ops, ok := parseFlags(fs, args)
+	ops, status, ok := parseFlags(e, fs, args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) == 0 {
 		fs.Usage()

@@ -66,9 +66,9 @@ func runRun(e *env) int {
 	no := fs.Bool("no", false, "refuse a command the policy asks about, without asking")
 	asJSON := fs.Bool("json", false, "print one JSON object (the gate's Result)")
 	spill := fs.String("spill", "", "write the whole output of a run whose output was cut to a file in `DIR`")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) == 0 {
 		fs.Usage()

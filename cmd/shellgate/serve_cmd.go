@@ -27,9 +27,9 @@ func runServe(e *env) int {
 	idle := fs.Duration("idle", 30*time.Minute, "exit after this long without a request (0: never)")
 	poll := fs.Duration("poll", time.Second, "how often config and policy files, and this binary, are checked for changes")
 	logFile := fs.String("log", "", "append the engine's log to `FILE` (default: stderr)")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	if len(ops) > 0 {
 		fs.Usage()

@@ -213,9 +213,9 @@ func runTest(e *env) int {
 	format := fs.String("format", "text", "output: text, json, junit or github")
 	runRE := fs.String("run", "", "only the cases whose name or command matches `REGEX`")
 	verbose := fs.Bool("v", false, "text: list passing cases too")
-	ops, ok := parseFlags(fs, e.args)
+	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
-		return exitUsage
+		return status
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(e.stderr, "shellgate test:", err)
