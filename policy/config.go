@@ -69,16 +69,23 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return c, c.validate(nil)
+			return c.validated(nil)
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	// A second document would be ignored silently: refuse it.
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fmt.Errorf("%s:%d:%d: a second YAML document (a config is one mapping of keys)", name, extra.Line, extra.Column)
+	} else if !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
-		return c, c.validate(nil)
+		return c.validated(nil)
 	}
 	doc := root.Content[0]
 	if doc.Kind == yaml.ScalarNode && doc.Tag == "!!null" {
-		return c, c.validate(nil)
+		return c.validated(nil)
 	}
 	if doc.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:%d:%d: the config must be a mapping of keys (%s)", name, doc.Line, doc.Column, strings.Join(configKeys, ", "))
@@ -107,7 +114,7 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 	for i, d := range c.PolicyDirs {
 		c.PolicyDirs[i] = resolveConfigPath(dir, d)
 	}
-	return c, c.validate(lines)
+	return c.validated(lines)
 }
 
 func contains(list []string, s string) bool {
@@ -180,6 +187,15 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// validated returns c when it is valid, else only the error: a config that
+// failed to parse is never half-used.
+func (c *Config) validated(lines map[string]*yaml.Node) (*Config, error) {
+	if err := c.validate(lines); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Validate checks a config built in Go (ParseConfig validates already).

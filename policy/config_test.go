@@ -69,12 +69,18 @@ func TestParseConfigErrors(t *testing.T) {
 		{"replace_default_deny_reads: maybe\n", "c.yaml:"},
 		{"- a\n- b\n", "c.yaml:1:1: the config must be a mapping"},
 		{"mode: [\n", "c.yaml: yaml:"},
+		{"mode: default\n---\ndeny_reads: [\"*.pem\"]\n", "c.yaml:2:1: a second YAML document"},
+		{"mode: default\n---\n", "c.yaml:2:1: a second YAML document"},
+		{"mode: default\n---\nmode: [\n", "c.yaml: yaml:"},
 	}
 	for _, c := range cases {
-		_, err := ParseConfig([]byte(c.src), "c.yaml")
+		cfg, err := ParseConfig([]byte(c.src), "c.yaml")
 		if err == nil {
 			t.Errorf("%q: parsed", c.src)
 			continue
+		}
+		if cfg != nil {
+			t.Errorf("%q: a config beside the error: %+v", c.src, cfg)
 		}
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %q, want it to contain %q", c.src, err, c.want)
