@@ -460,6 +460,23 @@ func TestCatalogSpot(t *testing.T) {
 		{"deno lint src", true, nil},
 		{"deno run main.ts", false, notRO},
 
+		// compilers and make: read-only only as a version or help probe
+		{"gcc --version", true, nil},
+		{"clang --help", true, nil},
+		{"gcc main.c", false, notRO},
+		{"cc -O2 -o x main.c", false, []string{"unknown-option", "unknown-option", "not-read-only", "not-read-only"}},
+		{"rustc --version", true, nil},
+		{"rustc -V", true, nil},
+		{"rustc main.rs", false, notRO},
+		{"make --version", true, nil},
+		{"make -v", true, nil},
+		{"make", false, notRO},
+		{"make test", false, notRO},
+		{"make -k", false, notRO},
+		{"make -n install", false, []string{"not-read-only", "not-read-only"}},
+		{"make -C sub", false, []string{"exec-option"}},
+		{"make --version all", false, []string{"unexpected-operand"}},
+
 		// Go
 		{"go version", true, nil},
 		{"go env GOPATH", true, nil},
@@ -517,7 +534,7 @@ func TestCatalogSpot(t *testing.T) {
 		{"cargo search serde", false, []string{"network"}},
 		{"make", false, notRO},
 		{"make -n", false, notRO},
-		{"make -C sub test", false, notRO},
+		{"make -C sub test", false, []string{"exec-option", "not-read-only"}},
 		{"pytest -q tests", false, []string{"exec-option", "not-read-only", "unknown-option"}},
 
 		// containers
