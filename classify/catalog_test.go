@@ -867,6 +867,7 @@ func TestCatalogPaths(t *testing.T) {
 		{"grep --file=$HOME/.netrc notes.txt", []string{"R ~/.netrc", "R notes.txt"}},
 		{"dd if=$HOME/.ssh/id_rsa", []string{"R ~/.ssh/id_rsa"}},
 		{"watch rm -rf ~", []string{"W ~"}},
+		{"find / -exec rm {} +", []string{"R* /", "W {}"}},
 		{"git blame --contents=$X main.go", []string{"R $X"}},
 		{"date -r go.mod", []string{"R go.mod"}},
 		{"date -f dates.txt", []string{"R dates.txt"}},

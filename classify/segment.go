@@ -997,7 +997,12 @@ func (p *argParser) finish() {
 		case "write", "delete":
 			// A file operand all the same: no stdin read, no implicit ".".
 			pathOperands++
-			w.r.Writes = append(w.r.Writes, pathRef(op.Arg, "operand", seg.Index, cwd, -1))
+			ref := pathRef(op.Arg, "operand", seg.Index, cwd, -1)
+			if op.Dynamic == "find-match" || op.Dynamic == "xargs-input" {
+				// find -exec rm {} +: the paths written come from find.
+				ref.Producer = producer
+			}
+			w.r.Writes = append(w.r.Writes, ref)
 		case "script":
 			pathOperands++
 			p.scripts = append(p.scripts, op.Arg)

@@ -142,9 +142,46 @@ func ComputeFacts(in *Input) *Facts {
 	allRoots := append(append([]string{}, f.Roots...), realRoots...)
 	f.Writes = make([]WriteFacts, len(in.Report.Writes))
 	for i, w := range in.Report.Writes {
+		if w.Dynamic == "find-match" {
+			f.Writes[i] = judgeFindWrite(in.Report, w, in.Cwd, f.Home, allRoots)
+			continue
+		}
 		f.Writes[i] = judgeWrite(w, in.Cwd, f.Home, allRoots)
 	}
 	return f
+}
+
+// judgeFindWrite judges a write of find -exec's {} (find / -exec rm {} +):
+// the paths written are entries of find's roots, so the write is judged as
+// every entry of each root (Glob). It is established only when every root
+// is; a root outside the roots puts the write outside them. It is never
+// Critical: find's filters decide what goes, as for find -delete.
+func judgeFindWrite(r *classify.Report, w classify.PathRef, cwd, home string, roots []string) WriteFacts {
+	var out WriteFacts
+	if w.Producer < 0 || w.Producer >= len(r.Segments) {
+		return out
+	}
+	n := 0
+	for _, rd := range r.Reads {
+		if rd.Segment != w.Producer || !rd.Recursive || (rd.Source != "operand" && rd.Source != "implicit") {
+			continue
+		}
+		n++
+		wf := judgeWrite(rd, cwd, home, roots)
+		if !wf.Established {
+			return WriteFacts{}
+		}
+		if out.Path == "" || wf.OutsideRoots && !out.OutsideRoots {
+			out.Path, out.Real = wf.Path, wf.Real
+		}
+		out.OutsideRoots = out.OutsideRoots || wf.OutsideRoots
+		out.Device = out.Device || wf.Device
+	}
+	if n == 0 {
+		return WriteFacts{}
+	}
+	out.Established, out.Glob = true, true
+	return out
 }
 
 func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts {

@@ -62,6 +62,11 @@ var decideCases = []struct {
 	{"find . -name \"*.go\" -exec grep -l main {} \\;", policy.Ask, policy.Deny, []string{"find-exec"}}, // only *.go names reach grep
 	{"find . -exec grep -l main {} \\;", policy.Ask, policy.Deny, []string{"find-exec", "read-denied-in-tree"}},
 	{"find . -name \"*.tmp\" -delete", policy.Ask, policy.Deny, []string{"find-delete"}},
+	// find -exec rm {}: the paths removed are entries of find's roots.
+	{"find / -type f -exec rm {} +", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
+	{"find ~ -exec rm -rf {} \\;", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
+	{"find . -name \"*.o\" -exec rm {} +", policy.Ask, policy.Deny, []string{"find-exec"}},
+	{"find build -exec rm -rf {} +", policy.Ask, policy.Deny, []string{"find-exec"}}, // find's filters decide what goes: not destructive-critical
 	{"find src -type f | xargs wc -l", policy.Allow, policy.Allow, nil},
 	{"sed -n '1,20p' README.md", policy.Allow, policy.Allow, nil},
 	{"sed -i 's/a/b/' README.md", policy.Ask, policy.Deny, []string{"sed-in-place"}},
