@@ -116,7 +116,7 @@ func (s *sandbox) waitEngine(tb testing.TB, version string) {
 // stopEngine makes the engine exit: a client of another version asks.
 func (s *sandbox) stopEngine() {
 	hook.AskEngine(context.Background(), s.socket, hook.Request{Version: "stop", Op: hook.OpPing}, time.Second)
-	for i := 0; i < 100; i++ {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		if _, err := os.Stat(s.socket); err != nil {
 			return
 		}

@@ -98,7 +98,7 @@ func TestEndToEnd(t *testing.T) {
 	if want == before {
 		t.Fatalf("the grant did not change the one-shot decision: %s", want)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		got, stderr, _ := s.exec(t, in, thin, "claude")
 		if strings.Contains(stderr, "no engine answered") {
@@ -117,7 +117,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.proj, ".shellgate.yaml"), []byte("grants: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(30 * time.Second)
 	for {
 		got, _, _ := s.exec(t, in, thin, "claude")
 		if got == before {
