@@ -26,7 +26,7 @@ func runEmbedded(t testing.TB) []Result {
 // TestCorpusFigures measures the two figures corpus/README.md reports and
 // holds the engine to them: no unsafe case may be allowed, and at least
 // 95 % of the read-only cases must be allowed without asking. Failing cases
-// are listed (see also `shellgate test`, which CI runs).
+// are listed (`shellgate test` lists every failing case).
 func TestCorpusFigures(t *testing.T) {
 	rs := runEmbedded(t)
 	f := Measure(rs)
