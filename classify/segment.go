@@ -233,6 +233,11 @@ type argParser struct {
 	// exprStarted is set once a find-style expression began: later
 	// words are not roots.
 	exprStarted bool
+	// cwdOpts counts the options that move the working directory (-C).
+	cwdOpts int
+	// writesHere is set by an option of category write (tar -x): the
+	// program writes into its working directory.
+	writesHere bool
 }
 
 // roleValue is an option value that has an operand role (sed -e SCRIPT).
@@ -456,6 +461,9 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		}
 		for _, cat := range spec.Categories {
 			p.seg.Categories = addCat(p.seg.Categories, cat)
+			if cat == "write" {
+				p.writesHere = true
+			}
 		}
 		if spec.Operands != nil {
 			p.roles = spec.Operands
@@ -487,6 +495,7 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 			if hasString(spec.Effects, EffectCwd) {
 				v := *o.Value
 				p.cwdOpt = &v
+				p.cwdOpts++
 				p.w.r.Reads = append(p.w.r.Reads, pathRef(v, "cwd-flag", p.seg.Index, p.seg.Cwd, -1))
 			}
 			if hasString(spec.Effects, EffectScript) {
@@ -919,6 +928,17 @@ func (p *argParser) finish() {
 	}
 	for _, e := range spec.Effects {
 		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
+	}
+	// A program that writes where it runs (git clean, git commit: the
+	// program or subcommand is of category write; tar -x: an option is)
+	// writes into the directory a cwd option (-C DIR) moves it to. Several
+	// cwd options may combine (git -C a -C b is a/b): not established.
+	if p.cwdOpt != nil && (p.writesHere || hasString(p.root.Categories, "write") || hasString(spec.Categories, "write")) {
+		ref := pathRef(*p.cwdOpt, "cwd-flag", seg.Index, seg.Cwd, -1)
+		if p.cwdOpts > 1 {
+			ref = PathRef{Path: p.cwdOpt.Value, Kind: "dynamic", Dynamic: "cwd-options", Source: "cwd-flag", Segment: seg.Index, Cwd: seg.Cwd, Producer: -1, Span: p.cwdOpt.Span}
+		}
+		w.r.Writes = append(w.r.Writes, ref)
 	}
 	if !spec.ReadOnly && !p.unknownSub {
 		msg := name + " is not on the read-only allowlist"

@@ -147,6 +147,12 @@ func ComputeFacts(in *Input) *Facts {
 			continue
 		}
 		f.Writes[i] = judgeWrite(w, in.Cwd, f.Home, allRoots)
+		if w.Source == "cwd-flag" {
+			// git -C DIR clean, tar -x -C DIR: the program writes into
+			// DIR, what exactly its own rules decide, so it is judged as
+			// entries of DIR, never as the whole tree.
+			f.Writes[i].Glob, f.Writes[i].Critical = true, false
+		}
 	}
 	return f
 }

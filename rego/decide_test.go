@@ -67,6 +67,12 @@ var decideCases = []struct {
 	{"find ~ -exec rm -rf {} \\;", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
 	{"find . -name \"*.o\" -exec rm {} +", policy.Ask, policy.Deny, []string{"find-exec"}},
 	{"find build -exec rm -rf {} +", policy.Ask, policy.Deny, []string{"find-exec"}}, // find's filters decide what goes: not destructive-critical
+	// -C DIR moves a program that writes where it runs.
+	{"tar -xzf a.tgz -C /", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
+	{"tar -xzf a.tgz -C build", policy.Ask, policy.Deny, []string{"tar-extract"}},
+	{"git -C / clean -fdx", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
+	{"git -C . clean -fdx", policy.Ask, policy.Deny, nil}, // the repository's untracked files, not the root itself
+	{"git worktree add ../wt", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
 	{"find src -type f | xargs wc -l", policy.Allow, policy.Allow, nil},
 	{"sed -n '1,20p' README.md", policy.Allow, policy.Allow, nil},
 	{"sed -i 's/a/b/' README.md", policy.Ask, policy.Deny, []string{"sed-in-place"}},
