@@ -67,6 +67,10 @@ var decideCases = []struct {
 	{"find ~ -exec rm -rf {} \\;", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
 	{"find . -name \"*.o\" -exec rm {} +", policy.Ask, policy.Deny, []string{"find-exec"}},
 	{"find build -exec rm -rf {} +", policy.Ask, policy.Deny, []string{"find-exec"}}, // find's filters decide what goes: not destructive-critical
+	{"kill -9 -1", policy.Deny, policy.Deny, []string{"kill-all"}},
+	{"kill -9 1234", policy.Ask, policy.Deny, nil},
+	{"parted /dev/sda rm 1", policy.Deny, policy.Deny, []string{"partition-table"}},
+	{"parted /dev/sda print", policy.Ask, policy.Deny, nil},
 	// -C DIR moves a program that writes where it runs.
 	{"tar -xzf a.tgz -C /", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
 	{"tar -xzf a.tgz -C build", policy.Ask, policy.Deny, []string{"tar-extract"}},

@@ -526,6 +526,63 @@ deny contains {
 
 system_stoppers := {"shutdown", "reboot", "halt", "poweroff", "telinit"}
 
+# kill-all: kill with pid -1 (kill -9 -1, kill -- -1) signals every process
+# the user may signal: the agent's host, its editor, everyone's work. A
+# leading -1 alone (kill -1 PID) is a signal number, not a pid.
+deny contains {
+	"code": "kill-all",
+	"message": concat("", [seg.name, " ", a.value, " signals every process it may, not one"]),
+	"span": a.span,
+	"segment": i,
+	"rule": "kill-all",
+} if {
+	input.facts.has.destructive_or_unknown == true
+	some i in input.facts.index["name:kill"]
+	seg := segments[i]
+	some k, a in seg.args
+	k >= 1
+	a.value == "-1"
+	not a.dynamic
+	not kill_value_options[seg.args[k - 1].value]
+}
+
+kill_value_options := {"-s", "-n", "--signal"}
+
+# partition-table: parted rewriting a partition table (rm, mklabel,
+# mkpart, resizepart, rescue; parted accepts unambiguous prefixes, so any
+# operand of two or more letters that begins one of them counts) or sfdisk
+# --delete destroys the data of the partitions it removes or moves.
+deny contains {
+	"code": "partition-table",
+	"message": concat("", [seg.name, " ", op.value, " rewrites a partition table, destroying the data of the partitions it changes"]),
+	"span": op.span,
+	"segment": i,
+	"rule": "partition-table",
+} if {
+	input.facts.has.destructive_or_unknown == true
+	some k in ["category:destructive", "unknown"]
+	some i in input.facts.index[k]
+	seg := segments[i]
+	edits := partition_edits[seg.name]
+	some op in seg.operands
+	not op.dynamic
+	partition_edit(edits, op.value)
+}
+
+partition_edits := {
+	"parted": {"rm", "mklabel", "mktable", "mkpart", "mkpartfs", "resizepart", "resize", "rescue", "move"},
+	"sfdisk": {"--delete", "--wipe", "--wipe-partitions", "--move-data"},
+}
+
+partition_edit(edits, v) if edits[v]
+
+partition_edit(edits, v) if {
+	count(v) >= 2
+	not startswith(v, "-")
+	some e in edits
+	startswith(e, v)
+}
+
 script_runners := shells | {"source", ".", "eval"}
 
 script_roles := {"script", "source"}

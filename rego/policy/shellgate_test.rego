@@ -463,6 +463,42 @@ shell_cases := {
 		"input": mk([seg(0, "reboot", {"categories": ["destructive"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["system-stop"],
 	},
+	"kill -9 -1 is denied": {
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-9", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["kill-all"],
+	},
+	"kill -- -1 is denied": {
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "--", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["kill-all"],
+	},
+	"kill -1 PID sends signal 1 to one process": {
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-1", "span": [5, 7]}, {"value": "1234", "span": [8, 12]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["kill-all"],
+	},
+	"kill -s -1 is a signal value": {
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-s", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["kill-all"],
+	},
+	"parted rm is denied": {
+		"input": mk([seg(0, "parted", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "/dev/sda", "span": [7, 15]}, {"value": "rm", "span": [16, 18]}, {"value": "1", "span": [19, 20]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["partition-table"],
+	},
+	"parted mkl (a prefix of mklabel) is denied": {
+		"input": mk([seg(0, "parted", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "/dev/sda", "span": [7, 15]}, {"value": "mkl", "span": [16, 19]}, {"value": "gpt", "span": [20, 23]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["partition-table"],
+	},
+	"parted print asks": {
+		"input": mk([seg(0, "parted", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "/dev/sda", "span": [7, 15]}, {"value": "print", "span": [16, 21]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["partition-table"],
+	},
+	"sfdisk --delete is denied": {
+		"input": mk([seg(0, "sfdisk", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "--delete", "span": [7, 15]}, {"value": "/dev/sda", "span": [16, 24]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["partition-table"],
+	},
+	"sfdisk -l asks": {
+		"input": mk([seg(0, "sfdisk", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "-l", "span": [7, 9]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["partition-table"],
+	},
 	"a destructive rm inside the roots is not a system stop": {
 		"input": mk([seg(0, "rm", {"categories": ["destructive", "write"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["system-stop"],
