@@ -56,19 +56,9 @@ func runAudit(e *env) int {
 	if *batch == (len(ops) > 0) {
 		return fail(errors.New("give --batch (stdin) or FILEs, not both and not neither"))
 	}
-	cfg, err := loadConfig(*config)
+	cfg, m, err := configMode(*config, *mode)
 	if err != nil {
 		return fail(err)
-	}
-	m := *mode
-	if m == "" {
-		m = cfg.Mode
-	}
-	if m == "" {
-		m = corpus.ModeDefault
-	}
-	if m != corpus.ModeDefault && m != corpus.ModeReadonly {
-		return fail(fmt.Errorf("--mode %q: want default or readonly", m))
 	}
 	var cmds []corpus.Command
 	var problems []string

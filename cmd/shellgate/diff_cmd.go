@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/shellgate/shellgate/corpus"
@@ -63,26 +62,13 @@ func runDiff(e *env) int {
 	if *batch && len(ops) > 0 {
 		return fail(fmt.Errorf("--batch reads commands from stdin; give no CORPUS"))
 	}
-	var re *regexp.Regexp
-	if *runRE != "" {
-		var err error
-		if re, err = regexp.Compile(*runRE); err != nil {
-			return fail(fmt.Errorf("--run: %w", err))
-		}
-	}
-	cfg, err := loadConfig(*config)
+	re, err := runFilter(*runRE)
 	if err != nil {
 		return fail(err)
 	}
-	m := *mode
-	if m == "" {
-		m = cfg.Mode
-	}
-	if m == "" {
-		m = corpus.ModeDefault
-	}
-	if m != corpus.ModeDefault && m != corpus.ModeReadonly {
-		return fail(fmt.Errorf("--mode %q: want default or readonly", m))
+	cfg, m, err := configMode(*config, *mode)
+	if err != nil {
+		return fail(err)
 	}
 	var cases []corpus.Case
 	opt := corpus.Options{}

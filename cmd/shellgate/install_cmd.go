@@ -14,11 +14,6 @@ func init() {
 	register("install", "add shellgate as the shell-command hook of claude, codex, gemini or cursor", runInstall)
 }
 
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
 func runInstall(e *env) int {
 	fs := newFlags(e, "install", "<claude|codex|gemini|cursor> [--project|--user] [--print] [--dir DIR] [--command CMD] [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE]")
 	user := fs.Bool("user", false, "write the user's settings file (~/.claude/settings.json, ...)")
@@ -28,7 +23,7 @@ func runInstall(e *env) int {
 	command := fs.String("command", "", "hook command to install (default: shellgate-hook next to this binary, on PATH, or this binary's one-shot hook)")
 	askAs := fs.String("ask-as", "", "added to the hook command: what an ask becomes for codex and gemini (deny or defer)")
 	mode := fs.String("mode", "", "added to the hook command: readonly for a verifier agent")
-	var policy stringList
+	var policy repeated
 	fs.Var(&policy, "policy", "added to the hook command: extra Rego policy directory or file (repeatable; $CLAUDE_PROJECT_DIR and the like are kept as written)")
 	config := fs.String("config", "", "added to the hook command: YAML config file")
 	ops, status, ok := parseFlags(e, fs, e.args)

@@ -34,7 +34,7 @@ func runMCP(e *env) int {
 	fs := newFlags(e, "mcp", "[--approve-asks] [--cwd DIR] [--policy DIR]... [--config FILE]")
 	approve := fs.Bool("approve-asks", false, "run commands the policy would ask about (the MCP client's confirmation of each call is the approval); without it they are refused with the reasons")
 	cwd := fs.String("cwd", "", "the `DIR` commands run in when a call gives none (default: the current directory)")
-	var policies stringList
+	var policies repeated
 	fs.Var(&policies, "policy", "add the Rego modules in `DIR` to the default policy (repeatable)")
 	config := fs.String("config", "", "config `FILE` (default: .shellgate.yaml from the command's cwd upward, else the user config)")
 	ops, status, ok := parseFlags(e, fs, e.args)

@@ -57,6 +57,38 @@ func loadConfig(path string) (*policy.Config, error) {
 	return cfg, nil
 }
 
+// configMode loads the config at path, as loadConfig does, and picks the
+// mode to judge in: mode when given, else the config's.
+func configMode(path, mode string) (*policy.Config, string, error) {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return nil, "", err
+	}
+	m := mode
+	if m == "" {
+		m = cfg.Mode
+	}
+	if m == "" {
+		m = corpus.ModeDefault
+	}
+	if m != corpus.ModeDefault && m != corpus.ModeReadonly {
+		return nil, "", fmt.Errorf("--mode %q: want default or readonly", m)
+	}
+	return cfg, m, nil
+}
+
+// runFilter compiles --run's REGEX; "" is no filter (nil).
+func runFilter(expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("--run: %w", err)
+	}
+	return re, nil
+}
+
 // newChecker builds the real gate with the config and extra policy dirs.
 func newChecker(cfg *policy.Config, dirs []string) (*corpus.GateChecker, error) {
 	chk, err := corpus.NewGateChecker(gate.WithConfig(cfg), gate.WithPolicyDirs(absAll(dirs)...))
@@ -224,12 +256,9 @@ func runTest(e *env) int {
 	if !validFormat(*format) {
 		return fail(fmt.Errorf("unknown --format %q (want %s)", *format, strings.Join(corpus.Formats, ", ")))
 	}
-	var re *regexp.Regexp
-	if *runRE != "" {
-		var err error
-		if re, err = regexp.Compile(*runRE); err != nil {
-			return fail(fmt.Errorf("--run: %w", err))
-		}
+	re, err := runFilter(*runRE)
+	if err != nil {
+		return fail(err)
 	}
 	cfg, err := loadConfig(*config)
 	if err != nil {
