@@ -184,18 +184,7 @@ func TestRunAborted(t *testing.T) {
 	}
 	// Cancel once the command is seen running.
 	started := filepath.Join(dir, "started")
-	ctx, cancel = context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		for {
-			if _, err := os.Stat(started); err == nil {
-				cancel()
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
-	res = g.Run(ctx, Request{Command: "touch " + started + "; sleep 30", Approver: approve(true)})
+	res = g.Run(cancelOnceExists(t, started), Request{Command: "touch " + started + "; sleep 30", Approver: approve(true)})
 	if res.Status != StatusError || res.Code != CodeAborted || !res.Ran() {
 		t.Errorf("cancelled while running: %s", res.StatusLine())
 	}

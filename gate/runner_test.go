@@ -106,20 +106,31 @@ func TestRunTrappedTermEndsByKill(t *testing.T) {
 	assertGroupGone(t, out.PID)
 }
 
-func TestRunContextCancelStopsTree(t *testing.T) {
-	dir := t.TempDir()
-	started := filepath.Join(dir, "started")
+// cancelOnceExists returns a context that is cancelled once path exists
+// (the command under test made it: it is running), or when the test ends.
+func cancelOnceExists(t *testing.T, path string) context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	go func() {
 		for {
-			if _, err := os.Stat(started); err == nil {
+			if _, err := os.Stat(path); err == nil {
 				cancel()
 				return
 			}
-			time.Sleep(10 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 	}()
+	return ctx
+}
+
+func TestRunContextCancelStopsTree(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	ctx := cancelOnceExists(t, started)
 	out := runSpec(t, ctx, Spec{Command: "sleep 60 & sleep 60 & touch started; wait", Dir: dir, Grace: time.Second})
 	if out.Stopped != StopAborted {
 		t.Errorf("Stopped = %q, want aborted", out.Stopped)
