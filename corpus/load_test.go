@@ -30,6 +30,25 @@ func briefs(cs []Case) []brief {
 	return out
 }
 
+// checkParse parses in as the file name and compares the cases, or the
+// error's prefix when wantErr is set.
+func checkParse(t *testing.T, parse func(string, []byte, Fixture) ([]Case, error), name, in string, want []brief, wantErr string) {
+	t.Helper()
+	got, err := parse(name, []byte(in), nil)
+	if wantErr != "" {
+		if err == nil || !strings.HasPrefix(err.Error(), wantErr) {
+			t.Fatalf("error = %v, want prefix %q", err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, briefs(got), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("cases (-want +got):\n%s", diff)
+	}
+}
+
 func TestParseSh(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
@@ -93,21 +112,7 @@ func TestParseSh(t *testing.T) {
 		{name: "bad modes", in: "#modes: readonly\n", wantErr: "f.sh:1: #modes: must be \"default readonly\""},
 		{name: "every problem is reported", in: "ls\ncat\n", wantErr: "f.sh:1: no trailing \"# want allow|ask|deny\" comment\nf.sh:2: no trailing"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseSh("f.sh", []byte(tc.in), nil)
-			if tc.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-					t.Fatalf("error = %v, want prefix %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, briefs(got), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("cases (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkParse(t, ParseSh, "f.sh", tc.in, tc.want, tc.wantErr) })
 	}
 }
 
@@ -172,21 +177,7 @@ func TestParseYAML(t *testing.T) {
 		{name: "two kinds in a file entry", in: "- command: ls\n  files:\n    a: {content: x, symlink: b}\n  expect: allow\n", wantErr: `f.yaml:3: files: "a" needs exactly one of content, symlink or dir`},
 		{name: "bad file mode", in: "- command: ls\n  files:\n    a: {content: x, mode: rwx}\n  expect: allow\n", wantErr: `f.yaml:3: mode "rwx" is not octal`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseYAML("f.yaml", []byte(tc.in), nil)
-			if tc.wantErr != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.wantErr) {
-					t.Fatalf("error = %v, want prefix %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, briefs(got), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("cases (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkParse(t, ParseYAML, "f.yaml", tc.in, tc.want, tc.wantErr) })
 	}
 }
 
