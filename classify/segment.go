@@ -480,8 +480,16 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 				cwd = p.optCwd()
 			}
 			if hasString(spec.Effects, EffectReadsFile) {
-				p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
-				p.w.deviceCheck(*o.Value, o.Value.Span, p.seg.Index)
+				if spec.match != nil && spec.match.NumSubexp() > 0 {
+					// curl -d @FILE, -F name=@FILE: the match's group is the file.
+					if f, ok := valueFile(spec.match, *o.Value); ok {
+						p.w.r.Reads = append(p.w.r.Reads, pathRef(f, "option", p.seg.Index, cwd, -1))
+						p.w.deviceCheck(f, f.Span, p.seg.Index)
+					}
+				} else {
+					p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
+					p.w.deviceCheck(*o.Value, o.Value.Span, p.seg.Index)
+				}
 			}
 			if hasString(spec.Effects, EffectFilesFrom) {
 				// The file is read, and so is every path it lists.
@@ -539,6 +547,43 @@ func (p *argParser) nextValue(i int) (*Arg, int) {
 // that matters: the program has dangerous options, and the word could
 // begin with "-". A find-style glob is checked against the dangerous
 // option names themselves (-name *.go cannot become -delete).
+// valueFile returns the file a reads-file option's value names through its
+// match's first group (curl -d @FILE: "^@(.+)$"); a value the match does
+// not fit names no file. A dynamic value is judged on its source text: a
+// group led by $HOME folds to ~, a group with nothing dynamic is literal,
+// and anything else (a dynamic group, or a dynamic value the match does
+// not fit, which may expand to one it does) is a dynamic read.
+func valueFile(re *regexp.Regexp, v Arg) (Arg, bool) {
+	m := re.FindStringSubmatchIndex(v.Value)
+	if m == nil || m[2] < 0 {
+		if v.Static() {
+			return Arg{}, false
+		}
+		return Arg{Value: v.Value, Dynamic: "param", Span: v.Span}, true
+	}
+	f := v.Value[m[2]:m[3]]
+	sp := v.Span
+	if !v.Static() && sp.Start+m[3] <= sp.End {
+		sp = Span{Start: sp.Start + m[2], End: sp.Start + m[3]}
+	}
+	if v.Static() {
+		if f == "-" {
+			return Arg{}, false // stdin: the pipe feeding it is judged
+		}
+		return Arg{Value: f, Span: sp}, true
+	}
+	if len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' && !strings.ContainsAny(f[1:len(f)-1], "\\\"`") {
+		f = f[1 : len(f)-1]
+	}
+	if h := gluedHome.FindStringSubmatch(f); h != nil && !strings.ContainsAny(h[1], "$`*?[]\\\"'{}") {
+		return Arg{Value: f, Dynamic: "home", Pattern: "~" + h[1], Span: sp}, true
+	}
+	if !strings.ContainsAny(f, "$`*?[]\\\"'{}~") {
+		return Arg{Value: f, Span: sp}, true
+	}
+	return Arg{Value: f, Dynamic: "param", Span: sp}, true
+}
+
 // gluedHome matches a glued option value that starts with $HOME: the rest
 // is folded like ~ when it holds nothing else dynamic.
 var gluedHome = regexp.MustCompile(`^(?:\$HOME|\$\{HOME\}|"\$HOME"|"\$\{HOME\}")(/.*)?$`)
