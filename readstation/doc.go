@@ -83,9 +83,13 @@
 // the producer runs in the same directory as the
 // reader (so its relative output means the same paths), its program is not
 // written with a path, and, unless both sides are NUL-separated (find
-// -print0, grep -Z, rg -0 or git ls-files -z, with xargs -0), no name under
-// the roots may hold a blank, quote, backslash or newline that xargs would
-// split into other paths. The table is trustedProducers in producer.go.
+// -print0, grep -Z, rg -0 or git ls-files -z, with xargs -0), a name under
+// the roots that xargs would split at a blank or newline is judged word by
+// word where the reader opens the words (the first below the root, the
+// others in the reader's directory): each must be inside the roots, real
+// path included, covered by no deny row, and not start with "-" (an
+// option); a name with a quote or backslash (xargs' own quoting) is never
+// established. The table is trustedProducers in producer.go.
 //
 // # Repository-controlled helpers
 //

@@ -168,6 +168,7 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 			xnul = xo["--null"] || xo["-0"]
 		}
 		opt.splitNames = !(nul && xnul)
+		opt.splitBase = rc.abs
 	}
 	// The producer's roots.
 	var texts []string

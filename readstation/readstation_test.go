@@ -237,9 +237,12 @@ func TestJudge(t *testing.T) {
 		{cmd: "find . -name '*.pem' | xargs cat", want: []string{". ok", " denied **/*.pem [~/proj]"}},
 		{cmd: "find . -name '*.go' -o -name x.pem | xargs cat", want: []string{". ok", " denied **/*.pem [~/proj]"}},
 		{cmd: "find . | xargs wc -l", want: []string{". ok", " denied **/*.pem [~/proj]"}},
-		{cmd: "find docs -type f | xargs cat", want: []string{"docs ok", " not-established [~/proj/docs]"}},
+		// docs/"a b.txt" splits into docs/a and b.txt, both read in the
+		// root and denied by no row (split_test.go has the hazards); the
+		// newline name splits the same way.
+		{cmd: "find docs -type f | xargs cat", want: []string{"docs ok", " ok [~/proj/docs]"}},
 		{cmd: "find docs -type f -print0 | xargs -0 cat", want: []string{"docs ok", " ok [~/proj/docs]"}},
-		{cmd: "find docs -type f -print0 | xargs cat", want: []string{"docs ok", " not-established [~/proj/docs]"}},
+		{cmd: "find docs -type f -print0 | xargs cat", want: []string{"docs ok", " ok [~/proj/docs]"}},
 		{cmd: "find src -printf '%p\\n' | xargs cat", want: []string{"src ok", " not-established"}},
 		{cmd: "find src -name '*.go' -exec cat {} \\;", want: []string{"src ok", "{} ok [~/proj/src]"}},
 		{cmd: "find cfg -exec cat {} \\;", want: []string{"cfg ok", "{} denied **/.env [~/proj/cfg]"}},

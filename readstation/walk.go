@@ -24,6 +24,10 @@ type walkOpts struct {
 	// NUL separation, so a name with a blank, quote, backslash or newline
 	// would be split into other paths.
 	splitNames bool
+	// splitBase is the reader's working directory, where the pieces of a
+	// split name are read ("" when not known: every split name is then
+	// not established).
+	splitBase string
 	// namesOnly: the reader lists names and metadata below the root and
 	// never reads a file's contents (find, du, tree, ls -R), so deny rows,
 	// which protect contents, do not apply below the root; the root itself
@@ -349,8 +353,10 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 	type dir struct {
 		w, r string
 		rel  []string
+		// split: a name on the way down from the root holds a blank.
+		split bool
 	}
-	queue := []dir{{written, real, nil}}
+	queue := []dir{{written, real, nil, false}}
 	// Readers that follow symlinks (grep -R, find -L, rg -L, anything fed
 	// by xargs) read a linked directory's tree too: a link to a directory
 	// inside the roots is walked as well, once per real directory.
@@ -400,8 +406,11 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 			if opt.nameGlob != "" {
 				printed, _ = path.Match(opt.nameGlob, name)
 			}
-			if printed && opt.splitNames && splits(name) {
-				note(VerdictNotEstablished, "", fmt.Sprintf("%s has a name that xargs would split into other paths", show(wp)))
+			split := d.split || strings.ContainsAny(name, blanks)
+			if printed && opt.splitNames && (split || splits(name)) {
+				if msg := j.splitPieces(written, wp, opt.splitBase); msg != "" {
+					note(VerdictNotEstablished, "", msg)
+				}
 			}
 			if row, ok := j.m.denied(wp); ok && printed {
 				return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (deny row %s); %s", show(written), show(wp), quote(row), opt.hint)
@@ -419,7 +428,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				}
 				if isDir && !visited[rp] {
 					visited[rp] = true
-					queue = append(queue, dir{wp, rp, rel})
+					queue = append(queue, dir{wp, rp, rel, split})
 				}
 				continue
 			}
@@ -443,12 +452,12 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					note(VerdictOutsideRoots, "", fmt.Sprintf("the tree %s holds a symlink %s to %s, outside the roots", show(written), show(wp), show(res.real)))
 				} else if res.isDir() && !visited[res.real] && !within(res.real, real) {
 					visited[res.real] = true
-					queue = append(queue, dir{wp, res.real, rel})
+					queue = append(queue, dir{wp, res.real, rel, split})
 				}
 			case t.IsDir():
 				if !visited[rp] {
 					visited[rp] = true
-					queue = append(queue, dir{wp, rp, rel})
+					queue = append(queue, dir{wp, rp, rel, split})
 				}
 			}
 		}
@@ -459,7 +468,59 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 // splits reports whether xargs (without -0) would not pass name through
 // as one word.
 func splits(name string) bool {
-	return strings.ContainsAny(name, " \t\n\v\f\r'\"\\")
+	return strings.ContainsAny(name, blanks+"'\"\\")
+}
+
+// blanks are the characters xargs splits its input at.
+const blanks = " \t\n\v\f\r"
+
+// splitPieces judges the words xargs makes of the path wp, printed under
+// the tree root written: the first word is a path below the root, the
+// others are read relative to base, the reader's working directory. It
+// returns why the pieces are not established, or "" when every piece is a
+// path inside the roots that no deny row covers (src/name with spaces.txt
+// becomes src/name, with and spaces.txt, all read in base). A quote or
+// backslash (xargs' own quoting), a blank in the root itself, a piece that
+// starts with "-" (an option of the reader) or an unknown base is never
+// established.
+func (j *judger) splitPieces(written, wp, base string) string {
+	what := fmt.Sprintf("%s has a name that xargs would split into other paths", show(wp))
+	rel, ok := strings.CutPrefix(wp, written+"/")
+	if !ok || base == "" || strings.ContainsAny(written, blanks) || strings.ContainsAny(wp, "'\"\\") {
+		return what
+	}
+	for k, pc := range strings.FieldsFunc(rel, func(r rune) bool { return strings.ContainsRune(blanks, r) }) {
+		var q string
+		switch {
+		case k == 0:
+			q = joinAbs(written, pc)
+		case strings.HasPrefix(pc, "-"):
+			return fmt.Sprintf("%s, one of them %s, which the reader would take as an option", what, strconv.Quote(pc))
+		case path.IsAbs(pc):
+			q = path.Clean(pc)
+		default:
+			q = path.Join(base, pc)
+		}
+		if row, ok := j.m.denied(q); ok {
+			return fmt.Sprintf("%s, one of them %s (deny row %s)", what, show(q), quote(row))
+		}
+		if !j.m.inRoots(q) {
+			return fmt.Sprintf("%s, one of them %s, outside the roots", what, show(q))
+		}
+		res := j.fs.resolve(q)
+		if res.err != nil {
+			return fmt.Sprintf("%s, one of them %s, which cannot be resolved: %v", what, show(q), res.err)
+		}
+		if res.real != q {
+			if row, ok := j.m.denied(res.real); ok {
+				return fmt.Sprintf("%s, one of them %s (real path %s, deny row %s)", what, show(q), show(res.real), quote(row))
+			}
+			if !j.m.inRoots(res.real) {
+				return fmt.Sprintf("%s, one of them %s, whose real path %s is outside the roots", what, show(q), show(res.real))
+			}
+		}
+	}
+	return ""
 }
 
 // show prints a path for a message: as is when it is plain, quoted when it
