@@ -26,6 +26,7 @@ func TestSplitNames(t *testing.T) {
 		"opt/y --files0-from=list",
 		"deny/z id_rsa",
 		"quote/it's.txt",
+		"dirp/a plain",
 		"link/a out/x", // "a out" is a directory; out is a symlink to dir below
 	}
 	for _, f := range files {
@@ -48,6 +49,7 @@ func TestSplitNames(t *testing.T) {
 		{"find quote -type f | xargs cat", "not-established: split into other paths"},
 		{"find link -type f | xargs cat", "not-established: outside the roots"},
 		{"cd plain && find . -type f | xargs cat", "ok"},
+		{"find dirp -type f | xargs grep -r x", "not-established: the directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.cmd, func(t *testing.T) {

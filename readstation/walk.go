@@ -481,8 +481,9 @@ const blanks = " \t\n\v\f\r"
 // path inside the roots that no deny row covers (src/name with spaces.txt
 // becomes src/name, with and spaces.txt, all read in base). A quote or
 // backslash (xargs' own quoting), a blank in the root itself, a piece that
-// starts with "-" (an option of the reader) or an unknown base is never
-// established.
+// starts with "-" (an option of the reader), a piece that is a directory (a
+// recursive reader would walk a tree this check never saw) or an unknown
+// base is never established.
 func (j *judger) splitPieces(written, wp, base string) string {
 	what := fmt.Sprintf("%s has a name that xargs would split into other paths", show(wp))
 	rel, ok := strings.CutPrefix(wp, written+"/")
@@ -518,6 +519,10 @@ func (j *judger) splitPieces(written, wp, base string) string {
 			if !j.m.inRoots(res.real) {
 				return fmt.Sprintf("%s, one of them %s, whose real path %s is outside the roots", what, show(q), show(res.real))
 			}
+		}
+		if res.exists && res.isDir() {
+			// xargs grep -r would walk it: a tree this check never saw.
+			return fmt.Sprintf("%s, one of them the directory %s", what, show(q))
 		}
 	}
 	return ""
