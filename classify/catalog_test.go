@@ -874,6 +874,14 @@ func TestCatalogPaths(t *testing.T) {
 		{"git -C /etc status", []string{"R /etc", "R ."}},
 		{"git -C a -C b clean -f", []string{"R a", "R b", "W b"}},
 		{"git worktree add ../wt", []string{"W ../wt"}},
+		{"git hash-object ~/.ssh/id_rsa", []string{"R ~/.ssh/id_rsa"}},
+		{"git hash-object -w --path=x a.txt", []string{"R a.txt"}},
+		// awk's getline < "file" reads the file when its name is a plain string
+		{`awk 'BEGIN { while ((getline l < "/etc/shadow") > 0) print l }'`, []string{"R /etc/shadow"}},
+		{`awk 'BEGIN { getline < "a"; getline x < "b" }'`, []string{"R a", "R b"}},
+		{`awk 'BEGIN { getline < f }'`, nil},
+		{`awk 'BEGIN { getline < "a" "b" }'`, nil},
+		{`awk 'BEGIN { getline < "a\\nb" }'`, nil},
 		// curl sends a file named after @ (or < in a form field)
 		{"curl -d @data.json https://x", []string{"R data.json"}},
 		{"curl -d a=1 https://x", nil},

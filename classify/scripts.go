@@ -212,13 +212,28 @@ func (p *argParser) awkScript(a Arg) {
 		p.w.find("dynamic-script", "the awk program is only known at run time", a.Span, p.seg.Index)
 		return
 	}
-	if code, msg := awkCheck(a.Value); code != "" {
+	code, msg, reads := awkCheck(a.Value)
+	if code != "" {
 		p.w.find(code, "awk: "+msg, a.Span, p.seg.Index)
+	}
+	for _, f := range reads {
+		// getline < "file": awk opens the name as written (no ~).
+		p.w.r.Reads = append(p.w.r.Reads, pathRef(Arg{Value: f, Span: a.Span}, "script", p.seg.Index, p.seg.Cwd, -1))
+		p.w.deviceCheck(Arg{Value: f, Span: a.Span}, a.Span, p.seg.Index)
 	}
 }
 
-func awkCheck(s string) (string, string) {
+// awkCheck returns a finding code and message for an unsafe awk program,
+// and the files its getline < "file" reads name as a string literal (a
+// getline from a file is awk-read whether or not its name is static).
+func awkCheck(s string) (code, msg string, reads []string) {
+	code, msg = awkScan(s, &reads)
+	return code, msg, reads
+}
+
+func awkScan(s string, reads *[]string) (string, string) {
 	n := len(s)
+	readCode := ""
 	inPrint := false
 	depth := 0
 	printDepth := 0
@@ -291,7 +306,10 @@ func awkCheck(s string) (string, string) {
 					k++
 				}
 				if k < n && s[k] == '<' {
-					return "awk-read", "getline < file reads a file chosen by the program"
+					readCode = "awk-read"
+					if f, ok := awkStaticFile(s[k+1:]); ok {
+						*reads = append(*reads, f)
+					}
 				}
 			case "close", "fflush":
 			}
@@ -326,7 +344,32 @@ func awkCheck(s string) (string, string) {
 		}
 		prev = c
 	}
+	if readCode != "" {
+		return readCode, "getline < file reads a file chosen by the program"
+	}
 	return "", ""
+}
+
+// awkStaticFile returns the file name after getline's "<" when it is a
+// string literal without escapes that nothing concatenates onto.
+func awkStaticFile(s string) (string, bool) {
+	s = strings.TrimLeft(s, " \t")
+	if len(s) < 2 || s[0] != '"' {
+		return "", false
+	}
+	end := strings.IndexByte(s[1:], '"')
+	if end < 0 {
+		return "", false
+	}
+	f := s[1 : 1+end]
+	if f == "" || strings.ContainsRune(f, '\\') {
+		return "", false
+	}
+	rest := strings.TrimLeft(s[2+end:], " \t")
+	if rest != "" && !strings.ContainsRune(");}\n", rune(rest[0])) {
+		return "", false
+	}
+	return f, true
 }
 
 func isIdentStart(c byte) bool {
