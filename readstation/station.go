@@ -373,11 +373,22 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 			// is denied as if it named the secret (not in_tree).
 			if tv, trow, tmsg := j.anchoredUnder(written, res.real, opt); tv == VerdictDenied {
 				v, row, msg = tv, trow, tmsg
+			} else if tv, trow, tmsg := j.walkList(written, res.real, walkOpts{skipHidden: opt.skipHidden, hint: opt.hint, excl: opt.excl, maxDirs: outsideWalkDirs, skipRoots: true}, &treeStamp{}); tv == VerdictDenied {
+				// A short walk finds the secrets near the top that no
+				// anchored row names (grep -r . /proc/self sees
+				// /proc/self/environ, rg x ~ sees ~/keys/a.pem); past
+				// outsideWalkDirs directories the read stays asked.
+				v, row, msg = tv, trow, tmsg
 			}
 		}
 	}
 	rd.set(v, row, msg)
 }
+
+// outsideWalkDirs caps the walk of a recursive read outside the roots: it
+// is asked about anyway, so the walk only looks for a denied path near the
+// top that would make it denied.
+const outsideWalkDirs = 64
 
 // verdictFor judges a path as written and its resolution.
 func (j *judger) verdictFor(written string, res resolved) (v, row, msg string) {

@@ -41,6 +41,11 @@ type walkOpts struct {
 	hint string
 	// excl encodes the reader's exclude options (see exclusions).
 	excl string
+	// maxDirs, when set, caps the walk below the boundary's MaxWalkDirs.
+	maxDirs int
+	// skipRoots: names inside the roots are not walked (a tree outside the
+	// roots that holds a root: what is inside is judged as in-root work).
+	skipRoots bool
 }
 
 type treeKey struct {
@@ -362,6 +367,9 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 	// inside the roots is walked as well, once per real directory.
 	visited := map[string]bool{real: true}
 	max := j.b.maxWalk()
+	if opt.maxDirs > 0 && opt.maxDirs < max {
+		max = opt.maxDirs
+	}
 	walked := 0
 	worst := treeResult{v: VerdictOK, msg: fmt.Sprintf("the tree %s holds no deny row", show(written))}
 	note := func(v, row, msg string) {
@@ -388,6 +396,9 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				continue
 			}
 			wp, rp := joinAbs(d.w, name), joinAbs(d.r, name)
+			if opt.skipRoots && (j.m.inRoots(wp) || j.m.inRoots(rp)) {
+				continue
+			}
 			var rel []string
 			t := e.Type()
 			var res resolved
