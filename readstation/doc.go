@@ -77,6 +77,9 @@
 //	rg            -l, --files-with-matches,                the cwd
 //	              --files-without-match or --files
 //	git ls-files  no --format --debug --eol                the repository's top level
+//	git diff      --name-only; no --no-index --line-prefix   the repository's top level
+//	              --output, nor an option that prints more
+//	              (--stat, --name-status, --patch, ...)
 //
 // Further conditions: the word is the producer's path alone (appended by
 // xargs, or exactly "{}" / xargs' -I string: "{}/../x" is not bounded),

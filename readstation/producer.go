@@ -40,6 +40,14 @@ var trustedProducers = []trustedProducer{
 		Nul: []string{"--null", "-0"}, DefaultRoot: "cwd"},
 	{Program: "git", Subcommand: "ls-files", NoneOf: []string{"--format", "--debug", "--eol"},
 		Nul: []string{"-z"}, DefaultRoot: "repo"},
+	// git diff --name-only prints paths of the repository's tree (relative
+	// to its top level), never outside it, unless --no-index compares
+	// other files or --line-prefix adds text before each name.
+	{Program: "git", Subcommand: "diff", AnyOf: []string{"--name-only"},
+		NoneOf: []string{"--no-index", "--line-prefix", "--output", "--name-status", "--stat", "--numstat",
+			"--shortstat", "--dirstat", "--summary", "--raw", "--patch", "-p", "-u", "--patch-with-stat",
+			"--patch-with-raw", "--compact-summary", "--check", "--word-diff", "--color-words", "--ext-diff", "--textconv"},
+		Nul: []string{"-z"}, DefaultRoot: "repo"},
 }
 
 // segOpts lists the option names of a segment: the catalog's canonical and
