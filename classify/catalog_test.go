@@ -460,6 +460,11 @@ func TestCatalogSpot(t *testing.T) {
 		{"deno lint src", true, nil},
 		{"deno run main.ts", false, notRO},
 
+		{`sed "s/x/$HOME/" notes.txt`, true, nil},
+		{`sed "s/x/$USER/" notes.txt`, false, []string{"dynamic-script"}},
+		{`sed "1r $HOMEX" n`, false, []string{"dynamic-script", "param-value"}},
+		{`sed "1w $HOME/x" n`, false, []string{"sed-write"}},
+		{`sed "s/x/\$HOME/" n`, true, nil}, // a static word: the script holds $HOME itself
 		// compilers and make: read-only only as a version or help probe
 		{"gcc --version", true, nil},
 		{"clang --help", true, nil},
@@ -876,6 +881,10 @@ func TestCatalogPaths(t *testing.T) {
 		{"git worktree add ../wt", []string{"W ../wt"}},
 		{"git hash-object ~/.ssh/id_rsa", []string{"R ~/.ssh/id_rsa"}},
 		{"git hash-object -w --path=x a.txt", []string{"R a.txt"}},
+		// a double-quoted sed script whose only expansion is $HOME
+		{`sed "1r $HOME/.ssh/id_rsa" notes.txt`, []string{"R ~/.ssh/id_rsa", "R notes.txt"}},
+		{`sed "1R ${HOME}/x" n`, []string{"R ~/x", "R n"}},
+		{`sed "1r x$HOME" n`, []string{"R x$HOME", "R n"}},
 		// awk's getline < "file" reads the file when its name is a plain string
 		{`awk 'BEGIN { while ((getline l < "/etc/shadow") > 0) print l }'`, []string{"R /etc/shadow"}},
 		{`awk 'BEGIN { getline < "a"; getline x < "b" }'`, []string{"R a", "R b"}},

@@ -5,21 +5,69 @@ import "strings"
 // sedScript checks a sed script: w/W write files, e and s///e run commands,
 // r/R read files. Anything it cannot read is not safe.
 func (p *argParser) sedScript(a Arg) {
+	script := a.Value
 	if !a.Static() {
-		p.w.find("dynamic-script", "the sed script is only known at run time", a.Span, p.seg.Index)
-		return
+		s, ok := foldHomeScript(a.Value)
+		if !ok {
+			p.w.find("dynamic-script", "the sed script is only known at run time", a.Span, p.seg.Index)
+			return
+		}
+		script = s
 	}
-	code, msg, reads := sedCheck(a.Value)
+	code, msg, reads := sedCheck(script)
 	if code != "" {
 		p.w.find(code, "sed: "+msg, a.Span, p.seg.Index)
 	}
 	for _, f := range reads {
 		// sed does not expand ~: the name is taken as written.
-		ref := pathRef(Arg{Value: f, Span: a.Span}, "script", p.seg.Index, p.seg.Cwd, -1)
+		arg := Arg{Value: f, Span: a.Span}
+		if strings.Contains(f, homeMark) {
+			rest, ok := strings.CutPrefix(f, homeMark)
+			if ok && (rest == "" || strings.HasPrefix(rest, "/")) && !strings.Contains(rest, homeMark) {
+				arg = Arg{Value: "$HOME" + rest, Dynamic: "home", Pattern: "~" + rest, Span: a.Span}
+			} else {
+				arg = Arg{Value: strings.ReplaceAll(f, homeMark, "$HOME"), Dynamic: "param", Span: a.Span}
+			}
+		}
+		ref := pathRef(arg, "script", p.seg.Index, p.seg.Cwd, -1)
 		p.w.r.Reads = append(p.w.r.Reads, ref)
-		p.w.deviceCheck(Arg{Value: f, Span: a.Span}, a.Span, p.seg.Index)
+		p.w.deviceCheck(arg, a.Span, p.seg.Index)
 	}
 }
+
+// homeMark stands for $HOME in a folded script: a NUL cannot be in a
+// shell word, so it cannot be written in the script itself.
+const homeMark = "\x00HOME"
+
+// foldHomeScript returns the script a dynamic word holds when it is one
+// double-quoted string whose only expansion is $HOME or ${HOME} (sed
+// "1r $HOME/.ssh/id_rsa"), with homeMark in place of each; $HOME is the
+// home directory the read station judges against.
+func foldHomeScript(src string) (string, bool) {
+	if len(src) < 2 || src[0] != '"' || src[len(src)-1] != '"' {
+		return "", false
+	}
+	in := src[1 : len(src)-1]
+	if strings.ContainsAny(in, "\"\\`") {
+		return "", false
+	}
+	in = strings.ReplaceAll(in, "${HOME}", homeMark)
+	var b strings.Builder
+	for i := 0; i < len(in); i++ {
+		if in[i] != '$' {
+			b.WriteByte(in[i])
+			continue
+		}
+		if !strings.HasPrefix(in[i:], "$HOME") || i+5 < len(in) && isIdentChar(in[i+5]) {
+			return "", false
+		}
+		b.WriteString(homeMark)
+		i += 4
+	}
+	return b.String(), true
+}
+
+func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
 // sedCheck returns a finding code and message for an unsafe sed script,
 // and the files its r and R commands read.
