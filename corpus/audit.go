@@ -67,6 +67,12 @@ func Extract(r io.Reader) (cmds []Command, problems []string, err error) {
 			problems = append(problems, fmt.Sprintf("line %d: %s", n, perr))
 		}
 		for _, c := range found {
+			if strings.TrimSpace(c.Command) == "" {
+				// Blank lines of a history are skipped; a blank command in
+				// a transcript is a call that cannot be judged: say so.
+				problems = append(problems, fmt.Sprintf("line %d: a blank %s command", n, c.Source))
+				continue
+			}
 			c.Line = n
 			cmds = append(cmds, c)
 		}

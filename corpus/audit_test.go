@@ -62,6 +62,20 @@ func TestExtract(t *testing.T) {
 			want: []Command{{Command: "ls", Cwd: "/w", Line: 1, Source: "jsonl"}},
 		},
 		{
+			name: "blank commands are reported, not audited",
+			in: `{"item":{"type":"command_execution","command":" "}}
+{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"\\t\"]}"}
+{"message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"\n"}}]}}
+{"command":"  "}
+`,
+			problems: []string{
+				"line 1: a blank codex command",
+				"line 2: a blank codex command",
+				"line 3: a blank claude command",
+				"line 4: a blank jsonl command",
+			},
+		},
+		{
 			name: "unreadable lines are reported, not dropped",
 			in: `{"command":"ls"}
 not json
