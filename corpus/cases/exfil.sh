@@ -48,7 +48,12 @@ grep -rn password ~ # want deny
 grep -r secret ~/.aws # want deny
 grep aws_secret ~/.aws/credentials # want deny
 grep -rl PRIVATE ~/.ssh # want deny
-rg token ~ # want deny
+# Re-judged deny -> ask: rg skips hidden names unless --hidden/-u, so it
+# never opens ~/.ssh, ~/.aws or ~/.netrc; the station walks the home the
+# way rg does and finds no secret it would read in the fixture home (a
+# non-hidden one such as ~/keys/a.pem makes it denied). It reads outside
+# the roots, so it is asked (readonly: denied). rg -uu and --hidden stay denied.
+rg token ~ # want ask read-outside-roots
 rg -uu password ~ # want deny
 rg --hidden -l KEY ~/.config # want deny
 ack -r token ~ # want deny
