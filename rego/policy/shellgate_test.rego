@@ -463,6 +463,25 @@ shell_cases := {
 		"input": mk([seg(0, "reboot", {"categories": ["destructive"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["system-stop"],
 	},
+	"a destructive rm inside the roots is not a system stop": {
+		"input": mk([seg(0, "rm", {"categories": ["destructive", "write"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["system-stop"],
+	},
+	"a shell before the download is not fed by it": {
+		"input": mk([stdin_sh(0), net(1, "curl")], not_reversible([finding("network", 1)])),
+		"action": "ask", "lacks": ["pipe-to-shell"],
+	},
+}
+
+test_shell[name] if {
+	some name, c in shell_cases
+	passes(c)
+	well_formed(c)
+}
+
+# --- kill-all, partition-table --------------------------------------------
+
+stop_cases := {
 	"kill -9 -1 is denied": {
 		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-9", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["kill-all"],
@@ -499,18 +518,10 @@ shell_cases := {
 		"input": mk([seg(0, "sfdisk", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "-l", "span": [7, 9]}]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["partition-table"],
 	},
-	"a destructive rm inside the roots is not a system stop": {
-		"input": mk([seg(0, "rm", {"categories": ["destructive", "write"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
-		"action": "ask", "lacks": ["system-stop"],
-	},
-	"a shell before the download is not fed by it": {
-		"input": mk([stdin_sh(0), net(1, "curl")], not_reversible([finding("network", 1)])),
-		"action": "ask", "lacks": ["pipe-to-shell"],
-	},
 }
 
-test_shell[name] if {
-	some name, c in shell_cases
+test_stop[name] if {
+	some name, c in stop_cases
 	passes(c)
 	well_formed(c)
 }
