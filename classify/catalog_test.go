@@ -879,6 +879,10 @@ func TestCatalogPaths(t *testing.T) {
 		{"git -C /etc status", []string{"R /etc", "R ."}},
 		{"git -C a -C b clean -f", []string{"R a", "R b", "W b"}},
 		{"git worktree add ../wt", []string{"W ../wt"}},
+		{"cd /tmp && tar -xzf a.tgz", []string{"R /tmp", "R a.tgz", "W ."}},
+		{"tar -xzf a.tgz", []string{"R a.tgz"}},
+		{"cd sub && git clean -f", []string{"R sub", "W ."}},
+		{"cd /tmp && cp x /srv/y", []string{"R /tmp", "R x", "W /srv/y"}}, // cp names what it writes: not its directory
 		{"git hash-object ~/.ssh/id_rsa", []string{"R ~/.ssh/id_rsa"}},
 		{"git hash-object -w --path=x a.txt", []string{"R a.txt"}},
 		// a double-quoted sed script whose only expansion is $HOME

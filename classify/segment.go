@@ -974,17 +974,6 @@ func (p *argParser) finish() {
 	for _, e := range spec.Effects {
 		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
 	}
-	// A program that writes where it runs (git clean, git commit: the
-	// program or subcommand is of category write; tar -x: an option is)
-	// writes into the directory a cwd option (-C DIR) moves it to. Several
-	// cwd options may combine (git -C a -C b is a/b): not established.
-	if p.cwdOpt != nil && (p.writesHere || hasString(p.root.Categories, "write") || hasString(spec.Categories, "write")) {
-		ref := pathRef(*p.cwdOpt, "cwd-flag", seg.Index, seg.Cwd, -1)
-		if p.cwdOpts > 1 {
-			ref = PathRef{Path: p.cwdOpt.Value, Kind: "dynamic", Dynamic: "cwd-options", Source: "cwd-flag", Segment: seg.Index, Cwd: seg.Cwd, Producer: -1, Span: p.cwdOpt.Span}
-		}
-		w.r.Writes = append(w.r.Writes, ref)
-	}
 	if !spec.ReadOnly && !p.unknownSub {
 		msg := name + " is not on the read-only allowlist"
 		if spec.Doc != "" {
@@ -1177,6 +1166,30 @@ func (p *argParser) finish() {
 			}
 			w.r.Reads = append(w.r.Reads, PathRef{Path: imp, Kind: "literal", Source: "implicit", Segment: seg.Index, Cwd: cwd, Producer: -1, Span: seg.Span, Recursive: rec})
 		}
+	}
+	// A program that writes where it runs (git clean, git commit: the
+	// program or subcommand is of category write; tar -x: an option is)
+	// writes into the directory a cwd option (-C DIR) moves it to. Several
+	// cwd options may combine (git -C a -C b is a/b): not established.
+	// Without a cwd option, the directory it runs in (after cd) is the one
+	// written: cd /tmp && tar -xf a.tgz writes /tmp.
+	// Only a program that names no path it writes: touch, cp and rm write
+	// their operands, not their directory.
+	writesHere := p.writesHere || hasString(p.root.Categories, "write") || hasString(spec.Categories, "write")
+	for i := range w.r.Writes {
+		if w.r.Writes[i].Segment == seg.Index {
+			writesHere = false
+		}
+	}
+	switch {
+	case p.cwdOpt != nil && writesHere:
+		ref := pathRef(*p.cwdOpt, "cwd-flag", seg.Index, seg.Cwd, -1)
+		if p.cwdOpts > 1 {
+			ref = PathRef{Path: p.cwdOpt.Value, Kind: "dynamic", Dynamic: "cwd-options", Source: "cwd-flag", Segment: seg.Index, Cwd: seg.Cwd, Producer: -1, Span: p.cwdOpt.Span}
+		}
+		w.r.Writes = append(w.r.Writes, ref)
+	case writesHere && seg.Cwd.Known && seg.Cwd.Path != ".":
+		w.r.Writes = append(w.r.Writes, PathRef{Path: ".", Kind: "literal", Source: "cwd-flag", Segment: seg.Index, Cwd: seg.Cwd, Producer: -1, Span: seg.Span})
 	}
 	// stdin
 	stdin := spec.Stdin

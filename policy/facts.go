@@ -148,9 +148,9 @@ func ComputeFacts(in *Input) *Facts {
 		}
 		f.Writes[i] = judgeWrite(w, in.Cwd, f.Home, allRoots)
 		if w.Source == "cwd-flag" {
-			// git -C DIR clean, tar -x -C DIR: the program writes into
-			// DIR, what exactly its own rules decide, so it is judged as
-			// entries of DIR, never as the whole tree.
+			// git -C DIR clean, tar -x -C DIR, cd DIR && tar -x: the
+			// program writes into DIR, what exactly its own rules decide,
+			// so it is judged as entries of DIR, never as the whole tree.
 			f.Writes[i].Glob, f.Writes[i].Critical = true, false
 		}
 	}

@@ -80,6 +80,9 @@ var decideCases = []struct {
 	{"git -C / clean -fdx", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
 	{"git -C . clean -fdx", policy.Ask, policy.Deny, nil}, // the repository's untracked files, not the root itself
 	{"git worktree add ../wt", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
+	{"cd /tmp && tar -xzf a.tgz", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
+	{"cd / && git clean -fdx", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
+	{"cd src && git clean -fdx", policy.Ask, policy.Deny, nil},
 	{"find src -type f | xargs wc -l", policy.Allow, policy.Allow, nil},
 	{"sed -n '1,20p' README.md", policy.Allow, policy.Allow, nil},
 	{"sed -i 's/a/b/' README.md", policy.Ask, policy.Deny, []string{"sed-in-place"}},
