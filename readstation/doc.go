@@ -28,6 +28,10 @@
 //     below it (~/.ssh/** under "grep -r x ~") is found by one lstat; rows
 //     that match anywhere (**/.env) are found by walking the tree, bounded
 //     by MaxWalkDirs; every symlink found is resolved and its target judged.
+//     A tree outside the roots is asked about anyway: it gets only a short
+//     walk (64 directories, the roots inside it skipped) that makes it
+//     denied when a denied path is near its top (grep -r . /proc/self sees
+//     /proc/self/environ); past that it stays outside-roots.
 //     rg without --hidden/-u (and without RIPGREP_CONFIG_PATH set), ls
 //     without -a/-A and tree without -a skip hidden names, and the check
 //     skips them too; a link to a directory inside the roots is walked too
