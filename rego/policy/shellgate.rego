@@ -349,7 +349,7 @@ else := "the whole tree"
 # write-outside-roots: a write lands outside every root.
 deny contains {
 	"code": "write-outside-roots",
-	"message": concat("", ["writes ", fw.path, ", outside the roots (", concat(", ", input.facts.roots), ")"]),
+	"message": concat("", ["writes ", write_what(fw), ", outside the roots (", concat(", ", input.facts.roots), ")"]),
 	"span": w.span,
 	"segment": w.segment,
 	"rule": "write-outside-roots",
@@ -360,6 +360,12 @@ deny contains {
 	fw.established
 	fw.outside_roots
 }
+
+# write_what: a glob-like write (rm dir/*, find dir -exec rm {} +, tar -x
+# -C dir) writes entries of its path, not the path itself.
+write_what(fw) := concat("", ["entries of ", fw.path]) if fw.glob
+
+else := fw.path
 
 # device-write: writing a raw device (dd of=/dev/sda).
 deny contains {

@@ -479,6 +479,22 @@ test_shell[name] if {
 	well_formed(c)
 }
 
+# --- write-outside-roots messages -----------------------------------------
+
+outside_write(glob) := mk([writer(0, "tar")], object.union(not_reversible([finding("tar-extract", 0)]), wr([], {"path": "/srv", "outside_roots": true, "glob": glob})))
+
+test_write_message_entries if {
+	some r in shellgate.deny with input as outside_write(true)
+	r.code == "write-outside-roots"
+	startswith(r.message, "writes entries of /srv, outside the roots")
+}
+
+test_write_message_path if {
+	some r in shellgate.deny with input as outside_write(false)
+	r.code == "write-outside-roots"
+	startswith(r.message, "writes /srv, outside the roots")
+}
+
 # --- kill-all, partition-table --------------------------------------------
 
 stop_cases := {
