@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
@@ -52,7 +53,7 @@ func RunTests(ctx context.Context, srcs map[string]string, withDefault bool) ([]
 		return nil, errors.Join(errs...)
 	}
 	compiler := ast.NewCompiler().WithCapabilities(capabilities).WithEnablePrintStatements(false)
-	ch, err := tester.NewRunner().SetCompiler(compiler).SetModules(mods).SetDefaultRegoVersion(ast.RegoV1).RunTests(ctx, nil)
+	ch, err := tester.NewRunner().SetTimeout(testTimeout).SetCompiler(compiler).SetModules(mods).SetDefaultRegoVersion(ast.RegoV1).RunTests(ctx, nil)
 	if err != nil {
 		return nil, formatErrors(err)
 	}
@@ -88,3 +89,7 @@ func RunTests(ctx context.Context, srcs map[string]string, withDefault bool) ([]
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// testTimeout bounds one test_ rule. OPA's default (5 s) is tight for a
+// table rule on a loaded machine; a rule that loops still ends.
+const testTimeout = 60 * time.Second
