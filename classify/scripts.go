@@ -264,6 +264,9 @@ func (p *argParser) awkScript(a Arg) {
 	if code != "" {
 		p.w.find(code, "awk: "+msg, a.Span, p.seg.Index)
 	}
+	if awkBeginOnly(a.Value) {
+		p.noStdin = true // awk 'BEGIN { ... }' exits before reading input
+	}
 	for _, f := range reads {
 		// getline < "file": awk opens the name as written (no ~).
 		p.w.r.Reads = append(p.w.r.Reads, pathRef(Arg{Value: f, Span: a.Span}, "script", p.seg.Index, p.seg.Cwd, -1))
@@ -422,4 +425,67 @@ func awkStaticFile(s string) (string, bool) {
 
 func isIdentStart(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// awkBeginOnly reports a program made of BEGIN blocks alone, which awk runs
+// and exits without reading any input. Strings, regexps and comments are
+// skipped when matching braces; anything it cannot follow is not BEGIN-only.
+func awkBeginOnly(s string) bool {
+	i, n := 0, len(s)
+	skip := func() {
+		for i < n {
+			switch c := s[i]; {
+			case c == ' ' || c == '\t' || c == '\n' || c == ';':
+				i++
+			case c == '#':
+				for i < n && s[i] != '\n' {
+					i++
+				}
+			default:
+				return
+			}
+		}
+	}
+	blocks := 0
+	for {
+		skip()
+		if i >= n {
+			return blocks > 0
+		}
+		if !strings.HasPrefix(s[i:], "BEGIN") {
+			return false
+		}
+		i += len("BEGIN")
+		skip()
+		if i >= n || s[i] != '{' {
+			return false
+		}
+		depth := 0
+		for ; i < n; i++ {
+			switch s[i] {
+			case '"':
+				for i++; i < n && s[i] != '"'; i++ {
+					if s[i] == '\\' {
+						i++
+					}
+				}
+			case '#':
+				for i < n && s[i] != '\n' {
+					i++
+				}
+			case '{':
+				depth++
+			case '}':
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if i >= n || depth != 0 {
+			return false
+		}
+		i++
+		blocks++
+	}
 }

@@ -212,6 +212,9 @@ type argParser struct {
 	// subWritten are the subcommand words as written (an alias, not the
 	// catalog name), for messages.
 	subWritten []string
+	// noStdin is set when a script shows the program reads no input
+	// (awk 'BEGIN { ... }').
+	noStdin    bool
 	effects    []effectAt
 	roles      []Role
 	patternSet bool
@@ -1215,7 +1218,7 @@ func (p *argParser) finish() {
 		stdin = ""
 	}
 	readsStdin := stdin == "always" || stdin == "no-operands" && pathOperands == 0 && !recursive && spec.Implicit == ""
-	if !p.c.stdinFed && !p.unsafe && readsStdin {
+	if !p.c.stdinFed && !p.unsafe && readsStdin && !p.noStdin {
 		w.find("stdin-read", name+" reads stdin, which nothing feeds: it would wait for input", seg.Span, seg.Index)
 	}
 	if p.c.stdinFed && readsStdin && !p.info && (hasString(p.root.Categories, "shell") || hasString(p.root.Categories, "exec")) {
