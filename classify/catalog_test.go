@@ -655,6 +655,7 @@ func TestCatalogSpot(t *testing.T) {
 		{"awk 'BEGIN { print \"}\" } # note'", true, nil},
 		{"awk 'BEGIN{x=1} {print}'", false, []string{"stdin-read"}},
 		{"awk '{print}'", false, []string{"stdin-read"}},
+		{"awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }'", false, []string{"env-print"}},
 		{"sed -e '1{e touch pwned' -e '}' f", false, []string{"sed-exec"}},
 		{"sed -e 's/a/b/' -e '3w out' f", false, []string{"sed-write"}},
 		{"sed -e 's/a/b/' -e 3p f", true, nil},

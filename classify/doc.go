@@ -51,7 +51,7 @@
 //     harmless), stdin-read, stdin-script,
 //     unsupported-syntax;
 //   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
-//     awk-read.
+//     awk-read, env-print (awk ENVIRON).
 //
 // The command catalog ([Catalog], catalog.yaml) is data: which programs are
 // read-only, which options take values, write, execute, follow or read

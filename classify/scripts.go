@@ -336,6 +336,8 @@ func awkScan(s string, reads *[]string) (string, string) {
 			switch word {
 			case "system":
 				return "awk-exec", "system() runs a shell command"
+			case "ENVIRON":
+				return "env-print", "ENVIRON holds the environment variables, where tokens live"
 			case "print", "printf":
 				inPrint, printDepth = true, depth
 			case "getline":
