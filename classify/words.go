@@ -540,20 +540,7 @@ func braceSize(s string) float64 {
 		if s[i] != '{' {
 			continue
 		}
-		depth, end := 0, -1
-		for j := i; j < len(s) && end < 0; j++ {
-			switch s[j] {
-			case '\\':
-				j++
-			case '{':
-				depth++
-			case '}':
-				depth--
-				if depth == 0 {
-					end = j
-				}
-			}
-		}
+		end := matchBrace(s, i)
 		if end < 0 {
 			break
 		}
@@ -646,26 +633,34 @@ func hasBrace(s string) bool {
 		if s[i] != '{' {
 			continue
 		}
-		depth := 0
-		for j := i; j < len(s); j++ {
-			switch s[j] {
-			case '\\':
-				j++
-			case '{':
-				depth++
-			case '}':
-				depth--
-				if depth == 0 {
-					inner := s[i+1 : j]
-					if strings.Contains(inner, ",") || strings.Contains(inner, "..") {
-						return true
-					}
-					j = len(s)
-				}
+		if j := matchBrace(s, i); j >= 0 {
+			inner := s[i+1 : j]
+			if strings.Contains(inner, ",") || strings.Contains(inner, "..") {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// matchBrace returns the index of the '}' that closes the '{' at s[i],
+// skipping backslash escapes, or -1 if it is never closed.
+func matchBrace(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 func isName(s string) bool {
