@@ -3,9 +3,11 @@ package readstation
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -130,43 +132,64 @@ type gitFile struct {
 	data  []byte
 }
 
-// readSmall reads a small file, re-reading it only when its size, mtime or
-// inode changed since the last read (across Judge calls).
-func readSmall(p string) ([]byte, bool) {
-	data, _, ok := readSmallStamp(p)
-	return data, ok
-}
-
 // read reads a repository file and records its stamp (or its absence) in
 // the admission: a helper configured between the check and the spawn is a
 // change.
+//
+// A file that exists but cannot be read whole (permission denied, larger
+// than maxConfigBytes, not a regular file) is noted in j.unreadable: git
+// may read what the station cannot, so the commands it configures are not
+// known.
 func (j *judger) read(p string) ([]byte, bool) {
-	data, st, ok := readSmallStamp(p)
+	data, st, problem := readSmallStamp(p)
 	j.adm.addFile(p, st)
-	return data, ok
+	if problem != "" {
+		j.unreadable = append(j.unreadable, unreadableFile{p, problem})
+	}
+	return data, data != nil
 }
 
-func readSmallStamp(p string) ([]byte, fileStamp, bool) {
+// unreadableFile is a repository file the station could not read.
+type unreadableFile struct {
+	path, why string
+}
+
+// readSmallStamp reads p. It returns the data (nil when p cannot be read),
+// p's stamp (zero when p does not exist) and, when p exists but cannot be
+// read whole, why.
+func readSmallStamp(p string) ([]byte, fileStamp, string) {
 	fsCalls.Add(1)
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, fileStamp{}, false
+		if notFound(err) {
+			return nil, fileStamp{}, ""
+		}
+		return nil, fileStamp{}, err.Error()
 	}
 	_, ino := devIno(fi)
 	st := fileStamp{fi.Size(), fi.ModTime(), ino}
-	if !fi.Mode().IsRegular() || fi.Size() > maxConfigBytes {
-		return nil, st, false
+	if !fi.Mode().IsRegular() {
+		return nil, st, "it is a " + typeName(fi.Mode())
+	}
+	if fi.Size() > maxConfigBytes {
+		return nil, st, fmt.Sprintf("it is larger than %d bytes", maxConfigBytes)
 	}
 	gitFileCache.Lock()
 	f, ok := gitFileCache.m[p]
 	gitFileCache.Unlock()
 	if ok && f.stamp == st {
-		return f.data, st, true
+		return f.data, st, ""
 	}
 	fsCalls.Add(4)
 	data, err := os.ReadFile(p)
-	if err != nil || len(data) > maxConfigBytes {
-		return nil, st, false
+	if err != nil {
+		return nil, st, err.Error()
+	}
+	if len(data) > maxConfigBytes {
+		return nil, st, fmt.Sprintf("it is larger than %d bytes", maxConfigBytes)
+	}
+	if data == nil {
+		data = []byte{}
 	}
 	gitFileCache.Lock()
 	if gitFileCache.m == nil || len(gitFileCache.m) > 256 {
@@ -174,7 +197,7 @@ func readSmallStamp(p string) ([]byte, fileStamp, bool) {
 	}
 	gitFileCache.m[p] = gitFile{st, data}
 	gitFileCache.Unlock()
-	return data, st, true
+	return data, st, ""
 }
 
 // findGitDir discovers the repository for the real directory dir the way
@@ -325,6 +348,8 @@ type repoInfo struct {
 	top, gitdir string
 	config      []cfgEntry
 	attrs       []RepoHelper
+	// unreadable are the repository files that exist but could not be read.
+	unreadable []unreadableFile
 }
 
 // repo reads a repository's config and attributes once per Judge.
@@ -334,6 +359,8 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 		return ri
 	}
 	ri := &repoInfo{top: top, gitdir: gitdir}
+	mark := len(j.unreadable)
+	defer func() { ri.unreadable = slices.Clone(j.unreadable[mark:]) }()
 	common := gitdir
 	if data, ok := j.read(joinAbs(gitdir, "commondir")); ok {
 		c := strings.TrimSpace(string(data))
@@ -451,7 +478,14 @@ func (j *judger) repoHelpers() []RepoHelper {
 					Span: a.Span, Segment: s.Index, Matches: []string{}})
 			}
 		}
+		dynamicDir := false
 		for _, o := range s.Options {
+			if o.Name == "--git-dir" && o.Value != nil && !o.Value.Static() {
+				j.extra = append(j.extra, Read{Path: o.Value.Value, Kind: "dynamic", Source: "repository",
+					Verdict: VerdictNotEstablished, Message: "--git-dir is not known statically, so the repository git uses and the commands its config names cannot be established",
+					Span: o.Span, Segment: s.Index, Matches: []string{}})
+				dynamicDir = true
+			}
 			if o.Name == "--git-dir" && o.Value != nil && o.Value.Static() {
 				gitdir = o.Value.Value
 				if !filepath.IsAbs(gitdir) {
@@ -461,12 +495,19 @@ func (j *judger) repoHelpers() []RepoHelper {
 				top = gitdir
 			}
 		}
+		if dynamicDir {
+			continue
+		}
+		mark := len(j.unreadable)
 		if gitdir == "" {
 			if top, gitdir, ok = j.findGitDir(res.real); !ok {
+				j.unreadableReads(s, j.unreadable[mark:])
 				continue
 			}
 		}
+		found := slices.Clone(j.unreadable[mark:])
 		ri := j.repo(top, gitdir, res.real, cache)
+		j.unreadableReads(s, append(found, ri.unreadable...))
 		alias := gitWord(s)
 		for _, e := range ri.config {
 			if helperKey(e, alias) {
@@ -479,4 +520,15 @@ func (j *judger) repoHelpers() []RepoHelper {
 		}
 	}
 	return out
+}
+
+// unreadableReads adds a not-established read for every repository file
+// git segment s would read that the station could not: what git finds
+// there (a helper, another repository) is not known.
+func (j *judger) unreadableReads(s *classify.Segment, files []unreadableFile) {
+	for _, f := range files {
+		j.extra = append(j.extra, Read{Path: f.path, Kind: "literal", Source: "repository", Resolved: f.path,
+			Verdict: VerdictNotEstablished, Message: fmt.Sprintf("git reads %s, which cannot be read (%s), so the commands it configures cannot be established", show(f.path), f.why),
+			Span: s.Span, Segment: s.Index, Matches: []string{}})
+	}
 }

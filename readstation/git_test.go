@@ -1,6 +1,9 @@
 package readstation
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,5 +46,53 @@ func TestParseGitConfig(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestRepoUnreadable: git reads a repository file the station cannot read
+// (larger than its cap, not a regular file, or reached through a --git-dir
+// that is not known statically): the commands that file may configure are
+// not known, so the station is not established.
+func TestRepoUnreadable(t *testing.T) {
+	tests := []struct {
+		name  string
+		cmd   string
+		setup func(t *testing.T, f fixture)
+		want  []string // the reads, "path verdict" with the fixture's home as ~
+	}{
+		{"plain config", "git status", func(t *testing.T, f fixture) {}, []string{". ok"}},
+		{"config past the cap", "git status", func(t *testing.T, f fixture) {
+			big := strings.Repeat("# pad\n", maxConfigBytes/6+10) + "[core]\n\tfsmonitor = ./evil\n"
+			must(t, os.WriteFile(filepath.Join(f.clean, ".git/config"), []byte(big), 0o644))
+		}, []string{". ok", "~/clean/.git/config not-established"}},
+		{"included config past the cap", "git log", func(t *testing.T, f fixture) {
+			must(t, os.WriteFile(filepath.Join(f.clean, ".git/config"), []byte("[include]\n\tpath = big.cfg\n"), 0o644))
+			big := strings.Repeat(";\n", maxConfigBytes/2+10) + "[core]\n\tpager = ./evil\n"
+			must(t, os.WriteFile(filepath.Join(f.clean, ".git/big.cfg"), []byte(big), 0o644))
+		}, []string{"~/clean/.git/big.cfg not-established"}},
+		{"config is a directory", "git status", func(t *testing.T, f fixture) {
+			must(t, os.Remove(filepath.Join(f.clean, ".git/config")))
+			must(t, os.Mkdir(filepath.Join(f.clean, ".git/config"), 0o755))
+		}, []string{". ok", "~/clean/.git/config not-established"}},
+		{"dynamic --git-dir", "git --git-dir=$X log", func(t *testing.T, f fixture) {}, []string{"$X not-established"}},
+		{"--git-dir of rev-parse", "git rev-parse --git-dir", func(t *testing.T, f fixture) {}, []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			tc.setup(t, f)
+			st := judge(t, tc.cmd, f.boundary(t, "clean"))
+			got := []string{}
+			for _, r := range st.Reads {
+				got = append(got, strings.ReplaceAll(r.Path, f.home, "~")+" "+r.Verdict)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: reads (-want +got):\n%s", tc.cmd, diff)
+			}
+			wantEst := len(tc.want) == 0 || len(tc.want) == 1 && strings.HasSuffix(tc.want[0], " ok")
+			if st.Established != wantEst {
+				t.Errorf("%s: established = %v, want %v", tc.cmd, st.Established, wantEst)
+			}
+		})
 	}
 }

@@ -128,6 +128,8 @@ type judger struct {
 	// extra are reads the station adds: a git segment whose repository
 	// cannot be established.
 	extra []Read
+	// unreadable are repository files that exist but could not be read.
+	unreadable []unreadableFile
 }
 
 type cwdResult struct {
