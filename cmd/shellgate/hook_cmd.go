@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,8 @@ func explainExit(command string, code int) string {
 type gateCache struct {
 	flags hook.Flags
 	poll  time.Duration
+	// afterBuild, when set (by tests), runs right after a gate is built.
+	afterBuild func()
 
 	mu    sync.Mutex
 	gates map[string]*gateEntry
@@ -97,6 +100,8 @@ type gateEntry struct {
 	paths   []string
 	stamp   string
 	checked time.Time
+	// cfgDirs are the policy dirs the config named at the last build.
+	cfgDirs []string
 }
 
 func newGateCache(f hook.Flags) *gateCache {
@@ -132,15 +137,33 @@ func (c *gateCache) gateFor(cwd string) (*gate.Gate, error) {
 			return e.g, e.err
 		}
 	}
-	// (Re)build: first time, or a config or policy file changed.
-	e.paths = append([]string{cfgPath}, c.flags.Policy...)
-	e.stamp = hook.Fingerprint(e.paths...)
+	// (Re)build: first time, or a config or policy file changed. The
+	// stamp is taken before the build reads the files (the config's
+	// policy dirs as of the last build included), so that a change made
+	// while the policy compiles is seen at the next poll rather than
+	// stamped as already built.
+	paths := append([]string{cfgPath}, c.flags.Policy...)
+	paths = append(paths, e.cfgDirs...)
+	stamp := hook.Fingerprint(paths...)
 	e.checked = now
 	e.g, e.err = c.build(cfgPath)
-	if e.err == nil {
-		e.paths = append(e.paths, e.g.Config().PolicyDirs...)
-		e.stamp = hook.Fingerprint(e.paths...)
+	if c.afterBuild != nil {
+		c.afterBuild()
 	}
+	if e.err == nil {
+		// Policy dirs the config names that the last build did not: their
+		// stamp can only be taken now.
+		var extra []string
+		for _, d := range e.g.Config().PolicyDirs {
+			if !slices.Contains(paths, d) {
+				extra = append(extra, d)
+			}
+		}
+		paths = append(paths, extra...)
+		stamp += hook.Fingerprint(extra...)
+		e.cfgDirs = e.g.Config().PolicyDirs
+	}
+	e.paths, e.stamp = paths, stamp
 	return e.g, e.err
 }
 
