@@ -174,9 +174,15 @@ func (a *Admission) Recheck() error {
 	for _, f := range a.files {
 		var now fileStamp
 		fsCalls.Add(1)
-		if fi, err := os.Stat(f.path); err == nil {
+		fi, err := os.Stat(f.path)
+		switch {
+		case err == nil:
 			_, ino := devIno(fi)
 			now = fileStamp{fi.Size(), fi.ModTime(), ino}
+		case !notFound(err):
+			// It can no longer be stat'ed (a symlink loop, permission
+			// denied): what git reads there is not known.
+			return &ChangeError{Path: f.path, Was: describeStamp(f.stamp), Now: "unresolvable (" + err.Error() + ")"}
 		}
 		if !now.mtime.Equal(f.stamp.mtime) || now.size != f.stamp.size || now.ino != f.stamp.ino {
 			return &ChangeError{Path: f.path, Was: describeStamp(f.stamp), Now: describeStamp(now)}

@@ -163,6 +163,12 @@ func Judge(r *classify.Report, b Boundary) *Station {
 	}
 	st.RepoHelpers = j.repoHelpers()
 	st.Reads = append(st.Reads, j.extra...)
+	if j.m.err != nil && len(st.Reads) == 0 {
+		// A command with no reads is still judged against a boundary that
+		// does not validate: it is not established, and says why.
+		st.Reads = append(st.Reads, Read{Kind: "dynamic", Source: "boundary", Verdict: VerdictNotEstablished,
+			Message: j.m.err.Error(), Segment: -1, Matches: []string{}})
+	}
 	st.Established = true
 	for _, rd := range st.Reads {
 		if rd.Verdict != VerdictOK && rd.Verdict != VerdictMissing {

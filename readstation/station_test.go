@@ -52,6 +52,10 @@ func TestRecheck(t *testing.T) {
 		{"glob match removed", "cat src/*.go", func(t *testing.T, f fixture) {
 			must(t, os.Remove(filepath.Join(f.proj, "src/util.go")))
 		}, "~/proj/src/*.go"},
+		{"absent repository file can no longer be stat'ed", "git log", func(t *testing.T, f fixture) {
+			p := filepath.Join(f.proj, ".git/config.worktree")
+			must(t, os.Symlink("config.worktree", p)) // a loop: stat fails with ELOOP
+		}, "~/proj/.git/config.worktree"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,6 +263,10 @@ func TestBoundaryErrors(t *testing.T) {
 	}
 	if st.Established {
 		t.Error("established with an invalid boundary")
+	}
+	// A command that reads nothing is not established either.
+	if st := judge(t, "echo hi", b); st.Established || len(st.Reads) != 1 || !strings.Contains(st.Reads[0].Message, "negation is not supported") {
+		t.Errorf("no reads, invalid boundary: established %v, reads %+v", st.Established, st.Reads)
 	}
 	if err := (Boundary{Roots: []string{"/"}, Cwd: "rel"}).Validate(); err == nil || !strings.Contains(err.Error(), `cwd "rel" is not an absolute path`) {
 		t.Errorf("Validate(relative cwd) = %v", err)
