@@ -12,7 +12,8 @@ import (
 // works:
 //
 //   - grep --exclude-dir=GLOB skips directories, --exclude=GLOB skips other
-//     files, by base name (fnmatch; "[!x]" read as "[^x]");
+//     files, by base name (fnmatch; "[!x]" read as "[^x]"), unless an
+//     --include is given too (the last matching one of them wins);
 //   - rg -g/--glob '!GLOB' skips paths matching the gitignore-style GLOB
 //     relative to the searched root, when every -g glob given is a negation
 //     (a later positive glob could re-include a path).
@@ -35,12 +36,22 @@ func encodeExclusions(s *classify.Segment) string {
 	var b strings.Builder
 	switch s.Name {
 	case "grep":
+		// --include and --exclude form one list where the last matching
+		// option wins: "--exclude=*.pem --include=*.pem" reads a.pem. With
+		// any --include, --exclude is not honoured.
+		include := false
+		for _, o := range s.Options {
+			include = include || o.Name == "--include"
+		}
 		for _, o := range s.Options {
 			if o.Value == nil || !o.Value.Static() {
 				continue
 			}
 			switch o.Name {
 			case "--exclude":
+				if include {
+					continue
+				}
 				b.WriteString("f" + o.Value.Value + "\x00")
 			case "--exclude-dir":
 				b.WriteString("d" + o.Value.Value + "\x00")

@@ -207,6 +207,7 @@ func TestJudge(t *testing.T) {
 		{cmd: "grep -r --exclude=.env token cfg", want: []string{"cfg ok"}},
 		{cmd: "grep -r --exclude='.e*' token cfg", want: []string{"cfg ok"}},
 		{cmd: "grep -r --exclude='[!x]env' token cfg", want: []string{"cfg ok"}},
+		{cmd: "grep -r --exclude=.env --include=.env token cfg", want: []string{"cfg denied **/.env"}}, // the last matching of --include/--exclude wins
 		{cmd: "grep -r --exclude-dir=.env token cfg", want: []string{"cfg denied **/.env"}},
 		{cmd: "grep -r --exclude=\"$X\" -e token cfg", want: []string{"cfg denied **/.env"}}, // a dynamic exclude excludes nothing we know
 		{cmd: "grep -r --exclude-dir=.ssh token ~", want: []string{"~ denied ~/.aws/**"}},
