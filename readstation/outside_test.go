@@ -2,7 +2,6 @@ package readstation
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,12 +30,8 @@ func TestOutsideTreeWalk(t *testing.T) {
 		deep = filepath.Join(deep, fmt.Sprintf("d%d", i))
 	}
 	files = append(files, filepath.Join(deep, "x.pem"))
-	for _, f := range files {
-		p := filepath.Join(dir, f)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte("x"), 0o644))
-	}
-	b := Boundary{Roots: []string{root}, Cwd: root, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows}
+	writeFiles(t, dir, files)
+	b := rootBoundary(dir, root)
 	tests := []struct {
 		cmd, want string
 	}{

