@@ -353,8 +353,16 @@ func within(p string, roots []string) bool {
 	return false
 }
 
-// realPath follows symlinks in the longest prefix of p that exists.
-func realPath(p string) string {
+// realPath follows symlinks in the longest prefix of p that exists,
+// dangling ones included: a write to a symlink whose target does not exist
+// yet creates the target.
+func realPath(p string) string { return realPathDepth(p, 0) }
+
+// maxDangling bounds the dangling symlinks realPath follows in a row (as
+// the kernel bounds symlinks in a path).
+const maxDangling = 40
+
+func realPathDepth(p string, depth int) string {
 	rest := ""
 	cur := p
 	for {
@@ -365,6 +373,16 @@ func realPath(p string) string {
 			return filepath.Join(r, rest)
 		} else if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
 			return p
+		}
+		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxDangling {
+			// cur exists but does not resolve: a dangling symlink. What
+			// is written through it lands at its target.
+			if t, err := os.Readlink(cur); err == nil {
+				if !filepath.IsAbs(t) {
+					t = filepath.Join(filepath.Dir(cur), t)
+				}
+				return realPathDepth(filepath.Join(t, rest), depth+1)
+			}
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {

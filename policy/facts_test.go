@@ -27,6 +27,18 @@ func TestComputeFacts(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "outside"), filepath.Join(ws, "escape")); err != nil {
 		t.Fatal(err)
 	}
+	// Dangling symlinks: writing through one creates its target.
+	for name, target := range map[string]string{
+		"dangling":    filepath.Join(dir, "outside", "newfile"),
+		"reldangling": "../outside/new2",
+		"deepdangle":  filepath.Join(dir, "nowhere", "deeper"),
+		"chain":       "dangling",
+		"inlink":      filepath.Join(ws, "src", "new3"),
+	} {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	type w struct {
 		path                               string
 		established, outside, crit, device bool
@@ -41,6 +53,11 @@ func TestComputeFacts(t *testing.T) {
 		{"cd src && touch ../b", ws, []w{{filepath.Join(ws, "b"), true, false, false, false}}},
 		{"touch ../a", ws, []w{{filepath.Join(dir, "a"), true, true, false, false}}},
 		{"touch escape/a", ws, []w{{filepath.Join(ws, "escape", "a"), true, true, false, false}}},
+		{"touch dangling", ws, []w{{filepath.Join(ws, "dangling"), true, true, false, false}}},
+		{"echo x > reldangling", ws, []w{{filepath.Join(ws, "reldangling"), true, true, false, false}}},
+		{"touch deepdangle", ws, []w{{filepath.Join(ws, "deepdangle"), true, true, false, false}}},
+		{"touch chain", ws, []w{{filepath.Join(ws, "chain"), true, true, false, false}}},
+		{"touch inlink", ws, []w{{filepath.Join(ws, "inlink"), true, false, false, false}}},
 		{"rm -rf ~", ws, []w{{home, true, true, true, false}}},
 		{"rm -rf ~/x", ws, []w{{filepath.Join(home, "x"), true, true, false, false}}},
 		{"rm -rf /", ws, []w{{"/", true, true, true, false}}},
