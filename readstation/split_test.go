@@ -1,10 +1,12 @@
 package readstation
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -68,5 +70,40 @@ func TestSplitNames(t *testing.T) {
 				t.Errorf("%s (-want +got):\n%s", tc.cmd, diff)
 			}
 		})
+	}
+}
+
+// TestSplitNamesChange: the pieces of a split name lie outside the walked
+// tree, so a clean result is neither remembered across judgments nor
+// left out of the admission: a piece that turns into a link out of the
+// roots is seen by the next judgment and by Recheck.
+func TestSplitNamesChange(t *testing.T) {
+	defer func(w time.Duration) { racyWindow = w }(racyWindow)
+	racyWindow = 5 * time.Millisecond
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	writeFiles(t, root, []string{"plain/name with spaces.txt"})
+	time.Sleep(30 * time.Millisecond)
+	b := rootBoundary(dir, root)
+	const cmd = "find plain -type f | xargs cat"
+	verdict := func(st *Station) string {
+		for _, r := range st.Reads {
+			if r.Source == "xargs-input" {
+				return r.Verdict
+			}
+		}
+		return "no xargs-input read"
+	}
+	st := Judge(classify.Classify(cmd), b)
+	if v := verdict(Judge(classify.Classify(cmd), b)); v != VerdictOK {
+		t.Fatalf("before the change: %s, want ok", v)
+	}
+	// "spaces.txt" is read in the reader's directory: make it a link out.
+	must(t, os.Symlink(filepath.Join(dir, "outside"), filepath.Join(root, "spaces.txt")))
+	if err := st.Admission().Recheck(); !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "spaces.txt") {
+		t.Errorf("Recheck after the change = %v, want a change of spaces.txt", err)
+	}
+	if v := verdict(Judge(classify.Classify(cmd), b)); v != VerdictNotEstablished {
+		t.Errorf("after the change: %s, want not-established", v)
 	}
 }

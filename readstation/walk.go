@@ -191,6 +191,10 @@ type treeStamp struct {
 	dirs  []dirStamp
 	links []linkStamp
 	msg   string
+	// volatile: the result depends on paths outside the stamps (the pieces
+	// of a name xargs splits, read in the reader's directory), so it is
+	// not remembered.
+	volatile bool
 }
 
 type globalTreeKey struct {
@@ -345,7 +349,7 @@ func (j *judger) walk(written, real string, opt walkOpts) (string, string, strin
 				break
 			}
 		}
-		if !racy {
+		if !racy && !ts.volatile {
 			ts.msg = msg
 			rememberTree(k, ts)
 		}
@@ -419,6 +423,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 			}
 			split := d.split || strings.ContainsAny(name, blanks)
 			if printed && opt.splitNames && (split || splits(name)) {
+				ts.volatile = true
 				if msg := j.splitPieces(written, wp, opt.splitBase); msg != "" {
 					note(VerdictNotEstablished, "", msg)
 				}
@@ -520,6 +525,7 @@ func (j *judger) splitPieces(written, wp, base string) string {
 			return fmt.Sprintf("%s, one of them %s, outside the roots", what, show(q))
 		}
 		res := j.fs.resolve(q)
+		j.adm.addPath(q, res)
 		if res.err != nil {
 			return fmt.Sprintf("%s, one of them %s, which cannot be resolved: %v", what, show(q), res.err)
 		}
