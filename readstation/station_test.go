@@ -434,3 +434,33 @@ func TestBareAndGitDir(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeCacheExcludedLink: whether an excluded name is skipped depends on
+// where its link leads (--exclude-dir skips a link to a directory, not one
+// to a file), so a remembered clean tree is walked again when the link's
+// target changes.
+func TestTreeCacheExcludedLink(t *testing.T) {
+	defer func(w time.Duration) { racyWindow = w }(racyWindow)
+	racyWindow = 5 * time.Millisecond
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	writeFiles(t, dir, []string{"root/t/a.txt", "root/other/d/b.txt", "home/.ssh/id_rsa"})
+	must(t, os.Symlink("../other/d", filepath.Join(root, "t/foo")))
+	time.Sleep(30 * time.Millisecond)
+	b := rootBoundary(dir, root)
+	run := func() string {
+		st := judge(t, "grep -R --exclude-dir=foo x t", b)
+		return strings.TrimSpace(st.Reads[0].Verdict + " " + st.Reads[0].Row)
+	}
+	for i := 0; i < 2; i++ { // the second is remembered
+		if v := run(); v != "ok" {
+			t.Fatalf("run %d before the change: %q, want ok", i, v)
+		}
+	}
+	d := filepath.Join(root, "other/d")
+	must(t, os.RemoveAll(d))
+	must(t, os.Symlink(filepath.Join(dir, "home/.ssh/id_rsa"), d))
+	if v := run(); v != "denied ~/.ssh/**" {
+		t.Errorf("after other/d became a link to ~/.ssh/id_rsa: %q, want denied ~/.ssh/**", v)
+	}
+}

@@ -406,12 +406,16 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 			var rel []string
 			t := e.Type()
 			var res resolved
+			stamped := false // the link's resolution is in ts.links
 			if !x.empty() {
 				rel = append(append(make([]string, 0, len(d.rel)+1), d.rel...), name)
 				isDir := t.IsDir()
 				if t&fs.ModeSymlink != 0 {
 					res = j.fs.resolve(rp)
 					isDir = res.isDir()
+					// Whether it is skipped depends on where it leads.
+					ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
+					stamped = true
 				}
 				if x.skips(rel, isDir) {
 					continue
@@ -438,7 +442,9 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					if res.real == "" {
 						res = j.fs.resolve(rp)
 					}
-					ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
+					if !stamped {
+						ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
+					}
 					isDir = res.isDir() && j.m.inRoots(res.real) && !within(res.real, real)
 					rp = res.real
 				}
@@ -458,7 +464,9 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				if res.real == "" {
 					res = j.fs.resolve(rp)
 				}
-				ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
+				if !stamped {
+					ts.links = append(ts.links, linkStamp{rp, fingerprint(res)})
+				}
 				if row, ok := j.m.denied(res.real); ok {
 					return VerdictDenied, row, fmt.Sprintf("the tree %s holds a symlink %s to %s (deny row %s); %s", show(written), show(wp), show(res.real), quote(row), opt.hint)
 				}
