@@ -475,7 +475,7 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 		if req.Approver == nil {
 			return res.fail(CodeNotApproved, "the policy asks for approval and there is no one to ask")
 		}
-		ok, err := req.Approver.Approve(ctx, d)
+		ok, err := approveSafely(ctx, req.Approver, d)
 		if ctx.Err() != nil {
 			return res.fail(CodeAborted, "cancelled while waiting for approval")
 		}
@@ -558,6 +558,18 @@ func signalNumber(name string) int {
 		}
 	}
 	return 0
+}
+
+// approveSafely asks a; an approver that panics has not approved (the
+// panic is its error), so that a long-lived caller such as the MCP server
+// keeps serving and nothing runs.
+func approveSafely(ctx context.Context, a Approver, d *Decision) (ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ok, err = false, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return a.Approve(ctx, d)
 }
 
 func errResult(res Result, err error) Result {

@@ -59,6 +59,9 @@ func TestNeverRunsUnlessAllowedOrApproved(t *testing.T) {
 		{name: "approver error", cmd: "touch MARKER", approver: func(string) Approver {
 			return ApproverFunc(func(context.Context, *Decision) (bool, error) { return true, errors.New("no terminal") })
 		}, wantCode: CodeNotApproved},
+		{name: "approver panics", cmd: "touch MARKER", approver: func(string) Approver {
+			return ApproverFunc(func(context.Context, *Decision) (bool, error) { panic("approver bug") })
+		}, wantCode: CodeNotApproved},
 		{name: "changed since check", cmd: "cat data.txt && touch MARKER", approver: func(dir string) Approver {
 			return ApproverFunc(func(context.Context, *Decision) (bool, error) {
 				// While the person looks, data.txt becomes a link to a secret.
