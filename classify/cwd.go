@@ -13,6 +13,9 @@ type cwdState struct {
 	cwd, oldpwd Cwd
 	stack       []Cwd
 	dead        bool
+	// devDir is set once a cd may have gone to a device directory
+	// (/dev, /proc/PID/fd) or to a place not known statically.
+	devDir bool
 }
 
 // outcome is the state a statement leaves when it exits 0 (succ) and when
@@ -41,7 +44,7 @@ func joinState(a, b cwdState) cwdState {
 		}
 		return a
 	}
-	out := cwdState{cwd: mergeCwd(a.cwd, b.cwd), oldpwd: mergeCwd(a.oldpwd, b.oldpwd), dead: a.dead}
+	out := cwdState{cwd: mergeCwd(a.cwd, b.cwd), oldpwd: mergeCwd(a.oldpwd, b.oldpwd), dead: a.dead, devDir: a.devDir || b.devDir}
 	if len(a.stack) == len(b.stack) {
 		out.stack = make([]Cwd, len(a.stack))
 		for i := range a.stack {
@@ -158,6 +161,9 @@ func (w *walker) cd(seg *Segment, c ctx) {
 	})
 	w.st.oldpwd = from
 	w.st.cwd = to
+	if cp := path.Clean(to.Path); !to.Known || cp == "/" || cp == "/proc" || strings.HasPrefix(cp, "/proc/") || mayBeDevice(Arg{Value: "x"}, to, false) {
+		w.st.devDir = true
+	}
 }
 
 // sameState reports whether two states have the same cwd.

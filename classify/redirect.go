@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -79,7 +80,7 @@ func (w *walker) redirect(r *syntax.Redirect, c ctx, seg int) {
 	case syntax.RdrIn:
 		rd.Mode = "read"
 		w.r.Reads = append(w.r.Reads, ref("read"))
-		w.deviceCheck(target, rd.Span, seg)
+		w.deviceCheck(target, cwd, rd.Span, seg)
 	case syntax.DplOut, syntax.DplIn:
 		rd.Mode = "dup"
 		v := target.Value
@@ -119,22 +120,133 @@ func (w *walker) redirect(r *syntax.Redirect, c ctx, seg int) {
 	w.r.Redirects = append(w.r.Redirects, rd)
 }
 
-func (w *walker) deviceCheck(a Arg, sp Span, seg int) {
-	if !a.Static() {
-		return
-	}
-	if isDevice(a.Value) {
-		w.find("device-read", "reads "+a.Value+", which may never end or reaches the network", sp, seg)
+func (w *walker) deviceCheck(a Arg, cwd Cwd, sp Span, seg int) {
+	if mayBeDevice(a, cwd, w.st.devDir) {
+		w.find("device-read", "reads "+quote(a.Value)+", which is or may be a device that never ends or reaches the network", sp, seg)
 	}
 }
 
 // isDevice reports paths whose reading may not end or that reach outside.
 func isDevice(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/stdin", "/dev/fd/0", "-":
+	case "/dev/null", "/dev/stdin", "/dev/fd/0", "-", "/proc/self/fd/0":
 		return false
 	}
-	return strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/kmsg") || p == "/dev"
+	return devicePath(p, false)
+}
+
+// mayBeDevice reports a read operand that is, or may expand to, a device
+// once resolved against cwd: a static path in any spelling (//dev/zero,
+// ../../dev/zero after cd /, /proc/self/root/dev/zero), or a word whose
+// expansion is unknown but carries no finding of its own (glob, brace,
+// tilde, ~user, pure arithmetic). Other dynamic words are already not
+// reversible and are left alone. devDir is set when a cd may have moved
+// the shell into a device directory or somewhere unknown.
+func mayBeDevice(a Arg, cwd Cwd, devDir bool) bool {
+	p, wild := a.Value, false
+	switch a.Dynamic {
+	case "":
+	case "glob", "tilde", "home":
+		p, wild = a.Pattern, true
+		if p == "" || strings.ContainsAny(a.Value, "{") || hasExtGlob(a.Value) {
+			p = stripQuotes(a.Value)
+		}
+	case "brace", "arithmetic":
+		p, wild = stripQuotes(a.Value), true
+	case "tilde-user":
+		// ~user is any home, and some (sys) live in /dev.
+		return true
+	default:
+		return false
+	}
+	if p == "" || p == "-" {
+		return false
+	}
+	// Home and the starting directory sit one level under / at least,
+	// so that any ".." that could climb to / does so here.
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = "/h" + p[1:]
+	} else if strings.HasPrefix(p, "$HOME") && a.Dynamic == "home" {
+		p = "/h" + strings.TrimPrefix(p, "$HOME")
+	}
+	if !strings.HasPrefix(p, "/") {
+		base := "/p"
+		if !cwd.Known {
+			// Where the shell is is unknown (a cd that may have failed,
+			// cd -, popd): a relative path may be under /dev if any cd
+			// on the way could have gone near there, or if it climbs.
+			return devDir || p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..")
+		}
+		{
+			switch {
+			case strings.HasPrefix(cwd.Path, "/"):
+				base = cwd.Path
+			case cwd.Path == "~" || strings.HasPrefix(cwd.Path, "~/"):
+				base = "/h" + cwd.Path[1:]
+			case cwd.Path != "" && cwd.Path != ".":
+				base = "/p/" + cwd.Path
+			}
+		}
+		if wild && (strings.ContainsAny(base, "*?[{$") || hasExtGlob(base)) {
+			return true
+		}
+		p = base + "/" + p
+	}
+	p = path.Clean(p)
+	if !wild {
+		return isDevice(p)
+	}
+	return devicePath(p, true)
+}
+
+// devicePath reports an absolute clean path (or glob pattern, when wild)
+// under /dev, /proc/kmsg, or a /proc/PID/{root,cwd,fd,map_files} link.
+func devicePath(p string, wild bool) bool {
+	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	match := func(pat, name string) bool {
+		if !wild {
+			return pat == name
+		}
+		if strings.ContainsAny(pat, "{($`") || hasExtGlob(pat) {
+			return true
+		}
+		m, err := path.Match(pat, name)
+		return m || err != nil
+	}
+	if len(comps) == 0 || comps[0] == "" {
+		return false
+	}
+	if match(comps[0], "dev") {
+		return true
+	}
+	if !match(comps[0], "proc") || len(comps) < 2 {
+		return false
+	}
+	if match(comps[1], "kmsg") {
+		return true
+	}
+	if len(comps) >= 3 {
+		for _, l := range []string{"root", "cwd", "fd", "map_files"} {
+			if match(comps[2], l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasExtGlob(s string) bool {
+	for _, op := range []string{"@(", "*(", "+(", "?(", "!("} {
+		if strings.Contains(s, op) {
+			return true
+		}
+	}
+	return false
+}
+
+// stripQuotes drops the quote characters of a word's source text.
+func stripQuotes(s string) string {
+	return strings.NewReplacer("\"", "", "'", "").Replace(s)
 }
 
 // isStdin reports operands that mean the process's stdin.

@@ -31,7 +31,7 @@ func (p *argParser) sedScript(a Arg) {
 		}
 		ref := pathRef(arg, "script", p.seg.Index, p.seg.Cwd, -1)
 		p.w.r.Reads = append(p.w.r.Reads, ref)
-		p.w.deviceCheck(arg, a.Span, p.seg.Index)
+		p.w.deviceCheck(arg, p.seg.Cwd, a.Span, p.seg.Index)
 	}
 }
 
@@ -270,7 +270,7 @@ func (p *argParser) awkScript(a Arg) {
 	for _, f := range reads {
 		// getline < "file": awk opens the name as written (no ~).
 		p.w.r.Reads = append(p.w.r.Reads, pathRef(Arg{Value: f, Span: a.Span}, "script", p.seg.Index, p.seg.Cwd, -1))
-		p.w.deviceCheck(Arg{Value: f, Span: a.Span}, a.Span, p.seg.Index)
+		p.w.deviceCheck(Arg{Value: f, Span: a.Span}, p.seg.Cwd, a.Span, p.seg.Index)
 	}
 }
 

@@ -487,11 +487,11 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 					// curl -d @FILE, -F name=@FILE: the match's group is the file.
 					if f, ok := valueFile(spec.match, *o.Value); ok {
 						p.w.r.Reads = append(p.w.r.Reads, pathRef(f, "option", p.seg.Index, cwd, -1))
-						p.w.deviceCheck(f, f.Span, p.seg.Index)
+						p.w.deviceCheck(f, cwd, f.Span, p.seg.Index)
 					}
 				} else {
 					p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
-					p.w.deviceCheck(*o.Value, o.Value.Span, p.seg.Index)
+					p.w.deviceCheck(*o.Value, cwd, o.Value.Span, p.seg.Index)
 				}
 			}
 			if hasString(spec.Effects, EffectFilesFrom) {
@@ -1046,7 +1046,7 @@ func (p *argParser) finish() {
 			ref.Recursive = role == "tree" || recursive && role != "source"
 			w.r.Reads = append(w.r.Reads, ref)
 			if role != "dir" && role != "tree" {
-				w.deviceCheck(op.Arg, op.Span, seg.Index)
+				w.deviceCheck(op.Arg, cwd, op.Span, seg.Index)
 			}
 			if role == "source" {
 				p.effects = append(p.effects, effectAt{effect: EffectExec, code: "source", doc: "runs the code in " + quote(op.Value), who: name, span: op.Span})
@@ -1286,7 +1286,15 @@ func (p *argParser) finish() {
 			cc.findExec = true
 		}
 		if len(n.args) > 0 {
-			w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
+			if n.kind == "wrapper" && p.cwdOpt != nil {
+				// env -C DIR runs the command in DIR, in a child process.
+				saved := w.saveCwd()
+				w.st.cwd = p.optCwd()
+				w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
+				w.restoreCwd(saved)
+			} else {
+				w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
+			}
 		}
 	}
 	for _, s := range p.scripts {
