@@ -206,6 +206,9 @@ func readSmallStamp(p string) ([]byte, fileStamp, string) {
 func (j *judger) findGitDir(dir string) (top, gitdir string, ok bool) {
 	for d := dir; ; {
 		g := joinAbs(d, ".git")
+		// A .git that appears, goes or changes between the check and the
+		// spawn is another repository, with other helpers.
+		j.adm.addPath(g, j.fs.resolve(g))
 		n := j.fs.lstat(g)
 		if n.err == nil {
 			res := resolved{real: g, exists: true, mode: n.mode}

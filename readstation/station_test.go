@@ -53,6 +53,13 @@ func TestRecheck(t *testing.T) {
 		{"glob match removed", "cat src/*.go", func(t *testing.T, f fixture) {
 			must(t, os.Remove(filepath.Join(f.proj, "src/util.go")))
 		}, "~/proj/src/*.go"},
+		{"a nearer repository appears", "cd src && git log", func(t *testing.T, f fixture) {
+			for _, d := range []string{"src/.git/objects", "src/.git/refs"} {
+				must(t, os.MkdirAll(filepath.Join(f.proj, d), 0o755))
+			}
+			must(t, os.WriteFile(filepath.Join(f.proj, "src/.git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+			must(t, os.WriteFile(filepath.Join(f.proj, "src/.git/config"), []byte("[core]\n\tfsmonitor = ./evil\n"), 0o644))
+		}, "~/proj/src/.git"},
 		{"absent repository file can no longer be stat'ed", "git log", func(t *testing.T, f fixture) {
 			p := filepath.Join(f.proj, ".git/config.worktree")
 			must(t, os.Symlink("config.worktree", p)) // a loop: stat fails with ELOOP
