@@ -124,8 +124,13 @@ type fileStamp struct {
 
 var gitFileCache struct {
 	sync.Mutex
-	m map[string]gitFile
+	m     map[string]gitFile
+	bytes int // the data held, bounded by maxGitCacheBytes
 }
+
+// maxGitCacheBytes bounds the repository file data kept across calls: 256
+// files of up to maxConfigBytes each would otherwise hold 256 MiB.
+const maxGitCacheBytes = 4 << 20
 
 type gitFile struct {
 	stamp fileStamp
@@ -192,10 +197,15 @@ func readSmallStamp(p string) ([]byte, fileStamp, string) {
 		data = []byte{}
 	}
 	gitFileCache.Lock()
-	if gitFileCache.m == nil || len(gitFileCache.m) > 256 {
+	if old, ok := gitFileCache.m[p]; ok {
+		gitFileCache.bytes -= len(old.data)
+	}
+	if gitFileCache.m == nil || len(gitFileCache.m) > 256 || gitFileCache.bytes+len(data) > maxGitCacheBytes {
 		gitFileCache.m = map[string]gitFile{}
+		gitFileCache.bytes = 0
 	}
 	gitFileCache.m[p] = gitFile{st, data}
+	gitFileCache.bytes += len(data)
 	gitFileCache.Unlock()
 	return data, st, ""
 }

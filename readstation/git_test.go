@@ -96,3 +96,26 @@ func TestRepoUnreadable(t *testing.T) {
 		})
 	}
 }
+
+// TestGitFileCacheBound: the repository files kept across calls stay
+// within maxGitCacheBytes however many large ones are read.
+func TestGitFileCacheBound(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte(strings.Repeat("#\n", maxConfigBytes/2))
+	for i := 0; i < 2*maxGitCacheBytes/maxConfigBytes+2; i++ {
+		p := filepath.Join(dir, strings.Repeat("c", i+1))
+		must(t, os.WriteFile(p, data, 0o644))
+		if got, _, why := readSmallStamp(p); len(got) != len(data) || why != "" {
+			t.Fatalf("read %d bytes (%s), want %d", len(got), why, len(data))
+		}
+	}
+	gitFileCache.Lock()
+	held := 0
+	for _, f := range gitFileCache.m {
+		held += len(f.data)
+	}
+	gitFileCache.Unlock()
+	if held > maxGitCacheBytes {
+		t.Errorf("the cache holds %d bytes, over %d", held, maxGitCacheBytes)
+	}
+}
