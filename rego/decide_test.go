@@ -1,6 +1,8 @@
 package rego
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -313,6 +315,48 @@ func TestGrantsCoverOneSegment(t *testing.T) {
 			t.Errorf("%s [readonly]: action %s, want deny", c.cmd, r.Action)
 		}
 		checkDecision(t, c.cmd, policy.ModeReadonly, r)
+	}
+}
+
+// TestGrantNeverCoversShellgateConfig: a granted program that writes
+// shellgate's own config or policy is asked about, not allowed.
+func TestGrantNeverCoversShellgateConfig(t *testing.T) {
+	f := newFixture(t, nil)
+	pol := filepath.Join(f.ws, "policy")
+	cfg, err := policy.ParseConfig([]byte("grants:\n  - cp **\n  - touch **\n  - tee **\npolicy_dirs: ["+pol+"]\n"), filepath.Join(f.ws, "conf", "gate.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cfg = cfg
+	if err := os.Symlink(filepath.Join(f.ws, ".shellgate.yaml"), filepath.Join(f.ws, "cfglink")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		cmd  string
+		want policy.Action
+	}{
+		{"cp notes.txt .shellgate.yaml", policy.Ask},
+		{"touch src/.shellgate.yaml", policy.Ask},
+		{"cp notes.txt cfglink", policy.Ask},
+		{"cp notes.txt conf/gate.yaml", policy.Ask},
+		{"cp notes.txt policy/allow.rego", policy.Ask},
+		{"touch policy", policy.Ask},
+		{"echo x | tee .shellgate.yaml", policy.Ask},
+		// The controls: the same grants allow other writes.
+		{"cp notes.txt notes2.txt", policy.Allow},
+		{"touch src/shellgate.yaml", policy.Allow},
+		{"touch policyx", policy.Allow},
+	}
+	for _, c := range cases {
+		d := f.decide(t, c.cmd, policy.ModeDefault)
+		checkDecision(t, c.cmd, policy.ModeDefault, d)
+		if d.Action != c.want {
+			t.Errorf("%s: action %s, want %s; reasons %v", c.cmd, d.Action, c.want, d.Reasons)
+			continue
+		}
+		if c.want == policy.Ask && !slices.Contains(d.Codes(), "write-shellgate-config") {
+			t.Errorf("%s: no reason write-shellgate-config in %v", c.cmd, d.Codes())
+		}
 	}
 }
 

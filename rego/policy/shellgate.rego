@@ -361,6 +361,38 @@ deny contains {
 	fw.outside_roots
 }
 
+# write-shellgate-config: a write to shellgate's own configuration (any
+# .shellgate.yaml, the config file in effect, or a policy dir it names, or a
+# file in one) is asked about whatever grant covers the program: a granted
+# command ("cp **") must not rewrite what grants it.
+ask contains {
+	"code": "write-shellgate-config",
+	"message": concat("", ["writes ", write_what(fw), ", shellgate's own configuration"]),
+	"span": w.span,
+	"segment": w.segment,
+	"rule": "write-shellgate-config",
+} if {
+	input.facts.has.writes == true
+	some j, w in input.report.writes
+	fw := input.facts.writes[j]
+	fw.established
+	some p in [fw.path, fw.real]
+	shellgate_config_path(p)
+}
+
+shellgate_config_path(p) if endswith(p, "/.shellgate.yaml")
+
+shellgate_config_path(p) if p == input.config.path
+
+shellgate_config_path(p) if {
+	some d in input.config.policy_dirs
+	is_or_under(p, d)
+}
+
+is_or_under(p, d) if p == d
+
+is_or_under(p, d) if startswith(p, concat("", [trim_suffix(d, "/"), "/"]))
+
 # write_what: a glob-like write (rm dir/*, find dir -exec rm {} +, tar -x
 # -C dir) writes entries of its path, not the path itself.
 write_what(fw) := concat("", ["entries of ", fw.path]) if fw.glob
