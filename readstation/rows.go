@@ -471,11 +471,12 @@ var lastMatcher struct {
 }
 
 func sameBoundary(a, b Boundary) bool {
-	return a.Home == b.Home && a.Cwd == b.Cwd && slices.Equal(a.Roots, b.Roots) && slices.Equal(a.DenyRows, b.DenyRows)
+	return a.Home == b.Home && a.Cwd == b.Cwd && a.MaxGlobMatches == b.MaxGlobMatches && a.MaxWalkDirs == b.MaxWalkDirs &&
+		slices.Equal(a.Roots, b.Roots) && slices.Equal(a.DenyRows, b.DenyRows)
 }
 
 // getMatcher returns the compiled matcher for b, compiling it once per
-// distinct boundary.
+// distinct boundary (every field counts, since Validate checks them all).
 func getMatcher(b Boundary) *matcher {
 	lastMatcher.Lock()
 	if lastMatcher.m != nil && sameBoundary(lastMatcher.b, b) {
@@ -486,7 +487,8 @@ func getMatcher(b Boundary) *matcher {
 	lastMatcher.Unlock()
 	m := getMatcherKeyed(b)
 	lastMatcher.Lock()
-	lastMatcher.b = Boundary{Home: b.Home, Cwd: b.Cwd, Roots: slices.Clone(b.Roots), DenyRows: slices.Clone(b.DenyRows)}
+	lastMatcher.b = Boundary{Home: b.Home, Cwd: b.Cwd, Roots: slices.Clone(b.Roots), DenyRows: slices.Clone(b.DenyRows),
+		MaxGlobMatches: b.MaxGlobMatches, MaxWalkDirs: b.MaxWalkDirs}
 	lastMatcher.m = m
 	lastMatcher.Unlock()
 	return m
@@ -494,6 +496,8 @@ func getMatcher(b Boundary) *matcher {
 
 func getMatcherKeyed(b Boundary) *matcher {
 	var k strings.Builder
+	// The caps are part of the key: Validate rejects a negative one.
+	fmt.Fprintf(&k, "%d,%d\x00", b.MaxGlobMatches, b.MaxWalkDirs)
 	k.WriteString(b.Home)
 	k.WriteByte(0)
 	k.WriteString(b.Cwd)

@@ -247,6 +247,14 @@ func TestBoundaryErrors(t *testing.T) {
 	if st.Established {
 		t.Error("established with an invalid boundary")
 	}
+	// A negative cap does not validate, even after the same boundary with
+	// valid caps was judged.
+	nb := f.boundary(t, "proj")
+	judge(t, "cat README.md", nb)
+	nb.MaxWalkDirs = -1
+	if st := judge(t, "cat README.md", nb); st.Established || !strings.Contains(st.Reads[0].Message, "negative cap") {
+		t.Errorf("negative cap: established %v, %q", st.Established, st.Reads[0].Message)
+	}
 	// A command that reads nothing is not established either.
 	if st := judge(t, "echo hi", b); st.Established || len(st.Reads) != 1 || !strings.Contains(st.Reads[0].Message, "negation is not supported") {
 		t.Errorf("no reads, invalid boundary: established %v, reads %+v", st.Established, st.Reads)
