@@ -327,6 +327,8 @@ type walker struct {
 	funcs map[string]bool
 	// vars are the variables the command itself sets.
 	vars map[string]bool
+	// loopVals are the words a for loop's variable takes.
+	loopVals map[string][]Arg
 	// funcCd names the functions whose body changes directory.
 	funcCd map[string]bool
 }
@@ -675,11 +677,19 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome 
 		if l.InPos == (syntax.Pos{}) {
 			w.find("unbounded-loop", "a for loop over \"$@\" depends on the caller's arguments", w.span(l), -1)
 		}
+		var vals []Arg
 		for _, it := range l.Items {
-			w.word(it, c)
+			a, _ := w.word(it, c)
+			vals = append(vals, a)
 		}
 		if l.Name != nil {
 			w.setVar(l.Name.Value)
+			// $name carries no finding: what it may be is checked
+			// where it is read (a device).
+			if w.loopVals == nil {
+				w.loopVals = map[string][]Arg{}
+			}
+			w.loopVals[l.Name.Value] = append(w.loopVals[l.Name.Value], vals...)
 		}
 	case *syntax.CStyleLoop:
 		w.find("unbounded-loop", "a C-style for loop is not proven to end", w.span(l), -1)

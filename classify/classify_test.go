@@ -607,6 +607,14 @@ var classifyCases = []struct {
 	{in: "cd /d*; cat zero", want: "not reversible: device-read 12-16"},
 	{in: "cd -; cat zero", want: "not reversible: device-read 10-14"},
 	{in: "test -d a && cd a; cat x", want: "reversible"},
+	// a device through a for loop's variable or a harmless variable
+	{in: "for f in /dev/zero; do cat \"$f\"; done", want: "not reversible: device-read 27-31"},
+	{in: "for f in /dev/*; do cat < $f; done", want: "not reversible: device-read 24-28"},
+	{in: "for d in /dev; do cat \"${d}\"/zero; done", want: "not reversible: device-read 22-33"},
+	{in: "cat $OLDPWD/zero", want: "not reversible: device-read 4-16"},
+	{in: "cat \"$PWD/../../../../dev/zero\"", want: "not reversible: device-read 4-31"},
+	{in: "cat \"$HOME/../../dev/zero\"", want: "not reversible: device-read 4-26"},
+	{in: "for f in *.go; do cat \"$f\" \"$PWD/$f\" \"$HOME/$f\"; done", want: "reversible"},
 	// writers and network
 	{in: "rm f", want: "not reversible: not-read-only 0-4"},
 	{in: "rm -rf /", want: "not reversible: not-read-only 0-8"},

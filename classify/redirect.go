@@ -121,9 +121,116 @@ func (w *walker) redirect(r *syntax.Redirect, c ctx, seg int) {
 }
 
 func (w *walker) deviceCheck(a Arg, cwd Cwd, sp Span, seg int) {
-	if mayBeDevice(a, cwd, w.st.devDir) {
+	if mayBeDevice(a, cwd, w.st.devDir) || a.Dynamic == "param" && w.loopVarDevice(a, cwd) {
 		w.find("device-read", "reads "+quote(a.Value)+", which is or may be a device that never ends or reaches the network", sp, seg)
 	}
+}
+
+// loopVarDevice reports a word built from variables that carry no finding
+// of their own (a for loop's variable, a harmless one like $OLDPWD) that
+// may be a device: for one of the words the loop gives it, or because the
+// variable may hold any directory.
+func (w *walker) loopVarDevice(a Arg, cwd Cwd) bool {
+	src := stripQuotes(a.Value)
+	for _, name := range paramNames(src) {
+		if _, ok := w.loopVals[name]; ok {
+			continue
+		}
+		if !w.cfg.cat.harmVars[name] {
+			return false // not analysed here: it has a finding of its own
+		}
+		val := "/*" // any directory
+		switch name {
+		case "HOME":
+			val = "/h"
+		case "PWD":
+			val = "."
+		}
+		src, _ = replaceParam(src, name, val)
+	}
+	if strings.HasPrefix(src, "/*") {
+		return true
+	}
+	subs := []string{src}
+	for name, vals := range w.loopVals {
+		var next []string
+		for _, s := range subs {
+			for _, v := range vals {
+				text := v.Value
+				if v.Pattern != "" {
+					text = v.Pattern
+				}
+				sub, ok := replaceParam(s, name, text)
+				if !ok {
+					next = append(next, s)
+					break
+				}
+				next = append(next, sub)
+			}
+		}
+		if len(next) > 64 {
+			return true // too many combinations to check: assume the worst
+		}
+		subs = next
+	}
+	for _, s := range subs {
+		if mayBeDevice(Arg{Value: s, Dynamic: "brace"}, cwd, w.st.devDir) {
+			return true
+		}
+	}
+	return false
+}
+
+// paramNames lists the names of the $name and ${name} in s.
+func paramNames(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			continue
+		}
+		j := i + 1
+		if s[j] == '{' {
+			j++
+		}
+		k := j
+		for k < len(s) && isNameByte(s[k]) {
+			k++
+		}
+		if k > j {
+			out = append(out, s[j:k])
+		}
+	}
+	return out
+}
+
+// replaceParam replaces $name and ${name} in s with val, and reports
+// whether there was any.
+func replaceParam(s, name, val string) (string, bool) {
+	var b strings.Builder
+	found := false
+	for i := 0; i < len(s); i++ {
+		if s[i] == '$' {
+			rest := s[i+1:]
+			if strings.HasPrefix(rest, "{"+name+"}") {
+				b.WriteString(val)
+				i += len(name) + 2
+				found = true
+				continue
+			}
+			if strings.HasPrefix(rest, name) && (len(rest) == len(name) || !isNameByte(rest[len(name)])) {
+				b.WriteString(val)
+				i += len(name)
+				found = true
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), found
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // isDevice reports paths whose reading may not end or that reach outside.
