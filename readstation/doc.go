@@ -96,7 +96,10 @@
 // others in the reader's directory): each must be inside the roots, real
 // path included, covered by no deny row, and not start with "-" (an
 // option); a name with a quote or backslash (xargs' own quoting) is never
-// established. The table is trustedProducers in producer.go.
+// established. A simple find -name PAT limits the judged names to those
+// it prints, unless the reader is recursive (grep -r {} reads the whole
+// tree of a printed directory): then every name is judged. The table is
+// trustedProducers in producer.go.
 //
 // # Repository-controlled helpers
 //

@@ -161,7 +161,10 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 	if p.Name == "rg" && !rgHidden(p) {
 		opt.skipHidden = true
 	}
-	if p.Name == "find" {
+	if p.Name == "find" && !ref.Recursive {
+		// A recursive reader (grep -r {}) reads the whole tree of a
+		// directory find prints (lib.go/.env under -name '*.go'), so then
+		// every name is judged.
 		opt.nameGlob = findNameFilter(p)
 	}
 	if ref.Dynamic == "xargs-input" {

@@ -107,3 +107,33 @@ func TestSplitNamesChange(t *testing.T) {
 		t.Errorf("after the change: %s, want not-established", v)
 	}
 }
+
+// TestProducerPrintedTrees: find -name '*.go' prints a directory lib.go
+// too; a recursive reader of what it prints reads lib.go's whole tree, so
+// lib.go/.env is judged although its name does not match.
+func TestProducerPrintedTrees(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	writeFiles(t, root, []string{"a.go", "lib.go/.env"})
+	b := rootBoundary(dir, root)
+	tests := []struct {
+		cmd, want string
+	}{
+		{"find . -name '*.go' -exec grep -r x {} +", "denied **/.env"},
+		{"find . -name '*.go' -print0 | xargs -0 grep -r x", "denied **/.env"},
+		{"find . -name '*.go' -exec cat {} +", "ok"},
+		{"find . -name '*.go' -print0 | xargs -0 cat", "ok"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cmd, func(t *testing.T) {
+			st := Judge(classify.Classify(tc.cmd), b)
+			if len(st.Reads) != 2 {
+				t.Fatalf("%d reads, want 2 (find's root and the fed read)", len(st.Reads))
+			}
+			r := st.Reads[1]
+			if diff := cmp.Diff(tc.want, strings.TrimSpace(r.Verdict+" "+r.Row)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s\n%s", tc.cmd, diff, r.Message)
+			}
+		})
+	}
+}
