@@ -37,7 +37,8 @@
 //     skips them too; a link to a directory inside the roots is walked too
 //     (grep -R, find -L and xargs consumers follow links); grep
 //     --exclude/--exclude-dir and rg -g '!GLOB' are honoured, so the hint a
-//     denied tree read gives ("exclude it with --exclude-dir=DIR") works;
+//     denied tree read gives ("exclude it with --exclude-dir=DIR") works
+//     (grep --exclude only without --include: the last matching one wins);
 //     other exclude options (find -prune, du --exclude, tree -I) are not
 //     read, and the tree is judged whole;
 //   - dynamic words (parameters, substitutions, ~user, braces) are
@@ -123,8 +124,10 @@
 // user's own config (~/.gitconfig) is not the repository's and is not
 // reported. Config files are re-read only when their size, mtime or inode
 // changed. A git segment whose directory cannot be established (cd "$X"),
-// or that GIT_DIR / GIT_COMMON_DIR / GIT_CONFIG* point elsewhere, adds a
-// read of its own with source "repository" and verdict not-established.
+// or that GIT_DIR / GIT_COMMON_DIR / GIT_CONFIG* or a dynamic --git-dir
+// point elsewhere, or whose repository has a file git reads that the
+// station cannot (larger than 1 MiB, not a regular file, unreadable), adds
+// a read of its own with source "repository" and verdict not-established.
 //
 // # Cost
 //
@@ -146,7 +149,9 @@
 // Station.Admission holds every candidate the judgment established: each
 // path (as resolved: real path, existence, type, device and inode), each
 // glob's match set, and each repository config or attributes file read or
-// looked for (size, mtime and inode, or absence). Admission.Recheck
+// looked for (size, mtime and inode, or absence; one that can no longer
+// be stat'ed is a change), each .git repository discovery looked at, and
+// the pieces of names xargs splits. Admission.Recheck
 // re-establishes them right before the spawn; a re-pointed symlink, a
 // replaced file, a created or removed path, a glob that matches
 // differently or a repository config that changed returns a *ChangeError
