@@ -429,6 +429,11 @@ var classifyCases = []struct {
 	{in: "cat <<EOF\nhi\nEOF", want: "reversible"},
 	{in: "cat <<'EOF'\n$x\nEOF", want: "reversible"},
 	{in: "cat <<EOF\n$(rm x)\nEOF", want: "not reversible: command-substitution 10-17 not-read-only 12-16"},
+	// a command substitution in a heredoc expands its own globs, braces and tildes
+	{in: "cat <<EOF\n$(sort *)\nEOF", want: "not reversible: command-substitution 10-19 dynamic-argument 17-18"},
+	{in: "cat <<EOF\n$(cat ~sys/zero)\nEOF", want: "not reversible: command-substitution 10-26 device-read 16-25"},
+	{in: "cat <<EOF\n$(git stat*)\nEOF", want: "not reversible: command-substitution 10-22 dynamic-subcommand 16-21"},
+	{in: "cat <<EOF\n~ * {a,b} $(echo ~)\nEOF", want: "not reversible: command-substitution 20-29"},
 	{in: "cat <<-EOF\n\thi\n\tEOF", want: "reversible"},
 	{in: "cat <<EOF > f\nhi\nEOF", want: "not reversible: redirect-write 10-13"},
 	{in: `cat <<< "hi"`, want: "reversible"},

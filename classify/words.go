@@ -228,9 +228,14 @@ func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strings.Builder, set
 // subst walks the statements of a substitution: they run in a subshell.
 func (w *walker) subst(stmts []*syntax.Stmt, c ctx, stdinFed bool) {
 	saved := w.saveCwd()
+	// A command substitution in a heredoc body is a command like any
+	// other: its words expand braces, globs and tildes.
+	hdoc := w.hdoc
+	w.hdoc = false
 	cc := ctx{parent: -1, pipeLen: 1, subst: true, subshell: true, loop: c.loop,
 		function: c.function, nested: c.nested, producer: -1, stdinFed: stdinFed}
 	w.stmts(stmts, cc)
+	w.hdoc = hdoc
 	w.restoreCwd(saved)
 }
 
