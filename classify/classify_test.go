@@ -429,6 +429,10 @@ var classifyCases = []struct {
 	{in: "cat <<EOF\nhi\nEOF", want: "reversible"},
 	{in: "cat <<'EOF'\n$x\nEOF", want: "reversible"},
 	{in: "cat <<EOF\n$(rm x)\nEOF", want: "not reversible: command-substitution 10-17 not-read-only 12-16"},
+	// $"..." is looked up in a message catalog at run time
+	{in: "$\"ls\" x", want: "not reversible: locale-string 0-5 dynamic-program 0-5"},
+	{in: "echo $\"hello\"", want: "not reversible: locale-string 5-13"},
+	{in: "echo \"hello\"", want: "reversible"},
 	// a command substitution in a heredoc expands its own globs, braces and tildes
 	{in: "cat <<EOF\n$(sort *)\nEOF", want: "not reversible: command-substitution 10-19 dynamic-argument 17-18"},
 	{in: "cat <<EOF\n$(cat ~sys/zero)\nEOF", want: "not reversible: command-substitution 10-26 device-read 16-25"},

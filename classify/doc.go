@@ -48,8 +48,8 @@
 //     function-definition, fork-bomb, unbounded-loop, arithmetic-expansion,
 //     unsafe-expansion, large-expansion, param-value (the value of a
 //     variable the command did not set and the catalog does not list as
-//     harmless), stdin-read, stdin-script,
-//     unsupported-syntax;
+//     harmless), locale-string ($"..." is translated at run time),
+//     stdin-read, stdin-script, unsupported-syntax;
 //   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
 //     awk-read, env-print (awk ENVIRON).
 //

@@ -94,6 +94,12 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 			val.WriteString(v)
 			pat.WriteString(escapeGlob(v))
 		case *syntax.DblQuoted:
+			if p.Dollar && !w.hdoc {
+				// $"..." is looked up in the locale's message catalog
+				// (TEXTDOMAIN, TEXTDOMAINDIR): its value is known at run time.
+				setDyn("locale", first)
+				w.find("locale-string", "a $\"...\" string is translated through the locale's message catalog at run time", w.span(p), -1)
+			}
 			for j, dp := range p.Parts {
 				switch q := dp.(type) {
 				case *syntax.Lit:
