@@ -35,18 +35,44 @@ type Facts struct {
 	// value lists indexes in order.
 	Index map[string][]int `json:"index"`
 	// Has holds flags the default rules test first, so that OPA's rule
-	// index skips a rule whose subject is absent: parse_error,
-	// not_reversible, writes, network, shell, git, destructive_or_unknown,
-	// fork_bomb, granted, reads_unjudged (reads and no station),
-	// station_reads, station_denied, station_unsure (outside-roots or
-	// not-established), station_unestablished, repo_helpers.
-	Has map[string]bool `json:"has"`
+	// index skips a rule whose subject is absent.
+	Has HasFlags `json:"has"`
 }
 
-// hasFlags lists every flag of Facts.Has.
-var hasFlags = []string{"parse_error", "not_reversible", "writes", "network", "shell", "git",
-	"destructive_or_unknown", "fork_bomb", "granted", "reads_unjudged", "station_reads",
-	"station_denied", "station_unsure", "station_unestablished", "repo_helpers"}
+// HasFlags are the flags of Facts.Has. Every flag is always present in the
+// input ("false" when absent), so a rule may test either value.
+type HasFlags struct {
+	// ParseError: the command does not parse.
+	ParseError bool `json:"parse_error"`
+	// NotReversible: the report is not reversible.
+	NotReversible bool `json:"not_reversible"`
+	// Writes: the report has write candidates.
+	Writes bool `json:"writes"`
+	// Network: a segment is in the network category.
+	Network bool `json:"network"`
+	// Shell: a segment is in the shell category.
+	Shell bool `json:"shell"`
+	// Git: a segment runs git.
+	Git bool `json:"git"`
+	// DestructiveOrUnknown: a segment is destructive or not in the catalog.
+	DestructiveOrUnknown bool `json:"destructive_or_unknown"`
+	// ForkBomb: a fork-bomb finding.
+	ForkBomb bool `json:"fork_bomb"`
+	// Granted: a config grant covers a segment.
+	Granted bool `json:"granted"`
+	// ReadsUnjudged: the report reads and no station ran.
+	ReadsUnjudged bool `json:"reads_unjudged"`
+	// StationReads: the station judged reads.
+	StationReads bool `json:"station_reads"`
+	// StationDenied: a read the deny rows cover.
+	StationDenied bool `json:"station_denied"`
+	// StationUnsure: a read outside the roots or not established.
+	StationUnsure bool `json:"station_unsure"`
+	// StationUnestablished: the station did not establish every read.
+	StationUnestablished bool `json:"station_unestablished"`
+	// RepoHelpers: the repository configures a program git would run.
+	RepoHelpers bool `json:"repo_helpers"`
+}
 
 // SegmentFacts are the facts about one segment.
 type SegmentFacts struct {
@@ -90,7 +116,7 @@ func ComputeFacts(in *Input) *Facts {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
-	f := &Facts{Mode: in.Mode, Roots: []string{}, Segments: []SegmentFacts{}, Writes: []WriteFacts{}, Index: map[string][]int{}, Has: map[string]bool{}}
+	f := &Facts{Mode: in.Mode, Roots: []string{}, Segments: []SegmentFacts{}, Writes: []WriteFacts{}, Index: map[string][]int{}}
 	if f.Mode == "" {
 		f.Mode = cfg.Mode
 	}
@@ -463,34 +489,29 @@ func Roots(cwd string, cfg *Config, home string) []string {
 func (f *Facts) setHas(in *Input, st *readstation.Station) {
 	r := in.Report
 	has := func(k string) bool { return len(f.Index[k]) > 0 }
-	f.Has = make(map[string]bool, len(hasFlags))
-	f.Has["parse_error"] = !r.Parse.OK
-	f.Has["not_reversible"] = !r.Reversible
-	f.Has["writes"] = len(r.Writes) > 0
-	f.Has["network"] = has("category:network")
-	f.Has["shell"] = has("category:shell")
-	f.Has["git"] = has("name:git")
-	f.Has["destructive_or_unknown"] = has("category:destructive") || has("unknown")
-	f.Has["fork_bomb"] = has("code:fork-bomb")
-	f.Has["granted"] = has("granted")
+	h := HasFlags{
+		ParseError:           !r.Parse.OK,
+		NotReversible:        !r.Reversible,
+		Writes:               len(r.Writes) > 0,
+		Network:              has("category:network"),
+		Shell:                has("category:shell"),
+		Git:                  has("name:git"),
+		DestructiveOrUnknown: has("category:destructive") || has("unknown"),
+		ForkBomb:             has("code:fork-bomb"),
+		Granted:              has("granted"),
+	}
 	switch {
 	case in.Station == nil:
-		f.Has["reads_unjudged"] = len(r.Reads) > 0
+		h.ReadsUnjudged = len(r.Reads) > 0
 	case st == nil:
 		// A station of another type: every station rule is tried.
-		for _, k := range []string{"station_reads", "station_denied", "station_unsure", "station_unestablished", "repo_helpers"} {
-			f.Has[k] = true
-		}
+		h.StationReads, h.StationDenied, h.StationUnsure, h.StationUnestablished, h.RepoHelpers = true, true, true, true, true
 	default:
-		f.Has["station_reads"] = len(st.Reads) > 0
-		f.Has["station_denied"] = has("verdict:denied")
-		f.Has["station_unsure"] = has("verdict:outside-roots") || has("verdict:not-established")
-		f.Has["station_unestablished"] = !st.Established
-		f.Has["repo_helpers"] = len(st.RepoHelpers) > 0
+		h.StationReads = len(st.Reads) > 0
+		h.StationDenied = has("verdict:denied")
+		h.StationUnsure = has("verdict:outside-roots") || has("verdict:not-established")
+		h.StationUnestablished = !st.Established
+		h.RepoHelpers = len(st.RepoHelpers) > 0
 	}
-	for _, k := range hasFlags {
-		if _, ok := f.Has[k]; !ok {
-			f.Has[k] = false
-		}
-	}
+	f.Has = h
 }

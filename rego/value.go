@@ -18,7 +18,23 @@ import (
 // JSON round trip. Its shape is exactly the JSON encoding of policy.Input
 // (plus "facts"); TestInputValueMatchesJSON holds it to that.
 
-func str(s string) *ast.Term   { return ast.StringTerm(s) }
+func str(s string) *ast.Term {
+	if s == "" {
+		return emptyString
+	}
+	return ast.StringTerm(s)
+}
+
+var emptyString = ast.StringTerm("")
+
+// name returns a term for a frequent word (a program, a subcommand, an
+// option), shared across inputs.
+func name(s string) *ast.Term {
+	if s == "" {
+		return emptyString
+	}
+	return nameTerms.get(s, func() *ast.Term { return ast.StringTerm(s) })
+}
 func num(n int) *ast.Term      { return ast.InternedTerm(n) }
 func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
 
@@ -268,7 +284,7 @@ func contextTerm(c classify.Context) *ast.Term {
 }
 
 func buildContextTerm(c classify.Context) *ast.Term {
-	o := obj{}
+	o := obj{items: make([][2]*ast.Term, 0, 11)}
 	o.add(kPipeline, num(c.Pipeline))
 	o.add(kPipelineLen, num(c.PipelineLen))
 	flag := func(k *ast.Term, b bool) {
@@ -293,8 +309,8 @@ func buildContextTerm(c classify.Context) *ast.Term {
 func segmentTerm(s *classify.Segment) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 20)}
 	o.add(kIndex, num(s.Index))
-	o.add(kProgram, str(s.Program))
-	o.add(kName, str(s.Name))
+	o.add(kProgram, name(s.Program))
+	o.add(kName, name(s.Name))
 	if s.PathPrefixed {
 		o.add(kPathPrefixed, boolean(true))
 	}
@@ -303,7 +319,7 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 	}
 	o.add(kKnown, boolean(s.Known))
 	if s.Subcommand != "" {
-		o.add(kSubcommand, str(s.Subcommand))
+		o.add(kSubcommand, name(s.Subcommand))
 	}
 	args := make([]*ast.Term, len(s.Args))
 	for i, a := range s.Args {
@@ -328,9 +344,9 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 	if len(s.Options) > 0 {
 		ts := make([]*ast.Term, len(s.Options))
 		for i, op := range s.Options {
-			oo := obj{}
-			oo.add(kName, str(op.Name))
-			oo.add(kWritten, str(op.Written))
+			oo := obj{items: make([][2]*ast.Term, 0, 6)}
+			oo.add(kName, name(op.Name))
+			oo.add(kWritten, name(op.Written))
 			if op.Value != nil {
 				oo.add(kValue, argTerm(*op.Value, nil))
 			}
@@ -403,7 +419,7 @@ func reportTerm(r *classify.Report) *ast.Term {
 	}
 	o := obj{items: make([][2]*ast.Term, 0, 10)}
 	o.add(kCommand, str(r.Command))
-	po := obj{}
+	po := obj{items: make([][2]*ast.Term, 0, 3)}
 	po.add(kOk, boolean(r.Parse.OK))
 	if r.Parse.Error != "" {
 		po.add(kError, str(r.Parse.Error))
@@ -426,7 +442,7 @@ func reportTerm(r *classify.Report) *ast.Term {
 	} else {
 		ts := make([]*ast.Term, len(r.Redirects))
 		for i, rd := range r.Redirects {
-			ro := obj{}
+			ro := obj{items: make([][2]*ast.Term, 0, 7)}
 			ro.add(kOp, enum(rd.Op))
 			if rd.Fd != "" {
 				ro.add(kFd, str(rd.Fd))
@@ -476,20 +492,22 @@ func reportTerm(r *classify.Report) *ast.Term {
 }
 
 func factsTerm(f *policy.Facts) *ast.Term {
-	o := obj{}
+	o := obj{items: make([][2]*ast.Term, 0, 7)}
 	o.add(kMode, enum(f.Mode))
 	o.add(kHome, str(f.Home))
 	o.add(kRoots, stringsTerm(f.Roots))
 	segs := make([]*ast.Term, len(f.Segments))
 	for i, s := range f.Segments {
-		so := obj{}
-		so.add(kGrant, str(s.Grant))
-		segs[i] = so.term()
+		segs[i] = grantTerms.get(s.Grant, func() *ast.Term {
+			so := obj{}
+			so.add(kGrant, str(s.Grant))
+			return so.term()
+		})
 	}
 	o.add(kSegments, ast.ArrayTerm(segs...))
 	ws := make([]*ast.Term, len(f.Writes))
 	for i, w := range f.Writes {
-		wo := obj{}
+		wo := obj{items: make([][2]*ast.Term, 0, 7)}
 		wo.add(kPath, str(w.Path))
 		wo.add(kReal, str(w.Real))
 		wo.add(kEstablished, boolean(w.Established))
@@ -506,14 +524,10 @@ func factsTerm(f *policy.Facts) *ast.Term {
 		for i, n := range list {
 			ts[i] = num(n)
 		}
-		idx.items = append(idx.items, [2]*ast.Term{ast.StringTerm(k), ast.ArrayTerm(ts...)})
+		idx.items = append(idx.items, [2]*ast.Term{indexKeyTerms.get(k, func() *ast.Term { return ast.StringTerm(k) }), ast.ArrayTerm(ts...)})
 	}
 	o.add(kIndex, idx.term())
-	ho := obj{items: make([][2]*ast.Term, 0, len(f.Has))}
-	for k, v := range f.Has {
-		ho.items = append(ho.items, [2]*ast.Term{hasKey(k), boolean(v)})
-	}
-	o.add(kHas, ho.term())
+	o.add(kHas, hasTerm(f.Has))
 	return o.term()
 }
 
@@ -645,13 +659,31 @@ func stationTerm(st *readstation.Station) *ast.Term {
 	return o.term()
 }
 
-// hasKeys are the terms of the Facts.Has flags.
-var hasKeys sync.Map // string → *ast.Term
+var (
+	hasTerms      shared[policy.HasFlags]
+	indexKeyTerms shared[string]
+	grantTerms    shared[string]
+	nameTerms     shared[string]
+)
 
-func hasKey(k string) *ast.Term {
-	if t, ok := hasKeys.Load(k); ok {
-		return t.(*ast.Term)
-	}
-	t, _ := hasKeys.LoadOrStore(k, ast.StringTerm(k))
-	return t.(*ast.Term)
+// hasTerm is the flags object; there are few distinct ones, so each is
+// built once.
+func hasTerm(h policy.HasFlags) *ast.Term {
+	return hasTerms.get(h, func() *ast.Term {
+		o := obj{items: make([][2]*ast.Term, 0, 15)}
+		for _, kv := range []struct {
+			k string
+			v bool
+		}{
+			{"parse_error", h.ParseError}, {"not_reversible", h.NotReversible}, {"writes", h.Writes},
+			{"network", h.Network}, {"shell", h.Shell}, {"git", h.Git},
+			{"destructive_or_unknown", h.DestructiveOrUnknown}, {"fork_bomb", h.ForkBomb},
+			{"granted", h.Granted}, {"reads_unjudged", h.ReadsUnjudged}, {"station_reads", h.StationReads},
+			{"station_denied", h.StationDenied}, {"station_unsure", h.StationUnsure},
+			{"station_unestablished", h.StationUnestablished}, {"repo_helpers", h.RepoHelpers},
+		} {
+			o.add(ast.StringTerm(kv.k), boolean(kv.v))
+		}
+		return o.term()
+	})
 }

@@ -27,12 +27,12 @@ segments := input.report.segments
 # --- combination ---------------------------------------------------------
 
 decision := {"action": "deny", "reasons": deny} if {
-	count(deny) > 0
+	some _ in deny
 } else := {"action": "deny", "reasons": ask} if {
 	mode == "readonly"
-	count(ask) > 0
+	some _ in ask
 } else := {"action": "ask", "reasons": ask, "grantable": grantable} if {
-	count(ask) > 0
+	some _ in ask
 } else := {"action": "allow", "reasons": allow} if {
 	proven
 } else := {"action": unproven_action, "reasons": {{
@@ -79,13 +79,20 @@ finding_segments contains f.segment if some f in input.report.findings
 
 # granted: a config grant covers the segment, or an allow reason names it
 # (a user module's allow rule is a grant). Grants apply in default mode
-# only: a readonly verifier runs reversible commands alone.
-granted(i) if config_granted(i)
+# only: a readonly verifier runs reversible commands alone. The set is
+# computed once per decision; granted(i) looks it up.
+granted(i) if granted_segments[i]
 
-granted(i) if {
+granted_segments contains i if {
+	input.facts.has.granted == true
+	some i in input.facts.index.granted
+	config_granted(i)
+}
+
+granted_segments contains r.segment if {
 	mode == "default"
 	some r in allow
-	r.segment == i
+	r.segment >= 0
 }
 
 config_granted(i) if {
@@ -97,8 +104,7 @@ config_granted(i) if {
 # shape around a segment (redirects, substitutions, assignments, background)
 # are never covered.
 covered(f) if {
-	f.segment >= 0
-	granted(f.segment)
+	granted_segments[f.segment]
 	coverable[f.code]
 }
 

@@ -295,6 +295,15 @@ test_allow_rule_grants_its_segment_only if {
 	r.segment == 1
 }
 
+# An allow reason about the whole command (segment -1) grants no segment,
+# and so covers no finding about the whole command either.
+test_allow_rule_for_the_whole_command_covers_nothing if {
+	inp := mk([writer(0, "make")], not_reversible([finding("not-read-only", 0), finding("not-read-only", -1)]))
+	whole := team_allow | {{"code": "team-ok", "message": "fine", "span": null, "segment": -1, "rule": "team"}}
+	d := shellgate.decision with input as inp with shellgate.allow as whole
+	d.action == "ask"
+}
+
 test_grantable_segments if {
 	inp := grant_cases["a grant does not cover another segment"].input
 	g := shellgate.grantable with input as inp
