@@ -2,6 +2,7 @@ package rego
 
 import (
 	"context"
+	"runtime/debug"
 	"sort"
 	"syscall"
 	"testing"
@@ -31,6 +32,7 @@ var benchCommands = []string{
 //	eval:                 the prepared query on a prepared input (facts + value + Eval)
 //	classify+eval:        parse and classify, then decide, no station
 //	classify+station+eval the whole in-process decision
+//	.../resident-gc       the same, with the collector at ResidentGCPercent
 //	memo:                 classify + station + a memoized decision
 //
 // Each reports ns/op, allocs/op and p50-ns over the command mix.
@@ -45,34 +47,15 @@ func BenchmarkDecide(b *testing.B) {
 	for i, c := range benchCommands {
 		inputs[i] = f.input(b, c, policy.ModeDefault)
 	}
-	run := func(b *testing.B, one func(i int)) {
-		b.ReportAllocs()
-		lat := make([]time.Duration, 0, b.N)
-		b.ResetTimer()
-		cpu0 := cpuTime()
-		for n := 0; n < b.N; n++ {
-			t0 := time.Now()
-			one(n % len(benchCommands))
-			lat = append(lat, time.Since(t0))
-		}
-		cpu := cpuTime() - cpu0
-		b.StopTimer()
-		// CPU time per op is less disturbed than wall time on a shared,
-		// loaded machine (it still includes the GC's work).
-		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
-		b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds()), "p90-ns")
-	}
 	b.Run("eval", func(b *testing.B) {
-		run(b, func(i int) {
+		runMix(b, func(i int) {
 			if _, err := f.engine.Decide(ctx, inputs[i]); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("classify+eval", func(b *testing.B) {
-		run(b, func(i int) {
+		runMix(b, func(i int) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 			if _, err := f.engine.Decide(ctx, in); err != nil {
@@ -86,7 +69,19 @@ func BenchmarkDecide(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("classify+station+eval", func(b *testing.B) {
-		run(b, func(i int) {
+		runMix(b, func(i int) {
+			c := benchCommands[i]
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			in.Station = readstation.Judge(in.Report, boundary)
+			if _, err := f.engine.Decide(ctx, in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	// The same, with the collector set as the resident engine sets it.
+	b.Run("classify+station+eval/resident-gc", func(b *testing.B) {
+		defer debug.SetGCPercent(debug.SetGCPercent(ResidentGCPercent))
+		runMix(b, func(i int) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 			in.Station = readstation.Judge(in.Report, boundary)
@@ -96,7 +91,7 @@ func BenchmarkDecide(b *testing.B) {
 		})
 	})
 	b.Run("memo", func(b *testing.B) {
-		run(b, func(i int) {
+		runMix(b, func(i int) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 			in.Station = readstation.Judge(in.Report, boundary)
@@ -105,6 +100,28 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		})
 	})
+}
+
+// runMix runs one(i) over the command mix b.N times, reporting CPU time
+// and the 50th and 90th percentile of wall time per op.
+func runMix(b *testing.B, one func(i int)) {
+	b.ReportAllocs()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for n := 0; n < b.N; n++ {
+		t0 := time.Now()
+		one(n % len(benchCommands))
+		lat = append(lat, time.Since(t0))
+	}
+	cpu := cpuTime() - cpu0
+	b.StopTimer()
+	// CPU time per op is less disturbed than wall time on a shared,
+	// loaded machine (it still includes the GC's work).
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds()), "p90-ns")
 }
 
 // BenchmarkNew measures compiling the default policy (once per process).
@@ -117,27 +134,50 @@ func BenchmarkNew(b *testing.B) {
 	}
 }
 
-// BenchmarkDecideTrivialPolicy calibrates the machine: the same inputs
-// through a policy that only returns allow (OPA's fixed cost per Eval plus
-// building the input).
-func BenchmarkDecideTrivialPolicy(b *testing.B) {
-	f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{
-		"trivial.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n",
-	}))
-	ctx := context.Background()
-	inputs := make([]policy.Input, len(benchCommands))
-	for i, c := range benchCommands {
-		inputs[i] = f.input(b, c, policy.ModeDefault)
+// BenchmarkDecideFloor calibrates the machine: the same inputs through
+// policies that do almost nothing, so the default policy's cost can be told
+// from OPA's fixed cost per Eval (with building the input):
+//
+//	trivial:    decision is a constant
+//	three-sets: deny, ask and allow with one rule each that never fires,
+//	            combined as the default policy combines them (the least a
+//	            policy with user-extensible sets does per decision)
+func BenchmarkDecideFloor(b *testing.B) {
+	reason := `{"code": "c", "message": "m", "span": null, "segment": -1, "rule": "r"}`
+	floors := []struct{ name, src string }{
+		{"trivial", "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"},
+		{"three-sets", `package shellgate
+
+deny contains ` + reason + ` if input.facts.has.fork_bomb == true
+
+ask contains ` + reason + ` if input.facts.has.parse_error == true
+
+allow contains ` + reason + ` if input.facts.has.granted == true
+
+decision := {"action": "deny", "reasons": deny} if {
+	some _ in deny
+} else := {"action": "ask", "reasons": ask} if {
+	some _ in ask
+} else := {"action": "allow", "reasons": allow} if {
+	input.report.reversible
+}
+`},
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for n := 0; n < b.N; n++ {
-		if _, err := f.engine.Decide(ctx, inputs[n%len(inputs)]); err != nil {
-			b.Fatal(err)
-		}
+	for _, fl := range floors {
+		b.Run(fl.name, func(b *testing.B) {
+			f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": fl.src}))
+			ctx := context.Background()
+			inputs := make([]policy.Input, len(benchCommands))
+			for i, c := range benchCommands {
+				inputs[i] = f.input(b, c, policy.ModeDefault)
+			}
+			runMix(b, func(i int) {
+				if _, err := f.engine.Decide(ctx, inputs[i]); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // cpuTime is the process's user+system CPU time so far.

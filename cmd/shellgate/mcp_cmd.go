@@ -50,6 +50,7 @@ func runMCP(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 		return exitUsage
 	}
+	residentGC()
 	srv := newMCPServer(o)
 	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
 	if err := srv.Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {

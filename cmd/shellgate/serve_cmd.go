@@ -55,6 +55,7 @@ func runServe(e *env) int {
 		defer f.Close()
 		logw = f
 	}
+	residentGC()
 	logger := log.New(logw, fmt.Sprintf("shellgate serve[%d]: ", os.Getpid()), log.LstdFlags)
 
 	// A previous engine may still be on its way out (it steps down for a
