@@ -93,7 +93,8 @@ type Decision struct {
 	Mode    string `json:"mode"`
 	// Reversible repeats the report's verdict.
 	Reversible bool `json:"reversible"`
-	// Report is the classifier's report.
+	// Report is the classifier's report; nil only when shellgate failed
+	// internally (code internal-error).
 	Report *classify.Report `json:"report"`
 	// Station is the read station's judgment; nil when it did not run.
 	Station *readstation.Station `json:"station,omitempty"`
@@ -356,7 +357,9 @@ func (g *Gate) Config() *policy.Config { return g.cfg }
 // the cwd, classification, the read station and the policy. It returns
 // an *Error for bad input (INVALID_INPUT), a bad cwd (CWD_NOT_FOUND,
 // CWD_NOT_A_DIRECTORY) or a cancelled context (ABORTED). A policy that
-// fails is a deny with code policy-error, never an allow.
+// fails is a deny with code policy-error, never an allow; a panic inside
+// shellgate is a deny with code internal-error (the decision then has no
+// report).
 func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
 	if err := validate(req); err != nil {
 		return nil, err
@@ -372,9 +375,31 @@ func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	rep := classify.Classify(req.Command, g.classOpts...)
-	d := &Decision{Command: req.Command, Cwd: cwd, Mode: mode, Report: rep, Reversible: rep.Reversible}
-	in := policy.Input{Command: req.Command, Mode: mode, Cwd: cwd, Report: rep, Config: g.cfg}
+	return g.decide(ctx, req.Command, cwd, mode)
+}
+
+// checkHook runs inside decide's protection; tests make it panic.
+var checkHook = func() {}
+
+// decide classifies, judges the reads and asks the policy. A panic in any
+// of them (a bug) is caught and becomes a deny with code internal-error, so
+// that a long-lived caller (serve, mcp, an embedding program) neither
+// crashes nor runs what was not decided.
+func (g *Gate) decide(ctx context.Context, command, cwd, mode string) (d *Decision, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
+				Code:    policy.InternalError,
+				Message: fmt.Sprintf("shellgate failed while checking this command (%v), so it is not run; please report this", r),
+				Segment: -1,
+			}}}}
+			err = nil
+		}
+	}()
+	checkHook()
+	rep := classify.Classify(command, g.classOpts...)
+	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Report: rep, Reversible: rep.Reversible}
+	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Report: rep, Config: g.cfg}
 	if !g.noStation {
 		// A boundary that cannot be built leaves the station out: the
 		// policy then sees reads that are not established.

@@ -287,3 +287,34 @@ func TestRunKilledBySignal(t *testing.T) {
 		t.Errorf("status line %q", res.StatusLine())
 	}
 }
+
+// TestPanicInsideCheckDenies: a bug that panics while classifying, judging
+// or deciding must neither crash a long-lived caller nor let the command
+// run; it is a deny with code internal-error, and the gate keeps working.
+func TestPanicInsideCheckDenies(t *testing.T) {
+	dir := t.TempDir()
+	g := newGate(t, dir)
+	marker := filepath.Join(dir, "ran")
+	old := checkHook
+	checkHook = func() { panic("boom in the classifier") }
+	res := g.Run(context.Background(), Request{Command: "touch " + marker, Approver: approve(true)})
+	checkHook = old
+
+	if res.Code != CodeDenied || res.Decision == nil {
+		t.Fatalf("a panic inside Check gave status %s, code %s; want the DENIED error with its decision", res.Status, res.Code)
+	}
+	if got := res.Decision.Codes(); !slices.Equal(got, []string{policy.InternalError}) {
+		t.Errorf("reasons %v; want [%s]", got, policy.InternalError)
+	}
+	if msg := res.Decision.Reasons[0].Message; !strings.Contains(msg, "boom in the classifier") {
+		t.Errorf("the reason %q does not say what failed", msg)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran after a panic inside Check")
+	}
+	// The gate still decides the next request normally.
+	d, err := g.Check(context.Background(), Request{Command: "ls"})
+	if err != nil || d.Action != policy.Allow {
+		t.Errorf("after the panic, ls gave %v, %v; want allow", d, err)
+	}
+}

@@ -84,6 +84,11 @@ type Input struct {
 // an evaluation error, an undefined or malformed decision. It is a deny.
 const PolicyError = "policy-error"
 
+// InternalError is the reason code of a decision shellgate itself failed to
+// make (a bug caught at run time: a panic while classifying, judging reads
+// or deciding). It is a deny.
+const InternalError = "internal-error"
+
 // ErrorDecision is the fail-closed decision for a policy that could not
 // decide: deny with code PolicyError.
 func ErrorDecision(format string, args ...any) Decision {
