@@ -2,8 +2,9 @@
 // out. A Gate validates the request, resolves its working directory,
 // classifies the command (package classify), judges its reads against the
 // read boundary (package readstation), asks the policy (packages policy and
-// rego), asks an Approver when the policy says ask, re-checks the
-// admission right before the spawn, runs the command through a Runner and
+// rego), asks an Approver when the policy says ask, re-checks the reads'
+// admission and where each write lands right before the spawn (a change
+// is CHANGED_SINCE_CHECK), runs the command through a Runner and
 // says what its exit status means (package exitmeaning).
 //
 // The default Runner, BashRunner, runs `bash -c COMMAND` in a process group

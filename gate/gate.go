@@ -101,6 +101,12 @@ type Decision struct {
 	// StationError says why the station could not run (a bad boundary):
 	// the policy then saw reads that are not established.
 	StationError string `json:"station_error,omitempty"`
+
+	// in and writes are what the policy saw and where each write landed
+	// at the check, for Run to judge the writes again right before the
+	// spawn.
+	in     policy.Input
+	writes []policy.WriteFacts
 }
 
 // Limits bound a run.
@@ -424,7 +430,42 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string) (d *Decisi
 		pd = policy.ErrorDecision("the policy returned the unknown action %q", pd.Action)
 	}
 	d.Decision = pd
+	if len(rep.Writes) > 0 {
+		d.in = in
+		d.writes = policy.ComputeFacts(&in).Writes
+	}
 	return d, nil
+}
+
+// recheckWrites judges the decision's writes again and reports the first
+// that no longer lands where it did at the check (a directory replaced by
+// a symlink while a person was approving, say).
+func recheckWrites(d *Decision) error {
+	if len(d.writes) == 0 {
+		return nil
+	}
+	in := d.in
+	now := policy.ComputeFacts(&in).Writes
+	if len(now) != len(d.writes) {
+		return &readstation.ChangeError{Path: "(writes)", Was: fmt.Sprintf("%d writes", len(d.writes)), Now: fmt.Sprintf("%d writes", len(now))}
+	}
+	for i, w := range d.writes {
+		if now[i] != w {
+			return &readstation.ChangeError{Path: w.Path, Was: describeWrite(w), Now: describeWrite(now[i])}
+		}
+	}
+	return nil
+}
+
+func describeWrite(w policy.WriteFacts) string {
+	if !w.Established {
+		return "a write whose target is not established"
+	}
+	s := "a write landing at " + w.Real
+	if w.OutsideRoots {
+		s += " (outside the roots)"
+	}
+	return s
 }
 
 func validate(req Request) error {
@@ -519,6 +560,9 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 		if err := d.Station.Admission().Recheck(); err != nil {
 			return res.fail(CodeChangedSinceCheck, err.Error())
 		}
+	}
+	if err := recheckWrites(d); err != nil {
+		return res.fail(CodeChangedSinceCheck, err.Error())
 	}
 	if err := ctx.Err(); err != nil {
 		return res.fail(CodeAborted, err.Error())

@@ -318,3 +318,50 @@ func TestPanicInsideCheckDenies(t *testing.T) {
 		t.Errorf("after the panic, ls gave %v, %v; want allow", d, err)
 	}
 }
+
+// TestWriteRetargetedWhileApproving: the writes are judged again right
+// before the spawn. A directory the command writes into, replaced by a
+// symlink to somewhere outside the roots while a person approves, stops
+// the run; left alone, the same approval runs the command.
+func TestWriteRetargetedWhileApproving(t *testing.T) {
+	for _, swap := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unchanged", true: "swapped"}[swap], func(t *testing.T) {
+			base := t.TempDir()
+			if r, err := filepath.EvalSymlinks(base); err == nil {
+				base = r
+			}
+			ws, outside := filepath.Join(base, "ws"), filepath.Join(base, "outside")
+			for _, d := range []string{filepath.Join(ws, ".git"), filepath.Join(ws, "out"), outside} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g := newGate(t, ws)
+			approver := ApproverFunc(func(context.Context, *Decision) (bool, error) {
+				if swap {
+					if err := os.Remove(filepath.Join(ws, "out")); err != nil {
+						return false, err
+					}
+					if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
+						return false, err
+					}
+				}
+				return true, nil
+			})
+			res := g.Run(context.Background(), Request{Command: "echo hi > out/f.txt", Approver: approver})
+			_, errOutside := os.Stat(filepath.Join(outside, "f.txt"))
+			if !swap {
+				if res.Status != StatusOK {
+					t.Fatalf("unchanged: status %s, code %s, decision %v; want ok", res.Status, res.Code, res.Decision.Codes())
+				}
+				return
+			}
+			if res.Code != CodeChangedSinceCheck {
+				t.Errorf("swapped: status %s, code %s; want %s", res.Status, res.Code, CodeChangedSinceCheck)
+			}
+			if errOutside == nil {
+				t.Error("swapped: the write landed outside the roots")
+			}
+		})
+	}
+}
