@@ -329,6 +329,13 @@ type walker struct {
 	vars map[string]bool
 	// loopVals are the words a for loop's variable takes.
 	loopVals map[string][]Arg
+	// loops are the for loops whose reads of the loop variable may be
+	// bound to the loop's words (bindLoopReads); assigned names the
+	// variables something other than a for loop sets, and varsUnknown is
+	// set when some construct sets variables whose names are not known.
+	loops       []loopBody
+	assigned    map[string]bool
+	varsUnknown bool
 	// funcCd names the functions whose body changes directory.
 	funcCd map[string]bool
 }
@@ -437,6 +444,7 @@ func (w *walker) finish() {
 		r.Segments[i].ReadOnly = !bad[i]
 	}
 	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && w.ran
+	w.bindLoopReads()
 }
 
 // stmts walks a statement list in order; cwd changes carry over. It
@@ -681,6 +689,13 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome 
 		for _, it := range l.Items {
 			a, _ := w.word(it, c)
 			vals = append(vals, a)
+		}
+		if l.Name != nil && w.exact && !fc.Select {
+			body := loopBody{name: l.Name.Value, items: vals, depth: c.nested, first: len(w.r.Reads)}
+			defer func() {
+				body.end = len(w.r.Reads)
+				w.loops = append(w.loops, body)
+			}()
 		}
 		if l.Name != nil {
 			w.setVar(l.Name.Value)

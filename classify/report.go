@@ -234,6 +234,11 @@ type PathRef struct {
 	// before xargs, or find for -exec), or -1.
 	Producer int  `json:"producer"`
 	Span     Span `json:"span"`
+	// Split is set on a glob read through an unquoted loop variable (for
+	// f in *.py; do cat $f; done): the shell splits each match on
+	// whitespace and globs it again, so a match holding a space or a glob
+	// character is not the path read.
+	Split bool `json:"split,omitempty"`
 }
 
 // CdStep is one change of directory.

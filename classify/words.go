@@ -279,6 +279,9 @@ func (w *walker) paramExp(p *syntax.ParamExp, c ctx) {
 		}
 		if p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull {
 			w.find("declaration", "${var:=value} assigns a shell variable", sp, -1)
+			if p.Param != nil {
+				w.markAssigned(p.Param.Value)
+			}
 		}
 		if p.Exp.Word != nil {
 			w.word(p.Exp.Word, c)
@@ -336,6 +339,7 @@ func (w *walker) arith(x syntax.ArithmExpr, c ctx, sp Span) {
 	}
 	if !pureArith(x) {
 		w.find("arithmetic-expansion", "arithmetic over variables can run code hidden in a variable's value", sp, -1)
+		w.varsUnknown = true // x=1, x++ and code in values may set any variable
 	}
 	w.arithSubst(x, c)
 }
@@ -424,6 +428,7 @@ func (w *walker) assign(a *syntax.Assign, c ctx) Assign {
 	out := Assign{Span: w.span(a)}
 	if a.Name != nil {
 		out.Name = a.Name.Value
+		w.markAssigned(out.Name)
 	}
 	if a.Index != nil {
 		w.find("unsafe-expansion", "an array subscript is evaluated as arithmetic", w.span(a), -1)

@@ -156,7 +156,12 @@ func filepathLstat(fsc *fsCache, c string) (*node, error) {
 // judgeGlob expands the absolute pattern text and judges every match; the
 // worst verdict wins. No match: bash passes the pattern on as a literal
 // word, which is judged as such.
-func (j *judger) judgeGlob(text string, recursive bool, opt walkOpts, rd *Read) {
+//
+// split, when not 0, is the number of trailing components of each match
+// that the shell splits on whitespace and globs again (an unquoted loop
+// variable, classify.PathRef.Split): a match with whitespace or a glob
+// character there is not the path read, so the read is not established.
+func (j *judger) judgeGlob(text string, recursive bool, split int, opt walkOpts, rd *Read) {
 	rd.Resolved = filepath.Clean(text)
 	max := j.b.maxGlob()
 	matches, err := j.expandGlob(text, max)
@@ -177,6 +182,11 @@ func (j *judger) judgeGlob(text string, recursive bool, opt walkOpts, rd *Read) 
 	best := Read{Verdict: VerdictOK}
 	first := true
 	for _, m := range matches {
+		if split > 0 && splitHazard(m, split) {
+			rd.Matches = append(rd.Matches, m)
+			rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s holds whitespace or a glob character, and the unquoted variable that carries it is split and globbed again: quote it (\"$f\")", show(m)))
+			return
+		}
 		var sub Read
 		j.judgeText(m, recursive, opt, &sub)
 		rd.Matches = append(rd.Matches, sub.Resolved)
@@ -191,4 +201,18 @@ func (j *judger) judgeGlob(text string, recursive bool, opt walkOpts, rd *Read) 
 	}
 	rd.set(best.Verdict, best.Row, msg)
 	rd.InTree = best.InTree
+}
+
+// splitHazard reports whitespace or a glob character in the last n
+// components of p.
+func splitHazard(p string, n int) bool {
+	for i := len(p) - 1; i >= 0 && n > 0; i-- {
+		switch p[i] {
+		case '/':
+			n--
+		case ' ', '\t', '\n', '*', '?', '[':
+			return true
+		}
+	}
+	return false
 }

@@ -228,7 +228,11 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 	}
 	opt := j.walkOpts(ref.Segment)
 	if ref.Kind == "glob" {
-		j.judgeGlob(text, ref.Recursive, opt, &rd)
+		split := 0
+		if ref.Split {
+			split = strings.Count(strings.Trim(strings.TrimPrefix(ref.Path, "~"), "/"), "/") + 1
+		}
+		j.judgeGlob(text, ref.Recursive, split, opt, &rd)
 		return rd
 	}
 	j.judgeText(text, ref.Recursive, opt, &rd)

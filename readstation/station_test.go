@@ -479,3 +479,29 @@ func TestTreeCacheExcludedLink(t *testing.T) {
 		t.Errorf("after other/d became a link to ~/.ssh/id_rsa: %q, want denied ~/.ssh/**", v)
 	}
 }
+
+// TestSplitLoopVariable: a glob read through an unquoted loop variable is
+// established only when no match would be split or globbed again.
+func TestSplitLoopVariable(t *testing.T) {
+	f := newFixture(t)
+	must(t, os.MkdirAll(filepath.Join(f.proj, "sp"), 0o755))
+	for _, n := range []string{"a.txt", "b c.txt", "d[1].log", "e.log"} {
+		must(t, os.WriteFile(filepath.Join(f.proj, "sp", n), nil, 0o644))
+	}
+	tests := []struct {
+		cmd string
+		est bool
+	}{
+		{`for f in sp/*.txt; do cat "$f"; done`, true},
+		{`for f in sp/*.txt; do cat $f; done`, false}, // "b c.txt" splits
+		{`for f in sp/*.log; do cat $f; done`, false}, // "d[1].log" is globbed again
+		{`for f in sp/e*; do cat $f; done`, true},
+		{`for f in sp/a*; do cat $f; done`, true},
+	}
+	for _, tc := range tests {
+		st := judge(t, tc.cmd, f.boundary(t, "proj"))
+		if st.Established != tc.est {
+			t.Errorf("%s: established = %v, want %v (%v)", tc.cmd, st.Established, tc.est, f.summary(st))
+		}
+	}
+}

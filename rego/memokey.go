@@ -84,6 +84,7 @@ func (h *hasher) pathRefs(ps []classify.PathRef) {
 		h.boolean(p.Home)
 		h.int(p.Producer)
 		h.span(p.Span)
+		h.boolean(p.Split)
 	}
 }
 

@@ -117,6 +117,7 @@ var (
 	kSegments       = ast.StringTerm("segments")
 	kSource         = ast.StringTerm("source")
 	kSpan           = ast.StringTerm("span")
+	kSplit          = ast.StringTerm("split")
 	kStation        = ast.StringTerm("station")
 	kSubcommand     = ast.StringTerm("subcommand")
 	kTarget         = ast.StringTerm("target")
@@ -381,7 +382,7 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 }
 
 func pathRefTerm(p *classify.PathRef) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 11)}
+	o := obj{items: make([][2]*ast.Term, 0, 12)}
 	o.add(kPath, str(p.Path))
 	o.add(kKind, enum(p.Kind))
 	if p.Dynamic != "" {
@@ -398,6 +399,9 @@ func pathRefTerm(p *classify.PathRef) *ast.Term {
 	}
 	o.add(kProducer, num(p.Producer))
 	o.add(kSpan, spanTerm(p.Span))
+	if p.Split {
+		o.add(kSplit, boolean(true))
+	}
 	return o.term()
 }
 

@@ -125,3 +125,11 @@ rg --files -g '*.md' | xargs head -1 # want allow
 find . -type f -name '*.md' | xargs cat # want allow
 grep -rl TODO . | xargs grep -c TODO # want allow
 find docs -name '*.md' | xargs -n1 wc -l # want allow
+
+# A for loop's variable read in its body: the reads are the loop's words,
+# judged by the read station like the words themselves.
+for f in *.go; do wc -l "$f"; done # want allow
+for f in src/*.py; do head -5 $f; done # want allow
+for d in src docs; do ls "$d"; done # want allow
+for f in main.go notes.txt; do echo "== $f"; head -3 "$f"; done # want allow
+for f in *.txt; do cat "$f"; done # want allow

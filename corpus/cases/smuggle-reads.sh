@@ -86,3 +86,13 @@ file ~/.ssh/id_rsa # want deny
 stat ~/.ssh/id_rsa # want deny
 grep -r . /proc/self/ # want deny
 strings /proc/*/environ # want deny
+
+# Through a for loop's variable: the words are judged as if written out.
+for f in ~/.ssh/id_rsa; do cat "$f"; done # want deny read-denied
+for f in README.md ~/.aws/credentials; do cat $f; done # want deny read-denied
+for f in ~/.ss?/id_*; do cat "$f"; done # want deny read-denied
+# An unquoted variable splits a match holding spaces ("name with
+# spaces.txt") into other paths: not established.
+for f in *.txt; do cat $f; done # want ask read-not-established
+# A shell started in the body has its own $f: the loop's words are not it.
+for f in README.md; do bash -c 'cat "$f"'; done # want ask
