@@ -48,8 +48,8 @@ var varSetters = map[string]bool{
 //     must hold no space or glob character, and a glob's matches are
 //     checked by the read station (PathRef.Split).
 func (w *walker) bindLoopReads() {
-	if len(w.loops) == 0 || w.varsUnknown {
-		return
+	if len(w.loops) == 0 || w.varsUnknown || w.assigned["IFS"] {
+		return // IFS changes how an unquoted $f splits
 	}
 	for _, seg := range w.r.Segments {
 		if varSetters[seg.Name] {

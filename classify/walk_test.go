@@ -185,21 +185,22 @@ func TestReads(t *testing.T) {
 		{`cd a && for f in b; do cat "$f"; done`, "a literal operand @.; b literal operand @a"},
 		{`bash -c 'for f in a; do cat "$f"; done'`, "a literal operand @."},
 		// ... and stays dynamic otherwise.
-		{`cat "$f"; for f in a; do :; done`, `"$f" dynamic operand @. param`},                       // before the loop
-		{`for f in a; do :; done; cat "$f"`, `"$f" dynamic operand @. param`},                       // after it
-		{`for f in a; do cat "src/$f"; done`, `"src/$f" dynamic operand @. param`},                  // a word around it
-		{`for f in a; do bash -c 'cat "$f"'; done`, `"$f" dynamic operand @. param`},                // another shell's $f
-		{`for f in a; do f=/etc/shadow; cat "$f"; done`, `"$f" dynamic operand @. param`},           // assigned
-		{`for f in a; do f=/x true; cat "$f"; done`, `"$f" dynamic operand @. param`},               // assigned for a command
-		{`for f in a; do read f; cat "$f"; done`, `"$f" dynamic operand @. param`},                  // read sets it
-		{`for f in a; do printf -v f x; cat "$f"; done`, `"$f" dynamic operand @. param`},           // printf -v sets it
-		{`for f in a; do : $((f=1)); cat "$f"; done`, `"$f" dynamic operand @. param`},              // arithmetic may set it
-		{`for f in a; do : ${f:=x}; cat "$f"; done`, `"$f" dynamic operand @. param`},               // ${f:=x} sets it
-		{`for f in a $(ls); do cat "$f"; done`, `. literal implicit @.; "$f" dynamic operand @. param`},                    // a dynamic word
-		{`for f in a; do :; done; for f in $g; do cat "$f"; done`, `"$f" dynamic operand @. param`}, // another loop's dynamic word
-		{`for f in "a b"; do cat $f; done`, `$f dynamic operand @. param`},                          // split unquoted
-		{`for f in 'a*'; do cat $f; done`, `$f dynamic operand @. param`},                           // globbed again unquoted
-		{`for f in a; do for g in b; do cat "$f$g"; done; done`, `"$f$g" dynamic operand @. param`}, // two variables
+		{`cat "$f"; for f in a; do :; done`, `"$f" dynamic operand @. param`},                           // before the loop
+		{`for f in a; do :; done; cat "$f"`, `"$f" dynamic operand @. param`},                           // after it
+		{`for f in a; do cat "src/$f"; done`, `"src/$f" dynamic operand @. param`},                      // a word around it
+		{`for f in a; do bash -c 'cat "$f"'; done`, `"$f" dynamic operand @. param`},                    // another shell's $f
+		{`for f in a; do f=/etc/shadow; cat "$f"; done`, `"$f" dynamic operand @. param`},               // assigned
+		{`for f in a; do f=/x true; cat "$f"; done`, `"$f" dynamic operand @. param`},                   // assigned for a command
+		{`for f in a; do read f; cat "$f"; done`, `"$f" dynamic operand @. param`},                      // read sets it
+		{`for f in a; do printf -v f x; cat "$f"; done`, `"$f" dynamic operand @. param`},               // printf -v sets it
+		{`for f in a; do : $((f=1)); cat "$f"; done`, `"$f" dynamic operand @. param`},                  // arithmetic may set it
+		{`for f in a; do : ${f:=x}; cat "$f"; done`, `"$f" dynamic operand @. param`},                   // ${f:=x} sets it
+		{`for f in a $(ls); do cat "$f"; done`, `. literal implicit @.; "$f" dynamic operand @. param`}, // a dynamic word
+		{`for f in a; do :; done; for f in $g; do cat "$f"; done`, `"$f" dynamic operand @. param`},     // another loop's dynamic word
+		{`for f in "a b"; do cat $f; done`, `$f dynamic operand @. param`},                              // split unquoted
+		{`for f in 'a*'; do cat $f; done`, `$f dynamic operand @. param`},                               // globbed again unquoted
+		{`for f in a; do for g in b; do cat "$f$g"; done; done`, `"$f$g" dynamic operand @. param`},
+		{`IFS=:; for f in a:b; do cat $f; done`, `$f dynamic operand @. param`}, // IFS set // two variables
 	} {
 		if diff := cmp.Diff(tc.want, paths(Classify(tc.in).Reads)); diff != "" {
 			t.Errorf("Classify(%q) reads (-want +got):\n%s", tc.in, diff)
