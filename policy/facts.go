@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/shellgate/shellgate/classify"
@@ -28,7 +29,8 @@ type Facts struct {
 	// Writes is index-aligned with the report's writes.
 	Writes []WriteFacts `json:"writes"`
 	// Index maps names to positions so that rules look up instead of
-	// scanning: segments by program name ("name:git") and by category
+	// scanning: segments by program name ("name:git"), by program and
+	// subcommand ("subcommand:git:push"), and by category
 	// ("category:network"), segments the catalog does not know
 	// ("unknown"), findings by code ("code:fork-bomb"), granted segments
 	// ("granted"), and station reads by verdict ("verdict:denied"). Each
@@ -70,6 +72,9 @@ type HasFlags struct {
 	StationUnsure bool `json:"station_unsure"`
 	// StationUnestablished: the station did not establish every read.
 	StationUnestablished bool `json:"station_unestablished"`
+	// StationUnknownVerdict: a read has a verdict that is not one of
+	// readstation.Verdicts.
+	StationUnknownVerdict bool `json:"station_unknown_verdict"`
 	// RepoHelpers: the repository configures a program git would run.
 	RepoHelpers bool `json:"repo_helpers"`
 }
@@ -101,6 +106,10 @@ type WriteFacts struct {
 	// Device is set for a device under /dev other than the harmless ones
 	// (null, zero, stdout, stderr, tty, fd/*).
 	Device bool `json:"device"`
+	// ShellgateConfig is set when the path, as written or real, is
+	// shellgate's own configuration: any .shellgate.yaml, the config file
+	// in effect, or a policy directory it names or a file below one.
+	ShellgateConfig bool `json:"shellgate_config"`
 }
 
 // harmlessDevices may be written without harm.
@@ -139,6 +148,9 @@ func ComputeFacts(in *Input) *Facts {
 		}
 		if seg.Name != "" {
 			add("name:"+seg.Name, i)
+			if seg.Subcommand != "" {
+				add("subcommand:"+seg.Name+":"+seg.Subcommand, i)
+			}
 		}
 		if !seg.Known {
 			add("unknown", i)
@@ -180,7 +192,51 @@ func ComputeFacts(in *Input) *Facts {
 			f.Writes[i].Glob, f.Writes[i].Critical = true, false
 		}
 	}
+	for i := range f.Writes {
+		w := &f.Writes[i]
+		if !w.Established {
+			continue
+		}
+		w.ShellgateConfig = shellgateConfig(w.Path, cfg, f.Home) || shellgateConfig(w.Real, cfg, f.Home)
+		// The index lets the rules visit only the writes that matter.
+		if w.Critical {
+			add("write:critical", i)
+		}
+		if w.OutsideRoots {
+			add("write:outside-roots", i)
+		}
+		if w.Device {
+			add("write:device", i)
+		}
+		if w.ShellgateConfig {
+			add("write:shellgate-config", i)
+		}
+	}
 	return f
+}
+
+// shellgateConfig reports whether p is shellgate's own configuration: a
+// .shellgate.yaml anywhere, the config file cfg was read from, or one of
+// its policy directories or a path below one.
+func shellgateConfig(p string, cfg *Config, home string) bool {
+	if p == "" {
+		return false
+	}
+	if filepath.Base(p) == ConfigFileName || cfg.Path != "" && p == cfg.Path {
+		return true
+	}
+	for _, d := range cfg.PolicyDirs {
+		if d == "~" || strings.HasPrefix(d, "~/") {
+			if home == "" {
+				continue
+			}
+			d = filepath.Join(home, d[1:])
+		}
+		if filepath.IsAbs(d) && isAncestorOrSelf(filepath.Clean(d), p) {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeFindWrite judges a write of find -exec's {} (find / -exec rm {} +):
@@ -506,12 +562,18 @@ func (f *Facts) setHas(in *Input, st *readstation.Station) {
 	case st == nil:
 		// A station of another type: every station rule is tried.
 		h.StationReads, h.StationDenied, h.StationUnsure, h.StationUnestablished, h.RepoHelpers = true, true, true, true, true
+		h.StationUnknownVerdict = true
 	default:
 		h.StationReads = len(st.Reads) > 0
 		h.StationDenied = has("verdict:denied")
 		h.StationUnsure = has("verdict:outside-roots") || has("verdict:not-established")
 		h.StationUnestablished = !st.Established
 		h.RepoHelpers = len(st.RepoHelpers) > 0
+		for _, r := range st.Reads {
+			if !slices.Contains(readstation.Verdicts, r.Verdict) {
+				h.StationUnknownVerdict = true
+			}
+		}
 	}
 	f.Has = h
 }

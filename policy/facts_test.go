@@ -113,3 +113,33 @@ func TestFactsGrantAndMode(t *testing.T) {
 		t.Errorf("mode %q: the input's mode wins", f.Mode)
 	}
 }
+
+func TestShellgateConfigWrites(t *testing.T) {
+	home := "/h"
+	cfg := &Config{Path: "/etc/sg/gate.yaml", PolicyDirs: []string{"/w/policy/", "~/rego"}}
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"/w/.shellgate.yaml", true},
+		{"/w/src/.shellgate.yaml", true},
+		{"/etc/sg/gate.yaml", true},
+		{"/w/policy", true},
+		{"/w/policy/allow.rego", true},
+		{"/h/rego/x.rego", true},
+		{"/w/policyx", false},
+		{"/w/shellgate.yaml", false},
+		{"/etc/sg/other.yaml", false},
+		{"/h/regox", false},
+		{"", false},
+	} {
+		if got := shellgateConfig(tc.path, cfg, home); got != tc.want {
+			t.Errorf("shellgateConfig(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+	// A "~" policy dir with no home directory known protects nothing by
+	// that name, and does not match relative to "/".
+	if shellgateConfig("/rego/x", &Config{PolicyDirs: []string{"~/rego"}}, "") {
+		t.Error("~/rego matched /rego/x with no home directory")
+	}
+}

@@ -28,6 +28,10 @@ const (
 	VerdictDenied = "denied"
 )
 
+// Verdicts lists every verdict, for policies and tests that check they
+// know them all.
+var Verdicts = []string{VerdictOK, VerdictMissing, VerdictOutsideRoots, VerdictNotEstablished, VerdictDenied}
+
 // rank orders verdicts from best to worst; a read with several candidates
 // (glob matches, producer roots) gets the worst.
 func rank(v string) int {

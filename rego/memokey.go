@@ -226,7 +226,7 @@ func (h *hasher) facts(f *policy.Facts) {
 	for _, w := range f.Writes {
 		h.str(w.Path)
 		h.str(w.Real)
-		for _, b := range []bool{w.Established, w.Glob, w.OutsideRoots, w.Critical, w.Device} {
+		for _, b := range []bool{w.Established, w.Glob, w.OutsideRoots, w.Critical, w.Device, w.ShellgateConfig} {
 			h.boolean(b)
 		}
 	}

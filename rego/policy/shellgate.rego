@@ -250,7 +250,7 @@ ask contains {
 	"segment": r.segment,
 	"rule": "station-read",
 } if {
-	input.facts.has.station_reads == true
+	input.facts.has.station_unknown_verdict == true
 	some r in input.station.reads
 	not known_verdicts[r.verdict]
 }
@@ -335,9 +335,9 @@ deny contains {
 	"rule": "destructive-critical",
 } if {
 	input.facts.has.writes == true
-	some j, w in input.report.writes
+	some j in input.facts.index["write:critical"]
+	w := input.report.writes[j]
 	fw := input.facts.writes[j]
-	fw.critical
 	seg := segments[w.segment]
 	"destructive" in seg.categories
 	not filtering_deleters[seg.name]
@@ -361,16 +361,17 @@ deny contains {
 	"rule": "write-outside-roots",
 } if {
 	input.facts.has.writes == true
-	some j, w in input.report.writes
+	some j in input.facts.index["write:outside-roots"]
+	w := input.report.writes[j]
 	fw := input.facts.writes[j]
 	fw.established
-	fw.outside_roots
 }
 
 # write-shellgate-config: a write to shellgate's own configuration (any
 # .shellgate.yaml, the config file in effect, or a policy dir it names, or a
-# file in one) is asked about whatever grant covers the program: a granted
-# command ("cp **") must not rewrite what grants it.
+# file in one; Go sets facts.writes[j].shellgate_config) is asked about
+# whatever grant covers the program: a granted command ("cp **") must not
+# rewrite what grants it.
 ask contains {
 	"code": "write-shellgate-config",
 	"message": concat("", ["writes ", write_what(fw), ", shellgate's own configuration"]),
@@ -379,25 +380,10 @@ ask contains {
 	"rule": "write-shellgate-config",
 } if {
 	input.facts.has.writes == true
-	some j, w in input.report.writes
+	some j in input.facts.index["write:shellgate-config"]
+	w := input.report.writes[j]
 	fw := input.facts.writes[j]
-	fw.established
-	some p in [fw.path, fw.real]
-	shellgate_config_path(p)
 }
-
-shellgate_config_path(p) if endswith(p, "/.shellgate.yaml")
-
-shellgate_config_path(p) if p == input.config.path
-
-shellgate_config_path(p) if {
-	some d in input.config.policy_dirs
-	is_or_under(p, d)
-}
-
-is_or_under(p, d) if p == d
-
-is_or_under(p, d) if startswith(p, concat("", [trim_suffix(d, "/"), "/"]))
 
 # write_what: a glob-like write (rm dir/*, find dir -exec rm {} +, tar -x
 # -C dir) writes entries of its path, not the path itself.
@@ -414,9 +400,9 @@ deny contains {
 	"rule": "device-write",
 } if {
 	input.facts.has.writes == true
-	some j, w in input.report.writes
+	some j in input.facts.index["write:device"]
+	w := input.report.writes[j]
 	fw := input.facts.writes[j]
-	fw.device
 }
 
 # mkfs: making a file system destroys the one there.
@@ -464,9 +450,8 @@ deny contains {
 	"rule": "force-push-protected",
 } if {
 	input.facts.has.git == true
-	some i in input.facts.index["name:git"]
+	some i in input.facts.index["subcommand:git:push"]
 	seg := segments[i]
-	seg.subcommand == "push"
 	some op in seg.operands
 	branch := push_target(op.value)
 	protected_branches[branch]

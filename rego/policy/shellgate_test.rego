@@ -31,7 +31,7 @@ write(path, i) := {"path": path, "kind": "literal", "source": "operand", "segmen
 read(path, i) := {"path": path, "kind": "literal", "source": "operand", "segment": i, "cwd": {"path": ".", "known": true}, "producer": -1, "span": [6, 10]}
 
 wfact(extra) := object.union(
-	{"path": "/w/x", "real": "/w/x", "established": true, "glob": false, "outside_roots": false, "critical": false, "device": false},
+	{"path": "/w/x", "real": "/w/x", "established": true, "glob": false, "outside_roots": false, "critical": false, "device": false, "shellgate_config": false},
 	extra,
 )
 
@@ -77,6 +77,7 @@ has_for(inp, ix) := {
 	"station_denied": nonempty(ix, "verdict:denied"),
 	"station_unsure": some_true([nonempty(ix, "verdict:outside-roots"), nonempty(ix, "verdict:not-established")]),
 	"station_unestablished": station_unestablished(inp),
+	"station_unknown_verdict": unknown_verdict(inp),
 	"repo_helpers": count(object.get(inp, ["station", "repo_helpers"], [])) > 0,
 }
 
@@ -93,6 +94,11 @@ unjudged(inp) if {
 	count(inp.report.reads) > 0
 } else := false
 
+unknown_verdict(inp) if {
+	some r in object.get(inp, ["station", "reads"], [])
+	not r.verdict in {"ok", "missing", "denied", "outside-roots", "not-established"}
+} else := false
+
 station_unestablished(inp) if {
 	inp.station
 	inp.station.established == false
@@ -100,16 +106,21 @@ station_unestablished(inp) if {
 
 index_for(inp) := object.union_n([
 	{concat("", ["name:", n]): [i | some i, s in segs; s.name == n] | some s in segs; n := s.name},
+	{concat("", ["subcommand:", s.name, ":", s.subcommand]): [i | some i, t in segs; t.name == s.name; t.subcommand == s.subcommand] | some s in segs; s.subcommand},
 	{concat("", ["category:", c]): [i | some i, s in segs; c in s.categories] | some s in segs; some c in s.categories},
 	{concat("", ["code:", c]): [j | some j, f in fs; f.code == c] | some f in fs; c := f.code},
 	{concat("", ["verdict:", v]): [j | some j, r in reads; r.verdict == v] | some r in reads; v := r.verdict},
 	{"granted": [i | some i, g in inp.facts.segments; g.grant != ""]},
 	{"unknown": [i | some i, s in segs; not s.known]},
+	{concat("", ["write:", k]): [j | some j, w in fws; w[f] == true] | some k, f in write_flags},
 ]) if {
+	fws := object.get(inp, ["facts", "writes"], [])
 	segs := inp.report.segments
 	fs := inp.report.findings
 	reads := object.get(inp, ["station", "reads"], [])
 }
+
+write_flags := {"critical": "critical", "outside-roots": "outside_roots", "device": "device", "shellgate-config": "shellgate_config"}
 
 every_read_only(segs) if {
 	every s in segs {
@@ -591,6 +602,20 @@ write_cases := {
 	"a file write is not a device write": {
 		"input": mk([writer(0, "dd")], object.union(not_reversible([finding("write-option", 0)]), wr([], {}))),
 		"action": "ask", "lacks": ["device-write"],
+	},
+	"a write to shellgate's config is asked, whatever grants it": {
+		"input": mk([writer(0, "cp")], object.union(
+			object.union(not_reversible([finding("not-read-only", 0)]), granted(["cp **"])),
+			wr([], {"path": "/w/.shellgate.yaml", "shellgate_config": true}),
+		)),
+		"action": "ask", "has": ["write-shellgate-config"],
+	},
+	"a granted write elsewhere is allowed": {
+		"input": mk([writer(0, "cp")], object.union(
+			object.union(not_reversible([finding("not-read-only", 0)]), granted(["cp **"])),
+			wr([], {"path": "/w/notes.txt"}),
+		)),
+		"action": "allow", "lacks": ["write-shellgate-config"],
 	},
 }
 
