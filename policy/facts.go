@@ -173,18 +173,19 @@ func ComputeFacts(in *Input) *Facts {
 		return f
 	}
 	f.Roots = Roots(in.Cwd, cfg, f.Home)
+	rs := newResolver()
 	realRoots := make([]string, 0, len(f.Roots))
 	for _, r := range f.Roots {
-		realRoots = append(realRoots, realPath(r))
+		realRoots = append(realRoots, rs.real(r))
 	}
 	allRoots := append(append([]string{}, f.Roots...), realRoots...)
 	f.Writes = make([]WriteFacts, len(in.Report.Writes))
 	for i, w := range in.Report.Writes {
 		if w.Dynamic == "find-match" {
-			f.Writes[i] = judgeFindWrite(in.Report, w, in.Cwd, f.Home, allRoots)
+			f.Writes[i] = judgeFindWrite(in.Report, w, in.Cwd, f.Home, allRoots, rs)
 			continue
 		}
-		f.Writes[i] = judgeWrite(w, in.Cwd, f.Home, allRoots)
+		f.Writes[i] = judgeWrite(w, in.Cwd, f.Home, allRoots, rs)
 		if w.Source == "cwd-flag" {
 			// git -C DIR clean, tar -x -C DIR, cd DIR && tar -x: the
 			// program writes into DIR, what exactly its own rules decide,
@@ -244,7 +245,7 @@ func shellgateConfig(p string, cfg *Config, home string) bool {
 // every entry of each root (Glob). It is established only when every root
 // is; a root outside the roots puts the write outside them. It is never
 // Critical: find's filters decide what goes, as for find -delete.
-func judgeFindWrite(r *classify.Report, w classify.PathRef, cwd, home string, roots []string) WriteFacts {
+func judgeFindWrite(r *classify.Report, w classify.PathRef, cwd, home string, roots []string, rs *resolver) WriteFacts {
 	var out WriteFacts
 	if w.Producer < 0 || w.Producer >= len(r.Segments) {
 		return out
@@ -255,7 +256,7 @@ func judgeFindWrite(r *classify.Report, w classify.PathRef, cwd, home string, ro
 			continue
 		}
 		n++
-		wf := judgeWrite(rd, cwd, home, roots)
+		wf := judgeWrite(rd, cwd, home, roots, rs)
 		if !wf.Established {
 			return WriteFacts{}
 		}
@@ -272,7 +273,7 @@ func judgeFindWrite(r *classify.Report, w classify.PathRef, cwd, home string, ro
 	return out
 }
 
-func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts {
+func judgeWrite(w classify.PathRef, cwd, home string, roots []string, rs *resolver) WriteFacts {
 	var out WriteFacts
 	if w.Kind != "literal" && w.Kind != "glob" {
 		return out
@@ -292,7 +293,7 @@ func judgeWrite(w classify.PathRef, cwd, home string, roots []string) WriteFacts
 	}
 	out.Established = true
 	out.Path = abs
-	out.Real = realPath(abs)
+	out.Real = rs.real(abs)
 	if sinks[out.Path] {
 		// Writing /dev/null keeps nothing: not outside the roots, not a device.
 		return out
@@ -435,48 +436,96 @@ func within(p string, roots []string) bool {
 	return false
 }
 
-// realPath follows symlinks in the longest prefix of p that exists,
-// dangling ones included: a write to a symlink whose target does not exist
-// yet creates the target.
-func realPath(p string) string { return realPathDepth(p, 0) }
-
-// maxDangling bounds the dangling symlinks realPath follows in a row (as
-// the kernel bounds symlinks in a path).
+// maxDangling bounds the symlinks followed for one path (as the kernel
+// bounds symlinks in a path).
 const maxDangling = 40
 
-func realPathDepth(p string, depth int) string {
-	rest := ""
-	cur := p
-	for {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest == "" {
-				return r
-			}
-			return filepath.Join(r, rest)
-		} else if !errors.Is(err, fs.ErrNotExist) && !isNotDir(err) {
-			return p
-		}
-		if fi, err := os.Lstat(cur); err == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < maxDangling {
-			// cur exists but does not resolve: a dangling symlink. What
-			// is written through it lands at its target.
-			if t, err := os.Readlink(cur); err == nil {
-				if !filepath.IsAbs(t) {
-					t = filepath.Join(filepath.Dir(cur), t)
-				}
-				return realPathDepth(filepath.Join(t, rest), depth+1)
-			}
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		if rest == "" {
-			rest = filepath.Base(cur)
-		} else {
-			rest = filepath.Join(filepath.Base(cur), rest)
-		}
-		cur = parent
+// resolver follows symlinks component by component, remembering what each
+// path it went through resolved to, so that the roots and the writes of one
+// command, which share their leading directories, cost one lstat per
+// directory rather than one per directory per path.
+type resolver struct {
+	known map[string]string // a path as given → its real path
+	links int
+}
+
+func newResolver() *resolver { return &resolver{known: map[string]string{}} }
+
+// real returns p (absolute) with every symlink followed as far as the path
+// exists, dangling ones included (a write through a symlink whose target
+// does not exist yet creates the target); the rest is appended as written. On an error other than a
+// missing component, or too many symlinks, it returns p unchanged.
+func (r *resolver) real(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
 	}
+	r.links = 0
+	out, ok := r.walk(p)
+	if !ok {
+		return p
+	}
+	return out
+}
+
+// walk resolves p; ok is false when it cannot be established.
+func (r *resolver) walk(p string) (string, bool) {
+	if v, hit := r.known[p]; hit {
+		return v, true
+	}
+	resolved := "/"
+	rest := p
+	prefix := ""
+	for rest != "" {
+		var comp string
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i+1:]
+		} else {
+			comp, rest = rest, ""
+		}
+		if comp == "" || comp == "." {
+			continue
+		}
+		prefix += "/" + comp
+		if v, hit := r.known[prefix]; hit {
+			resolved = v
+			continue
+		}
+		if comp == ".." {
+			resolved = filepath.Dir(resolved)
+			r.known[prefix] = resolved
+			continue
+		}
+		next := filepath.Join(resolved, comp)
+		fi, err := os.Lstat(next)
+		switch {
+		case err != nil && (errors.Is(err, fs.ErrNotExist) || isNotDir(err)):
+			// The rest does not exist yet: it is created as written.
+			return filepath.Join(next, rest), true
+		case err != nil:
+			return "", false
+		case fi.Mode()&fs.ModeSymlink != 0:
+			r.links++
+			if r.links > maxDangling {
+				return "", false
+			}
+			t, err := os.Readlink(next)
+			if err != nil {
+				return "", false
+			}
+			if !filepath.IsAbs(t) {
+				t = resolved + "/" + t
+			}
+			v, ok := r.walk(t)
+			if !ok {
+				return "", false
+			}
+			resolved = v
+		default:
+			resolved = next
+		}
+		r.known[prefix] = resolved
+	}
+	return resolved, true
 }
 
 func isNotDir(err error) bool {

@@ -143,3 +143,60 @@ func TestShellgateConfigWrites(t *testing.T) {
 		t.Error("~/rego matched /rego/x with no home directory")
 	}
 }
+
+// TestResolverMatchesEvalSymlinks: for paths that exist, the resolver
+// agrees with filepath.EvalSymlinks, through relative and absolute links,
+// chains, ".." inside a link's target, and with its cache warm.
+func TestResolverMatchesEvalSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	for _, d := range []string{"a/b/c", "x/y", "z"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a/b/c/f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{
+		"rel":        "a/b",
+		"abs":        filepath.Join(dir, "x"),
+		"chain":      "rel",
+		"up":         "a/b/c/../..",
+		"x/y/back":   "../../a",
+		"a/b/c/self": ".",
+		"z/deep":     "../chain/c",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths := []string{"a/b/c/f", "rel/c/f", "abs/y", "chain/c", "up/b/c/f", "x/y/back/b/c/f",
+		"a/b/c/self/self/f", "z/deep/f", "chain/c/../c/f", "abs/y/back/b"}
+	rs := newResolver()
+	for round := 0; round < 2; round++ {
+		for _, p := range paths {
+			abs := filepath.Join(dir, p)
+			want, err := filepath.EvalSymlinks(abs)
+			if err != nil {
+				t.Fatalf("EvalSymlinks(%s): %v", p, err)
+			}
+			if got := rs.real(abs); got != want {
+				t.Errorf("round %d: real(%s) = %s, want %s", round, p, got, want)
+			}
+		}
+	}
+	// A loop of links is not resolved: the path comes back as given.
+	if err := os.Symlink("loop2", filepath.Join(dir, "loop1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop1", filepath.Join(dir, "loop2")); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "loop1", "f")
+	if got := newResolver().real(p); got != p {
+		t.Errorf("real(loop) = %s, want it unchanged", got)
+	}
+}
