@@ -236,8 +236,8 @@ type argParser struct {
 	// exprStarted is set once a find-style expression began: later
 	// words are not roots.
 	exprStarted bool
-	// cwdOpts counts the options that move the working directory (-C).
-	cwdOpts int
+	// cwdBase is the directory the last cwd option is relative to.
+	cwdBase Cwd
 	// writesHere is set by an option of category write (tar -x): the
 	// program writes into its working directory.
 	writesHere bool
@@ -504,10 +504,12 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 				p.w.r.Writes = append(p.w.r.Writes, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
 			}
 			if hasString(spec.Effects, EffectCwd) {
+				// Each -C is relative to the one before (git -C a -C b
+				// runs in a/b; so do make and tar).
 				v := *o.Value
+				p.cwdBase = cwd
 				p.cwdOpt = &v
-				p.cwdOpts++
-				p.w.r.Reads = append(p.w.r.Reads, pathRef(v, "cwd-flag", p.seg.Index, p.seg.Cwd, -1))
+				p.w.r.Reads = append(p.w.r.Reads, pathRef(v, "cwd-flag", p.seg.Index, cwd, -1))
 			}
 			if hasString(spec.Effects, EffectScript) {
 				p.scripts = append(p.scripts, *o.Value)
@@ -525,9 +527,9 @@ func (p *argParser) optCwd() Cwd {
 	v := *p.cwdOpt
 	switch {
 	case v.Static():
-		return joinPath(p.seg.Cwd, v.Value)
+		return joinPath(p.cwdBase, v.Value)
 	case (v.Dynamic == "tilde" || v.Dynamic == "home") && v.Pattern != "":
-		return joinPath(p.seg.Cwd, v.Pattern)
+		return joinPath(p.cwdBase, v.Pattern)
 	}
 	return Cwd{}
 }
@@ -1172,8 +1174,8 @@ func (p *argParser) finish() {
 	}
 	// A program that writes where it runs (git clean, git commit: the
 	// program or subcommand is of category write; tar -x: an option is)
-	// writes into the directory a cwd option (-C DIR) moves it to. Several
-	// cwd options may combine (git -C a -C b is a/b): not established.
+	// writes into the directory a cwd option (-C DIR) moves it to (several
+	// combine: git -C a -C b is a/b).
 	// Without a cwd option, the directory it runs in (after cd) is the one
 	// written: cd /tmp && tar -xf a.tgz writes /tmp.
 	// Only a program that names no path it writes: touch, cp and rm write
@@ -1186,11 +1188,7 @@ func (p *argParser) finish() {
 	}
 	switch {
 	case p.cwdOpt != nil && writesHere:
-		ref := pathRef(*p.cwdOpt, "cwd-flag", seg.Index, seg.Cwd, -1)
-		if p.cwdOpts > 1 {
-			ref = PathRef{Path: p.cwdOpt.Value, Kind: "dynamic", Dynamic: "cwd-options", Source: "cwd-flag", Segment: seg.Index, Cwd: seg.Cwd, Producer: -1, Span: p.cwdOpt.Span}
-		}
-		w.r.Writes = append(w.r.Writes, ref)
+		w.r.Writes = append(w.r.Writes, pathRef(*p.cwdOpt, "cwd-flag", seg.Index, p.cwdBase, -1))
 	case writesHere && seg.Cwd.Known && seg.Cwd.Path != ".":
 		w.r.Writes = append(w.r.Writes, PathRef{Path: ".", Kind: "literal", Source: "cwd-flag", Segment: seg.Index, Cwd: seg.Cwd, Producer: -1, Span: seg.Span})
 	}
