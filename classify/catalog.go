@@ -44,6 +44,7 @@ const (
 	EffectDestroy    = "destructive" // irreversible loss of data or state
 	EffectStdin      = "stdin"       // makes the program read stdin
 	EffectFilesFrom  = "files-from"  // the option's value is a file that lists the paths to read
+	EffectLists      = "lists"       // the file operands (or stdin) list the paths read (sha256sum -c)
 )
 
 var knownEffects = map[string]bool{
@@ -53,6 +54,7 @@ var knownEffects = map[string]bool{
 	EffectPattern: true, EffectCwd: true, EffectInteract: true,
 	EffectPrivilege: true, EffectDestroy: true, EffectStdin: true,
 	EffectFilesFrom: true,
+	EffectLists:     true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in

@@ -991,11 +991,20 @@ func (p *argParser) finish() {
 	if p.cwdOpt != nil {
 		cwd = p.optCwd()
 	}
-	recursive := false
+	recursive, lists := false, false
 	for _, e := range p.effects {
-		if e.effect == EffectRecursive {
+		switch e.effect {
+		case EffectRecursive:
 			recursive = true
+		case EffectLists:
+			lists = true
 		}
+	}
+	// listed adds the read of the paths a list names (sha256sum -c LIST):
+	// what they are is only known when the list is read.
+	listed := func(path string, sp Span) {
+		w.r.Reads = append(w.r.Reads, PathRef{Path: path, Kind: "dynamic", Dynamic: "files-from",
+			Source: "operand", Segment: seg.Index, Cwd: cwd, Producer: -1, Span: sp})
 	}
 	producer := -1
 	dynSource := ""
@@ -1039,6 +1048,9 @@ func (p *argParser) finish() {
 				if !p.c.stdinFed {
 					w.find("stdin-read", name+" reads stdin (\"-\"), which nothing feeds", op.Span, seg.Index)
 				}
+				if lists && role == "file" {
+					listed(op.Value, op.Span)
+				}
 				continue
 			}
 			ref := pathRef(op.Arg, "operand", seg.Index, cwd, -1)
@@ -1047,6 +1059,9 @@ func (p *argParser) finish() {
 			}
 			ref.Recursive = role == "tree" || recursive && role != "source"
 			w.r.Reads = append(w.r.Reads, ref)
+			if lists && role == "file" {
+				listed(op.Value, op.Span)
+			}
 			if role != "dir" && role != "tree" {
 				w.deviceCheck(op.Arg, cwd, op.Span, seg.Index)
 			}
@@ -1216,6 +1231,9 @@ func (p *argParser) finish() {
 		stdin = ""
 	}
 	readsStdin := stdin == "always" || stdin == "no-operands" && pathOperands == 0 && !recursive && spec.Implicit == ""
+	if lists && readsStdin {
+		listed("-", seg.Span) // cat SUMS | sha256sum -c: stdin is the list
+	}
 	if !p.c.stdinFed && !p.unsafe && readsStdin && !p.noStdin {
 		w.find("stdin-read", name+" reads stdin, which nothing feeds: it would wait for input", seg.Span, seg.Index)
 	}

@@ -218,7 +218,15 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		if why == "" {
 			why = "dynamic"
 		}
-		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s is not known statically (%s)", quote(ref.Path), why))
+		msg := fmt.Sprintf("%s is not known statically (%s)", quote(ref.Path), why)
+		if why == "files-from" {
+			list := quote(ref.Path)
+			if ref.Path == "-" {
+				list = "stdin"
+			}
+			msg = fmt.Sprintf("reads the paths %s lists, which are only known when it is read (files-from)", list)
+		}
+		rd.set(VerdictNotEstablished, "", msg)
 		return rd
 	}
 	if ref.Kind != "literal" && ref.Kind != "glob" {

@@ -96,3 +96,6 @@ for f in ~/.ss?/id_*; do cat "$f"; done # want deny read-denied
 for f in *.txt; do cat $f; done # want ask read-not-established
 # A shell started in the body has its own $f: the loop's words are not it.
 for f in README.md; do bash -c 'cat "$f"'; done # want ask
+# A checksum list names the files read: they are only known when it is read.
+sha256sum -c notes.txt # want ask read-not-established
+md5sum notes.txt | md5sum --check # want ask read-not-established
