@@ -35,13 +35,20 @@
 //	input.config   the configuration (policy.Config as JSON)
 //	input.facts    what Go established (policy.Facts): the mode, the roots,
 //	               the grant covering each segment, where each write lands
-//	               (outside_roots, critical, device), and an index of
-//	               segments by "name:X" and "category:X", findings by
-//	               "code:X", station reads by "verdict:X", and "granted"
+//	               (outside_roots, critical, device, shellgate_config), flags
+//	               (has.writes, has.git, has.station_denied, ...), and an
+//	               index of segments by "name:X", "subcommand:X:Y",
+//	               "category:X", "unknown" and "granted", findings by
+//	               "code:X", station reads by "verdict:X", and writes by
+//	               "write:critical", "write:outside-roots", "write:device"
+//	               and "write:shellgate-config"
 //
-// Rules look facts up through input.facts.index rather than scan, and
-// leave path matching to Go: the evaluation cost then stays proportional to
-// what the command does. `shellgate explain` prints every rule that fired
+// Rules look facts up through input.facts.index rather than scan, test a
+// has flag first (OPA's rule index then skips a rule whose subject the
+// command does not have), and leave path matching to Go: the evaluation
+// cost then stays proportional to what the command does. Each Eval has a
+// fixed cost of its own (BenchmarkDecideFloor measures it), so a policy
+// that does nothing is not free. `shellgate explain` prints every rule that fired
 // with its file:line, and the input; `shellgate policy lint` compiles a
 // directory and checks its formatting.
 //

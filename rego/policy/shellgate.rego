@@ -11,12 +11,13 @@
 #
 # Go precomputes facts (input.facts): the mode, the grant covering each
 # segment, for each write its absolute path and whether it is outside the
-# roots, critical, or a device, and an index (segments by "name:git" and
-# "category:network", "unknown" segments the catalog does not know, findings
-# by "code:fork-bomb", station reads by "verdict:denied", "granted"
-# segments) so rules look up instead of scan, and flags (input.facts.has)
-# each rule tests first, so that OPA's rule index skips a rule whose
-# subject the command does not have.
+# roots, critical, a device, or shellgate's own configuration, and an index
+# (segments by "name:git", "subcommand:git:push" and "category:network",
+# "unknown" segments the catalog does not know, findings by
+# "code:fork-bomb", station reads by "verdict:denied", writes by
+# "write:critical", "granted" segments) so rules look up instead of scan,
+# and flags (input.facts.has) each rule tests first, so that OPA's rule
+# index skips a rule whose subject the command does not have.
 # The rules map facts to reasons.
 package shellgate
 
