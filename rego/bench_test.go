@@ -2,8 +2,11 @@ package rego
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -187,4 +190,73 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDecideAgentStream replays the coding agent's one-line commands
+// of the shared corpus (../shared/corpus-data/agent-commands.txt, 11 254
+// commands in the order the agent ran them; SHELLGATE_CORPUS_DATA names
+// another directory) through classify + station + a decision, in the
+// fixture workspace. One op is the whole stream; p50-ns and p90-ns are per
+// decision. "memo" starts each pass with an empty memo (DefaultMemo), as a
+// fresh engine would; hit-% is the share of decisions it answered.
+func BenchmarkDecideAgentStream(b *testing.B) {
+	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "corpus-data")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "agent-commands.txt"))
+	if err != nil {
+		b.Skipf("no agent corpus: %v", err)
+	}
+	var cmds []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) != "" {
+			cmds = append(cmds, l)
+		}
+	}
+	f := newFixture(b, nil, WithMemo(0))
+	boundary, err := f.cfg.Boundary(f.ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, memo := range []bool{false, true} {
+		name := "fresh"
+		if memo {
+			name = "memo"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			lat := make([]time.Duration, 0, len(cmds))
+			hits := 0
+			for n := 0; n < b.N; n++ {
+				b.StopTimer()
+				e := f.engine
+				if memo {
+					if e, err = New(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				for _, c := range cmds {
+					t0 := time.Now()
+					in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+					in.Station = readstation.Judge(in.Report, boundary)
+					if _, err := e.Decide(ctx, in); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t0))
+				}
+				if memo {
+					hits += e.memo.hits
+				}
+			}
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds()), "p90-ns")
+			if memo {
+				b.ReportMetric(100*float64(hits)/float64(len(lat)), "hit-%")
+			}
+		})
+	}
 }

@@ -14,6 +14,8 @@ type memo struct {
 	max int
 	ll  *list.List
 	m   map[memoKey]*list.Element
+	// hits counts the decisions answered from the memo.
+	hits int
 }
 
 type memoEntry struct {
@@ -36,6 +38,7 @@ func (m *memo) get(k memoKey) (policy.Decision, bool) {
 		return policy.Decision{}, false
 	}
 	m.ll.MoveToFront(el)
+	m.hits++
 	return clone(el.Value.(*memoEntry).d), true
 }
 
