@@ -46,7 +46,10 @@ var varSetters = map[string]bool{
 //   - every word of every loop with that name is static or a glob;
 //   - an unquoted $f is word-split and globbed again: its literal words
 //     must hold no space or glob character, and a glob's matches are
-//     checked by the read station (PathRef.Split).
+//     checked by the read station (PathRef.Split);
+//   - where the program still parses options, a word that begins with "-"
+//     is an option: a literal one is not bound, a glob's matches are
+//     checked by the read station (PathRef.OptionLike).
 func (w *walker) bindLoopReads() {
 	if len(w.loops) == 0 || w.varsUnknown || w.assigned["IFS"] {
 		return // IFS changes how an unquoted $f splits
@@ -117,9 +120,13 @@ func (w *walker) bindRead(i int, p PathRef) ([]PathRef, bool) {
 		if !quoted && strings.ContainsAny(it.Value+it.Pattern, " \t\n") || !quoted && it.Static() && strings.ContainsAny(it.Value, "*?[") {
 			return nil, false
 		}
+		if p.OptionLike && it.Static() && strings.HasPrefix(it.Value, "-") {
+			return nil, false // for f in -r; do grep x "$f"; done: an option
+		}
 		it.Span = p.Span
 		ref := pathRef(it, p.Source, p.Segment, p.Cwd, p.Producer)
 		ref.Recursive = p.Recursive
+		ref.OptionLike = p.OptionLike && ref.Kind == "glob"
 		ref.Split = !quoted && ref.Kind == "glob"
 		out = append(out, ref)
 	}

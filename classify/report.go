@@ -239,6 +239,11 @@ type PathRef struct {
 	// whitespace and globs it again, so a match holding a space or a glob
 	// character is not the path read.
 	Split bool `json:"split,omitempty"`
+	// OptionLike is set on an operand that expands at run time (a glob, a
+	// loop variable) where the program still parses options: a match that
+	// begins with "-" (a file named "-r") would be read as an option, not
+	// as the path.
+	OptionLike bool `json:"option_like,omitempty"`
 }
 
 // CdStep is one change of directory.

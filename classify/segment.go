@@ -412,7 +412,9 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 		return true
 	}
 	p.operands = append(p.operands, Operand{Arg: a})
-	p.opInfo = append(p.opInfo, p.infos[i])
+	info := p.infos[i]
+	info.optPos = !endOpts && p.spec.Syntax != "none"
+	p.opInfo = append(p.opInfo, info)
 	if p.root.cmdRole || p.spec.cmdRole {
 		p.assignRoles()
 		last := p.operands[len(p.operands)-1]
@@ -1058,6 +1060,7 @@ func (p *argParser) finish() {
 				ref.Producer = producer
 			}
 			ref.Recursive = role == "tree" || recursive && role != "source"
+			ref.OptionLike = k < len(p.opInfo) && p.opInfo[k].optPos && p.opInfo[k].canDash
 			w.r.Reads = append(w.r.Reads, ref)
 			if lists && role == "file" {
 				listed(op.Value, op.Span)

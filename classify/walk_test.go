@@ -134,6 +134,9 @@ func paths(refs []PathRef) string {
 		if p.Split {
 			s += " split"
 		}
+		if p.OptionLike {
+			s += " opt"
+		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
@@ -156,10 +159,10 @@ func TestReads(t *testing.T) {
 		{"cd a && cat f", "a literal operand @.; f literal operand @a"},
 		{"cat ~/f", "~/f literal operand @. ~"},
 		{"cat $HOME/f", "~/f literal operand @. ~"},
-		{"cat *.go", "*.go glob operand @."},
+		{"cat *.go", "*.go glob operand @. opt"},
 		{"cat '*'.go", "*.go literal operand @."},
 		{`cat "a b"*`, "a b* glob operand @."},
-		{"cat $f", "$f dynamic operand @. param"},
+		{"cat $f", "$f dynamic operand @. param opt"},
 		{"cat ~bob/f", "~bob/f dynamic operand @. tilde-user"},
 		{"git -C src log", "src literal cwd-flag @."},
 		{"git -C src status", "src literal cwd-flag @.; . literal implicit @src"},
@@ -183,29 +186,33 @@ func TestReads(t *testing.T) {
 		{"wc -l <<< hi", ""},
 		// A loop variable read in its loop's body is each of the loop's words.
 		{`for f in a b; do cat "$f"; done`, "a literal operand @.; b literal operand @."},
-		{`for f in *.py; do wc -l "$f"; done`, "*.py glob operand @."},
-		{`for f in *.py; do wc -l ${f}; done`, "*.py glob operand @. split"},
+		{`for f in *.py; do wc -l "$f"; done`, "*.py glob operand @. opt"},
+		{`for f in *.py; do wc -l ${f}; done`, "*.py glob operand @. split opt"},
 		{`for f in ~/x; do cat "$f"; done`, "~/x literal operand @. ~"},
 		{`for d in src; do ls "$d"; done`, "src literal operand @."},
 		{`cd a && for f in b; do cat "$f"; done`, "a literal operand @.; b literal operand @a"},
 		{`bash -c 'for f in a; do cat "$f"; done'`, "a literal operand @."},
 		// ... and stays dynamic otherwise.
-		{`cat "$f"; for f in a; do :; done`, `"$f" dynamic operand @. param`},                           // before the loop
-		{`for f in a; do :; done; cat "$f"`, `"$f" dynamic operand @. param`},                           // after it
-		{`for f in a; do cat "src/$f"; done`, `"src/$f" dynamic operand @. param`},                      // a word around it
-		{`for f in a; do bash -c 'cat "$f"'; done`, `"$f" dynamic operand @. param`},                    // another shell's $f
-		{`for f in a; do f=/etc/shadow; cat "$f"; done`, `"$f" dynamic operand @. param`},               // assigned
-		{`for f in a; do f=/x true; cat "$f"; done`, `"$f" dynamic operand @. param`},                   // assigned for a command
-		{`for f in a; do read f; cat "$f"; done`, `"$f" dynamic operand @. param`},                      // read sets it
-		{`for f in a; do printf -v f x; cat "$f"; done`, `"$f" dynamic operand @. param`},               // printf -v sets it
-		{`for f in a; do : $((f=1)); cat "$f"; done`, `"$f" dynamic operand @. param`},                  // arithmetic may set it
-		{`for f in a; do : ${f:=x}; cat "$f"; done`, `"$f" dynamic operand @. param`},                   // ${f:=x} sets it
-		{`for f in a $(ls); do cat "$f"; done`, `. literal implicit @.; "$f" dynamic operand @. param`}, // a dynamic word
-		{`for f in a; do :; done; for f in $g; do cat "$f"; done`, `"$f" dynamic operand @. param`},     // another loop's dynamic word
-		{`for f in "a b"; do cat $f; done`, `$f dynamic operand @. param`},                              // split unquoted
-		{`for f in 'a*'; do cat $f; done`, `$f dynamic operand @. param`},                               // globbed again unquoted
-		{`for f in a; do for g in b; do cat "$f$g"; done; done`, `"$f$g" dynamic operand @. param`},
-		{`IFS=:; for f in a:b; do cat $f; done`, `$f dynamic operand @. param`}, // IFS set // two variables
+		{`cat "$f"; for f in a; do :; done`, `"$f" dynamic operand @. param opt`},                           // before the loop
+		{`for f in a; do :; done; cat "$f"`, `"$f" dynamic operand @. param opt`},                           // after it
+		{`for f in a; do cat "src/$f"; done`, `"src/$f" dynamic operand @. param`},                          // a word around it
+		{`for f in a; do bash -c 'cat "$f"'; done`, `"$f" dynamic operand @. param opt`},                    // another shell's $f
+		{`for f in a; do f=/etc/shadow; cat "$f"; done`, `"$f" dynamic operand @. param opt`},               // assigned
+		{`for f in a; do f=/x true; cat "$f"; done`, `"$f" dynamic operand @. param opt`},                   // assigned for a command
+		{`for f in a; do read f; cat "$f"; done`, `"$f" dynamic operand @. param opt`},                      // read sets it
+		{`for f in a; do printf -v f x; cat "$f"; done`, `"$f" dynamic operand @. param opt`},               // printf -v sets it
+		{`for f in a; do : $((f=1)); cat "$f"; done`, `"$f" dynamic operand @. param opt`},                  // arithmetic may set it
+		{`for f in a; do : ${f:=x}; cat "$f"; done`, `"$f" dynamic operand @. param opt`},                   // ${f:=x} sets it
+		{`for f in a $(ls); do cat "$f"; done`, `. literal implicit @.; "$f" dynamic operand @. param opt`}, // a dynamic word
+		{`for f in a; do :; done; for f in $g; do cat "$f"; done`, `"$f" dynamic operand @. param opt`},     // another loop's dynamic word
+		{`for f in "a b"; do cat $f; done`, `$f dynamic operand @. param opt`},                              // split unquoted
+		{`for f in 'a*'; do cat $f; done`, `$f dynamic operand @. param opt`},                               // globbed again unquoted
+		{`for f in a; do for g in b; do cat "$f$g"; done; done`, `"$f$g" dynamic operand @. param opt`},
+		{`IFS=:; for f in a:b; do cat $f; done`, `$f dynamic operand @. param opt`},  // IFS set
+		{`for f in -r a; do grep x "$f"; done`, `"$f" dynamic operand @. param opt`}, // an option
+		{`for f in -r a; do grep x -- "$f"; done`, "-r literal operand @.; a literal operand @."},
+		{"grep x * -- *.md", "* glob operand @. opt; *.md glob operand @."},
+		{"grep x src/*", "src/* glob operand @."}, // two variables
 	} {
 		if diff := cmp.Diff(tc.want, paths(Classify(tc.in).Reads)); diff != "" {
 			t.Errorf("Classify(%q) reads (-want +got):\n%s", tc.in, diff)

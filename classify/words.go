@@ -14,6 +14,10 @@ type wordInfo struct {
 	// and so become an option; for a word that splits, when any of its
 	// fields could.
 	canDash bool
+	// optPos is set on an operand that sits where the program still
+	// parses options (no "--" before it): a word that expands to "-x"
+	// there is an option.
+	optPos bool
 	// multi is set when the word may expand to several words: unquoted
 	// parameter or command substitution (field splitting), glob, brace.
 	multi bool

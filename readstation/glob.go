@@ -157,11 +157,9 @@ func filepathLstat(fsc *fsCache, c string) (*node, error) {
 // worst verdict wins. No match: bash passes the pattern on as a literal
 // word, which is judged as such.
 //
-// split, when not 0, is the number of trailing components of each match
-// that the shell splits on whitespace and globs again (an unquoted loop
-// variable, classify.PathRef.Split): a match with whitespace or a glob
-// character there is not the path read, so the read is not established.
-func (j *judger) judgeGlob(text string, recursive bool, split int, opt walkOpts, rd *Read) {
+// The checks g asks for make a match that is not the path read
+// not established.
+func (j *judger) judgeGlob(text string, recursive bool, g globChecks, opt walkOpts, rd *Read) {
 	rd.Resolved = filepath.Clean(text)
 	max := j.b.maxGlob()
 	matches, err := j.expandGlob(text, max)
@@ -182,9 +180,14 @@ func (j *judger) judgeGlob(text string, recursive bool, split int, opt walkOpts,
 	best := Read{Verdict: VerdictOK}
 	first := true
 	for _, m := range matches {
-		if split > 0 && splitHazard(m, split) {
+		if g.split > 0 && splitHazard(m, g.split) {
 			rd.Matches = append(rd.Matches, m)
 			rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s holds whitespace or a glob character, and the unquoted variable that carries it is split and globbed again: quote it (\"$f\")", show(m)))
+			return
+		}
+		if g.dashBase != "" && strings.HasPrefix(strings.TrimPrefix(m, g.dashBase), "-") {
+			rd.Matches = append(rd.Matches, m)
+			rd.set(VerdictNotEstablished, "", fmt.Sprintf("the match %s begins with \"-\", so the program would take it as an option, not a path (start the pattern with ./, or put -- before it)", quote(strings.TrimPrefix(m, g.dashBase))))
 			return
 		}
 		var sub Read
@@ -201,6 +204,20 @@ func (j *judger) judgeGlob(text string, recursive bool, split int, opt walkOpts,
 	}
 	rd.set(best.Verdict, best.Row, msg)
 	rd.InTree = best.InTree
+}
+
+// globChecks are the checks a glob's matches need beyond the boundary.
+type globChecks struct {
+	// split, when not 0, is the number of trailing components of each
+	// match that the shell splits on whitespace and globs again (an
+	// unquoted loop variable, classify.PathRef.Split): a match with
+	// whitespace or a glob character there is not the path read.
+	split int
+	// dashBase, when set, is the cwd (with a trailing "/") the pattern is
+	// relative to, for an operand where the program still parses options
+	// (classify.PathRef.OptionLike): a match that begins with "-" there
+	// is an option.
+	dashBase string
 }
 
 // splitHazard reports whitespace or a glob character in the last n

@@ -240,11 +240,16 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 	}
 	opt := j.walkOpts(ref.Segment)
 	if ref.Kind == "glob" {
-		split := 0
+		g := globChecks{}
 		if ref.Split {
-			split = strings.Count(strings.Trim(strings.TrimPrefix(ref.Path, "~"), "/"), "/") + 1
+			g.split = strings.Count(strings.Trim(strings.TrimPrefix(ref.Path, "~"), "/"), "/") + 1
 		}
-		j.judgeGlob(text, ref.Recursive, split, opt, &rd)
+		if ref.OptionLike && !ref.Home && !strings.HasPrefix(ref.Path, "/") {
+			// The shell hands the program each match as it is relative to
+			// the cwd: one that begins with "-" is an option.
+			g.dashBase = j.cwdOf(ref.Cwd).abs + "/"
+		}
+		j.judgeGlob(text, ref.Recursive, g, opt, &rd)
 		return rd
 	}
 	j.judgeText(text, ref.Recursive, opt, &rd)

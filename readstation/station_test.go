@@ -505,3 +505,33 @@ func TestSplitLoopVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionLikeMatch: a file named "-r" turns `grep x *` into grep -r,
+// which reads every tree below; a glob operand where the program still
+// parses options is established only when no match begins with "-".
+func TestOptionLikeMatch(t *testing.T) {
+	f := newFixture(t)
+	dir := filepath.Join(f.proj, "dash")
+	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	for _, n := range []string{"a.txt", "-r", "sub/b.txt"} {
+		must(t, os.WriteFile(filepath.Join(dir, n), nil, 0o644))
+	}
+	tests := []struct {
+		cmd string
+		est bool
+	}{
+		{`cd dash && grep x *`, false},
+		{`cd dash && grep x -- *`, true},
+		{`cd dash && grep x ./*`, true},
+		{`grep x dash/*`, true},
+		{`cd dash && grep x *.txt`, true},
+		{`cd dash && for f in *; do grep x "$f"; done`, false},
+		{`cd dash && for f in *; do grep x -- "$f"; done`, true},
+	}
+	for _, tc := range tests {
+		st := judge(t, tc.cmd, f.boundary(t, "proj"))
+		if st.Established != tc.est {
+			t.Errorf("%s: established = %v, want %v (%v)", tc.cmd, st.Established, tc.est, f.summary(st))
+		}
+	}
+}

@@ -85,6 +85,7 @@ func (h *hasher) pathRefs(ps []classify.PathRef) {
 		h.int(p.Producer)
 		h.span(p.Span)
 		h.boolean(p.Split)
+		h.boolean(p.OptionLike)
 	}
 }
 

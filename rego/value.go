@@ -119,6 +119,7 @@ var (
 	kSpan            = ast.StringTerm("span")
 	kSplit           = ast.StringTerm("split")
 	kShellgateConfig = ast.StringTerm("shellgate_config")
+	kOptionLike      = ast.StringTerm("option_like")
 	kStation         = ast.StringTerm("station")
 	kSubcommand      = ast.StringTerm("subcommand")
 	kTarget          = ast.StringTerm("target")
@@ -383,7 +384,7 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 }
 
 func pathRefTerm(p *classify.PathRef) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 12)}
+	o := obj{items: make([][2]*ast.Term, 0, 13)}
 	o.add(kPath, str(p.Path))
 	o.add(kKind, enum(p.Kind))
 	if p.Dynamic != "" {
@@ -402,6 +403,9 @@ func pathRefTerm(p *classify.PathRef) *ast.Term {
 	o.add(kSpan, spanTerm(p.Span))
 	if p.Split {
 		o.add(kSplit, boolean(true))
+	}
+	if p.OptionLike {
+		o.add(kOptionLike, boolean(true))
 	}
 	return o.term()
 }
