@@ -419,7 +419,7 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string) (d *Decisi
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Code: CodeAborted, Message: err.Error()}
 	}
-	pd, err := g.engine.Decide(ctx, in)
+	pd, facts, err := g.engine.DecideFacts(ctx, in)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &Error{Code: CodeAborted, Message: err.Error()}
@@ -430,9 +430,9 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string) (d *Decisi
 		pd = policy.ErrorDecision("the policy returned the unknown action %q", pd.Action)
 	}
 	d.Decision = pd
-	if len(rep.Writes) > 0 {
+	if facts != nil && len(facts.Writes) > 0 {
 		d.in = in
-		d.writes = policy.ComputeFacts(&in).Writes
+		d.writes = facts.Writes
 	}
 	return d, nil
 }

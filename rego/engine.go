@@ -172,6 +172,13 @@ func (e *Engine) Decide(ctx context.Context, in policy.Input) (policy.Decision, 
 	return d, err
 }
 
+// DecideFacts is Decide, and also returns the facts the policy saw (nil
+// when the input has no report), so that a caller can judge them again
+// later (the gate re-judges the writes right before the spawn).
+func (e *Engine) DecideFacts(ctx context.Context, in policy.Input) (policy.Decision, *policy.Facts, error) {
+	return e.decide(ctx, &in, nil)
+}
+
 func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalOption) (policy.Decision, *policy.Facts, error) {
 	if err := ctx.Err(); err != nil {
 		return policy.ErrorDecision("policy evaluation stopped: %v", err), nil, err
