@@ -27,9 +27,9 @@ func str(s string) *ast.Term {
 
 var emptyString = ast.StringTerm("")
 
-// name returns a term for a frequent word (a program, a subcommand, an
+// nameTerm returns a term for a frequent word (a program, a subcommand, an
 // option), shared across inputs.
-func name(s string) *ast.Term {
+func nameTerm(s string) *ast.Term {
 	if s == "" {
 		return emptyString
 	}
@@ -312,8 +312,8 @@ func buildContextTerm(c classify.Context) *ast.Term {
 func segmentTerm(s *classify.Segment) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 20)}
 	o.add(kIndex, num(s.Index))
-	o.add(kProgram, name(s.Program))
-	o.add(kName, name(s.Name))
+	o.add(kProgram, nameTerm(s.Program))
+	o.add(kName, nameTerm(s.Name))
 	if s.PathPrefixed {
 		o.add(kPathPrefixed, boolean(true))
 	}
@@ -322,7 +322,7 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 	}
 	o.add(kKnown, boolean(s.Known))
 	if s.Subcommand != "" {
-		o.add(kSubcommand, name(s.Subcommand))
+		o.add(kSubcommand, nameTerm(s.Subcommand))
 	}
 	args := make([]*ast.Term, len(s.Args))
 	for i, a := range s.Args {
@@ -348,8 +348,8 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 		ts := make([]*ast.Term, len(s.Options))
 		for i, op := range s.Options {
 			oo := obj{items: make([][2]*ast.Term, 0, 6)}
-			oo.add(kName, name(op.Name))
-			oo.add(kWritten, name(op.Written))
+			oo.add(kName, nameTerm(op.Name))
+			oo.add(kWritten, nameTerm(op.Written))
 			if op.Value != nil {
 				oo.add(kValue, argTerm(*op.Value, nil))
 			}
