@@ -568,6 +568,7 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 		}
 	case *syntax.CoprocClause:
 		w.find("background", "a coprocess runs in the background", w.span(cmd), -1)
+		w.varsUnknown = true // it sets the array NAME (COPROC by default)
 		if cmd.Stmt != nil {
 			c.background = true
 			w.stmt(cmd.Stmt, c)
@@ -689,6 +690,9 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome 
 		for _, it := range l.Items {
 			a, _ := w.word(it, c)
 			vals = append(vals, a)
+		}
+		if l.Name != nil && fc.Select {
+			w.markAssigned(l.Name.Value) // a person picks the value
 		}
 		if l.Name != nil && w.exact && !fc.Select {
 			body := loopBody{name: l.Name.Value, items: vals, depth: c.nested, first: len(w.r.Reads)}
