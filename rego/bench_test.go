@@ -71,38 +71,24 @@ func BenchmarkDecide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("classify+station+eval", func(b *testing.B) {
-		runMix(b, func(i int) {
+	// whole is the whole in-process decision of command i through e.
+	whole := func(b *testing.B, e *Engine) func(i int) {
+		return func(i int) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 			in.Station = readstation.Judge(in.Report, boundary)
-			if _, err := f.engine.Decide(ctx, in); err != nil {
+			if _, err := e.Decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}
-		})
-	})
+		}
+	}
+	b.Run("classify+station+eval", func(b *testing.B) { runMix(b, whole(b, f.engine)) })
 	// The same, with the collector set as the resident engine sets it.
 	b.Run("classify+station+eval/resident-gc", func(b *testing.B) {
 		defer debug.SetGCPercent(debug.SetGCPercent(ResidentGCPercent))
-		runMix(b, func(i int) {
-			c := benchCommands[i]
-			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
-			in.Station = readstation.Judge(in.Report, boundary)
-			if _, err := f.engine.Decide(ctx, in); err != nil {
-				b.Fatal(err)
-			}
-		})
+		runMix(b, whole(b, f.engine))
 	})
-	b.Run("memo", func(b *testing.B) {
-		runMix(b, func(i int) {
-			c := benchCommands[i]
-			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
-			in.Station = readstation.Judge(in.Report, boundary)
-			if _, err := memoEngine.Decide(ctx, in); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	b.Run("memo", func(b *testing.B) { runMix(b, whole(b, memoEngine)) })
 }
 
 // runMix runs one(i) over the command mix b.N times, reporting CPU time
