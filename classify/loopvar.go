@@ -97,6 +97,9 @@ func (w *walker) bindRead(i int, p PathRef) ([]PathRef, bool) {
 	if !ok || w.assigned[name] {
 		return nil, false
 	}
+	// The words of every loop of the name: after an inner loop of the same
+	// name ends, the variable holds that loop's last word (for f in a; do
+	// for f in b; do :; done; cat "$f"; done reads b).
 	var items []Arg
 	inside := false
 	for _, l := range w.loops {
@@ -105,12 +108,12 @@ func (w *walker) bindRead(i int, p PathRef) ([]PathRef, bool) {
 		}
 		for _, it := range l.items {
 			if !bindable(it) {
-				return nil, false // every loop of the name: the variable may hold any of them
+				return nil, false
 			}
 		}
+		items = append(items, l.items...)
 		if i >= l.first && i < l.end && l.depth == depth {
 			inside = true
-			items = append(items, l.items...)
 		}
 	}
 	if !inside || len(items) == 0 {

@@ -91,6 +91,7 @@ strings /proc/*/environ # want deny
 for f in ~/.ssh/id_rsa; do cat "$f"; done # want deny read-denied
 for f in README.md ~/.aws/credentials; do cat $f; done # want deny read-denied
 for f in ~/.ss?/id_*; do cat "$f"; done # want deny read-denied
+for f in README.md; do for f in ~/.ssh/id_rsa; do :; done; cat "$f"; done # want deny read-denied
 # An unquoted variable splits a match holding spaces ("name with
 # spaces.txt") into other paths: not established.
 for f in *.txt; do cat $f; done # want ask read-not-established
