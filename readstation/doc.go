@@ -22,7 +22,12 @@
 //     real path: each must stay inside a root and match no deny row;
 //   - expands globs against the file system the way bash does by default
 //     (no dotglob, no globstar) and judges every match; no match means the
-//     pattern reaches the program as a literal word, judged as such;
+//     pattern reaches the program as a literal word, judged as such; a
+//     match the program would not take as that path is not established:
+//     one that begins with "-" where the program still parses options
+//     (PathRef.OptionLike: a file named -r makes grep x * recursive), or
+//     one with whitespace or a glob character that an unquoted loop
+//     variable splits and globs again (PathRef.Split);
 //   - for a recursive reader (grep -r, rg, find, ls -R, du, tree: the
 //     report's Recursive flag) looks under the tree: a deny row anchored
 //     below it (~/.ssh/** under "grep -r x ~") is found by one lstat; rows
