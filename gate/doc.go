@@ -19,7 +19,9 @@
 // make bash, the loader or git run unseen code are removed (RemovedEnv),
 // pagers, prompts and colors are switched off (ManagedEnv), and git's
 // repository-controlled helpers are overridden for the run through git's
-// own GIT_CONFIG_COUNT overrides (GitOverrides).
+// own GIT_CONFIG_COUNT overrides (GitOverrides). A command allowed as
+// reversible also runs with the toolchains told to stay offline
+// (OfflineEnv: go list does not fetch modules or switch Go versions).
 //
 // The gate never runs a command that the policy did not allow or a person
 // did not approve: every refusal is a Result with status error and a code.

@@ -45,6 +45,36 @@ var ManagedEnv = map[string]string{
 	"TERM":                "dumb",
 }
 
+// OfflineEnv is set on top of the environment for a command allowed as
+// reversible (read-only, no grant needed): such a command never needs the
+// network, so the toolchains that would reach it on their own for a
+// read-only subcommand (go list fetching modules, or a go.mod toolchain
+// line switching Go versions; npm and pip looking things up) are told to
+// stay offline. A granted or approved command gets the environment as is.
+var OfflineEnv = map[string]string{
+	"GOTOOLCHAIN":        "local",
+	"GOPROXY":            "off",
+	"npm_config_offline": "true",
+	"PIP_NO_INDEX":       "1",
+	"CARGO_NET_OFFLINE":  "true",
+}
+
+// withOffline returns env (sorted "K=V") with OfflineEnv set on top.
+func withOffline(env []string) []string {
+	out := make([]string, 0, len(env)+len(OfflineEnv))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := OfflineEnv[k]; !ok {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range OfflineEnv {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // GitOverrides are git configuration values forced for the run through
 // git's own environment overrides (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n,
 // GIT_CONFIG_VALUE_n), which take precedence over every configuration

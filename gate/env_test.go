@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shellgate/shellgate/policy"
 )
 
 // hostile runs cmd twice in dir: with the hostile host environment as it
@@ -194,5 +196,37 @@ func TestHostileRepository(t *testing.T) {
 			}
 			tt.check(t, out.Output.String())
 		})
+	}
+}
+
+// TestOfflineForReadOnly: a command allowed as reversible runs with the
+// toolchains told to stay offline; an approved one gets the environment
+// as the gate built it.
+func TestOfflineForReadOnly(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	t.Setenv("GOPROXY", "https://proxy.example.invalid")
+	t.Setenv("GOTOOLCHAIN", "auto")
+	dir := t.TempDir()
+	g := newGate(t, dir)
+	res := g.Run(context.Background(), Request{Command: "go env GOPROXY GOTOOLCHAIN"})
+	if res.Status != StatusOK || res.Decision.Action != policy.Allow {
+		t.Fatalf("go env: status %s, code %s, decision %v", res.Status, res.Code, res.Decision)
+	}
+	if got := strings.Fields(res.Output.String()); !slices.Equal(got[:2], []string{"off", "local"}) {
+		t.Errorf("read-only go env printed %q; want off and local", res.Output.String())
+	}
+	out := filepath.Join(dir, "env.txt")
+	res = g.Run(context.Background(), Request{Command: "go env GOPROXY > " + out, Approver: approve(true)})
+	if res.Status != StatusOK || !res.Approved {
+		t.Fatalf("approved go env: status %s, code %s", res.Status, res.Code)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(b)); got != "https://proxy.example.invalid" {
+		t.Errorf("approved go env printed %q; want the host's GOPROXY", got)
 	}
 }

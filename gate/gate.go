@@ -577,8 +577,12 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 			res.Notes = append(res.Notes, NoteClamped)
 		}
 	}
+	env := g.env
+	if d.Action == policy.Allow && d.Reversible {
+		env = withOffline(env) // read-only: no reason to reach the network
+	}
 	spec := Spec{
-		Command: req.Command, Dir: d.Cwd, Env: g.env, Timeout: timeout, Grace: g.limits.Grace,
+		Command: req.Command, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
 		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
 	}
 	out, err := g.runner.Run(ctx, spec)
