@@ -70,6 +70,7 @@ var knownRoles = map[string]bool{
 	"pattern": true, "script": true, "command": true, "text": true,
 	"number": true, "any": true, "name": true, "assign": true, "source": true,
 	"url": true, "exec": true, "awk": true, "sed": true, "jq": true,
+	"gitpath": true,
 }
 
 var knownCategories = map[string]bool{

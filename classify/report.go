@@ -244,6 +244,17 @@ type PathRef struct {
 	// begins with "-" (a file named "-r") would be read as an option, not
 	// as the path.
 	OptionLike bool `json:"option_like,omitempty"`
+	// Repo is set when Path is relative to the repository's top level, not
+	// to Cwd (git show REV:PATH).
+	Repo bool `json:"repo,omitempty"`
+	// IfExists is set on a word that is read only when it exists: git takes
+	// an operand before "--" as a path when there is one, else as a
+	// revision (git log main, git diff a.txt).
+	IfExists bool `json:"if_exists,omitempty"`
+	// PathGlob, on a recursive read, is a git pathspec glob: only the paths
+	// below Path whose path relative to it matches are read ("*" and "?"
+	// match "/" too: git log -- '*.env' reads every .env at any depth).
+	PathGlob string `json:"path_glob,omitempty"`
 }
 
 // CdStep is one change of directory.

@@ -238,6 +238,8 @@ type argParser struct {
 	exprStarted bool
 	// cwdBase is the directory the last cwd option is relative to.
 	cwdBase Cwd
+	// dashes is set once "--" ended the options.
+	dashes bool
 	// writesHere is set by an option of category write (tar -x): the
 	// program writes into its working directory.
 	writesHere bool
@@ -351,7 +353,7 @@ func (p *argParser) run() {
 			continue
 		}
 		if v == "--" && syntaxKind != "long" {
-			endOpts, p.endOpts = true, true
+			endOpts, p.endOpts, p.dashes = true, true, true
 			continue
 		}
 		switch {
@@ -414,6 +416,7 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 	p.operands = append(p.operands, Operand{Arg: a})
 	info := p.infos[i]
 	info.optPos = !endOpts && p.spec.Syntax != "none"
+	info.afterDashes = p.dashes
 	p.opInfo = append(p.opInfo, info)
 	if p.root.cmdRole || p.spec.cmdRole {
 		p.assignRoles()
@@ -1041,6 +1044,12 @@ func (p *argParser) finish() {
 			}
 		}
 		switch role {
+		case "gitpath":
+			var info wordInfo
+			if k < len(p.opInfo) {
+				info = p.opInfo[k]
+			}
+			w.gitPathRead(op, info, seg.Index, cwd)
 		case "file", "dir", "tree", "source", "exec":
 			pathOperands++
 			if op.Static() && op.Value == "-" && hasString(p.root.Categories, "navigate") {
@@ -1149,7 +1158,7 @@ func (p *argParser) finish() {
 				p.effects = append(p.effects, effectAt{effect: eff, code: role.Code, doc: role.Doc, who: who, span: seg.Span})
 			}
 			switch role.Role {
-			case "file", "dir", "tree", "source", "exec":
+			case "file", "dir", "tree", "source", "exec", "gitpath":
 				ref.Recursive = ref.Recursive || role.Role == "tree"
 				read = true
 				if role.Role == "source" {

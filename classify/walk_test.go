@@ -137,6 +137,15 @@ func paths(refs []PathRef) string {
 		if p.OptionLike {
 			s += " opt"
 		}
+		if p.Repo {
+			s += " repo"
+		}
+		if p.IfExists {
+			s += " if-exists"
+		}
+		if p.PathGlob != "" {
+			s += " glob=" + p.PathGlob
+		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
@@ -167,6 +176,20 @@ func TestReads(t *testing.T) {
 		{"git -C src log", "src literal cwd-flag @."},
 		{"git -C src status", "src literal cwd-flag @.; . literal implicit @src"},
 		{"sha256sum -c SUMS", "SUMS literal operand @.; SUMS dynamic operand @. files-from"},
+		// git prints the content of the paths its operands name.
+		{"git show HEAD:.env", ".env literal operand @. repo"},
+		{"git show HEAD:./x", "./x literal operand @."},
+		{"git show :0:a/b", "a/b literal operand @. repo"},
+		{"git show HEAD:", ""},
+		{"git show :/fix", ""},
+		{"git cat-file -p v1:k.pem", "k.pem literal operand @. repo"},
+		{"git log main", "main literal operand @. if-exists"},
+		{"git log -p -- .env", ".env literal operand @."},
+		{"git log -- ':!vendor'", ""},
+		{"git log -- ':(glob)*.go'", ":(glob)*.go dynamic operand @. pathspec"},
+		{"git log -- ':/src/a.go'", "src/a.go literal operand @. repo"},
+		{"git grep -n x -- '*.go'", ". literal operand @. r glob=*.go"},
+		{"git blame a.go", "a.go literal operand @. if-exists"},
 		{"cat SUMS | md5sum --check", "SUMS literal operand @.; - dynamic operand @. files-from"},
 		{"sha256sum f", "f literal operand @."},
 		{"git -C src -C lib status", "src literal cwd-flag @.; lib literal cwd-flag @src; . literal implicit @src/lib"},

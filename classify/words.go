@@ -18,6 +18,8 @@ type wordInfo struct {
 	// parses options (no "--" before it): a word that expands to "-x"
 	// there is an option.
 	optPos bool
+	// afterDashes is set on an operand after "--".
+	afterDashes bool
 	// multi is set when the word may expand to several words: unquoted
 	// parameter or command substitution (field splitting), glob, brace.
 	multi bool

@@ -193,9 +193,18 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 			return
 		}
 		t, err := j.absText(r.Path, r.Home, r.Kind == "glob", r.Cwd)
+		if r.Repo {
+			t, err = j.repoText(r)
+		}
 		if err != "" {
 			fail("producer %s: %s", what, err)
 			return
+		}
+		if r.IfExists {
+			if res := j.fs.resolve(filepath.Clean(t)); !res.exists && res.err == nil {
+				j.adm.addPath(filepath.Clean(t), res)
+				continue // git diff HEAD~1: a revision, not a root
+			}
 		}
 		if r.Kind == "glob" {
 			ms, gerr := j.expandGlob(t, j.b.maxGlob())

@@ -234,11 +234,15 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		return rd
 	}
 	text, err := j.absText(ref.Path, ref.Home, ref.Kind == "glob", ref.Cwd)
+	if ref.Repo {
+		text, err = j.repoText(ref)
+	}
 	if err != "" {
 		rd.set(VerdictNotEstablished, "", err)
 		return rd
 	}
 	opt := j.walkOpts(ref.Segment)
+	opt.pathGlob = ref.PathGlob
 	if ref.Kind == "glob" {
 		g := globChecks{}
 		if ref.Split {
@@ -253,7 +257,26 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		return rd
 	}
 	j.judgeText(text, ref.Recursive, opt, &rd)
+	if ref.IfExists && rd.Verdict != VerdictOK && !j.fs.resolve(filepath.Clean(text)).exists {
+		// git takes a word that names no path as a revision: nothing is
+		// read (the admission has the path's absence).
+		rd.set(VerdictMissing, "", fmt.Sprintf("%s is not a path here, so git takes it as a revision", quote(ref.Path)))
+	}
 	return rd
+}
+
+// repoText makes a path relative to the repository's top level (git show
+// REV:PATH) absolute.
+func (j *judger) repoText(ref *classify.PathRef) (string, string) {
+	c := j.cwdOf(ref.Cwd)
+	if c.err != "" {
+		return "", c.err
+	}
+	top, ok := j.repoTop(c.abs)
+	if !ok {
+		return "", fmt.Sprintf("%s is relative to the repository's top level, and %s is in no repository", quote(ref.Path), show(c.abs))
+	}
+	return top + "/" + ref.Path, ""
 }
 
 // absText makes p absolute: "~" folded to the home directory, a relative

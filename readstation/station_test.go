@@ -535,3 +535,32 @@ func TestOptionLikeMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestGitPaths: the paths git operands name are judged: REV:PATH from the
+// repository's top level, a pathspec after "--" strictly, a word before
+// "--" only when it exists (else it is a revision), and a glob pathspec
+// as every matching path below the cwd.
+func TestGitPaths(t *testing.T) {
+	f := newFixture(t)
+	must(t, os.MkdirAll(filepath.Join(f.proj, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.proj, "sub", ".env"), []byte("K=v\n"), 0o644))
+	tests := []struct{ cmd, want string }{
+		{"git show HEAD:sub/.env", "sub/.env denied **/.env"},
+		{"cd sub && git show HEAD:sub/.env", "sub/.env denied **/.env"},
+		{"cd sub && git show HEAD:./.env", "./.env denied **/.env"},
+		{"git log -p -- gone/.env", "gone/.env denied **/.env"},
+		{"git blame sub/.env", "sub/.env denied **/.env"},
+		{"git log main", "main missing"},
+		{"git log gone/.env", "gone/.env missing"},
+		{"git show HEAD:src/main.go", "src/main.go ok"},
+		{"git grep x -- '*.env'", ". denied **/.env"},
+		{"git grep x -- '*.go'", ". ok"},
+	}
+	for _, tc := range tests {
+		st := judge(t, tc.cmd, f.boundary(t, "proj"))
+		got := f.summary(st)
+		if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], tc.want) {
+			t.Errorf("%s: %v, want the last read %q", tc.cmd, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -37,6 +38,10 @@ type walkOpts struct {
 	// (find -name PAT): other entries are walked through but never reach
 	// the reader.
 	nameGlob string
+	// pathGlob, when set, is a git pathspec glob: only entries whose path
+	// relative to the root matches it are read (the rest are walked
+	// through); "*" and "?" match "/" as well.
+	pathGlob string
 	// hint says how the reader can exclude a subtree, for messages.
 	hint string
 	// excl encodes the reader's exclude options (see exclusions).
@@ -364,8 +369,15 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 		rel  []string
 		// split: a name on the way down from the root holds a blank.
 		split bool
+		// sub is the directory's path relative to the root ("" for the
+		// root), for pathGlob.
+		sub string
 	}
-	queue := []dir{{written, real, nil, false}}
+	queue := []dir{{written, real, nil, false, ""}}
+	var spec *regexp.Regexp
+	if opt.pathGlob != "" {
+		spec = pathspecRegexp(opt.pathGlob)
+	}
 	// Readers that follow symlinks (grep -R, find -L, rg -L, anything fed
 	// by xargs) read a linked directory's tree too: a link to a directory
 	// inside the roots is walked as well, once per real directory.
@@ -425,6 +437,13 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 			if opt.nameGlob != "" {
 				printed, _ = path.Match(opt.nameGlob, name)
 			}
+			sub := name
+			if d.sub != "" {
+				sub = d.sub + "/" + name
+			}
+			if spec != nil {
+				printed = printed && spec.MatchString(sub)
+			}
 			split := d.split || strings.ContainsAny(name, blanks)
 			if printed && opt.splitNames && (split || splits(name)) {
 				ts.volatile = true
@@ -450,7 +469,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				}
 				if isDir && !visited[rp] {
 					visited[rp] = true
-					queue = append(queue, dir{wp, rp, rel, split})
+					queue = append(queue, dir{wp, rp, rel, split, sub})
 				}
 				continue
 			}
@@ -476,12 +495,12 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					note(VerdictOutsideRoots, "", fmt.Sprintf("the tree %s holds a symlink %s to %s, outside the roots", show(written), show(wp), show(res.real)))
 				} else if res.isDir() && !visited[res.real] && !within(res.real, real) {
 					visited[res.real] = true
-					queue = append(queue, dir{wp, res.real, rel, split})
+					queue = append(queue, dir{wp, res.real, rel, split, sub})
 				}
 			case t.IsDir():
 				if !visited[rp] {
 					visited[rp] = true
-					queue = append(queue, dir{wp, rp, rel, split})
+					queue = append(queue, dir{wp, rp, rel, split, sub})
 				}
 			}
 		}
@@ -560,4 +579,67 @@ func show(p string) string {
 		return strconv.Quote(p)
 	}
 	return p
+}
+
+// pathspecs caches compiled git pathspec globs.
+var pathspecs sync.Map // string → *regexp.Regexp
+
+// pathspecRegexp compiles a git pathspec glob (no magic): "*" matches any
+// run of characters and "?" any one, "/" included, "[...]" a class, "\"
+// escapes; the match is of the whole relative path, or of a directory
+// that leads to it (git matches a pathspec naming a directory and
+// everything below it).
+func pathspecRegexp(glob string) *regexp.Regexp {
+	if re, ok := pathspecs.Load(glob); ok {
+		return re.(*regexp.Regexp)
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i+1 < len(glob) {
+				i++
+				b.WriteString(regexp.QuoteMeta(string(glob[i])))
+			} else {
+				b.WriteString(`\\`)
+			}
+		case '[':
+			j := strings.IndexByte(glob[i+1:], ']')
+			if j < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := glob[i+1 : i+1+j]
+			if j == 0 {
+				// "[]...]": a leading "]" is part of the class.
+				k := strings.IndexByte(glob[i+2:], ']')
+				if k < 0 {
+					b.WriteString(`\[`)
+					continue
+				}
+				class = glob[i+1 : i+2+k]
+				j = k + 1
+			}
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("(/.*)?$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		re = regexp.MustCompile("") // matches everything: judge the whole tree
+	}
+	pathspecs.Store(glob, re)
+	return re
 }

@@ -86,6 +86,9 @@ func (h *hasher) pathRefs(ps []classify.PathRef) {
 		h.span(p.Span)
 		h.boolean(p.Split)
 		h.boolean(p.OptionLike)
+		h.boolean(p.Repo)
+		h.boolean(p.IfExists)
+		h.str(p.PathGlob)
 	}
 }
 

@@ -120,6 +120,9 @@ var (
 	kSplit           = ast.StringTerm("split")
 	kShellgateConfig = ast.StringTerm("shellgate_config")
 	kOptionLike      = ast.StringTerm("option_like")
+	kRepo            = ast.StringTerm("repo")
+	kIfExists        = ast.StringTerm("if_exists")
+	kPathGlob        = ast.StringTerm("path_glob")
 	kStation         = ast.StringTerm("station")
 	kSubcommand      = ast.StringTerm("subcommand")
 	kTarget          = ast.StringTerm("target")
@@ -384,7 +387,7 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 }
 
 func pathRefTerm(p *classify.PathRef) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 13)}
+	o := obj{items: make([][2]*ast.Term, 0, 16)}
 	o.add(kPath, str(p.Path))
 	o.add(kKind, enum(p.Kind))
 	if p.Dynamic != "" {
@@ -406,6 +409,15 @@ func pathRefTerm(p *classify.PathRef) *ast.Term {
 	}
 	if p.OptionLike {
 		o.add(kOptionLike, boolean(true))
+	}
+	if p.Repo {
+		o.add(kRepo, boolean(true))
+	}
+	if p.IfExists {
+		o.add(kIfExists, boolean(true))
+	}
+	if p.PathGlob != "" {
+		o.add(kPathGlob, str(p.PathGlob))
 	}
 	return o.term()
 }

@@ -91,3 +91,12 @@ grep -r token ~ | head # want deny
 ls; cat ~/.ssh/id_rsa # want deny
 timeout 5 cat ~/.ssh/id_rsa # want deny
 sudo cat /etc/shadow # want deny
+
+# A secret committed to the repository, read through git's object store:
+# the path git is told to print is judged like the file.
+git show HEAD:.env # want deny read-denied
+git show HEAD~3:config/.env.production # want deny read-denied
+git cat-file -p HEAD:.env # want deny read-denied
+git log -p -- .env # want deny read-denied
+git diff HEAD~1 -- certs/server.key # want deny read-denied
+git grep -n TOKEN HEAD -- .env # want deny read-denied

@@ -116,3 +116,9 @@ git diff --name-only | xargs grep -n TODO # want allow
 git branch -a | grep feat # want allow
 git log --oneline -20 | grep -i fix # want allow
 git rev-parse HEAD && git status -s # want allow
+
+# Paths git prints from a revision, judged like files: ordinary ones pass.
+git show HEAD:src/app.py # want allow
+git log -p -- main.go # want allow
+git grep -n func -- '*.go' # want allow
+git log main -- docs/ # want allow
