@@ -28,6 +28,11 @@
 //     (PathRef.OptionLike: a file named -r makes grep x * recursive), or
 //     one with whitespace or a glob character that an unquoted loop
 //     variable splits and globs again (PathRef.Split);
+//   - judges the paths git prints from its object store like files (git
+//     show HEAD:.env reads .env): a path relative to the repository's top
+//     level (PathRef.Repo), a word that is a path only when it exists and
+//     a revision otherwise (PathRef.IfExists), and a pathspec glob matched
+//     against every path below the cwd (PathRef.PathGlob);
 //   - for a recursive reader (grep -r, rg, find, ls -R, du, tree: the
 //     report's Recursive flag) looks under the tree: a deny row anchored
 //     below it (~/.ssh/** under "grep -r x ~") is found by one lstat; rows
