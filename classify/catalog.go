@@ -45,6 +45,7 @@ const (
 	EffectStdin      = "stdin"       // makes the program read stdin
 	EffectFilesFrom  = "files-from"  // the option's value is a file that lists the paths to read
 	EffectLists      = "lists"       // the file operands (or stdin) list the paths read (sha256sum -c)
+	EffectGitConfig  = "git-config"  // prints git configuration: the repository's and the user's config files are read
 )
 
 var knownEffects = map[string]bool{
@@ -55,6 +56,7 @@ var knownEffects = map[string]bool{
 	EffectPrivilege: true, EffectDestroy: true, EffectStdin: true,
 	EffectFilesFrom: true,
 	EffectLists:     true,
+	EffectGitConfig: true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in
@@ -190,11 +192,21 @@ type Role struct {
 	// Optional marks a role that may be absent; an operand that does not
 	// match it is tried against the next role.
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
-	// Code is the finding code for Effect or Else.
+	// Code is the finding code for Effect or Else; with both, it is Else's
+	// (Effect then has its default code).
 	Code string `yaml:"code,omitempty" json:"code,omitempty"`
 	Doc  string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
+}
+
+// codeFor returns the finding code of the effect taken: Else's when the
+// operand did not match (mismatch), else Effect's.
+func (r *Role) codeFor(mismatch bool) string {
+	if r.Effect != "" && r.Else != "" && !mismatch {
+		return ""
+	}
+	return r.Code
 }
 
 // UnmarshalYAML accepts "file", "file..." or a mapping.

@@ -140,7 +140,11 @@ func Classify(command string, opts ...Option) (r *Report) {
 	// script never holds its whole AST in memory.
 	pre := len(r.Findings)
 	c := ctx{parent: -1, pipeLen: 1, producer: -1}
+	hash := strings.IndexByte(command, '#') >= 0
 	err := parseStmts(command, syntax.LangBash, func(s *syntax.Stmt) {
+		if hash {
+			w.checkComments(s)
+		}
 		if !w.stopped && !w.segLimit {
 			w.stmt(s, c)
 		}
@@ -197,15 +201,51 @@ func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt)) (err
 // Parsers are reused: a new one allocates buffers that cost more than
 // parsing a short command.
 var parserPools = map[syntax.LangVariant]*sync.Pool{
-	syntax.LangBash:  {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }},
-	syntax.LangPOSIX: {New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX)) }},
+	syntax.LangBash:  {New: func() any { return newParser(syntax.LangBash) }},
+	syntax.LangPOSIX: {New: func() any { return newParser(syntax.LangPOSIX) }},
+}
+
+// newParser keeps comments: checkComments holds them to what bash would
+// call a comment.
+func newParser(lang syntax.LangVariant) *syntax.Parser {
+	return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))
+}
+
+// checkComments finds a comment the parser saw where bash would not: "#"
+// starts a comment only at the beginning of a word. mvdan.cc/sh reads a
+// "#" right after an empty quoted string inside a subshell that ends on
+// the next line as a comment, where bash reads it as part of the word and
+// runs the command substitution after it (see TestClassify). Any such
+// disagreement means the AST is not the command bash runs.
+func (w *walker) checkComments(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.Comment)
+		if !ok {
+			return true
+		}
+		off := int(c.Hash.Offset())
+		if off > 0 && off <= len(w.src) && !startsWord(w.src[off-1]) {
+			w.find("parser-mismatch", "bash reads this # as part of a word, where the parser saw a comment: the command is not analysed as bash runs it", w.spanPos(c.Hash, c.End()), -1)
+		}
+		return true
+	})
+}
+
+// startsWord reports a byte after which bash starts a new word: a blank,
+// a newline, or an operator character.
+func startsWord(b byte) bool {
+	switch b {
+	case ' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>':
+		return true
+	}
+	return false
 }
 
 func getParser(lang syntax.LangVariant) *syntax.Parser {
 	if pool := parserPools[lang]; pool != nil {
 		return pool.Get().(*syntax.Parser)
 	}
-	return syntax.NewParser(syntax.Variant(lang))
+	return newParser(lang)
 }
 
 func putParser(lang syntax.LangVariant, p *syntax.Parser) {

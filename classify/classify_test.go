@@ -272,6 +272,12 @@ var classifyCases = []struct {
 	{in: "find . -name", want: "reversible"},
 	{in: "find $d -name x", want: "not reversible: param-value 5-7 dynamic-argument 5-7"},
 	{in: "find . -name x -exec", want: "not reversible: find-exec 15-20"},
+	// mvdan.cc/sh reads a # after '' or "" inside ( ... ) as a comment;
+	// bash reads it as part of the word and runs the substitution.
+	{in: "( cat ''#$(x)\n )", want: "not reversible: parser-mismatch 8-13"},
+	{in: "( cat \"\"#$(x)\n )", want: "not reversible: parser-mismatch 8-13"},
+	{in: "cat a # a comment", want: "reversible"},
+	{in: "(ls)#x", want: "reversible"},
 	{in: "xargs cat", want: "not reversible: stdin-read 0-9"},
 	{in: "ls | xargs cat", want: "reversible"},
 	{in: "ls | xargs rm", want: "not reversible: not-read-only 11-13"},

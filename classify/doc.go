@@ -37,6 +37,7 @@
 // privilege and destructive):
 //
 //   - input: empty-command, invalid-utf8, nul-byte, parse-error,
+//     parser-mismatch (the parser saw a comment where bash does not),
 //     internal-error, and the limits limit-length, limit-nesting,
 //     limit-depth, limit-segments, limit-nested, limit-findings;
 //   - programs: unknown-program, unknown-subcommand, unknown-option,

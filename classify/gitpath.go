@@ -75,3 +75,18 @@ func (w *walker) gitPathRead(op Operand, info wordInfo, seg int, cwd Cwd) {
 	}
 	literal(v, false, true)
 }
+
+// gitConfigReads adds the config files a command that prints git
+// configuration reads (catalog effect git-config: git config --list, git
+// remote -v): the repository's and the user's. They are judged for a
+// credential only (Source "git-config"): git reads them for every command.
+func (w *walker) gitConfigReads(seg *Segment, cwd Cwd) {
+	for _, c := range []PathRef{
+		{Path: ".git/config", Repo: true},
+		{Path: "~/.gitconfig", Home: true},
+		{Path: "~/.config/git/config", Home: true},
+	} {
+		c.Kind, c.Source, c.Segment, c.Cwd, c.Producer, c.Span = "literal", "git-config", seg.Index, cwd, -1, seg.Span
+		w.r.Reads = append(w.r.Reads, c)
+	}
+}

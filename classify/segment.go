@@ -1005,6 +1005,7 @@ func (p *argParser) finish() {
 			lists = true
 		}
 	}
+
 	// listed adds the read of the paths a list names (sha256sum -c LIST):
 	// what they are is only known when the list is read.
 	listed := func(path string, sp Span) {
@@ -1040,7 +1041,7 @@ func (p *argParser) finish() {
 				eff = r.Else
 			}
 			if eff != "" {
-				p.effects = append(p.effects, effectAt{effect: eff, code: r.Code, doc: r.Doc, who: name + " " + quote(op.Value), span: op.Span})
+				p.effects = append(p.effects, effectAt{effect: eff, code: r.codeFor(mismatch), doc: r.Doc, who: name + " " + quote(op.Value), span: op.Span})
 			}
 		}
 		switch role {
@@ -1155,7 +1156,7 @@ func (p *argParser) finish() {
 				eff = role.Else
 			}
 			if eff != "" {
-				p.effects = append(p.effects, effectAt{effect: eff, code: role.Code, doc: role.Doc, who: who, span: seg.Span})
+				p.effects = append(p.effects, effectAt{effect: eff, code: role.codeFor(a.mismatch), doc: role.Doc, who: who, span: seg.Span})
 			}
 			switch role.Role {
 			case "file", "dir", "tree", "source", "exec", "gitpath":
@@ -1179,6 +1180,12 @@ func (p *argParser) finish() {
 		if write {
 			ref.Recursive = false
 			w.r.Writes = append(w.r.Writes, ref)
+		}
+	}
+	for _, e := range p.effects {
+		if e.effect == EffectGitConfig {
+			w.gitConfigReads(seg, cwd)
+			break
 		}
 	}
 	if pathOperands == 0 {
@@ -1481,6 +1488,9 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 		w.outer = a.Span
 	}
 	w.src = a.Value
+	if strings.IndexByte(a.Value, '#') >= 0 {
+		w.checkComments(f)
+	}
 	saved := w.saveCwd()
 	cc := ctx{parent: seg.Index, pipeLen: 1, nested: c.nested + 1, wrappers: appendCopy(c.wrappers, seg.Name),
 		subst: c.subst, loop: c.loop, background: c.background, subshell: true,
