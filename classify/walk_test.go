@@ -190,6 +190,11 @@ func TestReads(t *testing.T) {
 		{"git log -- ':/src/a.go'", "src/a.go literal operand @. repo"},
 		{"git grep -n x -- '*.go'", ". literal operand @. r glob=*.go"},
 		{"git blame a.go", "a.go literal operand @. if-exists"},
+		// Printing git config reads the files a credential may sit in.
+		{"git config --list", ".git/config literal git-config @. repo; ~/.gitconfig literal git-config @. ~; ~/.config/git/config literal git-config @. ~"},
+		{"git remote -v", ".git/config literal git-config @. repo; ~/.gitconfig literal git-config @. ~; ~/.config/git/config literal git-config @. ~"},
+		{"git config user.name", ""},
+		{"git remote", ""},
 		{"cat SUMS | md5sum --check", "SUMS literal operand @.; - dynamic operand @. files-from"},
 		{"sha256sum f", "f literal operand @."},
 		{"git -C src -C lib status", "src literal cwd-flag @.; lib literal cwd-flag @src; . literal implicit @src/lib"},

@@ -95,6 +95,7 @@ var DefaultDenyRows = []string{
 	"~/.config/chromium/**",
 	"~/.thunderbird/**",
 	// Secrets in any tree.
+	"**/.git-credentials",
 	"**/.env",
 	"**/.env.*",
 	"**/.envrc",

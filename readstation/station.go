@@ -233,6 +233,10 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		rd.set(VerdictNotEstablished, "", fmt.Sprintf("unknown path kind %q", ref.Kind))
 		return rd
 	}
+	if ref.Source == "git-config" {
+		j.judgeGitConfig(ref, &rd)
+		return rd
+	}
 	text, err := j.absText(ref.Path, ref.Home, ref.Kind == "glob", ref.Cwd)
 	if ref.Repo {
 		text, err = j.repoText(ref)
@@ -413,6 +417,11 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 	j.adm.addPath(text, res)
 	rd.Resolved, rd.Real = written, res.real
 	v, row, msg := j.verdictFor(written, res)
+	if (v == VerdictOK || v == VerdictOutsideRoots) && !opt.namesOnly && res.exists && res.mode.IsRegular() && gitConfigFile(res.real) {
+		if what, ok := j.gitCredential(res.real); ok {
+			v, row, msg = VerdictDenied, CredentialRow, fmt.Sprintf("%s holds a credential (%s), which reading it would print", show(written), what)
+		}
+	}
 	if recursive && res.isDir() && !opt.namesOnly {
 		switch v {
 		case VerdictOK:

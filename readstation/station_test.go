@@ -564,3 +564,62 @@ func TestGitPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestGitCredential: a git config that holds a credential (the job token
+// actions/checkout keeps in http.<url>.extraheader, a password or token in
+// a remote URL) is denied to every read that would print it: cat, a
+// recursive grep, git config --list, git remote -v, git config of a URL
+// key. Without one, the same commands pass.
+func TestGitCredential(t *testing.T) {
+	f := newFixture(t)
+	cfg := filepath.Join(f.proj, ".git", "config")
+	cmds := []struct {
+		cmd      string
+		printsIt bool
+	}{
+		{"cat .git/config", true},
+		{"grep -r token .git", true},
+		{"git config --list", true},
+		{"git remote -v", true},
+		{"git config --get remote.origin.url", true},
+		{"git config user.name", false},
+		{"git status", false},
+		{"ls .git/config", false},
+	}
+	for _, body := range []string{
+		"[core]\n\tbare = false\n[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic eC1hY2Nlc3M=\n",
+		"[remote \"origin\"]\n\turl = https://bob:hunter2@example.com/r.git\n",
+		"[remote \"origin\"]\n\turl = https://ghs_0123456789abcdef@github.com/a/b\n",
+		"[url \"https://x-access-token:tok@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+		"", // no credential
+	} {
+		must(t, os.WriteFile(cfg, []byte("[core]\n\tbare = false\n"+body), 0o644))
+		for _, c := range cmds {
+			st := judge(t, c.cmd, f.boundary(t, "proj"))
+			denied := false
+			for _, r := range st.Reads {
+				denied = denied || r.Verdict == VerdictDenied && r.Row == CredentialRow
+			}
+			if want := c.printsIt && body != ""; denied != want {
+				t.Errorf("config %q: %s: denied for a credential = %v, want %v (%v)", body, c.cmd, denied, want, f.summary(st))
+			}
+		}
+	}
+}
+
+func TestURLCredential(t *testing.T) {
+	for u, want := range map[string]bool{
+		"https://github.com/a/b":                      false,
+		"git@github.com:a/b.git":                      false,
+		"ssh://git@github.com/a/b":                    false,
+		"https://bob@example.com/r":                   false,
+		"https://bob:pw@example.com/r":                true,
+		"https://ghp_abc@github.com/a/b":              true,
+		"https://oauth2:tok@gitlab.com/a":             true,
+		"https://0123456789abcdef0123456789abcdef@h/": true,
+	} {
+		if got := urlCredential(u); got != want {
+			t.Errorf("urlCredential(%q) = %v, want %v", u, got, want)
+		}
+	}
+}

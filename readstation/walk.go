@@ -473,6 +473,13 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				}
 				continue
 			}
+			if t.IsRegular() && !opt.namesOnly && gitConfigFile(rp) {
+				// Its content decides: never remember the tree as clean.
+				ts.volatile = true
+				if what, ok := j.gitCredential(rp); ok {
+					return VerdictDenied, CredentialRow, fmt.Sprintf("the tree %s contains %s, which holds a credential (%s); %s", show(written), show(wp), what, opt.hint)
+				}
+			}
 			if wp != rp {
 				if row, ok := j.m.denied(rp); ok {
 					return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (real path %s, deny row %s); %s", show(written), show(wp), show(rp), quote(row), opt.hint)
