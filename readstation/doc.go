@@ -28,6 +28,12 @@
 //     (PathRef.OptionLike: a file named -r makes grep x * recursive), or
 //     one with whitespace or a glob character that an unquoted loop
 //     variable splits and globs again (PathRef.Split);
+//   - denies a read of a git config file that holds a credential (the
+//     token actions/checkout keeps in http.<url>.extraheader, a password
+//     or token in a remote URL), whatever the deny rows say: cat
+//     .git/config, a recursive read through .git, and the config files
+//     git config --list or git remote -v print (PathRef.Source
+//     "git-config", judged for a credential only);
 //   - judges the paths git prints from its object store like files (git
 //     show HEAD:.env reads .env): a path relative to the repository's top
 //     level (PathRef.Repo), a word that is a path only when it exists and
