@@ -125,23 +125,13 @@ func paths(refs []PathRef) string {
 		if p.Dynamic != "" {
 			s += " " + p.Dynamic
 		}
-		if p.Recursive {
-			s += " r"
-		}
-		if p.Home {
-			s += " ~"
-		}
-		if p.Split {
-			s += " split"
-		}
-		if p.OptionLike {
-			s += " opt"
-		}
-		if p.Repo {
-			s += " repo"
-		}
-		if p.IfExists {
-			s += " if-exists"
+		for _, flag := range []struct {
+			on   bool
+			name string
+		}{{p.Recursive, "r"}, {p.Home, "~"}, {p.Split, "split"}, {p.OptionLike, "opt"}, {p.Repo, "repo"}, {p.IfExists, "if-exists"}} {
+			if flag.on {
+				s += " " + flag.name
+			}
 		}
 		if p.PathGlob != "" {
 			s += " glob=" + p.PathGlob
