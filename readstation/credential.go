@@ -42,10 +42,17 @@ func isGitDir(dir string) bool {
 }
 
 // gitCredential returns the first credential the config file p (with the
-// files it includes) holds, named as "key in file".
+// files it includes) holds, named as "key in file". A file of them that
+// exists but cannot be read whole (over 1 MiB, not a regular file) is a
+// credential that cannot be ruled out: it is returned as "unreadable: …".
 func (j *judger) gitCredential(p string) (string, bool) {
 	var entries []cfgEntry
+	mark := len(j.unreadable)
 	j.loadConfig(p, 0, &entries)
+	if len(j.unreadable) > mark {
+		u := j.unreadable[mark]
+		return fmt.Sprintf("%s cannot be read whole: %s", show(u.path), u.why), true
+	}
 	for _, e := range entries {
 		switch {
 		case e.section == "http" && e.key == "extraheader":
@@ -112,7 +119,7 @@ func (j *judger) judgeGitConfig(ref *classify.PathRef, rd *Read) {
 	}
 	if res.exists && res.mode.IsRegular() {
 		if what, ok := j.gitCredential(res.real); ok {
-			rd.set(VerdictDenied, CredentialRow, fmt.Sprintf("git would print %s, which holds a credential (%s)", show(text), what))
+			rd.set(VerdictDenied, CredentialRow, fmt.Sprintf("git would print %s, which holds a credential or cannot be checked for one (%s)", show(text), what))
 			return
 		}
 	}

@@ -603,3 +603,17 @@ func TestURLCredential(t *testing.T) {
 		}
 	}
 }
+
+// TestGitCredentialUnreadable: a git config too large to check is not
+// taken to hold no credential.
+func TestGitCredentialUnreadable(t *testing.T) {
+	f := newFixture(t)
+	big := "[core]\n\tbare = false\n# " + strings.Repeat("x", maxConfigBytes) + "\n"
+	must(t, os.WriteFile(filepath.Join(f.proj, ".git", "config"), []byte(big), 0o644))
+	for _, cmd := range []string{"cat .git/config", "git config --list"} {
+		st := judge(t, cmd, f.boundary(t, "proj"))
+		if st.Established {
+			t.Errorf("%s: established with a config it cannot read (%v)", cmd, f.summary(st))
+		}
+	}
+}

@@ -477,7 +477,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				// Its content decides: never remember the tree as clean.
 				ts.volatile = true
 				if what, ok := j.gitCredential(rp); ok {
-					return VerdictDenied, CredentialRow, fmt.Sprintf("the tree %s contains %s, which holds a credential (%s); %s", show(written), show(wp), what, opt.hint)
+					return VerdictDenied, CredentialRow, fmt.Sprintf("the tree %s contains %s, which holds a credential or cannot be checked for one (%s); %s", show(written), show(wp), what, opt.hint)
 				}
 			}
 			if wp != rp {
