@@ -1046,11 +1046,17 @@ func (p *argParser) finish() {
 		}
 		switch role {
 		case "gitpath":
+			pathOperands++
 			var info wordInfo
 			if k < len(p.opInfo) {
 				info = p.opInfo[k]
 			}
+			first := len(w.r.Reads)
 			w.gitPathRead(op, info, seg.Index, cwd)
+			for i := first; i < len(w.r.Reads); i++ {
+				// git grep --no-index DIR reads DIR's tree.
+				w.r.Reads[i].Recursive = w.r.Reads[i].Recursive || recursive
+			}
 		case "file", "dir", "tree", "source", "exec":
 			pathOperands++
 			if op.Static() && op.Value == "-" && hasString(p.root.Categories, "navigate") {
