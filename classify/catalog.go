@@ -46,6 +46,7 @@ const (
 	EffectFilesFrom  = "files-from"  // the option's value is a file that lists the paths to read
 	EffectLists      = "lists"       // the file operands (or stdin) list the paths read (sha256sum -c)
 	EffectGitConfig  = "git-config"  // prints git configuration: the repository's and the user's config files are read
+	EffectEnvPrint   = "env-print"   // prints environment variables, where tokens live (ps e)
 )
 
 var knownEffects = map[string]bool{
@@ -57,6 +58,7 @@ var knownEffects = map[string]bool{
 	EffectFilesFrom: true,
 	EffectLists:     true,
 	EffectGitConfig: true,
+	EffectEnvPrint:  true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in
@@ -65,6 +67,7 @@ var dangerousEffects = map[string]bool{
 	EffectWrite: true, EffectExec: true, EffectFollow: true, EffectDevice: true,
 	EffectNetwork: true, EffectWritesFile: true, EffectScript: true,
 	EffectCommand: true, EffectInteract: true, EffectPrivilege: true, EffectDestroy: true,
+	EffectEnvPrint: true,
 }
 
 var knownRoles = map[string]bool{

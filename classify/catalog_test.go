@@ -663,6 +663,8 @@ func TestCatalogSpot(t *testing.T) {
 		{"grep -e\"$P\" f", false, []string{"param-value"}},
 		{"env", false, []string{"env-print"}},
 		{"set", false, []string{"env-print"}},
+		{"ps eww", false, []string{"env-print"}},
+		{"ps aux", true, nil},
 		{"echo $GITHUB_TOKEN", false, []string{"param-value"}},
 		{"echo $HOME $PWD", true, nil},
 		{"for f in a b; do echo $f; done", true, nil},

@@ -52,7 +52,8 @@
 //     harmless), locale-string ($"..." is translated at run time),
 //     stdin-read, stdin-script, unsupported-syntax;
 //   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
-//     awk-read, env-print (awk ENVIRON).
+//     awk-read, env-print (awk ENVIRON, and the catalog effect env-print:
+//     ps e).
 //
 // The command catalog ([Catalog], catalog.yaml) is data: which programs are
 // read-only, which options take values, write, execute, follow or read

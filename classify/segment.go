@@ -109,6 +109,7 @@ var effectCode = map[string]string{
 	EffectPrivilege:  "privilege",
 	EffectDestroy:    "destructive",
 	EffectStdin:      "stdin-read",
+	EffectEnvPrint:   "env-print",
 }
 
 // effectCategory is the category an effect adds to its segment.

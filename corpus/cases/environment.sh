@@ -27,3 +27,8 @@ jq -n '$ENV' # want ask
 jq -n env # want ask
 awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }' # want ask
 cat /proc/$$/environ # want ask
+# ps with the BSD flag e prints every process's environment.
+ps eww # want ask env-print
+ps auxe # want ask env-print
+ps -ef e # want ask env-print
+ps axo pid,etime,comm # want allow
