@@ -53,7 +53,8 @@
 //     stdin-read, stdin-script, unsupported-syntax;
 //   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
 //     awk-read, env-print (awk ENVIRON, and the catalog effect env-print:
-//     ps e).
+//     ps e; jq env, $ENV and yq strenv), jq-load (jq import and include,
+//     yq load and eval).
 //
 // The command catalog ([Catalog], catalog.yaml) is data: which programs are
 // read-only, which options take values, write, execute, follow or read

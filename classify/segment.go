@@ -1104,6 +1104,8 @@ func (p *argParser) finish() {
 			p.sedScript(op.Arg)
 		case "awk":
 			p.awkScript(op.Arg)
+		case "jq":
+			p.jqProgram(op.Arg)
 		}
 		_ = k
 	}

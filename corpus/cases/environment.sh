@@ -32,3 +32,8 @@ ps eww # want ask env-print
 ps auxe # want ask env-print
 ps -ef e # want ask env-print
 ps axo pid,etime,comm # want allow
+# jq and yq builtins that read the environment.
+jq env package.json # want ask env-print
+jq '$ENV.HOME' package.json # want ask env-print
+yq '.a = strenv(GITHUB_TOKEN)' data/users.json # want ask env-print
+jq '.name' package.json # want allow

@@ -100,3 +100,6 @@ for f in README.md; do bash -c 'cat "$f"'; done # want ask
 # A checksum list names the files read: they are only known when it is read.
 sha256sum -c notes.txt # want ask read-not-established
 md5sum notes.txt | md5sum --check # want ask read-not-established
+# jq and yq functions that read other files.
+yq 'load("../.aws/credentials")' data/users.json # want ask jq-load
+jq 'import "secrets" as $s; $s' data/users.json # want ask jq-load
