@@ -47,6 +47,7 @@ const (
 	EffectLists      = "lists"       // the file operands (or stdin) list the paths read (sha256sum -c)
 	EffectGitConfig  = "git-config"  // prints git configuration: the repository's and the user's config files are read
 	EffectEnvPrint   = "env-print"   // prints environment variables, where tokens live (ps e)
+	EffectNoStdin    = "no-stdin"    // the program reads no stdin (jq -n)
 )
 
 var knownEffects = map[string]bool{
@@ -59,6 +60,7 @@ var knownEffects = map[string]bool{
 	EffectLists:     true,
 	EffectGitConfig: true,
 	EffectEnvPrint:  true,
+	EffectNoStdin:   true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in

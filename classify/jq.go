@@ -68,6 +68,9 @@ func (p *argParser) jqProgram(a Arg) {
 			if f, ok := jqBuiltins[name]; ok && prev != '.' {
 				p.w.find(f[0], p.specName()+": "+f[1], a.Span, p.seg.Index)
 			}
+			if (name == "input" || name == "inputs") && prev != '.' {
+				p.readsInput = true
+			}
 			prev = src[j-1]
 			i = j
 			continue

@@ -213,6 +213,9 @@ type argParser struct {
 	// subWritten are the subcommand words as written (an alias, not the
 	// catalog name), for messages.
 	subWritten []string
+	// readsInput is set when a jq program calls input or inputs, which
+	// read the next inputs (stdin without file operands) even under -n.
+	readsInput bool
 	// noStdin is set when a script shows the program reads no input
 	// (awk 'BEGIN { ... }').
 	noStdin    bool
@@ -1252,6 +1255,11 @@ func (p *argParser) finish() {
 	}
 	if p.info {
 		stdin = "" // --help, --version: prints and exits
+	}
+	for _, e := range p.effects {
+		if e.effect == EffectNoStdin && !p.readsInput {
+			stdin = "" // jq -n: null input (unless input or inputs reads on)
+		}
 	}
 	if stdin == "no-operands" && p.roles != nil && !hasFileRole(p.roles) {
 		// An option replaced the operands with ones that are not files

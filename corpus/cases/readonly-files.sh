@@ -252,3 +252,7 @@ jq -e '.version' package.json # want allow
 jq --arg n ada '.[] | select(.name == $n)' data/users.json # want allow
 jq 'keys' tests/fixtures/sample.json # want allow
 yq '.port' config/settings.yaml # want allow
+
+# jq -n builds JSON from nothing: no stdin is read.
+jq -n '{name: "demo", version: 1}' # want allow
+jq -n '[inputs | .name]' data/users.json # want allow
