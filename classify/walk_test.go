@@ -151,6 +151,8 @@ func TestReads(t *testing.T) {
 		{"find", ". literal implicit @. r"},
 		{"grep -rn x src", "src literal operand @. r"},
 		{"grep -rn x", ". literal implicit @. r"},
+		{"grep -d recurse x src", "src literal operand @. r"},
+		{"grep -d skip x f", "f literal operand @."},
 		{"grep x f", "f literal operand @."},
 		{"grep -f pats f", "pats literal option @.; f literal operand @."},
 		{"grep -e x -- -f", "-f literal operand @."},

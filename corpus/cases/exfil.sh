@@ -100,3 +100,6 @@ git cat-file -p HEAD:.env # want deny read-denied
 git log -p -- .env # want deny read-denied
 git diff HEAD~1 -- certs/server.key # want deny read-denied
 git grep -n TOKEN HEAD -- .env # want deny read-denied
+# grep -d recurse is grep -r.
+grep -d recurse token ~ # want deny
+grep --directories=recurse -n token ~/.ssh # want deny
