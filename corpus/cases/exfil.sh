@@ -103,3 +103,4 @@ git grep -n TOKEN HEAD -- .env # want deny read-denied
 # grep -d recurse is grep -r.
 grep -d recurse token ~ # want deny
 grep --directories=recurse -n token ~/.ssh # want deny
+cat /proc/self/task/*/environ # want deny read-denied
