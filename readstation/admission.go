@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 )
@@ -172,19 +171,13 @@ func (a *Admission) Recheck() error {
 		}
 	}
 	for _, f := range a.files {
-		var now fileStamp
-		fsCalls.Add(1)
-		fi, err := os.Stat(f.path)
-		switch {
-		case err == nil:
-			_, ino := devIno(fi)
-			now = fileStamp{fi.Size(), fi.ModTime(), ino}
-		case !notFound(err):
+		now, err := statStamp(f.path)
+		if err != nil {
 			// It can no longer be stat'ed (a symlink loop, permission
 			// denied): what git reads there is not known.
 			return &ChangeError{Path: f.path, Was: describeStamp(f.stamp), Now: "unresolvable (" + err.Error() + ")"}
 		}
-		if !now.mtime.Equal(f.stamp.mtime) || now.size != f.stamp.size || now.ino != f.stamp.ino {
+		if !now.same(f.stamp) {
 			return &ChangeError{Path: f.path, Was: describeStamp(f.stamp), Now: describeStamp(now)}
 		}
 	}

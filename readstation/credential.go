@@ -41,6 +41,17 @@ func isGitDir(dir string) bool {
 	return st != (fileStamp{})
 }
 
+// gitCredentialStamped is gitCredential, with the files it read and their
+// stamps: a tree walk remembers them, so that a changed config is seen.
+func (j *judger) gitCredentialStamped(p string) (string, bool, []fileCand) {
+	var files []fileCand
+	saved := j.record
+	j.record = &files
+	what, ok := j.gitCredential(p)
+	j.record = saved
+	return what, ok, files
+}
+
 // gitCredential returns the first credential the config file p (with the
 // files it includes) holds, named as "key in file". A file of them that
 // exists but cannot be read whole (over 1 MiB, not a regular file) is a

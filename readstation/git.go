@@ -122,6 +122,11 @@ type fileStamp struct {
 	ino   uint64
 }
 
+// same reports an unchanged file (mtime compared as an instant).
+func (s fileStamp) same(o fileStamp) bool {
+	return s.size == o.size && s.ino == o.ino && s.mtime.Equal(o.mtime)
+}
+
 var gitFileCache struct {
 	sync.Mutex
 	m     map[string]gitFile
@@ -148,6 +153,9 @@ type gitFile struct {
 func (j *judger) read(p string) ([]byte, bool) {
 	data, st, problem := readSmallStamp(p)
 	j.adm.addFile(p, st)
+	if j.record != nil {
+		*j.record = append(*j.record, fileCand{p, st})
+	}
 	if problem != "" {
 		j.unreadable = append(j.unreadable, unreadableFile{p, problem})
 	}
@@ -157,6 +165,21 @@ func (j *judger) read(p string) ([]byte, bool) {
 // unreadableFile is a repository file the station could not read.
 type unreadableFile struct {
 	path, why string
+}
+
+// statStamp returns p's stamp, zero when p does not exist; an error when
+// p cannot be stat'ed for another reason.
+func statStamp(p string) (fileStamp, error) {
+	fsCalls.Add(1)
+	fi, err := os.Stat(p)
+	if err != nil {
+		if notFound(err) {
+			return fileStamp{}, nil
+		}
+		return fileStamp{}, err
+	}
+	_, ino := devIno(fi)
+	return fileStamp{fi.Size(), fi.ModTime(), ino}, nil
 }
 
 // readSmallStamp reads p. It returns the data (nil when p cannot be read),

@@ -134,6 +134,9 @@ type judger struct {
 	extra []Read
 	// unreadable are repository files that exist but could not be read.
 	unreadable []unreadableFile
+	// record, when set, collects the repository files read (for a tree
+	// stamp: the tree is clean only while they are unchanged).
+	record *[]fileCand
 }
 
 type cwdResult struct {

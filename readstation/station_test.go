@@ -617,3 +617,36 @@ func TestGitCredentialUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeWithGitConfigRemembered: a clean tree that holds a git config is
+// remembered like any clean tree, stamped with the config file, so that a
+// credential written into the config in place (the directory's own stamp
+// does not change) is found on the next read.
+func TestTreeWithGitConfigRemembered(t *testing.T) {
+	f := newFixture(t)
+	for _, n := range []string{"clean/.git/HEAD", "clean/.git/config", "clean/a/b.txt"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(f.proj, n)), 0o755))
+		must(t, os.WriteFile(filepath.Join(f.proj, n), []byte("[core]\n"), 0o644))
+	}
+	defer func(w time.Duration) { racyWindow = w }(racyWindow)
+	racyWindow = 10 * time.Millisecond
+	time.Sleep(20 * time.Millisecond)
+	b := f.boundary(t, "proj")
+	judge(t, "grep -r x clean", b)
+	n0 := fsCalls.Load()
+	if st := judge(t, "grep -r x clean", b); !st.Established {
+		t.Fatalf("clean tree: %v", f.summary(st))
+	}
+	if n := fsCalls.Load() - n0; n > 8 {
+		t.Errorf("the clean tree was walked again: %d file-system calls", n)
+	}
+	cfg, err := os.OpenFile(filepath.Join(f.proj, "clean/.git/config"), os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = cfg.WriteString("[http]\n\textraheader = AUTHORIZATION: basic eA==\n")
+	must(t, err)
+	must(t, cfg.Close())
+	st := judge(t, "grep -r x clean", b)
+	if len(st.Reads) != 1 || st.Reads[0].Row != CredentialRow {
+		t.Errorf("after a credential was written into the config: %v", f.summary(st))
+	}
+}

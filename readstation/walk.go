@@ -195,6 +195,8 @@ type linkStamp struct {
 type treeStamp struct {
 	dirs  []dirStamp
 	links []linkStamp
+	// files are the git config files judged for a credential.
+	files []fileCand
 	msg   string
 	// volatile: the result depends on paths outside the stamps (the pieces
 	// of a name xargs splits, read in the reader's directory), so it is
@@ -244,11 +246,16 @@ func (j *judger) cleanTree(k globalTreeKey) (string, bool) {
 			return "", false
 		}
 	}
+	for _, f := range ts.files {
+		if now, err := statStamp(f.path); err != nil || !now.same(f.stamp) {
+			return "", false
+		}
+	}
 	return ts.msg, true
 }
 
 func rememberTree(k globalTreeKey, ts *treeStamp) {
-	n := len(ts.dirs) + len(ts.links)
+	n := len(ts.dirs) + len(ts.links) + len(ts.files)
 	if n > maxTreeStamps {
 		return
 	}
@@ -474,9 +481,11 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				continue
 			}
 			if t.IsRegular() && !opt.namesOnly && gitConfigFile(rp) {
-				// Its content decides: never remember the tree as clean.
-				ts.volatile = true
-				if what, ok := j.gitCredential(rp); ok {
+				// Its content decides: the tree is clean only while the
+				// config (and what it includes) is unchanged.
+				what, ok, files := j.gitCredentialStamped(rp)
+				ts.files = append(ts.files, files...)
+				if ok {
 					return VerdictDenied, CredentialRow, fmt.Sprintf("the tree %s contains %s, which holds a credential or cannot be checked for one (%s); %s", show(written), show(wp), what, opt.hint)
 				}
 			}
