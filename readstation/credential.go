@@ -19,9 +19,10 @@ import (
 const CredentialRow = "(a credential in a git config)"
 
 // gitConfigFile reports a path that git reads as configuration: a
-// repository's config (…/.git/config, or config in a git directory), the
-// user's ~/.gitconfig or $XDG_CONFIG_HOME/git/config.
-func gitConfigFile(p string) bool {
+// repository's config (…/.git/config, or config beside a HEAD: a bare
+// repository's, a submodule's or worktree's), the user's ~/.gitconfig or
+// $XDG_CONFIG_HOME/git/config.
+func (j *judger) gitConfigFile(p string) bool {
 	base, dir := filepath.Base(p), filepath.Base(filepath.Dir(p))
 	switch {
 	case base == ".gitconfig":
@@ -31,14 +32,7 @@ func gitConfigFile(p string) bool {
 	case dir == ".git" || dir == "git":
 		return true
 	}
-	return isGitDir(filepath.Dir(p))
-}
-
-// isGitDir reports a directory that looks like a git directory (a HEAD
-// file beside the config): a bare repository, a submodule's or worktree's.
-func isGitDir(dir string) bool {
-	_, st, _ := readSmallStamp(filepath.Join(dir, "HEAD"))
-	return st != (fileStamp{})
+	return j.fs.lstat(joinAbs(filepath.Dir(p), "HEAD")).err == nil
 }
 
 // gitCredentialStamped is gitCredential, with the files it read and their
@@ -104,35 +98,48 @@ func urlCredential(u string) bool {
 	return len(user) >= 32 // a long opaque user name is a token
 }
 
-// judgeGitConfig judges a config file git prints from (PathRef.Source
-// "git-config"): git reads it for every command, so only a credential in
-// it matters.
+// judgeGitConfig judges the config files git prints from (PathRef.Source
+// "git-config"): the repository's (found from the cwd as git finds it) or
+// the user's. git reads them for every command, so only a credential in
+// them matters.
 func (j *judger) judgeGitConfig(ref *classify.PathRef, rd *Read) {
-	text, err := j.absText(ref.Path, ref.Home, false, ref.Cwd)
+	var files []string
 	if ref.Repo {
-		text, err = j.repoText(ref)
+		c := j.cwdOf(ref.Cwd)
+		if c.err != "" {
+			rd.set(VerdictNotEstablished, "", c.err)
+			return
+		}
+		_, gitdir, ok := j.findGitDir(j.fs.resolve(c.abs).real)
+		if !ok {
+			rd.set(VerdictOK, "", fmt.Sprintf("%s is in no repository: no repository config to print", show(c.abs)))
+			return
+		}
+		files = configFiles(gitdir, j.commonDir(gitdir))
+	} else {
+		text, err := j.absText(ref.Path, ref.Home, false, ref.Cwd)
 		if err != "" {
-			rd.set(VerdictOK, "", "not in a repository: no repository config to print")
+			rd.set(VerdictNotEstablished, "", err)
 			return
 		}
+		files = []string{filepath.Clean(text)}
 	}
-	if err != "" {
-		rd.set(VerdictNotEstablished, "", err)
-		return
-	}
-	text = filepath.Clean(text)
-	res := j.fs.resolve(text)
-	j.adm.addPath(text, res)
-	rd.Resolved, rd.Real = text, res.real
-	if res.err != nil {
-		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", show(text), res.err))
-		return
-	}
-	if res.exists && res.mode.IsRegular() {
+	rd.Resolved = files[0]
+	for _, f := range files {
+		res := j.fs.resolve(f)
+		j.adm.addPath(f, res)
+		if res.err != nil {
+			rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", show(f), res.err))
+			return
+		}
+		if !res.exists {
+			continue
+		}
 		if what, ok := j.gitCredential(res.real); ok {
-			rd.set(VerdictDenied, CredentialRow, fmt.Sprintf("git would print %s, which holds a credential or cannot be checked for one (%s)", show(text), what))
+			rd.Real = res.real
+			rd.set(VerdictDenied, CredentialRow, fmt.Sprintf("git would print %s, which holds a credential or cannot be checked for one (%s)", show(f), what))
 			return
 		}
 	}
-	rd.set(VerdictOK, "", fmt.Sprintf("%s holds no credential", show(text)))
+	rd.set(VerdictOK, "", fmt.Sprintf("%s holds no credential", show(files[0])))
 }

@@ -388,6 +388,25 @@ type repoInfo struct {
 	unreadable []unreadableFile
 }
 
+// commonDir is the directory a git directory shares its config and
+// objects with: its commondir (a worktree's), else itself.
+func (j *judger) commonDir(gitdir string) string {
+	if data, ok := j.read(joinAbs(gitdir, "commondir")); ok {
+		c := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitdir, c)
+		}
+		return filepath.Clean(c)
+	}
+	return gitdir
+}
+
+// configFiles are a repository's own config files, in the order git reads
+// them.
+func configFiles(gitdir, common string) []string {
+	return []string{joinAbs(common, "config"), joinAbs(gitdir, "config.worktree")}
+}
+
 // repo reads a repository's config and attributes once per Judge.
 func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo) *repoInfo {
 	key := gitdir + "\x00" + cwd
@@ -397,16 +416,10 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	ri := &repoInfo{top: top, gitdir: gitdir}
 	mark := len(j.unreadable)
 	defer func() { ri.unreadable = slices.Clone(j.unreadable[mark:]) }()
-	common := gitdir
-	if data, ok := j.read(joinAbs(gitdir, "commondir")); ok {
-		c := strings.TrimSpace(string(data))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitdir, c)
-		}
-		common = filepath.Clean(c)
+	common := j.commonDir(gitdir)
+	for _, f := range configFiles(gitdir, common) {
+		j.loadConfig(f, 0, &ri.config)
 	}
-	j.loadConfig(joinAbs(common, "config"), 0, &ri.config)
-	j.loadConfig(joinAbs(gitdir, "config.worktree"), 0, &ri.config)
 	drivers := map[string]cfgEntry{}
 	for _, e := range ri.config {
 		if e.sub == "" {

@@ -420,7 +420,7 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 	j.adm.addPath(text, res)
 	rd.Resolved, rd.Real = written, res.real
 	v, row, msg := j.verdictFor(written, res)
-	if (v == VerdictOK || v == VerdictOutsideRoots) && !opt.namesOnly && res.exists && res.mode.IsRegular() && gitConfigFile(res.real) {
+	if (v == VerdictOK || v == VerdictOutsideRoots) && !opt.namesOnly && res.exists && res.mode.IsRegular() && j.gitConfigFile(res.real) {
 		if what, ok := j.gitCredential(res.real); ok {
 			v, row, msg = VerdictDenied, CredentialRow, fmt.Sprintf("%s holds a credential or cannot be checked for one (%s): reading it would print it", show(written), what)
 		}

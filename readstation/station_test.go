@@ -650,3 +650,35 @@ func TestTreeWithGitConfigRemembered(t *testing.T) {
 		t.Errorf("after a credential was written into the config: %v", f.summary(st))
 	}
 }
+
+// TestGitConfigReads: the config files git config --list prints are found
+// as git finds them (a bare repository's own config), and one under a cwd
+// that cannot be established is not taken to be clean.
+func TestGitConfigReads(t *testing.T) {
+	f := newFixture(t)
+	bare := filepath.Join(f.proj, "b.git")
+	for _, d := range []string{"objects", "refs"} {
+		must(t, os.MkdirAll(filepath.Join(bare, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(bare, "config"), []byte("[remote \"o\"]\n\turl = https://u:pw@example.com/r\n"), 0o644))
+	verdict := func(cmd string) string {
+		st := judge(t, cmd, f.boundary(t, "proj"))
+		for _, r := range st.Reads {
+			if r.Source == "git-config" && r.Path == ".git/config" {
+				return r.Verdict
+			}
+		}
+		t.Fatalf("%s: no repository config read in %v", cmd, f.summary(st))
+		return ""
+	}
+	if v := verdict("cd b.git && git config --list"); v != VerdictDenied {
+		t.Errorf("a bare repository's config with a password: %s, want denied", v)
+	}
+	if v := verdict(`cd "$X" && git config --list`); v != VerdictNotEstablished {
+		t.Errorf("an unknown cwd: %s, want not-established", v)
+	}
+	if v := verdict("git config --list"); v != VerdictOK {
+		t.Errorf("the fixture's own config: %s, want ok", v)
+	}
+}

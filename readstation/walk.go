@@ -480,7 +480,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 				}
 				continue
 			}
-			if t.IsRegular() && !opt.namesOnly && gitConfigFile(rp) {
+			if t.IsRegular() && !opt.namesOnly && j.gitConfigFile(rp) {
 				// Its content decides: the tree is clean only while the
 				// config (and what it includes) is unchanged.
 				what, ok, files := j.gitCredentialStamped(rp)
