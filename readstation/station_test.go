@@ -682,3 +682,16 @@ func TestGitConfigReads(t *testing.T) {
 		t.Errorf("the fixture's own config: %s, want ok", v)
 	}
 }
+
+// TestGitPathUnresolvable: a git word before "--" is taken for a revision
+// only when it is known not to exist; one whose existence cannot be told
+// (behind a symlink loop) stays not established.
+func TestGitPathUnresolvable(t *testing.T) {
+	f := newFixture(t)
+	must(t, os.Symlink("loop2", filepath.Join(f.proj, "loop1")))
+	must(t, os.Symlink("loop1", filepath.Join(f.proj, "loop2")))
+	st := judge(t, "git log loop1/x", f.boundary(t, "proj"))
+	if st.Established {
+		t.Errorf("git log loop1/x: established (%v)", f.summary(st))
+	}
+}
