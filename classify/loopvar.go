@@ -29,10 +29,12 @@ func (w *walker) markAssigned(name string) {
 // or by data (read f, mapfile, getopts, printf -v, unset, let, eval,
 // source, wait -p), or run code that may (trap): with one of them in the
 // command, no loop variable is bound.
+//
+// declare, local, export, readonly and typeset are declaration clauses,
+// whose names markAssigned records.
 var varSetters = map[string]bool{
 	"read": true, "mapfile": true, "readarray": true, "getopts": true, "unset": true,
-	"let": true, "eval": true, "source": true, ".": true, "declare": true, "typeset": true,
-	"local": true, "export": true, "readonly": true, "trap": true, "wait": true,
+	"let": true, "eval": true, "source": true, ".": true, "trap": true, "wait": true,
 }
 
 // bindLoopReads binds reads of a loop variable inside its loop's body to
