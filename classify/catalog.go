@@ -48,6 +48,8 @@ const (
 	EffectGitConfig  = "git-config"  // prints git configuration: the repository's and the user's config files are read
 	EffectEnvPrint   = "env-print"   // prints environment variables, where tokens live (ps e)
 	EffectNoStdin    = "no-stdin"    // the program reads no stdin (jq -n)
+	EffectGitTracked = "git-tracked" // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
+	EffectGitNames   = "git-names"   // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
 )
 
 var knownEffects = map[string]bool{
@@ -56,11 +58,13 @@ var knownEffects = map[string]bool{
 	EffectWritesFile: true, EffectScript: true, EffectCommand: true,
 	EffectPattern: true, EffectCwd: true, EffectInteract: true,
 	EffectPrivilege: true, EffectDestroy: true, EffectStdin: true,
-	EffectFilesFrom: true,
-	EffectLists:     true,
-	EffectGitConfig: true,
-	EffectEnvPrint:  true,
-	EffectNoStdin:   true,
+	EffectFilesFrom:  true,
+	EffectLists:      true,
+	EffectGitConfig:  true,
+	EffectEnvPrint:   true,
+	EffectNoStdin:    true,
+	EffectGitTracked: true,
+	EffectGitNames:   true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in

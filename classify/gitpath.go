@@ -90,3 +90,15 @@ func (w *walker) gitConfigReads(seg *Segment, cwd Cwd) {
 		w.r.Reads = append(w.r.Reads, c)
 	}
 }
+
+// hasGitpath reports whether roles take a git revision or path: an
+// option that replaces them with plain files (git diff --no-index) takes
+// git out of the repository.
+func hasGitpath(roles []Role) bool {
+	for _, r := range roles {
+		if r.Role == "gitpath" {
+			return true
+		}
+	}
+	return false
+}

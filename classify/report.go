@@ -223,7 +223,9 @@ type PathRef struct {
 	// Recursive is set when the whole tree under the path is read.
 	Recursive bool `json:"recursive,omitempty"`
 	// Source is where the path came from: operand, option, redirect,
-	// source, cwd-flag.
+	// source, cwd-flag, implicit, git-config (the git config files a
+	// command prints from, judged for a credential), git-tracked (the
+	// paths a repository tracks, judged against the deny rows).
 	Source  string `json:"source"`
 	Segment int    `json:"segment"`
 	Cwd     Cwd    `json:"cwd"`
@@ -255,6 +257,12 @@ type PathRef struct {
 	// below Path whose path relative to it matches are read ("*" and "?"
 	// match "/" too: git log -- '*.env' reads every .env at any depth).
 	PathGlob string `json:"path_glob,omitempty"`
+	// Tracked is set on a path git prints the tracked content or history
+	// of (git log -p -- DIR, git grep x -- DIR; catalog effect
+	// git-tracked): a directory stands for every path the repository
+	// tracks below it. The read of Source "git-tracked" (Path ".", Repo)
+	// is the whole repository, for a command no pathspec narrows.
+	Tracked bool `json:"tracked,omitempty"`
 }
 
 // CdStep is one change of directory.

@@ -1000,15 +1000,25 @@ func (p *argParser) finish() {
 	if p.cwdOpt != nil {
 		cwd = p.optCwd()
 	}
-	recursive, lists := false, false
+	recursive, lists, narrowed := false, false, false
+	trackedBy, names := 0, false
 	for _, e := range p.effects {
 		switch e.effect {
 		case EffectRecursive:
 			recursive = true
 		case EffectLists:
 			lists = true
+		case EffectGitTracked:
+			trackedBy++
+		case EffectGitNames:
+			names = true
 		}
 	}
+	// git prints tracked content when an option asks for it (log -p), or
+	// by default (show, diff, grep) unless an option asks for names or
+	// counts instead (diff --stat, grep -l).
+	specTracked := hasString(spec.Effects, EffectGitTracked)
+	tracked := trackedBy > 1 || trackedBy == 1 && !specTracked || specTracked && !names
 
 	// listed adds the read of the paths a list names (sha256sum -c LIST):
 	// what they are is only known when the list is read.
@@ -1060,6 +1070,13 @@ func (p *argParser) finish() {
 			for i := first; i < len(w.r.Reads); i++ {
 				// git grep --no-index DIR reads DIR's tree.
 				w.r.Reads[i].Recursive = w.r.Reads[i].Recursive || recursive
+				w.r.Reads[i].Tracked = tracked
+				// A pathspec (after --) names what git prints; a word
+				// before -- may be a revision.
+				narrowed = narrowed || info.afterDashes
+			}
+			if op.Static() && !info.afterDashes && strings.Contains(op.Value, ":") && !strings.HasPrefix(op.Value, ":/") {
+				narrowed = true // REV:PATH: one blob or tree (:/TEXT is a commit)
 			}
 		case "file", "dir", "tree", "source", "exec":
 			pathOperands++
@@ -1199,6 +1216,11 @@ func (p *argParser) finish() {
 			w.gitConfigReads(seg, cwd)
 			break
 		}
+	}
+	if tracked && !narrowed && !(p.roles != nil && !hasGitpath(p.roles)) {
+		// git prints what the whole repository tracks.
+		w.r.Reads = append(w.r.Reads, PathRef{Path: ".", Kind: "literal", Source: "git-tracked", Segment: seg.Index,
+			Cwd: cwd, Producer: -1, Span: seg.Span, Repo: true, Tracked: true})
 	}
 	if pathOperands == 0 {
 		imp := spec.Implicit

@@ -128,7 +128,7 @@ func paths(refs []PathRef) string {
 		for _, flag := range []struct {
 			on   bool
 			name string
-		}{{p.Recursive, "r"}, {p.Home, "~"}, {p.Split, "split"}, {p.OptionLike, "opt"}, {p.Repo, "repo"}, {p.IfExists, "if-exists"}} {
+		}{{p.Recursive, "r"}, {p.Home, "~"}, {p.Split, "split"}, {p.OptionLike, "opt"}, {p.Repo, "repo"}, {p.IfExists, "if-exists"}, {p.Tracked, "tracked"}} {
 			if flag.on {
 				s += " " + flag.name
 			}
@@ -169,19 +169,44 @@ func TestReads(t *testing.T) {
 		{"git -C src status", "src literal cwd-flag @.; . literal implicit @src"},
 		{"sha256sum -c SUMS", "SUMS literal operand @.; SUMS dynamic operand @. files-from"},
 		// git prints the content of the paths its operands name.
-		{"git show HEAD:.env", ".env literal operand @. repo"},
-		{"git show HEAD:./x", "./x literal operand @."},
-		{"git show :0:a/b", "a/b literal operand @. repo"},
+		{"git show HEAD:.env", ".env literal operand @. repo tracked"},
+		{"git show HEAD:./x", "./x literal operand @. tracked"},
+		{"git show :0:a/b", "a/b literal operand @. repo tracked"},
 		{"git show HEAD:", ""},
-		{"git show :/fix", ""},
-		{"git cat-file -p v1:k.pem", "k.pem literal operand @. repo"},
+		{"git show :/fix", ". literal git-tracked @. repo tracked"}, // the newest commit whose message matches: its patch
+		{"git cat-file -p v1:k.pem", "k.pem literal operand @. repo tracked"},
 		{"git log main", "main literal operand @. if-exists"},
-		{"git log -p -- .env", ".env literal operand @."},
+		{"git log -p -- .env", ".env literal operand @. tracked"},
 		{"git log -- ':!vendor'", ""},
 		{"git log -- ':(glob)*.go'", ":(glob)*.go dynamic operand @. pathspec"},
 		{"git log -- ':/src/a.go'", "src/a.go literal operand @. repo"},
-		{"git grep -n x -- '*.go'", ". literal operand @. r glob=*.go"},
+		{"git grep -n x -- '*.go'", ". literal operand @. r tracked glob=*.go"},
 		{"git blame a.go", "a.go literal operand @. if-exists"},
+		// git grep, git log -p, git show and git diff print what the
+		// repository tracks: a pathspec narrows it, else all of it.
+		{"git grep x", ". literal git-tracked @. repo tracked"},
+		{"git grep x -- src", "src literal operand @. tracked"},
+		{"git grep x -- ':!.env'", ". literal git-tracked @. repo tracked"}, // an exclusion alone narrows nothing
+		{"git log -p", ". literal git-tracked @. repo tracked"},
+		{"git log -p main", "main literal operand @. if-exists tracked; . literal git-tracked @. repo tracked"},
+		{"git log --stat", ""},
+		{"git log -U3 -- docs", "docs literal operand @. tracked"},
+		{"git show", ". literal git-tracked @. repo tracked"},
+		{"git show HEAD~2 --stat", "HEAD~2 literal operand @. if-exists"},
+		{"git diff", ". literal git-tracked @. repo tracked"},
+		{"git diff --cached -- a b", "a literal operand @. tracked; b literal operand @. tracked"},
+		{"git diff --no-index a b", "a literal operand @.; b literal operand @."},
+		{"git stash show -p", ". literal git-tracked @. repo tracked"},
+		{"git diff --stat", ""},
+		{"git diff --stat -p", ". literal git-tracked @. repo tracked"},
+		{"git show -s --format=%H", ""},
+		{"git grep -l x", ""},
+		{"git grep -c x", ""},
+		{"git cat-file -t HEAD", "HEAD literal operand @. if-exists"},
+		{"git diff-tree -p HEAD", "HEAD literal operand @. if-exists tracked; . literal git-tracked @. repo tracked"},
+		{"git diff-tree --name-only HEAD", "HEAD literal operand @. if-exists"},
+		{"git cat-file -p 1a2b3c", "1a2b3c literal operand @. if-exists tracked; . literal git-tracked @. repo tracked"},
+		{"git -C sub grep x", "sub literal cwd-flag @.; . literal git-tracked @sub repo tracked"},
 		// Printing git config reads the files a credential may sit in.
 		{"git config --list", ".git/config literal git-config @. repo; ~/.gitconfig literal git-config @. ~; ~/.config/git/config literal git-config @. ~"},
 		{"git remote -v", ".git/config literal git-config @. repo; ~/.gitconfig literal git-config @. ~; ~/.config/git/config literal git-config @. ~"},

@@ -39,6 +39,14 @@
 //     level (PathRef.Repo), a word that is a path only when it exists and
 //     a revision otherwise (PathRef.IfExists), and a pathspec glob matched
 //     against every path below the cwd (PathRef.PathGlob);
+//   - judges what a repository tracks where git prints it (catalog effect
+//     git-tracked: git grep, git log -p, git show, git diff): the index
+//     (versions 2 to 4, SHA-1 or SHA-256; a split or sparse index is not
+//     established) lists the tracked paths, and one a deny row covers
+//     makes the read denied in the tree (PathRef.Source "git-tracked" for
+//     the whole repository when no pathspec narrows it; PathRef.Tracked
+//     for a directory pathspec). History is not read: a secret committed
+//     once and removed since is still printed by git log -p;
 //   - for a recursive reader (grep -r, rg, find, ls -R, du, tree: the
 //     report's Recursive flag) looks under the tree: a deny row anchored
 //     below it (~/.ssh/** under "grep -r x ~") is found by one lstat; rows

@@ -276,7 +276,7 @@ func TestJudge(t *testing.T) {
 		{cmd: "git diff --name-only HEAD~1 | xargs cat", want: []string{"HEAD~1 missing", " denied **/*.pem [~/proj]"}},
 		{cmd: "git diff --stat --name-only | xargs cat", cwd: "clean", want: []string{" not-established"}},
 		{cmd: "git diff --name-only --no-index a b | xargs cat", cwd: "clean", want: []string{"a missing", "b missing", " not-established"}},
-		{cmd: "git diff | xargs cat", cwd: "clean", want: []string{" not-established"}},
+		{cmd: "git diff | xargs cat", cwd: "clean", want: []string{". ok", " not-established"}},
 		{cmd: "git ls-files | xargs grep foo", want: []string{" denied **/*.pem [~/proj]"}},
 		{cmd: "git ls-files --format=x | xargs cat", cwd: "clean", want: []string{" not-established"}},
 		{cmd: "cd lib && git ls-files | xargs cat", cwd: "clean", want: []string{"lib ok", " ok [~/clean]"}},

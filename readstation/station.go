@@ -240,6 +240,10 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		j.judgeGitConfig(ref, &rd)
 		return rd
 	}
+	if ref.Source == "git-tracked" {
+		j.judgeTracked(ref, &rd)
+		return rd
+	}
 	text, err := j.absText(ref.Path, ref.Home, ref.Kind == "glob", ref.Cwd)
 	if ref.Repo {
 		text, err = j.repoText(ref)
@@ -268,6 +272,9 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		// git takes a word that names no path as a revision: nothing is
 		// read (the admission has the path's absence).
 		rd.set(VerdictMissing, "", fmt.Sprintf("%s is not a path here, so git takes it as a revision", quote(ref.Path)))
+	}
+	if ref.Tracked && rd.Verdict == VerdictOK {
+		j.judgeTrackedUnder(&rd)
 	}
 	return rd
 }

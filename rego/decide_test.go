@@ -360,6 +360,59 @@ func TestGrantNeverCoversShellgateConfig(t *testing.T) {
 	}
 }
 
+// TestTrackedSecret: in a repository that tracks a .env, git commands
+// that print tracked content with no pathspec to narrow them are asked
+// (readonly: denied); a pathspec that leaves the secret out, or output of
+// names only, is allowed.
+func TestTrackedSecret(t *testing.T) {
+	f := newFixture(t, nil)
+	// The index git 2.39 wrote for README.md, docs/guide.md,
+	// src/config/.env and src/main.go.
+	index, err := os.ReadFile(filepath.Join("..", "readstation", "testdata", "gitindex", "v2.index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".git/objects", ".git/refs"} {
+		if err := os.MkdirAll(filepath.Join(f.ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(f.ws, ".git", "index"), index, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		cmd      string
+		def, ro  policy.Action
+		withCode bool
+	}{
+		{"git grep -n TOKEN", policy.Ask, policy.Deny, true},
+		{"git log -p -3", policy.Ask, policy.Deny, true},
+		{"git show", policy.Ask, policy.Deny, true},
+		{"git diff HEAD~1", policy.Ask, policy.Deny, true},
+		{"git log -p -- src", policy.Ask, policy.Deny, true},
+		{"git grep -n TOKEN -- src/main.go README.md", policy.Allow, policy.Allow, false},
+		{"git diff --stat", policy.Allow, policy.Allow, false},
+		{"git log --oneline -5", policy.Allow, policy.Allow, false},
+		{"git grep -l TOKEN", policy.Allow, policy.Allow, false},
+	}
+	for _, c := range cases {
+		for _, m := range []struct {
+			mode string
+			want policy.Action
+		}{{policy.ModeDefault, c.def}, {policy.ModeReadonly, c.ro}} {
+			d := f.decide(t, c.cmd, m.mode)
+			checkDecision(t, c.cmd, m.mode, d)
+			if d.Action != m.want {
+				t.Errorf("%s (%s): action %s, want %s; reasons %v", c.cmd, m.mode, d.Action, m.want, d.Reasons)
+				continue
+			}
+			if c.withCode && !slices.Contains(d.Codes(), "read-denied-in-tree") {
+				t.Errorf("%s (%s): no reason read-denied-in-tree in %v", c.cmd, m.mode, d.Codes())
+			}
+		}
+	}
+}
+
 // TestMonotone: wrapping a command that is not allowed never makes it
 // allowed: "a; true", "true && a", "(a)", "echo $(a)", "{ a; }", "a | cat".
 func TestMonotone(t *testing.T) {

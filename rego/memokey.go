@@ -89,6 +89,7 @@ func (h *hasher) pathRefs(ps []classify.PathRef) {
 		h.boolean(p.Repo)
 		h.boolean(p.IfExists)
 		h.str(p.PathGlob)
+		h.boolean(p.Tracked)
 	}
 }
 

@@ -123,6 +123,7 @@ var (
 	kRepo            = ast.StringTerm("repo")
 	kIfExists        = ast.StringTerm("if_exists")
 	kPathGlob        = ast.StringTerm("path_glob")
+	kTracked         = ast.StringTerm("tracked")
 	kStation         = ast.StringTerm("station")
 	kSubcommand      = ast.StringTerm("subcommand")
 	kTarget          = ast.StringTerm("target")
@@ -418,6 +419,9 @@ func pathRefTerm(p *classify.PathRef) *ast.Term {
 	}
 	if p.PathGlob != "" {
 		o.add(kPathGlob, str(p.PathGlob))
+	}
+	if p.Tracked {
+		o.add(kTracked, boolean(true))
 	}
 	return o.term()
 }

@@ -1,0 +1,356 @@
+package readstation
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/shellgate/shellgate/classify"
+)
+
+// git prints what a repository tracks: git grep searches the tracked
+// files, and git log -p, git show, git diff and git cat-file print their
+// content and history. A secret the repository tracks (a committed .env)
+// is printed by them although no path in the command names it. The
+// station reads the repository's index (the list of tracked paths) and
+// judges each tracked path against the deny rows.
+//
+// History is not read: a secret committed once and removed since is in no
+// index, and git log -p still prints it.
+
+// maxIndexBytes caps the index read: a larger one is not established.
+const maxIndexBytes = 64 << 20
+
+// errIndexUnsupported marks an index whose tracked paths are not all in
+// it (a split or sparse index).
+var errIndexUnsupported = errors.New("unsupported index")
+
+// parseIndex returns the paths a git index lists (format versions 2, 3
+// and 4; SHA-1 or SHA-256 object names). The trailing checksum is
+// verified unless it is zero (index.skipHash). A split index (the "link"
+// extension: most entries live in a shared index) and a sparse index
+// (directory entries stand for the paths below them) do not list every
+// tracked path: they are errIndexUnsupported.
+func parseIndex(data []byte) ([]string, error) {
+	if len(data) < 12 || string(data[:4]) != "DIRC" {
+		return nil, errors.New("not a git index (no DIRC header)")
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("index version %d is not supported", version)
+	}
+	var firstErr error
+	for _, hashLen := range []int{sha1.Size, sha256.Size} {
+		if len(data) < 12+hashLen {
+			continue
+		}
+		body, sum := data[:len(data)-hashLen], data[len(data)-hashLen:]
+		if !bytes.Equal(sum, make([]byte, hashLen)) && !checksumOK(body, sum) {
+			continue
+		}
+		paths, err := parseEntries(body, version, hashLen)
+		if err == nil || errors.Is(err, errIndexUnsupported) {
+			return paths, err
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = errors.New("the index checksum does not match")
+	}
+	return nil, firstErr
+}
+
+func checksumOK(body, sum []byte) bool {
+	switch len(sum) {
+	case sha1.Size:
+		s := sha1.Sum(body)
+		return bytes.Equal(s[:], sum)
+	case sha256.Size:
+		s := sha256.Sum256(body)
+		return bytes.Equal(s[:], sum)
+	}
+	return false
+}
+
+// parseEntries parses the entries and extensions of an index whose
+// trailing checksum is cut off; every byte must be accounted for.
+func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
+	n := binary.BigEndian.Uint32(data[8:12])
+	// Each entry takes at least 40 bytes of stat data, the object name
+	// and 2 bytes of flags: a count the data cannot hold is corrupt.
+	if uint64(n)*uint64(40+hashLen+2) > uint64(len(data)) {
+		return nil, fmt.Errorf("the index claims %d entries in %d bytes", n, len(data))
+	}
+	paths := make([]string, 0, n)
+	off := 12
+	var prev []byte
+	empty := false
+	for i := uint32(0); i < n; i++ {
+		start := off
+		if off+40+hashLen+2 > len(data) {
+			return nil, errors.New("the index ends inside an entry")
+		}
+		mode := binary.BigEndian.Uint32(data[off+24 : off+28])
+		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
+		off += 40 + hashLen + 2
+		if flags&0x4000 != 0 {
+			if version < 3 {
+				return nil, errors.New("an extended entry in a version 2 index")
+			}
+			off += 2
+		}
+		var name []byte
+		if version == 4 {
+			strip, k, ok := indexVarint(data[off:])
+			if !ok || strip > uint64(len(prev)) {
+				return nil, errors.New("a bad path prefix in a version 4 index")
+			}
+			off += k
+			end := bytes.IndexByte(data[off:], 0)
+			if end < 0 {
+				return nil, errors.New("the index ends inside a path")
+			}
+			name = append(append([]byte{}, prev[:uint64(len(prev))-strip]...), data[off:off+end]...)
+			off += end + 1
+		} else {
+			end := bytes.IndexByte(data[off:], 0)
+			if end < 0 {
+				return nil, errors.New("the index ends inside a path")
+			}
+			name = data[off : off+end]
+			if l := int(flags & 0x0fff); l < 0x0fff && l != end {
+				return nil, errors.New("a path length in the index does not match its path")
+			}
+			// 1 to 8 NUL bytes pad the entry to a multiple of 8 bytes.
+			next := start + (off-start+end+8)&^7
+			if next > len(data) {
+				return nil, errors.New("the index ends inside an entry")
+			}
+			for _, b := range data[off+end : next] {
+				if b != 0 {
+					return nil, errors.New("bad padding in the index")
+				}
+			}
+			off = next
+		}
+		if mode>>12 == 0o04 {
+			return nil, fmt.Errorf("%w: a sparse index (directory entries stand for the paths below them)", errIndexUnsupported)
+		}
+		if len(name) == 0 {
+			// Only a split index has them (the entry replaces one in the
+			// shared index): the "link" extension below says so.
+			empty = true
+			continue
+		}
+		paths = append(paths, string(name))
+		prev = name
+	}
+	for off < len(data) {
+		if off+8 > len(data) {
+			return nil, errors.New("the index ends inside an extension header")
+		}
+		sig := string(data[off : off+4])
+		size := uint64(binary.BigEndian.Uint32(data[off+4 : off+8]))
+		if uint64(off)+8+size > uint64(len(data)) {
+			return nil, fmt.Errorf("the index extension %q overruns the index", sig)
+		}
+		switch sig {
+		case "link":
+			return nil, fmt.Errorf("%w: a split index (most entries are in a shared index)", errIndexUnsupported)
+		case "sdir":
+			return nil, fmt.Errorf("%w: a sparse index (directory entries stand for the paths below them)", errIndexUnsupported)
+		}
+		off += 8 + int(size)
+	}
+	if empty {
+		return nil, errors.New("an empty path in the index")
+	}
+	return paths, nil
+}
+
+// indexVarint decodes the offset varint of a version 4 index (as in pack
+// files: each continuation adds one before shifting).
+func indexVarint(b []byte) (uint64, int, bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	c := b[0]
+	v := uint64(c & 127)
+	k := 1
+	for c&128 != 0 {
+		if k >= len(b) || k > 9 {
+			return 0, 0, false
+		}
+		c = b[k]
+		k++
+		v = (v+1)<<7 | uint64(c&127)
+	}
+	return v, k, true
+}
+
+// judgeTracked judges the read of what a whole repository tracks
+// (PathRef.Source "git-tracked": git grep, git log -p, git show, git diff
+// with no pathspec): the repository is found from the cwd as git finds
+// it; a tracked path a deny row covers makes the read denied, in the
+// tree (asked; readonly: denied), since a pathspec can leave it out.
+func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
+	c := j.cwdOf(ref.Cwd)
+	if c.err != "" {
+		rd.set(VerdictNotEstablished, "", c.err)
+		return
+	}
+	top, gitdir, ok := j.findGitDir(j.fs.resolve(c.abs).real)
+	if !ok {
+		rd.set(VerdictOK, "", fmt.Sprintf("%s is in no repository: git has nothing tracked to print", show(c.abs)))
+		return
+	}
+	rd.Resolved, rd.Real = top, top
+	if top == gitdir {
+		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s is a bare repository: git prints its history, and no index says which paths it tracks", show(top)))
+		return
+	}
+	d, found, why := j.trackedDenied(top, gitdir, top)
+	switch {
+	case why != "":
+		rd.set(VerdictNotEstablished, "", why)
+	case found:
+		rd.InTree = true
+		rd.set(VerdictDenied, d.row, fmt.Sprintf("the repository %s tracks %s (deny row %s), and with no pathspec to narrow it git prints what the repository tracks (and its history, with log -p or show): name the paths after --", show(top), show(d.path), quote(d.row)))
+	default:
+		rd.set(VerdictOK, "", fmt.Sprintf("the repository %s tracks no path a deny row covers (its history is not read)", show(top)))
+	}
+}
+
+// judgeTrackedUnder judges a directory git prints the tracked content of
+// (git log -p -- DIR): a path the repository tracks below it that a deny
+// row covers makes the read denied, in the tree. rd is an ok read.
+func (j *judger) judgeTrackedUnder(rd *Read) {
+	res := j.fs.resolve(rd.Real)
+	if !res.isDir() {
+		return
+	}
+	top, gitdir, ok := j.findGitDir(res.real)
+	if !ok || top == gitdir {
+		return // git prints nothing tracked here (no work tree)
+	}
+	d, found, why := j.trackedDenied(top, gitdir, res.real)
+	switch {
+	case why != "":
+		rd.set(VerdictNotEstablished, "", why)
+	case found:
+		rd.InTree = true
+		rd.set(VerdictDenied, d.row, fmt.Sprintf("the repository tracks %s under %s (deny row %s), and git prints it: name narrower paths after --", show(d.path), show(rd.Resolved), quote(d.row)))
+	}
+}
+
+// trackedDenial is a tracked path a deny row covers.
+type trackedDenial struct {
+	path, row string
+}
+
+// trackedResult is what an index says: the tracked paths deny rows cover
+// (absolute, sorted), or why the index cannot be read.
+type trackedResult struct {
+	denied []trackedDenial
+	err    string
+}
+
+type trackedKey struct {
+	index, top string
+	stamp      fileStamp
+	m          *matcher
+}
+
+// trackedCache remembers each index's result while the index is
+// unchanged: a large repository's index is read once, not per command.
+var trackedCache struct {
+	sync.Mutex
+	m map[trackedKey]trackedResult
+}
+
+const maxTrackedCache = 64
+
+// trackedDenied returns the first path under dir (absolute, real; the
+// whole repository when dir is top) that the repository at top, with
+// git directory gitdir, tracks and a deny row covers. ok is false when
+// the tracked paths cannot be established (why says why).
+func (j *judger) trackedDenied(top, gitdir, dir string) (d trackedDenial, found bool, why string) {
+	p := joinAbs(gitdir, "index")
+	fsCalls.Add(1)
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil && notFound(err):
+		j.adm.addFile(p, fileStamp{})
+		return d, false, "" // nothing is tracked yet
+	case err != nil:
+		return d, false, fmt.Sprintf("the index %s cannot be read: %v", show(p), err)
+	}
+	_, ino := devIno(fi)
+	st := fileStamp{fi.Size(), fi.ModTime(), ino}
+	j.adm.addFile(p, st)
+	if !fi.Mode().IsRegular() {
+		return d, false, fmt.Sprintf("the index %s is a %s", show(p), typeName(fi.Mode()))
+	}
+	if fi.Size() > maxIndexBytes {
+		return d, false, fmt.Sprintf("the index %s is larger than %d bytes", show(p), maxIndexBytes)
+	}
+	k := trackedKey{index: p, top: top, stamp: st, m: j.m}
+	trackedCache.Lock()
+	res, ok := trackedCache.m[k]
+	trackedCache.Unlock()
+	if !ok {
+		res = j.readTracked(p, top, st)
+		trackedCache.Lock()
+		if trackedCache.m == nil || len(trackedCache.m) >= maxTrackedCache {
+			trackedCache.m = map[trackedKey]trackedResult{}
+		}
+		trackedCache.m[k] = res
+		trackedCache.Unlock()
+	}
+	if res.err != "" {
+		return d, false, res.err
+	}
+	for _, t := range res.denied {
+		if within(t.path, dir) {
+			return t, true, ""
+		}
+	}
+	return d, false, ""
+}
+
+// readTracked reads and judges the index p of the work tree top.
+func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
+	fsCalls.Add(3)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return trackedResult{err: fmt.Sprintf("the index %s cannot be read: %v", show(p), err)}
+	}
+	if int64(len(data)) != st.size {
+		return trackedResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
+	}
+	paths, err := parseIndex(data)
+	if err != nil {
+		return trackedResult{err: fmt.Sprintf("the paths the repository tracks are not known: the index %s: %v", show(p), err)}
+	}
+	var res trackedResult
+	for _, rel := range paths {
+		if strings.HasPrefix(rel, "/") || strings.Contains("/"+rel+"/", "/../") {
+			return trackedResult{err: fmt.Sprintf("the index %s lists the path %s, which leaves the work tree", show(p), quote(rel))}
+		}
+		abs := joinAbs(top, rel)
+		if row, ok := j.m.denied(abs); ok {
+			res.denied = append(res.denied, trackedDenial{abs, row})
+		}
+	}
+	sort.Slice(res.denied, func(a, b int) bool { return res.denied[a].path < res.denied[b].path })
+	return res
+}

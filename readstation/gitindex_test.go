@@ -1,0 +1,261 @@
+package readstation
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The fixtures in testdata/gitindex were written by git 2.39
+// (testdata/gitindex/gen.sh).
+func TestParseIndex(t *testing.T) {
+	base := []string{"README.md", "docs/guide.md", "src/config/.env", "src/main.go"}
+	for _, tc := range []struct {
+		file        string
+		want        []string
+		unsupported bool
+	}{
+		{file: "v2.index", want: base},
+		{file: "v3.index", want: []string{"README.md", "docs/guide.md", "new.txt", "src/config/.env", "src/main.go"}},
+		{file: "v4.index", want: base},
+		{file: "sha256.index", want: base},
+		{file: "split.index", unsupported: true},
+		{file: "sparse.index", unsupported: true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "gitindex", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := parseIndex(data)
+			if tc.unsupported {
+				if !errors.Is(err, errIndexUnsupported) {
+					t.Fatalf("parseIndex = %q, %v; want errIndexUnsupported", got, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("paths (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestParseIndexCorrupt(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gitindex", "v2.index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// resum recomputes the SHA-1 trailer, so the parser's own checks are
+	// what fails.
+	resum := func(b []byte) []byte {
+		body := b[:len(b)-sha1.Size]
+		s := sha1.Sum(body)
+		return append(append([]byte{}, body...), s[:]...)
+	}
+	mutate := func(f func(b []byte) []byte) []byte { return f(append([]byte{}, data...)) }
+	cases := map[string][]byte{
+		"empty":        {},
+		"no header":    []byte("DIRX\x00\x00\x00\x02\x00\x00\x00\x00"),
+		"version 5":    mutate(func(b []byte) []byte { b[7] = 5; return resum(b) }),
+		"bad checksum": mutate(func(b []byte) []byte { b[len(b)-1] ^= 1; return b }),
+		"truncated":    resum(data[:200]),
+		"huge count":   mutate(func(b []byte) []byte { b[8] = 0x7f; return resum(b) }),
+		"bad name len": mutate(func(b []byte) []byte { b[12+40+20+1]++; return resum(b) }),
+		"bad padding": mutate(func(b []byte) []byte {
+			b[bytes.Index(b, []byte("docs/guide.md"))+len("docs/guide.md")+2] = 'x'
+			return resum(b)
+		}),
+		"dotdot path": mutate(func(b []byte) []byte { copy(b[12+40+20+2:], "../a.md.x"); return resum(b) }),
+		"extension size": mutate(func(b []byte) []byte {
+			return resum(append(b[:len(b)-sha1.Size], append([]byte("ABCD\xff\xff\xff\xff"), make([]byte, sha1.Size)...)...))
+		}),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			paths, err := parseIndex(b)
+			if name == "dotdot path" {
+				// The parser reads it; the station refuses it (below).
+				if err != nil || !strings.HasPrefix(paths[0], "../") {
+					t.Fatalf("parseIndex = %q, %v", paths, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("parseIndex accepted a corrupt index: %q", paths)
+			}
+		})
+	}
+}
+
+// FuzzParseIndex: any bytes give paths or an error, never a panic, and a
+// path is never empty.
+func FuzzParseIndex(f *testing.F) {
+	for _, name := range []string{"v2.index", "v3.index", "v4.index", "sha256.index", "split.index", "sparse.index"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "gitindex", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		paths, err := parseIndex(data)
+		if err != nil {
+			return
+		}
+		for _, p := range paths {
+			if p == "" {
+				t.Fatal("an empty path")
+			}
+		}
+	})
+}
+
+// trackedRepo makes a work tree at dir/name whose index is the fixture
+// index (README.md, docs/guide.md, src/config/.env, src/main.go tracked),
+// with the directories and README.md on disk.
+func trackedRepo(t *testing.T, dir, name, index string) string {
+	t.Helper()
+	top := filepath.Join(dir, name)
+	for _, d := range []string{".git/objects", ".git/refs", "src/config", "docs"} {
+		must(t, os.MkdirAll(filepath.Join(top, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(top, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(top, "README.md"), []byte("r\n"), 0o644))
+	if index != "" {
+		data, err := os.ReadFile(filepath.Join("testdata", "gitindex", index))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(top, ".git/index"), data, 0o644))
+	}
+	return top
+}
+
+// TestJudgeTracked: git commands that print what a repository tracks
+// read every tracked path no pathspec leaves out, from the index.
+func TestJudgeTracked(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	repo := trackedRepo(t, dir, "repo", "v2.index")
+	trackedRepo(t, dir, "v4", "v4.index")
+	trackedRepo(t, dir, "sha256", "sha256.index")
+	trackedRepo(t, dir, "split", "split.index")
+	trackedRepo(t, dir, "fresh", "")
+	must(t, os.MkdirAll(filepath.Join(dir, "plain"), 0o755))
+	bare := filepath.Join(dir, "bare.git")
+	for _, d := range []string{"objects", "refs"} {
+		must(t, os.MkdirAll(filepath.Join(bare, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	tests := []struct {
+		cmd, cwd string
+		want     []string
+	}{
+		{cmd: "git grep TOKEN", want: []string{". denied **/.env in-tree"}},
+		{cmd: "git log -p", want: []string{". denied **/.env in-tree"}},
+		{cmd: "git show", want: []string{". denied **/.env in-tree"}},
+		{cmd: "git diff HEAD~3", want: []string{"HEAD~3 missing", ". denied **/.env in-tree"}},
+		{cmd: "git -C src grep TOKEN", want: []string{"src ok", ". denied **/.env in-tree"}},
+		// A pathspec narrows it: a directory to what is tracked below it.
+		{cmd: "git log -p -- src", want: []string{"src denied **/.env in-tree"}},
+		{cmd: "git grep TOKEN -- docs README.md", want: []string{"docs ok", "README.md ok"}},
+		{cmd: "git diff -- src/main.go", want: []string{"src/main.go missing"}},
+		{cmd: "git show HEAD:README.md", want: []string{"README.md ok"}},
+		// Names and counts print no content.
+		{cmd: "git diff --stat", want: []string{}},
+		{cmd: "git grep -l TOKEN", want: []string{}},
+		{cmd: "git log --oneline", want: []string{}},
+		// The other index formats.
+		{cmd: "git grep TOKEN", cwd: "v4", want: []string{". denied **/.env in-tree"}},
+		{cmd: "git grep TOKEN", cwd: "sha256", want: []string{". denied **/.env in-tree"}},
+		{cmd: "git grep TOKEN", cwd: "split", want: []string{". not-established"}},
+		// Nothing tracked yet, no repository, a bare one.
+		{cmd: "git grep TOKEN", cwd: "fresh", want: []string{". ok"}},
+		{cmd: "git grep TOKEN", cwd: "plain", want: []string{". ok"}},
+		{cmd: "git log -p", cwd: "bare.git", want: []string{". not-established"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cwd+" "+tc.cmd, func(t *testing.T) {
+			cwd := repo
+			if tc.cwd != "" {
+				cwd = filepath.Join(dir, tc.cwd)
+			}
+			st := judge(t, tc.cmd, rootBoundary(dir, cwd))
+			got := []string{}
+			for _, r := range st.Reads {
+				s := r.Path + " " + r.Verdict
+				if r.Row != "" {
+					s += " " + r.Row
+				}
+				if r.InTree {
+					s += " in-tree"
+				}
+				got = append(got, s)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("%s: station (-want +got):\n%s", tc.cmd, d)
+				for _, r := range st.Reads {
+					t.Logf("  %s: %s", r.Path, r.Message)
+				}
+			}
+		})
+	}
+}
+
+// TestJudgeTrackedChanges: the index is read again when it changes, and
+// one that lists a path leaving the work tree is not trusted.
+func TestJudgeTrackedChanges(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	repo := trackedRepo(t, dir, "repo", "v2.index")
+	data, err := os.ReadFile(filepath.Join("testdata", "gitindex", "v2.index"))
+	must(t, err)
+	rename := func(from, to string) []byte {
+		b := bytes.Replace(append([]byte{}, data...), []byte(from), []byte(to), 1)
+		body := b[:len(b)-sha1.Size]
+		s := sha1.Sum(body)
+		return append(body, s[:]...)
+	}
+	b := rootBoundary(dir, repo)
+	verdict := func() string {
+		st := judge(t, "git grep TOKEN", b)
+		return st.Reads[0].Verdict + ": " + st.Reads[0].Message
+	}
+	replace := func(index []byte) {
+		// A new file renamed over the index, as git writes it.
+		tmp := filepath.Join(repo, ".git", "index.lock")
+		must(t, os.WriteFile(tmp, index, 0o644))
+		must(t, os.Rename(tmp, filepath.Join(repo, ".git", "index")))
+	}
+	if v := verdict(); !strings.HasPrefix(v, VerdictDenied) {
+		t.Fatalf("tracked .env: %s", v)
+	}
+	replace(rename("src/config/.env", "src/config/.enx"))
+	if v := verdict(); !strings.HasPrefix(v, VerdictOK) {
+		t.Fatalf("after .env left the index: %s", v)
+	}
+	replace(data)
+	if v := verdict(); !strings.HasPrefix(v, VerdictDenied) {
+		t.Fatalf("after .env came back: %s", v)
+	}
+	replace(rename("src/config/.env", "../../conf/.env"))
+	if v := verdict(); !strings.HasPrefix(v, VerdictNotEstablished) || !strings.Contains(v, "leaves the work tree") {
+		t.Fatalf("a path out of the work tree: %s", v)
+	}
+	must(t, os.WriteFile(filepath.Join(repo, ".git", "index"), []byte("DIRC garbage"), 0o644))
+	if v := verdict(); !strings.HasPrefix(v, VerdictNotEstablished) {
+		t.Fatalf("a corrupt index: %s", v)
+	}
+}
