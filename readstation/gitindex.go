@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -214,6 +215,10 @@ func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
 		return
 	}
 	rd.Resolved, rd.Real = top, top
+	if p, ok := j.existingPathspec(ref.Segment); ok {
+		rd.set(VerdictOK, "", fmt.Sprintf("%s exists, so git takes it as a pathspec: it prints what is tracked there, judged on its own", quote(p)))
+		return
+	}
 	if top == gitdir {
 		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s is a bare repository: git prints its history, and no index says which paths it tracks", show(top)))
 		return
@@ -228,6 +233,26 @@ func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
 	default:
 		rd.set(VerdictOK, "", fmt.Sprintf("the repository %s tracks no path a deny row covers (its history is not read)", show(top)))
 	}
+}
+
+// existingPathspec returns a word of segment seg before "--" that git
+// takes as a pathspec because it exists (git diff a.go): git then prints
+// only what is tracked there, and that path is a read of its own.
+func (j *judger) existingPathspec(seg int) (string, bool) {
+	for i := range j.r.Reads {
+		ref := &j.r.Reads[i]
+		if ref.Segment != seg || !ref.IfExists || ref.Kind != "literal" {
+			continue
+		}
+		text, err := j.absText(ref.Path, ref.Home, false, ref.Cwd)
+		if err != "" {
+			continue
+		}
+		if res := j.fs.resolve(filepath.Clean(text)); res.exists && res.err == nil {
+			return ref.Path, true
+		}
+	}
+	return "", false
 }
 
 // judgeTrackedUnder judges a directory git prints the tracked content of

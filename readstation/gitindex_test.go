@@ -171,6 +171,12 @@ func TestJudgeTracked(t *testing.T) {
 		{cmd: "git grep TOKEN -- docs README.md", want: []string{"docs ok", "README.md ok"}},
 		{cmd: "git diff -- src/main.go", want: []string{"src/main.go missing"}},
 		{cmd: "git show HEAD:README.md", want: []string{"README.md ok"}},
+		// A word before -- that exists is a pathspec; one that does not is
+		// a revision.
+		{cmd: "git diff README.md", want: []string{"README.md ok", ". ok"}},
+		{cmd: "git log -p docs", want: []string{"docs ok", ". ok"}},
+		{cmd: "git log -p src", want: []string{"src denied **/.env in-tree", ". ok"}},
+		{cmd: "git log -p main", want: []string{"main missing", ". denied **/.env in-tree"}},
 		// Names and counts print no content.
 		{cmd: "git diff --stat", want: []string{}},
 		{cmd: "git grep -l TOKEN", want: []string{}},
