@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+	opa "github.com/open-policy-agent/opa/v1/rego"
+
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
@@ -82,6 +85,19 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		}
 	}
+	// Without the policy: what classify and the station cost (with the
+	// facts Go computes for the rules), the part of a decision no policy
+	// changes.
+	b.Run("classify+station", func(b *testing.B) {
+		runMix(b, func(i int) {
+			c := benchCommands[i]
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			in.Station = readstation.Judge(in.Report, boundary)
+			if _, err := prepare(&in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
 	b.Run("classify+station+eval", func(b *testing.B) { runMix(b, whole(b, f.engine)) })
 	// The same, with the collector set as the resident engine sets it.
 	b.Run("classify+station+eval/resident-gc", func(b *testing.B) {
@@ -127,11 +143,42 @@ func BenchmarkNew(b *testing.B) {
 // policies that do almost nothing, so the default policy's cost can be told
 // from OPA's fixed cost per Eval (with building the input):
 //
+//	input:      building the input document alone (facts + value), as
+//	            the input contract (the whole report and station) costs
+//	eval-empty: the trivial policy's Eval on an empty input: OPA's fixed
+//	            cost per evaluation
 //	trivial:    decision is a constant
 //	three-sets: deny, ask and allow with one rule each that never fires,
 //	            combined as the default policy combines them (the least a
 //	            policy with user-extensible sets does per decision)
 func BenchmarkDecideFloor(b *testing.B) {
+	ctx := context.Background()
+	b.Run("input", func(b *testing.B) {
+		f := newFixture(b, nil, WithMemo(0))
+		inputs := make([]policy.Input, len(benchCommands))
+		for i, c := range benchCommands {
+			inputs[i] = f.input(b, c, policy.ModeDefault)
+		}
+		runMix(b, func(i int) {
+			in := inputs[i]
+			facts, err := prepare(&in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := inputValue(&in, facts); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("eval-empty", func(b *testing.B) {
+		f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"}))
+		empty := ast.NewObject()
+		runMix(b, func(int) {
+			if _, err := f.engine.pq.Eval(ctx, opa.EvalParsedInput(empty), opa.EvalMetrics(noMetrics)); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
 	reason := `{"code": "c", "message": "m", "span": null, "segment": -1, "rule": "r"}`
 	floors := []struct{ name, src string }{
 		{"trivial", "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"},
@@ -155,7 +202,6 @@ decision := {"action": "deny", "reasons": deny} if {
 	for _, fl := range floors {
 		b.Run(fl.name, func(b *testing.B) {
 			f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": fl.src}))
-			ctx := context.Background()
 			inputs := make([]policy.Input, len(benchCommands))
 			for i, c := range benchCommands {
 				inputs[i] = f.input(b, c, policy.ModeDefault)
