@@ -16,6 +16,7 @@ func FuzzJudge(f *testing.F) {
 		"find src -name '*.go' | xargs wc -l", "find . -exec cat {}/../x \\;", "cat */*.go",
 		"git -C src status", `cd "$X" && git ls-files`, "ls -Ra ~/.aws/..", "cat $'docs/\\xff.txt'",
 		"cat traps/loop", "rg -l foo | xargs -0 cat", "cat [", "cat ~/[a-", "cat \\*",
+		"git grep -n x", "git log -p -- src", "git diff HEAD~1 README.md", "git show HEAD:cfg/.env",
 	} {
 		f.Add(s)
 	}
