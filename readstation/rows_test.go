@@ -47,6 +47,44 @@ func TestRows(t *testing.T) {
 	}
 }
 
+// TestDefaultRows: the default rows deny the well-known credential files
+// (keys, tokens of cloud, deploy and coding-agent CLIs, secrets in a
+// tree) and leave their neighbours alone.
+func TestDefaultRows(t *testing.T) {
+	b := Boundary{Roots: []string{"/w/repo"}, Home: "/h", Cwd: "/w/repo", DenyRows: DefaultDenyRows}
+	m := compileMatcher(b)
+	if m.err != nil {
+		t.Fatal(m.err)
+	}
+	denied := []string{
+		"/h/.ssh/id_ed25519", "/h/.aws/credentials", "/h/.pgpass", "/h/.my.cnf", "/h/.gitcookies",
+		"/h/.config/sops/age/keys.txt", "/h/.config/containers/auth.json", "/run/user/1000/containers/auth.json",
+		"/h/.claude/.credentials.json", "/h/.codex/auth.json", "/h/.gemini/oauth_creds.json",
+		"/h/.config/github-copilot/apps.json", "/h/.config/.wrangler/config/default.toml",
+		"/h/.fly/config.yml", "/h/.local/share/com.vercel.cli/auth.json",
+		"/h/Library/Application Support/com.vercel.cli/auth.json", "/h/.config/configstore/firebase-tools.json",
+		"/h/.pulumi/credentials.json", "/h/.databrickscfg", "/h/.config/ngrok/ngrok.yml",
+		"/h/.supabase/access-token", "/w/repo/.env", "/w/repo/app/.dev.vars", "/w/repo/.dev.vars.staging",
+		"/w/repo/.streamlit/secrets.toml", "/w/repo/deploy/.netrc", "/w/repo/.pypirc", "/w/repo/keys/server.ppk",
+		"/w/repo/config/master.key", "/w/repo/infra/terraform.tfstate",
+	}
+	allowed := []string{
+		"/h/.claude/settings.json", "/h/.claude/CLAUDE.md", "/h/.codex/config.toml", "/h/.gemini/settings.json",
+		"/h/.config/sops/config.yaml", "/w/repo/secrets.toml",
+		"/w/repo/.streamlit/config.toml", "/w/repo/.npmrc", "/w/repo/README.md", "/w/repo/.envrc.d",
+	}
+	for _, p := range denied {
+		if _, ok := m.denied(p); !ok {
+			t.Errorf("%s is not denied", p)
+		}
+	}
+	for _, p := range allowed {
+		if row, ok := m.denied(p); ok {
+			t.Errorf("%s is denied by %q", p, row)
+		}
+	}
+}
+
 func TestValidateRow(t *testing.T) {
 	tests := []struct {
 		row  string
