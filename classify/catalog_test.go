@@ -387,6 +387,11 @@ func TestCatalogSpot(t *testing.T) {
 
 		// system information
 		{"ps aux", true, nil},
+		{"npm config get registry", true, nil},
+		{"npm config list", true, nil},
+		{"npm config get //registry.npmjs.org/:_authToken", false, []string{"config-secret"}},
+		{"npm config get registry _auth", false, []string{"config-secret"}},
+		{"npm config get a b c d e", false, []string{"config-secret"}},
 		{"ps -eo pid,cmd", true, nil},
 		{"ps -p 1 -o comm=", true, nil},
 		{"pgrep -f node", true, nil},
@@ -675,6 +680,11 @@ func TestCatalogSpot(t *testing.T) {
 		{"jq -n input", false, []string{"stdin-read"}},
 		{"jq '.a'", false, []string{"stdin-read"}},
 		{"ps aux", true, nil},
+		{"npm config get registry", true, nil},
+		{"npm config list", true, nil},
+		{"npm config get //registry.npmjs.org/:_authToken", false, []string{"config-secret"}},
+		{"npm config get registry _auth", false, []string{"config-secret"}},
+		{"npm config get a b c d e", false, []string{"config-secret"}},
 		{"echo $GITHUB_TOKEN", false, []string{"param-value"}},
 		{"echo $HOME $PWD", true, nil},
 		{"for f in a b; do echo $f; done", true, nil},

@@ -34,6 +34,10 @@ ps -ef e # want ask env-print
 ps axo pid,etime,comm # want allow
 # jq and yq builtins that read the environment.
 jq env package.json # want ask env-print
+# npm keeps registry tokens in its config: listing redacts them, getting one
+# by name prints it.
+npm config get //registry.npmjs.org/:_authToken # want ask config-secret
+npm config get _auth # want ask config-secret
 jq '$ENV.HOME' package.json # want ask env-print
 yq '.a = strenv(GITHUB_TOKEN)' data/users.json # want ask env-print
 jq '.name' package.json # want allow

@@ -19,6 +19,15 @@ cat ~/.git-credentials # want deny
 cat ~/.bash_history # want deny
 cat ~/.gnupg/private-keys-v1.d/key.key # want deny
 cat ~/.pypirc # want deny
+cat ~/.codex/auth.json # want deny
+cat ~/.claude/.credentials.json # want deny
+cat ~/.gemini/oauth_creds.json # want deny
+cat ~/.config/github-copilot/apps.json # want deny
+cat ~/.config/.wrangler/config/default.toml # want deny
+cat ~/.pgpass # want deny
+cat ~/.config/sops/age/keys.txt # want deny
+cat .dev.vars # want deny
+cat app/.streamlit/secrets.toml # want deny
 cat /etc/shadow # want deny
 cat /proc/self/environ # want deny
 cat /proc/1/environ # want deny
