@@ -209,7 +209,12 @@ func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
 		rd.set(VerdictNotEstablished, "", c.err)
 		return
 	}
-	top, gitdir, ok := j.findGitDir(j.fs.resolve(c.abs).real)
+	res := j.fs.resolve(c.abs)
+	if res.err != nil {
+		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", show(c.abs), res.err))
+		return
+	}
+	top, gitdir, ok := j.findGitDir(res.real)
 	if !ok {
 		rd.set(VerdictOK, "", fmt.Sprintf("%s is in no repository: git has nothing tracked to print", show(c.abs)))
 		return
