@@ -3,13 +3,17 @@ package readstation
 import (
 	"bytes"
 	"crypto/sha1"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/classify"
 )
 
 // The fixtures in testdata/gitindex were written by git 2.39
@@ -264,4 +268,63 @@ func TestJudgeTrackedChanges(t *testing.T) {
 	if v := verdict(); !strings.HasPrefix(v, VerdictNotEstablished) {
 		t.Fatalf("a corrupt index: %s", v)
 	}
+}
+
+// BenchmarkTrackedIndex measures judging "git grep x" in a repository
+// whose index lists 100 000 paths (one a .env): "cold" reads, verifies and
+// judges the whole index (once per change of the index), "warm" is every
+// later decision while the index is unchanged.
+func BenchmarkTrackedIndex(b *testing.B) {
+	dir := b.TempDir()
+	top := filepath.Join(dir, "repo")
+	for _, d := range []string{".git/objects", ".git/refs"} {
+		must(b, os.MkdirAll(filepath.Join(top, d), 0o755))
+	}
+	must(b, os.WriteFile(filepath.Join(top, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	// A version 2 index: 62 bytes of stat data, object name and flags per
+	// entry, the path, NUL padding to 8 bytes; the SHA-1 of it all last.
+	var idx []byte
+	idx = append(idx, "DIRC\x00\x00\x00\x02"...)
+	const n = 100000
+	idx = binary.BigEndian.AppendUint32(idx, n)
+	for i := 0; i < n; i++ {
+		p := fmt.Sprintf("pkg%03d/sub%02d/file%05d.go", i/1000, i/100%10, i)
+		if i == n/2 {
+			p = fmt.Sprintf("pkg%03d/sub%02d/.env", i/1000, i/100%10)
+		}
+		start := len(idx)
+		idx = append(idx, make([]byte, 40+sha1.Size)...)
+		binary.BigEndian.PutUint32(idx[start+24:], 0o100644)
+		idx = binary.BigEndian.AppendUint16(idx, uint16(len(p)))
+		idx = append(idx, p...)
+		for pad := (62 + len(p) + 8) &^ 7; len(idx)-start < pad; {
+			idx = append(idx, 0)
+		}
+	}
+	sum := sha1.Sum(idx)
+	idx = append(idx, sum[:]...)
+	must(b, os.WriteFile(filepath.Join(top, ".git/index"), idx, 0o644))
+	bd := rootBoundary(dir, top)
+	r := classify.Classify("git grep x")
+	check := func(b *testing.B) {
+		st := Judge(r, bd)
+		if len(st.Reads) != 1 || st.Reads[0].Verdict != VerdictDenied {
+			b.Fatalf("reads %+v", st.Reads)
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			trackedCache.Lock()
+			trackedCache.m = nil
+			trackedCache.Unlock()
+			check(b)
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			check(b)
+		}
+	})
 }
