@@ -92,6 +92,11 @@ git cat-file -t HEAD # want allow
 git merge-base main HEAD # want allow
 git stash list # want allow
 git stash show # want allow
+git stash show -p stash@{1} # want allow
+git stash show --stat # want allow
+# -u is --include-untracked here: the untracked files a stash saved (a .env).
+git stash show -p -u # want ask unknown-option
+git stash show --only-untracked -p # want ask unknown-option
 git reflog -5 # want allow
 git worktree list # want allow
 git count-objects -v # want allow
