@@ -97,6 +97,9 @@ git stash show --stat # want allow
 # -u is --include-untracked here: the untracked files a stash saved (a .env).
 git stash show -p -u # want ask unknown-option
 git stash show --only-untracked -p # want ask unknown-option
+# Submodules' tracked paths are in their own indexes, which are not read.
+git grep --recurse-submodules TODO # want ask unknown-option
+git diff --submodule=diff # want ask unknown-option
 git reflog -5 # want allow
 git worktree list # want allow
 git count-objects -v # want allow
