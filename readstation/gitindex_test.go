@@ -54,6 +54,29 @@ func TestParseIndex(t *testing.T) {
 	}
 }
 
+// TestParseIndexSkipHash: with index.skipHash (git 2.40) the trailing
+// checksum is zero; the paths are read all the same.
+func TestParseIndexSkipHash(t *testing.T) {
+	for _, name := range []string{"v2.index", "v4.index", "sha256.index"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "gitindex", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := sha1.Size
+		if name == "sha256.index" {
+			n = 32
+		}
+		copy(data[len(data)-n:], make([]byte, n))
+		got, err := parseIndex(data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d := cmp.Diff([]string{"README.md", "docs/guide.md", "src/config/.env", "src/main.go"}, got); d != "" {
+			t.Errorf("%s: paths (-want +got):\n%s", name, d)
+		}
+	}
+}
+
 func TestParseIndexCorrupt(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "gitindex", "v2.index"))
 	if err != nil {
