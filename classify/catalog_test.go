@@ -895,7 +895,7 @@ func TestCatalogPaths(t *testing.T) {
 		{"journalctl --file system.journal", []string{"R system.journal"}},
 		{"sed '1r /etc/shadow' notes.txt", []string{"R /etc/shadow", "R notes.txt"}},
 		{"sed -n -e '1R secret' -e p notes.txt", []string{"R notes.txt", "R secret"}},
-		{"git diff --no-index old.txt new.txt", []string{"R old.txt", "R new.txt"}},
+		{"git diff --no-index old.txt new.txt", []string{"R* old.txt", "R* new.txt"}}, // directories compare recursively
 		{"grep --file=$HOME/.netrc notes.txt", []string{"R ~/.netrc", "R notes.txt"}},
 		{"dd if=$HOME/.ssh/id_rsa", []string{"R ~/.ssh/id_rsa"}},
 		{"watch rm -rf ~", []string{"W ~"}},
