@@ -525,10 +525,10 @@ func TestCatalogSpot(t *testing.T) {
 		{"npm i lodash", false, notRO},
 		{"npm view react version", false, []string{"network"}},
 		{"npx prettier .", false, notRO},
-		{"pnpm list", true, nil},
+		{"pnpm list", false, notRO}, // loads the project's .pnpmfile.cjs
 		{"pnpm install", false, notRO},
 		{"yarn", false, notRO},
-		{"yarn list", true, nil},
+		{"yarn list", false, notRO}, // runs the yarn the project's .yarnrc names
 		{"yarn test", false, notRO},
 		{"pip list", true, nil},
 		{"pip3 show requests", true, nil},
