@@ -90,6 +90,20 @@ var knownCategories = map[string]bool{
 	"shell": true, "navigate": true,
 }
 
+// RepoCode is a project file through which a program runs code the
+// repository chose. The program reads it from the directory it runs in or
+// the nearest parent that has one; the read station looks in all of them.
+type RepoCode struct {
+	// File is the file's name (".pnpmfile.cjs", ".yarnrc.yml").
+	File string `yaml:"file" json:"file"`
+	// Match, when set, is a regular expression for a line of the file
+	// that makes the program run code (^\s*yarnPath:); without it the
+	// file's existence does.
+	Match string `yaml:"match,omitempty" json:"match,omitempty"`
+	// Key names the setting Match finds, for a person ("yarnPath").
+	Key string `yaml:"key,omitempty" json:"key,omitempty"`
+}
+
 // Catalog is the command catalog: what each program does, as data.
 type Catalog struct {
 	// HarmlessEnv lists environment variables that may prefix a command
@@ -146,6 +160,11 @@ type Program struct {
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
 	Implicit string `yaml:"implicit,omitempty" json:"implicit,omitempty"`
+	// RepoCode are project files through which the program runs code the
+	// repository chose (pnpm's .pnpmfile.cjs, the yarn release a .yarnrc.yml
+	// names): the read station looks for them in the directory the program
+	// runs in and its parents. A subcommand's add to its program's.
+	RepoCode []RepoCode `yaml:"repo_code,omitempty" json:"repo_code,omitempty"`
 
 	optIndex map[string]*OptSpec
 	longs    []string
@@ -393,6 +412,19 @@ func (p *Program) build(path string) []error {
 	}
 	if p.NumericOption != "" && p.Syntax != "" && p.Syntax != "gnu" {
 		bad("numeric_option needs gnu syntax")
+	}
+	for _, rc := range p.RepoCode {
+		if rc.File == "" || strings.ContainsAny(rc.File, "/\x00") || rc.File == "." || rc.File == ".." {
+			bad("repo_code: file %q is not a file name", rc.File)
+		}
+		if rc.Match != "" {
+			if _, err := regexp.Compile(rc.Match); err != nil {
+				bad("repo_code %s: match: %v", rc.File, err)
+			}
+		}
+		if (rc.Match == "") != (rc.Key == "") {
+			bad("repo_code %s: match and key go together", rc.File)
+		}
 	}
 	p.optIndex = map[string]*OptSpec{}
 	p.longs = nil

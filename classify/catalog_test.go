@@ -525,10 +525,10 @@ func TestCatalogSpot(t *testing.T) {
 		{"npm i lodash", false, notRO},
 		{"npm view react version", false, []string{"network"}},
 		{"npx prettier .", false, notRO},
-		{"pnpm list", false, notRO}, // loads the project's .pnpmfile.cjs
+		{"pnpm list", true, nil},
 		{"pnpm install", false, notRO},
 		{"yarn", false, notRO},
-		{"yarn list", false, notRO}, // runs the yarn the project's .yarnrc names
+		{"yarn list", true, nil},
 		{"yarn test", false, notRO},
 		{"pip list", true, nil},
 		{"pip3 show requests", true, nil},

@@ -113,6 +113,10 @@ type Segment struct {
 	Categories []string `json:"categories,omitempty"`
 	// ReadOnly is set when this segment on its own is proven read-only.
 	ReadOnly bool `json:"read_only"`
+	// RepoCode are the project files through which the program runs code
+	// the repository chose (catalog repo_code); the read station looks for
+	// them from Cwd up.
+	RepoCode []RepoCode `json:"repo_code,omitempty"`
 	// Span covers the whole simple command.
 	Span Span `json:"span"`
 }

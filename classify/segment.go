@@ -981,6 +981,13 @@ func (p *argParser) finish() {
 			seg.Categories = addCat(seg.Categories, c)
 		}
 	}
+	seg.RepoCode = append([]RepoCode(nil), p.root.RepoCode...)
+	if spec != p.root {
+		seg.RepoCode = append(seg.RepoCode, spec.RepoCode...)
+	}
+	if len(seg.RepoCode) == 0 {
+		seg.RepoCode = nil
+	}
 	name := p.specName()
 	if spec != p.spec {
 		name += " " + spec.Name // the default subcommand (git stash: push)

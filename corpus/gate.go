@@ -71,7 +71,11 @@ func (c *GateChecker) Check(ctx context.Context, in Input) (Outcome, error) {
 			o.Reads = append(o.Reads, Read{Path: rd.Path, Verdict: rd.Verdict})
 		}
 		for _, h := range st.RepoHelpers {
-			o.Reads = append(o.Reads, Read{Path: h.Key, Verdict: "repo-helper"})
+			name := h.Key
+			if name == "" {
+				name = filepath.Base(h.File) // a project file whose existence runs code
+			}
+			o.Reads = append(o.Reads, Read{Path: name, Verdict: "repo-helper"})
 		}
 	}
 	return o, nil

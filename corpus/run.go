@@ -50,7 +50,8 @@ type Outcome struct {
 	// Reversible is the classifier's verdict.
 	Reversible bool `json:"reversible"`
 	// Reads are the read station's verdicts, and repository helpers as
-	// reads with the verdict repo-helper.
+	// reads with the verdict repo-helper (the path is the helper's key, or
+	// for a project file of catalog repo_code with no key its name).
 	Reads []Read `json:"reads,omitempty"`
 }
 

@@ -57,7 +57,8 @@ type Station struct {
 	// the station adds (source "repository").
 	Reads []Read `json:"reads"`
 	// RepoHelpers are commands a repository configured that its git
-	// segments may run.
+	// segments may run, and project files through which a segment's
+	// program runs code the repository chose (catalog repo_code).
 	RepoHelpers []RepoHelper `json:"repo_helpers"`
 	// Established is true only when every read is ok or missing.
 	Established bool `json:"established"`
@@ -104,18 +105,23 @@ type Read struct {
 	Matches []string `json:"matches"`
 }
 
-// RepoHelper is a command a repository chose, which a git segment may run.
+// RepoHelper is code a repository chose, which a segment may run: a git
+// helper its config or attributes name, or a project file of catalog
+// repo_code.
 type RepoHelper struct {
-	// Key is the config key ("core.fsmonitor", "diff.x.textconv") or, for
-	// an attribute, "attribute diff=x".
+	// Key is the config key ("core.fsmonitor", "diff.x.textconv"), for
+	// an attribute "attribute diff=x", for a project file of catalog
+	// repo_code the setting it names ("yarnPath"), or "" when the file's
+	// existence is what runs code (.pnpmfile.cjs).
 	Key string `json:"key"`
 	// File is the file that sets it.
 	File string `json:"file"`
-	// Value is the configured value (the attribute line for attributes).
+	// Value is the configured value (the attribute line for attributes,
+	// the line for a repo_code file).
 	Value string `json:"value"`
-	// Segment is the git segment.
+	// Segment is the segment that would run it.
 	Segment int `json:"segment"`
-	// Span covers the git segment.
+	// Span covers the segment.
 	Span classify.Span `json:"span"`
 }
 
@@ -168,7 +174,7 @@ func Judge(r *classify.Report, b Boundary) *Station {
 	for i := range r.Reads {
 		st.Reads = append(st.Reads, j.judgeRef(&r.Reads[i]))
 	}
-	st.RepoHelpers = j.repoHelpers()
+	st.RepoHelpers = append(j.repoHelpers(), j.repoCode()...)
 	st.Reads = append(st.Reads, j.extra...)
 	if j.m.err != nil && len(st.Reads) == 0 {
 		// A command with no reads is still judged against a boundary that

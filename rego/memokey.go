@@ -150,6 +150,12 @@ func (h *hasher) report(r *classify.Report) {
 		h.cwd(s.Cwd)
 		h.strs(s.Categories)
 		h.boolean(s.ReadOnly)
+		h.int(len(s.RepoCode))
+		for _, rc := range s.RepoCode {
+			h.str(rc.File)
+			h.str(rc.Match)
+			h.str(rc.Key)
+		}
 		h.span(s.Span)
 	}
 	h.int(len(r.Redirects))

@@ -124,6 +124,8 @@ var (
 	kIfExists        = ast.StringTerm("if_exists")
 	kPathGlob        = ast.StringTerm("path_glob")
 	kTracked         = ast.StringTerm("tracked")
+	kMatch           = ast.StringTerm("match")
+	kRepoCode        = ast.StringTerm("repo_code")
 	kStation         = ast.StringTerm("station")
 	kSubcommand      = ast.StringTerm("subcommand")
 	kTarget          = ast.StringTerm("target")
@@ -383,6 +385,21 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 		o.add(kCategories, enumsTerm(s.Categories))
 	}
 	o.add(kReadOnly, boolean(s.ReadOnly))
+	if len(s.RepoCode) > 0 {
+		ts := make([]*ast.Term, len(s.RepoCode))
+		for i, rc := range s.RepoCode {
+			ro := obj{items: make([][2]*ast.Term, 0, 3)}
+			ro.add(kFile, str(rc.File))
+			if rc.Match != "" {
+				ro.add(kMatch, str(rc.Match))
+			}
+			if rc.Key != "" {
+				ro.add(kKey, str(rc.Key))
+			}
+			ts[i] = ro.term()
+		}
+		o.add(kRepoCode, ast.ArrayTerm(ts...))
+	}
 	o.add(kSpan, spanTerm(s.Span))
 	return o.term()
 }

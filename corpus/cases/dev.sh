@@ -45,10 +45,6 @@ npx eslint src # want ask
 yarn test # want ask
 yarn build # want ask
 pnpm test # want ask
-# pnpm loads the project's .pnpmfile.cjs and yarn runs the release its
-# .yarnrc names for every command: code the repository chose.
-pnpm list --depth 0 # want ask not-read-only
-yarn why react # want ask not-read-only
 node src/util.js # want ask
 node -e 'console.log(1)' # want ask
 deno run src/index.ts # want ask

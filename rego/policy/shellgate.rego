@@ -280,7 +280,7 @@ ask contains {
 # repo-helper: the repository configures a program git would run.
 ask contains {
 	"code": "repo-helper",
-	"message": concat("", ["the repository sets ", h.key, " in ", h.file, ", so git would run a program the repository chose"]),
+	"message": repo_helper_message(h),
 	"span": h.span,
 	"segment": h.segment,
 	"rule": "repo-helper",
@@ -288,6 +288,12 @@ ask contains {
 	input.facts.has.repo_helpers == true
 	some h in input.station.repo_helpers
 }
+
+# repo_helper_message: a setting that names a program, or a project file
+# whose existence makes the program run it (.pnpmfile.cjs).
+repo_helper_message(h) := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", label(segments[h.segment]), " would run a program the repository chose"]) if {
+	h.key != ""
+} else := concat("", ["the repository has ", h.file, ", so ", label(segments[h.segment]), " would run code the repository chose"])
 
 # --- deny ----------------------------------------------------------------
 

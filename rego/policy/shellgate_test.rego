@@ -785,6 +785,21 @@ test_station[name] if {
 	well_formed(c)
 }
 
+# A helper names its setting; a project file whose existence runs code
+# (catalog repo_code, key "") names the file.
+test_repo_helper_messages if {
+	helper := {"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 0, "span": [0, 3]}
+	a := shellgate.ask with input as mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [helper]}})
+	some r in a
+	r.code == "repo-helper"
+	r.message == "the repository sets core.fsmonitor in .git/config, so git status would run a program the repository chose"
+	file := {"key": "", "file": "/w/.pnpmfile.cjs", "value": "", "segment": 0, "span": [0, 9]}
+	b := shellgate.ask with input as mk([seg(0, "pnpm", {"subcommand": "list"})], {"station": {"repo_helpers": [file]}})
+	some q in b
+	q.code == "repo-helper"
+	q.message == "the repository has /w/.pnpmfile.cjs, so pnpm list would run code the repository chose"
+}
+
 test_denied_read_message_from_station if {
 	d := shellgate.deny with input as station_cases["a denied read is denied"].input
 	some r in d
