@@ -981,12 +981,9 @@ func (p *argParser) finish() {
 			seg.Categories = addCat(seg.Categories, c)
 		}
 	}
-	seg.RepoCode = append([]RepoCode(nil), p.root.RepoCode...)
+	seg.RepoCode = append([]RepoCode(nil), p.root.RepoCode...) // nil when none
 	if spec != p.root {
 		seg.RepoCode = append(seg.RepoCode, spec.RepoCode...)
-	}
-	if len(seg.RepoCode) == 0 {
-		seg.RepoCode = nil
 	}
 	name := p.specName()
 	if spec != p.spec {
@@ -1025,7 +1022,8 @@ func (p *argParser) finish() {
 	// by default (show, diff, grep) unless an option asks for names or
 	// counts instead (diff --stat, grep -l).
 	specTracked := hasString(spec.Effects, EffectGitTracked)
-	tracked := trackedBy > 1 || trackedBy == 1 && !specTracked || specTracked && !names
+	optionTracked := trackedBy > 1 || trackedBy == 1 && !specTracked
+	tracked := optionTracked || specTracked && !names
 
 	// listed adds the read of the paths a list names (sha256sum -c LIST):
 	// what they are is only known when the list is read.
@@ -1224,7 +1222,8 @@ func (p *argParser) finish() {
 			break
 		}
 	}
-	if tracked && !narrowed && !(p.roles != nil && !hasGitpath(p.roles)) {
+	outside := p.roles != nil && !hasGitpath(p.roles) // git diff --no-index
+	if tracked && !narrowed && !outside {
 		// git prints what the whole repository tracks.
 		w.r.Reads = append(w.r.Reads, PathRef{Path: ".", Kind: "literal", Source: "git-tracked", Segment: seg.Index,
 			Cwd: cwd, Producer: -1, Span: seg.Span, Repo: true, Tracked: true})
