@@ -108,6 +108,9 @@ func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
 				return nil, errors.New("an extended entry in a version 2 index")
 			}
 			off += 2
+			if off > len(data) {
+				return nil, errors.New("the index ends inside an entry")
+			}
 		}
 		var name []byte
 		if version == 4 {
