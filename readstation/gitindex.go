@@ -265,7 +265,8 @@ func (j *judger) existingPathspec(seg int) (string, bool) {
 
 // judgeTrackedUnder judges a directory git prints the tracked content of
 // (git log -p -- DIR): a path the repository tracks below it that a deny
-// row covers makes the read denied, in the tree. rd is an ok read.
+// row covers makes the read denied, in the tree. A directory in no work
+// tree is read whole. rd is an ok read.
 func (j *judger) judgeTrackedUnder(rd *Read) {
 	res := j.fs.resolve(rd.Real)
 	if !res.isDir() {
@@ -273,7 +274,12 @@ func (j *judger) judgeTrackedUnder(rd *Read) {
 	}
 	top, gitdir, ok := j.findGitDir(res.real)
 	if !ok || top == gitdir {
-		return // git prints nothing tracked here (no work tree)
+		// Outside a work tree git diff compares paths as diff -r does
+		// (--no-index): the whole tree is read.
+		v, row, msg := j.checkTree(rd.Resolved, res.real, j.walkOpts(rd.Segment))
+		rd.InTree = v == VerdictDenied
+		rd.set(v, row, msg)
+		return
 	}
 	d, found, why := j.trackedDenied(top, gitdir, res.real)
 	switch {

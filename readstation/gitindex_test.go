@@ -190,7 +190,9 @@ func TestJudgeTracked(t *testing.T) {
 	trackedRepo(t, dir, "sha256", "sha256.index")
 	trackedRepo(t, dir, "split", "split.index")
 	trackedRepo(t, dir, "fresh", "")
-	must(t, os.MkdirAll(filepath.Join(dir, "plain"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, "plain", "a"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(dir, "plain", "b"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "plain", "a", ".env"), []byte("T=1\n"), 0o644))
 	bare := filepath.Join(dir, "bare.git")
 	for _, d := range []string{"objects", "refs"} {
 		must(t, os.MkdirAll(filepath.Join(bare, d), 0o755))
@@ -227,6 +229,8 @@ func TestJudgeTracked(t *testing.T) {
 		// Nothing tracked yet, no repository, a bare one.
 		{cmd: "git grep TOKEN", cwd: "fresh", want: []string{". ok"}},
 		{cmd: "git grep TOKEN", cwd: "plain", want: []string{". ok"}},
+		// Outside a repository git diff compares directories whole.
+		{cmd: "git diff a b", cwd: "plain", want: []string{"a denied **/.env in-tree", "b ok", ". ok"}},
 		{cmd: "git log -p", cwd: "bare.git", want: []string{". not-established"}},
 	}
 	for _, tc := range tests {
