@@ -705,6 +705,11 @@ func TestCatalogSpot(t *testing.T) {
 		{"jobs -l", true, nil},
 		{"exit 0", true, nil},
 		{"builtin echo hi", true, nil},
+		{"wait -p PATH", false, []string{"declaration"}},
+		{"for PATH in .; do ls; done", false, []string{"assignment"}},
+		{"for GLOBIGNORE in x; do cat *; done", false, []string{"assignment"}},
+		{"for fileName in a; do cat a; done", false, []string{"assignment"}},
+		{"for file in a; do cat a; done", true, nil},
 
 		// wrappers
 		{"nohup ls", false, notRO},

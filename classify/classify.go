@@ -734,6 +734,11 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome 
 		if l.Name != nil && fc.Select {
 			w.markAssigned(l.Name.Value) // a person picks the value
 		}
+		if l.Name != nil && meaningfulVar(l.Name.Value) {
+			// for PATH in .; do ls; done runs ./ls; GLOBIGNORE makes * match
+			// dot files; HOME moves ~.
+			w.find("assignment", fmt.Sprintf("the loop assigns %s, a variable the shell or the programs it runs give meaning to", l.Name.Value), w.span(l.Name), -1)
+		}
 		if l.Name != nil && w.exact && !fc.Select {
 			body := loopBody{name: l.Name.Value, items: vals, depth: c.nested, first: len(w.r.Reads)}
 			defer func() {
@@ -807,4 +812,17 @@ func addCat(list []string, c string) []string {
 		return list
 	}
 	return append(list, c)
+}
+
+// meaningfulVar reports a variable name the shell or programs may give
+// meaning to: one with an upper-case letter, as environment and shell
+// variables are spelled (PATH, IFS, GLOBIGNORE, HOME, LD_PRELOAD, GIT_DIR),
+// one with no lower-case letter (_), and the lower-case proxy variables. A
+// loop over such a name is an assignment; a loop over f or file is not.
+func meaningfulVar(name string) bool {
+	switch name {
+	case "http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy":
+		return true
+	}
+	return strings.ToLower(name) != name || strings.ToUpper(name) == name
 }

@@ -46,3 +46,11 @@ command -v rm # want allow
 command -V touch # want allow
 type rm # want allow
 which -a rm # want allow
+# A for loop over a variable the shell gives meaning to is an assignment:
+# PATH makes ls run ./ls, GLOBIGNORE makes * match .env, HOME moves ~.
+for PATH in .; do ls; done # want ask assignment
+for GLOBIGNORE in x; do cat *; done # want ask assignment
+for HOME in /proc/self; do cat ~/environ; done # want ask assignment
+for IFS in /; do cat README.md; done # want ask assignment
+# wait -p unsets its variable first: with PATH unset bash runs ./ls.
+wait -p PATH; ls # want ask declaration
