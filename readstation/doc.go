@@ -151,8 +151,11 @@
 // submodule.*.update "!cmd", protocol.ext.allow=always; and every attribute
 // line that selects a diff, filter or merge driver the config defines. The
 // user's own config (~/.gitconfig) is not the repository's and is not
-// reported. Config files are re-read only when their size, mtime or inode
-// changed. A git segment whose directory cannot be established (cd "$X"),
+// reported. The configs of the repository's submodules are read too (git
+// status and git diff run git in each, with its own config): the git
+// directories under <common>/modules, nested ones included, and a .git
+// directory at a path .gitmodules names. Config files are re-read only
+// when their size, mtime or inode changed. A git segment whose directory cannot be established (cd "$X"),
 // or that GIT_DIR / GIT_COMMON_DIR / GIT_CONFIG* or a dynamic --git-dir
 // point elsewhere, or whose repository has a file git reads that the
 // station cannot (larger than 1 MiB, not a regular file, unreadable), adds

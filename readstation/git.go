@@ -420,6 +420,9 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	for _, f := range configFiles(gitdir, common) {
 		j.loadConfig(f, 0, &ri.config)
 	}
+	for _, f := range j.submoduleConfigs(top, gitdir, common) {
+		j.loadConfig(f, 0, &ri.config)
+	}
 	drivers := map[string]cfgEntry{}
 	for _, e := range ri.config {
 		if e.sub == "" {

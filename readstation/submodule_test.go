@@ -1,0 +1,75 @@
+package readstation
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSubmoduleHelpers: git status looks into every submodule with the
+// submodule's own config, so a helper set there is one the repository
+// chose: under .git/modules (a name with a slash, a nested submodule) and
+// in a submodule's own .git directory at a path .gitmodules names.
+func TestSubmoduleHelpers(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	fsmonitor := "[core]\n\tfsmonitor = touch pwned\n"
+	files := map[string]string{
+		"absorbed/.git/HEAD":                             "ref: refs/heads/main\n",
+		"absorbed/.git/modules/sub/HEAD":                 "ref: refs/heads/main\n",
+		"absorbed/.git/modules/sub/config":               fsmonitor,
+		"slash/.git/HEAD":                                "ref: refs/heads/main\n",
+		"slash/.git/modules/libs/json/HEAD":              "ref: refs/heads/main\n",
+		"slash/.git/modules/libs/json/config":            "[core]\n\tpager = touch pwned\n",
+		"nested/.git/HEAD":                               "ref: refs/heads/main\n",
+		"nested/.git/modules/outer/HEAD":                 "ref: refs/heads/main\n",
+		"nested/.git/modules/outer/config":               "[core]\n\tbare = false\n",
+		"nested/.git/modules/outer/modules/inner/HEAD":   "ref: refs/heads/main\n",
+		"nested/.git/modules/outer/modules/inner/config": fsmonitor,
+		"legacy/.git/HEAD":                               "ref: refs/heads/main\n",
+		"legacy/.gitmodules":                             "[submodule \"x\"]\n\tpath = vendor/x\n\turl = ../x\n",
+		"legacy/vendor/x/.git/HEAD":                      "ref: refs/heads/main\n",
+		"legacy/vendor/x/.git/config":                    fsmonitor,
+		"clean/.git/HEAD":                                "ref: refs/heads/main\n",
+		"clean/.git/modules/sub/HEAD":                    "ref: refs/heads/main\n",
+		"clean/.git/modules/sub/config":                  "[core]\n\tworktree = ../../../sub\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	for _, top := range []string{"absorbed", "slash", "nested", "legacy", "clean"} {
+		for _, d := range []string{".git/objects", ".git/refs"} {
+			must(t, os.MkdirAll(filepath.Join(dir, top, d), 0o755))
+		}
+	}
+	tests := []struct {
+		cwd  string
+		want []string
+	}{
+		{"absorbed", []string{"core.fsmonitor in $T/absorbed/.git/modules/sub/config"}},
+		{"slash", []string{"core.pager in $T/slash/.git/modules/libs/json/config"}},
+		{"nested", []string{"core.fsmonitor in $T/nested/.git/modules/outer/modules/inner/config"}},
+		{"legacy", []string{"core.fsmonitor in $T/legacy/vendor/x/.git/config"}},
+		{"clean", []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cwd, func(t *testing.T) {
+			cwd := filepath.Join(dir, tc.cwd)
+			st := judge(t, "git status", rootBoundary(dir, cwd))
+			got := []string{}
+			for _, h := range st.RepoHelpers {
+				got = append(got, strings.ReplaceAll(h.Key+" in "+h.File, dir, "$T"))
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("git status in %s: helpers (-want +got):\n%s", tc.cwd, d)
+			}
+		})
+	}
+}
