@@ -40,24 +40,12 @@ var errIndexUnsupported = errors.New("unsupported index")
 // (directory entries stand for the paths below them) do not list every
 // tracked path: they are errIndexUnsupported.
 func parseIndex(data []byte) ([]string, error) {
-	x, err := parseIndexAll(data)
-	return x.paths, err
-}
-
-// indexList is what an index lists: every path, and the gitlinks among
-// them (submodules: entries of mode 160000).
-type indexList struct {
-	paths, gitlinks []string
-}
-
-// parseIndexAll is parseIndex with the gitlinks.
-func parseIndexAll(data []byte) (indexList, error) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
-		return indexList{}, errors.New("not a git index (no DIRC header)")
+		return nil, errors.New("not a git index (no DIRC header)")
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version < 2 || version > 4 {
-		return indexList{}, fmt.Errorf("index version %d is not supported", version)
+		return nil, fmt.Errorf("index version %d is not supported", version)
 	}
 	var firstErr error
 	for _, hashLen := range []int{sha1.Size, sha256.Size} {
@@ -68,9 +56,9 @@ func parseIndexAll(data []byte) (indexList, error) {
 		if !bytes.Equal(sum, make([]byte, hashLen)) && !checksumOK(body, sum) {
 			continue
 		}
-		x, err := parseEntries(body, version, hashLen)
+		paths, err := parseEntries(body, version, hashLen)
 		if err == nil || errors.Is(err, errIndexUnsupported) {
-			return x, err
+			return paths, err
 		}
 		if firstErr == nil {
 			firstErr = err
@@ -79,7 +67,7 @@ func parseIndexAll(data []byte) (indexList, error) {
 	if firstErr == nil {
 		firstErr = errors.New("the index checksum does not match")
 	}
-	return indexList{}, firstErr
+	return nil, firstErr
 }
 
 func checksumOK(body, sum []byte) bool {
@@ -96,70 +84,70 @@ func checksumOK(body, sum []byte) bool {
 
 // parseEntries parses the entries and extensions of an index whose
 // trailing checksum is cut off; every byte must be accounted for.
-func parseEntries(data []byte, version uint32, hashLen int) (indexList, error) {
+func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
 	n := binary.BigEndian.Uint32(data[8:12])
 	// Each entry takes at least 40 bytes of stat data, the object name
 	// and 2 bytes of flags: a count the data cannot hold is corrupt.
 	if uint64(n)*uint64(40+hashLen+2) > uint64(len(data)) {
-		return indexList{}, fmt.Errorf("the index claims %d entries in %d bytes", n, len(data))
+		return nil, fmt.Errorf("the index claims %d entries in %d bytes", n, len(data))
 	}
-	x := indexList{paths: make([]string, 0, n)}
+	paths := make([]string, 0, n)
 	off := 12
 	var prev []byte
 	empty := false
 	for i := uint32(0); i < n; i++ {
 		start := off
 		if off+40+hashLen+2 > len(data) {
-			return indexList{}, errors.New("the index ends inside an entry")
+			return nil, errors.New("the index ends inside an entry")
 		}
 		mode := binary.BigEndian.Uint32(data[off+24 : off+28])
 		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
 		off += 40 + hashLen + 2
 		if flags&0x4000 != 0 {
 			if version < 3 {
-				return indexList{}, errors.New("an extended entry in a version 2 index")
+				return nil, errors.New("an extended entry in a version 2 index")
 			}
 			off += 2
 			if off > len(data) {
-				return indexList{}, errors.New("the index ends inside an entry")
+				return nil, errors.New("the index ends inside an entry")
 			}
 		}
 		var name []byte
 		if version == 4 {
 			strip, k, ok := indexVarint(data[off:])
 			if !ok || strip > uint64(len(prev)) {
-				return indexList{}, errors.New("a bad path prefix in a version 4 index")
+				return nil, errors.New("a bad path prefix in a version 4 index")
 			}
 			off += k
 			end := bytes.IndexByte(data[off:], 0)
 			if end < 0 {
-				return indexList{}, errors.New("the index ends inside a path")
+				return nil, errors.New("the index ends inside a path")
 			}
 			name = append(append([]byte{}, prev[:uint64(len(prev))-strip]...), data[off:off+end]...)
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(data[off:], 0)
 			if end < 0 {
-				return indexList{}, errors.New("the index ends inside a path")
+				return nil, errors.New("the index ends inside a path")
 			}
 			name = data[off : off+end]
 			if l := int(flags & 0x0fff); l < 0x0fff && l != end {
-				return indexList{}, errors.New("a path length in the index does not match its path")
+				return nil, errors.New("a path length in the index does not match its path")
 			}
 			// 1 to 8 NUL bytes pad the entry to a multiple of 8 bytes.
 			next := start + (off-start+end+8)&^7
 			if next > len(data) {
-				return indexList{}, errors.New("the index ends inside an entry")
+				return nil, errors.New("the index ends inside an entry")
 			}
 			for _, b := range data[off+end : next] {
 				if b != 0 {
-					return indexList{}, errors.New("bad padding in the index")
+					return nil, errors.New("bad padding in the index")
 				}
 			}
 			off = next
 		}
 		if mode>>12 == 0o04 {
-			return indexList{}, fmt.Errorf("%w: a sparse index (directory entries stand for the paths below them)", errIndexUnsupported)
+			return nil, fmt.Errorf("%w: a sparse index (directory entries stand for the paths below them)", errIndexUnsupported)
 		}
 		if len(name) == 0 {
 			// Only a split index has them (the entry replaces one in the
@@ -167,33 +155,30 @@ func parseEntries(data []byte, version uint32, hashLen int) (indexList, error) {
 			empty = true
 			continue
 		}
-		x.paths = append(x.paths, string(name))
-		if mode>>12 == 0o16 {
-			x.gitlinks = append(x.gitlinks, string(name))
-		}
+		paths = append(paths, string(name))
 		prev = name
 	}
 	for off < len(data) {
 		if off+8 > len(data) {
-			return indexList{}, errors.New("the index ends inside an extension header")
+			return nil, errors.New("the index ends inside an extension header")
 		}
 		sig := string(data[off : off+4])
 		size := uint64(binary.BigEndian.Uint32(data[off+4 : off+8]))
 		if uint64(off)+8+size > uint64(len(data)) {
-			return indexList{}, fmt.Errorf("the index extension %q overruns the index", sig)
+			return nil, fmt.Errorf("the index extension %q overruns the index", sig)
 		}
 		switch sig {
 		case "link":
-			return indexList{}, fmt.Errorf("%w: a split index (most entries are in a shared index)", errIndexUnsupported)
+			return nil, fmt.Errorf("%w: a split index (most entries are in a shared index)", errIndexUnsupported)
 		case "sdir":
-			return indexList{}, fmt.Errorf("%w: a sparse index (directory entries stand for the paths below them)", errIndexUnsupported)
+			return nil, fmt.Errorf("%w: a sparse index (directory entries stand for the paths below them)", errIndexUnsupported)
 		}
 		off += 8 + int(size)
 	}
 	if empty {
-		return indexList{}, errors.New("an empty path in the index")
+		return nil, errors.New("an empty path in the index")
 	}
-	return x, nil
+	return paths, nil
 }
 
 // indexVarint decodes the offset varint of a version 4 index (as in pack
@@ -312,12 +297,10 @@ type trackedDenial struct {
 }
 
 // trackedResult is what an index says: the tracked paths deny rows cover
-// (absolute, sorted) and the gitlinks, or why the index cannot be read.
+// (absolute, sorted), or why the index cannot be read.
 type trackedResult struct {
 	denied []trackedDenial
-	// gitlinks are the submodules' paths, relative to the work tree.
-	gitlinks []string
-	err      string
+	err    string
 }
 
 type trackedKey struct {
@@ -353,8 +336,8 @@ func (j *judger) trackedDenied(top, gitdir, dir string) (d trackedDenial, found 
 }
 
 // index reads the index of the work tree top (git directory gitdir) once
-// per change of it: the tracked paths deny rows cover, and the gitlinks.
-// A missing index lists nothing. why says why the index cannot be read.
+// per change of it: the tracked paths deny rows cover. A missing index
+// lists nothing. why says why the index cannot be read.
 func (j *judger) index(top, gitdir string) (trackedResult, string) {
 	p := joinAbs(gitdir, "index")
 	fsCalls.Add(1)
@@ -401,12 +384,12 @@ func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
 	if int64(len(data)) != st.size {
 		return trackedResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
 	}
-	x, err := parseIndexAll(data)
+	paths, err := parseIndex(data)
 	if err != nil {
 		return trackedResult{err: fmt.Sprintf("the paths the repository tracks are not known: the index %s: %v", show(p), err)}
 	}
-	res := trackedResult{gitlinks: x.gitlinks}
-	for _, rel := range x.paths {
+	var res trackedResult
+	for _, rel := range paths {
 		if strings.HasPrefix(rel, "/") || strings.Contains("/"+rel+"/", "/../") {
 			return trackedResult{err: fmt.Sprintf("the index %s lists the path %s, which leaves the work tree", show(p), quote(rel))}
 		}
