@@ -165,6 +165,10 @@ type Program struct {
 	// names): the read station looks for them in the directory the program
 	// runs in and its parents. A subcommand's add to its program's.
 	RepoCode []RepoCode `yaml:"repo_code,omitempty" json:"repo_code,omitempty"`
+	// RunsGit is set on a program that runs git in the repository it works
+	// in (go list stamps main packages with git status): the read station
+	// checks that repository's helpers as it does for git.
+	RunsGit bool `yaml:"runs_git,omitempty" json:"runs_git,omitempty"`
 
 	optIndex map[string]*OptSpec
 	longs    []string

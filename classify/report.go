@@ -117,6 +117,9 @@ type Segment struct {
 	// the repository chose (catalog repo_code); the read station looks for
 	// them from Cwd up.
 	RepoCode []RepoCode `json:"repo_code,omitempty"`
+	// RunsGit is set when the program runs git in its repository (catalog
+	// runs_git): the read station checks the repository's helpers.
+	RunsGit bool `json:"runs_git,omitempty"`
 	// Span covers the whole simple command.
 	Span Span `json:"span"`
 }

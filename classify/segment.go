@@ -985,6 +985,7 @@ func (p *argParser) finish() {
 	if spec != p.root {
 		seg.RepoCode = append(seg.RepoCode, spec.RepoCode...)
 	}
+	seg.RunsGit = p.root.RunsGit || spec.RunsGit
 	name := p.specName()
 	if spec != p.spec {
 		name += " " + spec.Name // the default subcommand (git stash: push)

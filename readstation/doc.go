@@ -133,8 +133,10 @@
 //
 // # Repository-controlled helpers
 //
-// A read-only git command can still run code its repository chose. For
-// every git segment the station finds the repository (after cd and -C,
+// A read-only git command can still run code its repository chose, and so
+// can a program that runs git there (catalog runs_git: go list stamps main
+// packages with git status). For every such segment the station finds the
+// repository (after cd and -C,
 // through .git files and commondir, bare repositories too), reads its
 // config (config, config.worktree and include/includeIf files) and
 // attributes (info/attributes and the .gitattributes from the top level

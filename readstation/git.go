@@ -499,14 +499,15 @@ func gitWord(s *classify.Segment) string {
 	return ""
 }
 
-// repoHelpers reports, for every git segment, the commands its repository
+// repoHelpers reports, for every git segment (and every segment whose
+// program runs git: catalog runs_git), the commands its repository
 // configured.
 func (j *judger) repoHelpers() []RepoHelper {
 	out := []RepoHelper{}
 	cache := map[string]*repoInfo{}
 	for i := range j.r.Segments {
 		s := &j.r.Segments[i]
-		if s.Name != "git" {
+		if s.Name != "git" && !s.RunsGit {
 			continue
 		}
 		cwd, ok := j.effectiveCwd(s)
@@ -560,7 +561,10 @@ func (j *judger) repoHelpers() []RepoHelper {
 		found := slices.Clone(j.unreadable[mark:])
 		ri := j.repo(top, gitdir, res.real, cache)
 		j.unreadableReads(s, append(found, ri.unreadable...))
-		alias := gitWord(s)
+		alias := ""
+		if s.Name == "git" {
+			alias = gitWord(s)
+		}
 		for _, e := range ri.config {
 			if helperKey(e, alias) {
 				out = append(out, RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span})

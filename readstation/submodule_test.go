@@ -73,3 +73,32 @@ func TestSubmoduleHelpers(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsGitHelpers: a program that runs git in its repository (catalog
+// runs_git: go list) gets the repository's helpers reported as git does;
+// one that does not (go version) gets none.
+func TestRunsGitHelpers(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	for name, body := range map[string]string{
+		"mod/.git/HEAD":   "ref: refs/heads/main\n",
+		"mod/.git/config": "[core]\n\tfsmonitor = touch pwned\n",
+		"mod/go.mod":      "module example.com/x\n",
+	} {
+		p := filepath.Join(dir, name)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	for cmd, want := range map[string]int{"go list ./...": 1, "go version": 0, "cd mod && go list ./...": 1} {
+		cwd := filepath.Join(dir, "mod")
+		if strings.HasPrefix(cmd, "cd ") {
+			cwd = dir
+		}
+		st := judge(t, cmd, rootBoundary(dir, cwd))
+		if got := len(st.RepoHelpers); got != want {
+			t.Errorf("%s: %d helpers, want %d: %+v", cmd, got, want, st.RepoHelpers)
+		}
+	}
+}

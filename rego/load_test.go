@@ -182,7 +182,7 @@ func TestInputValueMatchesJSON(t *testing.T) {
 		"find . -name '*.go' -exec rm {} +", "ls |", "", "xargs -0 cat < list",
 		"git -C src log -3 --format=%H", "sort -o out in; cat <<EOF\nhi\nEOF",
 		"grep -rn TODO .", "find . -type f | xargs cat", "cat .env ~/.ssh/id_rsa",
-		"for f in src/*.go; do wc -l $f; done", "git log -p -- src '*.md' HEAD:x.go", "pnpm -C web list && cargo --version",
+		"for f in src/*.go; do wc -l $f; done", "git log -p -- src '*.md' HEAD:x.go", "pnpm -C web list && cargo --version && go list ./...",
 	}
 	for _, c := range cmds {
 		in := f.input(t, c, policy.ModeDefault)

@@ -150,6 +150,7 @@ func (h *hasher) report(r *classify.Report) {
 		h.cwd(s.Cwd)
 		h.strs(s.Categories)
 		h.boolean(s.ReadOnly)
+		h.boolean(s.RunsGit)
 		h.int(len(s.RepoCode))
 		for _, rc := range s.RepoCode {
 			h.str(rc.File)

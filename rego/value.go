@@ -126,6 +126,7 @@ var (
 	kTracked         = ast.StringTerm("tracked")
 	kMatch           = ast.StringTerm("match")
 	kRepoCode        = ast.StringTerm("repo_code")
+	kRunsGit         = ast.StringTerm("runs_git")
 	kStation         = ast.StringTerm("station")
 	kSubcommand      = ast.StringTerm("subcommand")
 	kTarget          = ast.StringTerm("target")
@@ -385,6 +386,9 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 		o.add(kCategories, enumsTerm(s.Categories))
 	}
 	o.add(kReadOnly, boolean(s.ReadOnly))
+	if s.RunsGit {
+		o.add(kRunsGit, boolean(true))
+	}
 	if len(s.RepoCode) > 0 {
 		ts := make([]*ast.Term, len(s.RepoCode))
 		for i, rc := range s.RepoCode {
