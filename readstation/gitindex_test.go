@@ -210,6 +210,9 @@ func TestJudgeTracked(t *testing.T) {
 		// A pathspec narrows it: a directory to what is tracked below it.
 		{cmd: "git log -p -- src", want: []string{"src denied **/.env in-tree"}},
 		{cmd: "git grep TOKEN -- docs README.md", want: []string{"docs ok", "README.md ok"}},
+		// A glob the shell expands to a directory (after --, so a pathspec).
+		{cmd: "git log -p -- sr*", want: []string{"sr* denied **/.env in-tree"}},
+		{cmd: "git log -p -- d*", want: []string{"d* ok"}},
 		{cmd: "git diff -- src/main.go", want: []string{"src/main.go missing"}},
 		{cmd: "git show HEAD:README.md", want: []string{"README.md ok"}},
 		// A word before -- that exists is a pathspec; one that does not is

@@ -170,8 +170,11 @@ func (j *judger) judgeGlob(text string, recursive bool, g globChecks, opt walkOp
 	}
 	if len(matches) == 0 {
 		lit := unescape(text)
-		var sub Read
+		sub := Read{Segment: rd.Segment}
 		j.judgeText(lit, recursive, opt, &sub)
+		if g.tracked && sub.Verdict == VerdictOK {
+			j.judgeTrackedUnder(&sub)
+		}
 		rd.Real = sub.Real
 		rd.set(sub.Verdict, sub.Row, "the pattern matches nothing, so the program gets it as written: "+sub.Message)
 		rd.InTree = sub.InTree
@@ -190,8 +193,11 @@ func (j *judger) judgeGlob(text string, recursive bool, g globChecks, opt walkOp
 			rd.set(VerdictNotEstablished, "", fmt.Sprintf("the match %s begins with \"-\", so the program would take it as an option, not a path (start the pattern with ./, or put -- before it)", quote(strings.TrimPrefix(m, g.dashBase))))
 			return
 		}
-		var sub Read
+		sub := Read{Segment: rd.Segment}
 		j.judgeText(m, recursive, opt, &sub)
+		if g.tracked && sub.Verdict == VerdictOK {
+			j.judgeTrackedUnder(&sub)
+		}
 		rd.Matches = append(rd.Matches, sub.Resolved)
 		if first || rank(sub.Verdict) > rank(best.Verdict) {
 			best = sub
@@ -208,6 +214,9 @@ func (j *judger) judgeGlob(text string, recursive bool, g globChecks, opt walkOp
 
 // globChecks are the checks a glob's matches need beyond the boundary.
 type globChecks struct {
+	// tracked: git prints what the repository tracks below a matched
+	// directory (classify.PathRef.Tracked).
+	tracked bool
 	// split, when not 0, is the number of trailing components of each
 	// match that the shell splits on whitespace and globs again (an
 	// unquoted loop variable, classify.PathRef.Split): a match with

@@ -261,7 +261,7 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 	opt := j.walkOpts(ref.Segment)
 	opt.pathGlob = ref.PathGlob
 	if ref.Kind == "glob" {
-		g := globChecks{}
+		g := globChecks{tracked: ref.Tracked}
 		if ref.Split {
 			g.split = strings.Count(strings.Trim(strings.TrimPrefix(ref.Path, "~"), "/"), "/") + 1
 		}
