@@ -1081,8 +1081,11 @@ func (p *argParser) finish() {
 				// before -- may be a revision.
 				narrowed = narrowed || info.afterDashes
 			}
-			if op.Static() && !info.afterDashes && strings.Contains(op.Value, ":") && !strings.HasPrefix(op.Value, ":/") {
-				narrowed = true // REV:PATH: one blob or tree (:/TEXT is a commit)
+			if op.Static() && !info.afterDashes && strings.Contains(op.Value, ":") && !strings.HasPrefix(op.Value, ":/") && len(w.r.Reads) > first {
+				// REV:PATH: one blob or tree, read as such. (:/TEXT is a
+				// commit; REV: is the whole top tree, which git grep
+				// searches.)
+				narrowed = true
 			}
 		case "file", "dir", "tree", "source", "exec":
 			pathOperands++

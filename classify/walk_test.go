@@ -172,7 +172,8 @@ func TestReads(t *testing.T) {
 		{"git show HEAD:.env", ".env literal operand @. repo tracked"},
 		{"git show HEAD:./x", "./x literal operand @. tracked"},
 		{"git show :0:a/b", "a/b literal operand @. repo tracked"},
-		{"git show HEAD:", ""},
+		{"git show HEAD:", ". literal git-tracked @. repo tracked"},
+		{"git grep TOKEN HEAD:", ". literal git-tracked @. repo tracked"},
 		{"git show :/fix", ". literal git-tracked @. repo tracked"}, // the newest commit whose message matches: its patch
 		{"git cat-file -p v1:k.pem", "k.pem literal operand @. repo tracked"},
 		{"git log main", "main literal operand @. if-exists"},
