@@ -105,14 +105,13 @@ func urlCredential(u string) bool {
 func (j *judger) judgeGitConfig(ref *classify.PathRef, rd *Read) {
 	var files []string
 	if ref.Repo {
-		c := j.cwdOf(ref.Cwd)
-		if c.err != "" {
-			rd.set(VerdictNotEstablished, "", c.err)
+		_, gitdir, ok, why := j.cwdRepo(ref.Cwd)
+		switch {
+		case why != "":
+			rd.set(VerdictNotEstablished, "", why)
 			return
-		}
-		_, gitdir, ok := j.findGitDir(j.fs.resolve(c.abs).real)
-		if !ok {
-			rd.set(VerdictOK, "", fmt.Sprintf("%s is in no repository: no repository config to print", show(c.abs)))
+		case !ok:
+			rd.set(VerdictOK, "", "the command runs in no repository: no repository config to print")
 			return
 		}
 		files = configFiles(gitdir, j.commonDir(gitdir))

@@ -207,19 +207,13 @@ func indexVarint(b []byte) (uint64, int, bool) {
 // it; a tracked path a deny row covers makes the read denied, in the
 // tree (asked; readonly: denied), since a pathspec can leave it out.
 func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
-	c := j.cwdOf(ref.Cwd)
-	if c.err != "" {
-		rd.set(VerdictNotEstablished, "", c.err)
+	top, gitdir, ok, why := j.cwdRepo(ref.Cwd)
+	switch {
+	case why != "":
+		rd.set(VerdictNotEstablished, "", why)
 		return
-	}
-	res := j.fs.resolve(c.abs)
-	if res.err != nil {
-		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", show(c.abs), res.err))
-		return
-	}
-	top, gitdir, ok := j.findGitDir(res.real)
-	if !ok {
-		rd.set(VerdictOK, "", fmt.Sprintf("%s is in no repository: git has nothing tracked to print", show(c.abs)))
+	case !ok:
+		rd.set(VerdictOK, "", "the command runs in no repository: git has nothing tracked to print")
 		return
 	}
 	rd.Resolved, rd.Real = top, top
@@ -241,6 +235,22 @@ func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
 	default:
 		rd.set(VerdictOK, "", fmt.Sprintf("the repository %s tracks no path a deny row covers (its history is not read)", show(top)))
 	}
+}
+
+// cwdRepo finds the repository a segment running in cwd works in, as git
+// finds it from there. why says why the cwd cannot be established; ok is
+// false when it is in no repository.
+func (j *judger) cwdRepo(cwd classify.Cwd) (top, gitdir string, ok bool, why string) {
+	c := j.cwdOf(cwd)
+	if c.err != "" {
+		return "", "", false, c.err
+	}
+	res := j.fs.resolve(c.abs)
+	if res.err != nil {
+		return "", "", false, fmt.Sprintf("%s cannot be established: %v", show(c.abs), res.err)
+	}
+	top, gitdir, ok = j.findGitDir(res.real)
+	return top, gitdir, ok, ""
 }
 
 // existingPathspec returns a word of segment seg before "--" that git

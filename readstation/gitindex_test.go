@@ -370,3 +370,27 @@ func BenchmarkTrackedIndex(b *testing.B) {
 		}
 	})
 }
+
+// TestRepoReadsUnderAnUnresolvableCwd: a cwd that cannot be resolved (a
+// symlink loop) leaves git's repository unknown, so what it prints from
+// the repository (its tracked paths, its config) is not established.
+func TestRepoReadsUnderAnUnresolvableCwd(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	loop := filepath.Join(dir, "loop")
+	must(t, os.Symlink("loop", loop))
+	b := Boundary{Roots: []string{dir}, Cwd: loop, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows}
+	for _, cmd := range []string{"git grep TOKEN", "git config --list"} {
+		st := judge(t, cmd, b)
+		for _, r := range st.Reads {
+			if (r.Source == "git-tracked" || r.Source == "git-config" && r.Path == ".git/config") && r.Verdict != VerdictNotEstablished {
+				t.Errorf("%s: %s is %s (%s), want not-established", cmd, r.Path, r.Verdict, r.Message)
+			}
+		}
+		if st.Established {
+			t.Errorf("%s: the station is established", cmd)
+		}
+	}
+}
