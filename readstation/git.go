@@ -252,15 +252,8 @@ func (j *judger) findGitDir(dir string) (top, gitdir string, ok bool) {
 			case res.isDir():
 				return d, res.real, true
 			case res.exists:
-				if data, ok := j.read(res.real); ok {
-					line := strings.TrimSpace(string(bytes.SplitN(data, []byte("\n"), 2)[0]))
-					if p, ok := strings.CutPrefix(line, "gitdir:"); ok {
-						p = strings.TrimSpace(p)
-						if !filepath.IsAbs(p) {
-							p = filepath.Join(d, p)
-						}
-						return d, filepath.Clean(p), true
-					}
+				if p, ok := j.gitdirFile(res.real, d); ok {
+					return d, p, true
 				}
 			}
 		}
@@ -273,6 +266,25 @@ func (j *judger) findGitDir(dir string) (top, gitdir string, ok bool) {
 		}
 		d = parent
 	}
+}
+
+// gitdirFile reads a .git file ("gitdir: PATH", a worktree's or a
+// submodule's): the git directory it names, relative to dir.
+func (j *judger) gitdirFile(p, dir string) (string, bool) {
+	data, ok := j.read(p)
+	if !ok {
+		return "", false
+	}
+	line := strings.TrimSpace(string(bytes.SplitN(data, []byte("\n"), 2)[0]))
+	g, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return "", false
+	}
+	g = strings.TrimSpace(g)
+	if !filepath.IsAbs(g) {
+		g = filepath.Join(dir, g)
+	}
+	return filepath.Clean(g), true
 }
 
 func (j *judger) isGitDir(d string) bool {

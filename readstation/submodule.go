@@ -29,44 +29,58 @@ func (j *judger) submoduleConfigs(top, gitdir, common string) []string {
 			out = append(out, p)
 		}
 	}
+	var gitDir func(d string, depth int)
 	dirs := 0
 	// walkModules adds the git directories below dir: a directory with a
 	// HEAD is one (and its own modules hold its submodules); another is a
-	// part of a submodule's name ("a/b"), looked into.
+	// part of a submodule's name ("a/b"), looked into. Symlinks are
+	// followed, as git follows them.
 	var walkModules func(dir string, depth int)
 	walkModules = func(dir string, depth int) {
-		if n := j.fs.lstat(dir); n.err != nil || !n.mode.IsDir() {
+		res := j.fs.resolve(dir)
+		switch {
+		case res.err != nil:
+			j.unreadable = append(j.unreadable, unreadableFile{dir, res.err.Error()})
+			return
+		case !res.isDir():
 			return
 		}
 		if dirs++; dirs > maxSubmoduleDirs || depth > maxIncludeDepth*2 {
 			j.unreadable = append(j.unreadable, unreadableFile{dir, fmt.Sprintf("it holds more than %d submodule directories", maxSubmoduleDirs)})
 			return
 		}
-		es, _, err := listDir(dir)
+		es, _, err := listDir(res.real)
 		if err != nil {
 			j.unreadable = append(j.unreadable, unreadableFile{dir, err.Error()})
 			return
 		}
 		for _, e := range es {
-			if !e.IsDir() {
+			d := joinAbs(res.real, e.Name())
+			switch r := j.fs.resolve(d); {
+			case r.err != nil:
+				j.unreadable = append(j.unreadable, unreadableFile{d, r.err.Error()})
+				continue
+			case !r.isDir():
 				continue
 			}
-			d := joinAbs(dir, e.Name())
-			if h := j.fs.lstat(joinAbs(d, "HEAD")); h.err == nil {
-				add(joinAbs(d, "config"))
-				add(joinAbs(d, "config.worktree"))
-				walkModules(joinAbs(d, "modules"), depth+1)
+			if h := j.fs.resolve(joinAbs(d, "HEAD")); h.exists {
+				gitDir(d, depth)
 				continue
 			}
 			walkModules(d, depth+1)
 		}
 	}
+	gitDir = func(d string, depth int) {
+		add(joinAbs(d, "config"))
+		add(joinAbs(d, "config.worktree"))
+		walkModules(joinAbs(d, "modules"), depth+1)
+	}
 	walkModules(joinAbs(common, "modules"), 0)
 	if top == gitdir {
 		return out // bare: no work tree
 	}
-	// Submodules whose .git is a directory in their work tree, at the
-	// paths .gitmodules names.
+	// Submodules whose .git is in their work tree (a directory, or a file
+	// naming a git directory anywhere), at the paths .gitmodules names.
 	data, ok := j.read(joinAbs(top, ".gitmodules"))
 	if !ok {
 		return out
@@ -79,11 +93,18 @@ func (j *judger) submoduleConfigs(top, gitdir, common string) []string {
 		if filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
 			continue // git refuses such a path
 		}
-		dotgit := joinAbs(top, rel) + "/.git"
-		if n := j.fs.lstat(dotgit); n.err == nil && n.mode.IsDir() {
-			add(joinAbs(dotgit, "config"))
-			add(joinAbs(dotgit, "config.worktree"))
-			walkModules(joinAbs(dotgit, "modules"), 1)
+		sub := joinAbs(top, rel)
+		dotgit := sub + "/.git"
+		res := j.fs.resolve(dotgit)
+		switch {
+		case res.err != nil:
+			j.unreadable = append(j.unreadable, unreadableFile{dotgit, res.err.Error()})
+		case res.isDir():
+			gitDir(res.real, 1)
+		case res.exists:
+			if g, ok := j.gitdirFile(res.real, sub); ok {
+				gitDir(g, 1)
+			}
 		}
 	}
 	return out

@@ -35,6 +35,15 @@ func TestSubmoduleHelpers(t *testing.T) {
 		"legacy/.gitmodules":                             "[submodule \"x\"]\n\tpath = vendor/x\n\turl = ../x\n",
 		"legacy/vendor/x/.git/HEAD":                      "ref: refs/heads/main\n",
 		"legacy/vendor/x/.git/config":                    fsmonitor,
+		"gitfile/.git/HEAD":                              "ref: refs/heads/main\n",
+		"gitfile/.gitmodules":                            "[submodule \"x\"]\n\tpath = x\n",
+		"gitfile/x/.git":                                 "gitdir: ../../elsewhere/x.git\n",
+		"elsewhere/x.git/HEAD":                           "ref: refs/heads/main\n",
+		"elsewhere/x.git/config":                         fsmonitor,
+		"linked/.git/HEAD":                               "ref: refs/heads/main\n",
+		"store/sub/HEAD":                                 "ref: refs/heads/main\n",
+		"store/sub/config":                               fsmonitor,
+		"looped/.git/HEAD":                               "ref: refs/heads/main\n",
 		"clean/.git/HEAD":                                "ref: refs/heads/main\n",
 		"clean/.git/modules/sub/HEAD":                    "ref: refs/heads/main\n",
 		"clean/.git/modules/sub/config":                  "[core]\n\tworktree = ../../../sub\n",
@@ -44,7 +53,11 @@ func TestSubmoduleHelpers(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	for _, top := range []string{"absorbed", "slash", "nested", "legacy", "clean"} {
+	// A modules directory that is a symlink, and one that cannot be
+	// resolved.
+	must(t, os.Symlink(filepath.Join(dir, "store"), filepath.Join(dir, "linked/.git/modules")))
+	must(t, os.Symlink("modules", filepath.Join(dir, "looped/.git/modules")))
+	for _, top := range []string{"absorbed", "slash", "nested", "legacy", "gitfile", "linked", "looped", "clean"} {
 		for _, d := range []string{".git/objects", ".git/refs"} {
 			must(t, os.MkdirAll(filepath.Join(dir, top, d), 0o755))
 		}
@@ -57,6 +70,9 @@ func TestSubmoduleHelpers(t *testing.T) {
 		{"slash", []string{"core.pager in $T/slash/.git/modules/libs/json/config"}},
 		{"nested", []string{"core.fsmonitor in $T/nested/.git/modules/outer/modules/inner/config"}},
 		{"legacy", []string{"core.fsmonitor in $T/legacy/vendor/x/.git/config"}},
+		{"gitfile", []string{"core.fsmonitor in $T/elsewhere/x.git/config"}},
+		{"linked", []string{"core.fsmonitor in $T/store/sub/config"}},
+		{"looped", []string{"not-established: $T/looped/.git/modules"}},
 		{"clean", []string{}},
 	}
 	for _, tc := range tests {
@@ -66,6 +82,11 @@ func TestSubmoduleHelpers(t *testing.T) {
 			got := []string{}
 			for _, h := range st.RepoHelpers {
 				got = append(got, strings.ReplaceAll(h.Key+" in "+h.File, dir, "$T"))
+			}
+			for _, r := range st.Reads {
+				if r.Source == "repository" {
+					got = append(got, strings.ReplaceAll(r.Verdict+": "+r.Path, dir, "$T"))
+				}
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {
 				t.Errorf("git status in %s: helpers (-want +got):\n%s", tc.cwd, d)
