@@ -291,9 +291,15 @@ ask contains {
 
 # repo_helper_message: a setting that names a program, or a project file
 # whose existence makes the program run it (.pnpmfile.cjs).
-repo_helper_message(h) := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", label(segments[h.segment]), " would run a program the repository chose"]) if {
+repo_helper_message(h) := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
 	h.key != ""
-} else := concat("", ["the repository has ", h.file, ", so ", label(segments[h.segment]), " would run code the repository chose"])
+} else := concat("", ["the repository has ", h.file, ", so ", segment_label(h.segment), " would run code the repository chose"])
+
+# segment_label: the segment's label, or "the command" when the index
+# names no segment (a message must never leave a reason undefined).
+segment_label(i) := l if {
+	l := label(segments[i])
+} else := "the command"
 
 # --- deny ----------------------------------------------------------------
 

@@ -800,6 +800,15 @@ test_repo_helper_messages if {
 	q.message == "the repository has /w/.pnpmfile.cjs, so pnpm list would run code the repository chose"
 }
 
+# A helper whose segment index names no segment still asks.
+test_repo_helper_without_its_segment_asks if {
+	h := {"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 7, "span": [0, 3]}
+	a := shellgate.ask with input as mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [h]}})
+	some r in a
+	r.code == "repo-helper"
+	r.message == "the repository sets core.fsmonitor in .git/config, so the command would run a program the repository chose"
+}
+
 test_denied_read_message_from_station if {
 	d := shellgate.deny with input as station_cases["a denied read is denied"].input
 	some r in d
