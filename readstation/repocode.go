@@ -67,12 +67,9 @@ func (j *judger) repoCode() []RepoHelper {
 					out = append(out, RepoHelper{File: p, Segment: s.Index, Span: s.Span})
 					continue
 				}
-				re := repoCodeRegexp(rc.Match)
-				if re == nil {
-					continue // the catalog validated it; never nil
-				}
+				re := repoCodeRegexp(rc.Match) // validated with the catalog
 				for _, line := range strings.Split(string(data), "\n") {
-					if re.MatchString(line) {
+					if re == nil || re.MatchString(line) { // a pattern that does not compile finds every file
 						v := strings.TrimSpace(line)
 						if len(v) > 200 {
 							v = v[:200] + "…"
