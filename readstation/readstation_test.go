@@ -106,6 +106,17 @@ func writeFiles(t testing.TB, base string, files []string) {
 	}
 }
 
+// writeTree writes files (path below dir → content), with their
+// directories.
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+}
+
 // rootBoundary is a boundary with the default deny rows, one root that is
 // also the cwd, and dir/home as the home directory.
 func rootBoundary(dir, root string) Boundary {

@@ -27,11 +27,7 @@ func TestRepoCode(t *testing.T) {
 		"rust/rust-toolchain.toml":       "[toolchain]\n  path = \"/opt/evil-toolchain\"\n",
 		"npmrc/.npmrc":                   "global-pnpmfile = /tmp/x.cjs\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	writeTree(t, dir, files)
 	// A project file that cannot be read is not established.
 	must(t, os.MkdirAll(filepath.Join(dir, "odd", ".pnpmfile.mjs"), 0o755))
 	tests := []struct {

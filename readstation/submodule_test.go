@@ -48,11 +48,7 @@ func TestSubmoduleHelpers(t *testing.T) {
 		"clean/.git/modules/sub/HEAD":                    "ref: refs/heads/main\n",
 		"clean/.git/modules/sub/config":                  "[core]\n\tworktree = ../../../sub\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	writeTree(t, dir, files)
 	// A modules directory that is a symlink, and one that cannot be
 	// resolved.
 	must(t, os.Symlink(filepath.Join(dir, "store"), filepath.Join(dir, "linked/.git/modules")))
@@ -103,15 +99,11 @@ func TestRunsGitHelpers(t *testing.T) {
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = r
 	}
-	for name, body := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		"mod/.git/HEAD":   "ref: refs/heads/main\n",
 		"mod/.git/config": "[core]\n\tfsmonitor = touch pwned\n",
 		"mod/go.mod":      "module example.com/x\n",
-	} {
-		p := filepath.Join(dir, name)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	})
 	for cmd, want := range map[string]int{"go list ./...": 1, "go version": 0, "cd mod && go list ./...": 1} {
 		cwd := filepath.Join(dir, "mod")
 		if strings.HasPrefix(cmd, "cd ") {
