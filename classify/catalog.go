@@ -155,7 +155,8 @@ type Program struct {
 	// Default is the subcommand used when none is given ("stash" → push).
 	Default string `yaml:"default,omitempty" json:"default,omitempty"`
 	// NoArgs is the finding when the program is run with no argument at
-	// all (env and set alone print every variable).
+	// all (env and set alone print every variable), or, for a program with
+	// a command operand, with no command (env -u X prints them too).
 	NoArgs *Role `yaml:"no_args,omitempty" json:"no_args,omitempty"`
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
@@ -169,6 +170,20 @@ type Program struct {
 	// in (go list stamps main packages with git status): the read station
 	// checks that repository's helpers as it does for git.
 	RunsGit bool `yaml:"runs_git,omitempty" json:"runs_git,omitempty"`
+	// Helpers are the programs (by name) a read-only spelling of this
+	// program may execute on its own (man runs groff, rg -z a
+	// decompressor); the confirm harness fails a run that executes any
+	// other. A subcommand's add to its program's.
+	Helpers []string `yaml:"helpers,omitempty" json:"helpers,omitempty"`
+	// Unconfirmed says why the program's read-only claims cannot be
+	// confirmed by running it in a decoy workspace (it needs a daemon, a
+	// cluster or an account); the harness reports it with this reason.
+	Unconfirmed string `yaml:"unconfirmed,omitempty" json:"unconfirmed,omitempty"`
+	// Caches are files (rows in the deny-row syntax: "**/.git/index",
+	// "~/.config/go/telemetry/**") the program writes as its own cache
+	// under a read-only spelling; the confirm harness lets those writes
+	// pass and fails any other. A subcommand's add to its program's.
+	Caches []string `yaml:"caches,omitempty" json:"caches,omitempty"`
 
 	optIndex map[string]*OptSpec
 	longs    []string
@@ -429,6 +444,19 @@ func (p *Program) build(path string) []error {
 		if (rc.Match == "") != (rc.Key == "") {
 			bad("repo_code %s: match and key go together", rc.File)
 		}
+	}
+	for _, h := range p.Helpers {
+		if h == "" || strings.ContainsAny(h, "/ \x00") {
+			bad("helpers: %q is not a program name", h)
+		}
+	}
+	for _, c := range p.Caches {
+		if strings.TrimSpace(c) == "" || strings.ContainsRune(c, 0) {
+			bad("caches: %q is not a row", c)
+		}
+	}
+	if p.Unconfirmed != "" && strings.TrimSpace(p.Unconfirmed) == "" {
+		bad("unconfirmed: the reason is blank")
 	}
 	p.optIndex = map[string]*OptSpec{}
 	p.longs = nil

@@ -247,6 +247,21 @@ func TestCatalogValidateRejects(t *testing.T) {
 			want: []string{"foo", "option with no names"},
 		},
 		{
+			name: "helper that is a path",
+			yaml: "programs:\n  - name: foo\n    helpers: [/bin/sh]\n",
+			want: []string{"foo", `helpers: "/bin/sh" is not a program name`},
+		},
+		{
+			name: "blank cache row",
+			yaml: "programs:\n  - name: foo\n    caches: ['']\n",
+			want: []string{"foo", `caches: "" is not a row`},
+		},
+		{
+			name: "blank unconfirmed reason",
+			yaml: "programs:\n  - name: foo\n    unconfirmed: '  '\n",
+			want: []string{"foo", "unconfirmed: the reason is blank"},
+		},
+		{
 			name: "program with no name",
 			yaml: "programs:\n  - doc: nameless\n",
 			want: []string{"program with no name"},
