@@ -184,6 +184,15 @@ type Program struct {
 	// under a read-only spelling; the confirm harness lets those writes
 	// pass and fails any other. A subcommand's add to its program's.
 	Caches []string `yaml:"caches,omitempty" json:"caches,omitempty"`
+	// Opens are deny-row files (rows in that syntax) the program opens by
+	// design under a read-only spelling without printing them whole (ps
+	// reads /proc/*/cmdline, npm its .npmrc); the confirm harness lets
+	// those opens pass, and still fails a run that prints a canary.
+	Opens []string `yaml:"opens,omitempty" json:"opens,omitempty"`
+
+	// Unless are effects the program has unless one of the named options
+	// is given (netstat looks every address up over DNS unless -n).
+	Unless []Unless `yaml:"unless,omitempty" json:"unless,omitempty"`
 
 	optIndex map[string]*OptSpec
 	longs    []string
@@ -191,6 +200,15 @@ type Program struct {
 	risky    bool
 	cmdRole  bool
 	parent   *Program
+}
+
+// Unless is an effect a program has unless one of Options is given.
+type Unless struct {
+	// Options are canonical option names (each an option's first name).
+	Options []string `yaml:"options" json:"options"`
+	Effect  string   `yaml:"effect" json:"effect"`
+	Code    string   `yaml:"code,omitempty" json:"code,omitempty"`
+	Doc     string   `yaml:"doc,omitempty" json:"doc,omitempty"`
 }
 
 // OptSpec is one option of a program in the catalog.
@@ -455,6 +473,11 @@ func (p *Program) build(path string) []error {
 			bad("caches: %q is not a row", c)
 		}
 	}
+	for _, c := range p.Opens {
+		if strings.TrimSpace(c) == "" || strings.ContainsRune(c, 0) {
+			bad("opens: %q is not a row", c)
+		}
+	}
 	if p.Unconfirmed != "" && strings.TrimSpace(p.Unconfirmed) == "" {
 		bad("unconfirmed: the reason is blank")
 	}
@@ -523,6 +546,25 @@ func (p *Program) build(path string) []error {
 		}
 	}
 	sort.Strings(p.longs)
+	for _, u := range p.Unless {
+		if !knownEffects[u.Effect] {
+			bad("unless: unknown effect %q", u.Effect)
+		}
+		if dangerousEffects[u.Effect] {
+			p.risky = true
+			if strings.TrimSpace(u.Doc) == "" {
+				bad("unless: effect %s has no doc", u.Effect)
+			}
+		}
+		if len(u.Options) == 0 {
+			bad("unless: no options")
+		}
+		for _, n := range u.Options {
+			if o := p.optIndex[n]; o == nil || o.Names[0] != n {
+				bad("unless: %q is not the first name of an option", n)
+			}
+		}
+	}
 	p.cmdRole = false
 	for i := range p.Operands {
 		errs = append(errs, p.Operands[i].build(path)...)

@@ -1006,6 +1006,17 @@ func (p *argParser) finish() {
 	for _, e := range spec.Effects {
 		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
 	}
+	for _, u := range spec.Unless {
+		given := false
+		for _, o := range seg.Options {
+			if o.Known && hasString(u.Options, o.Name) {
+				given = true
+			}
+		}
+		if !given {
+			p.effects = append(p.effects, effectAt{effect: u.Effect, code: u.Code, doc: u.Doc, who: name, span: seg.Span})
+		}
+	}
 	if !spec.ReadOnly && !p.unknownSub {
 		msg := name + " is not on the read-only allowlist"
 		if spec.Doc != "" {

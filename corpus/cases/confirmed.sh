@@ -75,3 +75,19 @@ head .terraformrc # want deny read-denied
 cat infra/prod.tfvars # want deny read-denied
 git show HEAD:.npmrc # want deny read-denied
 git show HEAD:infra/prod.tfvars # want deny read-denied
+
+# Name lookups: netstat and lsof resolve every address unless -n; hostname -f
+# and friends, ss -r and a host in an ss filter go to DNS.
+netstat -tlp # want ask netstat-resolve
+netstat -tlnp # want allow
+lsof -i :8080 # want ask lsof-resolve
+lsof -n -i :8080 # want allow
+ss -r # want ask
+ss -tn dst example.com # want ask
+ss -tlnp state listening sport = :8080 # want allow
+hostname -f # want ask
+hostname --all-fqdns # want ask
+hostname # want allow
+
+# git ls-files --eol reads every tracked file, so the station judges them.
+git ls-files --eol # want allow

@@ -104,6 +104,7 @@ type result struct {
 	decision string
 	programs map[string]bool
 	caches   []string
+	opens    []string
 	skipped  bool // the entry says why it cannot be confirmed here
 	problems []Problem
 	dur      time.Duration
@@ -174,7 +175,27 @@ func TestConfirm(t *testing.T) {
 	for _, p := range probes {
 		all = append(all, caseT{Spelling: p, Source: "probe", Name: "probe", Cwd: d.Work})
 	}
+	// A spelling runs under the first of the program's names that is
+	// installed (Debian installs fd as fdfind); a program with none is
+	// reported as not installed, not run.
+	runName := map[string]string{}
 	for _, s := range Spellings(cat) {
+		rn, ok := runName[s.Program]
+		if !ok {
+			if p := cat.Lookup(s.Program); p != nil {
+				for _, n := range append([]string{p.Name}, p.Aliases...) {
+					if installed(n, d.Env) {
+						rn = n
+						break
+					}
+				}
+			}
+			runName[s.Program] = rn
+		}
+		if rn == "" {
+			continue
+		}
+		s.Command = rn + strings.TrimPrefix(s.Command, s.Program)
 		all = append(all, caseT{Spelling: s, Source: "spelling", Name: "spelling", Cwd: d.Work})
 	}
 
@@ -198,9 +219,12 @@ func TestConfirm(t *testing.T) {
 		if c.Entry == "" && dec.Report != nil && len(dec.Report.Segments) > 0 {
 			s := dec.Report.Segments[0]
 			results[i].c.Program = s.Name
-			results[i].c.Entry = strings.TrimSpace(s.Name + " " + s.Subcommand)
+			if p := cat.Lookup(s.Name); p != nil {
+				results[i].c.Program = p.Name
+			}
+			results[i].c.Entry = strings.TrimSpace(results[i].c.Program + " " + s.Subcommand)
 		}
-		results[i].programs, results[i].caches = expectFor(cat, dec.Report)
+		results[i].programs, results[i].caches, results[i].opens = expectFor(cat, dec.Report)
 		if p := cat.Lookup(results[i].c.Program); p != nil && p.Unconfirmed != "" {
 			results[i].skipped = true
 			continue
@@ -232,7 +256,7 @@ func TestConfirm(t *testing.T) {
 				}
 				r.dur, r.timedOut = o.Duration, o.TimedOut
 				r.problems = Judge(o, Expect{
-					Programs: r.programs, Caches: r.caches, Cwd: r.c.Cwd, Tmp: tmp,
+					Programs: r.programs, Caches: r.caches, Opens: r.opens, Cwd: r.c.Cwd, Tmp: tmp,
 					Boundary: d.Boundary, Canaries: d.Canaries,
 				})
 			}
@@ -294,7 +318,7 @@ func TestConfirm(t *testing.T) {
 		switch {
 		case p.Unconfirmed != "":
 			unconfirmed = append(unconfirmed, p.Name+" ("+p.Unconfirmed+")")
-		case !installed(p.Name, d.Env):
+		case !installedAny(append([]string{p.Name}, p.Aliases...), d.Env):
 			unconfirmed = append(unconfirmed, p.Name+" (not installed)")
 		case st == nil:
 			unconfirmed = append(unconfirmed, p.Name+" (no spelling is allowed in the decoy)")
@@ -315,11 +339,10 @@ func TestConfirm(t *testing.T) {
 // expectFor is the set of programs a case may execute: every program its
 // segments name, the wrappers, and the helpers their catalog entries (and
 // subcommands) declare.
-func expectFor(cat *classify.Catalog, r *classify.Report) (map[string]bool, []string) {
+func expectFor(cat *classify.Catalog, r *classify.Report) (programs map[string]bool, caches, opens []string) {
 	out := map[string]bool{}
-	var caches []string
 	if r == nil {
-		return out, nil
+		return out, nil, nil
 	}
 	for _, s := range r.Segments {
 		if s.Name == "" {
@@ -338,21 +361,33 @@ func expectFor(cat *classify.Catalog, r *classify.Report) (map[string]bool, []st
 		}
 		addHelpers(out, p)
 		caches = append(caches, p.Caches...)
+		opens = append(opens, p.Opens...)
 		for _, w := range strings.Fields(s.Subcommand) {
 			if p = p.Sub(w); p == nil {
 				break
 			}
 			addHelpers(out, p)
 			caches = append(caches, p.Caches...)
+			opens = append(opens, p.Opens...)
 		}
 	}
-	return out, caches
+	return out, caches, opens
 }
 
 func addHelpers(m map[string]bool, p *classify.Program) {
 	for _, h := range p.Helpers {
 		m[h] = true
 	}
+}
+
+// installedAny reports whether any of the names is installed.
+func installedAny(names []string, env []string) bool {
+	for _, n := range names {
+		if installed(n, env) {
+			return true
+		}
+	}
+	return false
 }
 
 // installed reports whether name is a program on the decoy's PATH or a
@@ -369,9 +404,9 @@ func installed(name string, env []string) bool {
 func TestCatalogConfirmFields(t *testing.T) {
 	var walk func(p *classify.Program, path string)
 	walk = func(p *classify.Program, path string) {
-		for _, c := range p.Caches {
+		for _, c := range append(append([]string{}, p.Caches...), p.Opens...) {
 			if err := readstation.ValidateRow(c); err != nil {
-				t.Errorf("%s: caches: %v", path, err)
+				t.Errorf("%s: caches or opens: %v", path, err)
 			}
 		}
 		for _, s := range p.Subcommands {

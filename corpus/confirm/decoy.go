@@ -174,7 +174,7 @@ func NewDecoy(dir string, fixture corpus.Fixture) (*Decoy, error) {
 		"AWS_SECRET_ACCESS_KEY=" + canary("$AWS_SECRET_ACCESS_KEY"),
 		"GIT_CONFIG_SYSTEM=" + sysconf,
 		"PAGER=" + marker, "MANPAGER=" + marker, "EDITOR=" + marker, "VISUAL=" + marker, "BROWSER=" + marker,
-		"GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off", "GOCACHE=" + filepath.Join(dir, "gocache"),
+		"GOTOOLCHAIN=local", "GOPROXY=off",
 	}
 	if err := d.git(); err != nil {
 		return nil, err

@@ -44,6 +44,10 @@ type Expect struct {
 	// write as their own caches (catalog caches: git status refreshes
 	// .git/index under its lock).
 	Caches []string
+	// Opens are rows of deny-row files the case's programs open by design
+	// (catalog opens: ps reads /proc/*/cmdline); the canary check still
+	// holds for them.
+	Opens []string
 }
 
 // quietWrites are paths any program may open for writing: the null
@@ -57,11 +61,10 @@ func quietWrite(p string) bool {
 		strings.HasPrefix(p, "/proc/self/fd/") || strings.HasPrefix(p, "pipe:") || strings.HasPrefix(p, "socket:")
 }
 
-// nameFiles are the files the resolver reads to look a name up.
-var nameFiles = map[string]bool{
-	"/etc/resolv.conf": true, "/etc/hosts": true, "/etc/host.conf": true, "/etc/gai.conf": true,
-	"/run/systemd/resolve/resolv.conf": true, "/run/systemd/resolve/stub-resolv.conf": true,
-}
+// nameFiles are the files glibc's resolver reads when it looks a name up
+// (resolv.conf alone is read by resolver libraries that start up and
+// look nothing up, as node's does).
+var nameFiles = map[string]bool{"/etc/hosts": true, "/etc/host.conf": true}
 
 // localSockets are AF_UNIX sockets a read-only program may use: the name
 // service caches that answer user and group lookups (id, ls -l).
@@ -106,6 +109,15 @@ func Judge(o *Outcome, e Expect) []Problem {
 		_, ok := cache.DeniedBy(p)
 		return ok
 	}
+	open := e.Boundary
+	open.DenyRows = e.Opens
+	isOpen := func(p string) bool {
+		if len(e.Opens) == 0 {
+			return false
+		}
+		_, ok := open.DeniedBy(p)
+		return ok
+	}
 	rootExecs := 0
 	for _, ev := range tr.Events {
 		switch ev.Kind {
@@ -140,14 +152,17 @@ func Judge(o *Outcome, e Expect) []Problem {
 			if nameFiles[p] {
 				add(ClaimNoNetwork, "opened "+p+" (a name lookup)")
 			}
-			if row, ok := e.Boundary.DeniedBy(p); ok {
+			if row, ok := e.Boundary.DeniedBy(p); ok && !isOpen(p) {
 				add(ClaimNoDenied, "opened "+p+" (deny row "+row+")")
 			}
 		case KindSocket:
 			switch {
-			case ev.Syscall == "socket" && ev.Family != "AF_PACKET":
-				// A socket that never connects, sends or binds talks to
-				// nobody (ifconfig asks the kernel through one).
+			case ev.Syscall == "socket" && ev.Family != "AF_PACKET", ev.Syscall == "bind":
+				// A socket that never connects, sends or listens talks to
+				// nobody (ifconfig asks the kernel through one; pip binds
+				// ::1 port 0 to learn whether IPv6 works).
+			case ev.Syscall == "listen":
+				add(ClaimNoNetwork, "listens on a socket")
 			case ev.Family == "AF_NETLINK", ev.Family == "AF_UNSPEC":
 			case ev.Family == "AF_UNIX" && localSocket(ev.Path):
 			case ev.Family == "AF_UNIX":

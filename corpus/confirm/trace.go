@@ -14,7 +14,7 @@ import (
 // renames or changes a file, and the socket calls.
 const Syscalls = "execve,execveat,open,openat,openat2,creat,unlink,unlinkat,rmdir,mkdir,mkdirat," +
 	"rename,renameat,renameat2,link,linkat,symlink,symlinkat,truncate,chmod,fchmodat,mknod,mknodat," +
-	"socket,connect,sendto,sendmsg,bind"
+	"socket,connect,sendto,sendmsg,bind,listen"
 
 // StraceArgs are the strace options the parser expects before "-o FILE":
 // follow forks, strings in hex (so no path can confuse the parser), paths
@@ -217,6 +217,8 @@ func parseCall(pid int, s string) (Event, bool, error) {
 		ev.Kind, ev.Path = KindWrite, pathAt(str(1), str(2))
 	case "socket":
 		ev.Kind, ev.Family = KindSocket, str(0).text
+	case "listen":
+		ev.Kind, ev.Family = KindSocket, "listen"
 	case "connect", "sendto", "sendmsg", "bind":
 		ev.Kind = KindSocket
 		ev.Family, ev.Path = sockaddr(s[open+1 : eq])
@@ -237,7 +239,12 @@ func parseCall(pid int, s string) (Event, bool, error) {
 
 // openKind says whether open flags write.
 func openKind(flags string) string {
-	for _, f := range []string{"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND", "O_TMPFILE"} {
+	// O_TMPFILE makes a file with no name, gone when closed; linking it
+	// into the tree is a linkat, judged on its own.
+	if strings.Contains(flags, "O_TMPFILE") {
+		return KindOpen
+	}
+	for _, f := range []string{"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"} {
 		if strings.Contains(flags, f) {
 			return KindWrite
 		}

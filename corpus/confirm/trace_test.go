@@ -112,6 +112,7 @@ func TestJudge(t *testing.T) {
 		Boundary: readstation.Boundary{Roots: []string{work}, Home: home, Cwd: work, DenyRows: readstation.DefaultDenyRows},
 		Canaries: map[string]string{"sgcanary1": ".env"},
 		Caches:   []string{"**/.git/index.lock"},
+		Opens:    []string{"/proc/*/cmdline"},
 	}
 	ev := func(pid int, kind, sys, path string) Event {
 		return Event{PID: pid, Kind: kind, Syscall: sys, Path: path}
@@ -129,6 +130,8 @@ func TestJudge(t *testing.T) {
 			ev(1, KindWrite, "openat", filepath.Join(dir, "runs/run1/sh-thd.x")),
 			ev(2, KindOpen, "openat", filepath.Join(work, "README.md")),
 			ev(2, KindWrite, "openat", filepath.Join(work, ".git/index.lock")),
+			ev(2, KindOpen, "openat", "/proc/7/cmdline"),
+			{PID: 2, Kind: KindSocket, Syscall: "bind", Family: "AF_INET6"},
 			{PID: 2, Kind: KindSocket, Syscall: "socket", Family: "AF_UNIX"},
 			{PID: 2, Kind: KindSocket, Syscall: "connect", Family: "AF_UNIX", Path: "/var/run/nscd/socket"},
 		}, "hello", nil},
@@ -140,8 +143,12 @@ func TestJudge(t *testing.T) {
 			[]Problem{{ClaimNoExec, "ran /usr/bin/bash []"}}},
 		{"deny row", []Event{ev(1, KindExec, "execve", "/usr/bin/bash"), ev(2, KindOpen, "openat", filepath.Join(home, ".ssh/id_rsa"))}, "",
 			[]Problem{{ClaimNoDenied, "opened " + filepath.Join(home, ".ssh/id_rsa") + " (deny row ~/.ssh/**)"}}},
-		{"name lookup", []Event{ev(1, KindExec, "execve", "/usr/bin/bash"), ev(2, KindOpen, "openat", "/etc/resolv.conf")}, "",
-			[]Problem{{ClaimNoNetwork, "opened /etc/resolv.conf (a name lookup)"}}},
+		{"listen", []Event{ev(1, KindExec, "execve", "/usr/bin/bash"), {PID: 2, Kind: KindSocket, Syscall: "listen", Family: "listen"}}, "",
+			[]Problem{{ClaimNoNetwork, "listens on a socket"}}},
+		{"environ is not a declared open", []Event{ev(1, KindExec, "execve", "/usr/bin/bash"), ev(2, KindOpen, "openat", "/proc/7/environ")}, "",
+			[]Problem{{ClaimNoDenied, "opened /proc/7/environ (deny row /proc/*/environ)"}}},
+		{"name lookup", []Event{ev(1, KindExec, "execve", "/usr/bin/bash"), ev(2, KindOpen, "openat", "/etc/hosts")}, "",
+			[]Problem{{ClaimNoNetwork, "opened /etc/hosts (a name lookup)"}}},
 		{"inet", []Event{ev(1, KindExec, "execve", "/usr/bin/bash"), {PID: 2, Kind: KindSocket, Syscall: "socket", Family: "AF_INET"},
 			{PID: 2, Kind: KindSocket, Syscall: "connect", Family: "AF_INET"}}, "",
 			[]Problem{{ClaimNoNetwork, "connect AF_INET"}}},
