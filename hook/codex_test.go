@@ -13,7 +13,7 @@ import (
 
 // TestCodexHookHash pins the hash to values the real Codex 0.171.0 reported
 // for the same entries (codex app-server, hooks/list, currentHash). The
-// end-to-end test TestCodexAppServerAgrees checks the installed entry against
+// end-to-end test TestCodex/trust checks the installed entry against
 // the installed Codex on every CI run.
 func TestCodexHookHash(t *testing.T) {
 	bash := "Bash"
