@@ -346,6 +346,22 @@ func TestCodex(t *testing.T) {
 	t.Run("gate", func(t *testing.T) { testCodexGate(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("fails open", func(t *testing.T) { testCodexFailsOpen(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("trust", func(t *testing.T) { testCodexTrust(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("ask as defer", func(t *testing.T) { testCodexDefer(t, newCodexEnv(t, codex, full, thin)) })
+}
+
+// testCodexDefer documents --ask-as defer: shellgate gives no decision, and
+// under approval_policy "never" (codex exec's default) Codex runs an asked
+// command. The README says so.
+func testCodexDefer(t *testing.T, c *codexEnv) {
+	c.shellgate(t, "install", "codex", "--user", "--ask-as", "defer")
+	output, _ := c.exec(t, "touch marker")
+	if !exists(filepath.Join(c.proj, "marker")) {
+		t.Errorf("with --ask-as defer and approval never, Codex did not run an asked command (%q): update the README", output)
+	}
+	// A deny is still a deny.
+	if output, bodies := c.exec(t, "cat ~/.ssh/id_rsa"); strings.Contains(bodies, "shellgate-decoy-3b1f9c0d7e") || !strings.Contains(output, "shellgate: denied") {
+		t.Errorf("with --ask-as defer the decoy key was not denied: %q", output)
+	}
 }
 
 // testCodexGate: after `shellgate install codex --user`, Codex runs the
