@@ -290,6 +290,30 @@ func findCodexEntry(path string, data []byte) (e codexEntry, ok bool, err error)
 	return e, false, nil
 }
 
+// CodexTrustEntry returns the [hooks.state] key and the trusted_hash that
+// Codex needs in the user's config to run the shellgate hook of a hooks file
+// at hooksFile whose content is data (which need not be written yet).
+func CodexTrustEntry(hooksFile string, data []byte) (key, hash string, err error) {
+	hooksFile, err = filepath.Abs(hooksFile)
+	if err != nil {
+		return "", "", err
+	}
+	e, ok, err := findCodexEntry(hooksFile, data)
+	if err != nil {
+		return "", "", err
+	}
+	if !ok {
+		return "", "", fmt.Errorf("%s has no shellgate PreToolUse hook", hooksFile)
+	}
+	return e.key, e.hash, nil
+}
+
+// CodexTrustTOML is the config.toml table that trusts the hook key with
+// hash, as Codex writes it.
+func CodexTrustTOML(key, hash string) string {
+	return fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", tomlQuote(key), tomlQuote(hash))
+}
+
 // readCodexConfig reads the user's Codex config; a missing file is empty.
 func readCodexConfig(path string) (string, *tomlDoc, error) {
 	data, err := os.ReadFile(path)
@@ -505,7 +529,7 @@ func TrustCodexHook(codexHome, hooksFile string, dryRun bool) (CodexTrustResult,
 	if real, err := filepath.EvalSymlinks(r.ConfigFile); err == nil {
 		r.ConfigFile = real
 	}
-	manual := fmt.Sprintf("add this to %s by hand:\n\n[hooks.state.%s]\ntrusted_hash = %s\n", r.ConfigFile, tomlQuote(e.key), tomlQuote(e.hash))
+	manual := fmt.Sprintf("add this to %s by hand:\n\n%s", r.ConfigFile, CodexTrustTOML(e.key, e.hash))
 	old, doc, err := readCodexConfig(r.ConfigFile)
 	if err != nil {
 		return r, fmt.Errorf("%v; fix it, or %s", err, manual)
@@ -565,7 +589,7 @@ func setTrustedHash(src string, doc *tomlDoc, key, hash string) (string, error) 
 	}
 	v, ok := doc.lookup("hooks", "state", key)
 	if !ok {
-		block := fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", tomlQuote(key), tomlQuote(hash))
+		block := CodexTrustTOML(key, hash)
 		switch {
 		case src == "":
 			return block, nil

@@ -113,6 +113,16 @@ func TestCodexHookTrust(t *testing.T) {
 	}
 }
 
+func TestCodexTrustEntry(t *testing.T) {
+	key, hash, err := CodexTrustEntry("/p/.codex/hooks.json", []byte(installedHooks))
+	if err != nil || key != "/p/.codex/hooks.json:pre_tool_use:1:1" || hash != installedHash {
+		t.Errorf("got %q %q %v", key, hash, err)
+	}
+	if _, _, err := CodexTrustEntry("/p/.codex/hooks.json", []byte(`{"hooks":{}}`)); err == nil {
+		t.Errorf("a file without the hook has a trust entry")
+	}
+}
+
 func TestCodexHookTrustBadInput(t *testing.T) {
 	for _, c := range []struct{ name, hooks, config, want string }{
 		{"config not TOML", installedHooks, "model = \n", "is not valid TOML: line 1"},

@@ -111,7 +111,15 @@ func runInstall(e *env) int {
 		fmt.Fprintf(e.stderr, "# %s\n", path)
 		e.stdout.Write(r.Content)
 		if agent == hook.Codex {
-			fmt.Fprintf(e.stderr, "# and, in %s, the trust entry Codex needs to run it\n", filepath.Join(codexHome, "config.toml"))
+			key, hash, err := hook.CodexTrustEntry(path, r.Content)
+			if err != nil {
+				fmt.Fprintln(e.stderr, "shellgate install:", err)
+				return exitInternal
+			}
+			fmt.Fprintf(e.stderr, "# and, in %s, the trust entry Codex needs to run it:\n", filepath.Join(codexHome, "config.toml"))
+			for _, l := range strings.Split(strings.TrimSuffix(hook.CodexTrustTOML(key, hash), "\n"), "\n") {
+				fmt.Fprintf(e.stderr, "# %s\n", l)
+			}
 		}
 		return exitOK
 	}
