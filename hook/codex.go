@@ -133,11 +133,12 @@ func marshalDeny(reason string) []byte {
 }
 
 // CodexFailClosed makes a Codex hook command deny when it cannot run.
-// Codex runs a hook command with the user's shell ($SHELL -lc) and lets the
-// tool call through when the hook fails to start, crashes or exits non-zero;
-// with the returned command a missing, non-executable or crashing
-// shellgate-hook prints a deny instead (shellgate-hook itself always exits 0).
-// It is idempotent.
+// Codex runs a hook command with a shell (Codex 0.171 on Linux: the user's
+// shell, "/bin/bash -c <command>") and lets the tool call through when the
+// hook fails to start, crashes or exits non-zero; with the returned command
+// a missing, non-executable or crashing shellgate-hook prints a deny instead
+// (shellgate-hook itself always exits 0). The fallback is `a || printf ...`,
+// which sh, bash, zsh and fish all read the same way. It is idempotent.
 func CodexFailClosed(command string) string {
 	if strings.HasSuffix(command, codexFallback) {
 		return command

@@ -243,7 +243,6 @@ func newCodexEnv(t *testing.T, codex, full, thin string) *codexEnv {
 		"CODEX_HOME=" + c.codexHome,
 		"USER=" + os.Getenv("USER"),
 		"LANG=C.UTF-8",
-		// Codex runs hook commands with $SHELL -lc.
 		"SHELL=/bin/sh",
 		"TMPDIR=" + os.TempDir(),
 		"XDG_CONFIG_HOME=" + filepath.Join(c.home, ".config"),
@@ -347,6 +346,31 @@ func TestCodex(t *testing.T) {
 	t.Run("fails open", func(t *testing.T) { testCodexFailsOpen(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("trust", func(t *testing.T) { testCodexTrust(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("ask as defer", func(t *testing.T) { testCodexDefer(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("hooks feature off", func(t *testing.T) { testCodexFeatureOff(t, newCodexEnv(t, codex, full, thin)) })
+}
+
+// testCodexFeatureOff: [features] hooks = false turns every hook off;
+// CodexHookTrust and install say so.
+func testCodexFeatureOff(t *testing.T, c *codexEnv) {
+	cfg := filepath.Join(c.codexHome, "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := strings.Replace(string(b), "[features]\n", "[features]\nhooks = false\n", 1)
+	if err := os.WriteFile(cfg, []byte(off), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr := c.shellgate(t, "install", "codex", "--user")
+	if !strings.Contains(stderr, "NOT ACTIVE") || !strings.Contains(stderr, "[features] hooks = false") {
+		t.Errorf("install does not say that hooks are off: %s", stderr)
+	}
+	if st, err := hook.CodexHookTrust(c.codexHome, filepath.Join(c.codexHome, "hooks.json")); err != nil || !st.HooksFeatureOff || st.Active {
+		t.Errorf("state %+v, %v", st, err)
+	}
+	if _, bodies := c.exec(t, "cat ~/.ssh/id_rsa"); !strings.Contains(bodies, "shellgate-decoy-3b1f9c0d7e") {
+		t.Errorf("with [features] hooks = false Codex still ran the hook: update CodexHookTrust and the README")
+	}
 }
 
 // testCodexDefer documents --ask-as defer: shellgate gives no decision, and
