@@ -100,6 +100,12 @@ func runInstall(e *env) int {
 		}
 		if scope == hook.ScopeUser {
 			path = filepath.Join(codexHome, "hooks.json")
+		} else if real, err := filepath.EvalSymlinks(proj); err == nil {
+			// Codex keys its trust by the hooks file's path as it finds
+			// it from its working directory: the real path.
+			if real, err = filepath.Abs(real); err == nil {
+				path = hook.SettingsPath(agent, scope, real, home)
+			}
 		}
 	}
 	r, err := hook.Install(agent, path, cmd, *print)
