@@ -305,3 +305,19 @@ func TestCodexHome(t *testing.T) {
 		t.Errorf("a missing CODEX_HOME is accepted (Codex refuses it)")
 	}
 }
+
+func TestSettingsPathCodexHome(t *testing.T) {
+	t.Setenv("CODEX_HOME", "")
+	if got := SettingsPath(Codex, ScopeUser, "/p", "/home/u"); got != "/home/u/.codex/hooks.json" {
+		t.Errorf("got %s", got)
+	}
+	ch := t.TempDir()
+	t.Setenv("CODEX_HOME", ch)
+	want, _ := filepath.EvalSymlinks(ch)
+	if got := SettingsPath(Codex, ScopeUser, "/p", "/home/u"); got != filepath.Join(want, "hooks.json") {
+		t.Errorf("got %s, want it in CODEX_HOME %s", got, want)
+	}
+	if got := SettingsPath(Codex, ScopeProject, "/p", "/home/u"); got != "/p/.codex/hooks.json" {
+		t.Errorf("project file moved with CODEX_HOME: %s", got)
+	}
+}

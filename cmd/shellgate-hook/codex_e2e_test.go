@@ -33,9 +33,9 @@ import (
 // the hook decides; any connection beyond 127.0.0.1 goes to a proxy that
 // refuses it and fails the test.
 
-// requireTool finds an external tool a test needs: it skips without it on a
+// codexRequireTool finds an external tool a test needs: it skips without it on a
 // developer's machine and fails without it in CI (SHELLGATE_CI=1).
-func requireTool(tb testing.TB, path, install string) {
+func codexRequireTool(tb testing.TB, path, install string) {
 	tb.Helper()
 	if _, err := os.Stat(path); err != nil {
 		if os.Getenv("SHELLGATE_CI") == "1" {
@@ -53,17 +53,17 @@ func codexBin(tb testing.TB) string {
 		dir = "/opt/shellgate-agents"
 	}
 	p := filepath.Join(dir, "node_modules", ".bin", "codex")
-	requireTool(tb, p, `npm install --prefix "$SHELLGATE_AGENTS" @openai/codex`)
+	codexRequireTool(tb, p, `npm install --prefix "$SHELLGATE_AGENTS" @openai/codex`)
 	if _, err := exec.LookPath("node"); err != nil {
-		requireTool(tb, "node", "the Codex CLI's launcher needs node")
+		codexRequireTool(tb, "node", "the Codex CLI's launcher needs node")
 	}
 	return p
 }
 
-// modelServer is a Responses API server (wire_api = "responses", SSE) that
+// codexModelServer is a Responses API server (wire_api = "responses", SSE) that
 // answers a turn's first request with a call of exec_command for cmd, and
 // the next with a final message.
-type modelServer struct {
+type codexModelServer struct {
 	srv *httptest.Server
 	mu  sync.Mutex
 	cmd string
@@ -74,21 +74,21 @@ type modelServer struct {
 	unexpected []string
 }
 
-func newModelServer(tb testing.TB) *modelServer {
-	m := &modelServer{}
+func newCodexModelServer(tb testing.TB) *codexModelServer {
+	m := &codexModelServer{}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	tb.Cleanup(m.srv.Close)
 	return m
 }
 
 // reset starts a new run that will call cmd.
-func (m *modelServer) reset(cmd string) {
+func (m *codexModelServer) reset(cmd string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.cmd, m.bodies, m.outputs = cmd, nil, nil
 }
 
-func (m *modelServer) serve(w http.ResponseWriter, r *http.Request) {
+func (m *codexModelServer) serve(w http.ResponseWriter, r *http.Request) {
 	var body io.Reader = r.Body
 	if r.Header.Get("Content-Encoding") == "gzip" {
 		zr, err := gzip.NewReader(r.Body)
@@ -152,9 +152,9 @@ func (m *modelServer) serve(w http.ResponseWriter, r *http.Request) {
 	}})
 }
 
-// run returns what came back to the model for the call, and every request
+// result returns what came back to the model for the call, and every request
 // body of the run.
-func (m *modelServer) result() (output string, bodies string) {
+func (m *codexModelServer) result() (output string, bodies string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.outputs) > 0 {
@@ -163,21 +163,21 @@ func (m *modelServer) result() (output string, bodies string) {
 	return output, strings.Join(m.bodies, "\n")
 }
 
-// refusingProxy stands in for the network: Codex's HTTP(S)_PROXY points at
+// codexRefusingProxy stands in for the network: Codex's HTTP(S)_PROXY points at
 // it, it records the first line of every connection (CONNECT host:443) and
 // refuses it.
-type refusingProxy struct {
+type codexRefusingProxy struct {
 	ln   net.Listener
 	mu   sync.Mutex
 	seen []string
 }
 
-func newRefusingProxy(tb testing.TB) *refusingProxy {
+func newCodexRefusingProxy(tb testing.TB) *codexRefusingProxy {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := &refusingProxy{ln: ln}
+	p := &codexRefusingProxy{ln: ln}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -197,7 +197,7 @@ func newRefusingProxy(tb testing.TB) *refusingProxy {
 	return p
 }
 
-func (p *refusingProxy) attempts() []string {
+func (p *codexRefusingProxy) attempts() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.seen...)
@@ -208,26 +208,26 @@ type codexEnv struct {
 	codex, full, thin     string
 	home, codexHome, proj string
 	env                   []string
-	model                 *modelServer
-	proxy                 *refusingProxy
+	model                 *codexModelServer
+	proxy                 *codexRefusingProxy
 }
 
-const decoyKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nshellgate-decoy-3b1f9c0d7e\n-----END OPENSSH PRIVATE KEY-----\n"
+const codexDecoyKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nshellgate-decoy-3b1f9c0d7e\n-----END OPENSSH PRIVATE KEY-----\n"
 
 func newCodexEnv(t *testing.T, codex, full, thin string) *codexEnv {
 	t.Helper()
 	s := newSandbox(t) // its engine socket, and the engine stopped at the end
 	c := &codexEnv{codex: codex, full: full, thin: thin, proj: s.proj, home: filepath.Dir(s.proj)}
 	c.codexHome = filepath.Join(c.home, ".codex")
-	c.model = newModelServer(t)
-	c.proxy = newRefusingProxy(t)
+	c.model = newCodexModelServer(t)
+	c.proxy = newCodexRefusingProxy(t)
 	for _, d := range []string{c.codexHome, filepath.Join(c.home, ".ssh")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
 	files := map[string]string{
-		filepath.Join(c.home, ".ssh", "id_rsa"):   decoyKey,
+		filepath.Join(c.home, ".ssh", "id_rsa"):   codexDecoyKey,
 		filepath.Join(c.proj, "notes.txt"):        "canary-notes-5e2a\n",
 		filepath.Join(c.codexHome, "config.toml"): codexConfig(c.model.srv.URL),
 	}
@@ -336,7 +336,7 @@ func (c *codexEnv) exec(t *testing.T, cmd string) (output, bodies string) {
 	return output, bodies
 }
 
-func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+func codexFileExists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // TestCodex drives the real Codex CLI; the binaries are built once.
 func TestCodex(t *testing.T) {
@@ -379,7 +379,7 @@ func testCodexFeatureOff(t *testing.T, c *codexEnv) {
 func testCodexDefer(t *testing.T, c *codexEnv) {
 	c.shellgate(t, "install", "codex", "--user", "--ask-as", "defer")
 	output, _ := c.exec(t, "touch marker")
-	if !exists(filepath.Join(c.proj, "marker")) {
+	if !codexFileExists(filepath.Join(c.proj, "marker")) {
 		t.Errorf("with --ask-as defer and approval never, Codex did not run an asked command (%q): update the README", output)
 	}
 	// A deny is still a deny.
@@ -422,7 +422,7 @@ func testCodexGate(t *testing.T, c *codexEnv) {
 			if strings.Contains(bodies, "shellgate-decoy-3b1f9c0d7e") {
 				t.Errorf("the decoy key reached the model server")
 			}
-			if tc.marker != "" && exists(filepath.Join(c.proj, tc.marker)) {
+			if tc.marker != "" && codexFileExists(filepath.Join(c.proj, tc.marker)) {
 				t.Errorf("%s ran: %s exists", tc.cmd, tc.marker)
 			}
 		})
@@ -435,7 +435,7 @@ func testCodexGate(t *testing.T, c *codexEnv) {
 	}
 	defer os.Rename(moved, c.thin)
 	output, _ := c.exec(t, "touch marker2")
-	if exists(filepath.Join(c.proj, "marker2")) {
+	if codexFileExists(filepath.Join(c.proj, "marker2")) {
 		t.Errorf("with shellgate-hook missing, touch marker2 ran")
 	}
 	if !strings.Contains(output, "shellgate-hook could not run") {
@@ -459,7 +459,7 @@ func testCodexFailsOpen(t *testing.T, c *codexEnv) {
 		t.Fatalf("state %+v, %v", st, err)
 	}
 	c.exec(t, "touch marker")
-	if !exists(filepath.Join(c.proj, "marker")) {
+	if !codexFileExists(filepath.Join(c.proj, "marker")) {
 		t.Errorf("Codex did not run the command when its hook could not run: it now fails closed; update the README and install output")
 	}
 }
@@ -533,7 +533,7 @@ func testCodexTrust(t *testing.T, c *codexEnv) {
 	}
 }
 
-type listedHook struct {
+type codexListedHook struct {
 	Key         string `json:"key"`
 	CurrentHash string `json:"currentHash"`
 	TrustStatus string `json:"trustStatus"`
@@ -542,7 +542,7 @@ type listedHook struct {
 
 // codexHooksList asks Codex's own app server (hooks/list) which hooks it
 // sees for the project, by key.
-func codexHooksList(t *testing.T, c *codexEnv) map[string]listedHook {
+func codexHooksList(t *testing.T, c *codexEnv) map[string]codexListedHook {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -596,13 +596,13 @@ func codexHooksList(t *testing.T, c *codexEnv) map[string]listedHook {
 	send(map[string]any{"id": 2, "method": "hooks/list", "params": map[string]any{"cwds": []string{c.proj}}})
 	var res struct {
 		Data []struct {
-			Hooks []listedHook `json:"hooks"`
+			Hooks []codexListedHook `json:"hooks"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(wait(2), &res); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]listedHook{}
+	out := map[string]codexListedHook{}
 	for _, d := range res.Data {
 		for _, h := range d.Hooks {
 			out[h.Key] = h
