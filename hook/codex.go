@@ -121,8 +121,11 @@ func CodexHome(home string) (string, error) {
 // command's own fallback denies.
 const codexFallbackReason = "shellgate: denied: shellgate-hook could not run (missing, not executable or crashed), so no command runs; run shellgate doctor, or shellgate install codex again"
 
-// codexFallback is the shell tail that CodexFailClosed appends.
-var codexFallback = " || printf '%s\\n' '" + string(marshalDeny(codexFallbackReason)) + "'"
+// codexFallback is the shell tail that CodexFailClosed appends: awk reads
+// the payload to its end (so that Codex's write of it cannot fail on a
+// closed pipe, which Codex would take as a failed hook and let the command
+// run), then prints the deny.
+var codexFallback = ` || awk 'END{print "` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(string(marshalDeny(codexFallbackReason))) + `"}'`
 
 func marshalDeny(reason string) []byte {
 	return bytes.TrimSpace(marshal(map[string]any{"hookSpecificOutput": map[string]any{
@@ -137,7 +140,7 @@ func marshalDeny(reason string) []byte {
 // shell, "/bin/bash -c <command>") and lets the tool call through when the
 // hook fails to start, crashes or exits non-zero; with the returned command
 // a missing, non-executable or crashing shellgate-hook prints a deny instead
-// (shellgate-hook itself always exits 0). The fallback is `a || printf ...`,
+// (shellgate-hook itself always exits 0). The fallback is `a || awk '...'`,
 // which sh, bash, zsh and fish all read the same way. It is idempotent.
 func CodexFailClosed(command string) string {
 	if strings.HasSuffix(command, codexFallback) {

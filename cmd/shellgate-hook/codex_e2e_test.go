@@ -210,6 +210,9 @@ type codexEnv struct {
 	env                   []string
 	model                 *codexModelServer
 	proxy                 *codexRefusingProxy
+	// hookRuns are the PreToolUse hook results Codex reported in the last
+	// run ("Completed", "Blocked", "Failed").
+	hookRuns []string
 }
 
 const codexDecoyKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nshellgate-decoy-3b1f9c0d7e\n-----END OPENSSH PRIVATE KEY-----\n"
@@ -329,6 +332,14 @@ func (c *codexEnv) exec(t *testing.T, cmd string) (output, bodies string) {
 	if err != nil {
 		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", err, o.String(), e.String())
 	}
+	// Codex reports each hook run on stderr ("hook: PreToolUse Blocked").
+	c.hookRuns = nil
+	for _, l := range strings.Split(e.String(), "\n") {
+		if strings.HasPrefix(l, "hook: PreToolUse ") {
+			c.hookRuns = append(c.hookRuns, strings.TrimPrefix(l, "hook: PreToolUse "))
+		}
+	}
+	t.Logf("codex hook runs: %q", c.hookRuns)
 	output, bodies = c.model.result()
 	if output == "" {
 		t.Fatalf("no tool output reached the model server for %q\nstderr:\n%s", cmd, e.String())
@@ -347,6 +358,45 @@ func TestCodex(t *testing.T) {
 	t.Run("trust", func(t *testing.T) { testCodexTrust(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("ask as defer", func(t *testing.T) { testCodexDefer(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("hooks feature off", func(t *testing.T) { testCodexFeatureOff(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("hook protocol", func(t *testing.T) { testCodexProtocol(t, newCodexEnv(t, codex, full, thin)) })
+}
+
+// testCodexProtocol documents why shellgate answers Codex only with a deny
+// or no decision: a hook that answers permissionDecision "allow" or "ask"
+// fails in Codex 0.171 (and the command runs); "deny" blocks. If Codex
+// learns "ask", shellgate's ask can map to it (as for Gemini CLI).
+func testCodexProtocol(t *testing.T, c *codexEnv) {
+	bin := filepath.Join(t.TempDir(), "shellgate-hook") // a name install would replace
+	script := "#!/bin/sh\ncat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"%s\",\"permissionDecisionReason\":\"scripted %s\"}}\\n' \"$1\" \"$1\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hooksFile := filepath.Join(c.codexHome, "hooks.json")
+	for _, tc := range []struct {
+		decision, run string
+		ran           bool
+	}{
+		{"deny", "Blocked", false},
+		{"allow", "Failed", true},
+		{"ask", "Failed", true},
+	} {
+		b, _, err := hook.Merge(hook.Codex, nil, bin+" "+tc.decision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(hooksFile, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hook.TrustCodexHook(c.codexHome, hooksFile, false); err != nil {
+			t.Fatal(err)
+		}
+		marker := "marker-" + tc.decision
+		c.exec(t, "touch "+marker)
+		if len(c.hookRuns) != 1 || c.hookRuns[0] != tc.run || codexFileExists(filepath.Join(c.proj, marker)) != tc.ran {
+			t.Errorf("permissionDecision %q: Codex reports %q and the command ran: %v; want [%s] and %v",
+				tc.decision, c.hookRuns, codexFileExists(filepath.Join(c.proj, marker)), tc.run, tc.ran)
+		}
+	}
 }
 
 // testCodexFeatureOff: [features] hooks = false turns every hook off;
@@ -405,19 +455,23 @@ func testCodexGate(t *testing.T, c *codexEnv) {
 	for _, tc := range []struct {
 		name, cmd string
 		// want is in the output that reaches the model; marker must not
-		// exist afterwards ("" for none).
-		want, marker string
+		// exist afterwards ("" for none); hook is how Codex reports the
+		// hook's run.
+		want, marker, hook string
 	}{
-		{"allowed read", "cat notes.txt", "canary-notes-5e2a", ""},
-		{"allowed ls", "ls", "notes.txt", ""},
-		{"decoy key", "cat ~/.ssh/id_rsa", "Command blocked by PreToolUse hook: shellgate: denied", ""},
-		{"asked write", "touch marker", "needs a person's approval", "marker"},
-		{"asked install", "npm install left-pad", "needs a person's approval", "node_modules"},
+		{"allowed read", "cat notes.txt", "canary-notes-5e2a", "", "Completed"},
+		{"allowed ls", "ls", "notes.txt", "", "Completed"},
+		{"decoy key", "cat ~/.ssh/id_rsa", "Command blocked by PreToolUse hook: shellgate: denied", "", "Blocked"},
+		{"asked write", "touch marker", "needs a person's approval", "marker", "Blocked"},
+		{"asked install", "npm install left-pad", "needs a person's approval", "node_modules", "Blocked"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			output, bodies := c.exec(t, tc.cmd)
 			if !strings.Contains(output, tc.want) {
 				t.Errorf("the model got %q, want it to contain %q", output, tc.want)
+			}
+			if len(c.hookRuns) != 1 || c.hookRuns[0] != tc.hook {
+				t.Errorf("Codex reports the hook runs %q, want [%s]", c.hookRuns, tc.hook)
 			}
 			if strings.Contains(bodies, "shellgate-decoy-3b1f9c0d7e") {
 				t.Errorf("the decoy key reached the model server")
@@ -438,8 +492,8 @@ func testCodexGate(t *testing.T, c *codexEnv) {
 	if codexFileExists(filepath.Join(c.proj, "marker2")) {
 		t.Errorf("with shellgate-hook missing, touch marker2 ran")
 	}
-	if !strings.Contains(output, "shellgate-hook could not run") {
-		t.Errorf("the model got %q, want the fallback's reason", output)
+	if !strings.Contains(output, "shellgate-hook could not run") || len(c.hookRuns) != 1 || c.hookRuns[0] != "Blocked" {
+		t.Errorf("the model got %q and Codex reports %q, want the fallback's reason, Blocked", output, c.hookRuns)
 	}
 }
 
@@ -459,6 +513,9 @@ func testCodexFailsOpen(t *testing.T, c *codexEnv) {
 		t.Fatalf("state %+v, %v", st, err)
 	}
 	c.exec(t, "touch marker")
+	if len(c.hookRuns) != 1 || c.hookRuns[0] != "Failed" {
+		t.Errorf("Codex reports %q for a hook that cannot start, want [Failed]", c.hookRuns)
+	}
 	if !codexFileExists(filepath.Join(c.proj, "marker")) {
 		t.Errorf("Codex did not run the command when its hook could not run: it now fails closed; update the README and install output")
 	}
