@@ -560,8 +560,13 @@ func (p *Program) build(path string) []error {
 			bad("unless: no options")
 		}
 		for _, n := range u.Options {
-			if o := p.optIndex[n]; o == nil || o.Names[0] != n {
-				bad("unless: %q is not the first name of an option", n)
+			found := false
+			for q := p; q != nil && !found; q = q.parent {
+				o := q.optIndex[n]
+				found = o != nil && o.Names[0] == n
+			}
+			if !found {
+				bad("unless: %q is not the first name of an option of the program or its parents", n)
 			}
 		}
 	}

@@ -1006,7 +1006,11 @@ func (p *argParser) finish() {
 	for _, e := range spec.Effects {
 		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
 	}
-	for _, u := range spec.Unless {
+	unless := p.root.Unless
+	if spec != p.root {
+		unless = append(append([]Unless(nil), unless...), spec.Unless...)
+	}
+	for _, u := range unless {
 		given := false
 		for _, o := range seg.Options {
 			if o.Known && hasString(u.Options, o.Name) {

@@ -49,11 +49,15 @@ git log --help # want ask git-help
 git diff --help # want ask git-help
 git log -h # want allow
 
-# mikefarah's yq -s writes a file per document; npm help and fund open a viewer.
+# mikefarah's yq -s writes a file per document; npm help and fund open a
+# viewer; npm asks the registry for a newer npm once a day (it connected from
+# a fresh home) unless --no-update-notifier.
 yq -s '.a' config/settings.yaml # want ask yq-split
 npm help ls # want ask
 npm fund left-pad # want ask
-npm ls # want allow
+npm ls # want ask npm-update-check
+npm --no-update-notifier ls # want allow
+npm --version # want allow
 
 # docker inspect and compose config print environments and secrets.
 docker inspect web # want ask env-print
