@@ -95,3 +95,8 @@ hostname # want allow
 
 # git ls-files --eol reads every tracked file, so the station judges them.
 git ls-files --eol # want allow
+
+# pip's index commands ask PyPI for a newer pip once a week.
+pip list # want ask pip-version-check
+pip --disable-pip-version-check list # want allow
+pip freeze # want allow
