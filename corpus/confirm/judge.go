@@ -54,7 +54,7 @@ type Expect struct {
 // device, terminals, its own standard streams.
 func quietWrite(p string) bool {
 	switch p {
-	case "/dev/null", "/dev/tty", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/full":
+	case "/dev/null", "/dev/tty", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/full", "/dev/ptmx":
 		return true
 	}
 	return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/fd/") ||
@@ -118,6 +118,21 @@ func Judge(o *Outcome, e Expect) []Problem {
 		_, ok := open.DeniedBy(p)
 		return ok
 	}
+	// A directory made on the way to a cache is part of the cache.
+	var cached []string
+	for _, ev := range tr.Events {
+		if ev.Kind == KindWrite && !strings.HasPrefix(ev.Syscall, "mkdir") && isCache(abs(ev.Path)) {
+			cached = append(cached, abs(ev.Path))
+		}
+	}
+	onCacheWay := func(p string) bool {
+		for _, c := range cached {
+			if strings.HasPrefix(c, strings.TrimSuffix(p, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	rootExecs := 0
 	for _, ev := range tr.Events {
 		switch ev.Kind {
@@ -139,7 +154,7 @@ func Judge(o *Outcome, e Expect) []Problem {
 				continue // bash's own here-document file
 			}
 			from := abs(ev.From)
-			if isCache(p) && isCache(from) {
+			if isCache(p) && isCache(from) || strings.HasPrefix(ev.Syscall, "mkdir") && onCacheWay(p) {
 				continue
 			}
 			if from != "" {

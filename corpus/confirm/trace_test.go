@@ -129,6 +129,7 @@ func TestJudge(t *testing.T) {
 			ev(1, KindWrite, "openat", "/dev/null"),
 			ev(1, KindWrite, "openat", filepath.Join(dir, "runs/run1/sh-thd.x")),
 			ev(2, KindOpen, "openat", filepath.Join(work, "README.md")),
+			ev(2, KindWrite, "mkdir", filepath.Join(work, ".git")),
 			ev(2, KindWrite, "openat", filepath.Join(work, ".git/index.lock")),
 			ev(2, KindOpen, "openat", "/proc/7/cmdline"),
 			{PID: 2, Kind: KindSocket, Syscall: "bind", Family: "AF_INET6"},
@@ -158,6 +159,8 @@ func TestJudge(t *testing.T) {
 			[]Problem{{ClaimNoNetwork, "connect to the socket /run/docker.sock"}}},
 		{"canary", []Event{ev(1, KindExec, "execve", "/usr/bin/bash")}, "API_KEY=sgcanary1\n",
 			[]Problem{{ClaimNoCanary, "printed the secret planted in .env"}}},
+		{"mkdir off the cache's way", []Event{ev(1, KindExec, "execve", "/usr/bin/bash"), ev(2, KindWrite, "mkdir", filepath.Join(work, "build"))}, "",
+			[]Problem{{ClaimNoWrite, "mkdir " + filepath.Join(work, "build")}}},
 		{"no trace", nil, "", []Problem{{ClaimTraced, "strace recorded nothing"}}},
 	}
 	for _, tc := range tests {
