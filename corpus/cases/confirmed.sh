@@ -100,3 +100,11 @@ git ls-files --eol # want allow
 pip list # want ask pip-version-check
 pip --disable-pip-version-check list # want allow
 pip freeze # want allow
+
+# Fewer needless asks: git clean -n lists and deletes nothing (the harness ran
+# git clean -nfdx over untracked and ignored files: no unlink).
+git clean -n # want allow
+git clean -nfdx # want allow
+git clean --dry-run -d # want allow
+git clean -fd # want ask git-clean
+git clean -n -i # want ask git-clean-interactive

@@ -85,6 +85,10 @@ var probes = []Spelling{
 	{"zcat", "zcat", "zcat notes.txt.gz"},
 	{"file", "file", "file -z archive.tar.gz"},
 	{"rg", "rg", "rg -z alpha notes.txt.gz"},
+	{"git clean", "git", "git clean -n"},
+	{"git clean", "git", "git clean -nfdx"},
+	{"git clean", "git", "git clean --dry-run -d -x -f"},
+	{"git clean", "git", "git clean -fdx"},
 	{"ps", "ps", "ps aux"},
 	{"ps", "ps", "ps e"},
 }

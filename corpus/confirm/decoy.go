@@ -179,6 +179,13 @@ func NewDecoy(dir string, fixture corpus.Fixture) (*Decoy, error) {
 	if err := d.git(); err != nil {
 		return nil, err
 	}
+	// Untracked and ignored files for git clean -n to list (and for a
+	// clean that is not dry to delete, which the trace would show).
+	for _, u := range []string{"untracked.txt", "build/ignored.log"} {
+		if err := os.WriteFile(filepath.Join(d.Work, u), []byte("untracked\n"), 0o644); err != nil {
+			return nil, err
+		}
+	}
 	d.Boundary = readstation.Boundary{Roots: []string{d.Work}, Home: d.Home, Cwd: d.Work, DenyRows: readstation.DefaultDenyRows}
 	return d, nil
 }
