@@ -173,6 +173,44 @@ func TestReadmeConfig(t *testing.T) {
 	}
 	write(".shellgate.yaml", block("yaml", "# .shellgate.yaml\n"))
 	write(".shellgate/policy/no_docker.rego", block("rego", "# .shellgate/policy/no_docker.rego\n"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(top, "state"))
+	check := func(cmd string) (string, string) {
+		var out, errb bytes.Buffer
+		run([]string{"check", "--json", "--cwd", proj, cmd}, strings.NewReader(""), &out, &errb)
+		var got struct {
+			Action  string `json:"action"`
+			Reasons []struct {
+				Code string `json:"code"`
+			} `json:"reasons"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v\n%s%s", cmd, err, out.String(), errb.String())
+		}
+		codes := ""
+		for _, r := range got.Reasons {
+			codes += " " + r.Code
+		}
+		return got.Action, codes
+	}
+	// Until it is trusted, the project's config only tightens.
+	for _, tc := range []struct {
+		cmd, want string
+		untrusted bool
+	}{
+		{"npm test -- --watch=false", "ask", true},
+		{"go test ./...", "ask", true},
+		{"docker build .", "deny", false},
+		{"cat secrets/token.txt", "deny", false},
+	} {
+		action, codes := check(tc.cmd)
+		if action != tc.want || strings.Contains(codes, "project-config-untrusted") != tc.untrusted {
+			t.Errorf("check %q with the README's config, untrusted: %s%s, want %s (project-config-untrusted: %v)", tc.cmd, action, codes, tc.want, tc.untrusted)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"trust", proj}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("shellgate trust %s: exit %d\n%s%s", proj, code, out.String(), errb.String())
+	}
 	for _, tc := range []struct {
 		cmd, want string
 	}{
@@ -186,16 +224,8 @@ func TestReadmeConfig(t *testing.T) {
 		{"make lint", "allow"},
 		{"make deploy", "ask"},
 	} {
-		var out, errb bytes.Buffer
-		run([]string{"check", "--json", "--cwd", proj, tc.cmd}, strings.NewReader(""), &out, &errb)
-		var got struct {
-			Action string `json:"action"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-			t.Fatalf("%s: %v\n%s%s", tc.cmd, err, out.String(), errb.String())
-		}
-		if got.Action != tc.want {
-			t.Errorf("check %q with the README's config: %s, want %s\n%s", tc.cmd, got.Action, tc.want, out.String())
+		if action, codes := check(tc.cmd); action != tc.want {
+			t.Errorf("check %q with the README's config, trusted: %s%s, want %s", tc.cmd, action, codes, tc.want)
 		}
 	}
 }

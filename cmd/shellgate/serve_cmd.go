@@ -81,7 +81,7 @@ func runServe(e *env) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng := &engine{caches: map[string]*gateCache{}}
+	eng := newEngine()
 	// Exit when this binary is replaced: the next hook call starts the new
 	// one.
 	self := hook.Executable()
@@ -123,6 +123,9 @@ type engine struct {
 	mu     sync.Mutex
 	caches map[string]*gateCache
 }
+
+// newEngine returns an engine with no gates yet.
+func newEngine() *engine { return &engine{caches: map[string]*gateCache{}} }
 
 func (en *engine) handle(ctx context.Context, req hook.Request) hook.Answer {
 	key := strings.Join(req.Flags.Policy, "\x00") + "\x01" + req.Flags.Config
