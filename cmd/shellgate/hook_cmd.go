@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -98,14 +97,10 @@ type gateCache struct {
 }
 
 type gateEntry struct {
-	mu    sync.Mutex
-	g     *gate.Gate
-	err   error
-	built bool
-	paths []string
-	stamp string
-	// cfgDirs are the policy dirs the config named at the last build.
-	cfgDirs []string
+	mu     sync.Mutex
+	g      *gate.Gate
+	err    error
+	stamps []*hook.InputStamp
 }
 
 func newGateCache(f hook.Flags) *gateCache {
@@ -139,45 +134,40 @@ func (c *gateCache) gateFor(cwd string) (*gate.Gate, error) {
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.built && hook.Stamp(e.paths...) == e.stamp {
+	if e.stamps != nil && !changed(e.stamps) {
 		return e.g, e.err
 	}
-	// (Re)build: first time, or an input changed. The stamp is taken
-	// before the build reads the files (the config's policy dirs as of
-	// the last build included), so that a change made while the policy
-	// compiles is seen at the next decision rather than stamped as
-	// already built.
+	// (Re)build: first time, or an input changed. Each input is stamped
+	// before it is read, so that a change made while the gate is built
+	// is seen at the next decision rather than stamped as already built.
 	paths := append([]string{cfgPath}, c.flags.Policy...)
-	paths = append(paths, e.cfgDirs...)
 	if src == policy.SourceProject {
 		if tp, err := trust.Path(); err == nil {
 			paths = append(paths, tp)
 		}
 	}
-	stamp := hook.Stamp(paths...)
-	e.g, e.err = c.build(cfgPath, src)
-	e.built = true
+	e.stamps = []*hook.InputStamp{hook.NewInputStamp(paths...)}
+	e.g, e.err = c.build(cfgPath, src, func(dirs []string) {
+		e.stamps = append(e.stamps, hook.NewInputStamp(dirs...))
+	})
 	if c.afterBuild != nil {
 		c.afterBuild()
 	}
-	if e.err == nil {
-		// Policy dirs the config names that the last build did not: their
-		// stamp can only be taken now.
-		var extra []string
-		for _, d := range e.g.Config().PolicyDirs {
-			if !slices.Contains(paths, d) {
-				extra = append(extra, d)
-			}
-		}
-		paths = append(paths, extra...)
-		stamp += hook.Stamp(extra...)
-		e.cfgDirs = e.g.Config().PolicyDirs
-	}
-	e.paths, e.stamp = paths, stamp
 	return e.g, e.err
 }
 
-func (c *gateCache) build(cfgPath string, src policy.Source) (*gate.Gate, error) {
+func changed(stamps []*hook.InputStamp) bool {
+	for _, s := range stamps {
+		if s.Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+// build loads the config and builds its gate; stampDirs is called with
+// the config's policy dirs before they are read.
+func (c *gateCache) build(cfgPath string, src policy.Source, stampDirs func([]string)) (*gate.Gate, error) {
 	cfg := policy.DefaultConfig()
 	if cfgPath != "" {
 		var err error
@@ -185,6 +175,7 @@ func (c *gateCache) build(cfgPath string, src policy.Source) (*gate.Gate, error)
 			return nil, fmt.Errorf("config: %w", err)
 		}
 	}
+	stampDirs(cfg.PolicyDirs)
 	return gate.New(gate.WithConfig(cfg), gate.WithPolicyDirs(c.flags.Policy...))
 }
 
