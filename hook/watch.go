@@ -118,17 +118,17 @@ func walkInputs(paths []string, fn func(p string, fi fs.FileInfo, err error)) {
 		if root == "" {
 			continue
 		}
-		if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if r, err := filepath.EvalSymlinks(root); err == nil {
-				if st, err := os.Stat(r); err == nil && st.IsDir() {
-					paths = append(paths, r)
-				}
-			}
-		}
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				fn(p, nil, err)
 				return nil
+			}
+			if p == root && d.Type()&fs.ModeSymlink != 0 {
+				if r, err := filepath.EvalSymlinks(root); err == nil {
+					if st, err := os.Stat(r); err == nil && st.IsDir() {
+						paths = append(paths, r)
+					}
+				}
 			}
 			fi, err := d.Info()
 			fn(p, fi, err)

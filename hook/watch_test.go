@@ -68,6 +68,17 @@ func TestInputStampRacy(t *testing.T) {
 		}
 	}
 
+	// A policy dir that is a symlink to a directory: its entries count.
+	linked := filepath.Join(dir, "linked")
+	if err := os.Symlink(pol, linked); err != nil {
+		t.Fatal(err)
+	}
+	ls := NewInputStamp(linked)
+	write(filepath.Join(pol, "c.rego"), "package shellgate\n")
+	if !ls.Changed() {
+		t.Error("a new file behind a symlinked directory was not seen")
+	}
+
 	// Past the window the stamp is stats only, and still sees an edit.
 	s = NewInputStamp(cfg, pol, missing)
 	time.Sleep(RacyWindow + 50*time.Millisecond)

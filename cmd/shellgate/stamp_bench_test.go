@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,4 +85,36 @@ func BenchmarkGateCacheDecide(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkGateCacheStampShare measures both, interleaved so that the
+// machine's load hits them alike: per iteration the stamp check alone, then
+// a whole decision of a command not decided before (no memo hit; the check
+// included). It reports stamp-ns, decision-ns and stamp-% (the check's
+// share of a decision).
+func BenchmarkGateCacheStampShare(b *testing.B) {
+	proj := stampProject(b)
+	c := newGateCache(hook.Flags{})
+	ctx := context.Background()
+	if _, err := c.Decide(ctx, hook.Query{Command: "ls", Cwd: proj}); err != nil {
+		b.Fatal(err)
+	}
+	var stamp, decide time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, err := c.gateFor(proj); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		q := hook.Query{Command: fmt.Sprintf("git status && grep -rn TODO%d src | head -20", i), Cwd: proj}
+		if _, err := c.Decide(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+		stamp += t1.Sub(t0)
+		decide += time.Since(t1)
+	}
+	b.ReportMetric(float64(stamp.Nanoseconds())/float64(b.N), "stamp-ns")
+	b.ReportMetric(float64(decide.Nanoseconds())/float64(b.N), "decision-ns")
+	b.ReportMetric(100*float64(stamp)/float64(decide), "stamp-%")
 }
