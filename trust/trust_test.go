@@ -196,3 +196,21 @@ func TestReadTree(t *testing.T) {
 		t.Error("ReadTree of a missing directory")
 	}
 }
+
+// TestLoadForeignOwner: a store owned by another user is refused. Only
+// root can give a file away, so the test needs root (CI runs as root).
+func TestLoadForeignOwner(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to chown the store to another user")
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := (&Store{Version: Version}).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(path, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("a store owned by another user: %v", err)
+	}
+}
