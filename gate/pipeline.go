@@ -216,7 +216,7 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	if err != nil {
 		return pd, facts, err
 	}
-	if rego.More(wd.Action, pd.Action) {
+	if wd.Action.MorePermissive(pd.Action) {
 		pd.Reasons = append(append([]policy.Reason(nil), pd.Reasons...), policy.Reason{
 			Code:    policy.ProjectConfigUntrusted,
 			Message: p.res.Message(),

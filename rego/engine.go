@@ -268,20 +268,6 @@ func contains(list []string, s string) bool {
 	return i < len(list) && list[i] == s
 }
 
-// rank orders the actions from the most permissive.
-func rank(a policy.Action) int {
-	switch a {
-	case policy.Allow:
-		return 0
-	case policy.Ask:
-		return 1
-	}
-	return 2
-}
-
-// More reports whether a is more permissive than b.
-func More(a, b policy.Action) bool { return rank(a) < rank(b) }
-
 // tighten adds to the trusted decision t the deny and ask reasons of w, the
 // decision with the untrusted modules too: the result is never more
 // permissive than t, and what w allows (its allow reasons, or an allow
@@ -298,9 +284,9 @@ func tighten(t, w policy.Decision) policy.Decision {
 		return t
 	}
 	switch {
-	case rank(w.Action) > rank(t.Action):
+	case t.Action.MorePermissive(w.Action):
 		return policy.Decision{Action: w.Action, Reasons: wr}
-	case rank(w.Action) < rank(t.Action):
+	case w.Action.MorePermissive(t.Action):
 		return t
 	}
 	out := t
