@@ -108,6 +108,12 @@ func runExplain(e *env) int {
 		}
 		fmt.Fprintf(w, "  %-36s %s.%s%s\n", r.Location, r.Package, r.Name, n)
 	}
+	if files := d.pl.Engine().UntrustedFiles(); len(files) > 0 {
+		fmt.Fprintln(w, "untrusted policy files (only their deny and ask rules apply until you run shellgate trust):")
+		for _, f := range files {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
+	}
 	fmt.Fprintln(w, "decision:")
 	printDecision(indentWriter{w, "  "}, result(in, nil, x.Decision))
 	return actionExit(x.Decision.Action)
