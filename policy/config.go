@@ -231,6 +231,9 @@ func (c *Config) validated(lines map[string]*yaml.Node) (*Config, error) {
 // Validate checks a config built in Go (ParseConfig validates already).
 func (c *Config) Validate() error { return c.validate(nil) }
 
+// MaxConfigBytes bounds a config file.
+const MaxConfigBytes = 1 << 20
+
 // LoadConfig reads and parses the config file at path, a file the user
 // named (SourceExplicit).
 func LoadConfig(path string) (*Config, error) { return LoadConfigFrom(path, SourceExplicit) }
@@ -239,9 +242,26 @@ func LoadConfig(path string) (*Config, error) { return LoadConfigFrom(path, Sour
 // says. The bytes are read once: the digest the trust store is checked
 // against is that of the bytes parsed.
 func LoadConfigFrom(path string, src Source) (*Config, error) {
-	data, err := os.ReadFile(path)
+	// A FIFO or device named .shellgate.yaml would block the read or
+	// never end: only a regular file is a config.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	} else if st.Size() > MaxConfigBytes {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit of a config", path, st.Size(), MaxConfigBytes)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("%s: over the %d-byte limit of a config", path, MaxConfigBytes)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -149,3 +149,23 @@ func TestFindConfigSource(t *testing.T) {
 		t.Errorf("LoadConfigFor explicit: %+v %v", c, err)
 	}
 }
+
+// TestLoadConfigNotRegular: a FIFO (or a huge file) named as a config is
+// an error at once, never a read that blocks.
+func TestLoadConfigNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, ConfigFileName)
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if _, err := LoadConfigFrom(fifo, SourceProject); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a FIFO: %v", err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, make([]byte, MaxConfigBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(big); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("a huge config: %v", err)
+	}
+}
