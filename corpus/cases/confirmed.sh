@@ -57,7 +57,6 @@ npm help ls # want ask
 npm fund left-pad # want ask
 npm ls # want ask npm-update-check
 npm --no-update-notifier ls # want allow
-npm --version # want allow
 
 # docker inspect and compose config print environments and secrets.
 docker inspect web # want ask env-print
@@ -91,7 +90,7 @@ ss -tn dst example.com # want ask
 ss -tlnp state listening sport = :8080 # want allow
 hostname -f # want ask
 hostname --all-fqdns # want ask
-hostname # want allow
+hostname -s # want allow
 
 # git ls-files --eol reads every tracked file, so the station judges them.
 git ls-files --eol # want allow
@@ -106,5 +105,5 @@ pip freeze # want allow
 git clean -n # want allow
 git clean -nfdx # want allow
 git clean --dry-run -d # want allow
-git clean -fd # want ask git-clean
 git clean -n -i # want ask git-clean-interactive
+git clean -fdx # want ask git-clean
