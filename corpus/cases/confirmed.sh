@@ -25,6 +25,12 @@ strings -n 8 main.go # want allow
 tar -tf localhost:data/archive.tar.gz # want ask exec-option
 tar --file=backup:x.tar -t # want ask exec-option
 tar -tzf data/archive.tar.gz # want allow
+tar tf backup:x.tar # want ask tar-old-style
+
+# Fewer needless asks: old-style listing keys (t and f, with v, z, j or J).
+tar tzf data/archive.tar.gz # want allow
+tar tvf data/archive.tar.gz # want allow
+tar xf data/archive.tar.gz # want ask tar-old-style
 
 # unzip -x takes no value: the next word is the archive, which is extracted.
 unzip -x data/a.zip # want ask unzip-extract
