@@ -165,6 +165,7 @@ func TestConfirm(t *testing.T) {
 
 	// The cases: the corpus's allowed ones, the probes, the spellings.
 	var all []caseT
+	var notRun []string // allowed corpus cases the decoy cannot run, with the reason
 	for _, c := range cases {
 		if c.Mode != corpus.ModeDefault || c.Expect.Action != corpus.Allow || c.Config != nil {
 			continue
@@ -176,7 +177,8 @@ func TestConfirm(t *testing.T) {
 			cwd = filepath.Join(d.Work, c.Cwd)
 		}
 		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-			continue // the case's own fixture directory is not in the decoy
+			notRun = append(notRun, c.Name+": its cwd "+c.Cwd+" is in the case's own fixture, not in the decoy")
+			continue
 		}
 		all = append(all, caseT{Spelling: Spelling{Command: c.Command}, Source: "corpus", Name: c.Name, Cwd: cwd})
 	}
@@ -221,6 +223,13 @@ func TestConfirm(t *testing.T) {
 		}
 		results[i].decision = string(dec.Action)
 		if dec.Action != "allow" {
+			if c.Source == "corpus" {
+				var codes []string
+				for _, r := range dec.Reasons {
+					codes = append(codes, r.Code)
+				}
+				notRun = append(notRun, fmt.Sprintf("%s: %s in the decoy (%s), where its own fixture differs", c.Name, dec.Action, strings.Join(codes, " ")))
+			}
 			continue
 		}
 		results[i].allowed = true
@@ -285,7 +294,7 @@ func TestConfirm(t *testing.T) {
 		ran, failed int
 	}
 	stats := map[string]*progStat{}
-	spellings, failedCases, timeouts := 0, 0, 0
+	spellings, failedCases, timeouts, corpusRun := 0, 0, 0, 0
 	var slowest time.Duration
 	for _, r := range results {
 		if r.err != nil {
@@ -296,6 +305,9 @@ func TestConfirm(t *testing.T) {
 			continue
 		}
 		spellings++
+		if r.c.Source == "corpus" {
+			corpusRun++
+		}
 		if r.dur > slowest {
 			slowest = r.dur
 		}
@@ -341,8 +353,10 @@ func TestConfirm(t *testing.T) {
 	t.Logf("cases: %d generated, %d allowed and run, %d failed, %d timed out; slowest run %v; decided in %v, total %v with %d workers",
 		len(all), spellings, failedCases, timeouts, slowest.Round(time.Millisecond), decided.Round(time.Millisecond), time.Since(start).Round(time.Second), workers)
 	t.Logf("confirmed: %s", strings.Join(confirmed, " "))
+	t.Logf("%d allowed corpus cases not run here (unconfirmed):\n  %s", len(notRun), strings.Join(notRun, "\n  "))
 	fmt.Printf("confirmed %d of %d read-only programs (%d spellings), unconfirmed: %s\n",
 		len(confirmed), len(ro), spellings, strings.Join(unconfirmed, ", "))
+	fmt.Printf("corpus: %d allowed cases run in the decoy, %d not run here (their own fixtures; -v lists them)\n", corpusRun, len(notRun))
 }
 
 // expectFor is the set of programs a case may execute: every program its
