@@ -225,6 +225,9 @@ type argParser struct {
 	operands   []Operand
 	opInfo     []wordInfo
 	nested     []nestedCmd
+	// opCarries is, for each operand, what it carries in its role
+	// (catalog carries), "" for nothing.
+	opCarries []string
 	scripts    []Arg
 	cwdOpt     *Arg
 	stopped    bool
@@ -429,6 +432,8 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 		case "command":
 			p.operands = p.operands[:len(p.operands)-1]
 			p.opInfo = p.opInfo[:len(p.opInfo)-1]
+			p.opCarries = p.opCarries[:len(p.opCarries)-1]
+			p.seg.Code = append(p.seg.Code, CodeArg{Carries: CarriesCommand, Via: "command", Span: spanOf(p.args[i:])})
 			n := nestedCmd{args: p.args[i:], infos: p.infos[i:], wrapper: p.root.Name, kind: "wrapper"}
 			if p.root.Name == "xargs" {
 				n.kind = "xargs"
@@ -482,6 +487,9 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		}
 		if spec.ValueRole != "" && o.Value != nil {
 			p.roleValues = append(p.roleValues, roleValue{spec.ValueRole, *o.Value})
+		}
+		if c := spec.CarriesWhat(); c != "" {
+			p.seg.Code = append(p.seg.Code, CodeArg{Carries: c, Via: o.Written, Span: o.Span})
 		}
 		if hasString(spec.Effects, EffectPattern) {
 			p.patternSet = true
@@ -819,6 +827,8 @@ func (p *argParser) longOpt(i int) int {
 		}
 		if j < len(p.args) {
 			o.Span.End = p.args[j].Span.End
+		} else if j > i+1 {
+			o.Span.End = p.args[j-1].Span.End // no terminator: the command runs to the end
 		}
 		p.addOpt(o, spec)
 		return j
@@ -873,10 +883,13 @@ func (p *argParser) effectiveRoles() []Role {
 	return roles
 }
 
-// assignRoles gives every operand its role.
+// assignRoles gives every operand its role, and records in p.opCarries
+// what each carries (catalog carries).
 func (p *argParser) assignRoles() {
 	roles := p.effectiveRoles()
 	ops := p.operands
+	p.opCarries = make([]string, len(ops))
+	cs := p.opCarries
 	// Fixed roles after a repeating one (cp SRC... DEST) belong to the
 	// last operands, as the program reads them. A command role is found
 	// by scanning forward instead (env NAME=VALUE... COMMAND).
@@ -888,15 +901,15 @@ func (p *argParser) assignRoles() {
 				ops[i].Role = ""
 			}
 			n := len(ops) - len(tail)
-			assignSeq(ops[:len(head)], head)
+			assignSeq(ops[:len(head)], head, cs[:len(head)])
 			for i := len(head); i < n; i++ {
-				assignSeq(ops[i:i+1], roles[k:k+1])
+				assignSeq(ops[i:i+1], roles[k:k+1], cs[i:i+1])
 			}
-			assignSeq(ops[n:], tail)
+			assignSeq(ops[n:], tail, cs[n:])
 			return
 		}
 	}
-	assignSeq(ops, roles)
+	assignSeq(ops, roles, cs)
 }
 
 // repeatThenTail returns the index of a repeating role followed only by
@@ -922,14 +935,16 @@ func repeatThenTail(roles []Role) int {
 	return k
 }
 
-// assignSeq gives operands their roles in order.
-func assignSeq(ops []Operand, roles []Role) {
+// assignSeq gives operands their roles in order, and sets carries[k] to
+// what operand k carries in its role.
+func assignSeq(ops []Operand, roles []Role, carries []string) {
 	ri := 0
 	for k := range ops {
 		op := &ops[k]
 		op.Role = ""
 		for ri < len(roles) {
 			r := roles[ri]
+			carries[k] = r.CarriesWhat()
 			if r.match == nil {
 				op.Role = r.Role
 				if !r.Repeat {
@@ -945,6 +960,7 @@ func assignSeq(ops []Operand, roles []Role) {
 				break
 			}
 			if r.Repeat || r.Optional {
+				carries[k] = ""
 				ri++
 				continue
 			}
@@ -1039,6 +1055,11 @@ func (p *argParser) finish() {
 		producer, dynSource = p.c.producer, "xargs-input"
 	case p.c.findExec:
 		producer = seg.Parent
+	}
+	for k, op := range seg.Operands {
+		if k < len(p.opCarries) && p.opCarries[k] != "" {
+			seg.Code = append(seg.Code, CodeArg{Carries: p.opCarries[k], Via: strings.TrimSuffix(op.Role, "!"), Span: op.Span})
+		}
 	}
 	pathOperands := 0
 	for k, op := range seg.Operands {
