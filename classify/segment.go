@@ -228,10 +228,10 @@ type argParser struct {
 	// opCarries is, for each operand, what it carries in its role
 	// (catalog carries), "" for nothing.
 	opCarries []string
-	scripts    []Arg
-	cwdOpt     *Arg
-	stopped    bool
-	unsafe     bool
+	scripts   []Arg
+	cwdOpt    *Arg
+	stopped   bool
+	unsafe    bool
 	// endOpts is set once "--" or the first operand ended the options.
 	endOpts bool
 	// unknownSub is set when a subcommand is not in the catalog.
