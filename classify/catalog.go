@@ -244,7 +244,10 @@ type OptSpec struct {
 	// Validate requires it on every option that runs something and takes a
 	// value and on command options.
 	Carries string `yaml:"carries,omitempty" json:"carries,omitempty"`
-	Doc     string `yaml:"doc,omitempty" json:"doc,omitempty"`
+	// EndsOptions ends option parsing after the option (and its value):
+	// the words after python -c CODE or -m MOD are the program's argv.
+	EndsOptions bool   `yaml:"ends_options,omitempty" json:"ends_options,omitempty"`
+	Doc         string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
 }

@@ -325,6 +325,7 @@ func (p *argParser) run() {
 	for i := 0; i < len(p.args) && !p.stopped; i++ {
 		a, info := p.args[i], p.infos[i]
 		syntaxKind = p.spec.Syntax
+		endOpts = endOpts || p.endOpts // an ends_options option (python -c) ended them
 		if !a.Static() && !endOpts && (syntaxKind != "none" && syntaxKind != "long" &&
 			strings.HasPrefix(info.prefix, "-") && info.prefix != "-" && info.prefix != "--" ||
 			syntaxKind == "keyvalue" && strings.Contains(info.prefix, "=") && !strings.HasPrefix(info.prefix, "-")) {
@@ -487,6 +488,9 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		}
 		if spec.ValueRole != "" && o.Value != nil {
 			p.roleValues = append(p.roleValues, roleValue{spec.ValueRole, *o.Value})
+		}
+		if spec.EndsOptions {
+			p.endOpts = true
 		}
 		if c := spec.CarriesWhat(); c != "" {
 			p.seg.Code = append(p.seg.Code, CodeArg{Carries: c, Via: o.Written, Span: o.Span})

@@ -48,8 +48,18 @@ type Config struct {
 
 	// Path is the file the config was loaded from, "" for the defaults.
 	Path string `yaml:"-" json:"path,omitempty"`
+	// Project is set on a config shellgate found in the project (a
+	// .shellgate.yaml in the cwd or a parent), not one the user named or
+	// keeps in the user config directory. A project config's grant never
+	// applies where a wildcard of it covers an argument that carries code
+	// (python3 -c *, env **): the decision asks with the reason
+	// grant-wildcards-code instead. The user's own config applies such a
+	// grant, since the user chose it; shellgate warns when it loads one.
+	Project bool `yaml:"-" json:"project,omitempty"`
 
 	grants []grantPattern
+	// grantAt locates each grant in its file ("file:line:col").
+	grantAt []string
 }
 
 // configKeys are the keys a config file may have, for strict decoding.
@@ -158,13 +168,14 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 	if !ValidMode(c.Mode) {
 		return fmt.Errorf("%s: mode %q is not a mode (want default or readonly)", at("mode"), c.Mode)
 	}
-	c.grants = c.grants[:0]
+	c.grants, c.grantAt = c.grants[:0], c.grantAt[:0]
 	for i, g := range c.Grants {
 		p, err := ParseGrant(g)
 		if err != nil {
 			return fmt.Errorf("%s: grant %q: %v", itemAt("grants", i), g, err)
 		}
 		c.grants = append(c.grants, p)
+		c.grantAt = append(c.grantAt, itemAt("grants", i))
 	}
 	for i, p := range c.ReadOnlyPrograms {
 		if p == "" || strings.ContainsAny(p, "/ \t\n") {
@@ -258,7 +269,51 @@ func LoadConfigFor(explicit, cwd string) (*Config, error) {
 			return DefaultConfig(), nil
 		}
 	}
-	return LoadConfig(path)
+	c, err := LoadConfig(path)
+	if err == nil && explicit == "" && IsProjectConfig(path) {
+		c.Project = true
+	}
+	return c, err
+}
+
+// IsProjectConfig reports whether a config file FindConfig found is the
+// project's (a .shellgate.yaml in the cwd or a parent) rather than the
+// user's (shellgate/config.yaml in the user config directory).
+func IsProjectConfig(path string) bool {
+	if ucd, err := os.UserConfigDir(); err == nil && filepath.Clean(path) == filepath.Join(ucd, "shellgate", "config.yaml") {
+		return false
+	}
+	return true
+}
+
+// ConfigGrantProblem is a config grant that puts a wildcard over code.
+type ConfigGrantProblem struct {
+	// Where locates the grant: "file:line:col", or the file.
+	Where string `json:"where"`
+	GrantProblem
+}
+
+// String is "file:line:col: grant ... puts a wildcard over code: ...".
+func (p ConfigGrantProblem) String() string { return p.Where + ": " + p.GrantProblem.String() }
+
+// GrantProblems lints the config's grants against the catalog (nil: the
+// embedded one): each grant that can put a wildcard over an argument that
+// carries code (see LintGrant), in config order.
+func (c *Config) GrantProblems(cat *classify.Catalog) []ConfigGrantProblem {
+	if c == nil {
+		return nil
+	}
+	var out []ConfigGrantProblem
+	for i, g := range c.Grants {
+		if p, ok := LintGrant(g, cat); ok {
+			where := c.where()
+			if i < len(c.grantAt) && len(c.grantAt) == len(c.Grants) {
+				where = c.grantAt[i]
+			}
+			out = append(out, ConfigGrantProblem{Where: where, GrantProblem: p})
+		}
+	}
+	return out
 }
 
 // GrantPatterns returns the parsed grants, in config order.

@@ -63,8 +63,9 @@ type decider struct {
 }
 
 // setup loads the config and compiles the policy. A failure is a usage
-// error (exitUsage): the user's cwd, config or policy is wrong.
-func (f *decideFlags) setup() (*decider, error) {
+// error (exitUsage): the user's cwd, config or policy is wrong. Each config
+// grant that puts a wildcard over code is a warning on warn.
+func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	d := &decider{station: !*f.noStation}
 	cwd := *f.cwd
 	if cwd == "" {
@@ -110,11 +111,28 @@ func (f *decideFlags) setup() (*decider, error) {
 	if d.classify, err = cfg.ClassifyOptions(base); err != nil {
 		return nil, err
 	}
+	warnGrants(warn, cfg, base)
 	dirs := append(append([]string(nil), cfg.PolicyDirs...), f.policies...)
 	if d.engine, err = rego.New(rego.WithPolicyDirs(dirs...)); err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	return d, nil
+}
+
+// warnGrants warns about each config grant that puts a wildcard over code:
+// the user's own config applies it (the user chose it), a project's config
+// does not where the wildcard covers code.
+func warnGrants(w io.Writer, cfg *policy.Config, cat *classify.Catalog) {
+	if w == nil || cfg == nil || len(cfg.Grants) == 0 {
+		return
+	}
+	for _, p := range cfg.GrantProblems(cat) {
+		if cfg.Project {
+			fmt.Fprintf(w, "shellgate: warning: %s; in a project's config it does not apply where the wildcard covers code\n", p)
+		} else {
+			fmt.Fprintf(w, "shellgate: warning: %s; it applies, since it is in your own config\n", p)
+		}
+	}
 }
 
 func absAll(list []string) []string {
@@ -181,6 +199,7 @@ type checkResult struct {
 	Mode            string               `json:"mode"`
 	Cwd             string               `json:"cwd"`
 	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
+	NoGrants        []policy.NoGrant     `json:"no_grants,omitempty"`
 	Station         *readstation.Station `json:"station,omitempty"`
 	Error           string               `json:"error,omitempty"`
 }
@@ -220,7 +239,7 @@ func runCheck(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
-	d, err := df.setup()
+	d, err := df.setup(e.stderr)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitUsage
@@ -254,7 +273,7 @@ func result(in policy.Input, st *readstation.Station, dec policy.Decision) check
 	return checkResult{
 		Command: in.Command, Action: dec.Action, Reasons: dec.Reasons,
 		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd,
-		SuggestedGrants: dec.SuggestedGrants, Station: st,
+		SuggestedGrants: dec.SuggestedGrants, NoGrants: dec.NoGrants, Station: st,
 	}
 }
 
@@ -345,6 +364,9 @@ func printDecision(w io.Writer, r checkResult) {
 	}
 	for _, g := range r.SuggestedGrants {
 		fmt.Fprintf(w, "suggested grant: %s\n", g.Pattern)
+	}
+	for _, n := range r.NoGrants {
+		fmt.Fprintf(w, "no grant for segment %d: %s\n", n.Segment, n.Why)
 	}
 }
 

@@ -174,6 +174,9 @@ func (c *gateCache) build(cfgPath string) (*gate.Gate, error) {
 		if cfg, err = policy.LoadConfig(cfgPath); err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
+		// A config the hook command did not name was found in the project
+		// (or is the user's): see policy.Config.Project.
+		cfg.Project = c.flags.Config == "" && policy.IsProjectConfig(cfgPath)
 	}
 	return gate.New(gate.WithConfig(cfg), gate.WithPolicyDirs(c.flags.Policy...))
 }
