@@ -493,7 +493,12 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 			p.endOpts = true
 		}
 		if c := spec.CarriesWhat(); c != "" {
-			p.seg.Code = append(p.seg.Code, CodeArg{Carries: c, Via: o.Written, Span: o.Span})
+			sp := o.Span
+			if hasString(spec.Effects, EffectCommand) && spec.Value == "" && p.spec.Syntax != "long" && len(p.args) > 0 {
+				// fd -x CMD...: the words after the option are its command.
+				sp.End = max(sp.End, p.args[len(p.args)-1].Span.End)
+			}
+			p.seg.Code = append(p.seg.Code, CodeArg{Carries: c, Via: o.Written, Span: sp})
 		}
 		if hasString(spec.Effects, EffectPattern) {
 			p.patternSet = true
@@ -754,6 +759,21 @@ func (p *argParser) abbrev(name string, sp Span) *OptSpec {
 func (p *argParser) gnuShort(i int) int {
 	a := p.args[i]
 	v := a.Value
+	if spec := p.spec.optIndex[v]; spec != nil && len(v) > 2 {
+		// A single-dash word the catalog names whole (zip -TT, wget -nv,
+		// xxd -cols): that option, not a bundle of letters.
+		o := Opt{Name: v, Written: v, Span: a.Span}
+		if spec.Value == "required" {
+			var val *Arg
+			val, i = p.nextValue(i)
+			o.Value = val
+			if val != nil {
+				o.Span.End = val.Span.End
+			}
+		}
+		p.addOpt(o, spec)
+		return i
+	}
 	if p.spec.NumericOption != "" && isDigits(v[1:]) {
 		val := subArg(a, 1)
 		p.addOpt(Opt{Name: p.spec.NumericOption, Written: v, Value: &val, Span: a.Span}, p.spec.optIndex[p.spec.NumericOption])

@@ -123,14 +123,12 @@ func probes(prog *classify.Program) (single []string, runs [][]string) {
 				switch {
 				case o.Value != "":
 					runs = append(runs, with(n, probeWord))
-					if len(prefix) == 0 {
-						single = append(single, n)
-					}
+					single = append(single, n)
 					glued := n + probeWord
 					if strings.HasPrefix(n, "--") {
 						glued = n + "=" + probeWord
 					}
-					if len(prefix) == 0 && (strings.HasPrefix(n, "--") || len(n) == 2) {
+					if strings.HasPrefix(n, "--") || len(n) == 2 {
 						single = append(single, glued)
 					}
 					if strings.HasPrefix(n, "--") || len(n) == 2 {
@@ -140,9 +138,7 @@ func probes(prog *classify.Program) (single []string, runs [][]string) {
 					runs = append(runs, with(n, probeWord, probeWord, o.Terminator[0]), with(n, probeWord))
 				default:
 					runs = append(runs, with(n, probeWord), with(n))
-					if len(prefix) == 0 {
-						single = append(single, n)
-					}
+					single = append(single, n)
 				}
 			}
 		}
