@@ -52,7 +52,6 @@ func LintGrant(grant string, cat *classify.Catalog) (GrantProblem, bool) {
 	if prog == nil {
 		return GrantProblem{}, false
 	}
-	single, runs := probes(prog)
 	opts := []classify.Option{classify.WithCatalog(cat)}
 	try := func(words []string) (GrantProblem, bool) {
 		r := classify.Classify(shellJoin(words), opts...)
@@ -78,6 +77,22 @@ func LintGrant(grant string, cat *classify.Catalog) (GrantProblem, bool) {
 	}
 	if p, ok := try(base); ok {
 		return p, true
+	}
+	// The wildcards stand for what the program (or the subcommand the
+	// grant names) takes: its options and subcommands, and the program's
+	// own options.
+	spec := prog
+	if r := classify.Classify(shellJoin(base), opts...); len(r.Segments) > 0 && r.Segments[0].Subcommand != "" {
+		for _, n := range strings.Fields(r.Segments[0].Subcommand) {
+			if s := spec.Sub(n); s != nil {
+				spec = s
+			}
+		}
+	}
+	single, runs := probes(spec)
+	if spec != prog {
+		s, r := probes(&classify.Program{Options: prog.Options})
+		single, runs = append(single, s...), append(runs, r...)
 	}
 	for i, w := range g.words {
 		if w != "*" {
