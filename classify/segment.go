@@ -759,6 +759,14 @@ func (p *argParser) abbrev(name string, sp Span) *OptSpec {
 func (p *argParser) gnuShort(i int) int {
 	a := p.args[i]
 	v := a.Value
+	if name, _, eq := strings.Cut(v, "="); eq && len(name) > 2 {
+		if spec := p.spec.optIndex[name]; spec != nil && spec.Value != "" {
+			// -toolexec=CMD: a whole-word option with its value after "=".
+			val := subArg(a, len(name)+1)
+			p.addOpt(Opt{Name: name, Written: name, Value: &val, Span: a.Span}, spec)
+			return i
+		}
+	}
 	if spec := p.spec.optIndex[v]; spec != nil && len(v) > 2 {
 		// A single-dash word the catalog names whole (zip -TT, wget -nv,
 		// xxd -cols): that option, not a bundle of letters.

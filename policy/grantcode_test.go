@@ -39,7 +39,7 @@ func codeCases(t *testing.T, cat *classify.Catalog) []codeCase {
 				switch {
 				case o.Value != "" && o.Value != "optional":
 					out = append(out, codeCase{from + " " + n, with(n, code1)})
-					if syntax != "long" && strings.HasPrefix(n, "--") {
+					if syntax != "long" && len(n) > 2 {
 						out = append(out, codeCase{from + " " + n + "=", with(n + "=" + code1)})
 					} else if syntax != "long" && len(n) == 2 {
 						out = append(out, codeCase{from + " " + n + " glued", with(n + code1)})
@@ -300,6 +300,9 @@ func TestLintGrant(t *testing.T) {
 		{"docker run **", "docker run"},
 		{"kubectl exec pod **", "kubectl exec"},
 		{"sort --compress-program * -o * in", "sort --compress-program takes a command"},
+		{"go test -run * **", "go -exec takes a command"},
+		{"go build **", "go -toolexec takes a command"},
+		{"rg foo **", "rg --pre takes a command"},
 		// Fine: no wildcard over code.
 		{"python3 -m pytest **", ""},
 		{"python3 -c pass", ""},

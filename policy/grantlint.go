@@ -139,16 +139,12 @@ func probes(prog *classify.Program) (single []string, runs [][]string) {
 				case o.Value != "":
 					runs = append(runs, with(n, probeWord))
 					single = append(single, n)
-					glued := n + probeWord
-					if strings.HasPrefix(n, "--") {
-						glued = n + "=" + probeWord
+					glued := n + probeWord // -cCODE
+					if len(n) > 2 {
+						glued = n + "=" + probeWord // --eval=CODE, -toolexec=CMD
 					}
-					if strings.HasPrefix(n, "--") || len(n) == 2 {
-						single = append(single, glued)
-					}
-					if strings.HasPrefix(n, "--") || len(n) == 2 {
-						runs = append(runs, with(glued))
-					}
+					single = append(single, glued)
+					runs = append(runs, with(glued))
 				case len(o.Terminator) > 0:
 					runs = append(runs, with(n, probeWord, probeWord, o.Terminator[0]), with(n, probeWord))
 				default:
