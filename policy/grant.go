@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/shellgate/shellgate/classify"
 )
@@ -179,7 +180,7 @@ func GrantOrWhy(seg *classify.Segment) (Grant, string) {
 	if seg.PathPrefixed {
 		return Grant{}, "the program is run by path, and a grant names a program"
 	}
-	if strings.ContainsAny(seg.Name, grantSpecial) {
+	if !spellable(seg.Name) {
 		return Grant{}, "the program name " + strconv.Quote(seg.Name) + " cannot be written in the grant syntax"
 	}
 	for _, a := range seg.Args {
@@ -200,7 +201,7 @@ func GrantOrWhy(seg *classify.Segment) (Grant, string) {
 		switch {
 		case values[a.Span] && !isCode:
 			w = "*"
-		case w == "" || w == "*" || w == "**" || strings.ContainsAny(w, " \t\n"+grantSpecial):
+		case !spellable(w):
 			if isCode {
 				return Grant{}, CodeWhat(seg, code) + ", which a grant keeps exactly as written, and " +
 					strconv.Quote(w) + " cannot be written in the grant syntax (no spaces, quotes, $, ;, |, &, <, >, (, ), {, } or a bare * or **)"
@@ -215,6 +216,16 @@ func GrantOrWhy(seg *classify.Segment) (Grant, string) {
 
 // grantSpecial are the characters a grant word cannot hold.
 const grantSpecial = "'\"\\$`;|&<>(){}"
+
+// spellable reports whether a grant can hold w as a literal word: not
+// empty, not a wildcard, no white space (as strings.Fields splits) and no
+// grantSpecial character.
+func spellable(w string) bool {
+	if w == "" || w == "*" || w == "**" || strings.ContainsAny(w, grantSpecial) {
+		return false
+	}
+	return !strings.ContainsFunc(w, unicode.IsSpace)
+}
 
 // codeAt returns the argument carrying code that overlaps sp.
 func codeAt(seg *classify.Segment, sp classify.Span) (classify.CodeArg, bool) {
