@@ -65,7 +65,11 @@ func codeCases(t *testing.T, cat *classify.Catalog) []codeCase {
 			for _, before := range p.Operands[:i] {
 				ws = append(ws, filler(t, before))
 			}
-			out = append(out, codeCase{from + " operand " + r.Role, append(ws, code1)})
+			w := code1
+			if r.Role == "assign" {
+				w = "A=" + code1 // alias A=CODE, env A=1 CMD
+			}
+			out = append(out, codeCase{from + " operand " + r.Role, append(ws, w)})
 		}
 		for _, s := range p.Subcommands {
 			walk(s, with(s.Name), syntax)

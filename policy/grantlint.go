@@ -122,8 +122,9 @@ func LintGrant(grant string, cat *classify.Catalog) (GrantProblem, bool) {
 // operands, code options with their values or commands, each subcommand
 // followed by its own).
 func probes(prog *classify.Program) (single []string, runs [][]string) {
-	single = []string{probeWord}
-	runs = [][]string{{probeWord}, {probeWord, probeWord}, {probeWord, probeWord, probeWord}}
+	assign := probeWord + "=" + probeWord // an operand that must look like NAME=VALUE (alias, make)
+	single = []string{probeWord, assign}
+	runs = [][]string{{probeWord}, {probeWord, probeWord}, {probeWord, probeWord, probeWord}, {assign}}
 	var walk func(p *classify.Program, prefix []string, depth int)
 	walk = func(p *classify.Program, prefix []string, depth int) {
 		with := func(ws ...string) []string { return append(append([]string{}, prefix...), ws...) }
