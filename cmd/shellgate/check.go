@@ -366,8 +366,17 @@ func printDecision(w io.Writer, r checkResult) {
 		fmt.Fprintf(w, "suggested grant: %s\n", g.Pattern)
 	}
 	for _, n := range r.NoGrants {
-		fmt.Fprintf(w, "no grant for segment %d: %s\n", n.Segment, n.Why)
+		fmt.Fprintf(w, "no grant for %s: %s\n", segmentText(r.Command, n), n.Why)
 	}
+}
+
+// segmentText is the segment a NoGrant is about, as written, or
+// "segment N" when its span does not fit the command.
+func segmentText(command string, n policy.NoGrant) string {
+	if sp := n.Span; sp != nil && 0 <= sp.Start && sp.Start <= sp.End && sp.End <= len(command) {
+		return oneLine(command[sp.Start:sp.End])
+	}
+	return fmt.Sprintf("segment %d", n.Segment)
 }
 
 // oneLine shows a multi-line command on one line for the heading.

@@ -82,11 +82,7 @@ Flags:`)
 	}
 	if !*asJSON {
 		for _, n := range res.NoGrants {
-			what := fmt.Sprintf("segment %d", n.Segment)
-			if sp := n.Span; sp != nil && 0 <= sp.Start && sp.Start <= sp.End && sp.End <= len(in.Command) {
-				what = in.Command[sp.Start:sp.End]
-			}
-			fmt.Fprintf(e.stdout, "no grant for %s: %s\n", what, n.Why)
+			fmt.Fprintf(e.stdout, "no grant for %s: %s\n", segmentText(in.Command, n), n.Why)
 		}
 	}
 	if len(res.Grants) == 0 {
