@@ -33,7 +33,8 @@ type Facts struct {
 	// subcommand ("subcommand:git:push"), and by category
 	// ("category:network"), segments the catalog does not know
 	// ("unknown"), findings by code ("code:fork-bomb"), granted segments
-	// ("granted"), and station reads by verdict ("verdict:denied"). Each
+	// ("granted"), segments whose project grant was refused
+	// ("grant_refused"), and station reads by verdict ("verdict:denied"). Each
 	// value lists indexes in order.
 	Index map[string][]int `json:"index"`
 	// Has holds flags the default rules test first, so that OPA's rule
