@@ -55,6 +55,9 @@ type Config struct {
 	// (python3 -c *, env **): the decision asks with the reason
 	// grant-wildcards-code instead. The user's own config applies such a
 	// grant, since the user chose it; shellgate warns when it loads one.
+	// LoadConfigFor sets it on a config FindConfig found in the project; a
+	// caller that finds and loads a file itself sets it with
+	// IsProjectConfig.
 	Project bool `yaml:"-" json:"project,omitempty"`
 
 	grants []grantPattern
