@@ -920,7 +920,11 @@ func (p *argParser) effectiveRoles() []Role {
 func (p *argParser) assignRoles() {
 	roles := p.effectiveRoles()
 	ops := p.operands
-	p.opCarries = make([]string, len(ops))
+	if cap(p.opCarries) >= len(ops) {
+		p.opCarries = p.opCarries[:len(ops)]
+	} else {
+		p.opCarries = make([]string, len(ops), len(ops)+2)
+	}
 	cs := p.opCarries
 	// Fixed roles after a repeating one (cp SRC... DEST) belong to the
 	// last operands, as the program reads them. A command role is found
@@ -974,6 +978,7 @@ func assignSeq(ops []Operand, roles []Role, carries []string) {
 	for k := range ops {
 		op := &ops[k]
 		op.Role = ""
+		carries[k] = ""
 		for ri < len(roles) {
 			r := roles[ri]
 			carries[k] = r.CarriesWhat()
