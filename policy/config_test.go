@@ -212,8 +212,8 @@ func TestConfigProject(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if cfg.Project != c.project {
-			t.Errorf("%s: Project = %v, want %v", c.name, cfg.Project, c.project)
+		if (cfg.Source == SourceProject) != c.project {
+			t.Errorf("%s: Source = %q, want project %v", c.name, cfg.Source, c.project)
 		}
 		wantCode := "python3 **"
 		if c.project {

@@ -122,7 +122,7 @@ func MatchGrant(grant string, seg *classify.Segment) bool {
 
 // GrantFor returns the first of the config's grants that covers seg, or "".
 // A project config's grant that covers seg only by a wildcard over an
-// argument carrying code does not cover it (see Config.Project).
+// argument carrying code does not cover it (see Config.Source).
 func (c *Config) GrantFor(seg *classify.Segment) string {
 	g, _ := c.grantFor(seg)
 	return g
@@ -135,7 +135,7 @@ func (c *Config) grantFor(seg *classify.Segment) (grant, refused string) {
 		if !g.matches(seg) {
 			continue
 		}
-		if c.Project {
+		if c.Source == SourceProject {
 			if code, ok := g.overCode(seg); ok {
 				if refused == "" {
 					refused = fmt.Sprintf("the grant %q of the project config %s puts a wildcard over code here (%s), and a project's config cannot grant that: grant the exact command, or put the grant in your own config (%s)",

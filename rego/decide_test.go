@@ -343,7 +343,9 @@ func TestProjectGrantOverCode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Project = project
+		if project {
+			cfg.Source = policy.SourceProject
+		}
 		f := newFixture(t, cfg)
 		for _, c := range cases {
 			want := c.user

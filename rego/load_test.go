@@ -175,7 +175,7 @@ func TestBadInput(t *testing.T) {
 // exactly the JSON encoding of the report (the stable contract), the config
 // and the facts.
 func TestInputValueMatchesJSON(t *testing.T) {
-	project := &policy.Config{Grants: []string{"python3 -c *", "env **"}, Project: true}
+	project := &policy.Config{Grants: []string{"python3 -c *", "env **"}, Source: policy.SourceProject}
 	for _, cfg := range []*policy.Config{nil, project} {
 		inputValueMatchesJSON(t, newFixture(t, cfg))
 	}
