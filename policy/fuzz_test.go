@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,6 +130,9 @@ func FuzzSuggestGrant(f *testing.F) {
 			}
 			if c, ok := WildcardOverCode(g.Pattern, seg); ok {
 				t.Fatalf("%q: suggestion %q puts a wildcard over %+v", cmd, g.Pattern, c)
+			}
+			if len(seg.Code) > 0 && slices.Contains(strings.Fields(g.Pattern), "*") {
+				t.Fatalf("%q: suggestion %q for a segment with code is not exact", cmd, g.Pattern)
 			}
 		}
 	})

@@ -159,10 +159,11 @@ func userConfigHint() string {
 
 // SuggestGrant returns the narrowest grant that covers seg: the program,
 // its subcommand words, each option as written with a separate value
-// replaced by "*", and each operand as written. A value that carries code
-// or a command (the report's Segment.Code, from the catalog's carries:
-// python -c CODE, git -c KEY=VALUE, make -f MAKEFILE) is kept as written:
-// a wildcard there would allow any code at all. It reports false when no
+// replaced by "*", and each operand as written. A segment with an argument
+// that carries code or a command (the report's Segment.Code, from the
+// catalog's carries: python -c CODE, git -c KEY=VALUE, make -f MAKEFILE,
+// env CMD...) gets the exact segment, every word as written: a wildcard
+// there could allow any code at all. It reports false when no
 // grant can cover the segment; GrantOrWhy says why.
 func SuggestGrant(seg *classify.Segment) (Grant, bool) {
 	g, why := GrantOrWhy(seg)
@@ -190,7 +191,7 @@ func GrantOrWhy(seg *classify.Segment) (Grant, string) {
 	}
 	values := map[classify.Span]bool{}
 	for _, o := range seg.Options {
-		if o.Value != nil && o.Value.Span.Start >= o.Span.Start && o.Value.Span != o.Span {
+		if len(seg.Code) == 0 && o.Value != nil && o.Value.Span.Start >= o.Span.Start && o.Value.Span != o.Span {
 			values[o.Value.Span] = true
 		}
 	}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,6 +150,9 @@ func TestGrantNeverWildcardsCodeInCatalog(t *testing.T) {
 			if cw, ok := WildcardOverCode(g.Pattern, seg); ok {
 				t.Errorf("%s: %s: suggested %q puts a wildcard over %+v", c.from, cmd, g.Pattern, cw)
 			}
+			if slices.Contains(gw, "*") || slices.Contains(gw, "**") {
+				t.Errorf("%s: %s: suggested %q for a segment with code is not the exact segment", c.from, cmd, g.Pattern)
+			}
 			if strings.Contains(cmd, code1) {
 				v := classify.Classify(strings.ReplaceAll(cmd, code1, code2))
 				if len(v.Segments) > 0 && MatchGrant(g.Pattern, &v.Segments[0]) {
@@ -226,8 +230,9 @@ func TestSuggestGrantKeepsCode(t *testing.T) {
 		{`env -S 'rm x'`, "", "env -S takes a command"},
 		{`env -S rm`, "env -S rm", ""},
 		{`timeout 5 rm x`, "timeout 5 rm x", ""},
-		{`sort --compress-program=gzip -o out in`, "sort --compress-program=gzip -o * in", ""},
-		{`sort --compress-program gzip -o out in`, "sort --compress-program gzip -o * in", ""},
+		{`sort --compress-program=gzip -o out in`, "sort --compress-program=gzip -o out in", ""},
+		{`sort --compress-program gzip -o out in`, "sort --compress-program gzip -o out in", ""},
+		{`sort -o out in`, "sort -o * in", ""},
 		{`make -f evil.mk build`, "make -f evil.mk build", ""},
 		{`make -C sub build`, "make -C sub build", ""},
 		{`make -j 4 build`, "make -j 4 build", ""},
