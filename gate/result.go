@@ -35,6 +35,10 @@ type Result struct {
 	// Meaning is what the exit status means; nil unless the command ran
 	// to its own end.
 	Meaning *exitmeaning.Meaning `json:"meaning,omitempty"`
+	// Sandbox is the confinement the command ran under (mode, mechanism,
+	// Landlock ABI, network, the operations it refused), or why it was
+	// not confined; nil when the request stopped before a run was set up.
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
 }
 
 // RunInfo describes a command that ran.

@@ -1,0 +1,135 @@
+package gate
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/shellgate/shellgate/policy"
+)
+
+// sandboxFor returns the sandbox mode a call runs in and why: the
+// request's explicit mode; in readonly mode read-only; the config's
+// mode; read-only for a command allowed as reversible; workspace-write
+// for a write a person approved (approved) or a grant allowed.
+// full-access comes only from an explicit choice or an approved
+// escalation.
+func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode, string) {
+	if req.Sandbox != "" {
+		return req.Sandbox, "requested"
+	}
+	if d.Mode == policy.ModeReadonly {
+		return SandboxReadOnly, "readonly-mode"
+	}
+	if m := SandboxMode(g.cfg.Sandbox); m.Valid() {
+		return m, "config"
+	}
+	switch {
+	case approved:
+		return SandboxWorkspaceWrite, "approved-write"
+	case d.Action == policy.Allow && d.Reversible:
+		return SandboxReadOnly, "reversible"
+	}
+	return SandboxWorkspaceWrite, "granted"
+}
+
+// confinement returns the account of the confinement a call gets and the
+// Confinement for the runner (nil: run unconfined). It fails, for the
+// result's SANDBOX_UNAVAILABLE, when the call is to run read-only and
+// the runner cannot confine it and confinement was not turned off by
+// name (config "sandbox: off").
+func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
+	sb := &SandboxInfo{Mode: mode, Reason: why, Network: "allowed"}
+	if g.cfg.Sandbox == policy.SandboxOff {
+		sb.Note = "confinement is turned off (sandbox: off)"
+		return sb, nil, nil
+	}
+	if mode == SandboxFullAccess {
+		return sb, nil, nil
+	}
+	sup := SandboxSupport{Err: fmt.Errorf("the runner %T cannot confine commands", g.runner)}
+	if c, ok := g.runner.(Confiner); ok {
+		sup = c.SandboxSupport()
+	}
+	if sup.Err != nil {
+		sb.Note = "not confined: " + sup.Err.Error()
+		if mode == SandboxReadOnly {
+			return sb, nil, fmt.Errorf("the command was to run confined read-only, and confinement is not possible here (%v); nothing ran. Turn confinement off by name (config \"sandbox: off\", or run --sandbox off) to run without it", sup.Err)
+		}
+		return sb, nil, nil
+	}
+	return sb, &Confinement{Mode: mode, Roots: g.sandboxRoots(d.Cwd), Network: egress(d, approved)}, nil
+}
+
+// egress reports whether the decision approved the network: a command a
+// person approved, or a segment a config grant allowed, that the
+// classifier saw use the network. A command the policy allowed without a
+// grant or a person (a read-only one) gets no network.
+func egress(d *Decision, approved bool) bool {
+	if d.Report == nil {
+		return false
+	}
+	granted := map[int]bool{}
+	for _, r := range d.Reasons {
+		if d.Action == policy.Allow && r.Code == "granted" {
+			granted[r.Segment] = true
+		}
+	}
+	for i, s := range d.Report.Segments {
+		if !approved && !granted[i] {
+			continue
+		}
+		for _, c := range s.Categories {
+			if c == "network" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sandboxRoots are the directories a confined command may read (and, in
+// workspace-write, write): the read boundary's roots with "~" folded,
+// relative roots taken from cwd, plus cwd itself.
+func (g *Gate) sandboxRoots(cwd string) []string {
+	out := []string{cwd}
+	b, err := g.boundary(cwd)
+	if err != nil {
+		return out
+	}
+	for _, r := range b.Roots {
+		switch {
+		case r == "~":
+			r = b.Home
+		case strings.HasPrefix(r, "~/"):
+			r = filepath.Join(b.Home, r[2:])
+		case !filepath.IsAbs(r):
+			r = filepath.Join(cwd, r)
+		}
+		out = append(out, filepath.Clean(r))
+	}
+	return out
+}
+
+// maxRefused bounds the refused escalations a gate remembers.
+const maxRefused = 4096
+
+// refuse remembers that an escalation of the command under key was
+// refused ("" is no escalation).
+func (g *Gate) refuse(key string) {
+	if key == "" {
+		return
+	}
+	g.refusedMu.Lock()
+	defer g.refusedMu.Unlock()
+	if g.refused == nil || len(g.refused) >= maxRefused {
+		g.refused = map[string]bool{}
+	}
+	g.refused[key] = true
+}
+
+func (g *Gate) refusedBefore(key string) bool {
+	g.refusedMu.Lock()
+	defer g.refusedMu.Unlock()
+	return g.refused[key]
+}
