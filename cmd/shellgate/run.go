@@ -58,8 +58,8 @@ marked in the output: [sandbox: write denied under read-only mode].
 Exit status:
   N    the command ran: its own exit status (128+N when signal N killed it)
   124  stopped: the timeout passed, or the output passed the capture cap
-  125  not run: denied, not approved, changed since the check, or the
-       read-only sandbox is not available here
+  125  not run: denied, not approved, or changed since the check
+       (or read-only confinement is not possible here)
   126  not run: the shell could not be started
   130  interrupted: the process group was stopped
   64   usage error: bad flags, cwd, config, policy or command
