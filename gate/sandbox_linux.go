@@ -164,17 +164,32 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			info.Network = "unguarded"
 		}
 	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
-	if err != nil {
-		cleanup()
-		return nil, nil, nil, nil, fmt.Errorf("landlock ruleset: %w", err)
+	var fd int
+	var flags uint32
+	cached := false
+	key := ""
+	if c.Mode == SandboxReadOnly {
+		key = fmt.Sprintf("%v\x00%q", c.Network, sets.read)
+		fd, flags, cached = rulesets.get(key)
 	}
-	if fd < 0 {
-		cleanup()
-		return nil, nil, nil, nil, errors.New("landlock: nothing to restrict")
+	if !cached {
+		fd, flags, err = cfg.NewRulesetFD(rules...)
+		if err != nil {
+			cleanup()
+			return nil, nil, nil, nil, fmt.Errorf("landlock ruleset: %w", err)
+		}
+		if fd < 0 {
+			cleanup()
+			return nil, nil, nil, nil, errors.New("landlock: nothing to restrict")
+		}
+		if key != "" {
+			cached = rulesets.put(key, fd, flags)
+		}
 	}
 	start = func() error {
-		defer unix.Close(fd)
+		if !cached {
+			defer unix.Close(fd)
+		}
 		ch := make(chan error, 1)
 		go func() {
 			// Never unlocked: this thread is confined, and it ends with
@@ -199,6 +214,42 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		return <-ch
 	}
 	return start, info, sets, cleanup, nil
+}
+
+// rulesets caches the read-only rulesets by what they grant: a ruleset
+// descriptor can restrict any number of threads, and building one (a
+// descriptor per directory) is most of what confinement costs. The cache
+// only grows, up to maxRulesets; descriptors in it are never closed.
+var rulesets = rulesetCache{m: map[string]cachedRuleset{}}
+
+const maxRulesets = 64
+
+type cachedRuleset struct {
+	fd    int
+	flags uint32
+}
+
+type rulesetCache struct {
+	mu sync.Mutex
+	m  map[string]cachedRuleset
+}
+
+func (c *rulesetCache) get(key string) (int, uint32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[key]
+	return r.fd, r.flags, ok
+}
+
+// put keeps fd under key and reports whether it did (the cache owns it).
+func (c *rulesetCache) put(key string, fd int, flags uint32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok || len(c.m) >= maxRulesets {
+		return false
+	}
+	c.m[key] = cachedRuleset{fd, flags}
+	return true
 }
 
 // setEnv sets k=v in env, replacing every earlier k.

@@ -30,7 +30,6 @@ func sandboxGate(t *testing.T, opts ...Option) (g *Gate, dir, home string) {
 	return g, dir, home
 }
 
-
 func TestSandboxReadOnlyRefusesWrites(t *testing.T) {
 	for _, tc := range []struct {
 		name string
