@@ -96,6 +96,12 @@ type Escalation struct {
 	Justification string `json:"justification"`
 }
 
+// ErrApprovalPending is what an Approver returns (wrapped or not) when the
+// person's answer is not there yet and will come with a later call of the
+// same request (MCP's multi round-trip elicitation): nothing runs, and a
+// pending escalation is not counted as refused.
+var ErrApprovalPending = errors.New("approval pending")
+
 // Approver is asked when the policy says ask. It sees the decision with
 // its reasons; it approves by returning true.
 type Approver interface {
@@ -626,6 +632,9 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 		if ctx.Err() != nil {
 			g.refuse(escKey)
 			return res.fail(CodeAborted, "cancelled while waiting for approval")
+		}
+		if errors.Is(err, ErrApprovalPending) {
+			return res.fail(CodeNotApproved, "waiting for a person's approval")
 		}
 		if err != nil {
 			g.refuse(escKey)

@@ -47,11 +47,7 @@ func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved b
 	if mode == SandboxFullAccess {
 		return sb, nil, nil
 	}
-	sup := SandboxSupport{Err: fmt.Errorf("the runner %T cannot confine commands", g.runner)}
-	if c, ok := g.runner.(Confiner); ok {
-		sup = c.SandboxSupport()
-	}
-	if sup.Err != nil {
+	if sup := g.SandboxSupport(); sup.Err != nil {
 		sb.Note = "not confined: " + sup.Err.Error()
 		if mode == SandboxReadOnly {
 			return sb, nil, fmt.Errorf("the command was to run confined read-only, and confinement is not possible here (%v); nothing ran. Turn confinement off by name (config \"sandbox: off\", or run --sandbox off) to run without it", sup.Err)
@@ -132,4 +128,17 @@ func (g *Gate) refusedBefore(key string) bool {
 	g.refusedMu.Lock()
 	defer g.refusedMu.Unlock()
 	return g.refused[key]
+}
+
+// SandboxSupport reports whether this gate confines the commands it runs:
+// its runner's support (Confiner), or an error when the runner cannot
+// confine or the config turned confinement off.
+func (g *Gate) SandboxSupport() SandboxSupport {
+	if g.cfg.Sandbox == policy.SandboxOff {
+		return SandboxSupport{Err: fmt.Errorf("confinement is turned off (sandbox: off)")}
+	}
+	if c, ok := g.runner.(Confiner); ok {
+		return c.SandboxSupport()
+	}
+	return SandboxSupport{Err: fmt.Errorf("the runner %T cannot confine commands", g.runner)}
 }

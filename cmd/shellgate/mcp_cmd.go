@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +30,9 @@ type mcpOptions struct {
 	// cwd is the directory relative cwds are resolved against.
 	cwd   string
 	gates *gateCache
+	// confined is set when the server's gate confines the commands it
+	// runs: the bash tool then takes the escalation fields.
+	confined bool
 }
 
 func runMCP(e *env) int {
@@ -89,9 +94,11 @@ func newMCPOptions(approve bool, cwd string, policies []string, config string) (
 	}
 	o.gates = newGateCache(f)
 	// Compile the policy now, so that a broken one is a startup error.
-	if _, err := o.gates.gateFor(abs); err != nil {
+	g, err := o.gates.gateFor(abs)
+	if err != nil {
 		return o, err
 	}
+	o.confined = g.SandboxSupport().Err == nil
 	return o, nil
 }
 
@@ -100,6 +107,16 @@ type mcpRunArgs struct {
 	Command   string `json:"command" jsonschema:"the bash command line to run"`
 	Cwd       string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
 	TimeoutMS int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
+}
+
+// mcpBashArgs are the arguments of bash when the server confines the
+// commands it runs: mcpRunArgs and the escalation fields.
+type mcpBashArgs struct {
+	Command           string `json:"command" jsonschema:"the bash command line to run"`
+	Cwd               string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+	TimeoutMS         int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
+	SandboxEscalation string `json:"sandbox_escalation,omitempty" jsonschema:"only after the sandbox refused this command (a [sandbox: ... denied ...] line): run it once in this wider mode, workspace-write or full-access; needs a justification; a person approves it, and a refusal is final for the command"`
+	Justification     string `json:"justification,omitempty" jsonschema:"with sandbox_escalation: one sentence saying why this call needs the wider mode, shown to the person who approves it"`
 }
 
 // mcpCheckArgs are the arguments of check.
@@ -127,7 +144,8 @@ var runOutputSchema = json.RawMessage(`{
     "run": {"type": "object"},
     "output": {"type": "object"},
     "notes": {"type": "array", "items": {"type": "string"}},
-    "meaning": {"type": "object"}
+    "meaning": {"type": "object"},
+    "sandbox": {"type": "object"}
   }
 }`)
 
@@ -154,19 +172,28 @@ func newMCPServer(o mcpOptions) *mcp.Server {
 	if o.approveAsks {
 		askNote = "A command the policy would ask a person about runs: your confirmation of this call is the approval."
 	}
-	mcp.AddTool(srv, &mcp.Tool{
+	bashTool := &mcp.Tool{
 		Name: "bash",
 		Description: "Run a bash command through shellgate. An allowed command runs (bash -c, closed stdin, own process group, timeout) " +
 			"and the result starts with its exit code, then the bounded output. " + askNote + " A denied command is refused with the reasons.",
 		OutputSchema: runOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Gated bash"},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRunArgs) (*mcp.CallToolResult, any, error) {
-		var ap gate.Approver
-		if o.approveAsks {
-			ap = approveAll{}
-		}
-		return o.run(ctx, in, "", ap)
-	})
+	}
+	if o.confined {
+		bashTool.Description += " The command runs confined by the kernel: read-only for a read-only command, writes only in the workspace for an approved one, no network unless approved. " +
+			"An operation the sandbox refused shows as a line like [sandbox: write denied under read-only mode]; if the command really needs more, call bash again with the same command, " +
+			"sandbox_escalation (workspace-write or full-access) and a one-sentence justification: a person decides, for that one call."
+		mcp.AddTool(srv, bashTool, func(ctx context.Context, req *mcp.CallToolRequest, in mcpBashArgs) (*mcp.CallToolResult, any, error) {
+			return o.bash(ctx, req, gate.Request{
+				Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS,
+				Escalate: gate.SandboxMode(in.SandboxEscalation), Justification: in.Justification,
+			})
+		})
+	} else {
+		mcp.AddTool(srv, bashTool, func(ctx context.Context, req *mcp.CallToolRequest, in mcpRunArgs) (*mcp.CallToolResult, any, error) {
+			return o.bash(ctx, req, gate.Request{Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS})
+		})
+	}
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "bash_readonly",
 		Description: "Run a read-only bash command through shellgate in readonly mode: only commands proven reversible " +
@@ -174,7 +201,10 @@ func newMCPServer(o mcpOptions) *mcp.Server {
 		OutputSchema: runOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Read-only bash", ReadOnlyHint: true, IdempotentHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRunArgs) (*mcp.CallToolResult, any, error) {
-		return o.run(ctx, in, hook.ModeReadonly, nil)
+		return o.run(ctx, gate.Request{
+			Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS,
+			Mode: hook.ModeReadonly, Sandbox: gate.SandboxReadOnly,
+		}, nil)
 	})
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "check",
@@ -205,16 +235,92 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 // gate's Result; the text is its Text (status line with the exit code
 // first, then the output). Anything that did not run is a tool error, so
 // the model sees it was refused.
-func (o mcpOptions) run(ctx context.Context, in mcpRunArgs, mode string, ap gate.Approver) (*mcp.CallToolResult, any, error) {
-	cwd := o.resolve(in.Cwd)
-	g, err := o.gates.gateFor(cwd)
+func (o mcpOptions) run(ctx context.Context, req gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+	req.Cwd = o.resolve(req.Cwd)
+	g, err := o.gates.gateFor(req.Cwd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shellgate could not decide, so nothing ran: %v", err)
 	}
-	res := g.Run(ctx, gate.Request{Command: in.Command, Cwd: cwd, Mode: mode, TimeoutMS: in.TimeoutMS, Approver: ap})
+	req.Approver = ap
+	res := g.Run(ctx, req)
 	return textResult(res.Text(), !res.Ran()), res, nil
 }
 
+// bash runs a call of the bash tool. Who approves an ask or an
+// escalation: the person behind the client, through MCP elicitation, when
+// the client supports it; else, with --approve-asks, the client's
+// confirmation of the call; else nobody (refused).
+//
+// Elicitation goes the way the protocol wants it: the tool returns an
+// input request (the SDK sends it to an older client as
+// elicitation/create) and the call comes again with the person's answer.
+// The answer is keyed by a hash of exactly what the person was shown, so
+// it applies only to that decision: if anything changed in between, the
+// person is asked again.
+func (o mcpOptions) bash(ctx context.Context, req *mcp.CallToolRequest, r gate.Request) (*mcp.CallToolResult, any, error) {
+	if !clientElicits(req) {
+		var ap gate.Approver
+		if o.approveAsks {
+			ap = approveAll{}
+		}
+		return o.run(ctx, r, ap)
+	}
+	ap := &elicitApprover{answers: req.Params.InputResponses}
+	res, out, err := o.run(ctx, r, ap)
+	if err == nil && ap.ask != nil {
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{ap.id: ap.ask}}, nil, nil
+	}
+	return res, out, err
+}
+
+func clientElicits(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Session == nil || req.Params == nil {
+		return false
+	}
+	p := req.Session.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// elicitApprover approves with the person's answer to the question it
+// asked in an earlier round; without one it records the question and
+// answers gate.ErrApprovalPending. Only an explicit accept with approve
+// set approves; a decline, a cancel or anything else runs nothing.
+type elicitApprover struct {
+	answers mcp.InputResponseMap
+	id      string
+	ask     *mcp.ElicitParams
+}
+
+// elicitSchema is the one-question form the person answers.
+var elicitSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run this command?","description":"Yes runs it once; no runs nothing."}},"required":["approve"]}`)
+
+func (a *elicitApprover) Approve(_ context.Context, d *gate.Decision) (bool, error) {
+	msg := approvalMessage(d)
+	sum := sha256.Sum256([]byte(msg))
+	id := "shellgate-approval-" + hex.EncodeToString(sum[:12])
+	if resp, ok := a.answers[id]; ok {
+		er, _ := resp.(*mcp.ElicitResult)
+		if er == nil || er.Action != "accept" {
+			return false, nil
+		}
+		ok, _ := er.Content["approve"].(bool)
+		return ok, nil
+	}
+	a.id, a.ask = id, &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: elicitSchema}
+	return false, gate.ErrApprovalPending
+}
+
+// approvalMessage is what a person is asked: the command, the reasons
+// with their spans underlined, and the escalation.
+func approvalMessage(d *gate.Decision) string {
+	var b strings.Builder
+	b.WriteString("shellgate: may this command run?\n\n")
+	if d.Escalation != nil {
+		fmt.Fprintf(&b, "The agent asks to run it once in the sandbox mode %s instead of %s: %s\n\n", d.Escalation.To, d.Escalation.From, d.Escalation.Justification)
+	}
+	printDecision(&b, decisionResult(d))
+	return b.String()
+}
 func (o mcpOptions) check(ctx context.Context, in mcpCheckArgs) (*mcp.CallToolResult, any, error) {
 	if in.Mode != "" && !policy.ValidMode(in.Mode) {
 		return nil, nil, fmt.Errorf("mode %q: want default or readonly", in.Mode)
