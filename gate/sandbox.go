@@ -145,6 +145,8 @@ func SandboxMarker(op string, m SandboxMode) string {
 var systemReadDirs = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
 	"/nix", "/snap", "/proc", "/sys", "/dev", "/run/current-system",
+	// macOS
+	"/System", "/Library", "/private/etc", "/private/var/db/timezone", "/opt/homebrew", "/Applications/Xcode.app",
 }
 
 // readDirs returns the directories a confined command may read: the
