@@ -67,6 +67,10 @@ type Confinement struct {
 	Roots []string
 	// Network allows egress: the decision approved it.
 	Network bool
+	// Reads are files and directories outside the roots that the command
+	// may read as well: the reads a person approved (or a grant allowed),
+	// as the read station resolved them.
+	Reads []string
 }
 
 // SandboxSupport says whether and how a runner can confine commands here.
@@ -192,6 +196,21 @@ func readDirs(c *Confinement, env []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// extraReads splits c.Reads that exist into directories and files.
+func extraReads(c *Confinement) (dirs, files []string) {
+	for _, p := range c.Reads {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil || !filepath.IsAbs(p):
+		case fi.IsDir():
+			dirs = append(dirs, filepath.Clean(p))
+		default:
+			files = append(files, filepath.Clean(p))
+		}
+	}
+	return dirs, files
 }
 
 // rootDirs returns the roots that exist, cleaned, without duplicates.

@@ -28,7 +28,8 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (func() error, 
 		return nil, nil, nil, nil, sup.Err
 	}
 	cleanup := func() {}
-	sets := &confinedSets{mode: c.Mode, read: resolveAll(readDirs(c, cmd.Env))}
+	dirs, files := extraReads(c)
+	sets := &confinedSets{mode: c.Mode, read: resolveAll(append(append(readDirs(c, cmd.Env), dirs...), files...))}
 	if c.Mode == SandboxWorkspaceWrite {
 		tmp, err := os.MkdirTemp("", "shellgate-tmp-")
 		if err != nil {

@@ -54,7 +54,33 @@ func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved b
 		}
 		return sb, nil, nil
 	}
-	return sb, &Confinement{Mode: mode, Roots: g.sandboxRoots(d.Cwd), Network: egress(d, approved)}, nil
+	conf := &Confinement{Mode: mode, Roots: g.sandboxRoots(d.Cwd), Network: egress(d, approved)}
+	if (approved || (d.Action == policy.Allow && !d.Reversible)) && d.Station != nil {
+		conf.Reads = approvedReads(d)
+	}
+	return sb, conf, nil
+}
+
+// approvedReads are the reads outside the roots that the decision
+// approved, as the station resolved them (the real path and the path as
+// written, for a symlink; a glob's matches).
+func approvedReads(d *Decision) []string {
+	var out []string
+	for _, r := range d.Station.Reads {
+		if r.Verdict != "outside-roots" {
+			continue
+		}
+		if r.Kind == "glob" {
+			out = append(out, r.Matches...)
+			continue
+		}
+		for _, p := range []string{r.Real, r.Resolved} {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // egress reports whether the decision approved the network: a command a

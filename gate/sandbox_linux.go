@@ -132,6 +132,10 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		landlock.RODirs(sets.read...),
 		landlock.RWFiles("/dev/null"),
 	}
+	if dirs, files := extraReads(c); len(dirs)+len(files) > 0 {
+		rules = append(rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
+		sets.read = append(append(sets.read, dirs...), files...)
+	}
 	if c.Mode == SandboxWorkspaceWrite {
 		tmp, err := os.MkdirTemp("", "shellgate-tmp-")
 		if err != nil {

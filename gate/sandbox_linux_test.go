@@ -266,3 +266,25 @@ func TestSandboxApprovedEgress(t *testing.T) {
 		t.Errorf("listener saw %d connections, want 1 (the approved curl)", n)
 	}
 }
+
+// TestSandboxApprovedReads: a read outside the roots that a person
+// approved is readable in the sandbox; one the decision never saw is not.
+func TestSandboxApprovedReads(t *testing.T) {
+	needLandlock(t)
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	for _, f := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte(f+"-content\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := newGate(t, dir)
+	res := g.Run(context.Background(), Request{Command: `cat ~/a; f=b; cat ~/$f`, Approver: approve(true)})
+	if !res.Ran() {
+		t.Fatalf("did not run: %s", res.StatusLine())
+	}
+	out := res.Output.String()
+	if !strings.HasPrefix(out, "a-content\n") || strings.Contains(out, "b-content") || !strings.Contains(out, SandboxMarker("read", SandboxWorkspaceWrite)) {
+		t.Errorf("output:\n%s\nwant ~/a read, ~/b refused with the marker", out)
+	}
+}
