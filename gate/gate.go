@@ -595,27 +595,56 @@ func (g *Gate) boundary(cwd string) (readstation.Boundary, error) {
 // Run checks the request and, when the policy allows it or the approver
 // approves it and nothing changed since the check, runs it. It never
 // returns an error: every outcome is a Result.
-func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
+//
+// The command runs confined (see SandboxMode) in the mode the decision
+// gives: the request's Sandbox when set; read-only in readonly mode; the
+// config's sandbox mode; read-only for a command allowed as reversible;
+// workspace-write for a write a person approved or a grant allowed; the
+// mode of an approved escalation for that one call.
+func (g *Gate) Run(ctx context.Context, req Request) Result {
+	p, res, ok := g.prepare(ctx, req, false)
+	if !ok {
+		return res
+	}
+	return g.execute(ctx, p, res)
+}
+
+// prepared is a request that may run: its spec, confinement and decision.
+type prepared struct {
+	req     Request
+	d       *Decision
+	spec    Spec
+	sb      *SandboxInfo
+	why     string
+	timeout time.Duration
+}
+
+// prepare checks the request, asks for approval, re-checks the
+// admission and builds the spec and confinement. ok is false when the
+// request must not run; res is then the refusal. A background run has no
+// timeout.
+func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p prepared, res Result, ok bool) {
 	res.Command = req.Command
+	fail := func(r Result) (prepared, Result, bool) { return prepared{}, r, false }
 	d, err := g.Check(ctx, req)
 	if err != nil {
-		return errResult(res, err)
+		return fail(errResult(res, err))
 	}
 	res.Decision = d
 	switch d.Action {
 	case policy.Allow, policy.Ask:
 	default:
-		return res.fail(CodeDenied, "the policy denies this command")
+		return fail(res.fail(CodeDenied, "the policy denies this command"))
 	}
 	var escKey string
 	if req.Escalate != "" {
 		base, _ := g.sandboxFor(req, d, d.Action == policy.Ask)
 		if !req.Escalate.Wider(base) {
-			return res.fail(CodeInvalidInput, fmt.Sprintf("the escalation to %s is not wider than the mode this call runs in (%s); nothing was asked and nothing ran", req.Escalate, base))
+			return fail(res.fail(CodeInvalidInput, fmt.Sprintf("the escalation to %s is not wider than the mode this call runs in (%s); nothing was asked and nothing ran", req.Escalate, base)))
 		}
 		escKey = d.Cwd + "\x00" + d.Command
 		if g.refusedBefore(escKey) {
-			return res.fail(CodeNotApproved, "an escalation of this command was refused before, and that refusal is final; change the command instead")
+			return fail(res.fail(CodeNotApproved, "an escalation of this command was refused before, and that refusal is final; change the command instead"))
 		}
 		d.Escalation = &Escalation{From: base, To: req.Escalate, Justification: strings.TrimSpace(req.Justification)}
 	}
@@ -626,40 +655,42 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 		}
 		if req.Approver == nil {
 			g.refuse(escKey)
-			return res.fail(CodeNotApproved, what+" and there is no one to ask")
+			return fail(res.fail(CodeNotApproved, what+" and there is no one to ask"))
 		}
 		ok, err := approveSafely(ctx, req.Approver, d)
 		if ctx.Err() != nil {
 			g.refuse(escKey)
-			return res.fail(CodeAborted, "cancelled while waiting for approval")
+			return fail(res.fail(CodeAborted, "cancelled while waiting for approval"))
 		}
 		if errors.Is(err, ErrApprovalPending) {
-			return res.fail(CodeNotApproved, "waiting for a person's approval")
+			return fail(res.fail(CodeNotApproved, "waiting for a person's approval"))
 		}
 		if err != nil {
 			g.refuse(escKey)
-			return res.fail(CodeNotApproved, "the approver failed: "+err.Error())
+			return fail(res.fail(CodeNotApproved, "the approver failed: "+err.Error()))
 		}
 		if !ok {
 			g.refuse(escKey)
-			return res.fail(CodeNotApproved, "not approved")
+			return fail(res.fail(CodeNotApproved, "not approved"))
 		}
 		res.Approved = true
 	}
 	// Right before the spawn: has anything the judgment rests on changed?
 	if d.Station != nil {
 		if err := d.Station.Admission().Recheck(); err != nil {
-			return res.fail(CodeChangedSinceCheck, err.Error())
+			return fail(res.fail(CodeChangedSinceCheck, err.Error()))
 		}
 	}
 	if err := recheckWrites(d); err != nil {
-		return res.fail(CodeChangedSinceCheck, err.Error())
+		return fail(res.fail(CodeChangedSinceCheck, err.Error()))
 	}
 	if err := ctx.Err(); err != nil {
-		return res.fail(CodeAborted, err.Error())
+		return fail(res.fail(CodeAborted, err.Error()))
 	}
 	timeout := g.limits.DefaultTimeout
-	if req.TimeoutMS > 0 {
+	if background {
+		timeout = 0
+	} else if req.TimeoutMS > 0 {
 		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 	}
 	if timeout > g.limits.MaxTimeout {
@@ -683,9 +714,16 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 	sb, conf, err := g.confinement(mode, why, d, res.Approved)
 	if err != nil {
 		res.Sandbox = sb
-		return res.fail(CodeSandboxUnavailable, err.Error())
+		return fail(res.fail(CodeSandboxUnavailable, err.Error()))
 	}
 	spec.Sandbox = conf
+	return prepared{req: req, d: d, spec: spec, sb: sb, why: why, timeout: timeout}, res, true
+}
+
+// execute runs a prepared request and makes its result.
+func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
+	req, d, spec, sb, why, timeout := p.req, p.d, p.spec, p.sb, p.why, p.timeout
+	conf := spec.Sandbox
 	out, err := g.runner.Run(ctx, spec)
 	if err != nil {
 		res.Sandbox = sb
@@ -706,7 +744,7 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 	if d.Escalation != nil {
 		res.Sandbox.Escalated, res.Sandbox.From = true, d.Escalation.From
 	}
-	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds()}
+	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), pid: out.PID}
 	o := out.Output
 	res.Output = &o
 	res.Notes = append(res.Notes, out.Notes...)

@@ -39,6 +39,9 @@ type Result struct {
 	// Landlock ABI, network, the operations it refused), or why it was
 	// not confined; nil when the request stopped before a run was set up.
 	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	// JobID names the background job a Gate.Start started (status
+	// running).
+	JobID string `json:"job_id,omitempty"`
 }
 
 // RunInfo describes a command that ran.
@@ -53,6 +56,8 @@ type RunInfo struct {
 	Duration time.Duration `json:"-"`
 	// TimeoutMS is the timeout in force.
 	TimeoutMS int64 `json:"timeout_ms"`
+
+	pid int // the shell's pid, its process group id
 }
 
 // ShellStatus is the status a shell would report: the exit code, or
@@ -91,6 +96,8 @@ func (r Result) Ran() bool { return r.Run != nil }
 // or error.
 func (r Result) StatusLine() string {
 	switch {
+	case r.Status == StatusRunning:
+		return "Running in the background as " + r.JobID
 	case r.Status == StatusTimeout && r.Run != nil:
 		return fmt.Sprintf("Timed out · %s — %s", fmtDuration(r.Run.Duration), r.Message)
 	case r.Status == StatusError && r.Run != nil:

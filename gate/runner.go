@@ -63,6 +63,9 @@ type Spec struct {
 	// SpillDir, when set, receives the whole cleaned output in a file,
 	// kept when the view left something out.
 	SpillDir string
+	// Stream, when set, receives the cleaned output as it arrives (a
+	// background job reads it); its errors are ignored.
+	Stream io.Writer
 	// Sandbox, when set and not full-access, is the confinement the
 	// command must run under. A runner that cannot enforce it must not
 	// start the command (it returns an error).
@@ -203,6 +206,7 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 		sw = spill
 	}
 	col := newCollector(spec.View, spec.CaptureCap, sw)
+	col.stream = spec.Stream
 	defer col.release()
 
 	grace := spec.Grace
