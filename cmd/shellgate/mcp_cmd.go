@@ -10,7 +10,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"os/signal"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/shellgate/shellgate/gate"
@@ -19,7 +22,7 @@ import (
 )
 
 func init() {
-	register("mcp", "serve a gated shell to MCP clients over stdio (tools bash, bash_readonly, check)", runMCP)
+	register("mcp", "serve a gated shell to MCP clients over stdio (tools bash, bash_output, bash_kill, bash_readonly, check)", runMCP)
 }
 
 // mcpOptions configure the MCP server.
@@ -33,6 +36,8 @@ type mcpOptions struct {
 	// confined is set when the server's gate confines the commands it
 	// runs: the bash tool then takes the escalation fields.
 	confined bool
+	// jobs are the background jobs, by session.
+	jobs *jobTable
 }
 
 func runMCP(e *env) int {
@@ -58,7 +63,13 @@ func runMCP(e *env) int {
 	residentGC()
 	srv := newMCPServer(o)
 	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-	if err := srv.Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+	// SIGINT and SIGTERM end the server the way end of input does: every
+	// background job is stopped first.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = srv.Run(ctx, t)
+	o.jobs.closeAll() // no background job outlives the server
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 		return exitInternal
 	}
@@ -70,7 +81,7 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 func newMCPOptions(approve bool, cwd string, policies []string, config string) (mcpOptions, error) {
-	o := mcpOptions{approveAsks: approve}
+	o := mcpOptions{approveAsks: approve, jobs: newJobTable()}
 	if cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -115,8 +126,23 @@ type mcpBashArgs struct {
 	Command           string `json:"command" jsonschema:"the bash command line to run"`
 	Cwd               string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
 	TimeoutMS         int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
+	RunInBackground   bool   `json:"run_in_background,omitempty" jsonschema:"start the command in the background and return its job id at once (no timeout; read its output with bash_output, stop it with bash_kill)"`
 	SandboxEscalation string `json:"sandbox_escalation,omitempty" jsonschema:"only after the sandbox refused this command (a [sandbox: ... denied ...] line): run it once in this wider mode, workspace-write or full-access; needs a justification; a person approves it, and a refusal is final for the command"`
 	Justification     string `json:"justification,omitempty" jsonschema:"with sandbox_escalation: one sentence saying why this call needs the wider mode, shown to the person who approves it"`
+}
+
+// mcpBashPlainArgs are the arguments of bash when the server does not
+// confine: mcpRunArgs and run_in_background.
+type mcpBashPlainArgs struct {
+	Command         string `json:"command" jsonschema:"the bash command line to run"`
+	Cwd             string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+	TimeoutMS       int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
+	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"start the command in the background and return its job id at once (no timeout; read its output with bash_output, stop it with bash_kill)"`
+}
+
+// mcpJobArgs are the arguments of bash_output and bash_kill.
+type mcpJobArgs struct {
+	JobID string `json:"job_id" jsonschema:"the job id bash returned for a command run in the background"`
 }
 
 // mcpCheckArgs are the arguments of check.
@@ -135,7 +161,7 @@ var runOutputSchema = json.RawMessage(`{
   "type": "object",
   "required": ["status", "command"],
   "properties": {
-    "status": {"type": "string", "enum": ["ok", "failed", "timeout", "error"]},
+    "status": {"type": "string", "enum": ["ok", "failed", "timeout", "error", "running"]},
     "code": {"type": "string"},
     "message": {"type": "string"},
     "command": {"type": "string"},
@@ -145,7 +171,8 @@ var runOutputSchema = json.RawMessage(`{
     "output": {"type": "object"},
     "notes": {"type": "array", "items": {"type": "string"}},
     "meaning": {"type": "object"},
-    "sandbox": {"type": "object"}
+    "sandbox": {"type": "object"},
+    "job_id": {"type": "string"}
   }
 }`)
 
@@ -187,13 +214,38 @@ func newMCPServer(o mcpOptions) *mcp.Server {
 			return o.bash(ctx, req, gate.Request{
 				Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS,
 				Escalate: gate.SandboxMode(in.SandboxEscalation), Justification: in.Justification,
-			})
+			}, in.RunInBackground)
 		})
 	} else {
-		mcp.AddTool(srv, bashTool, func(ctx context.Context, req *mcp.CallToolRequest, in mcpRunArgs) (*mcp.CallToolResult, any, error) {
-			return o.bash(ctx, req, gate.Request{Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS})
+		mcp.AddTool(srv, bashTool, func(ctx context.Context, req *mcp.CallToolRequest, in mcpBashPlainArgs) (*mcp.CallToolResult, any, error) {
+			return o.bash(ctx, req, gate.Request{Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS}, in.RunInBackground)
 		})
 	}
+	mcp.AddTool(srv, &mcp.Tool{
+		Name: "bash_output",
+		Description: "Read the output a background job (bash with run_in_background) wrote since the last read, bounded to the newest bytes " +
+			"(a note says how many were dropped and which file holds the whole output), and its result once it ended. Only the session that started a job can read it.",
+		Annotations: &mcp.ToolAnnotations{Title: "Background job output", ReadOnlyHint: true},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpJobArgs) (*mcp.CallToolResult, any, error) {
+		j, err := o.jobs.get(req.Session, in.JobID)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := j.Read()
+		return textResult(jobText(out), false), out, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "bash_kill",
+		Description: "Stop a background job and everything it started, and return its result. Only the session that started a job can stop it.",
+		Annotations: &mcp.ToolAnnotations{Title: "Stop a background job", DestructiveHint: ptrTo(false)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpJobArgs) (*mcp.CallToolResult, any, error) {
+		j, err := o.jobs.get(req.Session, in.JobID)
+		if err != nil {
+			return nil, nil, err
+		}
+		res := j.Kill()
+		return textResult(res.Text(), false), res, nil
+	})
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "bash_readonly",
 		Description: "Run a read-only bash command through shellgate in readonly mode: only commands proven reversible " +
@@ -257,20 +309,174 @@ func (o mcpOptions) run(ctx context.Context, req gate.Request, ap gate.Approver)
 // The answer is keyed by a hash of exactly what the person was shown, so
 // it applies only to that decision: if anything changed in between, the
 // person is asked again.
-func (o mcpOptions) bash(ctx context.Context, req *mcp.CallToolRequest, r gate.Request) (*mcp.CallToolResult, any, error) {
+func (o mcpOptions) bash(ctx context.Context, req *mcp.CallToolRequest, r gate.Request, background bool) (*mcp.CallToolResult, any, error) {
+	run := o.run
+	if background {
+		run = func(ctx context.Context, r gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+			return o.start(ctx, req.Session, r, ap)
+		}
+	}
 	if !clientElicits(req) {
 		var ap gate.Approver
 		if o.approveAsks {
 			ap = approveAll{}
 		}
-		return o.run(ctx, r, ap)
+		return run(ctx, r, ap)
 	}
 	ap := &elicitApprover{answers: req.Params.InputResponses}
-	res, out, err := o.run(ctx, r, ap)
+	res, out, err := run(ctx, r, ap)
 	if err == nil && ap.ask != nil {
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{ap.id: ap.ask}}, nil, nil
 	}
 	return res, out, err
+}
+
+// start starts a command in the background for the session ss.
+func (o mcpOptions) start(ctx context.Context, ss *mcp.ServerSession, r gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+	if err := o.jobs.room(ss); err != nil {
+		return nil, nil, err
+	}
+	r.Cwd = o.resolve(r.Cwd)
+	g, err := o.gates.gateFor(r.Cwd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shellgate could not decide, so nothing ran: %v", err)
+	}
+	r.Approver = ap
+	j, res := g.Start(ctx, r)
+	if j == nil {
+		return textResult(res.Text(), true), res, nil
+	}
+	if err := o.jobs.add(ss, j); err != nil {
+		return nil, nil, err
+	}
+	text := res.StatusLine() + "\nRead its output with bash_output and job_id " + j.ID() + "; stop it with bash_kill.\n"
+	return textResult(text, false), res, nil
+}
+
+// jobText is a job read for a model: a note when bytes were dropped, the
+// output, and the result's status line once the job ended.
+func jobText(out gate.JobOutput) string {
+	var b strings.Builder
+	if out.DroppedBytes > 0 {
+		fmt.Fprintf(&b, "[... %d bytes dropped since the last read", out.DroppedBytes)
+		if out.SpillPath != "" {
+			b.WriteString("; the whole output: " + out.SpillPath)
+		}
+		b.WriteString(" ...]\n")
+	}
+	b.WriteString(out.Output)
+	if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
+		b.WriteByte('\n')
+	}
+	if out.Result != nil {
+		b.WriteString("[job ended] " + out.Result.StatusLine() + "\n")
+	} else if out.Output == "" && out.DroppedBytes == 0 {
+		b.WriteString("[no new output; the job is still running]\n")
+	}
+	return b.String()
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// maxJobsPerSession bounds the background jobs one session may hold.
+const maxJobsPerSession = 64
+
+// jobTable holds the background jobs by the session that started them.
+// A session sees only its own jobs; when it ends, its jobs are stopped
+// and their spill files removed; closeAll does the same for every
+// session when the server ends.
+type jobTable struct {
+	mu     sync.Mutex
+	closed bool
+	jobs   map[*mcp.ServerSession]map[string]*gate.Job
+}
+
+func newJobTable() *jobTable {
+	return &jobTable{jobs: map[*mcp.ServerSession]map[string]*gate.Job{}}
+}
+
+// errNoJob is the one answer for a job id that does not exist and one
+// that another session started: nothing tells them apart.
+func errNoJob(id string) error {
+	return fmt.Errorf("job %q is not a job of this session (a job belongs to the session that started it)", id)
+}
+
+func (t *jobTable) room(ss *mcp.ServerSession) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return errors.New("the server is shutting down")
+	}
+	if len(t.jobs[ss]) >= maxJobsPerSession {
+		return fmt.Errorf("this session already has %d background jobs, the most it may have", maxJobsPerSession)
+	}
+	return nil
+}
+
+func (t *jobTable) add(ss *mcp.ServerSession, j *gate.Job) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		j.Close()
+		return errors.New("the server is shutting down; the job was stopped")
+	}
+	m := t.jobs[ss]
+	first := m == nil
+	if first {
+		m = map[string]*gate.Job{}
+		t.jobs[ss] = m
+	}
+	m[j.ID()] = j
+	t.mu.Unlock()
+	if first && ss != nil {
+		go func() {
+			_ = ss.Wait()
+			t.endSession(ss)
+		}()
+	}
+	return nil
+}
+
+func (t *jobTable) get(ss *mcp.ServerSession, id string) (*gate.Job, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if j, ok := t.jobs[ss][id]; ok {
+		return j, nil
+	}
+	return nil, errNoJob(id)
+}
+
+// endSession stops every job of ss.
+func (t *jobTable) endSession(ss *mcp.ServerSession) {
+	t.mu.Lock()
+	m := t.jobs[ss]
+	delete(t.jobs, ss)
+	t.mu.Unlock()
+	closeJobs(m)
+}
+
+// closeAll stops every job; no job starts after.
+func (t *jobTable) closeAll() {
+	t.mu.Lock()
+	t.closed = true
+	all := t.jobs
+	t.jobs = map[*mcp.ServerSession]map[string]*gate.Job{}
+	t.mu.Unlock()
+	for _, m := range all {
+		closeJobs(m)
+	}
+}
+
+func closeJobs(m map[string]*gate.Job) {
+	var wg sync.WaitGroup
+	for _, j := range m {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.Close()
+		}()
+	}
+	wg.Wait()
 }
 
 func clientElicits(req *mcp.CallToolRequest) bool {
