@@ -151,11 +151,12 @@ func (g *Gate) Start(ctx context.Context, req Request) (*Job, Result) {
 	jctx, cancel := context.WithCancel(context.Background())
 	j.cancel = cancel
 	started := make(chan struct{})
+	base := res // the goroutine's copy: res is changed below
 	go func() {
 		defer close(j.done)
 		defer cancel()
 		close(started)
-		r := g.execute(jctx, p, res)
+		r := g.execute(jctx, p, base)
 		if r.Code == CodeAborted && r.Run != nil {
 			r.Message = "stopped by bash_kill (Job.Kill); the process group was stopped"
 		}
