@@ -21,7 +21,7 @@ func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode,
 	if d.Mode == policy.ModeReadonly {
 		return SandboxReadOnly, "readonly-mode"
 	}
-	if m := SandboxMode(g.cfg.Sandbox); m.Valid() {
+	if m := SandboxMode(g.pl.Config().Sandbox); m.Valid() {
 		return m, "config"
 	}
 	switch {
@@ -40,7 +40,7 @@ func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode,
 // name (config "sandbox: off").
 func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
 	sb := &SandboxInfo{Mode: mode, Reason: why, Network: "allowed"}
-	if g.cfg.Sandbox == policy.SandboxOff {
+	if g.pl.Config().Sandbox == policy.SandboxOff {
 		sb.Note = "confinement is turned off (sandbox: off)"
 		return sb, nil, nil
 	}
@@ -160,7 +160,7 @@ func (g *Gate) refusedBefore(key string) bool {
 // its runner's support (Confiner), or an error when the runner cannot
 // confine or the config turned confinement off.
 func (g *Gate) SandboxSupport() SandboxSupport {
-	if g.cfg.Sandbox == policy.SandboxOff {
+	if g.pl.Config().Sandbox == policy.SandboxOff {
 		return SandboxSupport{Err: fmt.Errorf("confinement is turned off (sandbox: off)")}
 	}
 	if c, ok := g.runner.(Confiner); ok {
