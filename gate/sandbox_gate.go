@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -54,11 +55,60 @@ func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved b
 		}
 		return sb, nil, nil
 	}
-	conf := &Confinement{Mode: mode, Roots: g.sandboxRoots(d.Cwd), Network: egress(d, approved)}
+	roots, home := g.sandboxRoots(d.Cwd)
+	conf := &Confinement{Mode: mode, Roots: roots, Network: egress(d, approved), Reads: userGitConfig(home)}
 	if (approved || (d.Action == policy.Allow && !d.Reversible)) && d.Station != nil {
-		conf.Reads = approvedReads(d)
+		conf.Reads = append(conf.Reads, approvedReads(d)...)
 	}
 	return sb, conf, nil
+}
+
+// userGitConfig are git's per-user config files, readable (not writable)
+// in the sandbox so that git behaves as the user set it up: ~/.gitconfig
+// and $XDG_CONFIG_HOME/git/config (~/.config/git/config).
+func userGitConfig(home string) []string {
+	if home == "" {
+		return nil
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" || !filepath.IsAbs(xdg) {
+		xdg = filepath.Join(home, ".config")
+	}
+	return []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")}
+}
+
+// gitDirs returns the git directories a root's .git file points to (a
+// worktree's or a submodule's "gitdir: X", and X's commondir): they are
+// part of the workspace, so the sandbox treats them as roots.
+func gitDirs(root string) []string {
+	dotgit := filepath.Join(root, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return nil
+	}
+	b, err := os.ReadFile(dotgit)
+	if err != nil {
+		return nil
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return nil
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	dir = filepath.Clean(dir)
+	out := []string{dir}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil && len(c) < 4096 {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		out = append(out, filepath.Clean(common))
+	}
+	return out
 }
 
 // approvedReads are the reads outside the roots that the decision
@@ -112,13 +162,19 @@ func egress(d *Decision, approved bool) bool {
 
 // sandboxRoots are the directories a confined command may read (and, in
 // workspace-write, write): the read boundary's roots with "~" folded,
-// relative roots taken from cwd, plus cwd itself.
-func (g *Gate) sandboxRoots(cwd string) []string {
+// relative roots taken from cwd, plus cwd itself, and the git directories
+// a root's .git file points to. home is the boundary's home directory.
+func (g *Gate) sandboxRoots(cwd string) (roots []string, home string) {
 	out := []string{cwd}
 	b, err := g.boundary(cwd)
 	if err != nil {
-		return out
+		return out, ""
 	}
+	defer func() {
+		for _, r := range roots {
+			roots = append(roots, gitDirs(r)...)
+		}
+	}()
 	for _, r := range b.Roots {
 		switch {
 		case r == "~":
@@ -130,7 +186,7 @@ func (g *Gate) sandboxRoots(cwd string) []string {
 		}
 		out = append(out, filepath.Clean(r))
 	}
-	return out
+	return out, b.Home
 }
 
 // maxRefused bounds the refused escalations a gate remembers.

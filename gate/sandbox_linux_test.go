@@ -288,3 +288,41 @@ func TestSandboxApprovedReads(t *testing.T) {
 		t.Errorf("output:\n%s\nwant ~/a read, ~/b refused with the marker", out)
 	}
 }
+
+// TestSandboxGitWorktree: a worktree's git directory lives outside it
+// (its .git file points there); the sandbox treats it as part of the
+// workspace, and git's user config stays readable.
+func TestSandboxGitWorktree(t *testing.T) {
+	git := needTool(t, "git")
+	needLandlock(t)
+	base, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = T\n\temail = t@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
+	for _, args := range [][]string{
+		{"init", "-q", "-b", "trunk", main},
+		{"-C", main, "commit", "-q", "--allow-empty", "-m", "first"},
+		{"-C", main, "worktree", "add", "-q", wt},
+	} {
+		cmd := exec.Command(git, args...)
+		cmd.Env = append(os.Environ(), "HOME="+home)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	g := newGate(t, wt)
+	res := g.Run(context.Background(), Request{Command: "git log --format=%s%n%an"})
+	if res.Status != StatusOK || res.Sandbox.Mode != SandboxReadOnly || res.Output.String() != "first\nT\n" {
+		t.Fatalf("git log in a worktree, read-only: %s\n%s", res.StatusLine(), res.Output.String())
+	}
+	res = g.Run(context.Background(), Request{Command: "git commit -q --allow-empty -m second", Approver: approve(true)})
+	if res.Status != StatusOK || res.Sandbox.Mode != SandboxWorkspaceWrite {
+		t.Fatalf("git commit in a worktree, workspace-write: %s\n%s", res.StatusLine(), res.Output.String())
+	}
+	if strings.Contains(res.Output.String(), "[sandbox:") {
+		t.Errorf("output: %s", res.Output.String())
+	}
+}
