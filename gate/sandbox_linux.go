@@ -62,14 +62,10 @@ func sandboxSupport(bash string) SandboxSupport {
 		}
 		s.support.Mechanism = "landlock"
 		s.support.ABI = abi
-		switch {
-		case forceUserns:
-		default:
-			if fd, err := newSharedNetns(); err == nil {
-				s.netnsFD = fd
-				s.support.NetworkGuard = "netns"
-				return
-			}
+		if fd, err := newSharedNetns(); err == nil {
+			s.netnsFD = fd
+			s.support.NetworkGuard = "netns"
+			return
 		}
 		if bash != "" && usernsWorks(bash) {
 			s.support.NetworkGuard = "userns+netns"
@@ -81,9 +77,6 @@ func sandboxSupport(bash string) SandboxSupport {
 	})
 	return s.support
 }
-
-// forceUserns makes the probe skip the shared namespace (tests).
-var forceUserns = false
 
 // newSharedNetns creates a network namespace on a thread of its own and
 // returns a descriptor for it. It needs CAP_SYS_ADMIN.
