@@ -61,8 +61,12 @@ func (j *Job) ID() string { return j.id }
 // Command returns the job's command.
 func (j *Job) Command() string { return j.command }
 
-// Write receives the cleaned output (Spec.Stream).
-func (j *Job) Write(p []byte) (int, error) {
+// jobStream is the job's Spec.Stream.
+type jobStream struct{ j *Job }
+
+// Write receives the cleaned output as it arrives.
+func (w jobStream) Write(p []byte) (int, error) {
+	j := w.j
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.total += int64(len(p))
@@ -147,7 +151,7 @@ func (g *Gate) Start(ctx context.Context, req Request) (*Job, Result) {
 	} else {
 		j.spillErr = true
 	}
-	p.spec.Stream = j
+	p.spec.Stream = jobStream{j}
 	jctx, cancel := context.WithCancel(context.Background())
 	j.cancel = cancel
 	started := make(chan struct{})
