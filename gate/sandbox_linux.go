@@ -28,7 +28,9 @@ import (
 // thread) and forks bash. The goroutine then returns without unlocking,
 // so the Go runtime ends the thread: no other goroutine ever runs with
 // the confined thread's credentials, and the caller's process is not
-// confined. Nothing has to be found on disk, so a program that uses the
+// confined. A read-only ruleset is built once per set of directories,
+// and its confined thread stays, locked to a goroutine that does nothing
+// but start the commands of that ruleset. Nothing has to be found on disk, so a program that uses the
 // gate package as a library gets the same confinement.
 //
 // The network is denied twice: Landlock's TCP rules (ABI 4 and later)
@@ -161,49 +163,39 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			info.Network = "unguarded"
 		}
 	}
-	var fd int
-	var flags uint32
-	cached := false
+	// A read-only ruleset is kept, with a confined thread that starts
+	// every command of that ruleset: building the ruleset and a thread
+	// per command is most of what confinement costs.
 	key := ""
 	if c.Mode == SandboxReadOnly {
-		key = fmt.Sprintf("%v\x00%q", c.Network, sets.read)
-		fd, flags, cached = rulesets.get(key)
+		key = fmt.Sprintf("%v\x00%d\x00%q", c.Network, joinNetns, sets.read)
+		if w := rulesets.get(key); w != nil {
+			return func() error { return w.start(cmd) }, info, sets, cleanup, nil
+		}
 	}
-	if !cached {
-		fd, flags, err = cfg.NewRulesetFD(rules...)
-		if err != nil {
-			cleanup()
-			return nil, nil, nil, nil, fmt.Errorf("landlock ruleset: %w", err)
-		}
-		if fd < 0 {
-			cleanup()
-			return nil, nil, nil, nil, errors.New("landlock: nothing to restrict")
-		}
-		if key != "" {
-			cached = rulesets.put(key, fd, flags)
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, nil, fmt.Errorf("landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		cleanup()
+		return nil, nil, nil, nil, errors.New("landlock: nothing to restrict")
+	}
+	if key != "" {
+		if w := rulesets.put(key, fd, flags, joinNetns); w != nil {
+			return func() error { return w.start(cmd) }, info, sets, cleanup, nil
 		}
 	}
 	start = func() error {
-		if !cached {
-			defer unix.Close(fd)
-		}
+		defer unix.Close(fd)
 		ch := make(chan error, 1)
 		go func() {
 			// Never unlocked: this thread is confined, and it ends with
 			// this goroutine.
 			runtime.LockOSThread()
-			if joinNetns >= 0 {
-				if err := unix.Setns(joinNetns, unix.CLONE_NEWNET); err != nil {
-					ch <- fmt.Errorf("sandbox: join the network namespace: %w", err)
-					return
-				}
-			}
-			if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-				ch <- fmt.Errorf("sandbox: no_new_privs: %w", err)
-				return
-			}
-			if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-				ch <- fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
+			if err := confineThread(fd, flags, joinNetns); err != nil {
+				ch <- err
 				return
 			}
 			ch <- cmd.Start()
@@ -213,40 +205,94 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	return start, info, sets, cleanup, nil
 }
 
-// rulesets caches the read-only rulesets by what they grant: a ruleset
-// descriptor can restrict any number of threads, and building one (a
-// descriptor per directory) is most of what confinement costs. The cache
-// only grows, up to maxRulesets; descriptors in it are never closed.
-var rulesets = rulesetCache{m: map[string]cachedRuleset{}}
-
-const maxRulesets = 64
-
-type cachedRuleset struct {
-	fd    int
-	flags uint32
+// confineThread confines the calling (locked) thread: it joins the
+// network namespace netns (unless -1), sets no_new_privs and restricts
+// itself with the Landlock ruleset fd.
+func confineThread(fd int, flags uint32, netns int) error {
+	if netns >= 0 {
+		if err := unix.Setns(netns, unix.CLONE_NEWNET); err != nil {
+			return fmt.Errorf("sandbox: join the network namespace: %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("sandbox: no_new_privs: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
+	}
+	return nil
 }
+
+// confinedStarter is a goroutine locked to a thread confined once by a
+// ruleset; it starts the commands sent to it, one at a time, so they
+// inherit the thread's confinement. It lives as long as the process.
+type confinedStarter struct {
+	reqs chan startReq
+}
+
+type startReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func newConfinedStarter(fd int, flags uint32, netns int) *confinedStarter {
+	w := &confinedStarter{reqs: make(chan startReq)}
+	go func() {
+		// Never unlocked: the thread is confined.
+		runtime.LockOSThread()
+		err := confineThread(fd, flags, netns)
+		unix.Close(fd)
+		for r := range w.reqs {
+			if err != nil {
+				r.done <- err
+				continue
+			}
+			r.done <- r.cmd.Start()
+		}
+	}()
+	return w
+}
+
+func (w *confinedStarter) start(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	w.reqs <- startReq{cmd, done}
+	return <-done
+}
+
+// rulesets keeps, for each read-only ruleset (by what it grants), a
+// thread confined by it that starts its commands. The cache only grows,
+// up to maxRulesets threads.
+var rulesets = rulesetCache{m: map[string]*confinedStarter{}}
+
+const maxRulesets = 16
 
 type rulesetCache struct {
 	mu sync.Mutex
-	m  map[string]cachedRuleset
+	m  map[string]*confinedStarter
 }
 
-func (c *rulesetCache) get(key string) (int, uint32, bool) {
+func (c *rulesetCache) get(key string) *confinedStarter {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r, ok := c.m[key]
-	return r.fd, r.flags, ok
+	return c.m[key]
 }
 
-// put keeps fd under key and reports whether it did (the cache owns it).
-func (c *rulesetCache) put(key string, fd int, flags uint32) bool {
+// put starts a confined thread for the ruleset fd under key and returns
+// it, or nil when the cache is full (the caller keeps fd). The thread
+// owns fd: it closes it once it restricted itself.
+func (c *rulesetCache) put(key string, fd int, flags uint32, netns int) *confinedStarter {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[key]; ok || len(c.m) >= maxRulesets {
-		return false
+	if w := c.m[key]; w != nil {
+		unix.Close(fd)
+		return w
 	}
-	c.m[key] = cachedRuleset{fd, flags}
-	return true
+	if len(c.m) >= maxRulesets {
+		return nil
+	}
+	w := newConfinedStarter(fd, flags, netns)
+	c.m[key] = w
+	return w
 }
 
 // setEnv sets k=v in env, replacing every earlier k.
