@@ -228,7 +228,7 @@ func TestConfirm(t *testing.T) {
 				for _, r := range dec.Reasons {
 					codes = append(codes, r.Code)
 				}
-				notRun = append(notRun, fmt.Sprintf("%s: %s in the decoy (%s), where its own fixture differs", c.Name, dec.Action, strings.Join(codes, " ")))
+				notRun = append(notRun, fmt.Sprintf("%s: %s in the decoy (%s): the decoy holds secrets (a committed .env, token files) its corpus fixture does not", c.Name, dec.Action, strings.Join(codes, " ")))
 			}
 			continue
 		}
@@ -356,7 +356,7 @@ func TestConfirm(t *testing.T) {
 	t.Logf("%d allowed corpus cases not run here (unconfirmed):\n  %s", len(notRun), strings.Join(notRun, "\n  "))
 	fmt.Printf("confirmed %d of %d read-only programs (%d spellings), unconfirmed: %s\n",
 		len(confirmed), len(ro), spellings, strings.Join(unconfirmed, ", "))
-	fmt.Printf("corpus: %d allowed cases run in the decoy, %d not run here (their own fixtures; -v lists them)\n", corpusRun, len(notRun))
+	fmt.Printf("corpus: %d allowed cases run in the decoy, %d not run here (asked there, or their own fixtures; -v lists them)\n", corpusRun, len(notRun))
 }
 
 // expectFor is the set of programs a case may execute: every program its
