@@ -59,6 +59,7 @@ func (m *modelServer) result(run agentRun) string {
 	if len(results) == 0 {
 		m.t.Fatalf("the agent sent no result for the tool call %q (%d model requests)\nstdout:\n%s\nstderr:\n%s", m.cmd, n, run.stdout, run.stderr)
 	}
+	m.t.Logf("tool result the model got: %q", results[len(results)-1])
 	return results[len(results)-1]
 }
 
