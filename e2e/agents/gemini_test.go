@@ -75,7 +75,12 @@ func TestGeminiCLI(t *testing.T) {
 
 	t.Run("an allowed ls runs", func(t *testing.T) {
 		s := geminiSandbox(t)
-		s.install("gemini")
+		out := s.install("gemini")
+		for _, want := range []string{"\nfail-closed: Gemini CLI blocks", "\nactive: Gemini CLI trusts " + s.proj} {
+			if !strings.Contains(out, want) {
+				t.Errorf("install does not say %q:\n%s", want, out)
+			}
+		}
 		srv := newGeminiServer(t, "ls")
 		run := runGemini(t, s, gemini, srv, nil)
 		if got := srv.result(run); !strings.Contains(got, s.token) {
