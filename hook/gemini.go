@@ -11,8 +11,8 @@ import (
 
 // GeminiTrust says whether Gemini CLI trusts a folder. Gemini CLI runs no
 // hooks from settings (the user's or the project's) in a folder it does not
-// trust: there it ignores the project's settings and asks before every shell
-// command itself.
+// trust: there it ignores the project's settings and asks before shell
+// commands itself (its approval mode is forced to the default).
 type GeminiTrust struct {
 	// Trusted is true when Gemini CLI runs hooks in the folder.
 	Trusted bool

@@ -30,7 +30,7 @@ func installNotes(e *env, agent hook.Agent, scope hook.Scope, proj, askAs string
 			return
 		}
 		if scope == hook.ScopeUser {
-			fmt.Fprintf(e.stdout, "note: Gemini CLI runs no hooks in a folder it does not trust (%s); there it asks before every shell command itself\n", hook.GeminiTrustedFoldersFile(home))
+			fmt.Fprintf(e.stdout, "note: Gemini CLI runs no hooks in a folder it does not trust (%s); there it asks before shell commands itself\n", hook.GeminiTrustedFoldersFile(home))
 			return
 		}
 		t, err := hook.GeminiFolderTrust(home, proj)
@@ -41,7 +41,7 @@ func installNotes(e *env, agent hook.Agent, scope hook.Scope, proj, askAs string
 			fmt.Fprintf(e.stdout, "active: Gemini CLI trusts %s, so it runs the hook (%s)\n", proj, t.Why)
 		default:
 			fmt.Fprintf(e.stderr, "shellgate install: NOT ACTIVE YET: Gemini CLI runs no hooks in a folder it does not trust, and it does not trust %s (%s).\n"+
-				"  Trust the folder when Gemini CLI asks on its first start there (or with its /permissions command); until then it asks before every shell command itself.\n", proj, t.Why)
+				"  Trust the folder when Gemini CLI asks on its first start there (or with its /permissions command); until then it asks before shell commands itself.\n", proj, t.Why)
 		}
 	}
 }
