@@ -15,11 +15,20 @@ type tmuxSession struct {
 	t    *testing.T
 	tmux string
 	sock string
+	env  []string
+}
+
+func (m *tmuxSession) command(args ...string) *exec.Cmd {
+	// No config file, and the sandbox's environment: nothing of the real
+	// HOME.
+	cmd := exec.Command(m.tmux, append([]string{"-f", "/dev/null", "-S", m.sock}, args...)...)
+	cmd.Env = m.env
+	return cmd
 }
 
 func (m *tmuxSession) run(args ...string) string {
 	m.t.Helper()
-	out, err := exec.Command(m.tmux, append([]string{"-S", m.sock}, args...)...).CombinedOutput()
+	out, err := m.command(args...).CombinedOutput()
 	if err != nil {
 		m.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -77,9 +86,9 @@ func TestGeminiCLIAskInTerminal(t *testing.T) {
 	if err := os.WriteFile(run, []byte(script.String()), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock")}
+	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
 	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
-	t.Cleanup(func() { exec.Command(tmux, "-S", m.sock, "kill-server").Run() })
+	t.Cleanup(func() { m.command("kill-server").Run() })
 	start := time.Now()
 
 	m.waitFor("Gemini CLI's prompt", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Type your message") })
