@@ -47,6 +47,9 @@ type Response struct {
 	// Error is set when the engine could not answer; the client must then
 	// not use Answer.
 	Error string `json:"error,omitempty"`
+	// Pid is the engine's process id (for `shellgate doctor` and the
+	// logs; 0 from an engine that does not say).
+	Pid int `json:"pid,omitempty"`
 }
 
 // ErrVersion is returned by AskEngine when the engine runs another version; the
@@ -83,58 +86,6 @@ func checkDir(dir string) error {
 		return fmt.Errorf("socket directory %s has mode %04o; want 0700", dir, fi.Mode().Perm())
 	}
 	return checkOwner(dir, fi)
-}
-
-// Listener is the engine's socket: user-only, single-engine (a lock file
-// next to the socket), removed on Close.
-type Listener struct {
-	net.Listener
-	unlock func()
-	once   sync.Once
-}
-
-// Close stops listening, removes the socket and releases the lock.
-func (l *Listener) Close() error {
-	err := l.Listener.Close()
-	l.once.Do(l.unlock)
-	return err
-}
-
-// ErrRunning is returned by Listen when another engine holds the socket.
-var ErrRunning = errors.New("another engine is running on this socket")
-
-// Listen opens the engine socket at path: its directory is created with mode
-// 0700 (and refused if it exists with a looser mode or another owner), the
-// socket gets mode 0600, and a lock file makes sure only one engine serves
-// a path.
-func Listen(path string) (*Listener, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	if err := checkDir(dir); err != nil {
-		return nil, err
-	}
-	unlock, err := lockFile(path + ".lock")
-	if err != nil {
-		return nil, err
-	}
-	// We hold the lock: a socket file left there is stale.
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		unlock()
-		return nil, err
-	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		unlock()
-		return nil, err
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		unlock()
-		return nil, err
-	}
-	return &Listener{Listener: ln, unlock: unlock}, nil
 }
 
 // DefaultAnswerTimeout bounds the wait for an engine's answer when the
@@ -210,6 +161,11 @@ type Server struct {
 	Idle time.Duration
 	// Logf, if set, logs one line per notable event.
 	Logf func(format string, args ...any)
+	// OwnerCheck is how often a server on a *Listener checks that the
+	// socket is still its own (see Listener.Lost); 0 means 250ms. Each
+	// connection is checked as well, before it is answered: an engine that
+	// wakes after another took its socket over answers nothing and exits.
+	OwnerCheck time.Duration
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -252,6 +208,35 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 		}()
 	}
+	lost := func() bool { return false }
+	if o, ok := ln.(interface{ Lost() error }); ok {
+		lost = func() bool {
+			err := o.Lost()
+			if err != nil {
+				s.logf("lost the socket: %v: exiting", err)
+				stop()
+			}
+			return err != nil
+		}
+		every := s.OwnerCheck
+		if every <= 0 {
+			every = 250 * time.Millisecond
+		}
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if lost() {
+						return
+					}
+				}
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -265,6 +250,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 				continue
 			}
 			return err
+		}
+		if lost() {
+			conn.Close()
+			return nil
 		}
 		select {
 		case activity <- struct{}{}:
@@ -284,7 +273,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) serveConn(ctx context.Context, conn net.Conn) (quit bool) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	resp := Response{Proto: ProtocolVersion, Version: s.Version}
+	resp := Response{Proto: ProtocolVersion, Version: s.Version, Pid: os.Getpid()}
 	write := func() {
 		b, err := json.Marshal(resp)
 		if err == nil {
