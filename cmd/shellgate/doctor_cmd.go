@@ -57,6 +57,7 @@ func runDoctor(e *env) int {
 	if *jsonOut {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		err = enc.Encode(r)
 	} else {
 		err = doctor.WriteText(e.stdout, r)
