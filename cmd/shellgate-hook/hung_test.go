@@ -152,6 +152,25 @@ func TestHungEngine(t *testing.T) {
 	}
 }
 
+// holdLocks takes the engine's lock files of s's socket, so that no engine
+// can serve or take over while the benchmark runs: the engines that each
+// call starts leave at once.
+func holdLocks(b *testing.B, s *sandbox, names ...string) {
+	if err := os.MkdirAll(filepath.Dir(s.socket), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range names {
+		f, err := os.OpenFile(s.socket+n, os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { f.Close() })
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkHookThinClientHungEngine: shellgate-hook with an engine stopped
 // by SIGSTOP, which keeps accepting connections in the kernel and never
 // answers. The engines each call starts are kept from taking over (the
@@ -161,13 +180,19 @@ func BenchmarkHookThinClientHungEngine(b *testing.B) {
 	full, thin := binaries(b)
 	s := newSandbox(b)
 	startStoppedEngine(b, s, full, versionOf(b, thin))
-	tk, err := os.OpenFile(s.socket+".takeover", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tk.Close()
-	if err := syscall.Flock(int(tk.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b.Fatal(err)
-	}
+	holdLocks(b, s, ".takeover")
 	benchProcess(b, s, hungPath, thin, "claude")
+}
+
+// noEnginePath is the diagnostic of a call with no engine at all.
+var noEnginePath = regexp.MustCompile(`no engine answered: .*no such file or directory; answered by the one-shot .*/shellgate hook claude`)
+
+// BenchmarkHookThinClientNoEngine: shellgate-hook with no engine: the
+// connection fails at once and the one-shot answers. The engines each call
+// starts are kept from serving (the benchmark holds both locks).
+func BenchmarkHookThinClientNoEngine(b *testing.B) {
+	_, thin := binaries(b)
+	s := newSandbox(b)
+	holdLocks(b, s, ".lock", ".takeover")
+	benchProcess(b, s, noEnginePath, thin, "claude")
 }
