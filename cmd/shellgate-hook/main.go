@@ -225,7 +225,6 @@ func (c *client) answer(input []byte) hook.Answer {
 			}
 			engineErr = o.err
 			startOneShot()
-			startEngine()
 		case <-hedge.C:
 			startOneShot()
 		case o := <-oneShot:
@@ -242,12 +241,14 @@ func (c *client) answer(input []byte) hook.Answer {
 			fmt.Fprintf(c.stderr, "shellgate-hook: no engine answered: %v; answered by the one-shot %s hook %s\n", why, full, c.agent)
 			// Absent, hung or slow: a new engine takes its place, takes
 			// over from a hung one, or leaves at once when the old one
-			// answers its ping after all.
+			// answers its ping after all. It starts only now, so as not to
+			// compete with the one-shot for the CPU.
 			startEngine()
 			return o.ans
 		}
 	}
 	fmt.Fprintln(c.stderr, "shellgate-hook: no engine answered:", engineErr)
+	startEngine()
 	return hook.DenyError(c.agent, "", oneShotErr)
 }
 
