@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -313,7 +314,9 @@ func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, root map[st
 		for _, c := range codexChecks(o.codexHome(), ag.Settings, install) {
 			add(c)
 		}
+		add(timeoutCheck(e, "Codex", time.Second, 600*time.Second, install))
 	case hook.Gemini:
+		add(timeoutCheck(e, "Gemini CLI", time.Millisecond, 60*time.Second, install))
 		add(Check{Name: "fail-closed", Advisory: true,
 			Message: "Gemini CLI has no fail-closed setting: if the hook cannot run or times out, the command runs (shellgate-hook itself always answers, with a deny at worst)"})
 		if scope == ScopeProject {
@@ -324,6 +327,28 @@ func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, root map[st
 		add(Check{Name: "fail-closed", Advisory: true,
 			Message: "Cursor has no fail-closed setting for hooks: if the hook cannot run, Cursor decides (shellgate-hook itself always answers, with a deny at worst)"})
 	}
+}
+
+// minHookTimeout is the least hook timeout that lets shellgate-hook answer
+// (its whole budget is 25 s) before an agent that fails open kills it.
+const minHookTimeout = 30 * time.Second
+
+// timeoutCheck: an agent that kills a hook at its timeout lets the command
+// run, so the timeout must leave shellgate-hook its whole budget. unit is
+// what the "timeout" field counts; def is the agent's default.
+func timeoutCheck(e entry, agent string, unit, def time.Duration, install string) Check {
+	d := def
+	if v, ok := e.handler["timeout"]; ok {
+		n, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+		if err != nil || n <= 0 {
+			return Check{Name: "timeout", Message: fmt.Sprintf("the hook's timeout %v is not a positive number", v), Fix: install}
+		}
+		d = time.Duration(n * float64(unit))
+	}
+	if d < minHookTimeout {
+		return Check{Name: "timeout", Message: fmt.Sprintf("the hook's timeout is %s: %s runs the command when a hook times out, and shellgate-hook may take up to 25s", d, agent), Fix: install}
+	}
+	return Check{Name: "timeout", OK: true, Message: fmt.Sprintf("the hook's timeout is %s, above shellgate-hook's 25s budget", d)}
 }
 
 // claudeEnabled: no settings file Claude Code reads turns every hook off.
