@@ -353,7 +353,9 @@ func timeoutCheck(e entry, agent string, unit, def time.Duration, install string
 
 // claudeEnabled: no settings file Claude Code reads turns every hook off.
 func (o *Options) claudeEnabled(files []string) Check {
-	files = append(files, filepath.Join(o.Home, ".claude", "settings.json"))
+	if o.Home != "" {
+		files = append(files, filepath.Join(o.Home, ".claude", "settings.json"))
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -379,7 +381,11 @@ func (o *Options) geminiEnabled(e entry) Check {
 	if name == "" {
 		name = e.command
 	}
-	for _, f := range []string{filepath.Join(o.Dir, ".gemini", "settings.json"), filepath.Join(o.Home, ".gemini", "settings.json")} {
+	files := []string{filepath.Join(o.Dir, ".gemini", "settings.json")}
+	if o.Home != "" {
+		files = append(files, filepath.Join(o.Home, ".gemini", "settings.json"))
+	}
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue

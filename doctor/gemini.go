@@ -26,6 +26,9 @@ func (o *Options) geminiFolderTrust() Check {
 	if o.getenv("GEMINI_CLI_TRUST_WORKSPACE") == "true" {
 		return Check{Name: "trust", OK: true, Message: "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder"}
 	}
+	if o.Home == "" {
+		return Check{Name: "trust", Message: "no home directory: Gemini CLI's trusted folders cannot be read", Fix: "shellgate install gemini --user"}
+	}
 	if data, err := os.ReadFile(filepath.Join(o.Home, ".gemini", "settings.json")); err == nil {
 		if root, err := parseSettings(hook.Gemini, data); err == nil {
 			sec, _ := root["security"].(map[string]any)
