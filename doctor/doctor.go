@@ -116,7 +116,9 @@ func (o *Options) installCmd(agent hook.Agent, scope string) string {
 // settingsPath is where agent keeps its settings in scope.
 func (o *Options) settingsPath(agent hook.Agent, scope string) string {
 	if agent == hook.Codex && scope == ScopeUser {
-		return filepath.Join(o.codexHome(), "hooks.json")
+		if ch, err := o.codexHome(); err == nil {
+			return filepath.Join(ch, "hooks.json")
+		}
 	}
 	sc := hook.ScopeProject
 	if scope == ScopeUser {
@@ -125,14 +127,24 @@ func (o *Options) settingsPath(agent hook.Agent, scope string) string {
 	return hook.SettingsPath(agent, sc, o.Dir, o.Home)
 }
 
-// codexHome is the user's Codex directory: $CODEX_HOME, else ~/.codex.
-func (o *Options) codexHome() string {
+// codexHome is the user's Codex directory as Codex finds it: $CODEX_HOME
+// with symlinks resolved (it must exist), else ~/.codex.
+func (o *Options) codexHome() (string, error) {
 	if v := o.getenv("CODEX_HOME"); v != "" {
-		if abs, err := filepath.Abs(v); err == nil {
-			return abs
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
 		}
+		p, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
+		}
+		return p, nil
 	}
-	return filepath.Join(o.Home, ".codex")
+	if o.Home == "" {
+		return "", errors.New("no home directory for ~/.codex")
+	}
+	return filepath.Join(o.Home, ".codex"), nil
 }
 
 // Run examines every agent in both scopes and the directory. It reads
@@ -237,7 +249,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 	if st.tool != "" {
 		where = fmt.Sprintf("%s %q", e.event, e.matcher)
 	}
-	add(Check{Name: "hook", OK: true, Message: fmt.Sprintf("%s: %s", where, e.command)})
+	add(Check{Name: "hook", OK: true, Message: fmt.Sprintf("%s: %s", where, clip(e.command, 100))})
 
 	o.commandChecks(&ag, a, scope, e, install)
 	o.agentChecks(&ag, a, scope, root, e, install)
@@ -311,7 +323,12 @@ func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, root map[st
 		}
 		add(o.claudeEnabled(files))
 	case hook.Codex:
-		for _, c := range codexChecks(o.codexHome(), ag.Settings, install) {
+		ch, err := o.codexHome()
+		if err != nil {
+			add(Check{Name: "trust", Message: "Codex's config cannot be found: " + err.Error(), Fix: "shellgate install codex --user"})
+			break
+		}
+		for _, c := range codexChecks(ch, ag.Settings, install) {
 			add(c)
 		}
 		add(timeoutCheck(e, "Codex", time.Second, 600*time.Second, install))
@@ -496,6 +513,15 @@ func agentTitle(a hook.Agent) string {
 		return "Cursor"
 	}
 	return string(a)
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
