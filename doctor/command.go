@@ -130,11 +130,17 @@ func hookArgs(argv []string) (agent string, flags []string) {
 	return agent, flags
 }
 
+// flagPath is a file a hook command's flag names.
+type flagPath struct {
+	path   string
+	config bool // --config; else --policy
+}
+
 // flagPaths returns the files a hook command's --policy and --config
 // flags name, which must exist for the hook to decide anything (a missing
 // one makes every decision a deny).
-func flagPaths(flags []string) []string {
-	var out []string
+func flagPaths(flags []string) []flagPath {
+	var out []flagPath
 	for i := 0; i < len(flags); i++ {
 		name, val, hasVal := strings.Cut(strings.TrimLeft(flags[i], "-"), "=")
 		if name != "policy" && name != "config" {
@@ -147,7 +153,7 @@ func flagPaths(flags []string) []string {
 			i++
 			val = flags[i]
 		}
-		out = append(out, val)
+		out = append(out, flagPath{val, name == "config"})
 	}
 	return out
 }

@@ -89,9 +89,10 @@ type Options struct {
 	Socket      string
 	Version     string
 	PingTimeout time.Duration
-	// CheckPolicy, if set, builds the gate that applies in Dir (config
-	// and policy compiled) and returns why it cannot be built.
-	CheckPolicy func(dir string) error
+	// CheckPolicy, if set, builds the gate that a hook with flags f would
+	// use in dir (the config that applies there or f.Config, the policy
+	// compiled with f.Policy) and returns why it cannot be built.
+	CheckPolicy func(dir string, f hook.Flags) error
 }
 
 func (o *Options) getenv(k string) string {
@@ -285,17 +286,32 @@ func (o *Options) commandChecks(ag *Agent, a hook.Agent, scope string, e entry, 
 		add(Check{Name: "command", Message: err.Error() + ": the agent cannot run the hook", Fix: install})
 	}
 	var missing []string
-	for _, p := range flagPaths(flags) {
+	var hf hook.Flags
+	for _, fp := range flagPaths(flags) {
+		p := fp.path
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(o.Dir, p)
+		}
+		if fp.config {
+			hf.Config = p
+		} else {
+			hf.Policy = append(hf.Policy, p)
 		}
 		if !exists(p) {
 			missing = append(missing, p)
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0:
 		add(Check{Name: "flags", Message: fmt.Sprintf("the hook command names %s, which does not exist: every command is denied", strings.Join(missing, ", ")),
 			Fix: fmt.Sprintf("mkdir -p %s   # or: %s (without --policy/--config)", shellQuote(missing[0]), install)})
+	case (hf.Config != "" || len(hf.Policy) > 0) && o.CheckPolicy != nil:
+		if err := o.CheckPolicy(o.Dir, hf); err != nil {
+			add(Check{Name: "flags", Message: fmt.Sprintf("the policy the hook command names does not build: %v: every command is denied", err),
+				Fix: "shellgate policy lint " + strings.Join(quoteAll(hf.Policy), " ")})
+		} else {
+			add(Check{Name: "flags", OK: true, Message: "the config and policy the hook command names build"})
+		}
 	}
 }
 
@@ -478,7 +494,7 @@ func (o *Options) configChecks() []Check {
 		out = append(out, Check{Name: "policy", Message: fmt.Sprintf("policy directory %s does not exist: every command is denied", strings.Join(missing, ", ")), Fix: "mkdir -p " + shellQuote(missing[0])})
 		return out
 	case o.CheckPolicy != nil:
-		if err := o.CheckPolicy(o.Dir); err != nil {
+		if err := o.CheckPolicy(o.Dir, hook.Flags{}); err != nil {
 			fix := "shellgate check true"
 			if len(dirs) > 0 {
 				fix = "shellgate policy lint " + strings.Join(quoteAll(dirs), " ")

@@ -104,7 +104,11 @@ func TestHookArgs(t *testing.T) {
 		if agent != tt.agent {
 			t.Errorf("%q: agent %q, want %q", tt.argv, agent, tt.agent)
 		}
-		if diff := cmp.Diff(tt.flagPaths, flagPaths(flags)); diff != "" {
+		var paths []string
+		for _, fp := range flagPaths(flags) {
+			paths = append(paths, fp.path)
+		}
+		if diff := cmp.Diff(tt.flagPaths, paths); diff != "" {
 			t.Errorf("%q: flag paths (-want +got):\n%s", tt.argv, diff)
 		}
 	}

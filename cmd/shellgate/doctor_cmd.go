@@ -45,12 +45,12 @@ func runDoctor(e *env) int {
 		return exitUsage
 	}
 	o.Home, _ = os.UserHomeDir()
-	o.CheckPolicy = func(dir string) error {
-		cfg, err := policy.LoadConfigFor("", dir)
+	o.CheckPolicy = func(dir string, f hook.Flags) error {
+		cfg, err := policy.LoadConfigFor(f.Config, dir)
 		if err != nil {
 			return err
 		}
-		_, err = gate.New(gate.WithConfig(cfg))
+		_, err = gate.New(gate.WithConfig(cfg), gate.WithPolicyDirs(f.Policy...))
 		return err
 	}
 	r := doctor.Run(o)
