@@ -467,17 +467,17 @@ func (o *Options) engineCheck() Check {
 // directories, and (with CheckPolicy) that the whole policy compiles.
 func (o *Options) configChecks() []Check {
 	var out []Check
-	cfgPath, err := policy.FindConfig(o.Dir)
+	cfgPath, src, err := policy.FindConfigSource(o.Dir)
 	if err != nil {
 		return append(out, Check{Name: "config", Message: "finding the config: " + err.Error(), Fix: "ls -ld " + shellQuote(o.Dir)})
 	}
 	cfg := policy.DefaultConfig()
 	if cfgPath == "" {
 		out = append(out, Check{Name: "config", OK: true, Message: "no .shellgate.yaml here or above, and no user config: the defaults apply"})
-	} else if cfg, err = policy.LoadConfig(cfgPath); err != nil {
+	} else if cfg, err = policy.LoadConfigFrom(cfgPath, src); err != nil {
 		return append(out, Check{Name: "config", Message: fmt.Sprintf("%v: every command is denied until it is fixed", err), Fix: "edit " + cfgPath + ", then run: shellgate check true"})
 	} else {
-		out = append(out, Check{Name: "config", OK: true, Message: "config in force: " + cfgPath})
+		out = append(out, Check{Name: "config", OK: true, Message: fmt.Sprintf("config in force: %s (%s)", cfgPath, src)})
 	}
 	var dirs, missing []string
 	for _, d := range cfg.PolicyDirs {
