@@ -37,6 +37,11 @@ type Request struct {
 	Flags   Flags  `json:"flags"`
 	// Payload is the agent's hook payload, byte for byte.
 	Payload string `json:"payload,omitempty"`
+	// Ack asks the engine to write a Response with Ack set as soon as it
+	// has read a hook request and starts deciding, before the answer: the
+	// client then knows the engine is alive (not stopped or hung), however
+	// long the decision takes (a policy rebuilt after a change).
+	Ack bool `json:"ack,omitempty"`
 }
 
 // Response is the engine's answer to a Request.
@@ -47,6 +52,9 @@ type Response struct {
 	// Error is set when the engine could not answer; the client must then
 	// not use Answer.
 	Error string `json:"error,omitempty"`
+	// Ack is set on the line an engine writes before the answer when the
+	// request asked for it (see Request.Ack); the answer follows.
+	Ack bool `json:"ack,omitempty"`
 	// Pid is the engine's process id (for `shellgate doctor` and the
 	// logs; 0 from an engine that does not say).
 	Pid int `json:"pid,omitempty"`
@@ -98,6 +106,13 @@ const DefaultAnswerTimeout = 30 * time.Second
 // DefaultAnswerTimeout. The socket's directory must be user-only and, where
 // the system tells, the engine must run as this user.
 func AskEngine(ctx context.Context, path string, req Request, dialTimeout time.Duration) (Response, error) {
+	return AskEngineAcked(ctx, path, req, dialTimeout, nil)
+}
+
+// AskEngineAcked is AskEngine that, when acked is not nil, asks the engine
+// to acknowledge the request as soon as it starts deciding (Request.Ack)
+// and calls acked when it does, before the answer comes.
+func AskEngineAcked(ctx context.Context, path string, req Request, dialTimeout time.Duration, acked func()) (Response, error) {
 	var resp Response
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return resp, err
@@ -124,6 +139,7 @@ func AskEngine(ctx context.Context, path string, req Request, dialTimeout time.D
 		return resp, err
 	}
 	req.Proto = ProtocolVersion
+	req.Ack = acked != nil
 	b, err := json.Marshal(req)
 	if err != nil {
 		return resp, err
@@ -131,12 +147,24 @@ func AskEngine(ctx context.Context, path string, req Request, dialTimeout time.D
 	if _, err := conn.Write(append(b, '\n')); err != nil {
 		return resp, err
 	}
-	line, err := bufio.NewReaderSize(io.LimitReader(conn, maxFrame), 4096).ReadBytes('\n')
-	if err != nil {
-		return resp, fmt.Errorf("reading the engine's answer: %w", err)
+	rd := bufio.NewReaderSize(io.LimitReader(conn, maxFrame), 4096)
+	for {
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			return resp, fmt.Errorf("reading the engine's answer: %w", err)
+		}
+		resp = Response{}
+		if err := json.Unmarshal(line, &resp); err != nil {
+			return resp, fmt.Errorf("engine answer: %w", err)
+		}
+		if !resp.Ack || acked == nil {
+			break
+		}
+		acked()
+		acked = nil // one acknowledgement; the next line is the answer
 	}
-	if err := json.Unmarshal(line, &resp); err != nil {
-		return resp, fmt.Errorf("engine answer: %w", err)
+	if resp.Ack {
+		return resp, errors.New("the engine sent an acknowledgement where its answer belongs")
 	}
 	if resp.Proto != ProtocolVersion || resp.Version != req.Version {
 		return resp, fmt.Errorf("%w: engine %s (protocol %d), client %s (protocol %d)",
@@ -308,6 +336,13 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) (quit bool) {
 		if _, err := ParseAgent(string(req.Agent)); err != nil {
 			resp.Error = err.Error()
 			break
+		}
+		if req.Ack {
+			ack := resp
+			ack.Ack = true
+			if b, err := json.Marshal(ack); err == nil {
+				conn.Write(append(b, '\n'))
+			}
 		}
 		func() {
 			defer func() {

@@ -340,3 +340,41 @@ func TestTakeOverOneAtATime(t *testing.T) {
 		t.Errorf("the holder lost its socket: %v", err)
 	}
 }
+
+// TestAskEngineAcked: an engine asked for an acknowledgement sends it as
+// soon as it starts deciding, before a slow answer; a plain ask gets none.
+func TestAskEngineAcked(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	release := make(chan struct{})
+	startServer(t, path, &Server{Version: "v1", Handle: func(context.Context, Request) Answer {
+		<-release
+		return Answer{Stdout: []byte("{}\n")}
+	}})
+	acked := make(chan struct{})
+	done := make(chan error, 1)
+	var resp Response
+	go func() {
+		var err error
+		resp, err = AskEngineAcked(context.Background(), path, Request{Version: "v1", Op: OpHook, Agent: Cursor}, time.Second, func() { close(acked) })
+		done <- err
+	}()
+	select {
+	case <-acked:
+	case err := <-done:
+		t.Fatalf("answered before the acknowledgement: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no acknowledgement")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Answer.Stdout) != "{}\n" || resp.Ack {
+		t.Errorf("answer %+v", resp)
+	}
+	// A plain ask reads the answer only.
+	resp, err := AskEngine(context.Background(), path, Request{Version: "v1", Op: OpHook, Agent: Cursor}, time.Second)
+	if err != nil || string(resp.Answer.Stdout) != "{}\n" {
+		t.Errorf("plain ask: %+v, %v", resp, err)
+	}
+}

@@ -34,18 +34,27 @@ import (
 )
 
 // Time limits. The agents kill a hook that runs past its timeout (30 s as
-// installed) and treat that as "no opinion", which would let the command
-// run; so the client answers, with a deny at worst, well within it.
+// installed) and some then let the command run; so the client answers, with
+// a deny at worst, well within it.
 const (
-	// defaultEngineTimeout bounds the engine's part of a call, connection
-	// and answer: an engine that is not there fails at once, one that is
-	// stopped or hung is given up on after this.
+	// defaultEngineTimeout bounds the engine's first sign of life: the
+	// connection, then its acknowledgement of the request (or its answer).
+	// An engine that is not there fails at once; one that is stopped or
+	// hung is given up on after this.
 	defaultEngineTimeout = 250 * time.Millisecond
 	// hedgeAfter is when the one-shot fallback starts if the engine has
-	// not answered yet: a warm engine answers in a few milliseconds, so by
-	// then it is slow or hung, and whichever answers first is used. This
-	// keeps a hung engine's cost near hedgeAfter plus one one-shot call.
+	// neither acknowledged nor answered yet: a warm engine answers in a few
+	// milliseconds, so by then it is probably stopped or hung, and
+	// whichever answers first is used. This keeps a hung engine's cost
+	// near hedgeAfter plus one one-shot call.
 	hedgeAfter = 50 * time.Millisecond
+	// ackedHedge is when the one-shot starts alongside an engine that
+	// acknowledged the request but has not answered (a policy rebuilt
+	// after a change takes a few hundred milliseconds; more is unusual).
+	ackedHedge = 2 * time.Second
+	// ackedTimeout bounds the wait for an acknowledged engine's answer
+	// (the engine's own decision timeout is 10 s).
+	ackedTimeout = 12 * time.Second
 	// totalBudget bounds the whole call, the one-shot fallback included.
 	totalBudget = 25 * time.Second
 )
@@ -153,12 +162,15 @@ type outcome struct {
 	stderr []byte // the one-shot's
 }
 
-// answer asks the engine and, when it has failed or not answered within
-// hedgeAfter, the one-shot `shellgate hook AGENT` too, and uses the first
-// answer that is one; when neither gives one, it denies. The engine gets
-// c.engineTimeout in all, connection and answer. When the engine did not
-// answer, a new one is started for the next calls (it takes over from a
-// hung one), and a diagnostic on stderr says that the one-shot answered.
+// answer asks the engine and, when it has failed or has given no sign of
+// life within hedgeAfter, the one-shot `shellgate hook AGENT` too, and uses
+// the first answer that is one; when neither gives one, it denies. The
+// engine must acknowledge the request (or answer) within c.engineTimeout,
+// connection included, or it is given up on; one that acknowledged gets
+// ackedTimeout to answer, with the one-shot started alongside after
+// ackedHedge. When the engine did not answer, a new one is started for the
+// next calls (it takes over from a hung one), and a diagnostic on stderr
+// says that the one-shot answered.
 func (c *client) answer(input []byte) hook.Answer {
 	req := hook.Request{
 		Version: hook.BuildVersion(),
@@ -171,11 +183,12 @@ func (c *client) answer(input []byte) hook.Answer {
 	ctx, cancel := context.WithTimeout(context.Background(), totalBudget)
 	defer cancel() // stops a one-shot still under way
 
+	ectx, giveUp := context.WithTimeout(ctx, ackedTimeout)
+	defer giveUp()
 	engine := make(chan outcome, 1)
+	alive := make(chan struct{})
 	go func() {
-		ectx, ecancel := context.WithTimeout(ctx, c.engineTimeout)
-		defer ecancel()
-		resp, err := hook.AskEngine(ectx, c.socket, req, c.engineTimeout)
+		resp, err := hook.AskEngineAcked(ectx, c.socket, req, c.engineTimeout, func() { close(alive) })
 		if err == nil {
 			if err = c.checkAnswer(resp.Answer.Stdout); err == nil && resp.Answer.Exit != 0 {
 				err = fmt.Errorf("exit %d", resp.Answer.Exit)
@@ -183,20 +196,21 @@ func (c *client) answer(input []byte) hook.Answer {
 			if err != nil {
 				err = fmt.Errorf("the engine's answer is not one: %v", err)
 			}
-		} else if ectx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
-			err = fmt.Errorf("the engine did not answer within %s (%v)", c.engineTimeout, err)
 		}
 		engine <- outcome{ans: resp.Answer, err: err}
 	}()
 
 	hedge := time.NewTimer(min(hedgeAfter, c.engineTimeout))
 	defer hedge.Stop()
+	deadline := time.NewTimer(c.engineTimeout)
+	defer deadline.Stop()
 	var (
 		oneShot               chan outcome // nil until started
 		full                  string
 		engineErr, oneShotErr error
 		engineDone, shotDone  bool
 		engineStarted         bool
+		acked, gaveUp         bool
 	)
 	startEngine := func() {
 		if full != "" && !engineStarted {
@@ -218,14 +232,27 @@ func (c *client) answer(input []byte) hook.Answer {
 	}
 	for !engineDone || !shotDone {
 		select {
+		case <-alive:
+			alive = nil
+			acked = true
+			deadline.Stop()
+			hedge.Reset(ackedHedge)
+		case <-hedge.C:
+			startOneShot()
+		case <-deadline.C:
+			if !acked && !engineDone {
+				gaveUp = true
+				giveUp()
+			}
 		case o := <-engine:
 			engineDone = true
 			if o.err == nil {
 				return o.ans
 			}
 			engineErr = o.err
-			startOneShot()
-		case <-hedge.C:
+			if gaveUp {
+				engineErr = fmt.Errorf("the engine did not answer within %s (%v)", c.engineTimeout, o.err)
+			}
 			startOneShot()
 		case o := <-oneShot:
 			shotDone = true
@@ -235,7 +262,10 @@ func (c *client) answer(input []byte) hook.Answer {
 				continue
 			}
 			why := engineErr
-			if !engineDone {
+			switch {
+			case !engineDone && acked:
+				why = fmt.Errorf("it acknowledged but had not answered after %s", time.Since(start).Round(time.Millisecond))
+			case !engineDone:
 				why = fmt.Errorf("it had not answered after %s", time.Since(start).Round(time.Millisecond))
 			}
 			fmt.Fprintf(c.stderr, "shellgate-hook: no engine answered: %v; answered by the one-shot %s hook %s\n", why, full, c.agent)
