@@ -44,14 +44,14 @@ func writeChecks(b *strings.Builder, cs []Check) {
 		case !c.OK:
 			status = "FAIL"
 		}
-		fmt.Fprintf(b, "  %-4s  %-11s  %s\n", status, c.Name, indentRest(c.Message))
+		fmt.Fprintf(b, "  %-4s  %-13s  %s\n", status, c.Name, indentRest(c.Message))
 		if !c.OK && c.Fix != "" {
-			fmt.Fprintf(b, "  %-4s  %-11s  fix: %s\n", "", "", indentRest(c.Fix))
+			fmt.Fprintf(b, "  %-4s  %-13s  fix: %s\n", "", "", indentRest(c.Fix))
 		}
 	}
 }
 
 // indentRest keeps a multi-line text under its column.
 func indentRest(s string) string {
-	return strings.ReplaceAll(s, "\n", "\n"+strings.Repeat(" ", 2+4+2+11+2))
+	return strings.ReplaceAll(s, "\n", "\n"+strings.Repeat(" ", 2+4+2+13+2))
 }
