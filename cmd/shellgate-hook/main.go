@@ -2,9 +2,11 @@
 // agent (Claude Code, Codex, Gemini CLI, Cursor) runs it before every shell
 // command. It forwards the agent's payload to the resident engine
 // (`shellgate serve`) over a user-only unix socket and prints the engine's
-// answer. When no engine answers in time, it starts one for next time and
-// falls back to a one-shot `shellgate hook <agent>` for this call; if that
-// fails too, it denies. It never allows on its own.
+// answer. An engine that neither acknowledges nor answers within 250 ms
+// (missing, stopped, hung) is given up on: the one-shot `shellgate hook
+// <agent>`, started alongside from 50 ms, answers this call, and a new
+// engine is started for the next ones (it takes the socket over from a
+// hung one); if neither answers, it denies. It never allows on its own.
 //
 // It is built with CGO_ENABLED=0 and does not link OPA, so that it starts in
 // a few milliseconds:
