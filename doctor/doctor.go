@@ -349,12 +349,15 @@ func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, root map[st
 		}
 		add(timeoutCheck(e, "Codex", time.Second, 600*time.Second, install))
 	case hook.Gemini:
+		// Gemini CLI 0.61 blocks the command when a hook exits with a code
+		// other than 0 and 1 (a missing binary: 127; a crash); exit 1, a
+		// signal and a time-out let it run. shellgate-hook never exits 1.
+		add(Check{Name: "fail-closed", OK: true,
+			Message: "Gemini CLI blocks the command when the hook cannot start or fails (any exit code but 0 and 1); a time-out lets it run (see timeout)"})
 		add(timeoutCheck(e, "Gemini CLI", time.Millisecond, 60*time.Second, install))
-		add(Check{Name: "fail-closed", Advisory: true,
-			Message: "Gemini CLI has no fail-closed setting: if the hook cannot run or times out, the command runs (shellgate-hook itself always answers, with a deny at worst)"})
-		if scope == ScopeProject {
-			add(o.geminiFolderTrust())
-		}
+		// In a folder it does not trust, Gemini CLI runs no hook from its
+		// settings, the user's included.
+		add(o.geminiFolderTrust())
 		add(o.geminiEnabled(e))
 	case hook.Cursor:
 		add(Check{Name: "fail-closed", Advisory: true,

@@ -136,3 +136,22 @@ func TestRunOddSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiUserHookNeedsFolderTrust: in a folder Gemini CLI does not
+// trust, it runs no hook from its settings, the user's included.
+func TestGeminiUserHookNeedsFolderTrust(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	bin := filepath.Join(home, "shellgate-hook")
+	os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
+	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"hooks": {"BeforeTool": [{"matcher": "run_shell_command",
+		"hooks": [{"name": "shellgate", "type": "command", "command": "`+bin+` gemini", "timeout": 120000}]}]}}`), 0o644)
+	o := Options{Dir: dir, Home: home, Socket: filepath.Join(dir, "s"), Getenv: func(string) string { return "" }}
+	if r := Run(o); r.OK || len(r.Gates) != 1 || r.Gates[0].Active {
+		t.Fatalf("untrusted folder: ok %v, gates %+v", r.OK, r.Gates)
+	}
+	os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), []byte(`{"`+filepath.Dir(dir)+`": "TRUST_FOLDER"}`), 0o644)
+	if r := Run(o); !r.OK || !r.Gates[0].Active {
+		t.Fatalf("trusted folder: ok %v, gates %+v, agents %+v", r.OK, r.Gates, r.Agents)
+	}
+}

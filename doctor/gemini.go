@@ -9,8 +9,9 @@ import (
 	"github.com/shellgate/shellgate/hook"
 )
 
-// geminiFolderTrust: Gemini CLI runs a project's hooks only in a trusted
-// folder (checked against @google/gemini-cli 0.61: checkPathTrust). Folder
+// geminiFolderTrust: Gemini CLI runs hooks from its settings (the project's
+// and the user's) only in a trusted folder (checked against
+// @google/gemini-cli 0.61: checkPathTrust, processHooksFromConfig). Folder
 // trust is on unless the user's settings turn it off
 // (security.folderTrust.enabled = false); GEMINI_CLI_TRUST_WORKSPACE=true
 // trusts every folder, =false (or GEMINI_RESTRICTED_MODE=true) none; else
@@ -19,22 +20,22 @@ import (
 // TRUST_FOLDER, TRUST_PARENT (the rule's parent) or DO_NOT_TRUST. No rule:
 // not trusted.
 func (o *Options) geminiFolderTrust() Check {
-	fix := fmt.Sprintf("gemini   # in %s, and trust the folder when asked; or: shellgate install gemini --user", o.Dir)
+	fix := fmt.Sprintf("gemini   # in %s, and trust the folder when asked (or with /permissions)", o.Dir)
 	if o.getenv("GEMINI_RESTRICTED_MODE") == "true" || o.getenv("GEMINI_CLI_TRUST_WORKSPACE") == "false" {
-		return Check{Name: "trust", Message: "the environment makes no folder trusted (GEMINI_RESTRICTED_MODE or GEMINI_CLI_TRUST_WORKSPACE=false): Gemini CLI runs no project hook", Fix: "shellgate install gemini --user"}
+		return Check{Name: "trust", Message: "the environment makes no folder trusted (GEMINI_RESTRICTED_MODE or GEMINI_CLI_TRUST_WORKSPACE=false): Gemini CLI runs no hook", Fix: "unset GEMINI_RESTRICTED_MODE GEMINI_CLI_TRUST_WORKSPACE"}
 	}
 	if o.getenv("GEMINI_CLI_TRUST_WORKSPACE") == "true" {
 		return Check{Name: "trust", OK: true, Message: "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder"}
 	}
 	if o.Home == "" {
-		return Check{Name: "trust", Message: "no home directory: Gemini CLI's trusted folders cannot be read", Fix: "shellgate install gemini --user"}
+		return Check{Name: "trust", Message: "no home directory: Gemini CLI's trusted folders cannot be read", Fix: "export HOME=..."}
 	}
 	if data, err := os.ReadFile(filepath.Join(o.Home, ".gemini", "settings.json")); err == nil {
 		if root, err := parseSettings(hook.Gemini, data); err == nil {
 			sec, _ := root["security"].(map[string]any)
 			ft, _ := sec["folderTrust"].(map[string]any)
 			if ft["enabled"] == false {
-				return Check{Name: "trust", OK: true, Message: "folder trust is off in your Gemini CLI settings: project hooks run everywhere"}
+				return Check{Name: "trust", OK: true, Message: fmt.Sprintf("Gemini CLI trusts %s (folder trust is turned off in %s)", o.Dir, filepath.Join(o.Home, ".gemini", "settings.json"))}
 			}
 		}
 	}
@@ -42,16 +43,19 @@ func (o *Options) geminiFolderTrust() Check {
 	if path == "" {
 		path = filepath.Join(o.Home, ".gemini", "trustedFolders.json")
 	}
+	no := func(why string) Check {
+		return Check{Name: "trust", Message: fmt.Sprintf("Gemini CLI does not trust %s (%s), so it runs no hook there", o.Dir, why), Fix: fix}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Check{Name: "trust", Message: fmt.Sprintf("%s is not a trusted Gemini CLI folder (no %s): Gemini CLI does not run its project hooks", o.Dir, path), Fix: fix}
+		return no(path + " does not exist: no folder is trusted yet")
 	}
 	root, err := parseSettings(hook.Gemini, data)
 	if err != nil {
-		return Check{Name: "trust", Message: fmt.Sprintf("%s is %v: Gemini CLI refuses to start", path, err), Fix: "fix " + path + " by hand"}
+		return Check{Name: "trust", Message: fmt.Sprintf("Gemini CLI's trusted folders cannot be read (%s is %v): Gemini CLI refuses to start on a file it cannot parse", path, err), Fix: "fix " + path + " by hand"}
 	}
 	dir := realPath(o.Dir)
-	best, level := -1, ""
+	best, level, why := -1, "", fmt.Sprintf("%s has no rule for %s", path, o.Dir)
 	for rule, v := range root {
 		lv, _ := v.(string)
 		eff := rule
@@ -60,16 +64,16 @@ func (o *Options) geminiFolderTrust() Check {
 		}
 		eff = realPath(eff)
 		if (dir == eff || strings.HasPrefix(dir, strings.TrimSuffix(eff, "/")+"/")) && len(rule) > best {
-			best, level = len(rule), lv
+			best, level, why = len(rule), lv, fmt.Sprintf("%s: %q is %s", path, rule, lv)
 		}
 	}
 	switch level {
 	case "TRUST_FOLDER", "TRUST_PARENT":
-		return Check{Name: "trust", OK: true, Message: fmt.Sprintf("%s is a trusted Gemini CLI folder (%s)", o.Dir, path)}
-	case "DO_NOT_TRUST":
-		return Check{Name: "trust", Message: fmt.Sprintf("%s marks %s DO_NOT_TRUST: Gemini CLI does not run its project hooks", path, o.Dir), Fix: fix}
+		return Check{Name: "trust", OK: true, Message: fmt.Sprintf("Gemini CLI trusts %s (%s)", o.Dir, why)}
+	case "":
+		why = fmt.Sprintf("%s has no rule for %s", path, o.Dir)
 	}
-	return Check{Name: "trust", Message: fmt.Sprintf("%s is not a trusted Gemini CLI folder (%s has no rule for it): Gemini CLI does not run its project hooks", o.Dir, path), Fix: fix}
+	return no(why)
 }
 
 func realPath(p string) string {
