@@ -15,7 +15,9 @@
 // its hook cannot run: [CodexHookTrust] reports whether Codex will run the
 // installed hook (and what keeps it off), [TrustCodexHook] records the trust
 // the way Codex does, and [CodexFailClosed] makes the hook command deny by
-// itself when shellgate-hook cannot run.
+// itself when shellgate-hook cannot run. Claude Code blocks the command when
+// a hook with onFailure "block" cannot run ([ClaudeOnFailure]); Gemini CLI
+// runs hooks only in a folder it trusts ([GeminiFolderTrust]).
 //
 // The package must stay free of OPA and of the policy pipeline, so that the
 // thin client that links it starts in a few milliseconds; the decision comes
