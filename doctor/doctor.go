@@ -326,7 +326,7 @@ func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, root map[st
 		switch {
 		case async:
 			add(Check{Name: "fail-closed", Message: "the hook runs async: Claude Code does not wait for it, and its answer blocks nothing", Fix: install})
-		case of == "block":
+		case of == hook.ClaudeOnFailure:
 			add(Check{Name: "fail-closed", OK: true, Message: `"onFailure": "block": a hook that cannot run blocks the command`})
 		default:
 			add(Check{Name: "fail-closed", Message: `no "onFailure": "block" on the hook: if it cannot run (binary moved, crash, time-out), Claude Code runs the command anyway`, Fix: install})
