@@ -28,6 +28,10 @@ type PipelineOptions struct {
 	Roots []string
 	// NoStation skips the read station.
 	NoStation bool
+	// NoDefaultPolicy leaves the embedded default policy out: Modules
+	// (a policy bundle's, which carries its own copy) then define
+	// data.shellgate.decision.
+	NoDefaultPolicy bool
 }
 
 // Pipeline is the decision pipeline of one configuration: classification
@@ -82,6 +86,9 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 		}
 	}
 	var ropts []rego.Option
+	if o.NoDefaultPolicy {
+		ropts = append(ropts, rego.WithoutDefaultPolicy())
+	}
 	if dirs := append(append([]string{}, res.PolicyDirs...), o.PolicyDirs...); len(dirs) > 0 {
 		ropts = append(ropts, rego.WithPolicyDirs(dirs...))
 	}

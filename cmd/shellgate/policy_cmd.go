@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("policy", "policy authoring: fmt (format Rego modules), lint (compile and check format)", runPolicy)
+	register("policy", "policy authoring: fmt, lint, bundle (an OPA bundle for a fleet), status (the bundle in force)", runPolicy)
 }
 
 func runPolicy(e *env) int {
@@ -23,12 +23,19 @@ func runPolicy(e *env) int {
 		}
 		fmt.Fprintln(w, `usage: shellgate policy fmt [-w] [-l] FILE|DIR...
        shellgate policy lint DIR...
+       shellgate policy bundle -o FILE [--revision REV] [--sign-key KEY [--sign-alg ALG] [--key-id ID]] DIR...
+       shellgate policy status --opa-config FILE [--json]
 
 fmt prints each module formatted (opa fmt style); -w rewrites the files,
 -l lists the files whose formatting differs (exit 1 when any does).
 lint compiles the default policy with the modules under each DIR, as check
 would, and lists the files fmt would change. Exit 0 when clean, 1 when
-lint finds something, 64 on a usage or compile error.`)
+lint finds something, 64 on a usage or compile error.
+bundle writes an OPA bundle (.tar.gz) of the default policy, the modules under
+each DIR, the DIRs' shellgate.yaml and catalog.yaml (as data.shellgate_bundle)
+and the default decision-log mask; --sign-key signs it as opa build does.
+status loads the bundle an OPA config names and prints the revision in force,
+and the last decision-log upload the resident engine recorded.`)
 		if len(e.args) == 0 {
 			return exitUsage
 		}
@@ -40,8 +47,12 @@ lint finds something, 64 on a usage or compile error.`)
 		return policyFmt(e, args)
 	case "lint":
 		return policyLint(e, args)
+	case "bundle":
+		return policyBundle(e, args)
+	case "status":
+		return policyStatus(e, args)
 	}
-	fmt.Fprintf(e.stderr, "shellgate policy: unknown subcommand %q (want fmt or lint)\n", sub)
+	fmt.Fprintf(e.stderr, "shellgate policy: unknown subcommand %q (want fmt, lint, bundle or status)\n", sub)
 	return exitUsage
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 	"github.com/open-policy-agent/opa/v1/logging"
 	"github.com/open-policy-agent/opa/v1/plugins"
+	bundleplugin "github.com/open-policy-agent/opa/v1/plugins/bundle"
 	"github.com/open-policy-agent/opa/v1/plugins/discovery"
 	"github.com/open-policy-agent/opa/v1/plugins/logs"
 	"github.com/open-policy-agent/opa/v1/server"
@@ -53,6 +54,9 @@ type Agent struct {
 	mu      sync.Mutex
 	cur     *Contents
 	refused string // why the last bundle was refused ("" when it was not)
+	// fetch is the bundle plugin's last error per bundle ("" once a
+	// download or activation succeeded).
+	fetch map[string]string
 	upload  string // the last upload's outcome
 }
 
@@ -65,7 +69,8 @@ type Status struct {
 	// Upload is the last decision-log upload's outcome: "ok at TIME" or
 	// the error ("" when there was none).
 	Upload string `json:"upload,omitempty"`
-	// Bundles is OPA's bundle plugin status per bundle.
+	// Bundles is what is wrong with OPA's plugins and bundles, by name
+	// ("bundle NAME" for a bundle's last download or activation error).
 	Bundles map[string]string `json:"bundles,omitempty"`
 }
 
@@ -109,6 +114,9 @@ func Start(ctx context.Context, config []byte, id string, accept Accept, wait ti
 		return nil, fmt.Errorf("starting OPA's plugins: %w", err)
 	}
 	a.logs = logs.Lookup(mgr)
+	if bp := bundleplugin.Lookup(mgr); bp != nil {
+		bp.Register("shellgate", a.bundleStatus)
+	}
 	deadline := time.Now().Add(wait)
 	for a.Current() == nil && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
@@ -217,6 +225,25 @@ func str(v any) (string, bool) {
 	return s, !ok
 }
 
+// bundleStatus records the bundle plugin's last outcome for a bundle: a
+// download, verification or activation error, or none.
+func (a *Agent) bundleStatus(s bundleplugin.Status) {
+	msg := s.Message
+	for _, e := range s.Errors {
+		msg += "; " + e.Error()
+	}
+	if s.Code == "" && len(s.Errors) == 0 {
+		msg = ""
+	}
+	a.mu.Lock()
+	if a.fetch == nil {
+		a.fetch = map[string]string{}
+	}
+	a.fetch[s.Name] = msg
+	a.mu.Unlock()
+	a.save()
+}
+
 // Current returns the contents in force (nil when no good bundle was ever
 // activated).
 func (a *Agent) Current() *Contents {
@@ -227,19 +254,15 @@ func (a *Agent) Current() *Contents {
 
 // Unavailable says why there is no bundle in force, for a deny reason.
 func (a *Agent) Unavailable() string {
-	a.mu.Lock()
-	refused := a.refused
-	a.mu.Unlock()
+	st := a.Status()
 	var why []string
-	if refused != "" {
-		why = append(why, refused)
+	if st.Refused != "" {
+		why = append(why, st.Refused)
 	}
-	if bp := bundlePluginStatus(a.mgr); len(bp) > 0 {
-		for n, s := range bp {
-			why = append(why, n+": "+s)
-		}
-		sort.Strings(why)
+	for n, s := range st.Bundles {
+		why = append(why, n+": "+s)
 	}
+	sort.Strings(why)
 	if len(why) == 0 {
 		why = append(why, "no bundle downloaded yet")
 	}
@@ -318,13 +341,21 @@ func (a *Agent) Flush(ctx context.Context) error {
 
 // Status reports the revision in force, a refusal and the last upload.
 func (a *Agent) Status() Status {
+	s := Status{Bundles: bundlePluginStatus(a.mgr)}
 	a.mu.Lock()
-	s := Status{Refused: a.refused, Upload: a.upload}
+	s.Refused, s.Upload = a.refused, a.upload
 	if a.cur != nil {
 		s.Revision = a.cur.Revision
 	}
+	for n, m := range a.fetch {
+		if m != "" {
+			s.Bundles["bundle "+n] = m
+		}
+	}
 	a.mu.Unlock()
-	s.Bundles = bundlePluginStatus(a.mgr)
+	if len(s.Bundles) == 0 {
+		s.Bundles = nil
+	}
 	return s
 }
 
@@ -348,7 +379,13 @@ func (a *Agent) save() {
 	if a.dir == "" {
 		return
 	}
-	b, err := json.MarshalIndent(a.Status(), "", "  ")
+	s := a.Status()
+	if s.Upload == "" {
+		if old, err := ReadStatus(a.dir); err == nil {
+			s.Upload = old.Upload
+		}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return
 	}
@@ -388,3 +425,6 @@ func (a *Agent) Stop(ctx context.Context) {
 	_ = a.Flush(ctx)
 	a.mgr.Stop(ctx)
 }
+
+// StopQuiet stops the plugins without uploading or recording anything.
+func (a *Agent) StopQuiet(ctx context.Context) { a.mgr.Stop(ctx) }
