@@ -56,8 +56,8 @@ type Agent struct {
 	refused string // why the last bundle was refused ("" when it was not)
 	// fetch is the bundle plugin's last error per bundle ("" once a
 	// download or activation succeeded).
-	fetch map[string]string
-	upload  string // the last upload's outcome
+	fetch  map[string]string
+	upload string // the last upload's outcome
 }
 
 // Status is what doctor and policy status print.
