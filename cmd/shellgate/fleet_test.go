@@ -141,6 +141,14 @@ func startCollector(t testing.TB) *collector {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv := startCollectorOn(t, c, l)
+	t.Cleanup(func() { srv.Close() })
+	return c
+}
+
+// startCollectorOn serves c on l.
+func startCollectorOn(t testing.TB, c *collector, l net.Listener) *http.Server {
+	t.Helper()
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		zr, err := gzip.NewReader(r.Body)
 		if err != nil {
@@ -163,9 +171,8 @@ func startCollector(t testing.TB) *collector {
 		c.mu.Unlock()
 	})}
 	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
 	c.url = "http://" + l.Addr().String()
-	return c
+	return srv
 }
 
 // rsaKeys writes a private key file and returns it with the PEM public key.

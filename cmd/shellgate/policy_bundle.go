@@ -36,6 +36,10 @@ func policyBundle(e *env, args []string) int {
 		err = cerr
 	}
 	if err == nil {
+		// A bundle is published (a web server's worker reads it).
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
 		err = os.Rename(tmp.Name(), *out)
 	}
 	if err != nil {
