@@ -63,15 +63,6 @@ type decider struct {
 	fleet *fleetState
 }
 
-// pipeline is the pipeline in force: the bundle's with --opa-config (nil
-// when no bundle was ever loaded), else pl.
-func (d *decider) pipeline() *gate.Pipeline {
-	if d.fleet != nil {
-		return d.fleet.current()
-	}
-	return d.pl
-}
-
 // close uploads buffered decision logs and stops OPA's plugins.
 func (d *decider) close() {
 	if d.fleet != nil {
@@ -181,8 +172,12 @@ func (d *decider) input(command, cwd, mode string) (policy.Input, *readstation.S
 	if mode == "" {
 		mode = d.mode
 	}
-	if pl := d.pipeline(); pl != nil {
-		return pl.Input(command, cwd, mode)
+	if d.fleet != nil {
+		// The project's tightening (a readonly mode, deny rows) applies
+		// to the input as well.
+		if pl, err := d.fleet.pipelineFor(cwd); err == nil && pl != nil {
+			return pl.Input(command, cwd, mode)
+		}
 	}
 	return d.pl.Input(command, cwd, mode)
 }

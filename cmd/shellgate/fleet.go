@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,67 +23,54 @@ const PolicyBundleUnavailable = "policy-bundle-unavailable"
 // persisted.
 var fleetWait = 5 * time.Second
 
-// fleetState is an OPA agent (rego/fleet) and the pipeline built from
-// the bundle in force.
+// fleetState is an OPA agent (rego/fleet) and the pipelines built from
+// the bundle in force: one for commands outside any project, and one per
+// project config found from a command's cwd.
 type fleetState struct {
-	agent *fleet.Agent
-	pl    atomic.Pointer[gate.Pipeline]
-	rev   atomic.Pointer[string]
+	agent     *fleet.Agent
+	roots     []string
+	noStation bool
+	cur       atomic.Pointer[fleetBundle]
+}
+
+// fleetBundle is one accepted bundle: its base pipeline and the project
+// pipelines built on it.
+type fleetBundle struct {
+	c    *fleet.Contents
+	cfg  *policy.Config
+	cat  *classify.Catalog
+	base *gate.Pipeline
+
+	mu   sync.Mutex
+	proj map[string]projPipeline
+}
+
+type projPipeline struct {
+	sum string
+	pl  *gate.Pipeline
+	err error
 }
 
 // startFleet reads the OPA config at path and starts the agent. Each
 // bundle it activates becomes a pipeline: the bundle's modules (which
-// include the default policy), config and catalog, tightened by a project
-// config found from cwd (as an untrusted project config tightens: its deny
-// rows, a readonly mode, and the deny and ask rules of its modules; never
-// its grants, roots or allow rules).
-func startFleet(path, cwd string, roots []string, noStation bool) (*fleetState, error) {
+// include the default policy), config and catalog; a project config found
+// from a command's cwd only tightens it (see pipelineFor).
+func startFleet(path, _ string, roots []string, noStation bool) (*fleetState, error) {
 	raw, err := readSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--opa-config: %w", err)
 	}
-	var proj *policy.Resolved
-	if p, src, err := policy.FindConfigSource(cwd); err == nil && p != "" && src == policy.SourceProject {
-		cfg, err := policy.LoadConfigFrom(p, policy.SourceProject)
-		if err != nil {
-			return nil, fmt.Errorf("config: %w", err)
-		}
-		// No trust store: a project config only tightens a bundle.
-		if proj, err = policy.ResolveWith(cfg, nil, "", nil); err != nil {
-			return nil, err
-		}
-	}
-	fs := &fleetState{}
+	fs := &fleetState{roots: roots, noStation: noStation}
 	accept := func(c *fleet.Contents) error {
 		cfg, cat, err := fleet.ParseData(c.Config, c.Catalog, "", "")
 		if err != nil {
 			return err
 		}
-		res := &policy.Resolved{Config: cfg}
-		if proj != nil {
-			merged := *cfg
-			merged.DenyReads = append(append([]string(nil), cfg.DenyReads...), proj.Config.DenyReads...)
-			if proj.Config.Mode == policy.ModeReadonly {
-				merged.Mode = policy.ModeReadonly
-			}
-			res.Config = &merged
-			res.UntrustedModules = map[string]string{}
-			for k, v := range proj.Modules {
-				res.UntrustedModules[k] = v
-			}
-			for k, v := range proj.UntrustedModules {
-				res.UntrustedModules[k] = v
-			}
-		}
-		pl, err := gate.NewPipeline(gate.PipelineOptions{
-			Resolved: res, Catalog: cat, Modules: c.Modules, NoDefaultPolicy: true, Roots: roots, NoStation: noStation,
-		})
-		if err != nil {
+		b := &fleetBundle{c: c, cfg: cfg, cat: cat, proj: map[string]projPipeline{}}
+		if b.base, err = fs.build(b, nil); err != nil {
 			return err
 		}
-		rev := c.Revision
-		fs.pl.Store(pl)
-		fs.rev.Store(&rev)
+		fs.cur.Store(b)
 		return nil
 	}
 	host, _ := os.Hostname()
@@ -92,6 +80,83 @@ func startFleet(path, cwd string, roots []string, noStation bool) (*fleetState, 
 	}
 	fs.agent = a
 	return fs, nil
+}
+
+// build compiles the bundle b's pipeline, tightened by the project config
+// proj when there is one, as an untrusted project config tightens: its
+// deny rows, a readonly mode, and the deny and ask rules of its policy
+// directories; never its grants, roots or allow rules, trusted or not.
+func (f *fleetState) build(b *fleetBundle, proj *policy.Config) (*gate.Pipeline, error) {
+	res := &policy.Resolved{Config: b.cfg}
+	if proj != nil {
+		pr, err := policy.ResolveWith(proj, nil, "", nil) // no store: nothing widens
+		if err != nil {
+			return nil, err
+		}
+		merged := *b.cfg
+		merged.DenyReads = append(append([]string(nil), b.cfg.DenyReads...), pr.Config.DenyReads...)
+		if pr.Config.Mode == policy.ModeReadonly {
+			merged.Mode = policy.ModeReadonly
+		}
+		res.Config = &merged
+		res.UntrustedModules = map[string]string{}
+		for k, v := range pr.Modules {
+			res.UntrustedModules[k] = v
+		}
+		for k, v := range pr.UntrustedModules {
+			res.UntrustedModules[k] = v
+		}
+	}
+	return gate.NewPipeline(gate.PipelineOptions{
+		Resolved: res, Catalog: b.cat, Modules: b.c.Modules, NoDefaultPolicy: true, Roots: f.roots, NoStation: f.noStation,
+	})
+}
+
+// pipelineFor is the pipeline for a command run in cwd: the bundle's,
+// tightened by the project config found from cwd (rebuilt when that file
+// changes). nil when no bundle is in force.
+func (f *fleetState) pipelineFor(cwd string) (*gate.Pipeline, error) {
+	b := f.cur.Load()
+	if b == nil {
+		return nil, nil
+	}
+	p, src, err := policy.FindConfigSource(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("finding the project config: %w", err)
+	}
+	if p == "" || src != policy.SourceProject {
+		return b.base, nil
+	}
+	cfg, err := policy.LoadConfigFrom(p, policy.SourceProject)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e, ok := b.proj[p]; ok && e.sum == cfg.SHA256() {
+		return e.pl, e.err
+	}
+	pl, err := f.build(b, cfg)
+	if len(b.proj) >= maxGates {
+		b.proj = map[string]projPipeline{}
+	}
+	b.proj[p] = projPipeline{sum: cfg.SHA256(), pl: pl, err: err}
+	return pl, err
+}
+
+// current is the base pipeline of the bundle in force (nil: none yet).
+func (f *fleetState) current() *gate.Pipeline {
+	if b := f.cur.Load(); b != nil {
+		return b.base
+	}
+	return nil
+}
+
+func (f *fleetState) revision() string {
+	if b := f.cur.Load(); b != nil {
+		return b.c.Revision
+	}
+	return ""
 }
 
 // readSmallFile reads a regular file of at most 1 MiB.
@@ -106,25 +171,18 @@ func readSmallFile(path string) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
-// current is the pipeline of the bundle in force (nil: none yet).
-func (f *fleetState) current() *gate.Pipeline { return f.pl.Load() }
-
-func (f *fleetState) revision() string {
-	if r := f.rev.Load(); r != nil {
-		return *r
-	}
-	return ""
-}
-
 // decide decides with the bundle in force, or denies when there is none,
 // and hands the decision to the decision log.
 func (f *fleetState) decide(ctx context.Context, in policy.Input) (policy.Decision, error) {
 	var d policy.Decision
-	var err error
 	rev := f.revision()
-	if pl := f.current(); pl != nil {
+	pl, err := f.pipelineFor(in.Cwd)
+	switch {
+	case err != nil:
+		d, err = policy.ErrorDecision("%v", err), nil
+	case pl != nil:
 		d, _, err = pl.Decide(ctx, in)
-	} else {
+	default:
 		d = policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
 			Code: PolicyBundleUnavailable, Message: f.agent.Unavailable(),
 			Span: &classify.Span{Start: 0, End: len(in.Command)}, Segment: -1, Rule: PolicyBundleUnavailable,

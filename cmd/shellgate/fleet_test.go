@@ -333,6 +333,24 @@ func TestFleetBundleServer(t *testing.T) {
 	if d := decideWith(t, f, "cat org-secret.txt", cwd); d.Action != policy.Deny || !cmp.Equal(codes(d), []string{"read-denied"}) {
 		t.Fatalf("bundle deny row: %s %v", d.Action, codes(d))
 	}
+	// A project config only tightens the bundle: its deny row applies, its
+	// grant does not.
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, ".shellgate.yaml"), []byte("grants:\n  - make deploy\ndeny_reads:\n  - '**/proj-secret.txt'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "proj-secret.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := decideWith(t, f, "cat proj-secret.txt", proj); d.Action != policy.Deny || !cmp.Equal(codes(d), []string{"read-denied"}) {
+		t.Errorf("project deny row under a bundle: %s %v", d.Action, codes(d))
+	}
+	if d := decideWith(t, f, "make deploy", proj); d.Action == policy.Allow {
+		t.Errorf("a project grant widened the bundle: make deploy allowed")
+	}
+	if d := decideWith(t, f, "make deploy", cwd); d.Action == policy.Allow {
+		t.Errorf("make deploy allowed outside the project")
+	}
 	// A command with a secret in an assignment, for the decision log.
 	decideWith(t, f, "TOKEN=abc123 ls", cwd)
 
