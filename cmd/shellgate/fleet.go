@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego/fleet"
@@ -246,4 +248,63 @@ func (f *fleetState) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	f.agent.Stop(ctx)
+}
+
+// fleetHook answers hook calls with the bundle in force (serve
+// --opa-config).
+type fleetHook struct {
+	f     *fleetState
+	flags hook.Flags
+}
+
+// Decide implements hook.Decider. A hook that names its own config or
+// policy is denied: under a bundle, local policy cannot replace it.
+func (h fleetHook) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) {
+	in := policy.Input{Command: q.Command, Cwd: q.Cwd}
+	var d policy.Decision
+	if h.flags.Config != "" || len(h.flags.Policy) > 0 {
+		d = policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
+			Code:    PolicyBundleUnavailable,
+			Message: "the engine decides with the team's policy bundle (serve --opa-config); the hook's --config and --policy cannot replace it: remove them from the hook command",
+			Span:    &classify.Span{Start: 0, End: len(q.Command)}, Segment: -1,
+		}}}
+		return verdictOf(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+	}
+	if !filepath.IsAbs(q.Cwd) {
+		d = policy.Decision{Action: policy.Ask, Reasons: []policy.Reason{{
+			Code:    "cwd-unknown",
+			Message: "the agent did not say in which directory the command runs, so its reads cannot be judged",
+			Span:    &classify.Span{Start: 0, End: len(q.Command)}, Segment: -1,
+		}}}
+		return verdictOf(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookCheckTimeout)
+	defer cancel()
+	mode := hookMode(q.Mode)
+	pl, err := h.f.pipelineFor(q.Cwd)
+	if err == nil && pl != nil {
+		in, _, _ = pl.Input(q.Command, q.Cwd, mode)
+	} else if in, _, err = fleetFallback(q.Command, q.Cwd, mode); err != nil {
+		return hook.Verdict{}, err
+	}
+	if d, err = h.f.decide(ctx, in); err != nil {
+		return hook.Verdict{}, err
+	}
+	return verdictOf(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+}
+
+var (
+	fallbackOnce sync.Once
+	fallbackPl   *gate.Pipeline
+	fallbackErr  error
+)
+
+// fleetFallback classifies a command while no bundle is in force (the
+// decision is then a deny).
+func fleetFallback(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+	fallbackOnce.Do(func() { fallbackPl, fallbackErr = (&decideFlags{}).fallback() })
+	if fallbackErr != nil {
+		return policy.Input{}, nil, fallbackErr
+	}
+	return fallbackPl.Input(command, cwd, mode)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
+	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/fleet"
 )
@@ -325,6 +326,15 @@ func TestFleetBundleServer(t *testing.T) {
 	d := decideWith(t, f, "ls", cwd)
 	if diff := cmp.Diff([]string{"org-v1"}, codes(d)); d.Action != policy.Deny || diff != "" {
 		t.Fatalf("v1: %s %v (-want +got):\n%s", d.Action, codes(d), diff)
+	}
+	// The resident engine (serve --opa-config) answers hook calls the same.
+	v, err := fleetHook{f: f}.Decide(context.Background(), hook.Query{Command: "ls", Cwd: cwd})
+	if err != nil || v.Action != "deny" || len(v.Reasons) != 1 || v.Reasons[0].Code != "org-v1" {
+		t.Fatalf("serve's hook decider: %+v %v", v, err)
+	}
+	v, err = fleetHook{f: f, flags: hook.Flags{Config: "/x.yaml"}}.Decide(context.Background(), hook.Query{Command: "true", Cwd: cwd})
+	if err != nil || v.Action != "deny" || v.Reasons[0].Code != PolicyBundleUnavailable {
+		t.Fatalf("serve's hook decider with a hook --config: %+v %v", v, err)
 	}
 	// The bundle's config is in force: its deny row denies the read.
 	if err := os.WriteFile(filepath.Join(cwd, "org-secret.txt"), []byte("x"), 0o644); err != nil {
