@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -307,4 +308,23 @@ func fleetFallback(command, cwd, mode string) (policy.Input, *readstation.Statio
 		return policy.Input{}, nil, fallbackErr
 	}
 	return fallbackPl.Input(command, cwd, mode)
+}
+
+// unavailablePipeline is a pipeline whose policy denies every command with
+// code policy-bundle-unavailable and the message why, for a gate built
+// while no bundle is in force.
+func unavailablePipeline(why string) (*gate.Pipeline, error) {
+	msg, err := json.Marshal(why)
+	if err != nil {
+		return nil, err
+	}
+	mod := fmt.Sprintf(`package shellgate
+
+import rego.v1
+
+decision := {"action": "deny", "reasons": [{"code": %q, "message": %s, "rule": %q}]}
+`, PolicyBundleUnavailable, msg, PolicyBundleUnavailable)
+	return gate.NewPipeline(gate.PipelineOptions{
+		Config: policy.DefaultConfig(), Modules: map[string]string{"policy-bundle-unavailable.rego": mod}, NoDefaultPolicy: true, NoStation: true,
+	})
 }

@@ -371,6 +371,14 @@ func TestFleetBundleServer(t *testing.T) {
 		t.Fatalf("v2: %s %v", d.Action, codes(d))
 	}
 
+	// shellgate run decides with the bundle too.
+	if out, code := runCLI(t, "run", "--opa-config", cfg, "--cwd", cwd, "--json", "ls"); code != 125 || !strings.Contains(out, `"org-v2"`) {
+		t.Errorf("run ls under bundle v2: exit %d\n%s", code, out)
+	}
+	if out, code := runCLI(t, "run", "--opa-config", cfg, "--cwd", cwd, "echo", "hi"); code != 0 || !strings.Contains(out, "hi") {
+		t.Errorf("run echo hi under bundle v2: exit %d\n%s", code, out)
+	}
+
 	// Tampered: signed with another key. Refused; v2 keeps deciding.
 	bundleCLI(t, served, wrong, "v3-tampered", policyDir(t, work, "org-v3"))
 	waitFor(t, "the tampered bundle to be seen and refused", func() bool {
@@ -446,9 +454,19 @@ func TestFleetBundleServer(t *testing.T) {
 	}
 	d = decideWith(t, f3, "ls", cwd)
 	f3.agent.StopQuiet(context.Background())
+	if out, code := runCLI(t, "run", "--opa-config", cfg3, "--cwd", cwd, "--json", "true"); code != 125 || !strings.Contains(out, PolicyBundleUnavailable) {
+		t.Errorf("run with no bundle: exit %d\n%s", code, out)
+	}
 	if d.Action != policy.Deny || !cmp.Equal(codes(d), []string{PolicyBundleUnavailable}) || !strings.Contains(d.Reasons[0].Message, "no policy bundle has been loaded") {
 		t.Fatalf("no bundle: %s %+v", d.Action, d.Reasons)
 	}
+}
+
+func runCLI(t testing.TB, args ...string) (string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errb)
+	return out.String() + errb.String(), code
 }
 
 func waitFor(t testing.TB, what string, cond func() bool) {

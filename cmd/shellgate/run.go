@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -78,10 +79,13 @@ func runRun(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate run: give --yes or --no, not both")
 		return exitUsage
 	}
-	g, err := newRunGate(df, *spill)
+	g, fl, err := newRunGate(df, *spill)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate run:", err)
 		return exitUsage
+	}
+	if fl != nil {
+		defer fl.stop()
 	}
 	command := joinCommand(ops)
 	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, TimeoutMS: *timeout}
@@ -97,6 +101,13 @@ func runRun(e *env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := g.Run(ctx, req)
+	if fl != nil && res.Decision != nil {
+		in := policy.Input{Command: res.Decision.Command, Cwd: res.Decision.Cwd, Mode: res.Decision.Mode, Report: res.Decision.Report}
+		if res.Decision.Station != nil {
+			in.Station = res.Decision.Station
+		}
+		fl.log(ctx, in, res.Decision.Decision, fl.revision())
+	}
 	if res.Code == gate.CodeNotApproved && req.Approver == nil && !*no {
 		res.Message += " (no terminal to ask on: pass --yes to approve)"
 	}
@@ -110,11 +121,13 @@ func runRun(e *env) int {
 	return runExit(res)
 }
 
-// newRunGate builds the gate from the flags check uses.
-func newRunGate(df *decideFlags, spill string) (*gate.Gate, error) {
+// newRunGate builds the gate from the flags check uses; with
+// --opa-config, on the policy bundle in force (its agent is returned, to
+// log the decision and be stopped).
+func newRunGate(df *decideFlags, spill string) (*gate.Gate, *fleetState, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("working directory: %w", err)
+		return nil, nil, fmt.Errorf("working directory: %w", err)
 	}
 	cfgDir := wd
 	if *df.cwd != "" {
@@ -128,12 +141,36 @@ func newRunGate(df *decideFlags, spill string) (*gate.Gate, error) {
 			cfgDir = p
 		}
 	}
+	if *df.mode != "" && !policy.ValidMode(*df.mode) {
+		return nil, nil, fmt.Errorf("--mode %q: want default or readonly", *df.mode)
+	}
+	if *df.opaConfig != "" {
+		if *df.config != "" || len(df.policies) > 0 || *df.catalog != "" {
+			return nil, nil, errors.New("--opa-config: the policy bundle carries the policy, catalog and config; give no --config, --policy or --catalog")
+		}
+		f, err := startFleet(*df.opaConfig, cfgDir, absAll(df.roots), *df.noStation)
+		if err != nil {
+			return nil, nil, err
+		}
+		pl, err := f.pipelineFor(cfgDir)
+		if err == nil && pl == nil {
+			pl, err = unavailablePipeline(f.agent.Unavailable())
+		}
+		if err != nil {
+			f.stop()
+			return nil, nil, err
+		}
+		g, err := gate.New(gate.WithCwd(wd), gate.WithPipeline(pl), gate.WithRunner(&gate.BashRunner{Subreaper: true}),
+			gate.WithLimits(gate.Limits{SpillDir: spill}))
+		if err != nil {
+			f.stop()
+			return nil, nil, err
+		}
+		return g, f, nil
+	}
 	cfg, err := policy.LoadConfigFor(*df.config, cfgDir)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	if *df.mode != "" && !policy.ValidMode(*df.mode) {
-		return nil, fmt.Errorf("--mode %q: want default or readonly", *df.mode)
+		return nil, nil, fmt.Errorf("config: %w", err)
 	}
 	opts := []gate.Option{
 		gate.WithCwd(wd),
@@ -153,11 +190,12 @@ func newRunGate(df *decideFlags, spill string) (*gate.Gate, error) {
 	if *df.catalog != "" {
 		cat, err := loadCatalog(*df.catalog)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		opts = append(opts, gate.WithCatalog(cat))
 	}
-	return gate.New(opts...)
+	g, err := gate.New(opts...)
+	return g, nil, err
 }
 
 // promptApprover shows the decision on w and reads y/N from r.
