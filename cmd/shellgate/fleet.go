@@ -328,3 +328,29 @@ decision := {"action": "deny", "reasons": [{"code": %q, "message": %s, "rule": %
 		Config: policy.DefaultConfig(), Modules: map[string]string{"policy-bundle-unavailable.rego": mod}, NoDefaultPolicy: true, NoStation: true,
 	})
 }
+
+// gateFor builds a gate for a command run in cwd on the bundle in force
+// (a deny-all gate while there is none).
+func (f *fleetState) gateFor(cwd string) (*gate.Gate, error) {
+	pl, err := f.pipelineFor(cwd)
+	if err == nil && pl == nil {
+		pl, err = unavailablePipeline(f.agent.Unavailable())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return gate.New(gate.WithCwd(cwd), gate.WithPipeline(pl))
+}
+
+// logGate hands a gate's decision to the decision log (nothing when f is
+// nil or the decision is).
+func (f *fleetState) logGate(ctx context.Context, d *gate.Decision) {
+	if f == nil || d == nil {
+		return
+	}
+	in := policy.Input{Command: d.Command, Cwd: d.Cwd, Mode: d.Mode, Report: d.Report}
+	if d.Station != nil {
+		in.Station = d.Station
+	}
+	f.log(ctx, in, d.Decision, f.revision())
+}

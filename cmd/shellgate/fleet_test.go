@@ -24,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
+	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/fleet"
@@ -335,6 +336,15 @@ func TestFleetBundleServer(t *testing.T) {
 	v, err = fleetHook{f: f, flags: hook.Flags{Config: "/x.yaml"}}.Decide(context.Background(), hook.Query{Command: "true", Cwd: cwd})
 	if err != nil || v.Action != "deny" || v.Reasons[0].Code != PolicyBundleUnavailable {
 		t.Fatalf("serve's hook decider with a hook --config: %+v %v", v, err)
+	}
+	// So does the MCP server (mcp --opa-config).
+	mo, err := newMCPOptionsFleet(false, cwd, nil, "", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, md, err := mo.check(context.Background(), mcpCheckArgs{Command: "ls"})
+	if gd, ok := md.(*gate.Decision); err != nil || !ok || gd.Action != policy.Deny || !cmp.Equal(codes(gd.Decision), []string{"org-v1"}) {
+		t.Fatalf("mcp check under bundle v1: %+v %v", md, err)
 	}
 	// The bundle's config is in force: its deny row denies the read.
 	if err := os.WriteFile(filepath.Join(cwd, "org-secret.txt"), []byte("x"), 0o644); err != nil {

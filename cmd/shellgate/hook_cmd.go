@@ -89,6 +89,9 @@ func explainExit(command string, code int) string {
 // concurrent use.
 type gateCache struct {
 	flags hook.Flags
+	// fleet, when set (mcp --opa-config), builds every gate on the policy
+	// bundle in force.
+	fleet *fleetState
 	// afterBuild, when set (by tests), runs right after a gate is built.
 	afterBuild func()
 
@@ -113,6 +116,9 @@ const maxGates = 64
 // gateFor returns the gate for a command run in cwd, rebuilt first when
 // an input changed since it was built.
 func (c *gateCache) gateFor(cwd string) (*gate.Gate, error) {
+	if c.fleet != nil {
+		return c.fleet.gateFor(cwd)
+	}
 	cfgPath, src := c.flags.Config, policy.SourceExplicit
 	if cfgPath == "" {
 		var err error

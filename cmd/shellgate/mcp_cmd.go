@@ -31,7 +31,8 @@ type mcpOptions struct {
 }
 
 func runMCP(e *env) int {
-	fs := newFlags(e, "mcp", "[--approve-asks] [--cwd DIR] [--policy DIR]... [--config FILE]")
+	fs := newFlags(e, "mcp", "[--approve-asks] [--cwd DIR] [--policy DIR]... [--config FILE] [--opa-config FILE]")
+	opaConfig := fs.String("opa-config", "", "OPA configuration `FILE`: decide with the policy bundle it names (no --policy or --config then) and log decisions as it says")
 	approve := fs.Bool("approve-asks", false, "run commands the policy would ask about (the MCP client's confirmation of each call is the approval); without it they are refused with the reasons")
 	cwd := fs.String("cwd", "", "the `DIR` commands run in when a call gives none (default: the current directory)")
 	var policies repeated
@@ -45,7 +46,20 @@ func runMCP(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
-	o, err := newMCPOptions(*approve, *cwd, policies, *config)
+	var fl *fleetState
+	if *opaConfig != "" {
+		if *config != "" || len(policies) > 0 {
+			fmt.Fprintln(e.stderr, "shellgate mcp: --opa-config: the policy bundle carries the policy and config; give no --config or --policy")
+			return exitUsage
+		}
+		var err error
+		if fl, err = startFleet(*opaConfig, "", nil, false); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate mcp:", err)
+			return exitUsage
+		}
+		defer fl.stop()
+	}
+	o, err := newMCPOptionsFleet(*approve, *cwd, policies, *config, fl)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 		return exitUsage
@@ -65,6 +79,12 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 func newMCPOptions(approve bool, cwd string, policies []string, config string) (mcpOptions, error) {
+	return newMCPOptionsFleet(approve, cwd, policies, config, nil)
+}
+
+// newMCPOptionsFleet is newMCPOptions, deciding with the policy bundle of
+// fl when it is not nil.
+func newMCPOptionsFleet(approve bool, cwd string, policies []string, config string, fl *fleetState) (mcpOptions, error) {
 	o := mcpOptions{approveAsks: approve}
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -88,6 +108,7 @@ func newMCPOptions(approve bool, cwd string, policies []string, config string) (
 		f.Config, _ = filepath.Abs(config)
 	}
 	o.gates = newGateCache(f)
+	o.gates.fleet = fl
 	// Compile the policy now, so that a broken one is a startup error.
 	if _, err := o.gates.gateFor(abs); err != nil {
 		return o, err
@@ -212,6 +233,7 @@ func (o mcpOptions) run(ctx context.Context, in mcpRunArgs, mode string, ap gate
 		return nil, nil, fmt.Errorf("shellgate could not decide, so nothing ran: %v", err)
 	}
 	res := g.Run(ctx, gate.Request{Command: in.Command, Cwd: cwd, Mode: mode, TimeoutMS: in.TimeoutMS, Approver: ap})
+	o.gates.fleet.logGate(ctx, res.Decision)
 	return textResult(res.Text(), !res.Ran()), res, nil
 }
 
@@ -228,6 +250,7 @@ func (o mcpOptions) check(ctx context.Context, in mcpCheckArgs) (*mcp.CallToolRe
 	if err != nil {
 		return nil, nil, err
 	}
+	o.gates.fleet.logGate(ctx, d)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", d.Action)
 	if len(d.Reasons) == 0 {

@@ -101,13 +101,7 @@ func runRun(e *env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := g.Run(ctx, req)
-	if fl != nil && res.Decision != nil {
-		in := policy.Input{Command: res.Decision.Command, Cwd: res.Decision.Cwd, Mode: res.Decision.Mode, Report: res.Decision.Report}
-		if res.Decision.Station != nil {
-			in.Station = res.Decision.Station
-		}
-		fl.log(ctx, in, res.Decision.Decision, fl.revision())
-	}
+	fl.logGate(ctx, res.Decision)
 	if res.Code == gate.CodeNotApproved && req.Approver == nil && !*no {
 		res.Message += " (no terminal to ask on: pass --yes to approve)"
 	}
