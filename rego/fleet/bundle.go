@@ -49,29 +49,39 @@ import rego.v1
 
 # shellgate's default decision-log mask. input.input.secrets lists the
 # source text of env-assignment values (TOKEN=abc123 cmd) and of reads the
-# read station denied; each is replaced by "***" in the logged input and
-# result, and the list itself is erased. Replace this module (a module in
+# read station denied; each is replaced by "***" in every string of the
+# logged input and result, and the list itself is erased. Replace this module (a module in
 # package system.log in a DIR given to shellgate policy bundle) to mask
 # differently.
 
 mask contains "/input/secrets"
 
-mask contains {"op": "upsert", "path": "/input", "value": scrub(input.input)} if count(_secrets) > 0
+mask contains {"op": "upsert", "path": "/input", "value": scrub(object.remove(input.input, ["secrets"]))} if count(_secrets) > 0
 
 mask contains {"op": "upsert", "path": "/result", "value": scrub(input.result)} if {
 	count(_secrets) > 0
 	input.result
 }
 
-_secrets := {s | some s in input.input.secrets; s != ""}
+_secrets := {s | some s in input.input.secrets; is_string(s); s != ""}
 
-_pairs[k] := "***" if {
+_pairs[s] := "***" if some s in _secrets
+
+# scrub replaces every secret in every string of x (keys stay as they are).
+scrub(x) := json.patch(x, [op | some op in _ops(x)])
+
+_ops(x) := {op |
+	walk(x, [path, v])
+	is_string(v)
 	some s in _secrets
-	m := json.marshal(s)
-	k := substring(m, 1, count(m) - 2)
+	contains(v, s)
+	op := {"op": "replace", "path": _pointer(path), "value": strings.replace_n(_pairs, v)}
 }
 
-scrub(x) := json.unmarshal(strings.replace_n(_pairs, json.marshal(object.remove(x, ["secrets"]))))
+_pointer(path) := concat("", [p |
+	some e in path
+	p := concat("", ["/", replace(replace(sprintf("%v", [e]), "~", "~0"), "/", "~1")])
+])
 `
 
 // BundleOptions say what Build puts in a bundle.
