@@ -222,9 +222,24 @@ deny contains {"code": %q, "message": "the organisation forbids ls here"} if {
 	return d
 }
 
+// publishCount makes each published bundle's mtime distinct: nginx's ETag
+// is the file's mtime (in seconds) and size, and two bundles written in the
+// same second with the same size would share it.
+var publishCount int
+
+func touchPublished(t testing.TB, path string) {
+	t.Helper()
+	publishCount++
+	at := time.Now().Add(time.Duration(publishCount) * time.Hour)
+	if err := os.Chtimes(path, at, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // bundleCLI runs shellgate policy bundle.
 func bundleCLI(t testing.TB, out, key, rev string, dirs ...string) {
 	t.Helper()
+	defer touchPublished(t, out)
 	args := []string{"policy", "bundle", "-o", out, "--revision", rev}
 	if key != "" {
 		args = append(args, "--sign-key", key)
@@ -403,6 +418,32 @@ func TestFleetBundleServer(t *testing.T) {
 	st := fmt.Sprint(f.agent.Status().Bundles)
 	if !strings.Contains(st, "verif") && !strings.Contains(st, "signature") {
 		t.Errorf("status does not say the signature failed: %s", st)
+	}
+
+	// Signed, but its config does not load: OPA activates it, shellgate
+	// refuses it, and v2 keeps deciding.
+	bad, err := fleet.Build(fleet.BundleOptions{Dirs: []string{policyDir(t, work, "org-v4")}, Revision: "v4-bad-config"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Data[fleet.DataRoot] = map[string]any{"config": "mode: sometimes\n"}
+	if err := bad.GenerateSignature(bundle.NewSigningConfig(priv, "RS256", ""), "shellgate", true); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := bundle.NewWriter(&buf).UseModulePath(true).DisableFormat(true).Write(*bad); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(served, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	touchPublished(t, served)
+	waitFor(t, "the bad-config bundle to be refused", func() bool { return f.agent.Status().Refused != "" })
+	if st := f.agent.Status(); !strings.Contains(st.Refused, "v4-bad-config") || !strings.Contains(st.Refused, "sometimes") || f.revision() != "shellgate@v2" {
+		t.Fatalf("bad-config bundle: revision %q, status %+v", f.revision(), st)
+	}
+	if d := decideWith(t, f, "ls", cwd); !cmp.Equal(codes(d), []string{"org-v2"}) {
+		t.Fatalf("after a bad-config bundle: %s %v", d.Action, codes(d))
 	}
 	f.stop()
 

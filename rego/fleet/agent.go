@@ -51,6 +51,10 @@ type Agent struct {
 	logs   *logs.Plugin
 	dir    string // persistence directory ("" when none)
 
+	// acceptMu serializes calls of accept (a bundle activation and the
+	// last good contents at start).
+	acceptMu sync.Mutex
+
 	mu      sync.Mutex
 	cur     *Contents
 	refused string // why the last bundle was refused ("" when it was not)
@@ -113,6 +117,12 @@ func Start(ctx context.Context, config []byte, id string, accept Accept, wait ti
 	if err := mgr.Start(ctx); err != nil {
 		return nil, fmt.Errorf("starting OPA's plugins: %w", err)
 	}
+	// OPA activates a persisted bundle in Start. When there was none, or
+	// shellgate refused it (its config did not load), the last bundle
+	// shellgate accepted decides until a good one comes.
+	if a.Current() == nil {
+		a.loadLastGood()
+	}
 	a.logs = logs.Lookup(mgr)
 	if bp := bundleplugin.Lookup(mgr); bp != nil {
 		bp.Register("shellgate", a.bundleStatus)
@@ -140,6 +150,8 @@ func mustJSON(b []byte) []byte {
 
 // activated reads what the store now holds and hands it to accept.
 func (a *Agent) activated(ctx context.Context, txn storage.Transaction) {
+	a.acceptMu.Lock()
+	defer a.acceptMu.Unlock()
 	c, err := read(ctx, a.mgr.Store, txn)
 	if err == nil {
 		err = a.accept(c)
@@ -151,7 +163,53 @@ func (a *Agent) activated(ctx context.Context, txn storage.Transaction) {
 		a.cur, a.refused = c, ""
 	}
 	a.mu.Unlock()
+	if err == nil {
+		a.saveLastGood(c)
+	}
 	a.save()
+}
+
+// LastGoodFile is the file, in the persistence directory, that keeps the
+// last bundle contents shellgate accepted: OPA persists what it activates,
+// which shellgate may still have refused.
+const LastGoodFile = "shellgate-last-good.json"
+
+func (a *Agent) saveLastGood(c *Contents) {
+	if a.dir == "" {
+		return
+	}
+	b, err := json.Marshal(c)
+	if err != nil || os.MkdirAll(a.dir, 0o700) != nil {
+		return
+	}
+	tmp := filepath.Join(a.dir, LastGoodFile+".tmp")
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		_ = os.Rename(tmp, filepath.Join(a.dir, LastGoodFile))
+	}
+}
+
+// loadLastGood accepts the last good contents saved in the persistence
+// directory, if any.
+func (a *Agent) loadLastGood() {
+	if a.dir == "" {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(a.dir, LastGoodFile))
+	if err != nil {
+		return
+	}
+	var c Contents
+	if json.Unmarshal(b, &c) != nil || len(c.Modules) == 0 {
+		return
+	}
+	a.acceptMu.Lock()
+	defer a.acceptMu.Unlock()
+	if a.Current() != nil || a.accept(&c) != nil {
+		return
+	}
+	a.mu.Lock()
+	a.cur = &c
+	a.mu.Unlock()
 }
 
 func (c *Contents) revisionOr(s string) string {
@@ -309,8 +367,17 @@ func (a *Agent) Log(ctx context.Context, r Record) error {
 		}
 	}
 	id := fmt.Sprintf("%d", time.Now().UnixNano())
+	// The plugin evaluates the drop and mask policies in this read
+	// transaction. Without one it opens its own while holding its query
+	// cache's lock, and a bundle activation that commits meanwhile waits
+	// for that lock inside its write transaction: a deadlock.
+	txn, err := a.mgr.Store.NewTransaction(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.mgr.Store.Abort(ctx, txn)
 	return a.logs.Log(ctx, &server.Info{
-		Timestamp: time.Now().UTC(), Path: "shellgate/decision", Input: &input, Results: &result,
+		Txn: txn, Timestamp: time.Now().UTC(), Path: "shellgate/decision", Input: &input, Results: &result,
 		Bundles: bundles, DecisionID: id,
 	})
 }
