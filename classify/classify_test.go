@@ -186,7 +186,8 @@ var classifyCases = []struct {
 	{in: "git push origin main", want: "not reversible: not-read-only 0-20"},
 	{in: "git reset --hard", want: "not reversible: not-read-only 0-16"},
 	{in: "git reset HEAD~1", want: "not reversible: not-read-only 0-16"},
-	{in: "git clean -fd", want: "not reversible: not-read-only 0-13"},
+	{in: "git clean -fd", want: "not reversible: git-clean 0-13"},
+	{in: "git clean -nfd", want: "reversible"},
 	{in: "git add .", want: "not reversible: not-read-only 0-9"},
 	{in: "git commit -m x", want: "not reversible: not-read-only 0-15"},
 	{in: "git checkout main", want: "not reversible: not-read-only 0-17"},
@@ -286,7 +287,9 @@ var classifyCases = []struct {
 	{in: "ls | xargs -p rm", want: "not reversible: interactive 12-13 not-read-only 14-16"},
 	{in: "ls | xargs", want: "reversible"},
 	{in: "find . -type f -print0 | xargs -0 grep foo", want: "reversible"},
-	{in: "ls | xargs sh -c 'echo $0'", want: "not reversible: dynamic-argument 11-26"},
+	// The words xargs appends follow sh -c's script: they are $0, $1...,
+	// never options (bash, dash and zsh stop at the first operand).
+	{in: "ls | xargs sh -c 'echo $0'", want: "reversible"},
 	// wrappers
 	{in: "timeout 5 ls", want: "reversible"},
 	{in: "timeout 5 git status", want: "reversible"},

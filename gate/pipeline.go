@@ -28,9 +28,9 @@ type PipelineOptions struct {
 	Roots []string
 	// NoStation skips the read station.
 	NoStation bool
-	// NoDefaultPolicy leaves the embedded default policy out: Modules
-	// (a policy bundle's, which carries its own copy) then define
-	// data.shellgate.decision.
+	// NoDefaultPolicy leaves the embedded default policy out (see
+	// WithoutDefaultPolicy): Modules (a policy bundle's, which carries its
+	// own copy) then define data.shellgate.decision.
 	NoDefaultPolicy bool
 }
 
@@ -86,9 +86,6 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 		}
 	}
 	var ropts []rego.Option
-	if o.NoDefaultPolicy {
-		ropts = append(ropts, rego.WithoutDefaultPolicy())
-	}
 	if dirs := append(append([]string{}, res.PolicyDirs...), o.PolicyDirs...); len(dirs) > 0 {
 		ropts = append(ropts, rego.WithPolicyDirs(dirs...))
 	}
@@ -100,6 +97,9 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 	}
 	if len(res.UntrustedModules) > 0 {
 		ropts = append(ropts, rego.WithUntrustedModules(res.UntrustedModules))
+	}
+	if o.NoDefaultPolicy {
+		ropts = append(ropts, rego.WithoutDefaultPolicy())
 	}
 	if p.engine, err = rego.New(ropts...); err != nil {
 		return nil, fmt.Errorf("policy: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -66,49 +67,65 @@ func policyStatus(e *env, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	raw, err := readSmallFile(*cfgPath)
+	s, err := fleetStatus(*cfgPath)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate policy status:", err)
 		return exitUsage
-	}
-	// The last upload is the resident engine's, recorded next to its
-	// persisted bundles.
-	var recorded fleet.Status
-	dir := fleet.PersistenceDir(raw)
-	if dir != "" {
-		recorded, _ = fleet.ReadStatus(dir)
-	}
-	wd, _ := os.Getwd()
-	f, err := startFleet(*cfgPath, wd, nil, true)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "shellgate policy status:", err)
-		return exitUsage
-	}
-	s := f.agent.Status()
-	f.agent.StopQuiet(context.Background())
-	if s.Upload == "" {
-		s.Upload = recorded.Upload
 	}
 	if *asJSON {
 		b, _ := json.Marshal(s)
 		fmt.Fprintln(e.stdout, string(b))
 	} else {
-		rev := s.Revision
-		if rev == "" {
-			rev = "none (" + f.agent.Unavailable() + ")"
-		}
-		fmt.Fprintln(e.stdout, "bundle revision in force:", rev)
-		if s.Refused != "" {
-			fmt.Fprintln(e.stdout, "refused:", s.Refused)
-		}
-		up := s.Upload
-		if up == "" {
-			up = "none recorded"
-		}
-		fmt.Fprintln(e.stdout, "last decision-log upload:", up)
+		writeFleetStatus(e.stdout, s)
 	}
 	if s.Revision == "" {
 		return exitDeny
 	}
 	return exitOK
+}
+
+// fleetStatus loads the bundle the OPA config at path names (as an engine
+// would: persisted or downloaded) and reports it, with the last
+// decision-log upload the resident engine recorded in the config's
+// persistence_directory.
+func fleetStatus(path string) (fleet.Status, error) {
+	raw, err := readSmallFile(path)
+	if err != nil {
+		return fleet.Status{}, err
+	}
+	var recorded fleet.Status
+	if dir := fleet.PersistenceDir(raw); dir != "" {
+		recorded, _ = fleet.ReadStatus(dir)
+	}
+	wd, _ := os.Getwd()
+	f, err := startFleet(path, wd, nil, true)
+	if err != nil {
+		return fleet.Status{}, err
+	}
+	s := f.agent.Status()
+	if s.Revision == "" {
+		s.Refused = f.agent.Unavailable()
+	}
+	f.agent.StopQuiet(context.Background())
+	if s.Upload == "" {
+		s.Upload = recorded.Upload
+	}
+	return s, nil
+}
+
+// writeFleetStatus prints the bundle in force and the last upload.
+func writeFleetStatus(w io.Writer, s fleet.Status) {
+	rev := s.Revision
+	if rev == "" {
+		rev = "none"
+	}
+	fmt.Fprintln(w, "bundle revision in force:", rev)
+	if s.Refused != "" {
+		fmt.Fprintln(w, "refused:", s.Refused)
+	}
+	up := s.Upload
+	if up == "" {
+		up = "none recorded"
+	}
+	fmt.Fprintln(w, "last decision-log upload:", up)
 }

@@ -153,6 +153,12 @@ func TestReadmeFleet(t *testing.T) {
 	if code := run([]string{"policy", "status", "--opa-config", "team.yaml"}, nil, &out, &errb); code != 0 || !strings.Contains(out.String(), "bundle revision in force: shellgate@sha256-") || !strings.Contains(out.String(), "last decision-log upload: ok at ") {
 		t.Errorf("policy status: exit %d\n%s%s", code, out.String(), errb.String())
 	}
+	out.Reset()
+	errb.Reset()
+	run([]string{"doctor", "--opa-config", "team.yaml", "--dir", top}, nil, &out, &errb)
+	if !strings.Contains(out.String(), "bundle revision in force: shellgate@sha256-") || !strings.Contains(out.String(), "last decision-log upload: ok at ") {
+		t.Errorf("doctor --opa-config:\n%s%s", out.String(), errb.String())
+	}
 	col.mu.Lock()
 	defer col.mu.Unlock()
 	if len(col.events) < 3 {
