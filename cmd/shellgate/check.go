@@ -48,7 +48,7 @@ func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 	f.cwd = fs.String("cwd", "", "the `DIR` the command runs in (default: the current directory)")
 	f.noStation = fs.Bool("no-station", false, "skip the read station: reads are then not established")
 	f.catalog = fs.String("catalog", "", "extend the embedded command catalog with this YAML `FILE`")
-	f.opaConfig = fs.String("opa-config", "", "OPA configuration `FILE` (services, bundles, decision_logs, status, keys, persistence_directory): decide with the policy bundle it names and log decisions as it says; a project config may then only tighten")
+	f.opaConfig = fs.String("opa-config", os.Getenv(OPAConfigEnv), "OPA configuration `FILE` (services, bundles, decision_logs, status, keys, persistence_directory): decide with the policy bundle it names and log decisions as it says; a project config may then only tighten (default: $SHELLGATE_OPA_CONFIG)")
 	return f
 }
 

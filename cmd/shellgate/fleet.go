@@ -22,6 +22,13 @@ import (
 // while no good policy bundle was ever loaded.
 const PolicyBundleUnavailable = "policy-bundle-unavailable"
 
+// OPAConfigEnv names the environment variable that gives every command
+// (check, run, mcp, serve and the one-shot hook) an OPA configuration when
+// no --opa-config is given: set it in the agents' environment so that the
+// resident engine the hook client starts, and the hook's fallback, decide
+// with the team's bundle too.
+const OPAConfigEnv = "SHELLGATE_OPA_CONFIG"
+
 // fleetWait is how long a command waits for a first bundle when none is
 // persisted.
 var fleetWait = 5 * time.Second

@@ -404,6 +404,17 @@ func TestFleetBundleServer(t *testing.T) {
 		t.Errorf("run echo hi under bundle v2: exit %d\n%s", code, out)
 	}
 
+	// The one-shot hook (the thin client's fallback) follows
+	// $SHELLGATE_OPA_CONFIG.
+	t.Setenv(OPAConfigEnv, cfg)
+	payload := `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"` + cwd + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"toolu_1"}`
+	var hout, herr bytes.Buffer
+	run([]string{"hook", "claude"}, strings.NewReader(payload), &hout, &herr)
+	if !strings.Contains(hout.String(), "deny") || !strings.Contains(hout.String(), "org-v2") {
+		t.Errorf("hook claude with %s: %s%s", OPAConfigEnv, hout.String(), herr.String())
+	}
+	t.Setenv(OPAConfigEnv, "")
+
 	// Tampered: signed with another key. Refused; v2 keeps deciding.
 	bundleCLI(t, served, wrong, "v3-tampered", policyDir(t, work, "org-v3"))
 	waitFor(t, "the tampered bundle to be seen and refused", func() bool {

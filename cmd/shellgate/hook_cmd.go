@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -54,7 +55,17 @@ func runHook(e *env) int {
 	case len(input) > hook.MaxPayload:
 		ans = hook.DenyError(agent, "", hook.ErrTooLarge)
 	default:
-		ans = hook.Handle(context.Background(), agent, input, flags, newGateCache(flags), explainExit)
+		var dec hook.Decider = newGateCache(flags)
+		if p := os.Getenv(OPAConfigEnv); p != "" {
+			f, err := startFleet(p, "", nil, false)
+			if err != nil {
+				ans = hook.DenyError(agent, "", fmt.Errorf("%s: %v", OPAConfigEnv, err))
+				break
+			}
+			defer f.stop()
+			dec = fleetHook{f: f, flags: flags}
+		}
+		ans = hook.Handle(context.Background(), agent, input, flags, dec, explainExit)
 	}
 	if _, err := e.stdout.Write(ans.Stdout); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate hook:", err)

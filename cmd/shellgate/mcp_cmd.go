@@ -42,7 +42,7 @@ type mcpOptions struct {
 
 func runMCP(e *env) int {
 	fs := newFlags(e, "mcp", "[--approve-asks] [--cwd DIR] [--policy DIR]... [--config FILE] [--opa-config FILE]")
-	opaConfig := fs.String("opa-config", "", "OPA configuration `FILE`: decide with the policy bundle it names (no --policy or --config then) and log decisions as it says")
+	opaConfig := fs.String("opa-config", os.Getenv(OPAConfigEnv), "OPA configuration `FILE` (default: $SHELLGATE_OPA_CONFIG): decide with the policy bundle it names (no --policy or --config then) and log decisions as it says")
 	approve := fs.Bool("approve-asks", false, "run commands the policy would ask about (the MCP client's confirmation of each call is the approval); without it they are refused with the reasons")
 	cwd := fs.String("cwd", "", "the `DIR` commands run in when a call gives none (default: the current directory)")
 	var policies repeated

@@ -28,7 +28,7 @@ const takeoverProbe = 500 * time.Millisecond
 
 func runServe(e *env) int {
 	fs := newFlags(e, "serve", "[--socket PATH] [--idle DURATION] [--poll DURATION] [--log FILE] [--opa-config FILE]")
-	opaConfig := fs.String("opa-config", "", "OPA configuration `FILE`: decide every hook call with the policy bundle it names (a hook's --config and --policy are then refused) and log decisions as it says")
+	opaConfig := fs.String("opa-config", os.Getenv(OPAConfigEnv), "OPA configuration `FILE` (default: $SHELLGATE_OPA_CONFIG): decide every hook call with the policy bundle it names (a hook's --config and --policy are then refused) and log decisions as it says")
 	socket := fs.String("socket", hook.DefaultSocketPath(), "unix socket `PATH` (its directory is made user-only)")
 	idle := fs.Duration("idle", 30*time.Minute, "exit after this long without a request (0: never)")
 	poll := fs.Duration("poll", time.Second, "how often this binary is checked for a replacement (config, policy and trust are checked on every decision)")
