@@ -160,4 +160,3 @@ func mutateAll(t *testing.T, v reflect.Value, path string, check func(string)) {
 		t.Fatalf("%s: cannot mutate a %s", path, v.Kind())
 	}
 }
-
