@@ -81,8 +81,11 @@ func (h *hasher) value(v ast.Value) {
 		h.str(string(x))
 	case *ast.Array:
 		h.h.WriteByte(tagArray)
-		h.int(x.Len())
-		x.Foreach(func(t *ast.Term) { h.value(t.Value) })
+		n := x.Len()
+		h.int(n)
+		for i := 0; i < n; i++ {
+			h.value(x.Elem(i).Value)
+		}
 	case ast.Object:
 		h.h.WriteByte(tagObject)
 		h.int(x.Len())
