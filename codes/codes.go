@@ -101,6 +101,7 @@ var Registry = []Code{
 	// The default Rego policy.
 	{"not-proven", "rego", "the command is not proven safe, so a person is asked"},
 	{"granted", "rego", "a grant of the configuration covers the segment"},
+	{"grant-wildcards-code", "rego", "a project config's grant matches only through a wildcard over an argument that carries code, so it does not apply"},
 	{"shell-stdin", "rego", "a shell or interpreter runs code fed to it on stdin (curl … | sh)"},
 	{"pipe-to-shell", "rego", "downloaded or generated code is piped into a shell"},
 	{"reads-not-established", "rego", "the reads could not be judged (no read station, or a read it could not follow)"},
@@ -125,15 +126,21 @@ var Registry = []Code{
 // Catalog returns the codes of the catalog's entries (options, operand
 // roles, a program's no-argument spelling), each with its entry's doc.
 func Catalog(c *classify.Catalog) []Code {
-	seen := map[string]bool{}
-	var out []Code
+	docs := map[string]string{}
 	catalogCodes(reflect.ValueOf(c), func(code, doc string) {
-		if code == "" || seen[code] {
+		if code == "" {
 			return
 		}
-		seen[code] = true
-		out = append(out, Code{Name: code, From: "catalog", Doc: doc})
+		// A code several entries share is listed once, with the first
+		// of their docs in sort order (the walk meets maps in any order).
+		if old, ok := docs[code]; !ok || old == "" || doc != "" && doc < old {
+			docs[code] = doc
+		}
 	})
+	var out []Code
+	for code, doc := range docs {
+		out = append(out, Code{Name: code, From: "catalog", Doc: doc})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }

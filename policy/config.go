@@ -53,10 +53,17 @@ type Config struct {
 	// .shellgate.yaml that FindConfig found from the cwd (it may only
 	// tighten until the user trusts it; see Resolve), SourceUser for the
 	// user config, SourceExplicit (or "", a config built in Go) for one
-	// the user named.
+	// the user named. A project config's grant, even trusted, never
+	// applies where a wildcard of it covers an argument that carries code
+	// (python3 -c *, env **): the decision asks with the reason
+	// grant-wildcards-code. The user's own or a named config applies such
+	// a grant, since the user chose it; check, explain, grant and run warn
+	// when they load one.
 	Source Source `yaml:"-" json:"-"`
 
 	grants []grantPattern
+	// grantAt locates each grant in its file ("file:line:col").
+	grantAt []string
 	// sum is the SHA-256 of the bytes the config was parsed from, for
 	// the trust store ("" when it was not read from a file).
 	sum string
@@ -188,13 +195,14 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 	if !ValidMode(c.Mode) {
 		return fmt.Errorf("%s: mode %q is not a mode (want default or readonly)", at("mode"), c.Mode)
 	}
-	c.grants = c.grants[:0]
+	c.grants, c.grantAt = c.grants[:0], c.grantAt[:0]
 	for i, g := range c.Grants {
 		p, err := ParseGrant(g)
 		if err != nil {
 			return fmt.Errorf("%s: grant %q: %v", itemAt("grants", i), g, err)
 		}
 		c.grants = append(c.grants, p)
+		c.grantAt = append(c.grantAt, itemAt("grants", i))
 	}
 	for i, p := range c.ReadOnlyPrograms {
 		if p == "" || strings.ContainsAny(p, "/ \t\n") {
@@ -337,6 +345,36 @@ func LoadConfigFor(explicit, cwd string) (*Config, error) {
 		return DefaultConfig(), nil
 	}
 	return LoadConfigFrom(path, src)
+}
+
+// ConfigGrantProblem is a config grant that puts a wildcard over code.
+type ConfigGrantProblem struct {
+	// Where locates the grant: "file:line:col", or the file.
+	Where string `json:"where"`
+	GrantProblem
+}
+
+// String is "file:line:col: grant ... puts a wildcard over code: ...".
+func (p ConfigGrantProblem) String() string { return p.Where + ": " + p.GrantProblem.String() }
+
+// GrantProblems lints the config's grants against the catalog (nil: the
+// embedded one): each grant that can put a wildcard over an argument that
+// carries code (see LintGrant), in config order.
+func (c *Config) GrantProblems(cat *classify.Catalog) []ConfigGrantProblem {
+	if c == nil {
+		return nil
+	}
+	var out []ConfigGrantProblem
+	for i, g := range c.Grants {
+		if p, ok := LintGrant(g, cat); ok {
+			where := c.where()
+			if i < len(c.grantAt) && len(c.grantAt) == len(c.Grants) {
+				where = c.grantAt[i]
+			}
+			out = append(out, ConfigGrantProblem{Where: where, GrantProblem: p})
+		}
+	}
+	return out
 }
 
 // GrantPatterns returns the parsed grants, in config order.

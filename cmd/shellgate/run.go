@@ -83,6 +83,7 @@ func runRun(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate run:", err)
 		return exitUsage
 	}
+	warnGrants(e.stderr, g.Config(), nil)
 	command := joinCommand(ops)
 	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, TimeoutMS: *timeout}
 	switch {
@@ -190,7 +191,7 @@ func promptApprover(w io.Writer, r *bufio.Reader) gate.Approver {
 func decisionResult(d *gate.Decision) checkResult {
 	return checkResult{
 		Command: d.Command, Action: d.Action, Reasons: d.Reasons, Reversible: d.Reversible,
-		Mode: d.Mode, Cwd: d.Cwd, SuggestedGrants: d.SuggestedGrants, Station: d.Station,
+		Mode: d.Mode, Cwd: d.Cwd, SuggestedGrants: d.SuggestedGrants, NoGrants: d.NoGrants, Station: d.Station,
 	}
 }
 
