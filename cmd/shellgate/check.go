@@ -287,9 +287,14 @@ func (d *decider) batch(ctx context.Context, e *env, format string) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// A batch is a resident engine for its length: its live heap is small
-	// and every decision allocates, so the collector runs less often.
+	// and every decision allocates, so the collector runs less often, but
+	// more often again as the heap nears batchMemoryLimit, so that the
+	// resident set stays flat however long the stream.
 	if _, set := os.LookupEnv("GOGC"); !set {
 		defer debug.SetGCPercent(debug.SetGCPercent(rego.ResidentGCPercent))
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(batchMemoryLimit))
 	}
 	d.bt = d.pl.Batch()
 	workers := runtime.GOMAXPROCS(0)
@@ -349,6 +354,11 @@ func (d *decider) batch(ctx context.Context, e *env, format string) int {
 	}
 	return exitOK
 }
+
+// batchMemoryLimit is the soft limit of the Go heap during --batch (when
+// GOMEMLIMIT is not set): a few times the live heap of a batch (10–15 MiB
+// over the agent corpus).
+const batchMemoryLimit = 64 << 20
 
 // batchSlot is one --batch line on its way: the worker fills out or err
 // and closes done.
