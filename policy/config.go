@@ -46,6 +46,11 @@ type Config struct {
 	// PolicyDirs are directories of extra Rego modules. Relative ones are
 	// relative to the config file.
 	PolicyDirs []string `yaml:"policy_dirs" json:"policy_dirs"`
+	// Sandbox chooses the sandbox mode of every command the gate runs:
+	// "" or "auto" (the mode follows the decision), "read-only",
+	// "workspace-write", "full-access", or "off" (no confinement, also
+	// where read-only confinement is impossible).
+	Sandbox string `yaml:"sandbox" json:"sandbox,omitempty"`
 
 	// Path is the file the config was loaded from, "" for the defaults.
 	Path string `yaml:"-" json:"path,omitempty"`
@@ -90,7 +95,16 @@ const (
 func (c *Config) SHA256() string { return c.sum }
 
 // configKeys are the keys a config file may have, for strict decoding.
-var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs"}
+var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox"}
+
+// The values of Config.Sandbox besides the sandbox modes.
+const (
+	SandboxAuto = "auto"
+	SandboxOff  = "off"
+)
+
+// SandboxValues are the values the sandbox key may take.
+var SandboxValues = []string{SandboxAuto, "read-only", "workspace-write", "full-access", SandboxOff}
 
 // DefaultConfig returns the embedded default configuration.
 func DefaultConfig() *Config { return &Config{Mode: ModeDefault} }
@@ -223,6 +237,9 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 		if d == "" {
 			return fmt.Errorf("%s: policy_dirs: an empty directory", itemAt("policy_dirs", i))
 		}
+	}
+	if c.Sandbox != "" && !contains(SandboxValues, c.Sandbox) {
+		return fmt.Errorf("%s: sandbox %q is not a sandbox setting (want %s)", at("sandbox"), c.Sandbox, strings.Join(SandboxValues, ", "))
 	}
 	return nil
 }
