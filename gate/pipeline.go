@@ -142,10 +142,52 @@ func (p *Pipeline) Engine() *rego.Engine { return p.engine }
 // boundary that cannot be built leaves the station out (the policy then
 // sees reads that are not established); the error says why.
 func (p *Pipeline) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode)
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, p.boundary)
 }
 
-func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+// Batch is a Pipeline deciding one batch of commands (shellgate check
+// --batch): it builds the read boundary of each cwd once (the stat of the
+// cwd, the home directory, the walk up to the .git entry) and reuses it for
+// the rest of the batch, which a long-lived engine must not do, since the
+// file system may change between its requests. It is safe for concurrent
+// use.
+type Batch struct {
+	p      *Pipeline
+	mu     sync.Mutex
+	bounds map[string]batchBoundary
+}
+
+type batchBoundary struct {
+	b   readstation.Boundary
+	err error
+}
+
+// Batch starts a batch of decisions.
+func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]batchBoundary{}} }
+
+// Input is Pipeline.Input with the boundary of cwd built once per batch.
+func (b *Batch) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, b.boundary)
+}
+
+func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
+	b.mu.Lock()
+	e, ok := b.bounds[cwd]
+	b.mu.Unlock()
+	if ok {
+		return e.b, e.err
+	}
+	e.b, e.err = b.p.boundary(cfg, cwd)
+	b.mu.Lock()
+	if len(b.bounds) >= maxValid {
+		clear(b.bounds)
+	}
+	b.bounds[cwd] = e
+	b.mu.Unlock()
+	return e.b, e.err
+}
+
+func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
 	if mode == "" {
 		mode = p.cfg.Mode
 	}
@@ -157,7 +199,7 @@ func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cw
 	if p.noStation {
 		return in, nil, nil
 	}
-	b, err := p.boundary(cfg, cwd)
+	b, err := boundary(cfg, cwd)
 	if err != nil {
 		return in, nil, fmt.Errorf("read station: %w (reads are not established)", err)
 	}
@@ -214,7 +256,7 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	}
 	whole := in
 	if p.full != nil {
-		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode)
+		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, p.boundary)
 		if in.Station == nil {
 			whole.Station = nil
 		}
