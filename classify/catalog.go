@@ -210,6 +210,12 @@ type Program struct {
 	// confirmed by running it in a decoy workspace (it needs a daemon, a
 	// cluster or an account); the harness reports it with this reason.
 	Unconfirmed string `yaml:"unconfirmed,omitempty" json:"unconfirmed,omitempty"`
+	// Help says the program handles --help and --version itself: either
+	// word as its only argument prints text and exits, reading, writing
+	// and running nothing else (rm --help). Set only where the confirm
+	// harness ran both: a program whose --help runs a pager, man or a
+	// browser (git log --help) must not have it.
+	Help bool `yaml:"help,omitempty" json:"help,omitempty"`
 	// Caches are files (rows in the deny-row syntax: "**/.git/index",
 	// "~/.config/go/telemetry/**") the program writes as its own cache
 	// under a read-only spelling; the confirm harness lets those writes
@@ -279,8 +285,17 @@ type OptSpec struct {
 	Carries string `yaml:"carries,omitempty" json:"carries,omitempty"`
 	// EndsOptions ends option parsing after the option (and its value):
 	// the words after python -c CODE or -m MOD are the program's argv.
-	EndsOptions bool   `yaml:"ends_options,omitempty" json:"ends_options,omitempty"`
-	Doc         string `yaml:"doc,omitempty" json:"doc,omitempty"`
+	EndsOptions bool `yaml:"ends_options,omitempty" json:"ends_options,omitempty"`
+	// Judged says the command a command option takes (find -exec CMD {} +)
+	// is judged as a segment of its own, over what the program feeds it
+	// (its {} are the program's matches), as a wrapper's command is: the
+	// option then adds no finding of its own. Only on command options.
+	Judged bool `yaml:"judged,omitempty" json:"judged,omitempty"`
+	// InMatchDir says the command runs in each match's directory (find
+	// -execdir): a relative path in it other than {} names a file in an
+	// unknown directory.
+	InMatchDir bool   `yaml:"in_match_dir,omitempty" json:"in_match_dir,omitempty"`
+	Doc        string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
 }
@@ -605,6 +620,12 @@ func (p *Program) build(path string) []error {
 		errs = append(errs, o.checkCarries(path)...)
 		if (hasString(o.Effects, EffectCommand)) != (len(o.Terminator) > 0) && hasString(o.Effects, EffectCommand) && p.Syntax == "long" {
 			bad("option %s: command option needs a terminator", o.Names[0])
+		}
+		if (o.Judged || o.InMatchDir) && (!hasString(o.Effects, EffectCommand) || p.Syntax != "long") {
+			bad("option %s: judged and in_match_dir are for command options of a long-syntax program (find -exec)", o.Names[0])
+		}
+		if o.Judged && hasString(o.Effects, EffectInteract) {
+			bad("option %s: an interactive command option (find -ok) reads the answer from stdin: it cannot be judged", o.Names[0])
 		}
 		switch o.ValueRole {
 		case "", "sed", "awk":

@@ -312,6 +312,16 @@ func TestCatalogValidateRejects(t *testing.T) {
 			want: []string{"foo", "-run", "needs carries: command"},
 		},
 		{
+			name: "judged on an option that takes no command",
+			yaml: "programs:\n  - name: foo\n    syntax: long\n    options:\n      - names: [-x]\n        judged: true\n",
+			want: []string{"foo", "-x", "judged and in_match_dir are for command options"},
+		},
+		{
+			name: "judged interactive command option",
+			yaml: "programs:\n  - name: foo\n    syntax: long\n    options:\n      - names: [-ok]\n        carries: command\n        effects: [exec, command, interactive]\n        terminator: [';']\n        judged: true\n        doc: asks, then runs a command\n",
+			want: []string{"foo", "-ok", "cannot be judged"},
+		},
+		{
 			name: "script value that carries nothing",
 			yaml: "programs:\n  - name: foo\n    options:\n      - names: [-e]\n        value: required\n        value_role: sed\n        carries: none\n",
 			want: []string{"foo", "-e", "carries cannot be none"},
@@ -440,10 +450,12 @@ func TestCatalogSpot(t *testing.T) {
 		{"man ls", false, []string{"interactive"}},
 		{"man -P cat ls", false, []string{"interactive", "man-pager"}},
 		{"watch ls", false, []string{"follow-option", "not-read-only"}},
-		{"journalctl -u ssh -n 50", false, notRO},
-		{"journalctl -f", false, []string{"follow-option", "not-read-only"}},
-		{"journalctl --vacuum-time=1d", false, []string{"journalctl-write", "not-read-only"}},
-		{"journalctl --cursor-file=c", false, []string{"journalctl-write", "not-read-only"}},
+		{"journalctl -u ssh -n 50", true, nil},
+		{"journalctl -u ssh", false, []string{"journal-read"}},
+		{"journalctl -f", false, []string{"follow-option", "journal-read"}},
+		{"journalctl -n 5 -f", false, []string{"follow-option"}},
+		{"journalctl --vacuum-time=1d", false, []string{"journal-read", "journalctl-write"}},
+		{"journalctl --cursor-file=c", false, []string{"journal-read", "journalctl-write"}},
 
 		// system information
 		{"ps aux", true, nil},
@@ -826,7 +838,8 @@ func TestCatalogSpot(t *testing.T) {
 		{"killall node", false, notRO},
 		{"crontab -l", false, notRO},
 		{"crontab -r", false, []string{"crontab-write", "not-read-only"}},
-		{"systemctl status ssh", false, notRO},
+		{"systemctl status ssh", false, []string{"systemctl-pager"}},
+		{"systemctl status ssh --no-pager", true, nil},
 		{"systemctl list-units --failed", true, nil},
 		{"systemctl restart ssh", false, notRO},
 		{"apt list --installed", true, nil},
@@ -916,7 +929,8 @@ func TestCatalogSpot(t *testing.T) {
 		{"who am i", true, nil},
 		{"who /var/log/wtmp", true, nil},
 		{"ps --no-heading", true, nil},
-		{"find . -name x -exec cp {} /tmp \\;", false, []string{"find-exec", "not-read-only"}},
+		{"find . -name x -exec cp {} /tmp \\;", false, []string{"not-read-only"}},
+		{"find . -name x -exec grep -n x {} +", true, nil},
 		{"bash --rcfile x -i", false, []string{"shell-startup", "shell-startup"}},
 	}
 	for _, tt := range tests {

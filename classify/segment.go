@@ -189,6 +189,13 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		return idx
 	}
 	seg.Known = true
+	if spec.Help && len(args) == 2 && args[1].Static() && (args[1].Value == "--help" || args[1].Value == "--version") {
+		// rm --help: a program that handles the word itself prints and
+		// exits (catalog help: true, confirmed by the harness).
+		seg.Categories = []string{"read"}
+		seg.Options = []Opt{{Name: args[1].Value, Written: args[1].Value, Known: true, Span: args[1].Span}}
+		return idx
+	}
 	p := argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
 	p.run()
 	p.finish()
@@ -316,6 +323,9 @@ type nestedCmd struct {
 	assigns []Assign
 	wrapper string
 	kind    string // wrapper, xargs, find-exec
+	// inMatchDir: the command runs in each match's directory (find
+	// -execdir), so its cwd is unknown.
+	inMatchDir bool
 }
 
 func (p *argParser) specName() string {
@@ -412,7 +422,10 @@ func (p *argParser) run() {
 // of the arguments were consumed (a subcommand change or a nested command).
 func (p *argParser) operand(i int, endOpts bool) bool {
 	a := p.args[i]
-	if len(p.spec.Subcommands) > 0 && len(p.operands) == 0 && !endOpts {
+	// An option that takes away the operands (git --help: with a word
+	// after it, git help WORD runs man) leaves no subcommand either.
+	noOperands := p.roles != nil && len(p.roles) == 0
+	if len(p.spec.Subcommands) > 0 && len(p.operands) == 0 && !endOpts && !noOperands {
 		if !a.Static() {
 			p.w.find("dynamic-subcommand", "the "+p.specName()+" subcommand "+quote(a.Value)+" is only known at run time", a.Span, p.seg.Index)
 			p.stopped = true
@@ -483,6 +496,11 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		o.Effects = spec.Effects
 		who := p.specName() + " " + o.Written
 		for _, e := range spec.Effects {
+			if spec.Judged && (e == EffectExec || e == EffectCommand) {
+				// find -exec CMD {} +: CMD is a segment of its own,
+				// judged over find's matches; the option adds nothing.
+				continue
+			}
 			p.effects = append(p.effects, effectAt{effect: e, code: spec.Code, doc: spec.Doc, who: who, span: o.Span})
 		}
 		if spec.match != nil && o.Value != nil {
@@ -868,7 +886,7 @@ func (p *argParser) longOpt(i int) int {
 				}
 				cmdArgs = append(cmdArgs, x)
 			}
-			p.nested = append(p.nested, nestedCmd{args: cmdArgs, infos: make([]wordInfo, len(cmdArgs)), wrapper: p.root.Name + " " + v, kind: "find-exec"})
+			p.nested = append(p.nested, nestedCmd{args: cmdArgs, infos: make([]wordInfo, len(cmdArgs)), wrapper: p.root.Name + " " + v, kind: "find-exec", inMatchDir: spec.InMatchDir})
 		}
 		if j < len(p.args) {
 			o.Span.End = p.args[j].Span.End
@@ -1456,7 +1474,14 @@ func (p *argParser) finish() {
 			cc.findExec = true
 		}
 		if len(n.args) > 0 {
-			if n.kind == "wrapper" && p.cwdOpt != nil {
+			if n.inMatchDir {
+				// find -execdir: the command runs in each match's
+				// directory; its {} is still the match.
+				saved := w.saveCwd()
+				w.st.cwd = Cwd{}
+				w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
+				w.restoreCwd(saved)
+			} else if n.kind == "wrapper" && p.cwdOpt != nil {
 				// env -C DIR runs the command in DIR, in a child process.
 				saved := w.saveCwd()
 				w.st.cwd = p.optCwd()

@@ -368,7 +368,7 @@ func TestSegments(t *testing.T) {
 		{"bash -c 'ls | rm x'", "bash rw; ls <0 [bash] pipe0/2 subshell depth1 ro; rm <0 [bash] pipe1/2 subshell fed depth1 rw"},
 		{"sh -c 'sh -c ls'", "sh ro; sh <0 [sh] subshell depth1 ro; ls <1 [sh,sh] subshell depth2 ro"},
 		{"find . -exec rm {} \\;", "find rw; rm <0 [find -exec] rw"},
-		{"find . -exec cat {} +", "find rw; cat <0 [find -exec] ro"},
+		{"find . -exec cat {} +", "find ro; cat <0 [find -exec] ro"},
 		{"ls | xargs rm", "ls pipe0/2 subshell ro; xargs pipe1/2 subshell fed rw; rm <1 [xargs] pipe1/2 subshell fed rw"},
 		{"timeout 5 ls", "timeout ro; ls <0 [timeout] ro"},
 		{"timeout 5 rm x", "timeout rw; rm <0 [timeout] rw"},

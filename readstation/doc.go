@@ -117,8 +117,9 @@
 //
 // Further conditions: the word is the producer's path alone (appended by
 // xargs, or exactly "{}" / xargs' -I string: "{}/../x" is not bounded),
-// the producer runs in the same directory as the
-// reader (so its relative output means the same paths), its program is not
+// for xargs the producer runs in the same directory as the reader (so its
+// relative output means the same paths; find's {} is the match wherever
+// -exec or -execdir runs the command), its program is not
 // written with a path, and, unless both sides are NUL-separated (find
 // -print0, grep -Z, rg -0 or git ls-files -z, with xargs -0), a name under
 // the roots that xargs would split at a blank or newline is judged word by

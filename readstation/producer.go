@@ -145,14 +145,20 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 			return
 		}
 	}
-	rc := j.cwdOf(ref.Cwd)
-	if rc.err != "" {
-		fail("%s", rc.err)
-		return
-	}
-	if rc.abs != pc.abs && ref.Dynamic == "xargs-input" {
-		fail("%s (segment %d) runs in %s, the reader in %s", what, p.Index, show(pc.abs), show(rc.abs))
-		return
+	// find's {} is the match itself wherever the command runs (-execdir
+	// runs it in the match's directory as ./NAME); xargs' input is
+	// opened relative to the reader's directory.
+	var rc cwdResult
+	if ref.Dynamic == "xargs-input" {
+		rc = j.cwdOf(ref.Cwd)
+		if rc.err != "" {
+			fail("%s", rc.err)
+			return
+		}
+		if rc.abs != pc.abs {
+			fail("%s (segment %d) runs in %s, the reader in %s", what, p.Index, show(pc.abs), show(rc.abs))
+			return
+		}
 	}
 	// What the producer prints decides which names the reader gets: rg
 	// prints no hidden names unless told to; find, grep and git ls-files

@@ -119,3 +119,60 @@ git clean -nfdx # want allow
 git clean --dry-run -d # want allow
 git clean -n -i # want ask git-clean-interactive
 git clean -fdx # want ask git-clean
+
+# Fewer needless asks: find -exec and -execdir run their command over find's
+# matches; a read-only command is judged as a segment of its own, and its {}
+# reads are judged by walking find's start points for deny rows (the harness
+# ran these over a tree with a committed .env: no write, no other program).
+find . -name '*.go' -exec grep -n TODO {} + # want allow
+find . -name '*.go' -exec grep -n TODO {} \; # want allow
+find src -type f -exec wc -l {} + # want allow
+find . -name '*.md' -execdir head -n 3 {} \; # want allow
+find . -maxdepth 1 -type f -exec cat {} + # want allow
+find . -name '*.go' -exec grep -n TODO {}/../x +  # want ask read-not-established
+find . -name '*.go' -execdir cat go.mod {} + # want ask read-not-established
+find . -exec cat \; # want ask stdin-read
+find . -exec rm {} + # want ask not-read-only
+find . -exec sed -i s/a/b/ {} + # want ask
+find . -exec sh -c 'cat "$1" > out' _ {} \; # want ask
+
+# Fewer needless asks: --help or --version alone on a program that handles
+# it itself (catalog help: true; the harness ran each: no write, no other
+# program). Anything more is the program's ordinary spelling.
+rm --help # want allow
+rm --version # want allow
+cp --help # want allow
+mv --version # want allow
+mkdir --help # want allow
+chmod --version # want allow
+# curl starts its resolver even for --version (the harness traced it opening
+# /etc/hosts): not help: true.
+curl --version # want ask network
+curl --help # want ask network
+rm --help x # want ask not-read-only
+rm -rf --help # want ask
+rm --hel # want ask not-read-only
+rm --help > out.txt # want ask
+sudo --help # want ask
+# git --help (or -h) alone prints git's usage; with a word after it, it is
+# git help WORD, which runs man (traced by the harness): asked.
+git --help # want allow
+git -h # want allow
+git --help log # want ask unexpected-operand
+git -h log # want ask unexpected-operand
+
+# Fewer needless asks: journalctl -n N prints the latest entries and exits;
+# systemctl status --no-pager prints a unit's state and exits (the harness
+# ran both: no write, no other program). Without -n journalctl prints the
+# whole journal; without --no-pager systemctl status may page; -f follows.
+journalctl -n 20 # want allow
+journalctl -u ssh -n 50 --no-pager # want allow
+journalctl --lines=5 # want allow
+journalctl # want ask journal-read
+journalctl -u ssh # want ask journal-read
+journalctl -n 20 -f # want ask follow-option
+journalctl -n 5 --vacuum-time 1d # want ask journalctl-write
+systemctl status ssh --no-pager # want allow
+systemctl --no-pager status # want allow
+systemctl status ssh # want ask systemctl-pager
+systemctl restart ssh --no-pager # want ask not-read-only

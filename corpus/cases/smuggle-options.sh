@@ -4,17 +4,20 @@
 # mode asks, a readonly verifier is refused.
 #modes: default readonly
 
-# find: -exec, -execdir, -ok, -okdir, -delete, -fprint*, -fls.
+# find: -exec, -execdir, -ok, -okdir, -delete, -fprint*, -fls. The command
+# of -exec and -execdir is a segment of its own, judged over find's matches
+# (confirmed.sh has the read-only ones); -ok and -okdir read the answer from
+# stdin and stay asked.
 find . -name '*.tmp' -delete # want ask find-delete
 find . -delete # want ask find-delete
 find . -type f -name '*.log' -delete -print # want ask find-delete
-find . -exec rm {} \; # want ask find-exec
-find . -name '*.go' -exec grep -n TODO {} + # want ask find-exec
-find . -name '*.go' -exec cat {} \; # want ask find-exec
-find . -exec sh -c 'touch pwned' \; # want ask find-exec
-find . -exec sh -c 'rm "$1"' _ {} \; # want ask find-exec
+find . -exec rm {} \; # want ask not-read-only
+find . -exec sh -c 'touch pwned' \; # want ask not-read-only
+find . -exec sh -c 'rm "$1"' _ {} \; # want ask not-read-only
 find . -execdir touch pwned \; # want ask
 find . -ok rm {} \; # want ask
+find . -ok cat {} \; # want ask find-exec
+find . -okdir cat {} \; # want ask
 find . -okdir rm {} \; # want ask
 find . -fprint out.txt # want ask
 find . -fprint0 out.txt # want ask
@@ -25,7 +28,7 @@ find . -name '*.sh' -exec bash {} \; # want ask
 find . -newer go.mod -exec touch {} + # want ask
 find . -maxdepth 1 -name main.go -exec sed -i s/a/b/ {} + # want ask
 find . -type d -empty -delete # want ask find-delete
-find . \( -name a -o -name b \) -exec rm {} + # want ask find-exec
+find . \( -name a -o -name b \) -exec rm {} + # want ask not-read-only
 
 # sed: in-place editing, the w, W and e commands, s///w and s///e, script files.
 sed -i s/alpha/ALPHA/ notes.txt # want ask

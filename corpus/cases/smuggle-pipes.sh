@@ -53,4 +53,4 @@ sort --comp=sh notes.txt # want ask
 sort -S1 --compress-program sh notes.txt # want ask
 uniq -u notes.txt result.txt # want ask
 tee < README.md out.txt # want ask
-find . -maxdepth 1 -exec echo {} \; # want ask
+find . -maxdepth 1 -exec echo {} \; # want allow

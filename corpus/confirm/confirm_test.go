@@ -95,6 +95,36 @@ var probes = []Spelling{
 	{"git clean", "git", "git clean -fdx"},
 	{"ps", "ps", "ps aux"},
 	{"ps", "ps", "ps e"},
+	// find -exec and -execdir: the command runs over find's matches and
+	// must be the only other program; the ones that reach .env are asked.
+	{"find", "find", "find src -name '*.go' -exec grep -n TODO {} +"},
+	{"find", "find", "find . -name '*.go' -exec grep -n TODO {} \\;"},
+	{"find", "find", "find . -name '*.md' -execdir head -n 3 {} \\;"},
+	{"find", "find", "find src -type f -exec wc -l {} +"},
+	{"find", "find", "find docs -exec cat {} +"},
+	{"find", "find", "find . -maxdepth 1 -exec echo {} \\;"},
+	{"find", "find", "find . -name '*.go' -exec grep -n TODO {} + -exec wc -c {} +"},
+	{"find", "find", "find . -exec cat {} +"},
+	{"find", "find", "find . -name '*.go' -exec grep -rn TODO {} +"},
+	{"find", "find", "find . -name '*.go' -execdir cat .env {} +"},
+	{"find", "find", "find . -exec rm {} +"},
+	{"find", "find", "find . -ok cat {} \\;"},
+	// --help alone: git's prints its usage; a word after it runs man.
+	{"git", "git", "git --help"},
+	{"git", "git", "git -h"},
+	{"git", "git", "git --help log"},
+	{"git", "git", "git -h log"},
+	{"git", "git", "git log --help"},
+	{"rm", "rm", "rm --help x"},
+	// journalctl -n and systemctl status --no-pager print and exit.
+	{"journalctl", "journalctl", "journalctl -n 20"},
+	{"journalctl", "journalctl", "journalctl -u ssh -n 50 --no-pager"},
+	{"journalctl", "journalctl", "journalctl --lines=5 -o json"},
+	{"journalctl", "journalctl", "journalctl -n 5 --file data/plain.txt"},
+	{"journalctl", "journalctl", "journalctl -n 5 -f"},
+	{"systemctl status", "systemctl", "systemctl status ssh --no-pager"},
+	{"systemctl status", "systemctl", "systemctl --no-pager status"},
+	{"systemctl status", "systemctl", "systemctl status ssh"},
 }
 
 // caseT is one command to confirm.

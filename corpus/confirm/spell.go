@@ -173,8 +173,9 @@ func optionWords(p *classify.Program, o *classify.OptSpec) ([]string, bool) {
 
 // Spellings generates, for every read-only entry of the catalog (programs
 // and subcommands): the entry alone, with each decoy operand, and each
-// option the catalog calls safe alone, with a file and with "@.env". The
-// gate decides which of them are allowed; only those are run.
+// option the catalog calls safe alone, with a file and with "@.env"; and
+// for every program with help: true, --help and --version alone. The gate
+// decides which of them are allowed; only those are run.
 func Spellings(cat *classify.Catalog) []Spelling {
 	var out []Spelling
 	seen := map[string]bool{}
@@ -224,6 +225,11 @@ func Spellings(cat *classify.Catalog) []Spelling {
 	}
 	for _, p := range cat.Programs {
 		walk(p, nil, p.Name)
+		if p.Help {
+			// help: true claims --help and --version alone print and exit.
+			add(p.Name, p.Name, []string{p.Name, "--help"})
+			add(p.Name, p.Name, []string{p.Name, "--version"})
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Program < out[j].Program })
 	return out
