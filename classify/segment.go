@@ -179,7 +179,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 			w.find("env-assignment", "sets "+a.Name+" for "+name+", which can change what it runs or reads", a.Span, idx)
 		}
 	}
-	spec := w.cfg.cat.Lookup(name)
+	spec := w.cfg.cat.LookupIn(name, w.dialect)
 	if spec == nil {
 		if b, ok := shellBuiltins[name]; ok {
 			w.find(b.code, name+" "+b.msg, prog.Span, idx)
@@ -1508,15 +1508,28 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 		w.find("limit-nested", fmt.Sprintf("scripts nest more than %d deep; the rest was not analysed", w.cfg.limits.MaxNested), a.Span, seg.Index)
 		return
 	}
-	lang := syntax.LangBash
-	if seg.Name == "sh" || seg.Name == "dash" {
-		lang = syntax.LangPOSIX
+	// The script is read in the language of the shell that runs it
+	// (the catalog's dialect), whatever the outer command's dialect.
+	d := w.dialect
+	if spec := w.cfg.cat.LookupIn(seg.Name, w.dialect); spec != nil && hasString(spec.Categories, "shell") {
+		switch Dialect(spec.Dialect) {
+		case DialectBash, DialectZsh, DialectSh:
+			d = Dialect(spec.Dialect)
+		default:
+			if spec.Dialect != "" || seg.Name != "eval" && seg.Name != "trap" && seg.Name != "emulate" {
+				w.find("unknown-dialect", seg.Name+" runs a script in a language shellgate does not read", a.Span, seg.Index)
+				return
+			}
+		}
 	}
-	f, err := parse(a.Value, lang)
+	f, err := parse(a.Value, d.lang())
 	if err != nil {
 		w.find("parse-error", seg.Name+" cannot parse its script: "+err.Error(), a.Span, seg.Index)
 		return
 	}
+	savedDialect := w.dialect
+	w.dialect, w.zsh = d, d == DialectZsh
+	defer func() { w.dialect, w.zsh = savedDialect, savedDialect == DialectZsh }()
 	savedSrc, savedBase, savedExact, savedOuter := w.src, w.base, w.exact, w.outer
 	raw := ""
 	if w.exact && a.Span.End <= len(w.r.Command) {
