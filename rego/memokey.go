@@ -59,6 +59,8 @@ func (h *hasher) arg(a classify.Arg) {
 	h.str(a.Value)
 	h.str(a.Dynamic)
 	h.str(a.Pattern)
+	h.boolean(a.Dots)
+	h.boolean(a.Globstar)
 	h.span(a.Span)
 }
 
@@ -90,6 +92,8 @@ func (h *hasher) pathRefs(ps []classify.PathRef) {
 		h.boolean(p.IfExists)
 		h.str(p.PathGlob)
 		h.boolean(p.Tracked)
+		h.boolean(p.Dots)
+		h.boolean(p.Globstar)
 	}
 }
 
@@ -189,7 +193,9 @@ func (h *hasher) report(r *classify.Report) {
 		h.str(f.Message)
 		h.span(f.Span)
 		h.int(f.Segment)
+		h.str(f.Dialect)
 	}
+	h.str(r.Dialect)
 }
 
 func (h *hasher) station(st *readstation.Station) {
@@ -256,6 +262,7 @@ func keyFor(in *policy.Input, f *policy.Facts) (memoKey, bool) {
 	}
 	var h hasher
 	h.h.SetSeed(memoSeed)
+	h.str(in.Shell)
 	h.report(in.Report)
 	h.station(st)
 	h.facts(f)

@@ -30,6 +30,7 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 // decideFlags are the flags check, explain and grant share.
 type decideFlags struct {
 	mode      *string
+	shell     *string
 	policies  repeated
 	roots     repeated
 	config    *string
@@ -41,6 +42,7 @@ type decideFlags struct {
 func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 	f := &decideFlags{}
 	f.mode = fs.String("mode", "", "default (ask a person for anything not proven safe) or readonly (deny it); default: the config's mode")
+	f.shell = addShellFlag(fs)
 	fs.Var(&f.policies, "policy", "add the Rego modules in `DIR` to the default policy (repeatable)")
 	fs.Var(&f.roots, "root", "add `DIR` to the roots reads and writes may touch (repeatable)")
 	f.config = fs.String("config", "", "config `FILE` (default: .shellgate.yaml in the cwd or a parent, else the user config)")
@@ -57,6 +59,7 @@ type decider struct {
 	classify []classify.Option
 	cwd      string
 	mode     string
+	shell    classify.Dialect
 	station  bool
 
 	boundaries map[string]readstation.Boundary
@@ -101,6 +104,9 @@ func (f *decideFlags) setup() (*decider, error) {
 	if !policy.ValidMode(d.mode) {
 		return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
 	}
+	if d.shell, err = requestShell(*f.shell, cfg); err != nil {
+		return nil, err
+	}
 	var base *classify.Catalog
 	if *f.catalog != "" {
 		if base, err = loadCatalog(*f.catalog); err != nil {
@@ -132,15 +138,18 @@ func absAll(list []string) []string {
 // input classifies the command and runs the station. A station that cannot
 // run (a bad boundary) leaves the station out, so the reads are not
 // established; the error says why.
-func (d *decider) input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
 	if cwd == "" {
 		cwd = d.cwd
 	}
 	if mode == "" {
 		mode = d.mode
 	}
-	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Config: d.cfg}
-	in.Report = classify.Classify(command, d.classify...)
+	if shell == classify.DialectUnknown {
+		shell = d.shell
+	}
+	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: d.cfg}
+	in.Report = classify.Classify(command, append(d.classify[:len(d.classify):len(d.classify)], classify.WithDialect(shell))...)
 	var st *readstation.Station
 	var err error
 	if d.station {
@@ -180,12 +189,13 @@ type checkResult struct {
 	Reversible      bool                 `json:"reversible"`
 	Mode            string               `json:"mode"`
 	Cwd             string               `json:"cwd"`
+	Dialect         string               `json:"dialect,omitempty"`
 	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
 	Station         *readstation.Station `json:"station,omitempty"`
 	Error           string               `json:"error,omitempty"`
 }
 
-const checkUsage = `[--mode readonly|default] [--policy DIR]... [--config FILE] [--cwd DIR]
+const checkUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE] [--cwd DIR]
        [--root DIR]... [--no-station] [--json] [--batch [--input lines|jsonl]] COMMAND
 
 Decides whether COMMAND may run and prints the action with its reasons: the
@@ -207,7 +217,7 @@ func runCheck(e *env) int {
 	df := addDecideFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	batch := fs.Bool("batch", false, "read one command per line on stdin, write one JSON object per line")
-	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with \"command\" and optional \"cwd\", \"mode\")")
+	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with \"command\" and optional \"cwd\", \"mode\", \"shell\")")
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
 		return status
@@ -230,7 +240,7 @@ func runCheck(e *env) int {
 		return d.batch(ctx, e, *input)
 	}
 	command := joinCommand(ops)
-	in, st, serr := d.input(command, "", "")
+	in, st, serr := d.input(command, "", "", "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", serr)
 	}
@@ -253,7 +263,7 @@ func runCheck(e *env) int {
 func result(in policy.Input, st *readstation.Station, dec policy.Decision) checkResult {
 	return checkResult{
 		Command: in.Command, Action: dec.Action, Reasons: dec.Reasons,
-		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd,
+		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd, Dialect: in.Report.Dialect,
 		SuggestedGrants: dec.SuggestedGrants, Station: st,
 	}
 }
@@ -281,8 +291,8 @@ func (d *decider) batch(ctx context.Context, e *env, format string) int {
 		if it.Err != nil {
 			return writeJSON(e.stdout, batchError{Line: it.Line, Error: it.Err.Error()})
 		}
-		var cwd, mode string
-		for k, dst := range map[string]*string{"cwd": &cwd, "mode": &mode} {
+		var cwd, mode, shell string
+		for k, dst := range map[string]*string{"cwd": &cwd, "mode": &mode, "shell": &shell} {
 			if raw, ok := it.Fields[k]; ok {
 				if err := json.Unmarshal(raw, dst); err != nil {
 					return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("%q is not a string", k)})
@@ -292,10 +302,14 @@ func (d *decider) batch(ctx context.Context, e *env, format string) int {
 		if mode != "" && !policy.ValidMode(mode) {
 			return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
 		}
+		dialect, err := classify.ParseDialect(shell)
+		if err != nil {
+			return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: err.Error()})
+		}
 		if cwd != "" && !filepath.IsAbs(cwd) {
 			cwd = filepath.Join(d.cwd, cwd)
 		}
-		in, st, serr := d.input(it.Command, cwd, mode)
+		in, st, serr := d.input(it.Command, cwd, mode, dialect)
 		dec, err := d.engine.Decide(ctx, in)
 		if err != nil {
 			return err
@@ -354,4 +368,23 @@ func oneLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
+}
+
+// addShellFlag adds --shell: the shell that will run the command.
+func addShellFlag(fs *flag.FlagSet) *string {
+	return fs.String("shell", "", "the shell that runs the command: bash, zsh or sh; default: the config's shell, else judge it as both bash and zsh")
+}
+
+// requestShell is the dialect a flag value (else the config's shell)
+// names; "" is not known (both bash and zsh).
+func requestShell(flagValue string, cfg *policy.Config) (classify.Dialect, error) {
+	s := flagValue
+	if s == "" && cfg != nil {
+		s = cfg.Shell
+	}
+	d, err := classify.ParseDialect(s)
+	if err != nil {
+		return d, fmt.Errorf("--shell: %v", err)
+	}
+	return d, nil
 }

@@ -27,7 +27,7 @@ type explainResult struct {
 }
 
 func runExplain(e *env) int {
-	fs := newFlags(e, "explain", "[--mode readonly|default] [--policy DIR]... [--config FILE] [--cwd DIR] [--root DIR]... [--no-station] [--json | --input] COMMAND")
+	fs := newFlags(e, "explain", "[--mode readonly|default] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE] [--cwd DIR] [--root DIR]... [--no-station] [--json | --input] COMMAND")
 	df := addDecideFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	asInput := fs.Bool("input", false, "print the policy input document as JSON (for writing Rego tests) and exit")
@@ -44,7 +44,7 @@ func runExplain(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate explain:", err)
 		return exitUsage
 	}
-	in, st, serr := d.input(joinCommand(ops), "", "")
+	in, st, serr := d.input(joinCommand(ops), "", "", "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", serr)
 	}

@@ -46,7 +46,7 @@ Flags:`)
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitUsage
 	}
-	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault)
+	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault, "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", serr)
 	}

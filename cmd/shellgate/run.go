@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -32,7 +33,7 @@ const (
 	exitRunBadInput = exitUsage
 )
 
-const runUsage = `[--mode readonly|default] [--timeout MS] [--cwd DIR] [--yes|--no] [--json]
+const runUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--timeout MS] [--cwd DIR] [--yes|--no] [--json]
        [--policy DIR]... [--config FILE] [--root DIR]... [--no-station] [--spill DIR] COMMAND
 
 Checks COMMAND like 'shellgate check' and runs it with 'bash -c' when the
@@ -84,7 +85,7 @@ func runRun(e *env) int {
 		return exitUsage
 	}
 	command := joinCommand(ops)
-	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, TimeoutMS: *timeout}
+	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, Shell: *df.shell, TimeoutMS: *timeout}
 	switch {
 	case *yes:
 		req.Approver = gate.ApproverFunc(func(context.Context, *gate.Decision) (bool, error) { return true, nil })
@@ -134,6 +135,9 @@ func newRunGate(df *decideFlags, spill string) (*gate.Gate, error) {
 	}
 	if *df.mode != "" && !policy.ValidMode(*df.mode) {
 		return nil, fmt.Errorf("--mode %q: want default or readonly", *df.mode)
+	}
+	if _, err := classify.ParseDialect(*df.shell); err != nil {
+		return nil, fmt.Errorf("--shell: %v", err)
 	}
 	opts := []gate.Option{
 		gate.WithCwd(wd),
