@@ -263,7 +263,7 @@ func TestShellFor(t *testing.T) {
 // tool_input) is read.
 func TestParsePayloadShell(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","shell":"zsh"}}`: "zsh",
+		`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","shell":"zsh"}}`:  "zsh",
 		`{"hook_event_name":"PreToolUse","tool_name":"Bash","shell":"bash","tool_input":{"command":"ls"}}`: "bash",
 		`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`:                "",
 	} {
