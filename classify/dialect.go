@@ -83,7 +83,8 @@ func (d Dialect) name() string {
 // only the zsh reading found is added, named: its findings (message
 // prefixed "zsh: "), and the reads, writes, redirects and cd steps it saw
 // that the bash reading did not, so that the read station judges what zsh
-// would read too (cat *(D.) reads .env in zsh only). The command is
+// would read too (cat *(D.) reads .env in zsh only); a message that does
+// not begin "in zsh, " gets the prefix "zsh: ". The command is
 // reversible only when both readings prove it.
 func mergeReadings(b, z *Report) *Report {
 	r := b
@@ -132,7 +133,9 @@ func mergeReadings(b, z *Report) *Report {
 			continue
 		}
 		f.Dialect = string(DialectZsh)
-		f.Message = "zsh: " + f.Message
+		if !strings.HasPrefix(f.Message, "in zsh, ") {
+			f.Message = "zsh: " + f.Message
+		}
 		f.Segment = segMap(f.Segment)
 		if f.Segment >= 0 {
 			bad = append(bad, f.Segment)
