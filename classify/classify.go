@@ -564,10 +564,17 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 		o = w.binary(cmd, c)
 	case *syntax.Subshell:
 		c.subshell = true
+		if len(cmd.Stmts) == 0 {
+			// zsh runs ( ) and { } as nothing at all.
+			w.find("empty-command", "an empty group runs nothing", w.span(cmd), -1)
+		}
 		w.stmts(cmd.Stmts, c)
 		w.restoreCwd(start)
 		o = same(start)
 	case *syntax.Block:
+		if len(cmd.Stmts) == 0 {
+			w.find("empty-command", "an empty group runs nothing", w.span(cmd), -1)
+		}
 		o = w.stmts(cmd.Stmts, c)
 	case *syntax.IfClause:
 		o = w.ifClause(cmd, c)

@@ -403,7 +403,7 @@ func trailingGroup(v string) (group, rest string, ok bool) {
 // ones), and whether the matches include dot files (D).
 func zshQualifiers(q string) (code, msg string, dots bool) {
 	exec := func(what string) (string, string, bool) {
-		return "zsh-glob-qualifier-exec", what + " runs code for each match", dots
+		return "zsh-glob-qualifier-exec", what, dots
 	}
 	changes := func(what string) (string, string, bool) {
 		return "zsh-glob-qualifier", what, dots
@@ -489,7 +489,7 @@ func zshQualifiers(q string) (code, msg string, dots bool) {
 			}
 			switch q[i] {
 			case 'e', '+':
-				return exec("sorts by running code: it")
+				return exec("sorts the matches by running code (oe, o+)")
 			case 'n', 'L', 'l', 'a', 'm', 'c', 'd', 'N':
 				i++
 			default:
@@ -512,9 +512,9 @@ func zshQualifiers(q string) (code, msg string, dots bool) {
 			}
 			i++
 		case 'e':
-			return exec("e")
+			return exec("evaluates a string as code for each match (e)")
 		case '+':
-			return exec("+ calls a function or command by name: it")
+			return exec("runs a command or function by name for each match (+cmd)")
 		case 'P':
 			return changes("(P) puts a word chosen by the qualifier before each match, so the program's arguments are not the matches")
 		case ':':
