@@ -163,3 +163,42 @@ func TestConfirmZsh(t *testing.T) {
 		}
 	}
 }
+
+// TestRunShell: Run judges a command as the shell that runs it and runs it
+// there: the default runner's bash unless the request or the config names
+// another (zsh runs as zsh -f -c).
+func TestRunShell(t *testing.T) {
+	needTool(t, "zsh")
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	cmd := "echo ${ZSH_VERSION:+zsh}${BASH_VERSION:+bash}"
+	for _, tc := range []struct {
+		shell string
+		cfg   *policy.Config
+		want  string
+	}{
+		{"", nil, "bash"},
+		{"zsh", nil, "zsh"},
+		{"bash", nil, "bash"},
+		{"", &policy.Config{Mode: policy.ModeDefault, Shell: "zsh"}, "zsh"},
+	} {
+		var opts []Option
+		if tc.cfg != nil {
+			opts = append(opts, WithConfig(tc.cfg))
+		}
+		g := newGate(t, dir, opts...)
+		res := g.Run(context.Background(), Request{Command: cmd, Shell: tc.shell, Approver: approve(true)})
+		if res.Output == nil || strings.TrimSpace(res.Output.Head) != tc.want {
+			t.Errorf("shell %q config %v: ran in %+v, want %s", tc.shell, tc.cfg != nil, res.Output, tc.want)
+		}
+		if res.Decision == nil || res.Decision.Shell != tc.want {
+			t.Errorf("shell %q: judged as %q, want %s", tc.shell, res.Decision.Shell, tc.want)
+		}
+	}
+	// A zsh-only danger is judged as zsh when zsh runs it.
+	g := newGate(t, dir)
+	res := g.Run(context.Background(), Request{Command: "for path in .; do ls; done", Shell: "zsh"})
+	if res.Code != CodeNotApproved {
+		t.Errorf("for path in . as zsh: %s %s", res.Status, res.Code)
+	}
+}
