@@ -321,6 +321,10 @@ func (w *walker) zshLitChecks(v string, sp Span, first, trailing bool, a *Arg, s
 		setDyn("zsh-equals", true)
 	}
 	q, rest, ok := trailingGroup(v)
+	if trailing && ok && first && rest == "" {
+		// (x) alone is a pattern group, not a qualifier list.
+		ok = false
+	}
 	if trailing && ok {
 		v = rest
 		// A bare qualifier makes the word a pattern, even with no * in it.

@@ -51,6 +51,9 @@ var zshCases = []struct {
 	{in: "ls *.(c|h)", want: "not reversible: zsh-glob-pattern 5-10"},
 	{in: "ls <1-10>", want: "not reversible: zsh-glob-pattern 3-9"},
 	{in: "ls (#i)foo", want: "not reversible: zsh-glob-pattern 3-7"},
+	{in: "cat * (D)", want: "not reversible: zsh-glob-pattern 6-9"},
+	{in: "ls *(#q.)(#qe:'touch x':)", want: "not reversible: zsh-glob-pattern 4-9 zsh-glob-qualifier-exec 9-25"},
+	{in: "ls *(e:x:)/foo", want: "not reversible: zsh-glob-pattern 4-10"},
 	// EXTENDED_GLOB is off (zsh's default; Claude Code sets it off): ^ and ~
 	// are plain characters, so git's HEAD~1 is a word
 	{in: "git diff HEAD~1 -- src", want: "reversible", unknown: true},
