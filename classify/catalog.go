@@ -169,10 +169,11 @@ type Program struct {
 	// in (go list stamps main packages with git status): the read station
 	// checks that repository's helpers as it does for git.
 	RunsGit bool `yaml:"runs_git,omitempty" json:"runs_git,omitempty"`
-	// Dialect is the language a shell entry reads its script in ("bash",
-	// "zsh", "sh"): bash -c, zsh -c and sh -c scripts are read as such
-	// whatever the outer command's dialect. A shell with no dialect
-	// shellgate reads ("ksh") has its scripts not analysed.
+	// Dialect is the language a shell reads its script in ("bash", "zsh",
+	// "sh"): bash -c, zsh -c and sh -c scripts are read as such whatever
+	// the outer command's dialect. The entries with a dialect are the
+	// shells; one shellgate does not read ("ksh") has its scripts not
+	// analysed.
 	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty"`
 	// Shells, when set, restricts the entry to commands read in these
 	// dialects: a zsh builtin (print, noglob) is not a bash program.
