@@ -70,7 +70,7 @@ func runExplain(e *env) int {
 		return actionExit(x.Decision.Action)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "command: %s\nmode: %s\ncwd: %s\n", oneLine(in.Command), in.Mode, in.Cwd)
+	fmt.Fprintf(w, "command: %s\nmode: %s\ncwd: %s\nshell: %s\n", oneLine(in.Command), in.Mode, in.Cwd, shellLabel(in.Report.Dialect))
 	printReport(e, in.Report)
 	printFacts(w, x.Facts, in)
 	if st != nil && len(st.Reads)+len(st.RepoHelpers) > 0 {
@@ -160,4 +160,12 @@ func (iw indentWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// shellLabel says which shell a report read the command as.
+func shellLabel(dialect string) string {
+	if dialect == "bash+zsh" {
+		return "not known: read as bash and as zsh"
+	}
+	return dialect
 }
