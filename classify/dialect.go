@@ -92,23 +92,37 @@ func mergeReadings(b, z *Report) *Report {
 	if sameReading(b, z) {
 		return r
 	}
-	nb := len(b.Findings)
-	// A zsh segment maps to the bash segment with the same span and
-	// program, or to none (-1).
+	nb, nbSeg := len(b.Findings), len(b.Segments)
+	// A zsh segment maps to the bash segment with the same span, program
+	// and parent; one with none is added (zsh's noglob rm -rf / has an rm
+	// segment, bash's has only the unknown program noglob), so that rules
+	// about segments see what zsh would run too.
 	bySpan := make(map[Span]int, len(b.Segments))
 	for i, s := range b.Segments {
 		if _, ok := bySpan[s.Span]; !ok {
 			bySpan[s.Span] = i
 		}
 	}
+	zmap := make([]int, len(z.Segments))
+	for i, zs := range z.Segments {
+		parent := -1
+		if zs.Parent >= 0 && zs.Parent < i {
+			parent = zmap[zs.Parent]
+		}
+		if j, ok := bySpan[zs.Span]; ok && b.Segments[j].Program == zs.Program && b.Segments[j].Parent == parent {
+			zmap[i] = j
+			continue
+		}
+		zs.Index, zs.Parent = len(r.Segments), parent
+		zs.Cwd = Cwd{} // remapped below, once the cd steps are
+		zmap[i] = zs.Index
+		r.Segments = append(r.Segments, zs)
+	}
 	segMap := func(i int) int {
-		if i < 0 || i >= len(z.Segments) {
+		if i < 0 || i >= len(zmap) {
 			return -1
 		}
-		if j, ok := bySpan[z.Segments[i].Span]; ok && b.Segments[j].Program == z.Segments[i].Program {
-			return j
-		}
-		return -1
+		return zmap[i]
 	}
 	type fkey struct {
 		code string
@@ -155,6 +169,11 @@ func mergeReadings(b, z *Report) *Report {
 		c.Index, c.Segment = n, segMap(c.Segment)
 		c.From, c.To = remapCwd(c.From, cdMap), remapCwd(c.To, cdMap)
 		r.Cd = append(r.Cd, c)
+	}
+	for i, zs := range z.Segments {
+		if j := zmap[i]; j >= nbSeg {
+			r.Segments[j].Cwd = remapCwd(zs.Cwd, cdMap)
+		}
 	}
 	r.Reads = mergeRefs(r.Reads, z.Reads, segMap, cdMap)
 	r.Writes = mergeRefs(r.Writes, z.Writes, segMap, cdMap)

@@ -223,6 +223,18 @@ func TestMergeReadings(t *testing.T) {
 	if !dots {
 		t.Errorf("the zsh reading's read of *(D.) with dot files is missing: %+v", r.Reads)
 	}
+	// Segments only zsh runs are added: noglob is a zsh wrapper.
+	r = Classify("noglob rm -rf /")
+	var names []string
+	for _, s := range r.Segments {
+		names = append(names, s.Name)
+	}
+	if diff := diffString("noglob rm", strings.Join(names, " ")); diff != "" {
+		t.Errorf("segments (-want +got):\n%s", diff)
+	}
+	if len(r.Segments) == 2 && r.Segments[1].Parent != 0 {
+		t.Errorf("rm's parent is %d, want noglob (0)", r.Segments[1].Parent)
+	}
 	for _, d := range []Dialect{DialectBash, DialectZsh, DialectSh} {
 		if got := Classify("ls", WithDialect(d)).Dialect; got != string(d) {
 			t.Errorf("WithDialect(%s): dialect %q", d, got)
