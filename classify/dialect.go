@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -177,15 +178,17 @@ func mergeReadings(b, z *Report) *Report {
 	}
 	r.Reads = mergeRefs(r.Reads, z.Reads, segMap, cdMap)
 	r.Writes = mergeRefs(r.Writes, z.Writes, segMap, cdMap)
+	type rkey struct {
+		span   Span
+		op     string
+		target Arg
+	}
+	haveRd := make(map[rkey]bool, len(b.Redirects))
+	for _, x := range b.Redirects {
+		haveRd[rkey{x.Span, x.Op, x.Target}] = true
+	}
 	for _, rd := range z.Redirects {
-		found := false
-		for _, x := range b.Redirects {
-			if x.Span == rd.Span && x.Op == rd.Op && x.Target == rd.Target {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !haveRd[rkey{rd.Span, rd.Op, rd.Target}] {
 			rd.Segment = segMap(rd.Segment)
 			r.Redirects = append(r.Redirects, rd)
 		}
@@ -280,20 +283,42 @@ func remapCwd(c Cwd, cdMap map[int]int) Cwd {
 	return c
 }
 
-// mergeRefs adds the zsh reading's paths that the bash reading lacks.
+// refKey is a PathRef's identity for mergeRefs: every field but Segment
+// and Producer, the cwd's After list as text.
+type refKey struct {
+	path, kind, dynamic, source, pathGlob, cwd, after string
+	span                                              Span
+	flags                                             [11]bool
+}
+
+func keyOf(p PathRef) refKey {
+	var b []byte
+	for _, a := range p.Cwd.After {
+		b = strconv.AppendInt(b, int64(a), 10)
+		b = append(b, ',')
+	}
+	return refKey{
+		path: p.Path, kind: p.Kind, dynamic: p.Dynamic, source: p.Source, pathGlob: p.PathGlob,
+		cwd: p.Cwd.Path, after: string(b), span: p.Span,
+		flags: [11]bool{p.Recursive, p.Home, p.Split, p.OptionLike, p.Repo, p.IfExists, p.Tracked,
+			p.Dots, p.Globstar, p.Cwd.Known, false},
+	}
+}
+
+// mergeRefs adds the zsh reading's paths that the bash reading lacks (in
+// time linear in their number: a huge command must not cost quadratic).
 func mergeRefs(have, add []PathRef, segMap func(int) int, cdMap map[int]int) []PathRef {
+	seen := make(map[refKey]bool, len(have))
+	for _, h := range have {
+		seen[keyOf(h)] = true
+	}
 	for _, p := range add {
 		p.Cwd = remapCwd(p.Cwd, cdMap)
-		found := false
-		for _, h := range have {
-			if sameRef(h, p) {
-				found = true
-				break
-			}
-		}
-		if found {
+		k := keyOf(p)
+		if seen[k] {
 			continue
 		}
+		seen[k] = true
 		p.Segment = segMap(p.Segment)
 		if p.Producer >= 0 {
 			p.Producer = segMap(p.Producer)

@@ -1143,9 +1143,27 @@ func (p *argParser) finish() {
 	// A word that may expand to several (unquoted $x, a glob) fills the
 	// roles after it too: uniq *.txt can be uniq a.txt b.txt, which
 	// writes b.txt.
+	// Roles with no effect that the loop below reports (cat file...,
+	// grep pattern file...) make the shifting moot: skip it, as it costs
+	// time quadratic in the words (grep with thousands of globs).
+	plain := true
+	for _, r := range roles {
+		switch r.Role {
+		case "write", "delete", "command", "script", "sed", "awk":
+			plain = false
+		}
+		if r.Effect != "" || r.Else != "" {
+			plain = false
+		}
+	}
+	shifted := 0
 	for k := range seg.Operands {
-		if k >= len(p.opInfo) || !p.opInfo[k].multi {
+		if plain || k >= len(p.opInfo) || !p.opInfo[k].multi {
 			continue
+		}
+		if shifted++; shifted > maxShifted {
+			w.find("limit-words", fmt.Sprintf("more than %d words that may expand to several; the rest were not analysed", maxShifted), seg.Operands[k].Span, seg.Index)
+			break
 		}
 		op := seg.Operands[k]
 		own := strings.TrimSuffix(op.Role, "!")
@@ -1385,6 +1403,10 @@ func (p *argParser) finish() {
 		w.nestedScript(s, seg, p.c)
 	}
 }
+
+// maxShifted is the most words that may expand to several whose effect
+// on the roles after them is analysed in one segment.
+const maxShifted = 32
 
 // appendedRoles are the roles that operands appended after the given ones
 // take (xargs input: one or more words), each with whether it fails the
