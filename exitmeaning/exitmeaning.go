@@ -117,7 +117,8 @@ func (in *interp) script(src string) ([]cand, bool) {
 	if err != nil {
 		return nil, false
 	}
-	rep := classify.Classify(src, classify.WithCatalog(in.cat))
+	// Read as bash, as parse above does: the segments must be the AST's.
+	rep := classify.Classify(src, classify.WithCatalog(in.cat), classify.WithDialect(classify.DialectBash))
 	idx := map[classify.Span]int{}
 	for _, s := range rep.Segments {
 		if s.Parent == -1 && !s.Context.Substitution && s.Context.Depth == 0 {
