@@ -23,6 +23,14 @@
 // reversible also runs with the toolchains told to stay offline
 // (OfflineEnv: go list does not fetch modules or switch Go versions).
 //
+// The stages up to the decision are a Pipeline, which the shellgate CLI's
+// check, explain and grant use too. A configuration found in a project
+// (policy.SourceProject) is judged against the user's trust store first
+// (policy.Resolve): until the user trusts its exact content, only its
+// tightening part applies, its Rego modules may only add deny and ask
+// reasons, and a decision the ignored part would have made more
+// permissive carries the reason project-config-untrusted.
+//
 // The gate never runs a command that the policy did not allow or a person
 // did not approve: every refusal is a Result with status error and a code.
 package gate

@@ -14,7 +14,6 @@ import (
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
-	"github.com/shellgate/shellgate/rego"
 )
 
 // Status is the outcome of a request.
@@ -162,6 +161,7 @@ type options struct {
 	envAllow   []string
 	envSet     map[string]string
 	catalog    *classify.Catalog
+	resolved   *policy.Resolved
 }
 
 // WithCwd sets the default cwd that relative request cwds start from
@@ -269,6 +269,19 @@ func WithEnv(host []string, allow []string, set map[string]string) Option {
 	}
 }
 
+// WithResolvedConfig sets the configuration as already judged against a
+// trust store (policy.ResolveWith), in place of WithConfig: tests and
+// embedders that keep their own store use it.
+func WithResolvedConfig(r *policy.Resolved) Option {
+	return func(o *options) error {
+		if r == nil || r.Config == nil {
+			return errors.New("gate: nil resolved config")
+		}
+		o.cfg, o.resolved = r.Config, r
+		return nil
+	}
+}
+
 // WithCatalog classifies with the catalog c (default: the embedded one).
 func WithCatalog(c *classify.Catalog) Option {
 	return func(o *options) error { o.catalog = c; return nil }
@@ -277,9 +290,7 @@ func WithCatalog(c *classify.Catalog) Option {
 // Gate checks and runs commands. It is safe for concurrent use.
 type Gate struct {
 	cwd       string
-	cfg       *policy.Config
-	engine    *rego.Engine
-	classOpts []classify.Option
+	pl        *Pipeline
 	catalog   *classify.Catalog
 	roots     []string
 	noStation bool
@@ -315,37 +326,18 @@ func New(opts ...Option) (*Gate, error) {
 		}
 		o.limits.SpillDir = sd
 	}
-	if o.cfg == nil {
-		o.cfg = policy.DefaultConfig()
-	}
-	if len(o.roots) > 0 {
-		c := *o.cfg
-		c.Roots = append(append([]string{}, c.Roots...), o.roots...)
-		o.cfg = &c
-	}
-	classOpts, err := o.cfg.ClassifyOptions(o.catalog)
+	pl, err := NewPipeline(PipelineOptions{
+		Config: o.cfg, Resolved: o.resolved, Catalog: o.catalog, PolicyDirs: o.policyDirs,
+		Modules: o.modules, Roots: o.roots, NoStation: o.noStation,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("gate: config: %w", err)
-	}
-	if o.catalog != nil {
-		classOpts = append([]classify.Option{classify.WithCatalog(o.catalog)}, classOpts...)
-	}
-	ropts := []rego.Option{}
-	if dirs := append(append([]string{}, o.cfg.PolicyDirs...), o.policyDirs...); len(dirs) > 0 {
-		ropts = append(ropts, rego.WithPolicyDirs(dirs...))
-	}
-	if len(o.modules) > 0 {
-		ropts = append(ropts, rego.WithModules(o.modules))
+		return nil, fmt.Errorf("gate: %w", err)
 	}
 	if !o.noStation {
 		// Check the deny rows and roots once; requests skip it.
-		if _, err := o.cfg.Boundary(cwd); err != nil {
+		if _, err := pl.Config().Boundary(cwd); err != nil {
 			return nil, fmt.Errorf("gate: read boundary: %w", err)
 		}
-	}
-	eng, err := rego.New(ropts...)
-	if err != nil {
-		return nil, fmt.Errorf("gate: policy: %w", err)
 	}
 	if o.runner == nil {
 		o.runner = &BashRunner{}
@@ -355,7 +347,7 @@ func New(opts ...Option) (*Gate, error) {
 		host = os.Environ()
 	}
 	return &Gate{
-		cwd: cwd, cfg: o.cfg, engine: eng, classOpts: classOpts, catalog: o.catalog,
+		cwd: cwd, pl: pl, catalog: o.catalog,
 		roots: o.roots, noStation: o.noStation, runner: o.runner, limits: o.limits,
 		env: BuildEnv(host, o.envAllow, o.envSet),
 	}, nil
@@ -364,8 +356,12 @@ func New(opts ...Option) (*Gate, error) {
 // Cwd returns the gate's default cwd.
 func (g *Gate) Cwd() string { return g.cwd }
 
-// Config returns the configuration in effect.
-func (g *Gate) Config() *policy.Config { return g.cfg }
+// Config returns the configuration in effect: for a project config the
+// user has not trusted, its tightening part only (see Pipeline).
+func (g *Gate) Config() *policy.Config { return g.pl.Config() }
+
+// Pipeline returns the gate's decision pipeline.
+func (g *Gate) Pipeline() *Pipeline { return g.pl }
 
 // Check runs the stages up to the policy's decision: input validation,
 // the cwd, classification, the read station and the policy. It returns
@@ -384,7 +380,7 @@ func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
 	}
 	mode := req.Mode
 	if mode == "" {
-		mode = g.cfg.Mode
+		mode = g.pl.Config().Mode
 	}
 	if mode == "" {
 		mode = policy.ModeDefault
@@ -392,15 +388,11 @@ func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
 	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req))
 }
 
-// dialect is the shell a request is judged in: its own, else the
+// dialect is the shell a request is judged in: its own, else the (trusted)
 // config's, else unknown (both bash and zsh). validate checked the name.
 func (g *Gate) dialect(req Request) classify.Dialect {
-	s := req.Shell
-	if s == "" {
-		s = g.cfg.Shell
-	}
-	d, _ := classify.ParseDialect(s)
-	return d
+	d, _ := classify.ParseDialect(req.Shell)
+	return g.pl.Shell(d)
 }
 
 // checkHook runs inside decide's protection; tests make it panic.
@@ -422,24 +414,17 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 		}
 	}()
 	checkHook()
-	opts := append(g.classOpts[:len(g.classOpts):len(g.classOpts)], classify.WithDialect(dialect))
-	rep := classify.Classify(command, opts...)
-	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Shell: string(dialect), Report: rep, Reversible: rep.Reversible}
-	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(dialect), Report: rep, Config: g.cfg}
-	if !g.noStation {
-		// A boundary that cannot be built leaves the station out: the
-		// policy then sees reads that are not established.
-		if b, err := g.boundary(cwd); err == nil {
-			d.Station = readstation.Judge(rep, b)
-			in.Station = d.Station
-		} else {
-			d.StationError = err.Error()
-		}
+	// A boundary that cannot be built leaves the station out: the policy
+	// then sees reads that are not established.
+	in, st, serr := g.pl.InputShell(command, cwd, mode, dialect)
+	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
+	if serr != nil {
+		d.StationError = serr.Error()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Code: CodeAborted, Message: err.Error()}
 	}
-	pd, facts, err := g.engine.DecideFacts(ctx, in)
+	pd, facts, err := g.pl.Decide(ctx, in)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &Error{Code: CodeAborted, Message: err.Error()}
@@ -538,20 +523,9 @@ func (g *Gate) resolveCwd(dir string) (string, error) {
 	return p, nil
 }
 
-// boundary is policy.Config.Boundary without its validation, which New
-// did once: validating the deny rows on every request was about 40 % of a
-// decision. TestBoundaryMatchesConfig keeps the two equal.
+// boundary is the read boundary the gate judges reads in cwd against.
 func (g *Gate) boundary(cwd string) (readstation.Boundary, error) {
-	b, err := readstation.DefaultBoundary(cwd)
-	if err != nil {
-		return b, err
-	}
-	b.Roots = append(b.Roots, g.cfg.Roots...)
-	if g.cfg.ReplaceDefaultDenyReads {
-		b.DenyRows = nil
-	}
-	b.DenyRows = append(b.DenyRows, g.cfg.DenyReads...)
-	return b, nil
+	return g.pl.boundary(g.pl.Config(), cwd)
 }
 
 // Run checks the request and, when the policy allows it or the approver
@@ -559,7 +533,7 @@ func (g *Gate) boundary(cwd string) (readstation.Boundary, error) {
 // returns an error: every outcome is a Result.
 func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 	res.Command = req.Command
-	if _, ok := g.runner.(*BashRunner); ok && req.Shell == "" && g.cfg.Shell == "" {
+	if _, ok := g.runner.(*BashRunner); ok && req.Shell == "" && g.pl.Config().Shell == "" {
 		// The default runner runs bash: that is the shell that runs it.
 		req.Shell = string(classify.DialectBash)
 	}

@@ -7,6 +7,12 @@
 // a user-only unix socket, one JSON request and one JSON response per
 // connection, with a version handshake.
 //
+// Codex runs a hook only once the user trusts it, and runs the command when
+// its hook cannot run: [CodexHookTrust] reports whether Codex will run the
+// installed hook (and what keeps it off), [TrustCodexHook] records the trust
+// the way Codex does, and [CodexFailClosed] makes the hook command deny by
+// itself when shellgate-hook cannot run.
+//
 // The package must stay free of OPA and of the policy pipeline, so that the
 // thin client that links it starts in a few milliseconds; the decision comes
 // in through the Decider interface.

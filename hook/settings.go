@@ -25,11 +25,17 @@ const (
 )
 
 // SettingsPath is the settings file of agent in scope: under projectDir for
-// ScopeProject, under home for ScopeUser.
+// ScopeProject, under home for ScopeUser. The user's Codex file is in
+// $CODEX_HOME when that is set (see CodexHome).
 func SettingsPath(agent Agent, scope Scope, projectDir, home string) string {
 	base := projectDir
 	if scope == ScopeUser {
 		base = home
+		if agent == Codex {
+			if ch, err := CodexHome(home); err == nil {
+				return filepath.Join(ch, "hooks.json")
+			}
+		}
 	}
 	switch agent {
 	case Claude:

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/trust"
 	"gopkg.in/yaml.v3"
 )
 
@@ -53,9 +54,38 @@ type Config struct {
 
 	// Path is the file the config was loaded from, "" for the defaults.
 	Path string `yaml:"-" json:"path,omitempty"`
+	// Source says how the config was found: SourceProject for a
+	// .shellgate.yaml that FindConfig found from the cwd (it may only
+	// tighten until the user trusts it; see Resolve), SourceUser for the
+	// user config, SourceExplicit (or "", a config built in Go) for one
+	// the user named.
+	Source Source `yaml:"-" json:"-"`
 
 	grants []grantPattern
+	// sum is the SHA-256 of the bytes the config was parsed from, for
+	// the trust store ("" when it was not read from a file).
+	sum string
 }
+
+// Source is where a config came from.
+type Source string
+
+// The sources of a config.
+const (
+	// SourceExplicit is a config the user named (--config, the hook
+	// command, a corpus): trusted.
+	SourceExplicit Source = "explicit"
+	// SourceUser is the user's own config (shellgate/config.yaml in the
+	// user config directory): trusted.
+	SourceUser Source = "user"
+	// SourceProject is a .shellgate.yaml found in the cwd or a parent:
+	// it only tightens until the user trusts its content.
+	SourceProject Source = "project"
+)
+
+// SHA256 returns the hex SHA-256 of the bytes the config was read from, or
+// "" for a config that was not read from a file.
+func (c *Config) SHA256() string { return c.sum }
 
 // configKeys are the keys a config file may have, for strict decoding.
 var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "shell"}
@@ -213,33 +243,72 @@ func (c *Config) validated(lines map[string]*yaml.Node) (*Config, error) {
 // Validate checks a config built in Go (ParseConfig validates already).
 func (c *Config) Validate() error { return c.validate(nil) }
 
-// LoadConfig reads and parses the config file at path.
-func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+// MaxConfigBytes bounds a config file.
+const MaxConfigBytes = 1 << 20
+
+// LoadConfig reads and parses the config file at path, a file the user
+// named (SourceExplicit).
+func LoadConfig(path string) (*Config, error) { return LoadConfigFrom(path, SourceExplicit) }
+
+// LoadConfigFrom reads and parses the config file at path, found as src
+// says. The bytes are read once: the digest the trust store is checked
+// against is that of the bytes parsed.
+func LoadConfigFrom(path string, src Source) (*Config, error) {
+	// A FIFO or device named .shellgate.yaml would block the read or
+	// never end: only a regular file is a config.
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	} else if st.Size() > MaxConfigBytes {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit of a config", path, st.Size(), MaxConfigBytes)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("%s: over the %d-byte limit of a config", path, MaxConfigBytes)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
-	return ParseConfig(data, abs)
+	c, err := ParseConfig(data, abs)
+	if err != nil {
+		return nil, err
+	}
+	c.Source = src
+	c.sum = trust.Sum(data)
+	return c, nil
 }
 
 // FindConfig returns the config file that applies in cwd: .shellgate.yaml
 // in cwd or the nearest parent that has one, else shellgate/config.yaml in
 // the user config directory, else "" (the defaults apply).
 func FindConfig(cwd string) (string, error) {
+	p, _, err := FindConfigSource(cwd)
+	return p, err
+}
+
+// FindConfigSource is FindConfig that also says where the file was found:
+// SourceProject for a .shellgate.yaml, SourceUser for the user config.
+func FindConfigSource(cwd string) (string, Source, error) {
 	dir, err := filepath.Abs(cwd)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	for {
 		p := filepath.Join(dir, ConfigFileName)
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
+			return p, SourceProject, nil
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-			return "", err
+			return "", "", err
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -247,30 +316,39 @@ func FindConfig(cwd string) (string, error) {
 		}
 		dir = parent
 	}
-	if ucd, err := os.UserConfigDir(); err == nil {
-		p := filepath.Join(ucd, "shellgate", "config.yaml")
+	if p := UserConfigPath(); p != "" {
 		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
+			return p, SourceUser, nil
 		}
 	}
-	return "", nil
+	return "", "", nil
+}
+
+// UserConfigPath returns shellgate/config.yaml in the user config
+// directory, or "" when there is none.
+func UserConfigPath() string {
+	ucd, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(ucd, "shellgate", "config.yaml")
 }
 
 // LoadConfigFor returns the config that applies: the file given (when
-// explicit is not empty), else the one FindConfig finds for cwd, else the
-// defaults.
+// explicit is not empty), else the one FindConfig finds for cwd (with its
+// Source), else the defaults.
 func LoadConfigFor(explicit, cwd string) (*Config, error) {
-	path := explicit
-	if path == "" {
-		var err error
-		if path, err = FindConfig(cwd); err != nil {
-			return nil, err
-		}
-		if path == "" {
-			return DefaultConfig(), nil
-		}
+	if explicit != "" {
+		return LoadConfig(explicit)
 	}
-	return LoadConfig(path)
+	path, src, err := FindConfigSource(cwd)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return DefaultConfig(), nil
+	}
+	return LoadConfigFrom(path, src)
 }
 
 // GrantPatterns returns the parsed grants, in config order.

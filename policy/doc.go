@@ -6,6 +6,12 @@
 // (which segments a grant covers, where each write lands relative to the
 // roots).
 //
+// A config has a Source: one the user named, the user's own, or one found
+// in a project. A project's config and its policy directories only tighten
+// until the user trusts their content (package trust holds the store);
+// Resolve splits such a config into the part in effect and the part
+// ignored, and says what was ignored and how to trust it.
+//
 // It does not import OPA and does not know shell syntax: classification is
 // package classify, and the Rego engine that maps the input to a Decision
 // is package rego.

@@ -24,6 +24,20 @@ const (
 // Valid reports whether a is one of Allow, Ask and Deny.
 func (a Action) Valid() bool { return a == Allow || a == Ask || a == Deny }
 
+// MorePermissive reports whether a lets more through than b: allow over
+// ask over deny (an unknown action counts as deny).
+func (a Action) MorePermissive(b Action) bool { return a.rank() < b.rank() }
+
+func (a Action) rank() int {
+	switch a {
+	case Allow:
+		return 0
+	case Ask:
+		return 1
+	}
+	return 2
+}
+
 // Modes a decision is made in.
 const (
 	// ModeDefault asks a person for anything not proven safe.

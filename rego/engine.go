@@ -25,6 +25,7 @@ type Option func(*options)
 type options struct {
 	dirs      []string
 	modules   map[string]string
+	untrusted map[string]string
 	noDefault bool
 	memo      int
 }
@@ -43,6 +44,24 @@ func WithModules(m map[string]string) Option {
 		}
 		for k, v := range m {
 			o.modules[k] = v
+		}
+	}
+}
+
+// WithUntrustedModules adds modules (file name to Rego source) that may
+// only tighten a decision: modules found in a project the user has not
+// trusted. They are compiled into a second query together with every other
+// module; Decide adds that query's deny and ask reasons to the trusted
+// query's decision, so nothing they add to allow, or to any helper rule the
+// default policy reads, can make a command more permissive. DecideWhole
+// tells what the decision would be with them trusted.
+func WithUntrustedModules(m map[string]string) Option {
+	return func(o *options) {
+		if o.untrusted == nil {
+			o.untrusted = map[string]string{}
+		}
+		for k, v := range m {
+			o.untrusted[k] = v
 		}
 	}
 }
@@ -66,6 +85,9 @@ type Engine struct {
 	index   map[string]string // rule name → file:line
 	files   []string
 	memo    *memo
+	// whole is the query with the untrusted modules too (nil when there
+	// are none).
+	whole *Engine
 }
 
 // New compiles the embedded default policy and the user's modules once.
@@ -96,6 +118,29 @@ func New(opts ...Option) (*Engine, error) {
 		}
 		srcs[k] = v
 	}
+	e, err := compile(srcs, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.untrusted) > 0 {
+		all := map[string]string{}
+		for k, v := range srcs {
+			all[k] = v
+		}
+		for k, v := range o.untrusted {
+			if !isTest(k) {
+				all[k] = v
+			}
+		}
+		if e.whole, err = compile(all, o); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// compile parses and prepares one set of modules.
+func compile(srcs map[string]string, o options) (*Engine, error) {
 	mods, index, err := parseModules(srcs, o.noDefault)
 	if err != nil {
 		return nil, err
@@ -167,8 +212,10 @@ func prepare(in *policy.Input) (*policy.Facts, error) {
 // the same canonical input was decided before). An evaluation error, an
 // undefined or malformed decision, a missing report or an unknown mode is a
 // deny with code policy-error; the error result is for a cancelled context.
+// With untrusted modules (WithUntrustedModules) the decision is the trusted
+// modules' decision tightened by the deny and ask reasons of all of them.
 func (e *Engine) Decide(ctx context.Context, in policy.Input) (policy.Decision, error) {
-	d, _, err := e.decide(ctx, &in, nil)
+	d, _, err := e.DecideFacts(ctx, in)
 	return d, err
 }
 
@@ -176,7 +223,95 @@ func (e *Engine) Decide(ctx context.Context, in policy.Input) (policy.Decision, 
 // when the input has no report), so that a caller can judge them again
 // later (the gate re-judges the writes right before the spawn).
 func (e *Engine) DecideFacts(ctx context.Context, in policy.Input) (policy.Decision, *policy.Facts, error) {
-	return e.decide(ctx, &in, nil)
+	d, f, err := e.decide(ctx, &in, nil)
+	if err != nil || e.whole == nil {
+		return d, f, err
+	}
+	w, _, err := e.whole.decide(ctx, &in, nil)
+	if err != nil {
+		return w, f, err
+	}
+	return tighten(d, w), f, nil
+}
+
+// HasUntrusted reports whether the engine has untrusted modules.
+func (e *Engine) HasUntrusted() bool { return e.whole != nil }
+
+// DecideWhole decides as if the untrusted modules were trusted: what the
+// decision would be once the user trusts them. Without untrusted modules it
+// is Decide.
+func (e *Engine) DecideWhole(ctx context.Context, in policy.Input) (policy.Decision, error) {
+	w := e
+	if e.whole != nil {
+		w = e.whole
+	}
+	d, _, err := w.decide(ctx, &in, nil)
+	return d, err
+}
+
+// UntrustedFiles lists the untrusted policy files compiled, sorted.
+func (e *Engine) UntrustedFiles() []string {
+	if e.whole == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range e.whole.files {
+		if !contains(e.files, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	i := sort.SearchStrings(list, s)
+	return i < len(list) && list[i] == s
+}
+
+// tighten adds to the trusted decision t the deny and ask reasons of w, the
+// decision with the untrusted modules too: the result is never more
+// permissive than t, and what w allows (its allow reasons, or an allow
+// that its helper rules made) is ignored. w's not-proven reason is not a
+// rule's: it only says w did not prove the command, which t decides.
+func tighten(t, w policy.Decision) policy.Decision {
+	var wr []policy.Reason
+	for _, r := range w.Reasons {
+		if r.Code != "not-proven" {
+			wr = append(wr, r)
+		}
+	}
+	if w.Action == policy.Allow || len(wr) == 0 {
+		return t
+	}
+	switch {
+	case t.Action.MorePermissive(w.Action):
+		return policy.Decision{Action: w.Action, Reasons: wr}
+	case w.Action.MorePermissive(t.Action):
+		return t
+	}
+	out := t
+	out.Reasons = append([]policy.Reason(nil), t.Reasons...)
+	for _, r := range wr {
+		dup := false
+		for _, x := range t.Reasons {
+			if sameReason(r, x) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out.Reasons = append(out.Reasons, r)
+		}
+	}
+	policy.SortReasons(out.Reasons)
+	return out
+}
+
+func sameReason(a, b policy.Reason) bool {
+	if a.Code != b.Code || a.Message != b.Message || a.Rule != b.Rule || a.Segment != b.Segment || (a.Span == nil) != (b.Span == nil) {
+		return false
+	}
+	return a.Span == nil || *a.Span == *b.Span
 }
 
 func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalOption) (policy.Decision, *policy.Facts, error) {

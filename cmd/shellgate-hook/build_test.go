@@ -72,6 +72,7 @@ func newSandbox(tb testing.TB) *sandbox {
 	s.env = append(os.Environ(),
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
 		"SHELLGATE_SOCKET="+s.socket,
 	)
 	return s

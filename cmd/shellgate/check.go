@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
-	"github.com/shellgate/shellgate/rego"
 )
 
 func init() {
@@ -52,23 +52,19 @@ func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 	return f
 }
 
-// decider is what the flags set up: config, engine, catalog, cwd.
+// decider is what the flags set up: the pipeline (config, catalog,
+// policy, judged against the trust store), the cwd and the mode.
 type decider struct {
-	cfg      *policy.Config
-	engine   *rego.Engine
-	classify []classify.Option
-	cwd      string
-	mode     string
-	shell    classify.Dialect
-	station  bool
-
-	boundaries map[string]readstation.Boundary
+	pl    *gate.Pipeline
+	cwd   string
+	mode  string
+	shell classify.Dialect
 }
 
 // setup loads the config and compiles the policy. A failure is a usage
 // error (exitUsage): the user's cwd, config or policy is wrong.
 func (f *decideFlags) setup() (*decider, error) {
-	d := &decider{station: !*f.noStation}
+	d := &decider{}
 	cwd := *f.cwd
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -91,12 +87,6 @@ func (f *decideFlags) setup() (*decider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	if len(f.roots) > 0 {
-		c := *cfg
-		c.Roots = append(append([]string(nil), cfg.Roots...), absAll(f.roots)...)
-		cfg = &c
-	}
-	d.cfg = cfg
 	d.mode = *f.mode
 	if d.mode == "" {
 		d.mode = cfg.Mode
@@ -104,7 +94,8 @@ func (f *decideFlags) setup() (*decider, error) {
 	if !policy.ValidMode(d.mode) {
 		return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
 	}
-	if d.shell, err = requestShell(*f.shell, cfg); err != nil {
+	// The config's shell applies through the pipeline, once trusted.
+	if d.shell, err = requestShell(*f.shell); err != nil {
 		return nil, err
 	}
 	var base *classify.Catalog
@@ -113,14 +104,20 @@ func (f *decideFlags) setup() (*decider, error) {
 			return nil, err
 		}
 	}
-	if d.classify, err = cfg.ClassifyOptions(base); err != nil {
+	d.pl, err = gate.NewPipeline(gate.PipelineOptions{
+		Config: cfg, Catalog: base, PolicyDirs: f.policies, Roots: absAll(f.roots), NoStation: *f.noStation,
+	})
+	if err != nil {
 		return nil, err
 	}
-	dirs := append(append([]string(nil), cfg.PolicyDirs...), f.policies...)
-	if d.engine, err = rego.New(rego.WithPolicyDirs(dirs...)); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
 	return d, nil
+}
+
+// warnTrust says on w that the trust store could not be used.
+func (d *decider) warnTrust(w io.Writer, name string) {
+	if err := d.pl.Resolved().StoreError; err != nil {
+		fmt.Fprintf(w, "shellgate %s: %v\n", name, err)
+	}
 }
 
 func absAll(list []string) []string {
@@ -148,37 +145,13 @@ func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (poli
 	if shell == classify.DialectUnknown {
 		shell = d.shell
 	}
-	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: d.cfg}
-	in.Report = classify.Classify(command, append(d.classify[:len(d.classify):len(d.classify)], classify.WithDialect(shell))...)
-	var st *readstation.Station
-	var err error
-	if d.station {
-		var b readstation.Boundary
-		if b, err = d.boundary(cwd); err == nil {
-			st = readstation.Judge(in.Report, b)
-			in.Station = st
-		} else {
-			err = fmt.Errorf("read station: %w (reads are not established)", err)
-		}
-	}
-	return in, st, err
+	return d.pl.InputShell(command, cwd, mode, shell)
 }
 
-// boundary returns the read boundary for cwd, built (and validated) once
-// per directory.
-func (d *decider) boundary(cwd string) (readstation.Boundary, error) {
-	if b, ok := d.boundaries[cwd]; ok {
-		return b, nil
-	}
-	b, err := d.cfg.Boundary(cwd)
-	if err != nil {
-		return b, err
-	}
-	if d.boundaries == nil {
-		d.boundaries = map[string]readstation.Boundary{}
-	}
-	d.boundaries[cwd] = b
-	return b, nil
+// decide asks the policy about in.
+func (d *decider) decide(ctx context.Context, in policy.Input) (policy.Decision, error) {
+	dec, _, err := d.pl.Decide(ctx, in)
+	return dec, err
 }
 
 // checkResult is check's JSON output.
@@ -235,6 +208,7 @@ func runCheck(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitUsage
 	}
+	d.warnTrust(e.stderr, "check")
 	ctx := context.Background()
 	if *batch {
 		return d.batch(ctx, e, *input)
@@ -244,7 +218,7 @@ func runCheck(e *env) int {
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", serr)
 	}
-	dec, err := d.engine.Decide(ctx, in)
+	dec, err := d.decide(ctx, in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitInternal
@@ -310,7 +284,7 @@ func (d *decider) batch(ctx context.Context, e *env, format string) int {
 			cwd = filepath.Join(d.cwd, cwd)
 		}
 		in, st, serr := d.input(it.Command, cwd, mode, dialect)
-		dec, err := d.engine.Decide(ctx, in)
+		dec, err := d.decide(ctx, in)
 		if err != nil {
 			return err
 		}
@@ -375,14 +349,10 @@ func addShellFlag(fs *flag.FlagSet) *string {
 	return fs.String("shell", "", "the shell that runs the command: bash, zsh or sh; default: the config's shell, else judge it as both bash and zsh")
 }
 
-// requestShell is the dialect a flag value (else the config's shell)
-// names; "" is not known (both bash and zsh).
-func requestShell(flagValue string, cfg *policy.Config) (classify.Dialect, error) {
-	s := flagValue
-	if s == "" && cfg != nil {
-		s = cfg.Shell
-	}
-	d, err := classify.ParseDialect(s)
+// requestShell is the dialect --shell names; "" is not known (then the
+// config's shell, else both bash and zsh).
+func requestShell(flagValue string) (classify.Dialect, error) {
+	d, err := classify.ParseDialect(flagValue)
 	if err != nil {
 		return d, fmt.Errorf("--shell: %v", err)
 	}

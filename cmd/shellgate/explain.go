@@ -24,6 +24,9 @@ type explainResult struct {
 	Station *readstation.Station `json:"station,omitempty"`
 	*rego.Explanation
 	Files []string `json:"policy_files"`
+	// UntrustedFiles are project policy files the user has not trusted:
+	// only their deny and ask rules apply.
+	UntrustedFiles []string `json:"untrusted_policy_files,omitempty"`
 }
 
 func runExplain(e *env) int {
@@ -44,6 +47,7 @@ func runExplain(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate explain:", err)
 		return exitUsage
 	}
+	d.warnTrust(e.stderr, "explain")
 	in, st, serr := d.input(joinCommand(ops), "", "", "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", serr)
@@ -57,13 +61,21 @@ func runExplain(e *env) int {
 		fmt.Fprintf(e.stdout, "%s\n", b)
 		return exitOK
 	}
-	x, err := d.engine.Explain(context.Background(), in)
+	ctx := context.Background()
+	x, err := d.pl.Engine().Explain(ctx, in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", err)
 		return exitInternal
 	}
+	// The rules that fired are the trusted policy's; the decision is the
+	// pipeline's (with an untrusted project module's deny and ask, and
+	// the project-config-untrusted reason).
+	if x.Decision, err = d.decide(ctx, in); err != nil {
+		fmt.Fprintln(e.stderr, "shellgate explain:", err)
+		return exitInternal
+	}
 	if *asJSON {
-		res := explainResult{Command: in.Command, Mode: in.Mode, Cwd: in.Cwd, Report: in.Report, Station: st, Explanation: x, Files: d.engine.Files()}
+		res := explainResult{Command: in.Command, Mode: in.Mode, Cwd: in.Cwd, Report: in.Report, Station: st, Explanation: x, Files: d.pl.Engine().Files(), UntrustedFiles: d.pl.Engine().UntrustedFiles()}
 		if err := writeJSON(e.stdout, res); err != nil {
 			return exitInternal
 		}
@@ -95,6 +107,12 @@ func runExplain(e *env) int {
 			n = fmt.Sprintf(" ×%d", r.Count)
 		}
 		fmt.Fprintf(w, "  %-36s %s.%s%s\n", r.Location, r.Package, r.Name, n)
+	}
+	if files := d.pl.Engine().UntrustedFiles(); len(files) > 0 {
+		fmt.Fprintln(w, "untrusted policy files (only their deny and ask rules apply until you run shellgate trust):")
+		for _, f := range files {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 	}
 	fmt.Fprintln(w, "decision:")
 	printDecision(indentWriter{w, "  "}, result(in, nil, x.Decision))

@@ -46,11 +46,12 @@ Flags:`)
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitUsage
 	}
+	d.warnTrust(e.stderr, "grant")
 	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault, "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", serr)
 	}
-	dec, err := d.engine.Decide(context.Background(), in)
+	dec, err := d.decide(context.Background(), in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitInternal

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/trust"
 )
 
 func init() {
@@ -80,12 +80,15 @@ func explainExit(command string, code int) string {
 }
 
 // gateCache is a hook.Decider over gates: one gate per config file that
-// applies (the --config file, else the .shellgate.yaml that policy.FindConfig
-// finds from the command's cwd), each compiled once and rebuilt when its
-// config or policy files change. It is safe for concurrent use.
+// applies (the --config file, else the .shellgate.yaml or user config that
+// policy.FindConfigSource finds from the command's cwd), each compiled
+// once. Before every decision it compares the stamp of the gate's inputs
+// (the config file, the policy directories, the trust store) with the one
+// taken when the gate was built, and rebuilds first when one changed: a
+// resident engine never answers from stale rules. It is safe for
+// concurrent use.
 type gateCache struct {
 	flags hook.Flags
-	poll  time.Duration
 	// afterBuild, when set (by tests), runs right after a gate is built.
 	afterBuild func()
 
@@ -94,87 +97,85 @@ type gateCache struct {
 }
 
 type gateEntry struct {
-	mu      sync.Mutex
-	g       *gate.Gate
-	err     error
-	paths   []string
-	stamp   string
-	checked time.Time
-	// cfgDirs are the policy dirs the config named at the last build.
-	cfgDirs []string
+	mu     sync.Mutex
+	g      *gate.Gate
+	err    error
+	stamps []*hook.InputStamp
 }
 
 func newGateCache(f hook.Flags) *gateCache {
-	return &gateCache{flags: f, poll: time.Second, gates: map[string]*gateEntry{}}
+	return &gateCache{flags: f, gates: map[string]*gateEntry{}}
 }
 
-// gateFor returns the gate for a command run in cwd.
+// maxGates bounds the gates a cache keeps (one per config file).
+const maxGates = 64
+
+// gateFor returns the gate for a command run in cwd, rebuilt first when
+// an input changed since it was built.
 func (c *gateCache) gateFor(cwd string) (*gate.Gate, error) {
-	cfgPath := c.flags.Config
+	cfgPath, src := c.flags.Config, policy.SourceExplicit
 	if cfgPath == "" {
 		var err error
-		if cfgPath, err = policy.FindConfig(cwd); err != nil {
+		if cfgPath, src, err = policy.FindConfigSource(cwd); err != nil {
 			return nil, fmt.Errorf("finding the config: %w", err)
 		}
 	}
+	key := string(src) + "\x00" + cfgPath
 	c.mu.Lock()
-	e, ok := c.gates[cfgPath]
+	e, ok := c.gates[key]
 	if !ok {
+		if len(c.gates) >= maxGates {
+			c.gates = map[string]*gateEntry{}
+		}
 		e = &gateEntry{}
-		c.gates[cfgPath] = e
+		c.gates[key] = e
 	}
 	c.mu.Unlock()
 
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	now := time.Now()
-	if e.g != nil || e.err != nil {
-		if now.Sub(e.checked) < c.poll {
-			return e.g, e.err
-		}
-		e.checked = now
-		if hook.Fingerprint(e.paths...) == e.stamp {
-			return e.g, e.err
+	if e.stamps != nil && !changed(e.stamps) {
+		return e.g, e.err
+	}
+	// (Re)build: first time, or an input changed. Each input is stamped
+	// before it is read, so that a change made while the gate is built
+	// is seen at the next decision rather than stamped as already built.
+	paths := append([]string{cfgPath}, c.flags.Policy...)
+	if src == policy.SourceProject {
+		if tp, err := trust.Path(); err == nil {
+			paths = append(paths, tp)
 		}
 	}
-	// (Re)build: first time, or a config or policy file changed. The
-	// stamp is taken before the build reads the files (the config's
-	// policy dirs as of the last build included), so that a change made
-	// while the policy compiles is seen at the next poll rather than
-	// stamped as already built.
-	paths := append([]string{cfgPath}, c.flags.Policy...)
-	paths = append(paths, e.cfgDirs...)
-	stamp := hook.Fingerprint(paths...)
-	e.checked = now
-	e.g, e.err = c.build(cfgPath)
+	e.stamps = []*hook.InputStamp{hook.NewInputStamp(paths...)}
+	e.g, e.err = c.build(cfgPath, src, func(dirs []string) {
+		e.stamps = append(e.stamps, hook.NewInputStamp(dirs...))
+	})
 	if c.afterBuild != nil {
 		c.afterBuild()
 	}
-	if e.err == nil {
-		// Policy dirs the config names that the last build did not: their
-		// stamp can only be taken now.
-		var extra []string
-		for _, d := range e.g.Config().PolicyDirs {
-			if !slices.Contains(paths, d) {
-				extra = append(extra, d)
-			}
-		}
-		paths = append(paths, extra...)
-		stamp += hook.Fingerprint(extra...)
-		e.cfgDirs = e.g.Config().PolicyDirs
-	}
-	e.paths, e.stamp = paths, stamp
 	return e.g, e.err
 }
 
-func (c *gateCache) build(cfgPath string) (*gate.Gate, error) {
+func changed(stamps []*hook.InputStamp) bool {
+	for _, s := range stamps {
+		if s.Changed() {
+			return true
+		}
+	}
+	return false
+}
+
+// build loads the config and builds its gate; stampDirs is called with
+// the config's policy dirs before they are read.
+func (c *gateCache) build(cfgPath string, src policy.Source, stampDirs func([]string)) (*gate.Gate, error) {
 	cfg := policy.DefaultConfig()
 	if cfgPath != "" {
 		var err error
-		if cfg, err = policy.LoadConfig(cfgPath); err != nil {
+		if cfg, err = policy.LoadConfigFrom(cfgPath, src); err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
 	}
+	stampDirs(cfg.PolicyDirs)
 	return gate.New(gate.WithConfig(cfg), gate.WithPolicyDirs(c.flags.Policy...))
 }
 

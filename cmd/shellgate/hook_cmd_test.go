@@ -31,7 +31,7 @@ deny contains {"code": "no-such", "message": "never fires", "span": seg.span, "s
 
 // TestGateCacheSeesChangeDuringBuild: a config or policy file changed
 // while the gate is being built (the policy compiles for a while) is
-// picked up at the next poll, not stamped as already built.
+// picked up at the next decision, not stamped as already built.
 func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 	write := func(t *testing.T, p, s string) {
 		t.Helper()
@@ -44,7 +44,6 @@ func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 		cfg := filepath.Join(ws, ".shellgate.yaml")
 		write(t, cfg, "mode: default\n")
 		c := newGateCache(hook.Flags{Config: cfg})
-		c.poll = 0
 		once := false
 		c.afterBuild = func() {
 			if !once {
@@ -72,7 +71,6 @@ func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 		mod := filepath.Join(dir, "p.rego")
 		write(t, mod, unrelatedModule)
 		c := newGateCache(hook.Flags{Policy: []string{dir}})
-		c.poll = 0
 		once := false
 		c.afterBuild = func() {
 			if !once {

@@ -24,17 +24,25 @@ func TestReadmeExamples(t *testing.T) {
 		want []string
 	}
 	var examples []example
-	in := false
+	in, first, walk := false, false, false
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	n := 0
 	for sc.Scan() {
 		n++
 		l := sc.Text()
+		if in && first {
+			// The trust walkthrough (its blocks start with a file, or
+			// are the ones after it) runs in a project of its own:
+			// TestReadmeTrust.
+			walk = strings.HasPrefix(l, "$ cat ") || strings.Contains(l, "shellgate trust") || strings.HasPrefix(l, "$ echo ")
+			first = false
+		}
 		switch {
 		case strings.HasPrefix(l, "```console"):
-			in = true
+			in, first = true, true
 		case strings.HasPrefix(l, "```"):
 			in = false
+		case walk:
 		case in && strings.HasPrefix(l, "$ shellgate "):
 			args, err := shellWords(strings.TrimPrefix(l, "$ shellgate "))
 			if err != nil {
@@ -63,6 +71,95 @@ func TestReadmeExamples(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestReadmeTrust runs the README's trust walkthrough in a project of its
+// own, with a home and state directory of its own: "$ cat FILE" lays FILE
+// (the lines under it), "$ echo 'TEXT' >> FILE" appends TEXT, and each
+// "$ shellgate …" line must print the lines under it.
+func TestReadmeTrust(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	i := strings.Index(s, "### Trusting a project's configuration")
+	if i < 0 {
+		t.Fatal("README.md has no section \"Trusting a project's configuration\"")
+	}
+	s = s[i:]
+	s = s[:strings.Index(s, "\n## ")]
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	proj := filepath.Join(home, "myproject")
+	if err := os.MkdirAll(filepath.Join(proj, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	if err := os.Chdir(proj); err != nil {
+		t.Fatal(err)
+	}
+	type step struct {
+		cmd  string
+		body []string
+	}
+	var steps []step
+	in := false
+	for _, l := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(l, "```console"):
+			in = true
+		case strings.HasPrefix(l, "```"):
+			in = false
+		case in && strings.HasPrefix(l, "$ "):
+			steps = append(steps, step{cmd: l[2:]})
+		case in && len(steps) > 0:
+			steps[len(steps)-1].body = append(steps[len(steps)-1].body, l)
+		}
+	}
+	ran := 0
+	for _, st := range steps {
+		words, err := shellWords(st.cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case len(words) == 2 && words[0] == "cat":
+			if err := os.WriteFile(words[1], []byte(strings.Join(st.body, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		case len(words) == 4 && words[0] == "echo" && words[2] == ">>":
+			f, err := os.OpenFile(words[3], os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(words[1] + "\n")
+			f.Close()
+		case len(words) > 0 && words[0] == "shellgate":
+			ran++
+			var out, errb bytes.Buffer
+			run(words[1:], strings.NewReader(""), &out, &errb)
+			got := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+			if len(got) < len(st.body) {
+				t.Errorf("$ %s\ngot:\n%s%s\nwant:\n%s", st.cmd, out.String(), errb.String(), strings.Join(st.body, "\n"))
+				continue
+			}
+			for i, w := range st.body {
+				if !lineMatches(got[i], w) {
+					t.Errorf("$ %s: output line %d\ngot:  %q\nwant: %q", st.cmd, i+1, got[i], w)
+					break
+				}
+			}
+		default:
+			t.Fatalf("the walkthrough has a step this test cannot run: $ %s", st.cmd)
+		}
+	}
+	if ran < 5 {
+		t.Errorf("the walkthrough ran %d shellgate commands, want at least 5", ran)
 	}
 }
 
@@ -173,6 +270,44 @@ func TestReadmeConfig(t *testing.T) {
 	}
 	write(".shellgate.yaml", block("yaml", "# .shellgate.yaml\n"))
 	write(".shellgate/policy/no_docker.rego", block("rego", "# .shellgate/policy/no_docker.rego\n"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(top, "state"))
+	check := func(cmd string) (string, string) {
+		var out, errb bytes.Buffer
+		run([]string{"check", "--json", "--cwd", proj, cmd}, strings.NewReader(""), &out, &errb)
+		var got struct {
+			Action  string `json:"action"`
+			Reasons []struct {
+				Code string `json:"code"`
+			} `json:"reasons"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%s: %v\n%s%s", cmd, err, out.String(), errb.String())
+		}
+		codes := ""
+		for _, r := range got.Reasons {
+			codes += " " + r.Code
+		}
+		return got.Action, codes
+	}
+	// Until it is trusted, the project's config only tightens.
+	for _, tc := range []struct {
+		cmd, want string
+		untrusted bool
+	}{
+		{"npm test -- --watch=false", "ask", true},
+		{"go test ./...", "ask", true},
+		{"docker build .", "deny", false},
+		{"cat secrets/token.txt", "deny", false},
+	} {
+		action, codes := check(tc.cmd)
+		if action != tc.want || strings.Contains(codes, "project-config-untrusted") != tc.untrusted {
+			t.Errorf("check %q with the README's config, untrusted: %s%s, want %s (project-config-untrusted: %v)", tc.cmd, action, codes, tc.want, tc.untrusted)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"trust", proj}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("shellgate trust %s: exit %d\n%s%s", proj, code, out.String(), errb.String())
+	}
 	for _, tc := range []struct {
 		cmd, want string
 	}{
@@ -186,16 +321,8 @@ func TestReadmeConfig(t *testing.T) {
 		{"make lint", "allow"},
 		{"make deploy", "ask"},
 	} {
-		var out, errb bytes.Buffer
-		run([]string{"check", "--json", "--cwd", proj, tc.cmd}, strings.NewReader(""), &out, &errb)
-		var got struct {
-			Action string `json:"action"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
-			t.Fatalf("%s: %v\n%s%s", tc.cmd, err, out.String(), errb.String())
-		}
-		if got.Action != tc.want {
-			t.Errorf("check %q with the README's config: %s, want %s\n%s", tc.cmd, got.Action, tc.want, out.String())
+		if action, codes := check(tc.cmd); action != tc.want {
+			t.Errorf("check %q with the README's config, trusted: %s%s, want %s", tc.cmd, action, codes, tc.want)
 		}
 	}
 }

@@ -25,7 +25,7 @@ func runServe(e *env) int {
 	fs := newFlags(e, "serve", "[--socket PATH] [--idle DURATION] [--poll DURATION] [--log FILE]")
 	socket := fs.String("socket", hook.DefaultSocketPath(), "unix socket `PATH` (its directory is made user-only)")
 	idle := fs.Duration("idle", 30*time.Minute, "exit after this long without a request (0: never)")
-	poll := fs.Duration("poll", time.Second, "how often config and policy files, and this binary, are checked for changes")
+	poll := fs.Duration("poll", time.Second, "how often this binary is checked for a replacement (config, policy and trust are checked on every decision)")
 	logFile := fs.String("log", "", "append the engine's log to `FILE` (default: stderr)")
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
@@ -81,7 +81,7 @@ func runServe(e *env) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng := &engine{poll: *poll, caches: map[string]*gateCache{}}
+	eng := newEngine()
 	// Exit when this binary is replaced: the next hook call starts the new
 	// one.
 	self := hook.Executable()
@@ -120,10 +120,12 @@ func runServe(e *env) int {
 // engine answers hook calls with warm gates: one gateCache per set of
 // policy and config flags.
 type engine struct {
-	poll   time.Duration
 	mu     sync.Mutex
 	caches map[string]*gateCache
 }
+
+// newEngine returns an engine with no gates yet.
+func newEngine() *engine { return &engine{caches: map[string]*gateCache{}} }
 
 func (en *engine) handle(ctx context.Context, req hook.Request) hook.Answer {
 	key := strings.Join(req.Flags.Policy, "\x00") + "\x01" + req.Flags.Config
@@ -131,7 +133,6 @@ func (en *engine) handle(ctx context.Context, req hook.Request) hook.Answer {
 	c, ok := en.caches[key]
 	if !ok {
 		c = newGateCache(req.Flags)
-		c.poll = en.poll
 		en.caches[key] = c
 	}
 	en.mu.Unlock()

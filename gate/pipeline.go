@@ -1,0 +1,251 @@
+package gate
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
+	"github.com/shellgate/shellgate/rego"
+)
+
+// PipelineOptions configure NewPipeline.
+type PipelineOptions struct {
+	// Config is the configuration (nil: the defaults). A config found in
+	// a project (policy.SourceProject) is judged against the user's trust
+	// store (policy.Resolve) unless Resolved is given.
+	Config *policy.Config
+	// Resolved, when set, is Config already judged (tests give a store).
+	Resolved *policy.Resolved
+	// Catalog replaces the embedded catalog (nil: the embedded one).
+	Catalog *classify.Catalog
+	// PolicyDirs and Modules are policy the user named: trusted.
+	PolicyDirs []string
+	Modules    map[string]string
+	// Roots are directories the user named, added to the config's roots.
+	Roots []string
+	// NoStation skips the read station.
+	NoStation bool
+}
+
+// Pipeline is the decision pipeline of one configuration: classification
+// with the config's catalog additions, the read station on the config's
+// boundary, and the policy. What a project's configuration would widen
+// (grants, roots, read-only programs, replaced deny rows, the allow rules
+// of its modules) applies only once the user trusts it; until then a
+// decision it would have made more permissive carries the reason
+// project-config-untrusted. Gate decides through a Pipeline, and so do the
+// shellgate CLI's check, explain and grant. It is safe for concurrent use.
+type Pipeline struct {
+	res       *policy.Resolved
+	cfg       *policy.Config // in effect
+	full      *policy.Config // the whole config, when a part was ignored
+	engine    *rego.Engine
+	classOpts []classify.Option
+	fullOpts  []classify.Option
+	noStation bool
+
+	mu    sync.Mutex
+	valid map[validKey]error
+}
+
+type validKey struct {
+	cfg *policy.Config
+	cwd string
+}
+
+// NewPipeline resolves the configuration's trust, builds the catalog and
+// compiles the policy.
+func NewPipeline(o PipelineOptions) (*Pipeline, error) {
+	cfg := o.Config
+	if cfg == nil {
+		cfg = policy.DefaultConfig()
+	}
+	res := o.Resolved
+	if res == nil {
+		var err error
+		if res, err = policy.Resolve(cfg); err != nil {
+			return nil, err
+		}
+	}
+	p := &Pipeline{res: res, cfg: withRoots(res.Config, o.Roots), noStation: o.NoStation}
+	var err error
+	if p.classOpts, err = classifyOptions(p.cfg, o.Catalog); err != nil {
+		return nil, err
+	}
+	if res.Full != nil {
+		p.full = withRoots(res.Full, o.Roots)
+		if p.fullOpts, err = classifyOptions(p.full, o.Catalog); err != nil {
+			return nil, err
+		}
+	}
+	var ropts []rego.Option
+	if dirs := append(append([]string{}, res.PolicyDirs...), o.PolicyDirs...); len(dirs) > 0 {
+		ropts = append(ropts, rego.WithPolicyDirs(dirs...))
+	}
+	if len(res.Modules) > 0 {
+		ropts = append(ropts, rego.WithModules(res.Modules))
+	}
+	if len(o.Modules) > 0 {
+		ropts = append(ropts, rego.WithModules(o.Modules))
+	}
+	if len(res.UntrustedModules) > 0 {
+		ropts = append(ropts, rego.WithUntrustedModules(res.UntrustedModules))
+	}
+	if p.engine, err = rego.New(ropts...); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return p, nil
+}
+
+func withRoots(c *policy.Config, roots []string) *policy.Config {
+	if len(roots) == 0 {
+		return c
+	}
+	cc := *c
+	cc.Roots = append(append([]string{}, c.Roots...), roots...)
+	return &cc
+}
+
+func classifyOptions(c *policy.Config, cat *classify.Catalog) ([]classify.Option, error) {
+	opts, err := c.ClassifyOptions(cat)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if cat != nil {
+		opts = append([]classify.Option{classify.WithCatalog(cat)}, opts...)
+	}
+	return opts, nil
+}
+
+// Config returns the configuration in effect: for an untrusted project
+// config, its tightening part only.
+func (p *Pipeline) Config() *policy.Config { return p.cfg }
+
+// Resolved returns the configuration as judged against the trust store.
+func (p *Pipeline) Resolved() *policy.Resolved { return p.res }
+
+// Engine returns the compiled policy.
+func (p *Pipeline) Engine() *rego.Engine { return p.engine }
+
+// Input classifies command and judges its reads for a run in cwd (which
+// must be absolute) under the config in effect. mode "" is the config's. A
+// boundary that cannot be built leaves the station out (the policy then
+// sees reads that are not established); the error says why.
+func (p *Pipeline) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, classify.DialectUnknown)
+}
+
+// InputShell is Input for a command that shell runs; DialectUnknown takes
+// the config's shell, and with none there the command is read as both
+// bash and zsh.
+func (p *Pipeline) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell)
+}
+
+// Shell is the dialect a request for shell s is judged in: s, else the
+// config's shell (of a trusted config), else unknown.
+func (p *Pipeline) Shell(s classify.Dialect) classify.Dialect {
+	if s == classify.DialectUnknown && p.cfg.Shell != "" {
+		s, _ = classify.ParseDialect(p.cfg.Shell)
+	}
+	return s
+}
+
+func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
+	if mode == "" {
+		mode = p.cfg.Mode
+	}
+	if mode == "" {
+		mode = policy.ModeDefault
+	}
+	if shell == classify.DialectUnknown && cfg.Shell != "" {
+		shell, _ = classify.ParseDialect(cfg.Shell)
+	}
+	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: cfg}
+	in.Report = classify.Classify(command, append(opts[:len(opts):len(opts)], classify.WithDialect(shell))...)
+	if p.noStation {
+		return in, nil, nil
+	}
+	b, err := p.boundary(cfg, cwd)
+	if err != nil {
+		return in, nil, fmt.Errorf("read station: %w (reads are not established)", err)
+	}
+	st := readstation.Judge(in.Report, b)
+	in.Station = st
+	return in, st, nil
+}
+
+// maxValid bounds the boundaries remembered as validated.
+const maxValid = 256
+
+// boundary is policy.Config.Boundary, validated once per config and cwd
+// (validating the deny rows on every request was about 40 % of a
+// decision). TestBoundaryMatchesConfig keeps the two equal.
+func (p *Pipeline) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
+	k := validKey{cfg, cwd}
+	p.mu.Lock()
+	err, ok := p.valid[k]
+	p.mu.Unlock()
+	if !ok {
+		_, err = cfg.Boundary(cwd)
+		p.mu.Lock()
+		if p.valid == nil || len(p.valid) >= maxValid {
+			p.valid = map[validKey]error{}
+		}
+		p.valid[k] = err
+		p.mu.Unlock()
+	}
+	if err != nil {
+		return readstation.Boundary{}, err
+	}
+	b, err := readstation.DefaultBoundary(cwd)
+	if err != nil {
+		return b, err
+	}
+	b.Roots = append(b.Roots, cfg.Roots...)
+	if cfg.ReplaceDefaultDenyReads {
+		b.DenyRows = nil
+	}
+	b.DenyRows = append(b.DenyRows, cfg.DenyReads...)
+	return b, nil
+}
+
+// Decide asks the policy about in (built by Input). When a part of an
+// untrusted project file was ignored, it also decides as if the user
+// trusted it, and when that would have been more permissive the decision
+// carries a reason with code project-config-untrusted saying which file,
+// what was ignored and how to trust it. The error is for a cancelled
+// context.
+func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision, *policy.Facts, error) {
+	pd, facts, err := p.engine.DecideFacts(ctx, in)
+	if err != nil || pd.Action == policy.Allow || !pd.Action.Valid() || len(p.res.Untrusted) == 0 {
+		return pd, facts, err
+	}
+	whole := in
+	if p.full != nil {
+		// The request's own shell; the whole config's applies when it
+		// named none (in.Shell is then the trusted part's, "").
+		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell))
+		if in.Station == nil {
+			whole.Station = nil
+		}
+	}
+	wd, err := p.engine.DecideWhole(ctx, whole)
+	if err != nil {
+		return pd, facts, err
+	}
+	if wd.Action.MorePermissive(pd.Action) {
+		pd.Reasons = append(append([]policy.Reason(nil), pd.Reasons...), policy.Reason{
+			Code:    policy.ProjectConfigUntrusted,
+			Message: p.res.Message(),
+			Span:    &classify.Span{Start: 0, End: len(in.Command)},
+			Segment: -1,
+			Rule:    policy.ProjectConfigUntrusted,
+		})
+		policy.SortReasons(pd.Reasons)
+	}
+	return pd, facts, nil
+}
