@@ -244,7 +244,8 @@ func (w *walker) checkComments(n syntax.Node) {
 		}
 		off := int(c.Hash.Offset())
 		if off > 0 && off <= len(w.src) && !startsWord(w.src[off-1]) {
-			w.find("parser-mismatch", "bash reads this # as part of a word, where the parser saw a comment: the command is not analysed as bash runs it", w.spanPos(c.Hash, c.End()), -1)
+			sh := w.dialect.name()
+			w.find("parser-mismatch", sh+" reads this # as part of a word, where the parser saw a comment: the command is not analysed as "+sh+" runs it", w.spanPos(c.Hash, c.End()), -1)
 		}
 		return true
 	})
