@@ -169,6 +169,12 @@ func checkInvariants(t *testing.T, in string, r *Report) {
 		for _, a := range s.Assigns {
 			bad("assign", a.Span)
 		}
+		for _, c := range s.Code {
+			bad("code "+c.Via, c.Span)
+			if c.Carries == "" || c.Carries == CarriesNone || !knownCarries[c.Carries] {
+				t.Errorf("%q: segment %d: code %+v carries %q", trunc(in), i, c, c.Carries)
+			}
+		}
 		if r.Reversible && !s.ReadOnly {
 			t.Errorf("%q: reversible with segment %d not read-only", trunc(in), i)
 		}

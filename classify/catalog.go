@@ -84,6 +84,37 @@ var knownRoles = map[string]bool{
 	"gitpath": true,
 }
 
+// Carries names what an argument carries when it carries code or a
+// command (catalog "carries"): a grant never puts a wildcard over such an
+// argument, since the wildcard would allow any code at all.
+const (
+	CarriesCode    = "code"    // program text that is run: python -c CODE, bash -c SCRIPT, a sed, awk or jq program
+	CarriesCommand = "command" // a command line, or the program of one: env CMD..., xargs CMD..., find -exec CMD... ;
+	CarriesFile    = "file"    // a file or directory whose code is run: python SCRIPT, make -f MAKEFILE, make -C DIR
+	CarriesModule  = "module"  // a module or package that is run: python -m MOD, npx PKG
+	CarriesConfig  = "config"  // settings that can name a program to run: git -c KEY=VALUE
+	CarriesNone    = "none"    // says the catalog decided: nothing run is chosen by this argument
+)
+
+var knownCarries = map[string]bool{
+	CarriesCode: true, CarriesCommand: true, CarriesFile: true, CarriesModule: true,
+	CarriesConfig: true, CarriesNone: true,
+}
+
+// roleCarries is what an operand in a role carries unless the role says
+// otherwise (a Role's Carries).
+var roleCarries = map[string]string{
+	"script": CarriesCode, "sed": CarriesCode, "awk": CarriesCode, "jq": CarriesCode,
+	"command": CarriesCommand, "exec": CarriesFile, "source": CarriesFile,
+}
+
+// valueRoleCarries is what an option value with a value_role carries.
+var valueRoleCarries = map[string]string{"sed": CarriesCode, "awk": CarriesCode}
+
+// runEffects are the effects that run something: an option or operand
+// with one must say (carries) whether its argument chooses what runs.
+var runEffects = map[string]bool{EffectExec: true, EffectScript: true, EffectCommand: true}
+
 var knownCategories = map[string]bool{
 	"read": true, "write": true, "network": true, "destructive": true,
 	"exec": true, "privilege": true, "interactive": true, "wrapper": true,
@@ -213,9 +244,34 @@ type OptSpec struct {
 	// Code is the finding code when the option makes the segment unsafe
 	// ("find-delete"); default: derived from the effect.
 	Code string `yaml:"code,omitempty" json:"code,omitempty"`
-	Doc  string `yaml:"doc,omitempty" json:"doc,omitempty"`
+	// Carries says what the option's value carries when it chooses what
+	// runs: code, command, file, module or config (see the Carries
+	// constants), or none. For an option without a value it is the option
+	// word itself and, for a command option (find -exec), the words up to
+	// its terminator (bash -c needs none: its script is an
+	// operand in the role script). Default: a value_role's ("sed", "awk": code), else nothing.
+	// Validate requires it on every option that runs something and takes a
+	// value and on command options.
+	Carries string `yaml:"carries,omitempty" json:"carries,omitempty"`
+	// EndsOptions ends option parsing after the option (and its value):
+	// the words after python -c CODE or -m MOD are the program's argv.
+	EndsOptions bool   `yaml:"ends_options,omitempty" json:"ends_options,omitempty"`
+	Doc         string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
+}
+
+// CarriesWhat returns what the option's value (or, without a value, the
+// option and the command it takes) carries, "" when it carries no code.
+func (o *OptSpec) CarriesWhat() string {
+	c := o.Carries
+	if c == "" {
+		c = valueRoleCarries[o.ValueRole]
+	}
+	if c == CarriesNone {
+		return ""
+	}
+	return c
 }
 
 // Role is an operand role. In YAML it is a string ("file", "file...") or a
@@ -236,9 +292,27 @@ type Role struct {
 	// Code is the finding code for Effect or Else; with both, it is Else's
 	// (Effect then has its default code).
 	Code string `yaml:"code,omitempty" json:"code,omitempty"`
-	Doc  string `yaml:"doc,omitempty" json:"doc,omitempty"`
+	// Carries says what an operand in this role carries when it chooses
+	// what runs (see OptSpec.Carries); default: the role's own (script,
+	// sed, awk and jq carry code, command a command, exec and source a
+	// file). Validate requires it on a role whose effect runs something.
+	Carries string `yaml:"carries,omitempty" json:"carries,omitempty"`
+	Doc     string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
+}
+
+// CarriesWhat returns what an operand in the role carries, "" when it
+// carries no code.
+func (r *Role) CarriesWhat() string {
+	c := r.Carries
+	if c == "" {
+		c = roleCarries[r.Role]
+	}
+	if c == CarriesNone {
+		return ""
+	}
+	return c
 }
 
 // codeFor returns the finding code of the effect taken: Else's when the
@@ -281,7 +355,7 @@ func (r *Role) UnmarshalYAML(n *yaml.Node) error {
 // roleKeys are the keys an operand role mapping may have.
 var roleKeys = map[string]bool{
 	"role": true, "repeat": true, "match": true, "effect": true, "else": true,
-	"optional": true, "code": true, "doc": true,
+	"optional": true, "code": true, "doc": true, "carries": true,
 }
 
 var (
@@ -380,9 +454,11 @@ func (p *Program) Sub(name string) *Program {
 // HasOption reports whether the program knows the option spelling.
 func (p *Program) HasOption(name string) bool { return p.optIndex[name] != nil }
 
-// Validate checks the catalog: no unknown effect, role or category names, no
-// duplicate programs or option spellings, every dangerous option documented,
-// every regexp valid.
+// Validate checks the catalog: no unknown effect, role, category or carries
+// names, no duplicate programs or option spellings, every dangerous option
+// documented, every regexp valid, and every option or operand that runs
+// something says whether it carries code (carries), so that a grant never
+// puts a wildcard over code.
 func (c *Catalog) Validate() error { return c.build() }
 
 func (c *Catalog) build() error {
@@ -508,6 +584,7 @@ func (p *Program) build(path string) []error {
 				bad("option %s: unknown category %q", o.Names[0], cat)
 			}
 		}
+		errs = append(errs, o.checkCarries(path)...)
 		if (hasString(o.Effects, EffectCommand)) != (len(o.Terminator) > 0) && hasString(o.Effects, EffectCommand) && p.Syntax == "long" {
 			bad("option %s: command option needs a terminator", o.Names[0])
 		}
@@ -570,8 +647,41 @@ func (p *Program) build(path string) []error {
 	return errs
 }
 
+// checkCarries checks that an option which runs something says what its
+// argument carries.
+func (o *OptSpec) checkCarries(path string) []error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: option %s: "+format, append([]any{path, o.Names[0]}, a...)...))
+	}
+	if o.Carries != "" && !knownCarries[o.Carries] {
+		bad("unknown carries %q", o.Carries)
+	}
+	runs := false
+	for _, e := range append(append([]string{}, o.Effects...), o.Else) {
+		if runEffects[e] {
+			runs = true
+		}
+	}
+	switch {
+	case o.Carries == "" && runs && o.Value != "":
+		bad("runs something and takes a value: say what the value carries (carries: code, command, file, module, config or none)")
+	case hasString(o.Effects, EffectCommand) && (o.Carries == "" || o.Carries == CarriesNone):
+		bad("takes a command: it needs carries: command")
+	case o.ValueRole != "" && o.Carries == CarriesNone:
+		bad("a %s value is code: carries cannot be none", o.ValueRole)
+	}
+	return errs
+}
+
 func (r *Role) build(path string) []error {
 	var errs []error
+	if r.Carries != "" && !knownCarries[r.Carries] {
+		errs = append(errs, fmt.Errorf("%s: operand %s: unknown carries %q", path, r.Role, r.Carries))
+	}
+	if r.Carries == "" && roleCarries[r.Role] == "" && (runEffects[r.Effect] || runEffects[r.Else]) {
+		errs = append(errs, fmt.Errorf("%s: operand %s runs something: say what it carries (carries: code, command, file, module, config or none)", path, r.Role))
+	}
 	if !knownRoles[r.Role] {
 		errs = append(errs, fmt.Errorf("%s: unknown operand role %q", path, r.Role))
 	}

@@ -267,6 +267,36 @@ func TestCatalogValidateRejects(t *testing.T) {
 			want: []string{"foo", "-run", "needs a terminator"},
 		},
 		{
+			name: "option that runs its value without carries",
+			yaml: "programs:\n  - name: foo\n    options:\n      - names: [--eval]\n        value: required\n        effects: [exec]\n        doc: runs code\n",
+			want: []string{"foo", "--eval", "say what the value carries"},
+		},
+		{
+			name: "unknown option carries",
+			yaml: "programs:\n  - name: foo\n    options:\n      - names: [--eval]\n        value: required\n        effects: [exec]\n        carries: spells\n        doc: runs code\n",
+			want: []string{"foo", "--eval", `unknown carries "spells"`},
+		},
+		{
+			name: "command option without carries",
+			yaml: "programs:\n  - name: foo\n    syntax: long\n    options:\n      - names: [-run]\n        effects: [exec, command]\n        terminator: [';']\n        doc: runs a command\n",
+			want: []string{"foo", "-run", "needs carries: command"},
+		},
+		{
+			name: "script value that carries nothing",
+			yaml: "programs:\n  - name: foo\n    options:\n      - names: [-e]\n        value: required\n        value_role: sed\n        carries: none\n",
+			want: []string{"foo", "-e", "carries cannot be none"},
+		},
+		{
+			name: "operand that runs without carries",
+			yaml: "programs:\n  - name: foo\n    operands: [{role: any, effect: exec, doc: runs it}]\n",
+			want: []string{"foo", "operand any runs something"},
+		},
+		{
+			name: "unknown operand carries",
+			yaml: "programs:\n  - name: foo\n    operands: [{role: text, carries: magic}]\n",
+			want: []string{"foo", `unknown carries "magic"`},
+		},
+		{
 			name: "not YAML",
 			yaml: "programs: [\n",
 			want: []string{"bad.yaml"},
@@ -443,7 +473,7 @@ func TestCatalogSpot(t *testing.T) {
 		{"bzcat a.bz2", true, nil},
 		{"xz -l a.xz", true, nil},
 		{"zstd -c -o out.zst in", false, []string{"compress-output"}},
-		{"zip -T -TT 'sh -c id' a.zip f", false, []string{"not-read-only", "unknown-option", "unknown-option"}},
+		{"zip -T -TT 'sh -c id' a.zip f", false, []string{"not-read-only", "unknown-option", "zip-test-command"}},
 		{"zip -r a.zip dir", false, notRO},
 		{"unzip -l a.zip", true, nil},
 		{"unzip -p a.zip README", true, nil},

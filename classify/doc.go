@@ -18,7 +18,10 @@
 //     find -exec, xargs, and wrappers such as timeout, env, nice, command,
 //     stdbuf, sudo), each with its program, argv (static, or marked
 //     dynamic with the reason), options and operands as the catalog parses
-//     them, its context and the directory it runs in;
+//     them, its context and the directory it runs in, and the arguments
+//     that carry code or a command (code: the code of python -c, the
+//     script of bash -c, the command of env or find -exec, make's
+//     VAR=value), which no grant puts a wildcard over;
 //   - redirects, reads and writes: every path read or written, with the cwd
 //     it is relative to, whether it is literal, a glob or dynamic;
 //   - cd: every cd, pushd and popd, following bash: a cd in a subshell or a
@@ -63,7 +66,8 @@
 //
 // The command catalog ([Catalog], catalog.yaml) is data: which programs are
 // read-only, which options take values, write, execute, follow or read
-// files, which operands are files, and which subcommands exist. Users
+// files, which operands are files, which option values and operands carry
+// code or a command (carries), and which subcommands exist. Users
 // extend it with [ParseCatalog], [Catalog.Extend] and [WithCatalog].
 //
 // classify owns parsing, the AST walk, the catalog, the verdict, read and

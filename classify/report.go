@@ -124,7 +124,26 @@ type Segment struct {
 	// RunsGit is set when the program runs git in its repository (catalog
 	// runs_git): the read station checks the repository's helpers.
 	RunsGit bool `json:"runs_git,omitempty"`
+	// Code lists the arguments that carry code or a command (catalog
+	// carries): the code python -c runs, the script of bash -c, the
+	// command env or xargs runs, a sed program, make's VAR=value. A
+	// suggested grant never puts a wildcard over one.
+	Code []CodeArg `json:"code,omitempty"`
 	// Span covers the whole simple command.
+	Span Span `json:"span"`
+}
+
+// CodeArg is an argument (or a run of arguments) that carries code or a
+// command: what it holds chooses what runs.
+type CodeArg struct {
+	// Carries is what it carries: "code", "command", "file", "module" or
+	// "config" (the Carries constants).
+	Carries string `json:"carries"`
+	// Via is the option as written ("-c") or the operand role ("script",
+	// "command") that makes it carry code.
+	Via string `json:"via"`
+	// Span covers it: an option with its value, an operand, or a command's
+	// words (find -exec CMD... ; covers the option through the terminator).
 	Span Span `json:"span"`
 }
 

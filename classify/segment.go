@@ -225,10 +225,13 @@ type argParser struct {
 	operands   []Operand
 	opInfo     []wordInfo
 	nested     []nestedCmd
-	scripts    []Arg
-	cwdOpt     *Arg
-	stopped    bool
-	unsafe     bool
+	// opCarries is, for each operand, what it carries in its role
+	// (catalog carries), "" for nothing.
+	opCarries []string
+	scripts   []Arg
+	cwdOpt    *Arg
+	stopped   bool
+	unsafe    bool
 	// endOpts is set once "--" or the first operand ended the options.
 	endOpts bool
 	// unknownSub is set when a subcommand is not in the catalog.
@@ -322,6 +325,7 @@ func (p *argParser) run() {
 	for i := 0; i < len(p.args) && !p.stopped; i++ {
 		a, info := p.args[i], p.infos[i]
 		syntaxKind = p.spec.Syntax
+		endOpts = endOpts || p.endOpts // an ends_options option (python -c) ended them
 		if !a.Static() && !endOpts && (syntaxKind != "none" && syntaxKind != "long" &&
 			strings.HasPrefix(info.prefix, "-") && info.prefix != "-" && info.prefix != "--" ||
 			syntaxKind == "keyvalue" && strings.Contains(info.prefix, "=") && !strings.HasPrefix(info.prefix, "-")) {
@@ -429,6 +433,8 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 		case "command":
 			p.operands = p.operands[:len(p.operands)-1]
 			p.opInfo = p.opInfo[:len(p.opInfo)-1]
+			p.opCarries = p.opCarries[:len(p.opCarries)-1]
+			p.seg.Code = append(p.seg.Code, CodeArg{Carries: CarriesCommand, Via: "command", Span: spanOf(p.args[i:])})
 			n := nestedCmd{args: p.args[i:], infos: p.infos[i:], wrapper: p.root.Name, kind: "wrapper"}
 			if p.root.Name == "xargs" {
 				n.kind = "xargs"
@@ -482,6 +488,17 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		}
 		if spec.ValueRole != "" && o.Value != nil {
 			p.roleValues = append(p.roleValues, roleValue{spec.ValueRole, *o.Value})
+		}
+		if spec.EndsOptions {
+			p.endOpts = true
+		}
+		if c := spec.CarriesWhat(); c != "" {
+			sp := o.Span
+			if hasString(spec.Effects, EffectCommand) && spec.Value == "" && p.spec.Syntax != "long" && len(p.args) > 0 {
+				// fd -x CMD...: the words after the option are its command.
+				sp.End = max(sp.End, p.args[len(p.args)-1].Span.End)
+			}
+			p.seg.Code = append(p.seg.Code, CodeArg{Carries: c, Via: o.Written, Span: sp})
 		}
 		if hasString(spec.Effects, EffectPattern) {
 			p.patternSet = true
@@ -742,6 +759,29 @@ func (p *argParser) abbrev(name string, sp Span) *OptSpec {
 func (p *argParser) gnuShort(i int) int {
 	a := p.args[i]
 	v := a.Value
+	if name, _, eq := strings.Cut(v, "="); eq && len(name) > 2 {
+		if spec := p.spec.optIndex[name]; spec != nil && spec.Value != "" {
+			// -toolexec=CMD: a whole-word option with its value after "=".
+			val := subArg(a, len(name)+1)
+			p.addOpt(Opt{Name: name, Written: name, Value: &val, Span: a.Span}, spec)
+			return i
+		}
+	}
+	if spec := p.spec.optIndex[v]; spec != nil && len(v) > 2 {
+		// A single-dash word the catalog names whole (zip -TT, wget -nv,
+		// xxd -cols): that option, not a bundle of letters.
+		o := Opt{Name: v, Written: v, Span: a.Span}
+		if spec.Value == "required" {
+			var val *Arg
+			val, i = p.nextValue(i)
+			o.Value = val
+			if val != nil {
+				o.Span.End = val.Span.End
+			}
+		}
+		p.addOpt(o, spec)
+		return i
+	}
 	if p.spec.NumericOption != "" && isDigits(v[1:]) {
 		val := subArg(a, 1)
 		p.addOpt(Opt{Name: p.spec.NumericOption, Written: v, Value: &val, Span: a.Span}, p.spec.optIndex[p.spec.NumericOption])
@@ -819,6 +859,8 @@ func (p *argParser) longOpt(i int) int {
 		}
 		if j < len(p.args) {
 			o.Span.End = p.args[j].Span.End
+		} else if j > i+1 {
+			o.Span.End = p.args[j-1].Span.End // no terminator: the command runs to the end
 		}
 		p.addOpt(o, spec)
 		return j
@@ -873,10 +915,17 @@ func (p *argParser) effectiveRoles() []Role {
 	return roles
 }
 
-// assignRoles gives every operand its role.
+// assignRoles gives every operand its role, and records in p.opCarries
+// what each carries (catalog carries).
 func (p *argParser) assignRoles() {
 	roles := p.effectiveRoles()
 	ops := p.operands
+	if cap(p.opCarries) >= len(ops) {
+		p.opCarries = p.opCarries[:len(ops)]
+	} else {
+		p.opCarries = make([]string, len(ops), len(ops)+2)
+	}
+	cs := p.opCarries
 	// Fixed roles after a repeating one (cp SRC... DEST) belong to the
 	// last operands, as the program reads them. A command role is found
 	// by scanning forward instead (env NAME=VALUE... COMMAND).
@@ -888,15 +937,15 @@ func (p *argParser) assignRoles() {
 				ops[i].Role = ""
 			}
 			n := len(ops) - len(tail)
-			assignSeq(ops[:len(head)], head)
+			assignSeq(ops[:len(head)], head, cs[:len(head)])
 			for i := len(head); i < n; i++ {
-				assignSeq(ops[i:i+1], roles[k:k+1])
+				assignSeq(ops[i:i+1], roles[k:k+1], cs[i:i+1])
 			}
-			assignSeq(ops[n:], tail)
+			assignSeq(ops[n:], tail, cs[n:])
 			return
 		}
 	}
-	assignSeq(ops, roles)
+	assignSeq(ops, roles, cs)
 }
 
 // repeatThenTail returns the index of a repeating role followed only by
@@ -922,14 +971,17 @@ func repeatThenTail(roles []Role) int {
 	return k
 }
 
-// assignSeq gives operands their roles in order.
-func assignSeq(ops []Operand, roles []Role) {
+// assignSeq gives operands their roles in order, and sets carries[k] to
+// what operand k carries in its role.
+func assignSeq(ops []Operand, roles []Role, carries []string) {
 	ri := 0
 	for k := range ops {
 		op := &ops[k]
 		op.Role = ""
+		carries[k] = ""
 		for ri < len(roles) {
 			r := roles[ri]
+			carries[k] = r.CarriesWhat()
 			if r.match == nil {
 				op.Role = r.Role
 				if !r.Repeat {
@@ -945,6 +997,7 @@ func assignSeq(ops []Operand, roles []Role) {
 				break
 			}
 			if r.Repeat || r.Optional {
+				carries[k] = ""
 				ri++
 				continue
 			}
@@ -1039,6 +1092,11 @@ func (p *argParser) finish() {
 		producer, dynSource = p.c.producer, "xargs-input"
 	case p.c.findExec:
 		producer = seg.Parent
+	}
+	for k, op := range seg.Operands {
+		if k < len(p.opCarries) && p.opCarries[k] != "" {
+			seg.Code = append(seg.Code, CodeArg{Carries: p.opCarries[k], Via: strings.TrimSuffix(op.Role, "!"), Span: op.Span})
+		}
 	}
 	pathOperands := 0
 	for k, op := range seg.Operands {

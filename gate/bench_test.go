@@ -2,20 +2,36 @@ package gate
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/shellgate/shellgate/policy"
 )
 
 // BenchmarkOverhead measures the gate's whole pipeline (classify, read
-// station, policy, managed environment, process group, output pipe, exit
-// meaning) around `true` against a plain `bash -c true`, interleaved in
-// one run; the ratio metric is the median gate time over the median plain
-// time (target ≤ 1.10).
+// station, policy, managed environment, confinement (read-only: `true` is
+// reversible), process group, output pipe, exit meaning) around `true`
+// against a plain `bash -c true`, interleaved in one run; the ratio metric
+// is the median gate time over the median plain time (target ≤ 1.30
+// confined).
 func BenchmarkOverhead(b *testing.B) {
+	benchOverhead(b, policy.DefaultConfig())
+}
+
+// BenchmarkOverheadUnconfined is BenchmarkOverhead with "sandbox: off"
+// (target ≤ 1.10).
+func BenchmarkOverheadUnconfined(b *testing.B) {
+	cfg := policy.DefaultConfig()
+	cfg.Sandbox = policy.SandboxOff
+	benchOverhead(b, cfg)
+}
+
+func benchOverhead(b *testing.B, cfg *policy.Config) {
 	dir := b.TempDir()
-	g, err := New(WithCwd(dir))
+	g, err := New(WithCwd(dir), WithConfig(cfg))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,4 +87,41 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSandbox measures `bash -c true` through the BashRunner confined
+// read-only (Landlock ruleset, locked thread, network namespace) against
+// the same runner unconfined, interleaved in one run; the ratio metric is
+// the median confined time over the median unconfined time (target ≤ 1.30).
+func BenchmarkSandbox(b *testing.B) {
+	r := &BashRunner{}
+	if s := r.SandboxSupport(); s.Err != nil {
+		b.Skipf("no confinement here: %v", s.Err)
+	}
+	dir := b.TempDir()
+	ctx := context.Background()
+	env := BuildEnv(os.Environ(), nil, nil)
+	spec := Spec{Command: "true", Dir: dir, Env: env, View: DefaultViewLimits}
+	conf := spec
+	conf.Sandbox = &Confinement{Mode: SandboxReadOnly, Roots: []string{dir}}
+	plain := make([]time.Duration, 0, b.N)
+	confined := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if out, err := r.Run(ctx, spec); err != nil || out.ExitCode != 0 {
+			b.Fatalf("unconfined: %v %+v", err, out)
+		}
+		t1 := time.Now()
+		if out, err := r.Run(ctx, conf); err != nil || out.ExitCode != 0 || out.Sandbox == nil {
+			b.Fatalf("confined: %v %+v", err, out)
+		}
+		t2 := time.Now()
+		plain = append(plain, t1.Sub(t0))
+		confined = append(confined, t2.Sub(t1))
+	}
+	mp, mc := median(plain), median(confined)
+	b.ReportMetric(float64(mc)/float64(mp), "ratio")
+	b.ReportMetric(float64(mp.Microseconds()), "unconfined-µs")
+	b.ReportMetric(float64(mc.Microseconds()), "confined-µs")
 }

@@ -23,6 +23,25 @@
 // reversible also runs with the toolchains told to stay offline
 // (OfflineEnv: go list does not fetch modules or switch Go versions).
 //
+// The kernel enforces what the gate decided. BashRunner confines every
+// command it starts in a SandboxMode: read-only (no write anywhere but
+// /dev/null; reads only in the roots and the system's program and
+// library directories), workspace-write (writes only in the roots and a
+// private TMPDIR) or full-access (no confinement), with no network unless
+// the decision approved egress. The mode follows the decision (Gate.Run);
+// Request.Sandbox and the config key "sandbox" choose it explicitly, and
+// Request.Escalate asks a person for a wider mode for one call. On Linux
+// this is Landlock (the best ABI the kernel offers) applied from a locked,
+// throwaway OS thread that then forks bash, so no helper program has to
+// be found and a library user gets the same confinement; the network is
+// also cut by a network namespace. On macOS it is a Seatbelt profile
+// (SeatbeltProfile) run by sandbox-exec. Where neither is possible a
+// read-only run is refused (SANDBOX_UNAVAILABLE) unless the config says
+// "sandbox: off". An operation the sandbox refused is listed in
+// Result.Sandbox and marked in the output by a SandboxMarker line. Landlock
+// cannot deny a subpath of a granted tree: the deny rows inside the roots
+// (.env, keys) stay the read station's job.
+//
 // The stages up to the decision are a Pipeline, which the shellgate CLI's
 // check, explain and grant use too. A configuration found in a project
 // (policy.SourceProject) is judged against the user's trust store first

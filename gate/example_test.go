@@ -79,3 +79,54 @@ func ExampleResult_Text() {
 	// hello
 	// world
 }
+
+// The kernel enforces the decision: a command allowed as read-only runs
+// in the read-only sandbox, and a write it attempts anyway is refused and
+// marked.
+func ExampleGate_Run_sandbox() {
+	dir, err := os.MkdirTemp("", "gate-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	g, err := gate.New(gate.WithCwd(dir))
+	if err != nil {
+		panic(err)
+	}
+	yes := gate.ApproverFunc(func(ctx context.Context, d *gate.Decision) (bool, error) { return true, nil })
+	res := g.Run(context.Background(), gate.Request{Command: "touch x", Sandbox: gate.SandboxReadOnly, Approver: yes})
+	fmt.Print(res.Output.String())
+	fmt.Println(res.Sandbox.Mode, res.Sandbox.Denied[0].Op)
+	// Output:
+	// touch: cannot touch 'x': Permission denied
+	// [sandbox: write denied under read-only mode]
+	// read-only write
+}
+
+// A background job: the call returns at once; the output is read as it
+// comes.
+func ExampleGate_Start() {
+	dir, err := os.MkdirTemp("", "gate-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	g, err := gate.New(gate.WithCwd(dir))
+	if err != nil {
+		panic(err)
+	}
+	j, res := g.Start(context.Background(), gate.Request{Command: "echo started; sleep 0.1; echo done"})
+	if j == nil {
+		panic(res.StatusLine())
+	}
+	defer j.Close()
+	fmt.Println(res.Status)
+	final := j.Wait()
+	fmt.Print(j.Read().Output)
+	fmt.Println(final.Status, final.Run.ExitCode)
+	// Output:
+	// running
+	// started
+	// done
+	// ok 0
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -42,6 +43,10 @@ const (
 	CodeAborted           Code = "ABORTED"
 	CodeSpawnFailed       Code = "SPAWN_FAILED"
 	CodeOutputCap         Code = "OUTPUT_CAP"
+	// CodeSandboxUnavailable: the command was to run read-only and the
+	// runner cannot confine it here (no Landlock, not Linux or macOS);
+	// nothing ran. The config key "sandbox: off" turns confinement off.
+	CodeSandboxUnavailable Code = "SANDBOX_UNAVAILABLE"
 )
 
 // Error is a request that stopped before a decision was made (Check) or
@@ -73,7 +78,33 @@ type Request struct {
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 	// Approver decides an ask; nil refuses it (NOT_APPROVED).
 	Approver Approver `json:"-"`
+	// Sandbox chooses the sandbox mode explicitly; "" lets it follow the
+	// decision (see Gate.Run). It is the caller's own choice, like
+	// `shellgate run --sandbox`: an agent asks for a wider mode through
+	// Escalate instead.
+	Sandbox SandboxMode `json:"sandbox,omitempty"`
+	// Escalate asks to run this one call in a mode strictly wider than
+	// the one the decision gives, with Justification (one sentence) for
+	// the person who approves it. Both or neither must be given.
+	Escalate      SandboxMode `json:"sandbox_escalation,omitempty"`
+	Justification string      `json:"justification,omitempty"`
 }
+
+// Escalation is a request to run one call in a wider sandbox mode, as the
+// approver sees it on the Decision.
+type Escalation struct {
+	// From is the mode the call would run in; To the mode asked for.
+	From SandboxMode `json:"from"`
+	To   SandboxMode `json:"to"`
+	// Justification is the caller's one sentence.
+	Justification string `json:"justification"`
+}
+
+// ErrApprovalPending is what an Approver returns (wrapped or not) when the
+// person's answer is not there yet and will come with a later call of the
+// same request (MCP's multi round-trip elicitation): nothing runs, and a
+// pending escalation is not counted as refused.
+var ErrApprovalPending = errors.New("approval pending")
 
 // Approver is asked when the policy says ask. It sees the decision with
 // its reasons; it approves by returning true.
@@ -108,6 +139,9 @@ type Decision struct {
 	// StationError says why the station could not run (a bad boundary):
 	// the policy then saw reads that are not established.
 	StationError string `json:"station_error,omitempty"`
+	// Escalation is set when the caller asks to run this call in a wider
+	// sandbox mode: the approver decides it together with the reasons.
+	Escalation *Escalation `json:"escalation,omitempty"`
 
 	// in and writes are what the policy saw and where each write landed
 	// at the check, for Run to judge the writes again right before the
@@ -145,6 +179,9 @@ var DefaultLimits = Limits{
 // MaxCommandBytes is the longest command a request may carry.
 const MaxCommandBytes = 1 << 20
 
+// MaxJustificationBytes is the longest escalation justification.
+const MaxJustificationBytes = 500
+
 // Option configures New.
 type Option func(*options) error
 
@@ -153,6 +190,7 @@ type options struct {
 	cfg        *policy.Config
 	policyDirs []string
 	modules    map[string]string
+	noDefault  bool
 	roots      []string
 	noStation  bool
 	runner     Runner
@@ -200,6 +238,13 @@ func WithPolicyModules(m map[string]string) Option {
 		}
 		return nil
 	}
+}
+
+// WithoutDefaultPolicy leaves the embedded default policy out: the
+// modules given with WithPolicyModules or WithPolicyDirs must define
+// data.shellgate.decision themselves.
+func WithoutDefaultPolicy() Option {
+	return func(o *options) error { o.noDefault = true; return nil }
 }
 
 // WithRoots adds directories commands may read and write in, besides the
@@ -297,6 +342,9 @@ type Gate struct {
 	runner    Runner
 	limits    Limits
 	env       []string
+
+	refusedMu sync.Mutex
+	refused   map[string]bool // escalations refused: final for that command
 }
 
 // New builds a gate: it loads the configuration's catalog additions and
@@ -328,7 +376,7 @@ func New(opts ...Option) (*Gate, error) {
 	}
 	pl, err := NewPipeline(PipelineOptions{
 		Config: o.cfg, Resolved: o.resolved, Catalog: o.catalog, PolicyDirs: o.policyDirs,
-		Modules: o.modules, Roots: o.roots, NoStation: o.noStation,
+		Modules: o.modules, Roots: o.roots, NoStation: o.noStation, NoDefaultPolicy: o.noDefault,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gate: %w", err)
@@ -494,6 +542,22 @@ func validate(req Request) error {
 		return bad("negative timeout %d ms", req.TimeoutMS)
 	case strings.IndexByte(req.Cwd, 0) >= 0:
 		return bad("the cwd contains a NUL byte")
+	case req.Sandbox != "" && !req.Sandbox.Valid():
+		return bad("unknown sandbox mode %q (want read-only, workspace-write or full-access)", req.Sandbox)
+	case req.Escalate != "" && strings.TrimSpace(req.Justification) == "":
+		return bad("a sandbox escalation to %s needs a justification: one sentence saying why this call needs it", req.Escalate)
+	case req.Escalate == "" && req.Justification != "":
+		return bad("a justification was given without a sandbox escalation: say which mode (workspace-write or full-access) this call needs")
+	case req.Escalate != "" && !req.Escalate.Valid():
+		return bad("unknown sandbox escalation %q (want workspace-write or full-access)", req.Escalate)
+	case req.Escalate != "" && req.Sandbox != "":
+		return bad("give either a sandbox mode or an escalation, not both")
+	case len(req.Justification) > MaxJustificationBytes:
+		return bad("the justification is %d bytes, over the %d-byte limit (one sentence)", len(req.Justification), MaxJustificationBytes)
+	case strings.ContainsAny(strings.TrimSpace(req.Justification), "\n\r"):
+		return bad("the justification must be one sentence on one line")
+	case !utf8.ValidString(req.Justification):
+		return bad("the justification is not valid UTF-8")
 	}
 	return nil
 }
@@ -531,51 +595,106 @@ func (g *Gate) boundary(cwd string) (readstation.Boundary, error) {
 // Run checks the request and, when the policy allows it or the approver
 // approves it and nothing changed since the check, runs it. It never
 // returns an error: every outcome is a Result.
-func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
+//
+// The command runs confined (see SandboxMode) in the mode the decision
+// gives: the request's Sandbox when set; read-only in readonly mode; the
+// config's sandbox mode; read-only for a command allowed as reversible;
+// workspace-write for a write a person approved or a grant allowed; the
+// mode of an approved escalation for that one call.
+func (g *Gate) Run(ctx context.Context, req Request) Result {
+	p, res, ok := g.prepare(ctx, req, false)
+	if !ok {
+		return res
+	}
+	return g.execute(ctx, p, res)
+}
+
+// prepared is a request that may run: its spec, confinement and decision.
+type prepared struct {
+	req     Request
+	d       *Decision
+	spec    Spec
+	sb      *SandboxInfo
+	why     string
+	timeout time.Duration
+}
+
+// prepare checks the request, asks for approval, re-checks the
+// admission and builds the spec and confinement. ok is false when the
+// request must not run; res is then the refusal. A background run has no
+// timeout.
+func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p prepared, res Result, ok bool) {
 	res.Command = req.Command
+	fail := func(r Result) (prepared, Result, bool) { return prepared{}, r, false }
 	if _, ok := g.runner.(*BashRunner); ok && req.Shell == "" && g.pl.Config().Shell == "" {
 		// The default runner runs bash: that is the shell that runs it.
 		req.Shell = string(classify.DialectBash)
 	}
 	d, err := g.Check(ctx, req)
 	if err != nil {
-		return errResult(res, err)
+		return fail(errResult(res, err))
 	}
 	res.Decision = d
 	switch d.Action {
-	case policy.Allow:
-	case policy.Ask:
+	case policy.Allow, policy.Ask:
+	default:
+		return fail(res.fail(CodeDenied, "the policy denies this command"))
+	}
+	var escKey string
+	if req.Escalate != "" {
+		base, _ := g.sandboxFor(req, d, d.Action == policy.Ask)
+		if !req.Escalate.Wider(base) {
+			return fail(res.fail(CodeInvalidInput, fmt.Sprintf("the escalation to %s is not wider than the mode this call runs in (%s); nothing was asked and nothing ran", req.Escalate, base)))
+		}
+		escKey = d.Cwd + "\x00" + d.Command
+		if g.refusedBefore(escKey) {
+			return fail(res.fail(CodeNotApproved, "an escalation of this command was refused before, and that refusal is final; change the command instead"))
+		}
+		d.Escalation = &Escalation{From: base, To: req.Escalate, Justification: strings.TrimSpace(req.Justification)}
+	}
+	if d.Action == policy.Ask || d.Escalation != nil {
+		what := "the policy asks for approval"
+		if d.Action == policy.Allow {
+			what = "the sandbox escalation needs approval"
+		}
 		if req.Approver == nil {
-			return res.fail(CodeNotApproved, "the policy asks for approval and there is no one to ask")
+			g.refuse(escKey)
+			return fail(res.fail(CodeNotApproved, what+" and there is no one to ask"))
 		}
 		ok, err := approveSafely(ctx, req.Approver, d)
 		if ctx.Err() != nil {
-			return res.fail(CodeAborted, "cancelled while waiting for approval")
+			g.refuse(escKey)
+			return fail(res.fail(CodeAborted, "cancelled while waiting for approval"))
+		}
+		if errors.Is(err, ErrApprovalPending) {
+			return fail(res.fail(CodeNotApproved, "waiting for a person's approval"))
 		}
 		if err != nil {
-			return res.fail(CodeNotApproved, "the approver failed: "+err.Error())
+			g.refuse(escKey)
+			return fail(res.fail(CodeNotApproved, "the approver failed: "+err.Error()))
 		}
 		if !ok {
-			return res.fail(CodeNotApproved, "not approved")
+			g.refuse(escKey)
+			return fail(res.fail(CodeNotApproved, "not approved"))
 		}
 		res.Approved = true
-	default:
-		return res.fail(CodeDenied, "the policy denies this command")
 	}
 	// Right before the spawn: has anything the judgment rests on changed?
 	if d.Station != nil {
 		if err := d.Station.Admission().Recheck(); err != nil {
-			return res.fail(CodeChangedSinceCheck, err.Error())
+			return fail(res.fail(CodeChangedSinceCheck, err.Error()))
 		}
 	}
 	if err := recheckWrites(d); err != nil {
-		return res.fail(CodeChangedSinceCheck, err.Error())
+		return fail(res.fail(CodeChangedSinceCheck, err.Error()))
 	}
 	if err := ctx.Err(); err != nil {
-		return res.fail(CodeAborted, err.Error())
+		return fail(res.fail(CodeAborted, err.Error()))
 	}
 	timeout := g.limits.DefaultTimeout
-	if req.TimeoutMS > 0 {
+	if background {
+		timeout = 0
+	} else if req.TimeoutMS > 0 {
 		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 	}
 	if timeout > g.limits.MaxTimeout {
@@ -592,14 +711,44 @@ func (g *Gate) Run(ctx context.Context, req Request) (res Result) {
 		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
 		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
 	}
+	mode, why := g.sandboxFor(req, d, res.Approved)
+	if d.Escalation != nil {
+		mode, why = d.Escalation.To, "escalated"
+	}
+	sb, conf, err := g.confinement(mode, why, d, res.Approved)
+	if err != nil {
+		res.Sandbox = sb
+		return fail(res.fail(CodeSandboxUnavailable, err.Error()))
+	}
+	spec.Sandbox = conf
+	return prepared{req: req, d: d, spec: spec, sb: sb, why: why, timeout: timeout}, res, true
+}
+
+// execute runs a prepared request and makes its result.
+func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
+	req, d, spec, sb, why, timeout := p.req, p.d, p.spec, p.sb, p.why, p.timeout
+	conf := spec.Sandbox
 	out, err := g.runner.Run(ctx, spec)
 	if err != nil {
+		res.Sandbox = sb
 		if ctx.Err() != nil {
 			return res.fail(CodeAborted, err.Error())
 		}
 		return res.fail(CodeSpawnFailed, err.Error())
 	}
-	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds()}
+	res.Sandbox = sb
+	if conf != nil {
+		if out.Sandbox != nil {
+			res.Sandbox = out.Sandbox
+			res.Sandbox.Reason = why
+		} else {
+			sb.Note = "the runner did not report the confinement"
+		}
+	}
+	if d.Escalation != nil {
+		res.Sandbox.Escalated, res.Sandbox.From = true, d.Escalation.From
+	}
+	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), pid: out.PID}
 	o := out.Output
 	res.Output = &o
 	res.Notes = append(res.Notes, out.Notes...)

@@ -378,6 +378,7 @@ type collector struct {
 	view    *viewer
 	spill   io.Writer
 	spillOK bool
+	stream  io.Writer // Spec.Stream: the cleaned output as it arrives
 }
 
 var cleanBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
@@ -418,6 +419,9 @@ func (c *collector) emit() {
 		return
 	}
 	c.view.write(c.buf)
+	if c.stream != nil {
+		_, _ = c.stream.Write(c.buf)
+	}
 	if c.spillOK {
 		if _, err := c.spill.Write(c.buf); err != nil {
 			c.spillOK = false

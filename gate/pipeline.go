@@ -28,6 +28,9 @@ type PipelineOptions struct {
 	Roots []string
 	// NoStation skips the read station.
 	NoStation bool
+	// NoDefaultPolicy leaves the embedded default policy out (see
+	// WithoutDefaultPolicy).
+	NoDefaultPolicy bool
 }
 
 // Pipeline is the decision pipeline of one configuration: classification
@@ -93,6 +96,9 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 	}
 	if len(res.UntrustedModules) > 0 {
 		ropts = append(ropts, rego.WithUntrustedModules(res.UntrustedModules))
+	}
+	if o.NoDefaultPolicy {
+		ropts = append(ropts, rego.WithoutDefaultPolicy())
 	}
 	if p.engine, err = rego.New(ropts...); err != nil {
 		return nil, fmt.Errorf("policy: %w", err)

@@ -35,6 +35,13 @@ type Result struct {
 	// Meaning is what the exit status means; nil unless the command ran
 	// to its own end.
 	Meaning *exitmeaning.Meaning `json:"meaning,omitempty"`
+	// Sandbox is the confinement the command ran under (mode, mechanism,
+	// Landlock ABI, network, the operations it refused), or why it was
+	// not confined; nil when the request stopped before a run was set up.
+	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	// JobID names the background job a Gate.Start started (status
+	// running).
+	JobID string `json:"job_id,omitempty"`
 }
 
 // RunInfo describes a command that ran.
@@ -49,6 +56,8 @@ type RunInfo struct {
 	Duration time.Duration `json:"-"`
 	// TimeoutMS is the timeout in force.
 	TimeoutMS int64 `json:"timeout_ms"`
+
+	pid int // the shell's pid, its process group id
 }
 
 // ShellStatus is the status a shell would report: the exit code, or
@@ -87,6 +96,8 @@ func (r Result) Ran() bool { return r.Run != nil }
 // or error.
 func (r Result) StatusLine() string {
 	switch {
+	case r.Status == StatusRunning:
+		return "Running in the background as " + r.JobID
 	case r.Status == StatusTimeout && r.Run != nil:
 		return fmt.Sprintf("Timed out · %s — %s", fmtDuration(r.Run.Duration), r.Message)
 	case r.Status == StatusError && r.Run != nil:

@@ -67,6 +67,13 @@ type Spec struct {
 	// SpillDir, when set, receives the whole cleaned output in a file,
 	// kept when the view left something out.
 	SpillDir string
+	// Stream, when set, receives the cleaned output as it arrives (a
+	// background job reads it); its errors are ignored.
+	Stream io.Writer
+	// Sandbox, when set and not full-access, is the confinement the
+	// command must run under. A runner that cannot enforce it must not
+	// start the command (it returns an error).
+	Sandbox *Confinement
 }
 
 // Outcome is what a Runner reports about a command that was started.
@@ -82,6 +89,9 @@ type Outcome struct {
 	Duration time.Duration
 	// Output is the bounded view.
 	Output Output
+	// Sandbox is the confinement the command ran under, with the
+	// operations the sandbox refused; nil when it ran unconfined.
+	Sandbox *SandboxInfo
 	// Stopped says why the runner stopped the command, if it did.
 	Stopped Stop
 	// Notes are the Note* values that apply.
@@ -179,8 +189,26 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	startCmd := cmd.Start
+	var sb *SandboxInfo
+	var sets *confinedSets
+	if c := spec.Sandbox; c != nil && c.Mode != SandboxFullAccess {
+		var cleanup func()
+		startCmd, sb, sets, cleanup, err = prepareConfined(cmd, c, r.bash)
+		if err != nil {
+			pr.Close()
+			pw.Close()
+			if spill != nil {
+				spill.Close()
+				os.Remove(spill.Name())
+			}
+			return Outcome{}, fmt.Errorf("the sandbox could not be set up, so nothing ran: %w", err)
+		}
+		sets.network = c.Network
+		defer cleanup()
+	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(); err != nil {
 		pr.Close()
 		pw.Close()
 		if spill != nil {
@@ -191,13 +219,14 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	}
 	pw.Close()
 	pgid := cmd.Process.Pid
-	out := Outcome{PID: pgid}
+	out := Outcome{PID: pgid, Sandbox: sb}
 
 	var sw io.Writer
 	if spill != nil {
 		sw = spill
 	}
 	col := newCollector(spec.View, spec.CaptureCap, sw)
+	col.stream = spec.Stream
 	defer col.release()
 
 	grace := spec.Grace
@@ -347,7 +376,18 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 		notes = append(notes, "wait: "+waitErr.Error())
 	}
 	out.Notes = notes
+	if sb != nil {
+		sb.Denied = detectDenials(&out.Output, sets, spec.Dir)
+		addMarkers(&out.Output, sb.Denied, sb.Mode)
+	}
 	return out, nil
+}
+
+// SandboxSupport implements Confiner: Landlock on Linux (the ABI the
+// kernel offers), Seatbelt on macOS, nothing elsewhere.
+func (r *BashRunner) SandboxSupport() SandboxSupport {
+	r.init()
+	return sandboxSupport(r.bash)
 }
 
 // pollEvery is how often a run that is still reading checks whether the

@@ -13,21 +13,6 @@ import (
 	"github.com/shellgate/shellgate/policy"
 )
 
-// needTool returns the path of an external tool a test runs. When it is
-// missing the test is skipped, naming it, except under CI (SHELLGATE_CI=1),
-// which installs it and must run the test.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("SHELLGATE_CI") == "1" {
-			t.Fatalf("%s is not installed, and SHELLGATE_CI=1 requires it (.ci/run installs it)", name)
-		}
-		t.Skipf("%s is not installed (apt-get install %s)", name, name)
-	}
-	return p
-}
-
 // zshSecret is the decoy secret the workspaces hold in .env and in a .pem
 // two directories down.
 const zshSecret = "DECOY-SECRET-7f3a91"

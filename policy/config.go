@@ -51,6 +51,11 @@ type Config struct {
 	// bash and zsh. Naming one shell narrows the judgment to it: a
 	// command zsh would run differently can then be allowed for bash.
 	Shell string `yaml:"shell" json:"shell,omitempty"`
+	// Sandbox chooses the sandbox mode of every command the gate runs:
+	// "" or "auto" (the mode follows the decision), "read-only",
+	// "workspace-write", "full-access", or "off" (no confinement, also
+	// where read-only confinement is impossible).
+	Sandbox string `yaml:"sandbox" json:"sandbox,omitempty"`
 
 	// Path is the file the config was loaded from, "" for the defaults.
 	Path string `yaml:"-" json:"path,omitempty"`
@@ -58,10 +63,17 @@ type Config struct {
 	// .shellgate.yaml that FindConfig found from the cwd (it may only
 	// tighten until the user trusts it; see Resolve), SourceUser for the
 	// user config, SourceExplicit (or "", a config built in Go) for one
-	// the user named.
+	// the user named. A project config's grant, even trusted, never
+	// applies where a wildcard of it covers an argument that carries code
+	// (python3 -c *, env **): the decision asks with the reason
+	// grant-wildcards-code. The user's own or a named config applies such
+	// a grant, since the user chose it; check, explain, grant and run warn
+	// when they load one.
 	Source Source `yaml:"-" json:"-"`
 
 	grants []grantPattern
+	// grantAt locates each grant in its file ("file:line:col").
+	grantAt []string
 	// sum is the SHA-256 of the bytes the config was parsed from, for
 	// the trust store ("" when it was not read from a file).
 	sum string
@@ -88,7 +100,16 @@ const (
 func (c *Config) SHA256() string { return c.sum }
 
 // configKeys are the keys a config file may have, for strict decoding.
-var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "shell"}
+var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox", "shell"}
+
+// The values of Config.Sandbox besides the sandbox modes.
+const (
+	SandboxAuto = "auto"
+	SandboxOff  = "off"
+)
+
+// SandboxValues are the values the sandbox key may take.
+var SandboxValues = []string{SandboxAuto, "read-only", "workspace-write", "full-access", SandboxOff}
 
 // DefaultConfig returns the embedded default configuration.
 func DefaultConfig() *Config { return &Config{Mode: ModeDefault} }
@@ -200,13 +221,14 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 		}
 		c.Shell = string(d)
 	}
-	c.grants = c.grants[:0]
+	c.grants, c.grantAt = c.grants[:0], c.grantAt[:0]
 	for i, g := range c.Grants {
 		p, err := ParseGrant(g)
 		if err != nil {
 			return fmt.Errorf("%s: grant %q: %v", itemAt("grants", i), g, err)
 		}
 		c.grants = append(c.grants, p)
+		c.grantAt = append(c.grantAt, itemAt("grants", i))
 	}
 	for i, p := range c.ReadOnlyPrograms {
 		if p == "" || strings.ContainsAny(p, "/ \t\n") {
@@ -227,6 +249,9 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 		if d == "" {
 			return fmt.Errorf("%s: policy_dirs: an empty directory", itemAt("policy_dirs", i))
 		}
+	}
+	if c.Sandbox != "" && !contains(SandboxValues, c.Sandbox) {
+		return fmt.Errorf("%s: sandbox %q is not a sandbox setting (want %s)", at("sandbox"), c.Sandbox, strings.Join(SandboxValues, ", "))
 	}
 	return nil
 }
@@ -349,6 +374,36 @@ func LoadConfigFor(explicit, cwd string) (*Config, error) {
 		return DefaultConfig(), nil
 	}
 	return LoadConfigFrom(path, src)
+}
+
+// ConfigGrantProblem is a config grant that puts a wildcard over code.
+type ConfigGrantProblem struct {
+	// Where locates the grant: "file:line:col", or the file.
+	Where string `json:"where"`
+	GrantProblem
+}
+
+// String is "file:line:col: grant ... puts a wildcard over code: ...".
+func (p ConfigGrantProblem) String() string { return p.Where + ": " + p.GrantProblem.String() }
+
+// GrantProblems lints the config's grants against the catalog (nil: the
+// embedded one): each grant that can put a wildcard over an argument that
+// carries code (see LintGrant), in config order.
+func (c *Config) GrantProblems(cat *classify.Catalog) []ConfigGrantProblem {
+	if c == nil {
+		return nil
+	}
+	var out []ConfigGrantProblem
+	for i, g := range c.Grants {
+		if p, ok := LintGrant(g, cat); ok {
+			where := c.where()
+			if i < len(c.grantAt) && len(c.grantAt) == len(c.Grants) {
+				where = c.grantAt[i]
+			}
+			out = append(out, ConfigGrantProblem{Where: where, GrantProblem: p})
+		}
+	}
+	return out
 }
 
 // GrantPatterns returns the parsed grants, in config order.

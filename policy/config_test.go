@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/shellgate/shellgate/classify"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -188,5 +189,67 @@ func TestBoundary(t *testing.T) {
 	}
 	if _, err := c.Boundary(filepath.Join(dir, "nope")); err == nil {
 		t.Error("a missing cwd made a boundary")
+	}
+}
+
+// TestConfigProject: a config shellgate finds in the project is marked
+// Project; the user's config and a named one are not. A project grant with
+// a wildcard over code does not cover a segment where it covers code; the
+// same grant from the user does.
+func TestConfigProject(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	proj := filepath.Join(dir, "proj")
+	other := filepath.Join(dir, "other")
+	user := filepath.Join(dir, "xdg", "shellgate", "config.yaml")
+	for _, d := range []string{proj, other, filepath.Dir(user)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const grants = "grants:\n  - python3 **\n  - env **\n"
+	for _, f := range []string{filepath.Join(proj, ConfigFileName), user} {
+		if err := os.WriteFile(f, []byte(grants), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name, explicit, cwd string
+		project             bool
+	}{
+		{"found in the project", "", proj, true},
+		{"the user's config", "", other, false},
+		{"named with --config", filepath.Join(proj, ConfigFileName), other, false},
+	}
+	code := classify.Classify(`python3 -c 'import os'`)
+	plain := classify.Classify(`python3 --version`)
+	wrapped := classify.Classify(`env python3 --version`)
+	for _, c := range cases {
+		cfg, err := LoadConfigFor(c.explicit, c.cwd)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if (cfg.Source == SourceProject) != c.project {
+			t.Errorf("%s: Source = %q, want project %v", c.name, cfg.Source, c.project)
+		}
+		wantCode := "python3 **"
+		if c.project {
+			wantCode = ""
+		}
+		if got := cfg.GrantFor(&code.Segments[0]); got != wantCode {
+			t.Errorf("%s: grant for python3 -c = %q, want %q", c.name, got, wantCode)
+		}
+		if got := cfg.GrantFor(&plain.Segments[0]); got != "python3 **" {
+			t.Errorf("%s: grant for python3 --version = %q", c.name, got)
+		}
+		g, refused := cfg.grantFor(&wrapped.Segments[0])
+		if c.project && (g != "" || !strings.Contains(refused, `the grant "env **" of the project config`) || !strings.Contains(refused, "the command operand of env is a command")) {
+			t.Errorf("%s: env python3: grant %q, refused %q", c.name, g, refused)
+		}
+		problems := cfg.GrantProblems(nil)
+		if len(problems) != 2 || !strings.HasSuffix(problems[0].Where, ":2:5") || !strings.HasSuffix(problems[1].Where, ":3:5") {
+			t.Errorf("%s: GrantProblems = %+v", c.name, problems)
+		}
 	}
 }

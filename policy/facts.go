@@ -33,7 +33,8 @@ type Facts struct {
 	// subcommand ("subcommand:git:push"), and by category
 	// ("category:network"), segments the catalog does not know
 	// ("unknown"), findings by code ("code:fork-bomb"), granted segments
-	// ("granted"), and station reads by verdict ("verdict:denied"). Each
+	// ("granted"), segments whose project grant was refused
+	// ("grant_refused"), and station reads by verdict ("verdict:denied"). Each
 	// value lists indexes in order.
 	Index map[string][]int `json:"index"`
 	// Has holds flags the default rules test first, so that OPA's rule
@@ -62,6 +63,9 @@ type HasFlags struct {
 	ForkBomb bool `json:"fork_bomb"`
 	// Granted: a config grant covers a segment.
 	Granted bool `json:"granted"`
+	// GrantRefused: a project config's grant was refused for a segment
+	// (a wildcard over code).
+	GrantRefused bool `json:"grant_refused"`
 	// ReadsUnjudged: the report reads and no station ran.
 	ReadsUnjudged bool `json:"reads_unjudged"`
 	// StationReads: the station judged reads.
@@ -83,6 +87,10 @@ type HasFlags struct {
 type SegmentFacts struct {
 	// Grant is the config grant that covers the segment, or "".
 	Grant string `json:"grant"`
+	// GrantRefused, when no grant covers a segment that is not read-only,
+	// says why a project config's grant that matches it does not: a
+	// wildcard of it covers an argument that carries code.
+	GrantRefused string `json:"grant_refused,omitempty"`
 }
 
 // WriteFacts are the facts about one write candidate.
@@ -142,8 +150,12 @@ func ComputeFacts(in *Input) *Facts {
 	for i := range in.Report.Segments {
 		seg := &in.Report.Segments[i]
 		if len(cfg.Grants) > 0 {
-			if f.Segments[i].Grant = cfg.GrantFor(seg); f.Segments[i].Grant != "" {
+			var refused string
+			if f.Segments[i].Grant, refused = cfg.grantFor(seg); f.Segments[i].Grant != "" {
 				add("granted", i)
+			} else if refused != "" && !seg.ReadOnly {
+				f.Segments[i].GrantRefused = refused
+				add("grant_refused", i)
 			}
 		}
 		if seg.Name != "" {
@@ -604,6 +616,7 @@ func (f *Facts) setHas(in *Input, st *readstation.Station) {
 		DestructiveOrUnknown: has("category:destructive") || has("unknown"),
 		ForkBomb:             has("code:fork-bomb"),
 		Granted:              has("granted"),
+		GrantRefused:         has("grant_refused"),
 	}
 	switch {
 	case in.Station == nil:

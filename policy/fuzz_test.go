@@ -3,8 +3,11 @@ package policy
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shellgate/shellgate/classify"
 )
 
 // FuzzParseConfig: whatever the bytes, ParseConfig returns a config or an
@@ -99,6 +102,59 @@ func FuzzParseGrant(f *testing.F) {
 		}
 		if g.String() != s {
 			t.Fatalf("String() = %q, want %q", g.String(), s)
+		}
+	})
+}
+
+// FuzzSuggestGrant: for any command, every suggested grant covers its
+// segment and puts no wildcard over an argument that carries code.
+func FuzzSuggestGrant(f *testing.F) {
+	for _, s := range []string{`python3 -c "print(1)"`, "python3 -c pass", "node -e 1", "git -c a=b log",
+		"curl -o x https://x", "find . -exec rm {} +", "xargs rm", "env -S ls", "make -f m x", "sort --compress-program=gz -o o i",
+		"docker run --entrypoint sh img", "timeout 5 python3 -m http.server", "go test -exec x ./..."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		r := classify.Classify(cmd)
+		for i := range r.Segments {
+			seg := &r.Segments[i]
+			g, why := GrantOrWhy(seg)
+			if why != "" {
+				if g.Pattern != "" {
+					t.Fatalf("%q: a grant %q and a reason %q", cmd, g.Pattern, why)
+				}
+				continue
+			}
+			if !MatchGrant(g.Pattern, seg) {
+				t.Fatalf("%q: suggestion %q does not cover segment %d", cmd, g.Pattern, i)
+			}
+			if c, ok := WildcardOverCode(g.Pattern, seg); ok {
+				t.Fatalf("%q: suggestion %q puts a wildcard over %+v", cmd, g.Pattern, c)
+			}
+			if len(seg.Code) > 0 && slices.Contains(strings.Fields(g.Pattern), "*") {
+				t.Fatalf("%q: suggestion %q for a segment with code is not exact", cmd, g.Pattern)
+			}
+		}
+	})
+}
+
+// FuzzLintGrant: LintGrant never panics, and a problem it reports comes
+// with a command the grant allows.
+func FuzzLintGrant(f *testing.F) {
+	for _, s := range []string{"python3 -c *", "bash -c **", "env **", "git * log", "npm test **", "make *", "x ** y", "find . -exec **"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, grant string) {
+		p, ok := LintGrant(grant, nil)
+		if !ok {
+			return
+		}
+		r := classify.Classify(shellJoin(strings.Fields(p.Example)))
+		if len(r.Segments) == 0 || !MatchGrant(grant, &r.Segments[0]) {
+			t.Fatalf("%q: the example %q is not allowed by the grant", grant, p.Example)
+		}
+		if p.What == "" || p.Carries == "" {
+			t.Fatalf("%q: incomplete problem %+v", grant, p)
 		}
 	})
 }

@@ -59,6 +59,11 @@ func TestSuggestGrant(t *testing.T) {
 		{"curl -o out.html https://x", "curl -o * https://x"},
 		{"sort -o out.txt in.txt", "sort -o * in.txt"},
 		{"sort -oout.txt in.txt", "sort -oout.txt in.txt"},
+		// Code stays as written (issue 12): never "python3 -c *".
+		{"python3 -c pass", "python3 -c pass"},
+		{`python3 -c "print(1)"`, ""},
+		{"node -e 1", "node -e 1"},
+		{"git -c core.pager=less log", "git -c core.pager=less log"},
 		{"npm test $(curl x)", ""},
 		{"npm test 'a b'", ""},
 		{"npm test '*'", ""},

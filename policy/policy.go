@@ -75,6 +75,11 @@ type Decision struct {
 	// SuggestedGrants holds, for an ask, one grant per segment that a
 	// grant could have allowed: what "always allow this" would write.
 	SuggestedGrants []Grant `json:"suggested_grants,omitempty"`
+	// NoGrants says, for an ask, why a segment that a grant could have
+	// allowed has no suggested grant: a word the grant syntax cannot
+	// spell, such as code (python3 -c 'print(1)'), which a grant must keep
+	// exactly as written.
+	NoGrants []NoGrant `json:"no_grants,omitempty"`
 }
 
 // Input is the document the policy decides on.

@@ -162,6 +162,15 @@ func (c *Config) tightening() (*Config, []string) {
 	list("grants", c.Grants)
 	list("roots", c.Roots)
 	list("read_only_programs", c.ReadOnlyPrograms)
+	// Only the narrowest sandbox setting tightens; the others would widen
+	// what a command may touch.
+	switch c.Sandbox {
+	case "", SandboxAuto:
+	case "read-only":
+		t.Sandbox = c.Sandbox
+	default:
+		ignored = append(ignored, "sandbox: "+c.Sandbox)
+	}
 	if c.ReplaceDefaultDenyReads {
 		ignored = append(ignored, "replace_default_deny_reads: true")
 	}

@@ -318,6 +318,61 @@ func TestGrantsCoverOneSegment(t *testing.T) {
 	}
 }
 
+// TestProjectGrantOverCode: a project config's grant with a wildcard over
+// an argument that carries code does not apply where the wildcard covers
+// code, and the decision says why; the same grant in the user's config
+// applies; a project grant applies where its wildcards cover no code.
+func TestProjectGrantOverCode(t *testing.T) {
+	const yml = "grants:\n  - python3 **\n  - env **\n  - make -f * build\n  - sort -o * **\n"
+	cases := []struct {
+		cmd             string
+		project, user   policy.Action
+		projectRefusals int
+	}{
+		{`python3 -c 'import os; os.system("id")'`, policy.Ask, policy.Allow, 1},
+		{"python3 -m http.server", policy.Ask, policy.Allow, 1},
+		{"python3 evil.py", policy.Ask, policy.Allow, 1},
+		{"python3 --version", policy.Allow, policy.Allow, 0},
+		{"env LC_ALL=C python3 -c 'x'", policy.Ask, policy.Allow, 2},
+		{"make -f evil.mk build", policy.Ask, policy.Allow, 1},
+		{"sort -o out.txt in.txt", policy.Allow, policy.Allow, 0},
+		{"sort --compress-program=sh -o out.txt in.txt", policy.Ask, policy.Ask, 0},
+	}
+	for _, project := range []bool{true, false} {
+		cfg, err := policy.ParseConfig([]byte(yml), "/p/.shellgate.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if project {
+			cfg.Source = policy.SourceProject
+		}
+		f := newFixture(t, cfg)
+		for _, c := range cases {
+			want := c.user
+			if project {
+				want = c.project
+			}
+			d := f.decide(t, c.cmd, policy.ModeDefault)
+			checkDecision(t, c.cmd, policy.ModeDefault, d)
+			refusals := 0
+			for _, r := range d.Reasons {
+				if r.Code == "grant-wildcards-code" {
+					refusals++
+					if !strings.Contains(r.Message, "/p/.shellgate.yaml") || !strings.Contains(r.Message, "wildcard over code") {
+						t.Errorf("%s: refusal message %q names neither the file nor the wildcard", c.cmd, r.Message)
+					}
+				}
+			}
+			if d.Action != want {
+				t.Errorf("%s [project %v]: action %s, want %s; reasons %v", c.cmd, project, d.Action, want, d.Codes())
+			}
+			if want := map[bool]int{true: c.projectRefusals, false: 0}[project]; refusals != want {
+				t.Errorf("%s [project %v]: %d grant-wildcards-code reasons, want %d: %v", c.cmd, project, refusals, want, d.Codes())
+			}
+		}
+	}
+}
+
 // TestGrantNeverCoversShellgateConfig: a granted program that writes
 // shellgate's own config or policy is asked about, not allowed.
 func TestGrantNeverCoversShellgateConfig(t *testing.T) {

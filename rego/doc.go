@@ -34,11 +34,13 @@
 //	               absent when it did not run: reads are then not established
 //	input.config   the configuration (policy.Config as JSON)
 //	input.facts    what Go established (policy.Facts): the mode, the roots,
-//	               the grant covering each segment, where each write lands
+//	               the grant covering each segment (and grant_refused: why
+//	               a project config's grant with a wildcard over code does
+//	               not), where each write lands
 //	               (outside_roots, critical, device, shellgate_config), flags
 //	               (has.writes, has.git, has.station_denied, ...), and an
 //	               index of segments by "name:X", "subcommand:X:Y",
-//	               "category:X", "unknown" and "granted", findings by
+//	               "category:X", "unknown", "granted" and "grant_refused", findings by
 //	               "code:X", station reads by "verdict:X", and writes by
 //	               "write:critical", "write:outside-roots", "write:device"
 //	               and "write:shellgate-config"

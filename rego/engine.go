@@ -406,7 +406,7 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 	policy.SortReasons(d.Reasons)
 	if d.Action == policy.Ask {
 		if g := o.Get(ast.StringTerm("grantable")); g != nil {
-			d.SuggestedGrants = suggest(g.Value, in.Report)
+			d.SuggestedGrants, d.NoGrants = suggest(g.Value, in.Report)
 		}
 	}
 	return d
@@ -424,7 +424,7 @@ func each(v ast.Value, fn func(*ast.Term)) bool {
 	return true
 }
 
-func suggest(v ast.Value, r *classify.Report) []policy.Grant {
+func suggest(v ast.Value, r *classify.Report) ([]policy.Grant, []policy.NoGrant) {
 	var idx []int
 	each(v, func(t *ast.Term) {
 		if n, ok := t.Value.(ast.Number); ok {
@@ -435,12 +435,16 @@ func suggest(v ast.Value, r *classify.Report) []policy.Grant {
 	})
 	sort.Ints(idx)
 	var out []policy.Grant
+	var no []policy.NoGrant
 	for _, i := range idx {
-		if g, ok := policy.SuggestGrant(&r.Segments[i]); ok {
+		if g, why := policy.GrantOrWhy(&r.Segments[i]); why == "" {
 			out = append(out, g)
+		} else {
+			sp := r.Segments[i].Span
+			no = append(no, policy.NoGrant{Segment: i, Span: &sp, Why: why})
 		}
 	}
-	return out
+	return out, no
 }
 
 // reason reads one reason object, checking its shape.

@@ -175,8 +175,15 @@ func TestBadInput(t *testing.T) {
 // exactly the JSON encoding of the report (the stable contract), the config
 // and the facts.
 func TestInputValueMatchesJSON(t *testing.T) {
-	f := newFixture(t, nil)
+	project := &policy.Config{Grants: []string{"python3 -c *", "env **"}, Source: policy.SourceProject}
+	for _, cfg := range []*policy.Config{nil, project} {
+		inputValueMatchesJSON(t, newFixture(t, cfg))
+	}
+}
+
+func inputValueMatchesJSON(t *testing.T, f *fixture) {
 	cmds := []string{
+		"python3 -c 'print(1)' && env FOO=1 touch x", "bash -c ls; find . -exec ls {} ;",
 		"git status", "FOO=1 timeout 5 grep -rn --color=auto 'a b' src | head -5 > out 2>&1",
 		"cd src && cat $(ls) <(echo x) ~/x *.go", "for i in 1 2; do echo $i; done &",
 		"find . -name '*.go' -exec rm {} +", "ls |", "", "xargs -0 cat < list",

@@ -77,5 +77,14 @@ func clone(d policy.Decision) policy.Decision {
 			}
 		}
 	}
+	if d.NoGrants != nil {
+		d.NoGrants = append([]policy.NoGrant{}, d.NoGrants...)
+		for i := range d.NoGrants {
+			if sp := d.NoGrants[i].Span; sp != nil {
+				c := *sp
+				d.NoGrants[i].Span = &c
+			}
+		}
+	}
 	return d
 }

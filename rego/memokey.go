@@ -161,6 +161,12 @@ func (h *hasher) report(r *classify.Report) {
 			h.str(rc.Match)
 			h.str(rc.Key)
 		}
+		h.int(len(s.Code))
+		for _, c := range s.Code {
+			h.str(c.Carries)
+			h.str(c.Via)
+			h.span(c.Span)
+		}
 		h.span(s.Span)
 	}
 	h.int(len(r.Redirects))
@@ -239,6 +245,7 @@ func (h *hasher) facts(f *policy.Facts) {
 	h.int(len(f.Segments))
 	for _, s := range f.Segments {
 		h.str(s.Grant)
+		h.str(s.GrantRefused)
 	}
 	h.int(len(f.Writes))
 	for _, w := range f.Writes {

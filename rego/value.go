@@ -130,6 +130,9 @@ var (
 	kShell           = ast.StringTerm("shell")
 	kMatch           = ast.StringTerm("match")
 	kRepoCode        = ast.StringTerm("repo_code")
+	kCarries         = ast.StringTerm("carries")
+	kVia             = ast.StringTerm("via")
+	kGrantRefused    = ast.StringTerm("grant_refused")
 	kRunsGit         = ast.StringTerm("runs_git")
 	kStation         = ast.StringTerm("station")
 	kSubcommand      = ast.StringTerm("subcommand")
@@ -417,6 +420,17 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 		}
 		o.add(kRepoCode, ast.ArrayTerm(ts...))
 	}
+	if len(s.Code) > 0 {
+		ts := make([]*ast.Term, len(s.Code))
+		for i, c := range s.Code {
+			co := obj{items: make([][2]*ast.Term, 0, 3)}
+			co.add(kCarries, enum(c.Carries))
+			co.add(kVia, nameTerm(c.Via))
+			co.add(kSpan, spanTerm(c.Span))
+			ts[i] = co.term()
+		}
+		o.add(kCode, ast.ArrayTerm(ts...))
+	}
 	o.add(kSpan, spanTerm(s.Span))
 	return o.term()
 }
@@ -566,6 +580,13 @@ func factsTerm(f *policy.Facts) *ast.Term {
 	o.add(kRoots, stringsTerm(f.Roots))
 	segs := make([]*ast.Term, len(f.Segments))
 	for i, s := range f.Segments {
+		if s.GrantRefused != "" {
+			so := obj{}
+			so.add(kGrant, str(s.Grant))
+			so.add(kGrantRefused, str(s.GrantRefused))
+			segs[i] = so.term()
+			continue
+		}
 		segs[i] = grantTerms.get(s.Grant, func() *ast.Term {
 			so := obj{}
 			so.add(kGrant, str(s.Grant))
@@ -750,7 +771,7 @@ func hasTerm(h policy.HasFlags) *ast.Term {
 			{"parse_error", h.ParseError}, {"not_reversible", h.NotReversible}, {"writes", h.Writes},
 			{"network", h.Network}, {"shell", h.Shell}, {"git", h.Git},
 			{"destructive_or_unknown", h.DestructiveOrUnknown}, {"fork_bomb", h.ForkBomb},
-			{"granted", h.Granted}, {"reads_unjudged", h.ReadsUnjudged}, {"station_reads", h.StationReads},
+			{"granted", h.Granted}, {"grant_refused", h.GrantRefused}, {"reads_unjudged", h.ReadsUnjudged}, {"station_reads", h.StationReads},
 			{"station_denied", h.StationDenied}, {"station_unsure", h.StationUnsure},
 			{"station_unestablished", h.StationUnestablished}, {"station_unknown_verdict", h.StationUnknownVerdict},
 			{"repo_helpers", h.RepoHelpers},

@@ -25,7 +25,9 @@ func TestEndToEndTrust(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(cfg, "grants: [\"python3 **\"]\n")
+	// A grant with no wildcard over code: a project's grant, even trusted,
+	// never allows code through one (python3 ** on python3 -c CODE).
+	write(cfg, "grants: [\"python3 -m pytest **\"]\n")
 	write(filepath.Join(s.proj, "notes.txt"), "n\n")
 	payload := func(cmd string) []byte {
 		b, _ := json.Marshal(map[string]any{
@@ -56,7 +58,7 @@ func TestEndToEndTrust(t *testing.T) {
 	s.exec(t, payload("ls"), thin, "claude")
 	s.waitEngine(t, version)
 
-	py := `python3 -c "import os; os.system('x')"`
+	py := `python3 -m pytest -x tests`
 	check := func(state, want string, untrusted bool) {
 		t.Helper()
 		a := ask(py)
@@ -69,7 +71,7 @@ func TestEndToEndTrust(t *testing.T) {
 		t.Fatalf("shellgate trust: exit %d\n%s%s", code, out, stderr)
 	}
 	check("trusted", "allow", false)
-	write(cfg, "grants: [\"python3 **\"]\n# edited\n")
+	write(cfg, "grants: [\"python3 -m pytest **\"]\n# edited\n")
 	check("edited", "ask", true)
 
 	// Stricter: the very next decision denies.

@@ -62,8 +62,10 @@ type decider struct {
 }
 
 // setup loads the config and compiles the policy. A failure is a usage
-// error (exitUsage): the user's cwd, config or policy is wrong.
-func (f *decideFlags) setup() (*decider, error) {
+// error (exitUsage): the user's cwd, config or policy is wrong. Each
+// grant of the config in effect that puts a wildcard over code is a
+// warning on warn.
+func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	d := &decider{}
 	cwd := *f.cwd
 	if cwd == "" {
@@ -110,7 +112,25 @@ func (f *decideFlags) setup() (*decider, error) {
 	if err != nil {
 		return nil, err
 	}
+	warnGrants(warn, d.pl.Config(), base)
 	return d, nil
+}
+
+// warnGrants warns about each grant of the config in effect that puts a
+// wildcard over code: the user's own or a named config applies it (the
+// user chose it), a project's config does not where the wildcard covers
+// code.
+func warnGrants(w io.Writer, cfg *policy.Config, cat *classify.Catalog) {
+	if w == nil || cfg == nil || len(cfg.Grants) == 0 {
+		return
+	}
+	for _, p := range cfg.GrantProblems(cat) {
+		if cfg.Source == policy.SourceProject {
+			fmt.Fprintf(w, "shellgate: warning: %s; in a project's config it does not apply where the wildcard covers code\n", p)
+		} else {
+			fmt.Fprintf(w, "shellgate: warning: %s; it applies, since it is in your own config\n", p)
+		}
+	}
 }
 
 // warnTrust says on w that the trust store could not be used.
@@ -164,6 +184,7 @@ type checkResult struct {
 	Cwd             string               `json:"cwd"`
 	Dialect         string               `json:"dialect,omitempty"`
 	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
+	NoGrants        []policy.NoGrant     `json:"no_grants,omitempty"`
 	Station         *readstation.Station `json:"station,omitempty"`
 	Error           string               `json:"error,omitempty"`
 }
@@ -203,7 +224,7 @@ func runCheck(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
-	d, err := df.setup()
+	d, err := df.setup(e.stderr)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitUsage
@@ -238,7 +259,7 @@ func result(in policy.Input, st *readstation.Station, dec policy.Decision) check
 	return checkResult{
 		Command: in.Command, Action: dec.Action, Reasons: dec.Reasons,
 		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd, Dialect: in.Report.Dialect,
-		SuggestedGrants: dec.SuggestedGrants, Station: st,
+		SuggestedGrants: dec.SuggestedGrants, NoGrants: dec.NoGrants, Station: st,
 	}
 }
 
@@ -334,6 +355,18 @@ func printDecision(w io.Writer, r checkResult) {
 	for _, g := range r.SuggestedGrants {
 		fmt.Fprintf(w, "suggested grant: %s\n", g.Pattern)
 	}
+	for _, n := range r.NoGrants {
+		fmt.Fprintf(w, "no grant for %s: %s\n", segmentText(r.Command, n), n.Why)
+	}
+}
+
+// segmentText is the segment a NoGrant is about, as written, or
+// "segment N" when its span does not fit the command.
+func segmentText(command string, n policy.NoGrant) string {
+	if sp := n.Span; sp != nil && 0 <= sp.Start && sp.Start <= sp.End && sp.End <= len(command) {
+		return oneLine(command[sp.Start:sp.End])
+	}
+	return fmt.Sprintf("segment %d", n.Segment)
 }
 
 // oneLine shows a multi-line command on one line for the heading.

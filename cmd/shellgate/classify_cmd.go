@@ -132,6 +132,13 @@ func printReport(e *env, r *classify.Report) {
 			notes = append(notes, "cwd "+s.Cwd.Path)
 		}
 		fmt.Fprintf(w, "  [%d] %s (%s)\n", s.Index, name, strings.Join(notes, "; "))
+		for _, c := range s.Code {
+			text := c.Span.String()
+			if 0 <= c.Span.Start && c.Span.Start <= c.Span.End && c.Span.End <= len(r.Command) {
+				text = oneLine(r.Command[c.Span.Start:c.Span.End])
+			}
+			fmt.Fprintf(w, "      carries %s (%s): %s\n", c.Carries, c.Via, text)
+		}
 	}
 	for _, p := range r.Reads {
 		fmt.Fprintf(w, "read:  %s%s\n", describePath(p), "")

@@ -42,7 +42,7 @@ func runExplain(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
-	d, err := df.setup()
+	d, err := df.setup(e.stderr)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", err)
 		return exitUsage

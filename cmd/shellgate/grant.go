@@ -16,6 +16,8 @@ type grantResult struct {
 	Command string         `json:"command"`
 	Action  policy.Action  `json:"action"`
 	Grants  []policy.Grant `json:"grants"`
+	// NoGrants says why a segment asked about has no grant.
+	NoGrants []policy.NoGrant `json:"no_grants,omitempty"`
 }
 
 func runGrant(e *env) int {
@@ -41,7 +43,7 @@ Flags:`)
 		return exitUsage
 	}
 	*df.mode = policy.ModeDefault // grants apply in default mode only
-	d, err := df.setup()
+	d, err := df.setup(e.stderr)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitUsage
@@ -56,7 +58,7 @@ Flags:`)
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitInternal
 	}
-	res := grantResult{Command: in.Command, Action: dec.Action, Grants: dec.SuggestedGrants}
+	res := grantResult{Command: in.Command, Action: dec.Action, Grants: dec.SuggestedGrants, NoGrants: dec.NoGrants}
 	if res.Grants == nil {
 		res.Grants = []policy.Grant{}
 	}
@@ -77,6 +79,11 @@ Flags:`)
 			fmt.Fprintln(e.stdout, "nothing to grant: the command is denied, and a grant never overrides a deny")
 		default:
 			fmt.Fprintln(e.stdout, "nothing to grant: no grant could allow what was asked (see shellgate check)")
+		}
+	}
+	if !*asJSON {
+		for _, n := range res.NoGrants {
+			fmt.Fprintf(e.stdout, "no grant for %s: %s\n", segmentText(in.Command, n), n.Why)
 		}
 	}
 	if len(res.Grants) == 0 {

@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/shellgate/shellgate/gate"
@@ -17,7 +22,7 @@ import (
 )
 
 func init() {
-	register("mcp", "serve a gated shell to MCP clients over stdio (tools bash, bash_readonly, check)", runMCP)
+	register("mcp", "serve a gated shell to MCP clients over stdio (tools bash, bash_output, bash_kill, bash_readonly, check)", runMCP)
 }
 
 // mcpOptions configure the MCP server.
@@ -28,6 +33,11 @@ type mcpOptions struct {
 	// cwd is the directory relative cwds are resolved against.
 	cwd   string
 	gates *gateCache
+	// confined is set when the server's gate confines the commands it
+	// runs: the bash tool then takes the escalation fields.
+	confined bool
+	// jobs are the background jobs, by session.
+	jobs *jobTable
 }
 
 func runMCP(e *env) int {
@@ -53,7 +63,13 @@ func runMCP(e *env) int {
 	residentGC()
 	srv := newMCPServer(o)
 	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-	if err := srv.Run(context.Background(), t); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) {
+	// SIGINT and SIGTERM end the server the way end of input does: every
+	// background job is stopped first.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = srv.Run(ctx, t)
+	o.jobs.closeAll() // no background job outlives the server
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) && ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 		return exitInternal
 	}
@@ -65,7 +81,7 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 func newMCPOptions(approve bool, cwd string, policies []string, config string) (mcpOptions, error) {
-	o := mcpOptions{approveAsks: approve}
+	o := mcpOptions{approveAsks: approve, jobs: newJobTable()}
 	if cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -89,9 +105,11 @@ func newMCPOptions(approve bool, cwd string, policies []string, config string) (
 	}
 	o.gates = newGateCache(f)
 	// Compile the policy now, so that a broken one is a startup error.
-	if _, err := o.gates.gateFor(abs); err != nil {
+	g, err := o.gates.gateFor(abs)
+	if err != nil {
 		return o, err
 	}
+	o.confined = g.SandboxSupport().Err == nil
 	return o, nil
 }
 
@@ -100,6 +118,31 @@ type mcpRunArgs struct {
 	Command   string `json:"command" jsonschema:"the bash command line to run"`
 	Cwd       string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
 	TimeoutMS int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
+}
+
+// mcpBashArgs are the arguments of bash when the server confines the
+// commands it runs: mcpRunArgs and the escalation fields.
+type mcpBashArgs struct {
+	Command           string `json:"command" jsonschema:"the bash command line to run"`
+	Cwd               string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+	TimeoutMS         int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
+	RunInBackground   bool   `json:"run_in_background,omitempty" jsonschema:"start the command in the background and return its job id at once (no timeout; read its output with bash_output, stop it with bash_kill)"`
+	SandboxEscalation string `json:"sandbox_escalation,omitempty" jsonschema:"only after the sandbox refused this command (a [sandbox: ... denied ...] line): run it once in this wider mode, workspace-write or full-access; needs a justification; a person approves it, and a refusal is final for the command"`
+	Justification     string `json:"justification,omitempty" jsonschema:"with sandbox_escalation: one sentence saying why this call needs the wider mode, shown to the person who approves it"`
+}
+
+// mcpBashPlainArgs are the arguments of bash when the server does not
+// confine: mcpRunArgs and run_in_background.
+type mcpBashPlainArgs struct {
+	Command         string `json:"command" jsonschema:"the bash command line to run"`
+	Cwd             string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+	TimeoutMS       int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
+	RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"start the command in the background and return its job id at once (no timeout; read its output with bash_output, stop it with bash_kill)"`
+}
+
+// mcpJobArgs are the arguments of bash_output and bash_kill.
+type mcpJobArgs struct {
+	JobID string `json:"job_id" jsonschema:"the job id bash returned for a command run in the background"`
 }
 
 // mcpCheckArgs are the arguments of check.
@@ -119,7 +162,7 @@ var runOutputSchema = json.RawMessage(`{
   "type": "object",
   "required": ["status", "command"],
   "properties": {
-    "status": {"type": "string", "enum": ["ok", "failed", "timeout", "error"]},
+    "status": {"type": "string", "enum": ["ok", "failed", "timeout", "error", "running"]},
     "code": {"type": "string"},
     "message": {"type": "string"},
     "command": {"type": "string"},
@@ -128,7 +171,9 @@ var runOutputSchema = json.RawMessage(`{
     "run": {"type": "object"},
     "output": {"type": "object"},
     "notes": {"type": "array", "items": {"type": "string"}},
-    "meaning": {"type": "object"}
+    "meaning": {"type": "object"},
+    "sandbox": {"type": "object"},
+    "job_id": {"type": "string"}
   }
 }`)
 
@@ -155,18 +200,52 @@ func newMCPServer(o mcpOptions) *mcp.Server {
 	if o.approveAsks {
 		askNote = "A command the policy would ask a person about runs: your confirmation of this call is the approval."
 	}
-	mcp.AddTool(srv, &mcp.Tool{
+	bashTool := &mcp.Tool{
 		Name: "bash",
 		Description: "Run a bash command through shellgate. An allowed command runs (bash -c, closed stdin, own process group, timeout) " +
 			"and the result starts with its exit code, then the bounded output. " + askNote + " A denied command is refused with the reasons.",
 		OutputSchema: runOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Gated bash"},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRunArgs) (*mcp.CallToolResult, any, error) {
-		var ap gate.Approver
-		if o.approveAsks {
-			ap = approveAll{}
+	}
+	if o.confined {
+		bashTool.Description += " The command runs confined by the kernel: read-only for a read-only command, writes only in the workspace for an approved one, no network unless approved. " +
+			"An operation the sandbox refused shows as a line like [sandbox: write denied under read-only mode]; if the command really needs more, call bash again with the same command, " +
+			"sandbox_escalation (workspace-write or full-access) and a one-sentence justification: a person decides, for that one call."
+		mcp.AddTool(srv, bashTool, func(ctx context.Context, req *mcp.CallToolRequest, in mcpBashArgs) (*mcp.CallToolResult, any, error) {
+			return o.bash(ctx, req, gate.Request{
+				Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS,
+				Escalate: gate.SandboxMode(in.SandboxEscalation), Justification: in.Justification,
+			}, in.RunInBackground)
+		})
+	} else {
+		mcp.AddTool(srv, bashTool, func(ctx context.Context, req *mcp.CallToolRequest, in mcpBashPlainArgs) (*mcp.CallToolResult, any, error) {
+			return o.bash(ctx, req, gate.Request{Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS}, in.RunInBackground)
+		})
+	}
+	mcp.AddTool(srv, &mcp.Tool{
+		Name: "bash_output",
+		Description: "Read the output a background job (bash with run_in_background) wrote since the last read, bounded to the newest bytes " +
+			"(a note says how many were dropped and which file holds the whole output), and its result once it ended. Only the session that started a job can read it.",
+		Annotations: &mcp.ToolAnnotations{Title: "Background job output", ReadOnlyHint: true},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpJobArgs) (*mcp.CallToolResult, any, error) {
+		j, err := o.jobs.get(req.Session, in.JobID)
+		if err != nil {
+			return nil, nil, err
 		}
-		return o.run(ctx, in, "", ap)
+		out := j.Read()
+		return textResult(jobText(out), false), out, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "bash_kill",
+		Description: "Stop a background job and everything it started, and return its result. Only the session that started a job can stop it.",
+		Annotations: &mcp.ToolAnnotations{Title: "Stop a background job", DestructiveHint: ptrTo(false)},
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in mcpJobArgs) (*mcp.CallToolResult, any, error) {
+		j, err := o.jobs.get(req.Session, in.JobID)
+		if err != nil {
+			return nil, nil, err
+		}
+		res := j.Kill()
+		return textResult(res.Text(), false), res, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "bash_readonly",
@@ -175,7 +254,10 @@ func newMCPServer(o mcpOptions) *mcp.Server {
 		OutputSchema: runOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Read-only bash", ReadOnlyHint: true, IdempotentHint: true},
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in mcpRunArgs) (*mcp.CallToolResult, any, error) {
-		return o.run(ctx, in, hook.ModeReadonly, nil)
+		return o.run(ctx, gate.Request{
+			Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS,
+			Mode: hook.ModeReadonly, Sandbox: gate.SandboxReadOnly,
+		}, nil)
 	})
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "check",
@@ -206,16 +288,246 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 // gate's Result; the text is its Text (status line with the exit code
 // first, then the output). Anything that did not run is a tool error, so
 // the model sees it was refused.
-func (o mcpOptions) run(ctx context.Context, in mcpRunArgs, mode string, ap gate.Approver) (*mcp.CallToolResult, any, error) {
-	cwd := o.resolve(in.Cwd)
-	g, err := o.gates.gateFor(cwd)
+func (o mcpOptions) run(ctx context.Context, req gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+	req.Cwd = o.resolve(req.Cwd)
+	g, err := o.gates.gateFor(req.Cwd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shellgate could not decide, so nothing ran: %v", err)
 	}
-	res := g.Run(ctx, gate.Request{Command: in.Command, Cwd: cwd, Mode: mode, TimeoutMS: in.TimeoutMS, Approver: ap})
+	req.Approver = ap
+	res := g.Run(ctx, req)
 	return textResult(res.Text(), !res.Ran()), res, nil
 }
 
+// bash runs a call of the bash tool. Who approves an ask or an
+// escalation: the person behind the client, through MCP elicitation, when
+// the client supports it; else, with --approve-asks, the client's
+// confirmation of the call; else nobody (refused).
+//
+// Elicitation goes the way the protocol wants it: the tool returns an
+// input request (the SDK sends it to an older client as
+// elicitation/create) and the call comes again with the person's answer.
+// The answer is keyed by a hash of exactly what the person was shown, so
+// it applies only to that decision: if anything changed in between, the
+// person is asked again.
+func (o mcpOptions) bash(ctx context.Context, req *mcp.CallToolRequest, r gate.Request, background bool) (*mcp.CallToolResult, any, error) {
+	run := o.run
+	if background {
+		run = func(ctx context.Context, r gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+			return o.start(ctx, req.Session, r, ap)
+		}
+	}
+	if !clientElicits(req) {
+		var ap gate.Approver
+		if o.approveAsks {
+			ap = approveAll{}
+		}
+		return run(ctx, r, ap)
+	}
+	ap := &elicitApprover{answers: req.Params.InputResponses}
+	res, out, err := run(ctx, r, ap)
+	if err == nil && ap.ask != nil {
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{ap.id: ap.ask}}, nil, nil
+	}
+	return res, out, err
+}
+
+// start starts a command in the background for the session ss.
+func (o mcpOptions) start(ctx context.Context, ss *mcp.ServerSession, r gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+	if err := o.jobs.room(ss); err != nil {
+		return nil, nil, err
+	}
+	r.Cwd = o.resolve(r.Cwd)
+	g, err := o.gates.gateFor(r.Cwd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shellgate could not decide, so nothing ran: %v", err)
+	}
+	r.Approver = ap
+	j, res := g.Start(ctx, r)
+	if j == nil {
+		return textResult(res.Text(), true), res, nil
+	}
+	if err := o.jobs.add(ss, j); err != nil {
+		return nil, nil, err
+	}
+	text := res.StatusLine() + "\nRead its output with bash_output and job_id " + j.ID() + "; stop it with bash_kill.\n"
+	return textResult(text, false), res, nil
+}
+
+// jobText is a job read for a model: a note when bytes were dropped, the
+// output, and the result's status line once the job ended.
+func jobText(out gate.JobOutput) string {
+	var b strings.Builder
+	if out.DroppedBytes > 0 {
+		fmt.Fprintf(&b, "[... %d bytes dropped since the last read", out.DroppedBytes)
+		if out.SpillPath != "" {
+			b.WriteString("; the whole output: " + out.SpillPath)
+		}
+		b.WriteString(" ...]\n")
+	}
+	b.WriteString(out.Output)
+	if out.Output != "" && !strings.HasSuffix(out.Output, "\n") {
+		b.WriteByte('\n')
+	}
+	if out.Result != nil {
+		b.WriteString("[job ended] " + out.Result.StatusLine() + "\n")
+	} else if out.Output == "" && out.DroppedBytes == 0 {
+		b.WriteString("[no new output; the job is still running]\n")
+	}
+	return b.String()
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// maxJobsPerSession bounds the background jobs one session may hold.
+const maxJobsPerSession = 64
+
+// jobTable holds the background jobs by the session that started them.
+// A session sees only its own jobs; when it ends, its jobs are stopped
+// and their spill files removed; closeAll does the same for every
+// session when the server ends.
+type jobTable struct {
+	mu     sync.Mutex
+	closed bool
+	jobs   map[*mcp.ServerSession]map[string]*gate.Job
+}
+
+func newJobTable() *jobTable {
+	return &jobTable{jobs: map[*mcp.ServerSession]map[string]*gate.Job{}}
+}
+
+// errNoJob is the one answer for a job id that does not exist and one
+// that another session started: nothing tells them apart.
+func errNoJob(id string) error {
+	return fmt.Errorf("job %q is not a job of this session (a job belongs to the session that started it)", id)
+}
+
+func (t *jobTable) room(ss *mcp.ServerSession) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return errors.New("the server is shutting down")
+	}
+	if len(t.jobs[ss]) >= maxJobsPerSession {
+		return fmt.Errorf("this session already has %d background jobs, the most it may have", maxJobsPerSession)
+	}
+	return nil
+}
+
+func (t *jobTable) add(ss *mcp.ServerSession, j *gate.Job) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		j.Close()
+		return errors.New("the server is shutting down; the job was stopped")
+	}
+	m := t.jobs[ss]
+	first := m == nil
+	if first {
+		m = map[string]*gate.Job{}
+		t.jobs[ss] = m
+	}
+	m[j.ID()] = j
+	t.mu.Unlock()
+	if first && ss != nil {
+		go func() {
+			_ = ss.Wait()
+			t.endSession(ss)
+		}()
+	}
+	return nil
+}
+
+func (t *jobTable) get(ss *mcp.ServerSession, id string) (*gate.Job, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if j, ok := t.jobs[ss][id]; ok {
+		return j, nil
+	}
+	return nil, errNoJob(id)
+}
+
+// endSession stops every job of ss.
+func (t *jobTable) endSession(ss *mcp.ServerSession) {
+	t.mu.Lock()
+	m := t.jobs[ss]
+	delete(t.jobs, ss)
+	t.mu.Unlock()
+	closeJobs(m)
+}
+
+// closeAll stops every job; no job starts after.
+func (t *jobTable) closeAll() {
+	t.mu.Lock()
+	t.closed = true
+	all := t.jobs
+	t.jobs = map[*mcp.ServerSession]map[string]*gate.Job{}
+	t.mu.Unlock()
+	for _, m := range all {
+		closeJobs(m)
+	}
+}
+
+func closeJobs(m map[string]*gate.Job) {
+	var wg sync.WaitGroup
+	for _, j := range m {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+func clientElicits(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Session == nil || req.Params == nil {
+		return false
+	}
+	p := req.Session.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// elicitApprover approves with the person's answer to the question it
+// asked in an earlier round; without one it records the question and
+// answers gate.ErrApprovalPending. Only an explicit accept with approve
+// set approves; a decline, a cancel or anything else runs nothing.
+type elicitApprover struct {
+	answers mcp.InputResponseMap
+	id      string
+	ask     *mcp.ElicitParams
+}
+
+// elicitSchema is the one-question form the person answers.
+var elicitSchema = json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Run this command?","description":"Yes runs it once; no runs nothing."}},"required":["approve"]}`)
+
+func (a *elicitApprover) Approve(_ context.Context, d *gate.Decision) (bool, error) {
+	msg := approvalMessage(d)
+	sum := sha256.Sum256([]byte(msg))
+	id := "shellgate-approval-" + hex.EncodeToString(sum[:12])
+	if resp, ok := a.answers[id]; ok {
+		er, _ := resp.(*mcp.ElicitResult)
+		if er == nil || er.Action != "accept" {
+			return false, nil
+		}
+		ok, _ := er.Content["approve"].(bool)
+		return ok, nil
+	}
+	a.id, a.ask = id, &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: elicitSchema}
+	return false, gate.ErrApprovalPending
+}
+
+// approvalMessage is what a person is asked: the command, the reasons
+// with their spans underlined, and the escalation.
+func approvalMessage(d *gate.Decision) string {
+	var b strings.Builder
+	b.WriteString("shellgate: may this command run?\n\n")
+	if d.Escalation != nil {
+		fmt.Fprintf(&b, "The agent asks to run it once in the sandbox mode %s instead of %s: %s\n\n", d.Escalation.To, d.Escalation.From, d.Escalation.Justification)
+	}
+	printDecision(&b, decisionResult(d))
+	return b.String()
+}
 func (o mcpOptions) check(ctx context.Context, in mcpCheckArgs) (*mcp.CallToolResult, any, error) {
 	if in.Mode != "" && !policy.ValidMode(in.Mode) {
 		return nil, nil, fmt.Errorf("mode %q: want default or readonly", in.Mode)

@@ -120,7 +120,7 @@ func TestMCPTools(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if diff := cmp.Diff([]string{"bash", "bash_readonly", "check"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"bash", "bash_kill", "bash_output", "bash_readonly", "check"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 

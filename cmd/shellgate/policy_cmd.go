@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego"
 )
 
 func init() {
-	register("policy", "policy authoring: fmt (format Rego modules), lint (compile and check format)", runPolicy)
+	register("policy", "policy authoring: fmt (format Rego modules), lint (compile, check format, check config grants)", runPolicy)
 }
 
 func runPolicy(e *env) int {
@@ -22,13 +24,17 @@ func runPolicy(e *env) int {
 			w = e.stderr
 		}
 		fmt.Fprintln(w, `usage: shellgate policy fmt [-w] [-l] FILE|DIR...
-       shellgate policy lint DIR...
+       shellgate policy lint [--catalog FILE] DIR|CONFIG.yaml...
 
 fmt prints each module formatted (opa fmt style); -w rewrites the files,
 -l lists the files whose formatting differs (exit 1 when any does).
 lint compiles the default policy with the modules under each DIR, as check
-would, and lists the files fmt would change. Exit 0 when clean, 1 when
-lint finds something, 64 on a usage or compile error.`)
+would, and lists the files fmt would change; for each config file (.yaml,
+.yml) it lists, with file:line:col, every grant that puts a wildcard over
+an argument that carries code or a command (python3 -c *, bash -c **,
+find . -exec **, xargs **, env **), which would allow any code at all.
+Exit 0 when clean, 1 when lint finds something, 64 on a usage or compile
+error.`)
 		if len(e.args) == 0 {
 			return exitUsage
 		}
@@ -96,7 +102,8 @@ func policyFmt(e *env, args []string) int {
 }
 
 func policyLint(e *env, args []string) int {
-	fs := newFlags(e, "policy lint", "DIR...")
+	fs := newFlags(e, "policy lint", "[--catalog FILE] DIR|CONFIG.yaml...")
+	catPath := fs.String("catalog", "", "judge config grants against the embedded catalog extended with this YAML `FILE`")
 	ops, status, ok := parseFlags(e, fs, args)
 	if !ok {
 		return status
@@ -105,19 +112,59 @@ func policyLint(e *env, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	bad, err := rego.Lint(ops...)
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitUsage
+	var dirs, configs []string
+	for _, op := range ops {
+		if ext := filepath.Ext(op); ext == ".yaml" || ext == ".yml" {
+			configs = append(configs, op)
+		} else {
+			dirs = append(dirs, op)
+		}
 	}
-	for _, f := range bad {
-		fmt.Fprintf(e.stdout, "%s: not formatted (shellgate policy fmt -w %s)\n", f, f)
+	var cat *classify.Catalog
+	if *catPath != "" {
+		var err error
+		if cat, err = loadCatalog(*catPath); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate policy lint:", err)
+			return exitUsage
+		}
 	}
-	if len(bad) > 0 {
+	found := 0
+	for _, p := range configs {
+		cfg, err := policy.LoadConfig(p)
+		if err != nil {
+			fmt.Fprintln(e.stderr, err)
+			return exitUsage
+		}
+		cfg.Path = p // as given: messages name the file the user named
+		for _, pr := range cfg.GrantProblems(cat) {
+			fmt.Fprintln(e.stdout, relWhere(pr.Where, cfg, p)+": "+pr.GrantProblem.String())
+			found++
+		}
+	}
+	if len(dirs) > 0 {
+		bad, err := rego.Lint(dirs...)
+		if err != nil {
+			fmt.Fprintln(e.stderr, err)
+			return exitUsage
+		}
+		for _, f := range bad {
+			fmt.Fprintf(e.stdout, "%s: not formatted (shellgate policy fmt -w %s)\n", f, f)
+		}
+		found += len(bad)
+	}
+	if found > 0 {
 		return exitAsk
 	}
 	fmt.Fprintf(e.stdout, "ok: %s\n", strings.Join(ops, " "))
 	return exitOK
+}
+
+// relWhere writes a grant's location with the file as the user named it.
+func relWhere(where string, cfg *policy.Config, given string) string {
+	if abs, err := filepath.Abs(given); err == nil && strings.HasPrefix(where, abs+":") {
+		return given + strings.TrimPrefix(where, abs)
+	}
+	return where
 }
 
 // regoFiles expands directories to the .rego files under them.

@@ -34,6 +34,7 @@ const (
 )
 
 const runUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--timeout MS] [--cwd DIR] [--yes|--no] [--json]
+       [--sandbox read-only|workspace-write|full-access|off]
        [--policy DIR]... [--config FILE] [--root DIR]... [--no-station] [--spill DIR] COMMAND
 
 Checks COMMAND like 'shellgate check' and runs it with 'bash -c' when the
@@ -48,10 +49,18 @@ merged) is printed after a status line that gives the exit code first and
 what it means ("Exit code 1 · 0.4 s — No matches found"); a long output is
 cut to a head and a tail.
 
+On Linux the command runs confined by Landlock: read-only for a command
+allowed as read-only (and in readonly mode), workspace-write (writes only
+in the roots and a private TMPDIR) for an approved or granted write, no
+network unless the approved command uses it. --sandbox chooses the mode;
+--sandbox off turns confinement off. An operation the sandbox refused is
+marked in the output: [sandbox: write denied under read-only mode].
+
 Exit status:
   N    the command ran: its own exit status (128+N when signal N killed it)
   124  stopped: the timeout passed, or the output passed the capture cap
   125  not run: denied, not approved, or changed since the check
+       (or read-only confinement is not possible here)
   126  not run: the shell could not be started
   130  interrupted: the process group was stopped
   64   usage error: bad flags, cwd, config, policy or command
@@ -67,6 +76,7 @@ func runRun(e *env) int {
 	no := fs.Bool("no", false, "refuse a command the policy asks about, without asking")
 	asJSON := fs.Bool("json", false, "print one JSON object (the gate's Result)")
 	spill := fs.String("spill", "", "write the whole output of a run whose output was cut to a file in `DIR`")
+	sandbox := fs.String("sandbox", "", "run in sandbox `MODE`: read-only, workspace-write, full-access, or off (no confinement); default: the mode follows the decision")
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
 		return status
@@ -79,13 +89,25 @@ func runRun(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate run: give --yes or --no, not both")
 		return exitUsage
 	}
-	g, err := newRunGate(df, *spill)
+	var mode gate.SandboxMode
+	switch *sandbox {
+	case "", policy.SandboxAuto, policy.SandboxOff:
+	default:
+		m, err := gate.ParseSandboxMode(*sandbox)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "shellgate run: --sandbox:", err)
+			return exitUsage
+		}
+		mode = m
+	}
+	g, err := newRunGate(df, *spill, *sandbox == policy.SandboxOff)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate run:", err)
 		return exitUsage
 	}
+	warnGrants(e.stderr, g.Config(), nil)
 	command := joinCommand(ops)
-	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, Shell: *df.shell, TimeoutMS: *timeout}
+	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, Shell: *df.shell, TimeoutMS: *timeout, Sandbox: mode}
 	switch {
 	case *yes:
 		req.Approver = gate.ApproverFunc(func(context.Context, *gate.Decision) (bool, error) { return true, nil })
@@ -112,7 +134,7 @@ func runRun(e *env) int {
 }
 
 // newRunGate builds the gate from the flags check uses.
-func newRunGate(df *decideFlags, spill string) (*gate.Gate, error) {
+func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
@@ -132,6 +154,11 @@ func newRunGate(df *decideFlags, spill string) (*gate.Gate, error) {
 	cfg, err := policy.LoadConfigFor(*df.config, cfgDir)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
+	}
+	if sandboxOff {
+		c := *cfg
+		c.Sandbox = policy.SandboxOff
+		cfg = &c
 	}
 	if *df.mode != "" && !policy.ValidMode(*df.mode) {
 		return nil, fmt.Errorf("--mode %q: want default or readonly", *df.mode)
@@ -194,7 +221,7 @@ func promptApprover(w io.Writer, r *bufio.Reader) gate.Approver {
 func decisionResult(d *gate.Decision) checkResult {
 	return checkResult{
 		Command: d.Command, Action: d.Action, Reasons: d.Reasons, Reversible: d.Reversible,
-		Mode: d.Mode, Cwd: d.Cwd, SuggestedGrants: d.SuggestedGrants, Station: d.Station,
+		Mode: d.Mode, Cwd: d.Cwd, SuggestedGrants: d.SuggestedGrants, NoGrants: d.NoGrants, Station: d.Station,
 	}
 }
 
@@ -220,7 +247,7 @@ func runExit(res gate.Result) int {
 		return exitRunStopped
 	}
 	switch res.Code {
-	case gate.CodeDenied, gate.CodeNotApproved, gate.CodeChangedSinceCheck:
+	case gate.CodeDenied, gate.CodeNotApproved, gate.CodeChangedSinceCheck, gate.CodeSandboxUnavailable:
 		return exitRunRefused
 	case gate.CodeOutputCap:
 		return exitRunStopped

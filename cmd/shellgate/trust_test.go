@@ -19,6 +19,11 @@ import (
 // itself: any Python program at all.
 const pythonSystem = `python3 -c "import os; os.system('x')"`
 
+// pytestRun is a command a grant can allow with no wildcard over code
+// (python3 -m pytest **): a project's grant that wildcards code never
+// applies, even trusted, so the trust tests of a config grant use this.
+const pytestRun = `python3 -m pytest -x tests`
+
 // trustHome gives the test a HOME, a user config dir and a state dir of
 // its own (nothing of the real HOME is read or written) and returns a git
 // workspace in it.
@@ -227,15 +232,29 @@ deny contains {"code": "no-python", "message": "no python here", "span": seg.spa
 		edit func(t *testing.T, proj string)
 		// untrusted, trusted, edited: the outcome in each state.
 		want [3]outcome
-		all  bool // through every front end (else check and the engine)
+		all  bool   // through every front end (else check and the engine)
+		cmd  string // the command decided (default pythonSystem)
 	}{
 		{
 			name:  "config grant",
+			files: map[string]string{".shellgate.yaml": "grants: [\"python3 -m pytest **\"]\n"},
+			edit: func(t *testing.T, proj string) {
+				writeFiles(t, proj, map[string]string{".shellgate.yaml": "grants: [\"python3 -m pytest **\"]\n# edited\n"})
+			},
+			want: [3]outcome{{"ask", true}, {"allow", false}, {"ask", true}},
+			all:  true,
+			cmd:  pytestRun,
+		},
+		{
+			// Even trusted, a project's grant does not allow code through a
+			// wildcard; untrusted, ignoring it changes nothing, so there is
+			// no project-config-untrusted reason.
+			name:  "config grant over code",
 			files: map[string]string{".shellgate.yaml": "grants: [\"python3 **\"]\n"},
 			edit: func(t *testing.T, proj string) {
 				writeFiles(t, proj, map[string]string{".shellgate.yaml": "grants: [\"python3 **\"]\n# edited\n"})
 			},
-			want: [3]outcome{{"ask", true}, {"allow", false}, {"ask", true}},
+			want: [3]outcome{{"ask", false}, {"ask", false}, {"ask", false}},
 			all:  true,
 		},
 		{
@@ -296,10 +315,14 @@ deny contains {"code": "no-python", "message": "no python here", "span": seg.spa
 				func() { tc.edit(t, proj) },
 			} {
 				step()
+				cmd := tc.cmd
+				if cmd == "" {
+					cmd = pythonSystem
+				}
 				for _, fe := range fes {
-					got := fe.decide(t, proj, pythonSystem)
+					got := fe.decide(t, proj, cmd)
 					if diff := cmp.Diff(tc.want[state], got); diff != "" {
-						t.Errorf("%s, %s: %s (-want +got):\n%s", fe.name, []string{"untrusted", "trusted", "edited"}[state], pythonSystem, diff)
+						t.Errorf("%s, %s: %s (-want +got):\n%s", fe.name, []string{"untrusted", "trusted", "edited"}[state], cmd, diff)
 					}
 				}
 			}
@@ -374,7 +397,7 @@ func TestTrustStoreRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proj := trustHome(t)
-			writeFiles(t, proj, map[string]string{".shellgate.yaml": "grants: [\"python3 **\"]\n"})
+			writeFiles(t, proj, map[string]string{".shellgate.yaml": "grants: [\"python3 -m pytest **\"]\n"})
 			var out, errb bytes.Buffer
 			if code := run([]string{"trust", proj}, strings.NewReader(""), &out, &errb); code != 0 {
 				t.Fatalf("trust: exit %d: %s", code, errb.String())
@@ -382,7 +405,7 @@ func TestTrustStoreRefused(t *testing.T) {
 			tc.spoil(t, filepath.Join(os.Getenv("XDG_STATE_HOME"), "shellgate", "trust.json"))
 			out.Reset()
 			errb.Reset()
-			run([]string{"check", "--json", "--cwd", proj, pythonSystem}, strings.NewReader(""), &out, &errb)
+			run([]string{"check", "--json", "--cwd", proj, pytestRun}, strings.NewReader(""), &out, &errb)
 			var r reasonCodes
 			if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 				t.Fatalf("%v: %s%s", err, out.String(), errb.String())

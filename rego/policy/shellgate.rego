@@ -145,6 +145,21 @@ allow contains {
 
 # --- ask -----------------------------------------------------------------
 
+# grant-wildcards-code: a project config's grant matches the segment only
+# through a wildcard over an argument that carries code (python3 -c * on
+# python3 -c CODE); it does not apply, and this says why.
+ask contains {
+	"code": "grant-wildcards-code",
+	"message": input.facts.segments[i].grant_refused,
+	"span": segments[i].span,
+	"segment": i,
+	"rule": "grant-wildcards-code",
+} if {
+	input.facts.has.grant_refused == true
+	mode == "default"
+	some i in input.facts.index.grant_refused
+}
+
 # parse-error: bash cannot parse the command.
 ask contains {
 	"code": "parse-error",

@@ -72,6 +72,7 @@ has_for(inp, ix) := {
 	"destructive_or_unknown": some_true([nonempty(ix, "category:destructive"), nonempty(ix, "unknown")]),
 	"fork_bomb": nonempty(ix, "code:fork-bomb"),
 	"granted": nonempty(ix, "granted"),
+	"grant_refused": nonempty(ix, "grant_refused"),
 	"reads_unjudged": unjudged(inp),
 	"station_reads": count(object.get(inp, ["station", "reads"], [])) > 0,
 	"station_denied": nonempty(ix, "verdict:denied"),
@@ -111,6 +112,7 @@ index_for(inp) := object.union_n([
 	{concat("", ["code:", c]): [j | some j, f in fs; f.code == c] | some f in fs; c := f.code},
 	{concat("", ["verdict:", v]): [j | some j, r in reads; r.verdict == v] | some r in reads; v := r.verdict},
 	{"granted": [i | some i, g in inp.facts.segments; g.grant != ""]},
+	{"grant_refused": [i | some i, g in inp.facts.segments; object.get(g, "grant_refused", "") != ""]},
 	{"unknown": [i | some i, s in segs; not s.known]},
 	{concat("", ["write:", k]): [j | some j, w in fws; w[f] == true] | some k, f in write_flags},
 ]) if {
@@ -135,6 +137,8 @@ readonly := {"mode": "readonly", "facts": {"mode": "readonly"}}
 not_reversible(findings) := {"report": {"reversible": false, "findings": findings}}
 
 granted(grants) := {"facts": {"segments": [{"grant": g} | some g in grants]}}
+
+refused(why) := {"facts": {"segments": [{"grant": "", "grant_refused": why}]}}
 
 # --- the checker ---------------------------------------------------------
 
@@ -264,6 +268,20 @@ grant_cases := {
 			granted(["npm test **"]),
 		)),
 		"action": "deny", "has": ["unknown-program"], "lacks": ["granted"],
+	},
+	"a refused project grant says why": {
+		"input": mk([writer(0, "python3")], object.union(
+			not_reversible([finding("interpreter", 0)]),
+			refused("the grant \"python3 -c *\" of the project config puts a wildcard over code here"),
+		)),
+		"action": "ask", "has": ["grant-wildcards-code", "interpreter"], "lacks": ["granted"],
+	},
+	"a refused project grant is not a reason in readonly mode": {
+		"input": mk([writer(0, "python3")], object.union(
+			object.union(readonly, not_reversible([finding("interpreter", 0)])),
+			refused("the grant \"python3 -c *\" of the project config puts a wildcard over code here"),
+		)),
+		"action": "deny", "has": ["interpreter"], "lacks": ["grant-wildcards-code"],
 	},
 	"a grant covers its segment's network use": {
 		"input": mk([seg(0, "npm", {"categories": ["network"], "read_only": false})], object.union(

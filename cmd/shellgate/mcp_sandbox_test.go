@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellgate/shellgate/gate"
+)
+
+// elicitingClient connects an SDK client whose person answers every
+// elicitation with answer (and records the messages) to an in-process
+// server.
+func elicitingClient(t *testing.T, o mcpOptions, answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *[]string) {
+	return elicitingClientAt(t, o, "", answer)
+}
+
+// elicitingClientAt is elicitingClient speaking protocol version (""
+// is the latest: the answer comes back in a retried call; 2025-06-18
+// gets elicitation/create requests from the server).
+func elicitingClientAt(t *testing.T, o mcpOptions, version string, answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *[]string) {
+	t.Helper()
+	var mu sync.Mutex
+	var asked []string
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := newMCPServer(o).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	var opts *mcp.ClientOptions
+	if answer != nil {
+		opts = &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			asked = append(asked, r.Params.Message)
+			mu.Unlock()
+			return answer(r)
+		}}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "shellgate-test", Version: "1"}, opts).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, &asked
+}
+
+func accept(approve bool) func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": approve}}, nil
+	}
+}
+
+func mcpOpts(t *testing.T, dir, config string) mcpOptions {
+	t.Helper()
+	o, err := newMCPOptions(false, dir, nil, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func needConfinement(t *testing.T) {
+	t.Helper()
+	if s := (&gate.BashRunner{}).SandboxSupport(); s.Err != nil {
+		if os.Getenv("SHELLGATE_CI") != "" {
+			t.Fatalf("confinement is not available: %v", s.Err)
+		}
+		t.Skipf("confinement is not available: %v", s.Err)
+	}
+}
+
+// TestMCPEscalationFieldsOnlyWhenConfined: the bash tool takes
+// sandbox_escalation and justification only when the server confines.
+func TestMCPEscalationFieldsOnlyWhenConfined(t *testing.T) {
+	needConfinement(t)
+	dir := mcpWorkspace(t)
+	off := filepath.Join(t.TempDir(), "off.yaml")
+	if err := os.WriteFile(off, []byte("sandbox: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		config string
+		want   bool
+	}{{"", true}, {off, false}} {
+		cs, _ := elicitingClient(t, mcpOpts(t, dir, tc.config), nil)
+		tools, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools.Tools {
+			b, _ := json.Marshal(tool.InputSchema)
+			has := strings.Contains(string(b), `"sandbox_escalation"`) && strings.Contains(string(b), `"justification"`)
+			if want := tc.want && tool.Name == "bash"; has != want {
+				t.Errorf("config %q: tool %s advertises escalation %v, want %v: %s", tc.config, tool.Name, has, want, b)
+			}
+		}
+	}
+}
+
+func TestMCPElicitation(t *testing.T) {
+	needConfinement(t)
+	for _, tc := range []struct {
+		name   string
+		answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)
+		runs   bool
+		// callErr: the client's failure to answer fails the call itself.
+		callErr bool
+	}{
+		{"accept yes", accept(true), true, false},
+		{"accept no", accept(false), false, false},
+		{"decline", func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "decline"}, nil }, false, false},
+		{"cancel", func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) { return &mcp.ElicitResult{Action: "cancel"}, nil }, false, false},
+		{"error", func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, errors.New("the person walked away") }, false, true},
+		{"no elicitation", nil, false, false},
+	} {
+		for _, version := range []string{"", "2025-06-18"} {
+			t.Run(tc.name+" "+version, func(t *testing.T) {
+				dir := mcpWorkspace(t)
+				cs, asked := elicitingClientAt(t, mcpOpts(t, dir, ""), version, tc.answer)
+				if got := cs.InitializeResult().ProtocolVersion; version != "" && got != version {
+					t.Fatalf("negotiated %s, want %s", got, version)
+				}
+				c := toolCall{tool: "bash", args: map[string]any{"command": "echo hi > out.txt"}, text: `^Not run \(NOT_APPROVED\)`, isError: true, absent: "out.txt"}
+				if tc.runs {
+					c = toolCall{tool: "bash", args: map[string]any{"command": "echo hi > out.txt"}, text: `^Exit code 0`, field: "approved", value: true, creates: "out.txt"}
+				}
+				if tc.callErr {
+					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: c.args})
+					if err == nil || !strings.Contains(err.Error(), "the person walked away") {
+						t.Errorf("call error = %v, want the client's error", err)
+					}
+					if _, err := os.Stat(filepath.Join(dir, "out.txt")); err == nil {
+						t.Errorf("out.txt exists: the command ran")
+					}
+				} else {
+					callTool(t, cs, dir, c)
+				}
+				if tc.answer == nil {
+					if len(*asked) != 0 {
+						t.Errorf("asked %d times without elicitation", len(*asked))
+					}
+					return
+				}
+				if len(*asked) != 1 {
+					t.Fatalf("asked %d times, want 1", len(*asked))
+				}
+				msg := (*asked)[0]
+				for _, want := range []string{"shellgate: may this command run?", "ask: echo hi > out.txt", "  redirect-write: ", "    echo hi > out.txt\n            ^^^^^^^^^\n"} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("the message lacks %q:\n%s", want, msg)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestMCPEscalation(t *testing.T) {
+	needConfinement(t)
+	dir := mcpWorkspace(t)
+	cs, asked := elicitingClient(t, mcpOpts(t, dir, ""), accept(true))
+	// bash_readonly is read-only: a write is refused by the kernel even
+	// though the command would be allowed.
+	callTool(t, cs, dir, toolCall{tool: "bash_readonly", args: map[string]any{"command": "cat notes.txt"},
+		text: `^Exit code 0`, field: "sandbox", value: map[string]any{"mode": "read-only", "enforced": true, "mechanism": "landlock",
+			"abi": float64((&gate.BashRunner{}).SandboxSupport().ABI), "network": "denied", "network_guard": (&gate.BashRunner{}).SandboxSupport().NetworkGuard, "reason": "requested"}})
+	// Validation errors: nothing is asked.
+	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch a", "justification": "Needed."}, isError: true,
+		text: `^Not run \(INVALID_INPUT\) — a justification was given without a sandbox escalation`, absent: "a"})
+	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch a", "sandbox_escalation": "full-access"}, isError: true,
+		text: `^Not run \(INVALID_INPUT\) — a sandbox escalation to full-access needs a justification`, absent: "a"})
+	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch a", "sandbox_escalation": "workspace-write", "justification": "Needed."}, isError: true,
+		text: `^Not run \(INVALID_INPUT\) — the escalation to workspace-write is not wider than the mode this call runs in \(workspace-write\)`, absent: "a"})
+	if len(*asked) != 0 {
+		t.Fatalf("validation errors asked the person %d times", len(*asked))
+	}
+	// An approved escalation: the person sees the justification.
+	home := os.Getenv("HOME")
+	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch " + home + "/made", "sandbox_escalation": "full-access", "justification": "The build writes its cache in the home directory."},
+		isError: true, text: `^Not run \(DENIED\)`})
+	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "echo hi > out.txt", "sandbox_escalation": "full-access", "justification": "The test needs full access."},
+		text: `^Exit code 0`, creates: "out.txt"})
+	if len(*asked) != 1 || !strings.Contains((*asked)[0], "The agent asks to run it once in the sandbox mode full-access instead of workspace-write: The test needs full access.") {
+		t.Fatalf("the person was asked %q", *asked)
+	}
+}

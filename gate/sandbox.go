@@ -1,0 +1,430 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// SandboxMode is how far the kernel lets a command reach.
+type SandboxMode string
+
+// The sandbox modes, narrowest first.
+const (
+	// SandboxReadOnly: no file may be written, created or removed except
+	// /dev/null (the output pipe was opened before); reads are limited to
+	// the roots and the system's program and library directories; no
+	// network unless egress was approved.
+	SandboxReadOnly SandboxMode = "read-only"
+	// SandboxWorkspaceWrite: reads as in read-only; writes only inside the
+	// roots and a private temp dir (TMPDIR); no network unless egress was
+	// approved.
+	SandboxWorkspaceWrite SandboxMode = "workspace-write"
+	// SandboxFullAccess: no confinement.
+	SandboxFullAccess SandboxMode = "full-access"
+)
+
+// SandboxModes lists the modes, narrowest first.
+var SandboxModes = []SandboxMode{SandboxReadOnly, SandboxWorkspaceWrite, SandboxFullAccess}
+
+// rank orders the modes; 0 is not a mode.
+func (m SandboxMode) rank() int {
+	for i, x := range SandboxModes {
+		if x == m {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// Valid reports whether m is one of the three modes.
+func (m SandboxMode) Valid() bool { return m.rank() > 0 }
+
+// Wider reports whether m lets a command reach strictly more than other.
+func (m SandboxMode) Wider(other SandboxMode) bool {
+	return m.Valid() && other.Valid() && m.rank() > other.rank()
+}
+
+// ParseSandboxMode parses a mode name; "" is not a mode.
+func ParseSandboxMode(s string) (SandboxMode, error) {
+	m := SandboxMode(s)
+	if !m.Valid() {
+		return "", fmt.Errorf("unknown sandbox mode %q (want read-only, workspace-write or full-access)", s)
+	}
+	return m, nil
+}
+
+// Confinement is what a Runner is asked to enforce for one command.
+type Confinement struct {
+	// Mode is the sandbox mode; full-access asks for nothing.
+	Mode SandboxMode
+	// Roots are the directories the command may read (read-only) or read
+	// and write (workspace-write): the workspace and the configured roots,
+	// absolute.
+	Roots []string
+	// Network allows egress: the decision approved it.
+	Network bool
+	// Reads are files and directories outside the roots that the command
+	// may read as well: the reads a person approved (or a grant allowed),
+	// as the read station resolved them.
+	Reads []string
+}
+
+// SandboxSupport says whether and how a runner can confine commands here.
+type SandboxSupport struct {
+	// Mechanism is "landlock" (Linux), "seatbelt" (macOS) or "" (none).
+	Mechanism string
+	// ABI is the Landlock ABI version in use (0 elsewhere).
+	ABI int
+	// NetworkGuard says how network is denied: "netns" (a network
+	// namespace with no interface up, plus Landlock's TCP rules),
+	// "userns+netns" (the same in a new user namespace: the command sees
+	// itself as nobody), "landlock-tcp" (TCP only: UDP and DNS are not
+	// guarded) or "" (none).
+	NetworkGuard string
+	// Err says why commands cannot be confined; nil when they can.
+	Err error
+}
+
+// Confiner is a Runner that can enforce a Confinement (BashRunner does).
+// A Runner that is not a Confiner cannot confine: the gate then treats
+// confinement as impossible.
+type Confiner interface {
+	Runner
+	// SandboxSupport reports what the runner can enforce on this machine.
+	SandboxSupport() SandboxSupport
+}
+
+// SandboxInfo is the result's account of the confinement a command ran
+// under (Result.Sandbox).
+type SandboxInfo struct {
+	// Mode is the mode the command ran in (or would have).
+	Mode SandboxMode `json:"mode"`
+	// Enforced is true when the kernel enforced Mode.
+	Enforced bool `json:"enforced"`
+	// Mechanism is "landlock", "seatbelt" or "" when nothing enforced it.
+	Mechanism string `json:"mechanism,omitempty"`
+	// ABI is the Landlock ABI version used.
+	ABI int `json:"abi,omitempty"`
+	// Network is "allowed" or "denied".
+	Network string `json:"network,omitempty"`
+	// NetworkGuard is how the network was denied (see SandboxSupport).
+	NetworkGuard string `json:"network_guard,omitempty"`
+	// Reason says why Mode was chosen (readonly-mode, reversible,
+	// approved-write, granted, requested, config, escalated).
+	Reason string `json:"reason,omitempty"`
+	// Escalated is set when a person approved this one call in a wider
+	// mode; From is the mode it would have had.
+	Escalated bool        `json:"escalated,omitempty"`
+	From      SandboxMode `json:"from,omitempty"`
+	// Denied lists the operations the sandbox refused, as far as the
+	// command's output shows them.
+	Denied []SandboxDenial `json:"denied,omitempty"`
+	// Note says why the command was not confined, when it was not.
+	Note string `json:"note,omitempty"`
+}
+
+// SandboxDenial is one operation the sandbox refused.
+type SandboxDenial struct {
+	// Op is "write", "read" or "network".
+	Op string `json:"op"`
+	// Path is the file, when the output names one.
+	Path string `json:"path,omitempty"`
+	// Line is the output line that shows it.
+	Line string `json:"line"`
+}
+
+// SandboxMarker is the line added to a command's output when the sandbox
+// refused an operation of kind op ("write", "read", "network") in mode m:
+// "[sandbox: write denied under read-only mode]".
+func SandboxMarker(op string, m SandboxMode) string {
+	return "[sandbox: " + op + " denied under " + string(m) + " mode]"
+}
+
+// systemReadDirs are the system's program and library directories a
+// confined command may read and execute from.
+var systemReadDirs = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	"/nix", "/snap", "/proc", "/sys", "/dev", "/run/current-system",
+	// macOS
+	"/System", "/Library", "/private/etc", "/private/var/db/timezone", "/opt/homebrew", "/Applications/Xcode.app",
+}
+
+// readDirs returns the directories a confined command may read: the
+// system directories, the absolute directories on PATH that are not the
+// file system root or the home directory itself (a toolchain in
+// ~/go/bin stays usable; the rest of the home directory does not), and
+// the roots. Only those that exist are returned.
+func readDirs(c *Confinement, env []string) []string {
+	home, _ := os.UserHomeDir()
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok && v != "" {
+			home = v
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string, notHome bool) {
+		p = filepath.Clean(p)
+		if !filepath.IsAbs(p) || p == "/" || seen[p] {
+			return
+		}
+		if notHome && home != "" && within(filepath.Clean(home), p) {
+			return // the home directory or a directory above it
+		}
+		if _, err := os.Stat(p); err != nil {
+			return
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	for _, d := range systemReadDirs {
+		add(d, false)
+	}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			for _, d := range filepath.SplitList(v) {
+				add(d, true)
+			}
+		}
+	}
+	for _, r := range c.Roots {
+		add(r, false)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// extraReads splits c.Reads that exist into directories and files.
+func extraReads(c *Confinement) (dirs, files []string) {
+	for _, p := range c.Reads {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil || !filepath.IsAbs(p):
+		case fi.IsDir():
+			dirs = append(dirs, filepath.Clean(p))
+		default:
+			files = append(files, filepath.Clean(p))
+		}
+	}
+	return dirs, files
+}
+
+// rootDirs returns the roots that exist, cleaned, without duplicates.
+func rootDirs(c *Confinement) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range c.Roots {
+		r = filepath.Clean(r)
+		if !filepath.IsAbs(r) || seen[r] {
+			continue
+		}
+		if _, err := os.Stat(r); err != nil {
+			continue
+		}
+		seen[r] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// within reports whether p is dir or beneath it.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// confinedSets are the directories a confined command may read and
+// write, kept to tell the sandbox's refusals in its output.
+type confinedSets struct {
+	mode        SandboxMode
+	read, write []string
+	network     bool
+}
+
+func (s *confinedSets) readable(p string) bool {
+	for _, d := range s.read {
+		if within(p, d) {
+			return true
+		}
+	}
+	return p == "/dev/null"
+}
+
+func (s *confinedSets) writable(p string) bool {
+	for _, d := range s.write {
+		if within(p, d) {
+			return true
+		}
+	}
+	return p == "/dev/null"
+}
+
+// maxDenials bounds the denials a result lists.
+const maxDenials = 20
+
+// networkRefusals are what programs print when the sandbox refused them
+// the network (no interface up; Landlock's TCP rules; no resolver).
+var networkRefusals = []string{
+	"network is unreachable",
+	"connect: permission denied",
+	"couldn't connect to server",
+	"failed to connect to",
+	"could not resolve host",
+	"temporary failure in name resolution",
+	"name or service not known",
+}
+
+// fileRefusals are the error texts of a refused file operation (Landlock
+// answers EACCES, EPERM or EXDEV).
+var fileRefusals = []string{"permission denied", "operation not permitted", "invalid cross-device link"}
+
+// detectDenials finds, in the output of a command confined to sets, the
+// lines that show an operation the sandbox refused, and judges each on
+// the real file system: a path outside what the sandbox grants, that the
+// file permissions alone would have let the command read (or write), was
+// refused by the sandbox. A refusal the file permissions explain is not
+// listed. dir is the command's working directory.
+func detectDenials(o *Output, sets *confinedSets, dir string) []SandboxDenial {
+	if sets == nil || o == nil {
+		return nil
+	}
+	var out []SandboxDenial
+	text := o.Head
+	if o.Tail != "" {
+		text += "\n" + o.Tail
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if len(out) >= maxDenials {
+			break
+		}
+		if len(line) > 4096 {
+			continue
+		}
+		low := strings.ToLower(line)
+		if !sets.network {
+			if containsAny(low, networkRefusals) {
+				out = append(out, SandboxDenial{Op: "network", Line: line})
+				continue
+			}
+		}
+		if !containsAny(low, fileRefusals) {
+			continue
+		}
+		for _, p := range pathCandidates(line) {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			p = filepath.Clean(p)
+			if op := judgeRefusal(p, line, sets); op != "" {
+				out = append(out, SandboxDenial{Op: op, Path: p, Line: line})
+				break
+			}
+		}
+	}
+	return out
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathCandidates returns the quoted words of an error line ('x', ‘x’,
+// "x", `x') and the fields between ": " separators ("cat: FILE:
+// Permission denied").
+func pathCandidates(line string) []string {
+	var out []string
+	for _, q := range [][2]string{{"'", "'"}, {"‘", "’"}, {"\"", "\""}, {"`", "'"}} {
+		rest := line
+		for {
+			i := strings.Index(rest, q[0])
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(q[0]):]
+			j := strings.Index(rest, q[1])
+			if j < 0 {
+				break
+			}
+			if w := rest[:j]; w != "" {
+				out = append(out, w)
+			}
+			rest = rest[j+len(q[1]):]
+		}
+	}
+	parts := strings.Split(line, ": ")
+	for i := 1; i < len(parts)-1; i++ {
+		if w := strings.TrimSpace(parts[i]); w != "" && (!strings.Contains(w, " ") || strings.HasPrefix(w, "/")) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// writeWords mark an error line as the report of a write.
+var writeWords = []string{"touch", "creat", "remov", "writ", "mkdir", "director", "move", "renam", "delet", "link", "truncat", "redirect"}
+
+// judgeRefusal says which operation on p the sandbox refused ("write",
+// "read"), or "" when the sandbox grants what the line reports or the
+// file permissions alone would have refused it. line is the error line.
+func judgeRefusal(p, line string, sets *confinedSets) string {
+	_, err := os.Lstat(p)
+	exists := err == nil
+	write := !exists || containsAny(strings.ToLower(line), writeWords)
+	if exists && !sets.readable(p) && !write {
+		if syscall.Access(p, 4) == nil { // R_OK
+			return "read"
+		}
+		return ""
+	}
+	if sets.writable(p) {
+		return ""
+	}
+	target := p
+	if !exists {
+		target = filepath.Dir(p)
+	}
+	if syscall.Access(target, 2) == nil { // W_OK
+		return "write"
+	}
+	return ""
+}
+
+// addMarkers appends one SandboxMarker line per kind of refused operation
+// to the output view, in the order write, read, network.
+func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
+	for _, op := range []string{"write", "read", "network"} {
+		found := false
+		for _, d := range denied {
+			if d.Op == op {
+				found = true
+				break
+			}
+		}
+		if !found {
+			continue
+		}
+		line := SandboxMarker(op, m) + "\n"
+		if o.Truncated() {
+			if o.Tail != "" && !strings.HasSuffix(o.Tail, "\n") {
+				o.Tail += "\n"
+			}
+			o.Tail += line
+		} else {
+			if o.Head != "" && !strings.HasSuffix(o.Head, "\n") {
+				o.Head += "\n"
+			}
+			o.Head += line
+		}
+	}
+}

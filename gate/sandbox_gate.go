@@ -1,0 +1,226 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/shellgate/shellgate/policy"
+)
+
+// sandboxFor returns the sandbox mode a call runs in and why: the
+// request's explicit mode; in readonly mode read-only; the config's
+// mode; read-only for a command allowed as reversible; workspace-write
+// for a write a person approved (approved) or a grant allowed.
+// full-access comes only from an explicit choice or an approved
+// escalation.
+func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode, string) {
+	if req.Sandbox != "" {
+		return req.Sandbox, "requested"
+	}
+	if d.Mode == policy.ModeReadonly {
+		return SandboxReadOnly, "readonly-mode"
+	}
+	if m := SandboxMode(g.pl.Config().Sandbox); m.Valid() {
+		return m, "config"
+	}
+	switch {
+	case approved:
+		return SandboxWorkspaceWrite, "approved-write"
+	case d.Action == policy.Allow && d.Reversible:
+		return SandboxReadOnly, "reversible"
+	}
+	return SandboxWorkspaceWrite, "granted"
+}
+
+// confinement returns the account of the confinement a call gets and the
+// Confinement for the runner (nil: run unconfined). It fails, for the
+// result's SANDBOX_UNAVAILABLE, when the call is to run read-only and
+// the runner cannot confine it and confinement was not turned off by
+// name (config "sandbox: off").
+func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
+	sb := &SandboxInfo{Mode: mode, Reason: why, Network: "allowed"}
+	if g.pl.Config().Sandbox == policy.SandboxOff {
+		sb.Note = "confinement is turned off (sandbox: off)"
+		return sb, nil, nil
+	}
+	if mode == SandboxFullAccess {
+		return sb, nil, nil
+	}
+	if sup := g.SandboxSupport(); sup.Err != nil {
+		sb.Note = "not confined: " + sup.Err.Error()
+		if mode == SandboxReadOnly {
+			return sb, nil, fmt.Errorf("the command was to run confined read-only, and confinement is not possible here (%v); nothing ran. Turn confinement off by name (config \"sandbox: off\", or run --sandbox off) to run without it", sup.Err)
+		}
+		return sb, nil, nil
+	}
+	roots, home := g.sandboxRoots(d.Cwd)
+	conf := &Confinement{Mode: mode, Roots: roots, Network: egress(d, approved), Reads: userGitConfig(home)}
+	if (approved || (d.Action == policy.Allow && !d.Reversible)) && d.Station != nil {
+		conf.Reads = append(conf.Reads, approvedReads(d)...)
+	}
+	return sb, conf, nil
+}
+
+// userGitConfig are git's per-user config files, readable (not writable)
+// in the sandbox so that git behaves as the user set it up: ~/.gitconfig
+// and $XDG_CONFIG_HOME/git/config (~/.config/git/config).
+func userGitConfig(home string) []string {
+	if home == "" {
+		return nil
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" || !filepath.IsAbs(xdg) {
+		xdg = filepath.Join(home, ".config")
+	}
+	return []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")}
+}
+
+// gitDirs returns the git directories a root's .git file points to (a
+// worktree's or a submodule's "gitdir: X", and X's commondir): they are
+// part of the workspace, so the sandbox treats them as roots.
+func gitDirs(root string) []string {
+	dotgit := filepath.Join(root, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return nil
+	}
+	b, err := os.ReadFile(dotgit)
+	if err != nil {
+		return nil
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return nil
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	dir = filepath.Clean(dir)
+	out := []string{dir}
+	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil && len(c) < 4096 {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(dir, common)
+		}
+		out = append(out, filepath.Clean(common))
+	}
+	return out
+}
+
+// approvedReads are the reads outside the roots that the decision
+// approved, as the station resolved them (the real path and the path as
+// written, for a symlink; a glob's matches).
+func approvedReads(d *Decision) []string {
+	var out []string
+	for _, r := range d.Station.Reads {
+		if r.Verdict != "outside-roots" {
+			continue
+		}
+		if r.Kind == "glob" {
+			out = append(out, r.Matches...)
+			continue
+		}
+		for _, p := range []string{r.Real, r.Resolved} {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// egress reports whether the decision approved the network: a command a
+// person approved, or a segment a config grant allowed, that the
+// classifier saw use the network. A command the policy allowed without a
+// grant or a person (a read-only one) gets no network.
+func egress(d *Decision, approved bool) bool {
+	if d.Report == nil {
+		return false
+	}
+	granted := map[int]bool{}
+	for _, r := range d.Reasons {
+		if d.Action == policy.Allow && r.Code == "granted" {
+			granted[r.Segment] = true
+		}
+	}
+	for i, s := range d.Report.Segments {
+		if !approved && !granted[i] {
+			continue
+		}
+		for _, c := range s.Categories {
+			if c == "network" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sandboxRoots are the directories a confined command may read (and, in
+// workspace-write, write): the read boundary's roots with "~" folded,
+// relative roots taken from cwd, plus cwd itself, and the git directories
+// a root's .git file points to. home is the boundary's home directory.
+func (g *Gate) sandboxRoots(cwd string) (roots []string, home string) {
+	out := []string{cwd}
+	b, err := g.boundary(cwd)
+	if err != nil {
+		return out, ""
+	}
+	defer func() {
+		for _, r := range roots {
+			roots = append(roots, gitDirs(r)...)
+		}
+	}()
+	for _, r := range b.Roots {
+		switch {
+		case r == "~":
+			r = b.Home
+		case strings.HasPrefix(r, "~/"):
+			r = filepath.Join(b.Home, r[2:])
+		case !filepath.IsAbs(r):
+			r = filepath.Join(cwd, r)
+		}
+		out = append(out, filepath.Clean(r))
+	}
+	return out, b.Home
+}
+
+// maxRefused bounds the refused escalations a gate remembers.
+const maxRefused = 4096
+
+// refuse remembers that an escalation of the command under key was
+// refused ("" is no escalation).
+func (g *Gate) refuse(key string) {
+	if key == "" {
+		return
+	}
+	g.refusedMu.Lock()
+	defer g.refusedMu.Unlock()
+	if g.refused == nil || len(g.refused) >= maxRefused {
+		g.refused = map[string]bool{}
+	}
+	g.refused[key] = true
+}
+
+func (g *Gate) refusedBefore(key string) bool {
+	g.refusedMu.Lock()
+	defer g.refusedMu.Unlock()
+	return g.refused[key]
+}
+
+// SandboxSupport reports whether this gate confines the commands it runs:
+// its runner's support (Confiner), or an error when the runner cannot
+// confine or the config turned confinement off.
+func (g *Gate) SandboxSupport() SandboxSupport {
+	if g.pl.Config().Sandbox == policy.SandboxOff {
+		return SandboxSupport{Err: fmt.Errorf("confinement is turned off (sandbox: off)")}
+	}
+	if c, ok := g.runner.(Confiner); ok {
+		return c.SandboxSupport()
+	}
+	return SandboxSupport{Err: fmt.Errorf("the runner %T cannot confine commands", g.runner)}
+}

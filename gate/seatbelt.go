@@ -1,0 +1,74 @@
+package gate
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// SeatbeltProfile returns the macOS Seatbelt (sandbox-exec) profile that
+// confines a command to c: everything is denied by default; the command
+// may run programs, read the directories in read (the system's program
+// and library directories and the roots), write /dev/null and, in
+// workspace-write, the directories in write (the roots and the private
+// temp dir); the network only when c.Network. Paths are given resolved
+// (macOS's /tmp is /private/tmp): Seatbelt matches the real path.
+// full-access has no profile ("").
+//
+// The profile is generated and tested on every platform; it can only run
+// on macOS, where the runner starts `sandbox-exec -p PROFILE bash -c CMD`.
+func SeatbeltProfile(c *Confinement, read, write []string) string {
+	if c == nil || c.Mode == SandboxFullAccess {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("(version 1)\n")
+	b.WriteString("; shellgate " + string(c.Mode) + "\n")
+	b.WriteString("(deny default)\n")
+	b.WriteString("(allow process-exec process-fork)\n")
+	b.WriteString("(allow signal (target same-sandbox))\n")
+	b.WriteString("(allow sysctl-read)\n")
+	b.WriteString("(allow file-read-metadata)\n")
+	// The user and group lookups (getpwuid) and the time zone.
+	b.WriteString("(allow mach-lookup (global-name \"com.apple.system.opendirectoryd.libinfo\") (global-name \"com.apple.system.notification_center\"))\n")
+	b.WriteString("(allow file-read*\n")
+	for _, p := range sortedUnique(read) {
+		b.WriteString("  (subpath " + sbString(p) + ")\n")
+	}
+	b.WriteString("  (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/urandom\") (literal \"/dev/random\"))\n")
+	b.WriteString("(allow file-write-data (literal \"/dev/null\"))\n")
+	if c.Mode == SandboxWorkspaceWrite && len(write) > 0 {
+		b.WriteString("(allow file-write*\n")
+		for _, p := range sortedUnique(write) {
+			b.WriteString("  (subpath " + sbString(p) + ")\n")
+		}
+		b.WriteString(")\n")
+	}
+	if c.Network {
+		b.WriteString("(allow network*)\n")
+		b.WriteString("(allow mach-lookup (global-name \"com.apple.dnssd.service\") (global-name \"com.apple.SystemConfiguration.configd\"))\n")
+	} else {
+		b.WriteString("; no network: network* stays denied\n")
+	}
+	return b.String()
+}
+
+// sbString quotes s as a Seatbelt (Scheme) string.
+func sbString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}
+
+func sortedUnique(ps []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range ps {
+		p = filepath.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

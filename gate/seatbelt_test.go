@@ -1,0 +1,73 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSeatbeltProfile(t *testing.T) {
+	read := []string{"/usr", "/bin", "/Users/me/proj", "/usr"}
+	tests := []struct {
+		name  string
+		c     *Confinement
+		write []string
+		want  string
+	}{
+		{"full-access", &Confinement{Mode: SandboxFullAccess}, nil, ""},
+		{"read-only", &Confinement{Mode: SandboxReadOnly}, nil, `(version 1)
+; shellgate read-only
+(deny default)
+(allow process-exec process-fork)
+(allow signal (target same-sandbox))
+(allow sysctl-read)
+(allow file-read-metadata)
+(allow mach-lookup (global-name "com.apple.system.opendirectoryd.libinfo") (global-name "com.apple.system.notification_center"))
+(allow file-read*
+  (subpath "/Users/me/proj")
+  (subpath "/bin")
+  (subpath "/usr")
+  (literal "/dev/null") (literal "/dev/zero") (literal "/dev/urandom") (literal "/dev/random"))
+(allow file-write-data (literal "/dev/null"))
+; no network: network* stays denied
+`},
+		{"workspace-write with network", &Confinement{Mode: SandboxWorkspaceWrite, Network: true}, []string{"/private/var/folders/x/shellgate-tmp-1", "/Users/me/proj"}, `(version 1)
+; shellgate workspace-write
+(deny default)
+(allow process-exec process-fork)
+(allow signal (target same-sandbox))
+(allow sysctl-read)
+(allow file-read-metadata)
+(allow mach-lookup (global-name "com.apple.system.opendirectoryd.libinfo") (global-name "com.apple.system.notification_center"))
+(allow file-read*
+  (subpath "/Users/me/proj")
+  (subpath "/bin")
+  (subpath "/usr")
+  (literal "/dev/null") (literal "/dev/zero") (literal "/dev/urandom") (literal "/dev/random"))
+(allow file-write-data (literal "/dev/null"))
+(allow file-write*
+  (subpath "/Users/me/proj")
+  (subpath "/private/var/folders/x/shellgate-tmp-1")
+)
+(allow network*)
+(allow mach-lookup (global-name "com.apple.dnssd.service") (global-name "com.apple.SystemConfiguration.configd"))
+`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, SeatbeltProfile(tc.c, read, tc.write)); diff != "" {
+				t.Errorf("profile (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSeatbeltQuoting: a path cannot end the string and add a rule.
+func TestSeatbeltQuoting(t *testing.T) {
+	got := SeatbeltProfile(&Confinement{Mode: SandboxReadOnly}, []string{`/Users/me/a"b) (allow default) ("\`}, nil)
+	want := `  (subpath "/Users/me/a\"b) (allow default) (\"\\")` + "\n"
+	if !strings.Contains(got, want) {
+		t.Errorf("profile:\n%s\nwant the line %q", got, want)
+	}
+}
