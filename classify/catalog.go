@@ -186,7 +186,8 @@ type Program struct {
 	// Default is the subcommand used when none is given ("stash" → push).
 	Default string `yaml:"default,omitempty" json:"default,omitempty"`
 	// NoArgs is the finding when the program is run with no argument at
-	// all (env and set alone print every variable).
+	// all (env and set alone print every variable), or, for a program with
+	// a command operand, with no command (env -u X prints them too).
 	NoArgs *Role `yaml:"no_args,omitempty" json:"no_args,omitempty"`
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
@@ -209,6 +210,29 @@ type Program struct {
 	// Shells, when set, restricts the entry to commands read in these
 	// dialects: a zsh builtin (print, noglob) is not a bash program.
 	Shells []string `yaml:"shells,omitempty" json:"shells,omitempty"`
+	// Helpers are the programs (by name) a read-only spelling of this
+	// program may execute on its own (man runs groff, rg -z a
+	// decompressor); the confirm harness fails a run that executes any
+	// other. A subcommand's add to its program's.
+	Helpers []string `yaml:"helpers,omitempty" json:"helpers,omitempty"`
+	// Unconfirmed says why the program's read-only claims cannot be
+	// confirmed by running it in a decoy workspace (it needs a daemon, a
+	// cluster or an account); the harness reports it with this reason.
+	Unconfirmed string `yaml:"unconfirmed,omitempty" json:"unconfirmed,omitempty"`
+	// Caches are files (rows in the deny-row syntax: "**/.git/index",
+	// "~/.config/go/telemetry/**") the program writes as its own cache
+	// under a read-only spelling; the confirm harness lets those writes
+	// pass and fails any other. A subcommand's add to its program's.
+	Caches []string `yaml:"caches,omitempty" json:"caches,omitempty"`
+	// Opens are deny-row files (rows in that syntax) the program opens by
+	// design under a read-only spelling without printing them whole (ps
+	// reads /proc/*/cmdline, npm its .npmrc); the confirm harness lets
+	// those opens pass, and still fails a run that prints a canary.
+	Opens []string `yaml:"opens,omitempty" json:"opens,omitempty"`
+
+	// Unless are effects the program has unless one of the named options
+	// is given (netstat looks every address up over DNS unless -n).
+	Unless []Unless `yaml:"unless,omitempty" json:"unless,omitempty"`
 
 	optIndex map[string]*OptSpec
 	longs    []string
@@ -216,6 +240,15 @@ type Program struct {
 	risky    bool
 	cmdRole  bool
 	parent   *Program
+}
+
+// Unless is an effect a program has unless one of Options is given.
+type Unless struct {
+	// Options are canonical option names (each an option's first name).
+	Options []string `yaml:"options" json:"options"`
+	Effect  string   `yaml:"effect" json:"effect"`
+	Code    string   `yaml:"code,omitempty" json:"code,omitempty"`
+	Doc     string   `yaml:"doc,omitempty" json:"doc,omitempty"`
 }
 
 // OptSpec is one option of a program in the catalog.
@@ -539,6 +572,24 @@ func (p *Program) build(path string) []error {
 			bad("repo_code %s: match and key go together", rc.File)
 		}
 	}
+	for _, h := range p.Helpers {
+		if h == "" || strings.ContainsAny(h, "/ \x00") {
+			bad("helpers: %q is not a program name", h)
+		}
+	}
+	for _, c := range p.Caches {
+		if strings.TrimSpace(c) == "" || strings.ContainsRune(c, 0) {
+			bad("caches: %q is not a row", c)
+		}
+	}
+	for _, c := range p.Opens {
+		if strings.TrimSpace(c) == "" || strings.ContainsRune(c, 0) {
+			bad("opens: %q is not a row", c)
+		}
+	}
+	if p.Unconfirmed != "" && strings.TrimSpace(p.Unconfirmed) == "" {
+		bad("unconfirmed: the reason is blank")
+	}
 	p.optIndex = map[string]*OptSpec{}
 	p.longs = nil
 	p.risky = false
@@ -605,6 +656,30 @@ func (p *Program) build(path string) []error {
 		}
 	}
 	sort.Strings(p.longs)
+	for _, u := range p.Unless {
+		if !knownEffects[u.Effect] {
+			bad("unless: unknown effect %q", u.Effect)
+		}
+		if dangerousEffects[u.Effect] {
+			p.risky = true
+			if strings.TrimSpace(u.Doc) == "" {
+				bad("unless: effect %s has no doc", u.Effect)
+			}
+		}
+		if len(u.Options) == 0 {
+			bad("unless: no options")
+		}
+		for _, n := range u.Options {
+			found := false
+			for q := p; q != nil && !found; q = q.parent {
+				o := q.optIndex[n]
+				found = o != nil && o.Names[0] == n
+			}
+			if !found {
+				bad("unless: %q is not the first name of an option of the program or its parents", n)
+			}
+		}
+	}
 	p.cmdRole = false
 	for i := range p.Operands {
 		errs = append(errs, p.Operands[i].build(path)...)

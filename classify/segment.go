@@ -192,11 +192,24 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	p := argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
 	p.run()
 	p.finish()
-	if spec.NoArgs != nil && len(args) == 1 {
+	// A wrapper given no command is the program itself: env -u X, env -0
+	// and env LC_ALL=C print the environment as env alone does.
+	if spec.NoArgs != nil && (len(args) == 1 || spec.cmdRole && len(p.nested) == 0 && !optEffect(seg.Options, EffectExec)) {
 		seg.Categories = addCat(seg.Categories, "read")
 		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
 	}
 	return idx
+}
+
+// optEffect reports whether any of the options has the effect (env -S
+// runs the command its value spells).
+func optEffect(opts []Opt, effect string) bool {
+	for _, o := range opts {
+		if hasString(o.Effects, effect) {
+			return true
+		}
+	}
+	return false
 }
 
 // argParser parses one segment's arguments the way its program will.
@@ -1045,6 +1058,21 @@ func (p *argParser) finish() {
 	}
 	for _, e := range spec.Effects {
 		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
+	}
+	unless := p.root.Unless
+	if spec != p.root {
+		unless = append(append([]Unless(nil), unless...), spec.Unless...)
+	}
+	for _, u := range unless {
+		given := false
+		for _, o := range seg.Options {
+			if o.Known && hasString(u.Options, o.Name) {
+				given = true
+			}
+		}
+		if !given {
+			p.effects = append(p.effects, effectAt{effect: u.Effect, code: u.Code, doc: u.Doc, who: name, span: seg.Span})
+		}
 	}
 	if !spec.ReadOnly && !p.unknownSub {
 		msg := name + " is not on the read-only allowlist"

@@ -17,7 +17,7 @@ const (
 	// It cannot ask a person from a hook.
 	Codex Agent = "codex"
 	// Gemini is Gemini CLI: BeforeTool for the tool "run_shell_command".
-	// It cannot ask a person from a hook.
+	// A hook's "decision": "ask" makes it show its own confirmation.
 	Gemini Agent = "gemini"
 	// Cursor is Cursor: beforeShellExecution in .cursor/hooks.json.
 	Cursor Agent = "cursor"
@@ -45,5 +45,10 @@ func agentList() string {
 }
 
 // CanAsk reports whether the agent's hook protocol can hand a decision to a
-// person. Codex and Gemini cannot: an ask must become a deny or a defer.
-func (a Agent) CanAsk() bool { return a == Claude || a == Cursor }
+// person. Codex cannot: an ask must become a deny or a defer.
+func (a Agent) CanAsk() bool { return a == Claude || a == Cursor || a == Gemini }
+
+// AskAsApplies reports whether --ask-as changes what an ask becomes for the
+// agent: for Codex, which cannot ask, and for Gemini CLI, whose own
+// confirmation is the default. Claude Code and Cursor always ask.
+func (a Agent) AskAsApplies() bool { return a == Codex || a == Gemini }

@@ -5,13 +5,19 @@
 // settings file ([Install]) and carries the small protocol between the thin
 // hook client (cmd/shellgate-hook) and the resident engine (shellgate serve):
 // a user-only unix socket, one JSON request and one JSON response per
-// connection, with a version handshake.
+// connection (an acknowledgement first, when asked: [AskEngineAcked]), with
+// a version handshake. One engine serves a socket ([Listen]); a new engine
+// takes the socket over from one that holds it without answering, a
+// stopped or hung process ([TakeOver]), and the old one finds its socket
+// [Listener.Lost] and leaves.
 //
 // Codex runs a hook only once the user trusts it, and runs the command when
 // its hook cannot run: [CodexHookTrust] reports whether Codex will run the
 // installed hook (and what keeps it off), [TrustCodexHook] records the trust
 // the way Codex does, and [CodexFailClosed] makes the hook command deny by
-// itself when shellgate-hook cannot run.
+// itself when shellgate-hook cannot run. Claude Code blocks the command when
+// a hook with onFailure "block" cannot run ([ClaudeOnFailure]); Gemini CLI
+// runs hooks only in a folder it trusts ([GeminiFolderTrust]).
 //
 // The package must stay free of OPA and of the policy pipeline, so that the
 // thin client that links it starts in a few milliseconds; the decision comes

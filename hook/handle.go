@@ -15,7 +15,7 @@ import (
 // `shellgate-hook <agent> [flags]` take the same ones, and the thin client
 // forwards them to the resident engine.
 type Flags struct {
-	// AskAs is AskDeny or AskDefer (see Options).
+	// AskAs is "", AskDeny or AskDefer (see Options).
 	AskAs string `json:"ask_as,omitempty"`
 	// Mode is "" (take it from the agent: plan mode is readonly) or
 	// ModeReadonly (always readonly: a verifier agent).
@@ -51,7 +51,7 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 	var policy multiFlag
 	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
 	fs.SetOutput(errw)
-	fs.StringVar(&f.AskAs, "ask-as", AskDeny, "for agents that cannot ask a person (codex, gemini): deny, or defer to the agent's own approval")
+	fs.StringVar(&f.AskAs, "ask-as", "", "what an ask becomes for codex (default deny) and gemini (default its own confirmation): deny, or defer to the agent's own approval settings")
 	fs.StringVar(&f.Mode, "mode", "", "readonly: only reversible, station-clean commands are allowed, everything else is denied")
 	fs.Var(&policy, "policy", "extra Rego policy directory or file (repeatable)")
 	fs.StringVar(&f.Config, "config", "", "YAML config file")
@@ -153,7 +153,7 @@ func shellName(s string) string {
 // Args renders f back as command-line flags (for the one-shot fallback).
 func (f Flags) Args() []string {
 	var a []string
-	if f.AskAs != "" && f.AskAs != AskDeny {
+	if f.AskAs != "" {
 		a = append(a, "--ask-as", f.AskAs)
 	}
 	if f.Mode != "" {

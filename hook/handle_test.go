@@ -120,6 +120,8 @@ func TestHandle(t *testing.T) {
 		{"claude post malformed", Claude, []byte(`{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":1}}`), Flags{}, "", nil},
 
 		{"codex allow defers to codex", Codex, payload(codexPre, "ls"), Flags{}, `{}`, nil},
+		{"codex ask", Codex, payload(codexPre, "npm install"), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: this command needs a person's approval, which Codex hooks cannot ask for; ask the user to approve or run it: not-reversible: npm install is not read-only"}}`, nil},
 		{"codex ask as deny", Codex, payload(codexPre, "npm install"), Flags{AskAs: AskDeny},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: this command needs a person's approval, which Codex hooks cannot ask for; ask the user to approve or run it: not-reversible: npm install is not read-only"}}`, nil},
 		{"codex ask as defer", Codex, payload(codexPre, "npm install"), Flags{AskAs: AskDefer}, `{}`, nil},
@@ -130,8 +132,10 @@ func TestHandle(t *testing.T) {
 
 		{"gemini allow with directory", Gemini, payload(geminiPre, "ls"), Flags{}, `{"decision":"allow"}`,
 			&Query{Command: "ls", Cwd: "/home/u/proj/sub", Mode: ModeDefault}},
-		{"gemini ask as deny", Gemini, payload(geminiPre, "npm test"), Flags{},
-			`{"decision":"deny","reason":"shellgate: this command needs a person's approval, which Gemini CLI hooks cannot ask for; ask the user to approve or run it: not-reversible: npm install is not read-only"}`, nil},
+		{"gemini ask", Gemini, payload(geminiPre, "npm test"), Flags{},
+			`{"decision":"ask","systemMessage":"shellgate: a person must approve this command: not-reversible: npm install is not read-only"}`, nil},
+		{"gemini ask as deny", Gemini, payload(geminiPre, "npm test"), Flags{AskAs: AskDeny},
+			`{"decision":"deny","reason":"shellgate: this command needs a person's approval, which this Gemini CLI hook is set not to ask for (--ask-as deny); ask the user to approve or run it: not-reversible: npm install is not read-only"}`, nil},
 		{"gemini ask as defer", Gemini, payload(geminiPre, "npm test"), Flags{AskAs: AskDefer}, `{}`, nil},
 		{"gemini deny", Gemini, payload(geminiPre, "rm x"), Flags{}, `{"decision":"deny","reason":"shellgate: denied: rm-recursive: deletes a tree"}`, nil},
 		{"gemini after grep", Gemini, payload(geminiPost, "grep foo x"), Flags{},
@@ -144,6 +148,8 @@ func TestHandle(t *testing.T) {
 
 		{"cursor allow", Cursor, payload(cursorPre, "ls"), Flags{}, `{"permission":"allow"}`,
 			&Query{Command: "ls", Cwd: "/home/u/proj", Mode: ModeDefault}},
+		{"claude ignores ask-as", Claude, payload(claudePre, "npm i"), Flags{AskAs: AskDeny},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"shellgate: a person must approve this command: not-reversible: npm install is not read-only"}}`, nil},
 		{"cursor ask", Cursor, payload(cursorPre, "npm i"), Flags{},
 			`{"agent_message":"shellgate: a person must approve this command: not-reversible: npm install is not read-only","permission":"ask","user_message":"shellgate: a person must approve this command: not-reversible: npm install is not read-only"}`, nil},
 		{"cursor deny", Cursor, payload(cursorPre, "rm x"), Flags{},

@@ -37,6 +37,11 @@ type Request struct {
 	Flags   Flags  `json:"flags"`
 	// Payload is the agent's hook payload, byte for byte.
 	Payload string `json:"payload,omitempty"`
+	// Ack asks the engine to write a Response with Ack set as soon as it
+	// has read a hook request and starts deciding, before the answer: the
+	// client then knows the engine is alive (not stopped or hung), however
+	// long the decision takes (a policy rebuilt after a change).
+	Ack bool `json:"ack,omitempty"`
 }
 
 // Response is the engine's answer to a Request.
@@ -47,6 +52,12 @@ type Response struct {
 	// Error is set when the engine could not answer; the client must then
 	// not use Answer.
 	Error string `json:"error,omitempty"`
+	// Ack is set on the line an engine writes before the answer when the
+	// request asked for it (see Request.Ack); the answer follows.
+	Ack bool `json:"ack,omitempty"`
+	// Pid is the engine's process id (for `shellgate doctor` and the
+	// logs; 0 from an engine that does not say).
+	Pid int `json:"pid,omitempty"`
 }
 
 // ErrVersion is returned by AskEngine when the engine runs another version; the
@@ -85,58 +96,6 @@ func checkDir(dir string) error {
 	return checkOwner(dir, fi)
 }
 
-// Listener is the engine's socket: user-only, single-engine (a lock file
-// next to the socket), removed on Close.
-type Listener struct {
-	net.Listener
-	unlock func()
-	once   sync.Once
-}
-
-// Close stops listening, removes the socket and releases the lock.
-func (l *Listener) Close() error {
-	err := l.Listener.Close()
-	l.once.Do(l.unlock)
-	return err
-}
-
-// ErrRunning is returned by Listen when another engine holds the socket.
-var ErrRunning = errors.New("another engine is running on this socket")
-
-// Listen opens the engine socket at path: its directory is created with mode
-// 0700 (and refused if it exists with a looser mode or another owner), the
-// socket gets mode 0600, and a lock file makes sure only one engine serves
-// a path.
-func Listen(path string) (*Listener, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	if err := checkDir(dir); err != nil {
-		return nil, err
-	}
-	unlock, err := lockFile(path + ".lock")
-	if err != nil {
-		return nil, err
-	}
-	// We hold the lock: a socket file left there is stale.
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		unlock()
-		return nil, err
-	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		unlock()
-		return nil, err
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		unlock()
-		return nil, err
-	}
-	return &Listener{Listener: ln, unlock: unlock}, nil
-}
-
 // DefaultAnswerTimeout bounds the wait for an engine's answer when the
 // caller's context has no deadline.
 const DefaultAnswerTimeout = 30 * time.Second
@@ -147,6 +106,13 @@ const DefaultAnswerTimeout = 30 * time.Second
 // DefaultAnswerTimeout. The socket's directory must be user-only and, where
 // the system tells, the engine must run as this user.
 func AskEngine(ctx context.Context, path string, req Request, dialTimeout time.Duration) (Response, error) {
+	return AskEngineAcked(ctx, path, req, dialTimeout, nil)
+}
+
+// AskEngineAcked is AskEngine that, when acked is not nil, asks the engine
+// to acknowledge the request as soon as it starts deciding (Request.Ack)
+// and calls acked when it does, before the answer comes.
+func AskEngineAcked(ctx context.Context, path string, req Request, dialTimeout time.Duration, acked func()) (Response, error) {
 	var resp Response
 	if err := checkDir(filepath.Dir(path)); err != nil {
 		return resp, err
@@ -173,6 +139,7 @@ func AskEngine(ctx context.Context, path string, req Request, dialTimeout time.D
 		return resp, err
 	}
 	req.Proto = ProtocolVersion
+	req.Ack = acked != nil
 	b, err := json.Marshal(req)
 	if err != nil {
 		return resp, err
@@ -180,12 +147,24 @@ func AskEngine(ctx context.Context, path string, req Request, dialTimeout time.D
 	if _, err := conn.Write(append(b, '\n')); err != nil {
 		return resp, err
 	}
-	line, err := bufio.NewReaderSize(io.LimitReader(conn, maxFrame), 4096).ReadBytes('\n')
-	if err != nil {
-		return resp, fmt.Errorf("reading the engine's answer: %w", err)
+	rd := bufio.NewReaderSize(io.LimitReader(conn, maxFrame), 4096)
+	for {
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			return resp, fmt.Errorf("reading the engine's answer: %w", err)
+		}
+		resp = Response{}
+		if err := json.Unmarshal(line, &resp); err != nil {
+			return resp, fmt.Errorf("engine answer: %w", err)
+		}
+		if !resp.Ack || acked == nil {
+			break
+		}
+		acked()
+		acked = nil // one acknowledgement; the next line is the answer
 	}
-	if err := json.Unmarshal(line, &resp); err != nil {
-		return resp, fmt.Errorf("engine answer: %w", err)
+	if resp.Ack {
+		return resp, errors.New("the engine sent an acknowledgement where its answer belongs")
 	}
 	if resp.Proto != ProtocolVersion || resp.Version != req.Version {
 		return resp, fmt.Errorf("%w: engine %s (protocol %d), client %s (protocol %d)",
@@ -210,6 +189,11 @@ type Server struct {
 	Idle time.Duration
 	// Logf, if set, logs one line per notable event.
 	Logf func(format string, args ...any)
+	// OwnerCheck is how often a server on a *Listener checks that the
+	// socket is still its own (see Listener.Lost); 0 means 250ms. Each
+	// connection is checked as well, before it is answered: an engine that
+	// wakes after another took its socket over answers nothing and exits.
+	OwnerCheck time.Duration
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -252,6 +236,35 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 		}()
 	}
+	lost := func() bool { return false }
+	if o, ok := ln.(interface{ Lost() error }); ok {
+		lost = func() bool {
+			err := o.Lost()
+			if err != nil {
+				s.logf("lost the socket: %v: exiting", err)
+				stop()
+			}
+			return err != nil
+		}
+		every := s.OwnerCheck
+		if every <= 0 {
+			every = 250 * time.Millisecond
+		}
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if lost() {
+						return
+					}
+				}
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -265,6 +278,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 				continue
 			}
 			return err
+		}
+		if lost() {
+			conn.Close()
+			return nil
 		}
 		select {
 		case activity <- struct{}{}:
@@ -284,7 +301,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) serveConn(ctx context.Context, conn net.Conn) (quit bool) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	resp := Response{Proto: ProtocolVersion, Version: s.Version}
+	resp := Response{Proto: ProtocolVersion, Version: s.Version, Pid: os.Getpid()}
 	write := func() {
 		b, err := json.Marshal(resp)
 		if err == nil {
@@ -319,6 +336,13 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) (quit bool) {
 		if _, err := ParseAgent(string(req.Agent)); err != nil {
 			resp.Error = err.Error()
 			break
+		}
+		if req.Ack {
+			ack := resp
+			ack.Ack = true
+			if b, err := json.Marshal(ack); err == nil {
+				conn.Write(append(b, '\n'))
+			}
 		}
 		func() {
 			defer func() {

@@ -237,3 +237,144 @@ func TestEngineConcurrentClients(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeOver: an engine that holds the socket but never answers (here a
+// listener nobody accepts on, as a stopped process's) is taken over; one
+// that answers is not; the old one, once it serves again, finds its socket
+// lost, answers nothing and leaves the new socket alone.
+func TestTakeOver(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	hung, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hung.Lost(); err != nil {
+		t.Fatalf("a fresh listener is lost: %v", err)
+	}
+	ln, err := TakeOver(path, "v1", 200*time.Millisecond)
+	if err != nil {
+		t.Fatalf("TakeOver from a silent engine: %v", err)
+	}
+	if !strings.Contains(ln.TookOver, "did not answer a ping within 200ms") {
+		t.Errorf("TookOver = %q", ln.TookOver)
+	}
+	if err := hung.Lost(); err == nil || !strings.Contains(err.Error(), "replaced by another engine's") {
+		t.Errorf("the old listener is not lost: %v", err)
+	}
+	if err := ln.Lost(); err != nil {
+		t.Errorf("the new listener is lost: %v", err)
+	}
+	answer := func(s string) func(context.Context, Request) Answer {
+		return func(context.Context, Request) Answer { return Answer{Stdout: []byte(s)} }
+	}
+	done := make(chan error, 1)
+	go func() { done <- (&Server{Version: "v1", Handle: answer("new")}).Serve(context.Background(), ln) }()
+	ask := func() string {
+		t.Helper()
+		resp, err := AskEngine(context.Background(), path, Request{Version: "v1", Op: OpHook, Agent: Claude}, time.Second)
+		if err != nil {
+			t.Fatalf("ask: %v", err)
+		}
+		return string(resp.Answer.Stdout)
+	}
+	if got := ask(); got != "new" {
+		t.Errorf("answered by %q, want the new engine", got)
+	}
+
+	// The old engine wakes: it exits at once, without answering, and
+	// without removing the new socket.
+	var logs strings.Builder
+	oldDone := make(chan error, 1)
+	go func() {
+		oldDone <- (&Server{Version: "v1", Handle: answer("old"), Logf: func(f string, a ...any) { fmt.Fprintf(&logs, f+"\n", a...) }}).Serve(context.Background(), hung)
+	}()
+	select {
+	case err := <-oldDone:
+		if err != nil {
+			t.Errorf("old Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the old engine kept serving a socket it lost")
+	}
+	if !strings.Contains(logs.String(), "lost the socket") {
+		t.Errorf("old engine log: %q", logs.String())
+	}
+	if got := ask(); got != "new" {
+		t.Errorf("after the old engine left: answered by %q", got)
+	}
+
+	// A live engine keeps its socket, whatever its version.
+	if _, err := TakeOver(path, "v1", time.Second); !errors.Is(err, ErrRunning) {
+		t.Errorf("TakeOver from a live engine: %v, want ErrRunning", err)
+	}
+	if _, err := TakeOver(path, "v2", time.Second); !errors.Is(err, ErrSteppingDown) {
+		t.Errorf("TakeOver from a live engine of another version: %v, want ErrSteppingDown", err)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the engine did not step down for another version")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket was left behind: %v", err)
+	}
+}
+
+// TestTakeOverOneAtATime: while one engine takes over, another does not.
+func TestTakeOverOneAtATime(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	hung, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hung.Close()
+	tk, err := lockFile(path + ".takeover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockFile(tk)
+	if _, err := TakeOver(path, "v1", 100*time.Millisecond); !errors.Is(err, ErrRunning) {
+		t.Errorf("TakeOver during another's: %v, want ErrRunning", err)
+	}
+	if err := hung.Lost(); err != nil {
+		t.Errorf("the holder lost its socket: %v", err)
+	}
+}
+
+// TestAskEngineAcked: an engine asked for an acknowledgement sends it as
+// soon as it starts deciding, before a slow answer; a plain ask gets none.
+func TestAskEngineAcked(t *testing.T) {
+	path := filepath.Join(shortDir(t), "engine.sock")
+	release := make(chan struct{})
+	startServer(t, path, &Server{Version: "v1", Handle: func(context.Context, Request) Answer {
+		<-release
+		return Answer{Stdout: []byte("{}\n")}
+	}})
+	acked := make(chan struct{})
+	done := make(chan error, 1)
+	var resp Response
+	go func() {
+		var err error
+		resp, err = AskEngineAcked(context.Background(), path, Request{Version: "v1", Op: OpHook, Agent: Cursor}, time.Second, func() { close(acked) })
+		done <- err
+	}()
+	select {
+	case <-acked:
+	case err := <-done:
+		t.Fatalf("answered before the acknowledgement: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no acknowledgement")
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Answer.Stdout) != "{}\n" || resp.Ack {
+		t.Errorf("answer %+v", resp)
+	}
+	// A plain ask reads the answer only.
+	resp, err := AskEngine(context.Background(), path, Request{Version: "v1", Op: OpHook, Agent: Cursor}, time.Second)
+	if err != nil || string(resp.Answer.Stdout) != "{}\n" {
+		t.Errorf("plain ask: %+v, %v", resp, err)
+	}
+}

@@ -10,9 +10,10 @@ import (
 
 // Options change how a verdict is rendered.
 type Options struct {
-	// AskAs says what an ask becomes for an agent that cannot ask a person
-	// from a hook (Codex, Gemini): AskDeny (the default: deny, with a
-	// reason that says a person must approve) or AskDefer (no decision:
+	// AskAs says what an ask becomes for Codex and Gemini CLI (see
+	// Agent.AskAsApplies): "" (the default: Gemini CLI's own confirmation,
+	// a deny for Codex, which cannot ask from a hook), AskDeny (deny, with
+	// a reason that says a person must approve) or AskDefer (no decision:
 	// the agent's own approval flow decides).
 	AskAs string
 }
@@ -23,13 +24,12 @@ const (
 	AskDefer = "defer"
 )
 
-// ParseAskAs checks a --ask-as value.
+// ParseAskAs checks a --ask-as value: "" (the agent's default), deny or
+// defer.
 func ParseAskAs(s string) (string, error) {
 	switch s {
-	case "", AskDeny:
-		return AskDeny, nil
-	case AskDefer:
-		return AskDefer, nil
+	case "", AskDeny, AskDefer:
+		return s, nil
 	}
 	return "", fmt.Errorf("--ask-as %q: want deny or defer", s)
 }
@@ -60,15 +60,17 @@ func Render(p Payload, v Verdict, o Options) Answer {
 		}}, v.Reasons...)}
 		action = Deny
 	}
-	askAs := o.AskAs
-	if askAs == "" {
-		askAs = AskDeny
-	}
-	if action == Ask && !p.Agent.CanAsk() {
-		if askAs == AskDefer {
-			return noOpinion(p.Agent)
+	if action == Ask && p.Agent.AskAsApplies() {
+		askAs := o.AskAs
+		if askAs == "" && !p.Agent.CanAsk() {
+			askAs = AskDeny
 		}
-		return renderDecision(p, Deny, reasonText(p.Agent, "ask-as-deny", v.Reasons))
+		switch askAs {
+		case AskDefer:
+			return noOpinion(p.Agent)
+		case AskDeny:
+			return renderDecision(p, Deny, reasonText(p.Agent, "ask-as-deny", v.Reasons))
+		}
 	}
 	return renderDecision(p, action, reasonText(p.Agent, action, v.Reasons))
 }
@@ -113,8 +115,13 @@ func renderDecision(p Payload, action, reason string) Answer {
 		}}
 	case Gemini:
 		o := map[string]any{"decision": action}
-		if action == Deny {
+		switch action {
+		case Deny:
 			o["reason"] = reason
+		case Ask:
+			// Gemini CLI shows its own confirmation for "ask", with the
+			// systemMessage in it.
+			o["systemMessage"] = reason
 		}
 		out = o
 	case Cursor:
@@ -180,8 +187,13 @@ func reasonText(agent Agent, action string, reasons []Reason) string {
 	case Ask:
 		head = "shellgate: a person must approve this command"
 	case "ask-as-deny":
-		head = "shellgate: this command needs a person's approval, which " +
-			agentTitle(agent) + " hooks cannot ask for; ask the user to approve or run it"
+		if agent.CanAsk() {
+			head = "shellgate: this command needs a person's approval, which this " +
+				agentTitle(agent) + " hook is set not to ask for (--ask-as deny); ask the user to approve or run it"
+		} else {
+			head = "shellgate: this command needs a person's approval, which " +
+				agentTitle(agent) + " hooks cannot ask for; ask the user to approve or run it"
+		}
 	default:
 		head = "shellgate: denied"
 	}

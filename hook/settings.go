@@ -57,21 +57,47 @@ type hookSpec struct {
 	entry   func(command string) *object
 }
 
+// Hook timeouts as installed. An agent that kills a hook at its timeout
+// lets the command run (Gemini CLI, and Claude Code without onFailure), so
+// each is far above the thin client's own budget for a whole call (25 s,
+// the one-shot fallback included).
+const (
+	// ClaudeTimeout is Claude Code's timeout, in seconds. With onFailure
+	// "block" a hook that times out blocks the command.
+	ClaudeTimeout = 30
+	// GeminiTimeout is Gemini CLI's timeout, in milliseconds: a Gemini CLI
+	// hook that times out fails open, so it is almost five times the
+	// client's budget.
+	GeminiTimeout = 120000
+)
+
+// ClaudeOnFailure is the value of Claude Code's per-hook "onFailure" that
+// Install writes on the PreToolUse entry: a hook that cannot start (a
+// missing binary), times out, exits with a code other than 0 or 2, or
+// prints invalid JSON blocks the command instead of letting it run (Claude
+// Code 2.1.295 and later; the default, "continue", lets it run).
+const ClaudeOnFailure = "block"
+
 func specs(agent Agent) []hookSpec {
 	claudeEntry := func(c string) *object {
-		return obj("type", "command", "command", c, "timeout", json.Number("30"))
+		return obj("type", "command", "command", c, "timeout", json.Number(fmt.Sprint(ClaudeTimeout)))
 	}
 	switch agent {
 	case Claude:
+		claudePre := func(c string) *object {
+			e := claudeEntry(c)
+			e.set("onFailure", ClaudeOnFailure)
+			return e
+		}
 		return []hookSpec{
-			{"PreToolUse", "Bash", claudeEntry},
+			{"PreToolUse", "Bash", claudePre},
 			{"PostToolUseFailure", "Bash", claudeEntry},
 		}
 	case Codex:
 		return []hookSpec{{"PreToolUse", "Bash", claudeEntry}}
 	case Gemini:
 		geminiEntry := func(c string) *object {
-			return obj("name", "shellgate", "type", "command", "command", c, "timeout", json.Number("30000"))
+			return obj("name", "shellgate", "type", "command", "command", c, "timeout", json.Number(fmt.Sprint(GeminiTimeout)))
 		}
 		return []hookSpec{
 			{"BeforeTool", "run_shell_command", geminiEntry},
@@ -176,11 +202,33 @@ func commandOf(v any) (string, bool) {
 	return s, ok
 }
 
+// covers reports whether the hook entry v holds every field of want with
+// the same value: an entry of an older install (without onFailure, or with
+// another timeout) does not, and is replaced.
+func covers(v any, want *object) bool {
+	o, ok := v.(*object)
+	if !ok {
+		return false
+	}
+	for _, k := range want.keys {
+		got, ok := o.get(k)
+		if !ok {
+			return false
+		}
+		var a, b bytes.Buffer
+		if encodeOrdered(&a, got) != nil || encodeOrdered(&b, want.vals[k]) != nil || a.String() != b.String() {
+			return false
+		}
+	}
+	return true
+}
+
 func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
+	want := s.entry(command)
 	if s.matcher == "" {
 		// Cursor: a flat list of {"command": ...}.
 		for _, e := range list {
-			if c, ok := commandOf(e); ok && c == command {
+			if covers(e, want) {
 				return list, false, nil
 			}
 		}
@@ -191,7 +239,7 @@ func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
 			}
 			out = append(out, e)
 		}
-		return append(out, s.entry(command)), true, nil
+		return append(out, want), true, nil
 	}
 	// Matcher groups: [{"matcher": ..., "hooks": [{"type","command",...}]}].
 	for _, g := range list {
@@ -206,7 +254,7 @@ func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
 		}
 		arr, _ := hs.([]any)
 		for _, h := range arr {
-			if c, ok := commandOf(h); ok && c == command {
+			if covers(h, want) {
 				return list, false, nil
 			}
 		}
@@ -241,7 +289,7 @@ func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
 		grp.set("hooks", kept)
 		out = append(out, g)
 	}
-	group := obj("matcher", s.matcher, "hooks", []any{s.entry(command)})
+	group := obj("matcher", s.matcher, "hooks", []any{want})
 	return append(out, group), true, nil
 }
 

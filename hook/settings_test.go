@@ -27,7 +27,8 @@ func TestMerge(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/bin/shellgate-hook claude",
-            "timeout": 30
+            "timeout": 30,
+            "onFailure": "block"
           }
         ]
       }
@@ -80,7 +81,8 @@ func TestMerge(t *testing.T) {
           {
             "type": "command",
             "command": "/opt/bin/shellgate-hook claude",
-            "timeout": 30
+            "timeout": 30,
+            "onFailure": "block"
           }
         ]
       }
@@ -113,6 +115,67 @@ func TestMerge(t *testing.T) {
   }
 }
 `, true},
+		{"claude upgrades an older shellgate entry", Claude, `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/bin/shellgate-hook claude","timeout":30}]}],"PostToolUseFailure":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/bin/shellgate-hook claude","timeout":30}]}]}}`, `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/bin/shellgate-hook claude",
+            "timeout": 30,
+            "onFailure": "block"
+          }
+        ]
+      }
+    ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/bin/shellgate-hook claude",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  }
+}
+`, true},
+		{"claude keeps an entry with more fields", Claude, `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/bin/shellgate-hook claude","timeout":30,"onFailure":"block","statusMessage":"gate"}]}],"PostToolUseFailure":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/bin/shellgate-hook claude","timeout":30}]}]}}`, `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/bin/shellgate-hook claude",
+            "timeout": 30,
+            "onFailure": "block",
+            "statusMessage": "gate"
+          }
+        ]
+      }
+    ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/bin/shellgate-hook claude",
+            "timeout": 30
+          }
+        ]
+      }
+    ]
+  }
+}
+`, false},
 		{"cursor new file", Cursor, "", `{
   "version": 1,
   "hooks": {
@@ -156,7 +219,7 @@ func TestMerge(t *testing.T) {
             "name": "shellgate",
             "type": "command",
             "command": "/opt/bin/shellgate-hook claude",
-            "timeout": 30000
+            "timeout": 120000
           }
         ]
       }
@@ -169,7 +232,7 @@ func TestMerge(t *testing.T) {
             "name": "shellgate",
             "type": "command",
             "command": "/opt/bin/shellgate-hook claude",
-            "timeout": 30000
+            "timeout": 120000
           }
         ]
       }

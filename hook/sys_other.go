@@ -9,6 +9,16 @@ import (
 
 func checkOwner(string, os.FileInfo) error { return nil }
 
-func lockFile(string) (func(), error) {
+func lockFile(string) (*os.File, error) {
+	return nil, errors.New("the resident engine needs a unix system")
+}
+
+func unlockFile(f *os.File) {
+	if f != nil {
+		f.Close()
+	}
+}
+
+func replaceLock(string) (*os.File, error) {
 	return nil, errors.New("the resident engine needs a unix system")
 }

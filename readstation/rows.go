@@ -527,3 +527,14 @@ func getMatcherKeyed(b Boundary) *matcher {
 	matcherCache.Unlock()
 	return m
 }
+
+// DeniedBy returns the deny row of b that matches the absolute path p
+// (cleaned first; no symlink is followed), as the station matches a read.
+// A tracer that sees the files a program really opened asks it which of
+// them the boundary forbids.
+func (b Boundary) DeniedBy(p string) (row string, ok bool) {
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	return getMatcher(b).denied(filepath.Clean(p))
+}

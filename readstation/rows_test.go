@@ -67,11 +67,16 @@ func TestDefaultRows(t *testing.T) {
 		"/h/.supabase/access-token", "/w/repo/.env", "/w/repo/app/.dev.vars", "/w/repo/.dev.vars.staging",
 		"/w/repo/.streamlit/secrets.toml", "/w/repo/deploy/.netrc", "/w/repo/.pypirc", "/w/repo/keys/server.ppk",
 		"/w/repo/config/master.key", "/w/repo/infra/terraform.tfstate",
+		"/w/repo/.npmrc", "/w/repo/web/.npmrc", "/w/repo/.yarnrc", "/w/repo/.yarnrc.yml", "/w/repo/.gem/credentials",
+		"/w/repo/.docker/config.json", "/w/repo/ci/.kube/config", "/w/repo/deploy/kubeconfig", "/w/repo/prod.kubeconfig",
+		"/w/repo/kubeconfig.yaml", "/w/repo/.terraformrc", "/w/repo/infra/prod.tfvars", "/w/repo/infra/x.tfvars.json",
+		"/w/repo/.cargo/credentials.toml",
 	}
 	allowed := []string{
 		"/h/.claude/settings.json", "/h/.claude/CLAUDE.md", "/h/.codex/config.toml", "/h/.gemini/settings.json",
 		"/h/.config/sops/config.yaml", "/w/repo/secrets.toml",
-		"/w/repo/.streamlit/config.toml", "/w/repo/.npmrc", "/w/repo/README.md", "/w/repo/.envrc.d",
+		"/w/repo/.streamlit/config.toml", "/w/repo/README.md", "/w/repo/.envrc.d",
+		"/w/repo/.docker/daemon.json", "/w/repo/.kube/cache/x", "/w/repo/infra/main.tf", "/w/repo/.cargo/config.toml",
 	}
 	for _, p := range denied {
 		if _, ok := m.denied(p); !ok {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -19,7 +20,10 @@ import (
 
 const benchPayload = `{"session_id":"s","transcript_path":"/t.jsonl","cwd":"%CWD%","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status && grep -rn TODO src | head -20"},"tool_use_id":"toolu_1"}`
 
-func benchProcess(b *testing.B, s *sandbox, name string, args ...string) {
+// benchProcess runs name args as a hook process b.N times. path, when set,
+// must match the stderr of every call (the path the answer took); when nil,
+// the engine must have answered.
+func benchProcess(b *testing.B, s *sandbox, path *regexp.Regexp, name string, args ...string) {
 	in := []byte(strings.ReplaceAll(benchPayload, "%CWD%", s.proj))
 	// Warm up the page cache and, for the engine, its decision path.
 	for i := 0; i < 5; i++ {
@@ -34,8 +38,11 @@ func benchProcess(b *testing.B, s *sandbox, name string, args ...string) {
 		if code != 0 || !strings.Contains(out, "permissionDecision") {
 			b.Fatalf("exit %d, out %q, stderr %q", code, out, stderr)
 		}
-		if strings.Contains(stderr, "no engine answered") {
+		if path == nil && strings.Contains(stderr, "no engine answered") {
 			b.Fatalf("the engine did not answer: %s", stderr)
+		}
+		if path != nil && !path.MatchString(stderr) {
+			b.Fatalf("the answer did not take the path %s: %s", path, stderr)
 		}
 	}
 	b.StopTimer()
@@ -59,12 +66,12 @@ func BenchmarkHookThinClientWarmEngine(b *testing.B) {
 		eng.Wait()
 	}()
 	s.waitEngine(b, versionOf(b, thin))
-	benchProcess(b, s, thin, "claude")
+	benchProcess(b, s, nil, thin, "claude")
 }
 
 // BenchmarkHookOneShot: `shellgate hook claude`, one full process per call.
 func BenchmarkHookOneShot(b *testing.B) {
 	full, _ := binaries(b)
 	s := newSandbox(b)
-	benchProcess(b, s, full, "hook", "claude")
+	benchProcess(b, s, nil, full, "hook", "claude")
 }

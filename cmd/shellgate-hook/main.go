@@ -2,9 +2,11 @@
 // agent (Claude Code, Codex, Gemini CLI, Cursor) runs it before every shell
 // command. It forwards the agent's payload to the resident engine
 // (`shellgate serve`) over a user-only unix socket and prints the engine's
-// answer. When no engine answers in time, it starts one for next time and
-// falls back to a one-shot `shellgate hook <agent>` for this call; if that
-// fails too, it denies. It never allows on its own.
+// answer. An engine that neither acknowledges nor answers within 250 ms
+// (missing, stopped, hung) is given up on: the one-shot `shellgate hook
+// <agent>`, started alongside from 50 ms, answers this call, and a new
+// engine is started for the next ones (it takes the socket over from a
+// hung one); if neither answers, it denies. It never allows on its own.
 //
 // It is built with CGO_ENABLED=0 and does not link OPA, so that it starts in
 // a few milliseconds:
@@ -34,16 +36,27 @@ import (
 )
 
 // Time limits. The agents kill a hook that runs past its timeout (30 s as
-// installed) and treat that as "no opinion", which would let the command
-// run; so the client answers, with a deny at worst, well within it.
+// installed) and some then let the command run; so the client answers, with
+// a deny at worst, well within it.
 const (
-	// defaultEngineTimeout bounds the connection to the engine: an engine
-	// that is not there fails at once, one that does not accept is given
-	// up on after this.
-	defaultEngineTimeout = 1500 * time.Millisecond
-	// engineAnswerTimeout bounds the wait for a connected engine's answer
-	// (the engine's own decision timeout is shorter).
-	engineAnswerTimeout = 12 * time.Second
+	// defaultEngineTimeout bounds the engine's first sign of life: the
+	// connection, then its acknowledgement of the request (or its answer).
+	// An engine that is not there fails at once; one that is stopped or
+	// hung is given up on after this.
+	defaultEngineTimeout = 250 * time.Millisecond
+	// hedgeAfter is when the one-shot fallback starts if the engine has
+	// neither acknowledged nor answered yet: a warm engine answers in a few
+	// milliseconds, so by then it is probably stopped or hung, and
+	// whichever answers first is used. This keeps a hung engine's cost
+	// near hedgeAfter plus one one-shot call.
+	hedgeAfter = 50 * time.Millisecond
+	// ackedHedge is when the one-shot starts alongside an engine that
+	// acknowledged the request but has not answered (a policy rebuilt
+	// after a change takes a few hundred milliseconds; more is unusual).
+	ackedHedge = 2 * time.Second
+	// ackedTimeout bounds the wait for an acknowledged engine's answer
+	// (the engine's own decision timeout is 10 s).
+	ackedTimeout = 12 * time.Second
 	// totalBudget bounds the whole call, the one-shot fallback included.
 	totalBudget = 25 * time.Second
 )
@@ -128,7 +141,7 @@ func (c *client) clientFlags(args []string) ([]string, error) {
 		case "engine-timeout":
 			d, err := time.ParseDuration(val)
 			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("--engine-timeout %q: want a duration like 1500ms", val)
+				return nil, fmt.Errorf("--engine-timeout %q: want a duration like 250ms", val)
 			}
 			c.engineTimeout = d
 		}
@@ -144,7 +157,22 @@ func (c *client) write(stdout io.Writer, a hook.Answer) int {
 	return a.Exit
 }
 
-// answer asks the engine, then the one-shot fallback, then denies.
+// outcome is what one path (the engine or the one-shot) gave.
+type outcome struct {
+	ans    hook.Answer
+	err    error
+	stderr []byte // the one-shot's
+}
+
+// answer asks the engine and, when it has failed or has given no sign of
+// life within hedgeAfter, the one-shot `shellgate hook AGENT` too, and uses
+// the first answer that is one; when neither gives one, it denies. The
+// engine must acknowledge the request (or answer) within c.engineTimeout,
+// connection included, or it is given up on; one that acknowledged gets
+// ackedTimeout to answer, with the one-shot started alongside after
+// ackedHedge. When the engine did not answer, a new one is started for the
+// next calls (it takes over from a hung one), and a diagnostic on stderr
+// says that the one-shot answered.
 func (c *client) answer(input []byte) hook.Answer {
 	req := hook.Request{
 		Version: hook.BuildVersion(),
@@ -154,29 +182,106 @@ func (c *client) answer(input []byte) hook.Answer {
 		Payload: string(input),
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), engineAnswerTimeout)
-	resp, err := hook.AskEngine(ctx, c.socket, req, c.engineTimeout)
-	cancel()
-	if err == nil {
-		if err = c.checkAnswer(resp.Answer.Stdout); err == nil && resp.Answer.Exit == 0 {
-			return resp.Answer
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), totalBudget)
+	defer cancel() // stops a one-shot still under way
+
+	ectx, giveUp := context.WithTimeout(ctx, ackedTimeout)
+	defer giveUp()
+	engine := make(chan outcome, 1)
+	alive := make(chan struct{})
+	go func() {
+		resp, err := hook.AskEngineAcked(ectx, c.socket, req, c.engineTimeout, func() { close(alive) })
 		if err == nil {
-			err = fmt.Errorf("exit %d", resp.Answer.Exit)
+			if err = c.checkAnswer(resp.Answer.Stdout); err == nil && resp.Answer.Exit != 0 {
+				err = fmt.Errorf("exit %d", resp.Answer.Exit)
+			}
+			if err != nil {
+				err = fmt.Errorf("the engine's answer is not one: %v", err)
+			}
 		}
-		err = fmt.Errorf("the engine's answer is not one: %v", err)
+		engine <- outcome{ans: resp.Answer, err: err}
+	}()
+
+	hedge := time.NewTimer(min(hedgeAfter, c.engineTimeout))
+	defer hedge.Stop()
+	deadline := time.NewTimer(c.engineTimeout)
+	defer deadline.Stop()
+	var (
+		oneShot               chan outcome // nil until started
+		full                  string
+		engineErr, oneShotErr error
+		engineDone, shotDone  bool
+		engineStarted         bool
+		acked, gaveUp         bool
+	)
+	startEngine := func() {
+		if full != "" && !engineStarted {
+			engineStarted = true
+			c.startEngine(full)
+		}
 	}
-	fmt.Fprintln(c.stderr, "shellgate-hook: no engine answered:", err)
-	full, ferr := fullBinary()
-	if ferr != nil {
-		return hook.DenyError(c.agent, "", ferr)
+	startOneShot := func() {
+		if oneShot != nil {
+			return
+		}
+		oneShot = make(chan outcome, 1)
+		var err error
+		if full, err = fullBinary(); err != nil {
+			oneShot <- outcome{err: err}
+			return
+		}
+		go func() { oneShot <- c.oneShot(ctx, full, input) }()
 	}
-	c.startEngine(full)
-	ans, err := c.oneShot(full, input, totalBudget-time.Since(start))
-	if err != nil {
-		return hook.DenyError(c.agent, "", err)
+	for !engineDone || !shotDone {
+		select {
+		case <-alive:
+			alive = nil
+			acked = true
+			deadline.Stop()
+			hedge.Reset(ackedHedge)
+		case <-hedge.C:
+			startOneShot()
+		case <-deadline.C:
+			if !acked && !engineDone {
+				gaveUp = true
+				giveUp()
+			}
+		case o := <-engine:
+			engineDone = true
+			if o.err == nil {
+				return o.ans
+			}
+			engineErr = o.err
+			if gaveUp {
+				engineErr = fmt.Errorf("the engine did not answer within %s (%v)", c.engineTimeout, o.err)
+			}
+			startOneShot()
+		case o := <-oneShot:
+			shotDone = true
+			c.stderr.Write(o.stderr)
+			if o.err != nil {
+				oneShotErr = o.err
+				continue
+			}
+			why := engineErr
+			switch {
+			case !engineDone && acked:
+				why = fmt.Errorf("it acknowledged but had not answered after %s", time.Since(start).Round(time.Millisecond))
+			case !engineDone:
+				why = fmt.Errorf("it had not answered after %s", time.Since(start).Round(time.Millisecond))
+			}
+			fmt.Fprintf(c.stderr, "shellgate-hook: no engine answered: %v; answered by the one-shot %s hook %s\n", why, full, c.agent)
+			// Absent, hung or slow: a new engine takes its place, takes
+			// over from a hung one, or leaves at once when the old one
+			// answers its ping after all. It starts only now, so as not to
+			// compete with the one-shot for the CPU.
+			startEngine()
+			return o.ans
+		}
 	}
-	return ans
+	fmt.Fprintln(c.stderr, "shellgate-hook: no engine answered:", engineErr)
+	startEngine()
+	return hook.DenyError(c.agent, "", oneShotErr)
 }
 
 // fullBinary finds the full shellgate binary: $SHELLGATE_BIN, next to this
@@ -209,25 +314,22 @@ func (c *client) startEngine(full string) {
 
 // oneShot runs `shellgate hook <agent>` for this call and checks that its
 // answer is an answer: exit 0 and JSON (or, for Claude Code, nothing).
-func (c *client) oneShot(full string, input []byte, budget time.Duration) (hook.Answer, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	defer cancel()
+func (c *client) oneShot(ctx context.Context, full string, input []byte) outcome {
 	args := append([]string{"hook", string(c.agent)}, c.flags.Args()...)
 	cmd := exec.CommandContext(ctx, full, args...)
 	cmd.Stdin = bytes.NewReader(input)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	if errb.Len() > 0 {
-		c.stderr.Write(errb.Bytes())
-	}
+	o := outcome{stderr: errb.Bytes()}
 	if err != nil {
-		return hook.Answer{}, fmt.Errorf("one-shot %s hook failed: %v", full, err)
+		o.err = fmt.Errorf("one-shot %s hook failed: %v", full, err)
+	} else if err := c.checkAnswer(out.Bytes()); err != nil {
+		o.err = fmt.Errorf("one-shot %s hook: %v", full, err)
+	} else {
+		o.ans = hook.Answer{Stdout: out.Bytes()}
 	}
-	if err := c.checkAnswer(out.Bytes()); err != nil {
-		return hook.Answer{}, fmt.Errorf("one-shot %s hook: %v", full, err)
-	}
-	return hook.Answer{Stdout: out.Bytes()}, nil
+	return o
 }
 
 // checkAnswer makes sure an answer is one the agent reads: a JSON object,

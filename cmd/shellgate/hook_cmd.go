@@ -20,9 +20,10 @@ func init() {
 	register("hook", "answer a coding agent's hook call on stdin (claude, codex, gemini, cursor)", runHook)
 }
 
-// hookCheckTimeout bounds one decision: below the thin client's wait for
-// the engine (12 s) and the agents' hook timeouts (30 s as installed), so
-// that a slow decision is a deny with a reason, not a killed hook.
+// hookCheckTimeout bounds one decision: below the thin client's budget for
+// a whole call (25 s, its one-shot fallback included) and the agents' hook
+// timeouts (30 s as installed), so that a slow decision is a deny with a
+// reason, not a killed hook.
 const hookCheckTimeout = 10 * time.Second
 
 func runHook(e *env) int {

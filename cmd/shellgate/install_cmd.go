@@ -21,7 +21,7 @@ func runInstall(e *env) int {
 	print := fs.Bool("print", false, "print the settings file as it would be, and write nothing")
 	dir := fs.String("dir", "", "project directory (default: the current directory)")
 	command := fs.String("command", "", "hook command to install (default: shellgate-hook next to this binary, on PATH, or this binary's one-shot hook)")
-	askAs := fs.String("ask-as", "", "added to the hook command: what an ask becomes for codex and gemini (deny or defer)")
+	askAs := fs.String("ask-as", "", "added to the hook command: what an ask becomes for codex (default deny) and gemini (default its own confirmation): deny or defer")
 	mode := fs.String("mode", "", "added to the hook command: readonly for a verifier agent")
 	var policy repeated
 	fs.Var(&policy, "policy", "added to the hook command: extra Rego policy directory or file (repeatable; $CLAUDE_PROJECT_DIR and the like are kept as written)")
@@ -141,6 +141,7 @@ func runInstall(e *env) int {
 	if agent == hook.Codex {
 		return codexActivate(e, codexHome, path)
 	}
+	installNotes(e, agent, scope, proj, *askAs)
 	return exitOK
 }
 

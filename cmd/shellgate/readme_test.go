@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestReadmeExamples runs every "$ shellgate …" line of the README's
@@ -325,4 +327,57 @@ func TestReadmeConfig(t *testing.T) {
 			t.Errorf("check %q with the README's config, trusted: %s%s, want %s", tc.cmd, action, codes, tc.want)
 		}
 	}
+}
+
+// TestReadmeDoctor checks the README's `shellgate doctor` example: in a
+// project where `shellgate install claude` put the thin client installed
+// in /usr/local/bin, doctor prints exactly that (with this test's paths put
+// back to the README's).
+func TestReadmeDoctor(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "```text\n$ shellgate doctor\n")
+	if !ok {
+		t.Fatal("README.md has no shellgate doctor example")
+	}
+	want, _, _ := strings.Cut(block, "```")
+
+	root := t.TempDir()
+	home, proj, bin := filepath.Join(root, "home"), filepath.Join(root, "proj"), filepath.Join(root, "bin")
+	for _, d := range []string{home, proj, bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bin, "shellgate-hook"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run, err := os.MkdirTemp("", "sg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(run)
+	sock := filepath.Join(run, "shellgate", "engine.sock")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("SHELLGATE_SOCKET", sock)
+	t.Chdir(proj)
+	var out, errb bytes.Buffer
+	if code := runMain([]string{"install", "claude", "--command", filepath.Join(bin, "shellgate-hook") + " claude"}, &out, &errb); code != 0 {
+		t.Fatalf("install: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	if code := runMain([]string{"doctor"}, &out, &errb); code != 0 {
+		t.Errorf("doctor: exit %d: %s", code, errb.String())
+	}
+	got := strings.NewReplacer(proj, "/home/you/proj", bin, "/usr/local/bin", filepath.Dir(sock), "/run/user/1000/shellgate").Replace(out.String())
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("README.md's shellgate doctor example (-want +got):\n%s", diff)
+	}
+}
+
+func runMain(args []string, stdout, stderr *bytes.Buffer) int {
+	return run(args, strings.NewReader(""), stdout, stderr)
 }

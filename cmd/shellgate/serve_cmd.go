@@ -21,6 +21,11 @@ func init() {
 	register("serve", "run the resident engine that shellgate-hook asks (a user-only unix socket)", runServe)
 }
 
+// takeoverProbe is how long a new engine waits for the answer of one that
+// holds the socket before it takes the socket over. The new engine starts
+// in the background, so this is not on any hook call's path.
+const takeoverProbe = 500 * time.Millisecond
+
 func runServe(e *env) int {
 	fs := newFlags(e, "serve", "[--socket PATH] [--idle DURATION] [--poll DURATION] [--log FILE]")
 	socket := fs.String("socket", hook.DefaultSocketPath(), "unix socket `PATH` (its directory is made user-only)")
@@ -58,18 +63,19 @@ func runServe(e *env) int {
 	residentGC()
 	logger := log.New(logw, fmt.Sprintf("shellgate serve[%d]: ", os.Getpid()), log.LstdFlags)
 
-	// A previous engine may still be on its way out (it steps down for a
-	// client of another version): wait a little for its lock.
+	// Another engine may hold the socket: one that answers a ping keeps
+	// it; one that does not (stopped, hung) is taken over; one of another
+	// version steps down, so wait a little for its lock.
 	var ln *hook.Listener
 	var err error
 	for start := time.Now(); ; {
-		ln, err = hook.Listen(*socket)
-		if !errors.Is(err, hook.ErrRunning) || time.Since(start) > 2*time.Second {
+		ln, err = hook.TakeOver(*socket, hook.BuildVersion(), takeoverProbe)
+		if !errors.Is(err, hook.ErrSteppingDown) || time.Since(start) > 2*time.Second {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if errors.Is(err, hook.ErrRunning) {
+	if errors.Is(err, hook.ErrRunning) || errors.Is(err, hook.ErrSteppingDown) {
 		logger.Printf("another engine serves %s: exiting", *socket)
 		return exitOK
 	}
@@ -77,6 +83,9 @@ func runServe(e *env) int {
 		logger.Printf("listen: %v", err)
 		fmt.Fprintln(e.stderr, "shellgate serve:", err)
 		return exitInternal
+	}
+	if ln.TookOver != "" {
+		logger.Printf("%s", ln.TookOver)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

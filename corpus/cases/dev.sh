@@ -170,7 +170,6 @@ git revert HEAD # want ask
 git reset HEAD~1 # want ask
 git reset --soft HEAD~1 # want ask
 git reset --hard HEAD # want ask
-git clean -n # want ask
 git clean -fd # want ask
 git tag v1.0.0 # want ask
 git tag -d v0.1.0 # want ask

@@ -1,0 +1,445 @@
+package confirm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/corpus"
+	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/readstation"
+)
+
+// needTool returns the path of an external tool. It skips the test when
+// the tool is missing, except in CI (SHELLGATE_CI=1), where it fails: CI
+// installs it and must really run the test.
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("SHELLGATE_CI") == "1" {
+			t.Fatalf("%s is not installed (SHELLGATE_CI=1: .ci/run must install it)", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+	return p
+}
+
+// probes are hand-written spellings: the bypasses the issue found and the
+// neighbours a fresh attacker would try. Each names the catalog entry it
+// is about.
+var probes = []Spelling{
+	{"env", "env", "env"},
+	{"env", "env", "env -u OLDPWD"},
+	{"env", "env", "env -0"},
+	{"env", "env", "env --"},
+	{"env", "env", "env LC_ALL=C"},
+	{"env", "env", "env -i"},
+	{"printenv", "printenv", "printenv"},
+	{"nm", "nm", "nm @.env"},
+	{"nm", "nm", "nm -C @.env"},
+	{"strings", "strings", "strings @.env"},
+	{"readelf", "readelf", "readelf -h @.env"},
+	{"objdump", "objdump", "objdump -f @.env"},
+	{"size", "size", "size @.env"},
+	{"tar", "tar", "tar -tf localhost:archive.tar"},
+	{"tar", "tar", "tar tf localhost:archive.tar"},
+	{"tar", "tar", "tar -tvf archive.tar"},
+	{"tar", "tar", "tar -tzf archive.tar.gz"},
+	{"tar", "tar", "tar tf archive.tar"},
+	{"tar", "tar", "tar tvzf archive.tar.gz"},
+	{"tar", "tar", "tar ftv archive.tar"},
+	{"tar", "tar", "tar tf localhost:archive.tar"},
+	{"unzip", "unzip", "unzip -x archive.zip"},
+	{"unzip", "unzip", "unzip -qx archive.zip"},
+	{"unzip", "unzip", "unzip -nx archive.zip"},
+	{"unzip", "unzip", "unzip -l archive.zip"},
+	{"getent", "getent", "getent shadow"},
+	{"getent", "getent", "getent hosts example.invalid"},
+	{"getent", "getent", "getent ahosts example.invalid"},
+	{"getent", "getent", "getent passwd"},
+	{"jq", "jq", "jq -n -f /dev/stdin"},
+	{"jq", "jq", "jq -n -f -"},
+	{"jq", "jq", "jq -n --from-file /dev/stdin"},
+	{"git remote", "git", "git remote show origin"},
+	{"git remote", "git", "git remote -v"},
+	{"git show", "git", "git show HEAD:.npmrc"},
+	{"git show", "git", "git show HEAD:.env"},
+	{"git ls-remote", "git", "git ls-remote origin"},
+	{"yq", "yq", "yq -s x config/settings.yaml"},
+	{"npm help", "npm", "npm help ls"},
+	{"docker inspect", "docker", "docker inspect x"},
+	{"docker compose config", "docker", "docker compose config"},
+	{"cat", "cat", "cat .npmrc"},
+	{"cat", "cat", "cat .yarnrc.yml"},
+	{"grep", "grep", "grep -r Token ."},
+	{"grep", "grep", "grep -r authToken .npmrc"},
+	{"man", "man", "man ls"},
+	{"find", "find", "find . -name '*.md'"},
+	{"less", "less", "less data/plain.txt"},
+	{"zcat", "zcat", "zcat notes.txt.gz"},
+	{"file", "file", "file -z archive.tar.gz"},
+	{"rg", "rg", "rg -z alpha notes.txt.gz"},
+	{"git clean", "git", "git clean -n"},
+	{"git clean", "git", "git clean -nfdx"},
+	{"git clean", "git", "git clean --dry-run -d -x -f"},
+	{"git clean", "git", "git clean -fdx"},
+	{"ps", "ps", "ps aux"},
+	{"ps", "ps", "ps e"},
+}
+
+// caseT is one command to confirm.
+type caseT struct {
+	Spelling
+	Source string // corpus, probe or spelling
+	Name   string
+	Cwd    string
+}
+
+// result is one case's fate.
+type result struct {
+	c        caseT
+	allowed  bool
+	decision string
+	programs map[string]bool
+	caches   []string
+	opens    []string
+	skipped  bool // the entry says why it cannot be confirmed here
+	problems []Problem
+	dur      time.Duration
+	timedOut bool
+	err      error
+}
+
+// TestConfirm runs every allowed case for real in a decoy workspace under
+// strace and fails each case that broke a read-only claim.
+func TestConfirm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every allowed command under strace")
+	}
+	strace := needTool(t, "strace")
+	needTool(t, "bash")
+	needTool(t, "git")
+	start := time.Now()
+
+	cases, err := corpus.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixture corpus.Fixture
+	for _, c := range cases {
+		if strings.HasSuffix(c.File, ".sh") && len(c.Fixture) > 0 {
+			fixture = c.Fixture
+			break
+		}
+	}
+	base := t.TempDir()
+	decoyDir := filepath.Join(base, "decoy")
+	if err := os.Mkdir(decoyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDecoy(decoyDir, fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", d.Home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(d.Home, ".config"))
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CONFIG_GLOBAL"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	g, err := gate.New(gate.WithCwd(d.Work))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := classify.DefaultCatalog()
+
+	// The cases: the corpus's allowed ones, the probes, the spellings.
+	var all []caseT
+	var notRun []string // allowed corpus cases the decoy cannot run, with the reason
+	for _, c := range cases {
+		if c.Mode != corpus.ModeDefault || c.Expect.Action != corpus.Allow || c.Config != nil {
+			continue
+		}
+		cwd := d.Work
+		if strings.HasPrefix(c.Cwd, "~/") {
+			cwd = filepath.Join(d.Home, c.Cwd[2:])
+		} else if c.Cwd != "" {
+			cwd = filepath.Join(d.Work, c.Cwd)
+		}
+		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+			notRun = append(notRun, c.Name+": its cwd "+c.Cwd+" is in the case's own fixture, not in the decoy")
+			continue
+		}
+		all = append(all, caseT{Spelling: Spelling{Command: c.Command}, Source: "corpus", Name: c.Name, Cwd: cwd})
+	}
+	for _, p := range probes {
+		all = append(all, caseT{Spelling: p, Source: "probe", Name: "probe", Cwd: d.Work})
+	}
+	// A spelling runs under the first of the program's names that is
+	// installed (Debian installs fd as fdfind); a program with none is
+	// reported as not installed, not run.
+	runName := map[string]string{}
+	for _, s := range Spellings(cat) {
+		rn, ok := runName[s.Program]
+		if !ok {
+			if p := cat.Lookup(s.Program); p != nil {
+				for _, n := range append([]string{p.Name}, p.Aliases...) {
+					if installed(n, d.Env) {
+						rn = n
+						break
+					}
+				}
+			}
+			runName[s.Program] = rn
+		}
+		if rn == "" {
+			continue
+		}
+		s.Command = rn + strings.TrimPrefix(s.Command, s.Program)
+		all = append(all, caseT{Spelling: s, Source: "spelling", Name: "spelling", Cwd: d.Work})
+	}
+
+	// Decide every case first (the gate is fast and in-process), then run
+	// the allowed ones with a bounded pool.
+	ctx := context.Background()
+	results := make([]result, len(all))
+	var toRun []int
+	for i, c := range all {
+		results[i].c = c
+		dec, err := g.Check(ctx, gate.Request{Command: c.Command, Cwd: c.Cwd, Mode: corpus.ModeDefault})
+		if err != nil {
+			results[i].err = err
+			continue
+		}
+		results[i].decision = string(dec.Action)
+		if dec.Action != "allow" {
+			if c.Source == "corpus" {
+				var codes []string
+				for _, r := range dec.Reasons {
+					codes = append(codes, r.Code)
+				}
+				notRun = append(notRun, fmt.Sprintf("%s: %s in the decoy (%s): the decoy holds secrets (a committed .env, token files) its corpus fixture does not", c.Name, dec.Action, strings.Join(codes, " ")))
+			}
+			continue
+		}
+		results[i].allowed = true
+		if c.Entry == "" && dec.Report != nil && len(dec.Report.Segments) > 0 {
+			s := dec.Report.Segments[0]
+			results[i].c.Program = s.Name
+			if p := cat.Lookup(s.Name); p != nil {
+				results[i].c.Program = p.Name
+			}
+			results[i].c.Entry = strings.TrimSpace(results[i].c.Program + " " + s.Subcommand)
+		}
+		results[i].programs, results[i].caches, results[i].opens = expectFor(cat, dec.Report)
+		if p := cat.Lookup(results[i].c.Program); p != nil && p.Unconfirmed != "" {
+			results[i].skipped = true
+			continue
+		}
+		toRun = append(toRun, i)
+	}
+	decided := time.Since(start)
+
+	tmp := filepath.Join(base, "runs")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	workers := 2 * runtime.GOMAXPROCS(0)
+	if workers > 8 {
+		workers = 8
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				r := &results[i]
+				o, err := Run(ctx, strace, r.c.Command, r.c.Cwd, tmp, d.Env, Limits{Timeout: 10 * time.Second, OutputCap: 1 << 20})
+				if err != nil {
+					r.err = err
+					continue
+				}
+				r.dur, r.timedOut = o.Duration, o.TimedOut
+				r.problems = Judge(o, Expect{
+					Programs: r.programs, Caches: r.caches, Opens: r.opens, Cwd: r.c.Cwd, Tmp: tmp,
+					Boundary: d.Boundary, Canaries: d.Canaries,
+				})
+			}
+		}()
+	}
+	for _, i := range toRun {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	// A helper that ran leaves a marker even where the trace missed it.
+	if ms, _ := os.ReadDir(d.Markers); len(ms) > 0 {
+		t.Errorf("%d marker files: a helper of the decoy's git config or $PAGER/$EDITOR ran", len(ms))
+	}
+
+	// Report per catalog entry.
+	type progStat struct {
+		ran, failed int
+	}
+	stats := map[string]*progStat{}
+	spellings, failedCases, timeouts, corpusRun := 0, 0, 0, 0
+	var slowest time.Duration
+	for _, r := range results {
+		if r.err != nil {
+			t.Errorf("%s %q: %v", r.c.Source, r.c.Command, r.err)
+			continue
+		}
+		if !r.allowed || r.skipped {
+			continue
+		}
+		spellings++
+		if r.c.Source == "corpus" {
+			corpusRun++
+		}
+		if r.dur > slowest {
+			slowest = r.dur
+		}
+		if r.timedOut {
+			timeouts++
+			t.Logf("timed out (not a failure; its trace is judged): %s", r.c.Command)
+		}
+		st := stats[r.c.Program]
+		if st == nil {
+			st = &progStat{}
+			stats[r.c.Program] = st
+		}
+		st.ran++
+		if len(r.problems) > 0 {
+			st.failed++
+			failedCases++
+			var lines []string
+			for _, p := range r.problems {
+				lines = append(lines, "    broke “"+p.Claim+"”: "+p.Detail)
+			}
+			t.Errorf("catalog entry %q (%s %s): %s\n%s", r.c.Entry, r.c.Source, r.c.Name, r.c.Command, strings.Join(lines, "\n"))
+		}
+	}
+	var confirmed []string
+	var unconfirmed []string
+	ro := ReadOnlyPrograms(cat)
+	for _, p := range ro {
+		st := stats[p.Name]
+		switch {
+		case p.Unconfirmed != "":
+			unconfirmed = append(unconfirmed, p.Name+" ("+p.Unconfirmed+")")
+		case !installedAny(append([]string{p.Name}, p.Aliases...), d.Env):
+			unconfirmed = append(unconfirmed, p.Name+" (not installed)")
+		case st == nil:
+			unconfirmed = append(unconfirmed, p.Name+" (no spelling is allowed in the decoy)")
+		case st.failed > 0:
+			unconfirmed = append(unconfirmed, fmt.Sprintf("%s (%d of %d spellings failed)", p.Name, st.failed, st.ran))
+		default:
+			confirmed = append(confirmed, p.Name)
+		}
+	}
+	sort.Strings(unconfirmed)
+	t.Logf("cases: %d generated, %d allowed and run, %d failed, %d timed out; slowest run %v; decided in %v, total %v with %d workers",
+		len(all), spellings, failedCases, timeouts, slowest.Round(time.Millisecond), decided.Round(time.Millisecond), time.Since(start).Round(time.Second), workers)
+	t.Logf("confirmed: %s", strings.Join(confirmed, " "))
+	t.Logf("%d allowed corpus cases not run here (unconfirmed):\n  %s", len(notRun), strings.Join(notRun, "\n  "))
+	fmt.Printf("confirmed %d of %d read-only programs (%d spellings), unconfirmed: %s\n",
+		len(confirmed), len(ro), spellings, strings.Join(unconfirmed, ", "))
+	fmt.Printf("corpus: %d allowed cases run in the decoy, %d not run here (asked there, or their own fixtures; -v lists them)\n", corpusRun, len(notRun))
+}
+
+// expectFor is the set of programs a case may execute: every program its
+// segments name, the wrappers, and the helpers their catalog entries (and
+// subcommands) declare.
+func expectFor(cat *classify.Catalog, r *classify.Report) (programs map[string]bool, caches, opens []string) {
+	out := map[string]bool{}
+	if r == nil {
+		return out, nil, nil
+	}
+	for _, s := range r.Segments {
+		if s.Name == "" {
+			continue
+		}
+		out[filepath.Base(s.Name)] = true
+		for _, w := range s.Wrappers {
+			out[filepath.Base(w)] = true
+		}
+		p := cat.Lookup(s.Name)
+		if p == nil {
+			continue
+		}
+		for _, n := range append([]string{p.Name}, p.Aliases...) {
+			out[n] = true
+		}
+		addHelpers(out, p)
+		caches = append(caches, p.Caches...)
+		opens = append(opens, p.Opens...)
+		for _, w := range strings.Fields(s.Subcommand) {
+			if p = p.Sub(w); p == nil {
+				break
+			}
+			addHelpers(out, p)
+			caches = append(caches, p.Caches...)
+			opens = append(opens, p.Opens...)
+		}
+	}
+	return out, caches, opens
+}
+
+func addHelpers(m map[string]bool, p *classify.Program) {
+	for _, h := range p.Helpers {
+		m[h] = true
+	}
+}
+
+// installedAny reports whether any of the names is installed.
+func installedAny(names []string, env []string) bool {
+	for _, n := range names {
+		if installed(n, env) {
+			return true
+		}
+	}
+	return false
+}
+
+// installed reports whether name is a program on the decoy's PATH or a
+// bash builtin.
+func installed(name string, env []string) bool {
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", `type -t -- "$1" >/dev/null`, "bash", name)
+	cmd.Env = env
+	return cmd.Run() == nil
+}
+
+// TestCatalogConfirmFields: the rows of every catalog entry's caches are
+// valid rows, and every read-only program either runs here or says why
+// not.
+func TestCatalogConfirmFields(t *testing.T) {
+	var walk func(p *classify.Program, path string)
+	walk = func(p *classify.Program, path string) {
+		for _, c := range append(append([]string{}, p.Caches...), p.Opens...) {
+			if err := readstation.ValidateRow(c); err != nil {
+				t.Errorf("%s: caches or opens: %v", path, err)
+			}
+		}
+		for _, s := range p.Subcommands {
+			if s.Unconfirmed != "" {
+				t.Errorf("%s %s: unconfirmed belongs on the top-level program", path, s.Name)
+			}
+			walk(s, path+" "+s.Name)
+		}
+	}
+	for _, p := range classify.DefaultCatalog().Programs {
+		walk(p, p.Name)
+	}
+}

@@ -1,0 +1,571 @@
+package doctor
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/policy"
+)
+
+// Check is one row of the report.
+type Check struct {
+	// Name is the check's stable name: settings, hook, agent, command,
+	// flags, fail-closed, trust, enabled (per agent and scope); agents,
+	// engine, config, policy, project-trust (for the directory).
+	Name string `json:"name"`
+	// OK is true when the check passed.
+	OK bool `json:"ok"`
+	// Message says what was found.
+	Message string `json:"message"`
+	// Fix is the exact command (or edit) that makes a failed check pass.
+	Fix string `json:"fix,omitempty"`
+	// Advisory is set on a check whose failure does not make the gate
+	// inactive (an engine that is down: the hook answers through its
+	// one-shot path; an agent with no fail-closed setting at all).
+	Advisory bool `json:"advisory,omitempty"`
+}
+
+// Scopes of a settings file.
+const (
+	ScopeProject = "project"
+	ScopeUser    = "user"
+)
+
+// Agent is what doctor found for one agent in one scope.
+type Agent struct {
+	Agent hook.Agent `json:"agent"`
+	// Scope is ScopeProject or ScopeUser.
+	Scope string `json:"scope"`
+	// Settings is the settings (or hooks) file examined.
+	Settings string `json:"settings"`
+	// Active is true when every check that is not advisory passed.
+	Active bool    `json:"active"`
+	Checks []Check `json:"checks"`
+}
+
+// Gate is the verdict for one agent: active when one of its scopes is.
+type Gate struct {
+	Agent  hook.Agent `json:"agent"`
+	Active bool       `json:"active"`
+	// Via lists the scopes whose hook is active.
+	Via []string `json:"via,omitempty"`
+}
+
+// Report is the whole answer.
+type Report struct {
+	// OK is true when at least one agent was found, every agent found has
+	// an active gate, and every check of the directory that is not
+	// advisory passed.
+	OK bool `json:"ok"`
+	// Dir is the project directory examined.
+	Dir    string  `json:"dir"`
+	Gates  []Gate  `json:"gates"`
+	Agents []Agent `json:"agents"`
+	// Checks are about the directory, not one agent: the engine, the
+	// config and policy in force, the project files left untrusted.
+	Checks []Check `json:"checks"`
+}
+
+// Options say where to look.
+type Options struct {
+	// Dir is the project directory (absolute).
+	Dir string
+	// DirGiven is set when the user named Dir, so that the fix commands
+	// name it too (`shellgate install claude --dir DIR`).
+	DirGiven bool
+	// Home is the user's home directory.
+	Home string
+	// Getenv reads the environment (PATH for the hook command, CODEX_HOME,
+	// GEMINI_CLI_TRUST_WORKSPACE, ...); nil means os.Getenv.
+	Getenv func(string) string
+	// Socket is the engine's socket; Version the handshake version to
+	// ping it with; PingTimeout bounds the ping (0: 500ms).
+	Socket      string
+	Version     string
+	PingTimeout time.Duration
+	// CheckPolicy, if set, builds the gate that a hook with flags f would
+	// use in dir (the config that applies there or f.Config, the policy
+	// compiled with f.Policy) and returns why it cannot be built.
+	CheckPolicy func(dir string, f hook.Flags) error
+}
+
+func (o *Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return o.Getenv(k)
+}
+
+// installCmd is the command that (re)installs agent's hook in scope.
+func (o *Options) installCmd(agent hook.Agent, scope string) string {
+	s := "shellgate install " + string(agent)
+	switch {
+	case scope == ScopeUser:
+		s += " --user"
+	case o.DirGiven:
+		s += " --dir " + shellQuote(o.Dir)
+	}
+	return s
+}
+
+// settingsPath is where agent keeps its settings in scope.
+func (o *Options) settingsPath(agent hook.Agent, scope string) string {
+	if agent == hook.Codex && scope == ScopeUser {
+		if ch, err := o.codexHome(); err == nil {
+			return filepath.Join(ch, "hooks.json")
+		}
+	}
+	sc := hook.ScopeProject
+	if scope == ScopeUser {
+		sc = hook.ScopeUser
+	}
+	return hook.SettingsPath(agent, sc, o.Dir, o.Home)
+}
+
+// codexHome is the user's Codex directory as Codex finds it: $CODEX_HOME
+// with symlinks resolved (it must exist), else ~/.codex.
+func (o *Options) codexHome() (string, error) {
+	if v := o.getenv("CODEX_HOME"); v != "" {
+		abs, err := filepath.Abs(v)
+		if err != nil {
+			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
+		}
+		p, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
+		}
+		return p, nil
+	}
+	if o.Home == "" {
+		return "", errors.New("no home directory for ~/.codex")
+	}
+	return filepath.Join(o.Home, ".codex"), nil
+}
+
+// Run examines every agent in both scopes and the directory. It reads
+// files and pings the engine; it runs nothing else.
+func Run(o Options) Report {
+	r := Report{Dir: o.Dir}
+	for _, a := range hook.Agents {
+		g := Gate{Agent: a}
+		found := false
+		for _, scope := range []string{ScopeProject, ScopeUser} {
+			if o.Home == "" && scope == ScopeUser {
+				continue
+			}
+			if scope == ScopeUser && o.Home != "" && sameDir(o.Dir, o.Home) {
+				continue // the home's project files are the user's
+			}
+			path := o.settingsPath(a, scope)
+			if !exists(filepath.Dir(path)) && !exists(path) {
+				continue // the agent is not set up here
+			}
+			found = true
+			ag := o.examine(a, scope, path)
+			if ag.Active {
+				g.Active = true
+				g.Via = append(g.Via, scope)
+			}
+			r.Agents = append(r.Agents, ag)
+		}
+		if found {
+			r.Gates = append(r.Gates, g)
+		}
+	}
+	if len(r.Gates) == 0 {
+		r.Checks = append(r.Checks, Check{Name: "agents", Message: "no agent's settings were found here or in your home (.claude, .codex, .gemini, .cursor)",
+			Fix: "shellgate install claude   # or codex, gemini, cursor; --user for every project"})
+	}
+	r.Checks = append(r.Checks, o.engineCheck())
+	r.Checks = append(r.Checks, o.configChecks()...)
+	r.OK = len(r.Gates) > 0
+	for _, g := range r.Gates {
+		r.OK = r.OK && g.Active
+	}
+	for _, c := range r.Checks {
+		r.OK = r.OK && (c.OK || c.Advisory)
+	}
+	return r
+}
+
+// examine runs the checks of one agent in one scope, in order; a check
+// that cannot pass stops the ones that depend on it.
+func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
+	ag = Agent{Agent: a, Scope: scope, Settings: path}
+	add := func(c Check) { ag.Checks = append(ag.Checks, c) }
+	defer func() {
+		ag.Active = true
+		for _, c := range ag.Checks {
+			ag.Active = ag.Active && (c.OK || c.Advisory)
+		}
+	}()
+	install := o.installCmd(a, scope)
+
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		add(Check{Name: "settings", Message: path + " does not exist", Fix: install})
+		return ag
+	}
+	if err != nil {
+		add(Check{Name: "settings", Message: err.Error(), Fix: "chmod u+r " + shellQuote(path)})
+		return ag
+	}
+	root, err := parseSettings(a, data)
+	if err != nil {
+		add(Check{Name: "settings", Message: fmt.Sprintf("%s is %v, so %s ignores it", path, err, agentTitle(a)),
+			Fix: fmt.Sprintf("mv %s %s && %s   # or fix the file by hand", shellQuote(path), shellQuote(path+".broken"), install)})
+		return ag
+	}
+	what := "valid JSON"
+	if a == hook.Gemini {
+		what = "valid JSON (comments allowed)"
+	}
+	add(Check{Name: "settings", OK: true, Message: path + " is " + what})
+
+	entries, elsewhere, err := findEntries(a, root)
+	if err != nil {
+		add(Check{Name: "hook", Message: fmt.Sprintf("%s: %v", path, err), Fix: fmt.Sprintf("mv %s %s && %s", shellQuote(path), shellQuote(path+".broken"), install)})
+		return ag
+	}
+	st := shellTool[a]
+	if len(entries) == 0 {
+		msg := fmt.Sprintf("no shellgate hook for %s", st.event)
+		if st.tool != "" {
+			msg += fmt.Sprintf(" with a matcher for %s", st.tool)
+		}
+		if len(elsewhere) > 0 {
+			msg += "; shellgate is only under " + strings.Join(elsewhere, ", ")
+		}
+		add(Check{Name: "hook", Message: msg, Fix: install})
+		return ag
+	}
+	e := entries[0]
+	where := e.event
+	if st.tool != "" {
+		where = fmt.Sprintf("%s %q", e.event, e.matcher)
+	}
+	add(Check{Name: "hook", OK: true, Message: fmt.Sprintf("%s: %s", where, clip(e.command, 100))})
+
+	o.commandChecks(&ag, a, scope, e, install)
+	o.agentChecks(&ag, a, scope, root, e, install)
+	return ag
+}
+
+// commandChecks: the hook command names this agent, its program resolves
+// to an executable, and the files its flags name exist.
+func (o *Options) commandChecks(ag *Agent, a hook.Agent, scope string, e entry, install string) {
+	add := func(c Check) { ag.Checks = append(ag.Checks, c) }
+	vars := map[string]string{"CLAUDE_PROJECT_DIR": o.Dir, "GEMINI_PROJECT_DIR": o.Dir, "CURSOR_PROJECT_DIR": o.Dir}
+	if o.Home != "" {
+		vars["HOME"] = o.Home
+	}
+	argv, err := parseHookCommand(e.command, o.getenv, vars)
+	if err != nil {
+		add(Check{Name: "command", Message: err.Error(), Fix: install})
+		return
+	}
+	named, flags := hookArgs(argv)
+	if !agentOK(named, a) {
+		add(Check{Name: "agent", Message: fmt.Sprintf("the hook command answers as %q, not as %s: %s would misread its answers", named, a, agentTitle(a)), Fix: install})
+	} else {
+		add(Check{Name: "agent", OK: true, Message: "the hook command answers as " + string(a)})
+	}
+	prog, err := resolveProgram(argv[0], o.Dir, o.getenv)
+	switch {
+	case err == nil:
+		add(Check{Name: "command", OK: true, Message: prog + " is executable"})
+	case prog != "" && exists(prog):
+		add(Check{Name: "command", Message: err.Error() + ": the agent cannot run the hook", Fix: "chmod +x " + shellQuote(prog)})
+	default:
+		add(Check{Name: "command", Message: err.Error() + ": the agent cannot run the hook", Fix: install})
+	}
+	var missing []string
+	var hf hook.Flags
+	for _, fp := range flagPaths(flags) {
+		p := fp.path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(o.Dir, p)
+		}
+		if fp.config {
+			hf.Config = p
+		} else {
+			hf.Policy = append(hf.Policy, p)
+		}
+		if !exists(p) {
+			missing = append(missing, p)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		add(Check{Name: "flags", Message: fmt.Sprintf("the hook command names %s, which does not exist: every command is denied", strings.Join(missing, ", ")),
+			Fix: fmt.Sprintf("mkdir -p %s   # or: %s (without --policy/--config)", shellQuote(missing[0]), install)})
+	case (hf.Config != "" || len(hf.Policy) > 0) && o.CheckPolicy != nil:
+		if err := o.CheckPolicy(o.Dir, hf); err != nil {
+			add(Check{Name: "flags", Message: fmt.Sprintf("the policy the hook command names does not build: %v: every command is denied", err),
+				Fix: "shellgate policy lint " + strings.Join(quoteAll(hf.Policy), " ")})
+		} else {
+			add(Check{Name: "flags", OK: true, Message: "the config and policy the hook command names build"})
+		}
+	}
+}
+
+// agentChecks: the agent's fail-closed setting, its trust in the hook or
+// the folder, and hooks not switched off.
+func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, root map[string]any, e entry, install string) {
+	add := func(c Check) { ag.Checks = append(ag.Checks, c) }
+	switch a {
+	case hook.Claude:
+		of, _ := e.handler["onFailure"].(string)
+		async := e.handler["async"] == true || e.handler["asyncRewake"] == true
+		switch {
+		case async:
+			add(Check{Name: "fail-closed", Message: "the hook runs async: Claude Code does not wait for it, and its answer blocks nothing", Fix: install})
+		case of == hook.ClaudeOnFailure:
+			add(Check{Name: "fail-closed", OK: true, Message: `"onFailure": "block": a hook that cannot run blocks the command`})
+		default:
+			add(Check{Name: "fail-closed", Message: `no "onFailure": "block" on the hook: if it cannot run (binary moved, crash, time-out), Claude Code runs the command anyway`, Fix: install})
+		}
+		files := []string{ag.Settings}
+		if scope == ScopeProject {
+			files = append(files, filepath.Join(o.Dir, ".claude", "settings.local.json"))
+		} else {
+			files = append(files, filepath.Join(o.Dir, ".claude", "settings.json"), filepath.Join(o.Dir, ".claude", "settings.local.json"))
+		}
+		add(o.claudeEnabled(files))
+	case hook.Codex:
+		ch, err := o.codexHome()
+		if err != nil {
+			add(Check{Name: "trust", Message: "Codex's config cannot be found: " + err.Error(), Fix: "shellgate install codex --user"})
+			break
+		}
+		for _, c := range codexChecks(ch, ag.Settings, install) {
+			add(c)
+		}
+		add(timeoutCheck(e, "Codex", time.Second, 600*time.Second, install))
+	case hook.Gemini:
+		// Gemini CLI 0.61 blocks the command when a hook exits with a code
+		// other than 0 and 1 (a missing binary: 127; a crash); exit 1, a
+		// signal and a time-out let it run. shellgate-hook never exits 1.
+		add(Check{Name: "fail-closed", OK: true,
+			Message: "Gemini CLI blocks the command when the hook cannot start or fails (any exit code but 0 and 1); a time-out lets it run (see timeout)"})
+		add(timeoutCheck(e, "Gemini CLI", time.Millisecond, 60*time.Second, install))
+		// In a folder it does not trust, Gemini CLI runs no hook from its
+		// settings, the user's included.
+		add(o.geminiFolderTrust())
+		add(o.geminiEnabled(e))
+	case hook.Cursor:
+		add(Check{Name: "fail-closed", Advisory: true,
+			Message: "Cursor has no fail-closed setting for hooks: if the hook cannot run, Cursor decides (shellgate-hook itself always answers, with a deny at worst)"})
+	}
+}
+
+// minHookTimeout is the least hook timeout that lets shellgate-hook answer
+// (its whole budget is 25 s) before an agent that fails open kills it.
+const minHookTimeout = 30 * time.Second
+
+// timeoutCheck: an agent that kills a hook at its timeout lets the command
+// run, so the timeout must leave shellgate-hook its whole budget. unit is
+// what the "timeout" field counts; def is the agent's default.
+func timeoutCheck(e entry, agent string, unit, def time.Duration, install string) Check {
+	d := def
+	if v, ok := e.handler["timeout"]; ok {
+		n, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+		if err != nil || n <= 0 {
+			return Check{Name: "timeout", Message: fmt.Sprintf("the hook's timeout %v is not a positive number", v), Fix: install}
+		}
+		d = time.Duration(n * float64(unit))
+	}
+	if d < minHookTimeout {
+		return Check{Name: "timeout", Message: fmt.Sprintf("the hook's timeout is %s: %s runs the command when a hook times out, and shellgate-hook may take up to 25s", d, agent), Fix: install}
+	}
+	return Check{Name: "timeout", OK: true, Message: fmt.Sprintf("the hook's timeout is %s, above shellgate-hook's 25s budget", d)}
+}
+
+// claudeEnabled: no settings file Claude Code reads turns every hook off.
+func (o *Options) claudeEnabled(files []string) Check {
+	if o.Home != "" {
+		files = append(files, filepath.Join(o.Home, ".claude", "settings.json"))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		root, err := parseSettings(hook.Claude, data)
+		if err != nil {
+			continue
+		}
+		if root["disableAllHooks"] == true {
+			return Check{Name: "enabled", Message: f + ` sets "disableAllHooks": true: Claude Code runs no hook at all`,
+				Fix: `remove "disableAllHooks" from ` + f}
+		}
+	}
+	return Check{Name: "enabled", OK: true, Message: `no settings file sets "disableAllHooks"`}
+}
+
+// geminiEnabled: hooks are on (hooksConfig.enabled) and the shellgate hook
+// is not listed in hooksConfig.disabled, in the user's or the project's
+// settings.
+func (o *Options) geminiEnabled(e entry) Check {
+	name, _ := e.handler["name"].(string)
+	if name == "" {
+		name = e.command
+	}
+	files := []string{filepath.Join(o.Dir, ".gemini", "settings.json")}
+	if o.Home != "" {
+		files = append(files, filepath.Join(o.Home, ".gemini", "settings.json"))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		root, err := parseSettings(hook.Gemini, data)
+		if err != nil {
+			continue
+		}
+		hc, _ := root["hooksConfig"].(map[string]any)
+		if hc["enabled"] == false {
+			return Check{Name: "enabled", Message: f + ` sets "hooksConfig": {"enabled": false}: Gemini CLI runs no hook at all`,
+				Fix: `remove "enabled": false from "hooksConfig" in ` + f}
+		}
+		dis, _ := hc["disabled"].([]any)
+		for _, d := range dis {
+			if d == name {
+				return Check{Name: "enabled", Message: fmt.Sprintf("%s lists the hook %q in hooksConfig.disabled: Gemini CLI does not run it", f, name),
+					Fix: fmt.Sprintf("remove %q from \"hooksConfig\".\"disabled\" in %s", name, f)}
+			}
+		}
+	}
+	return Check{Name: "enabled", OK: true, Message: "hooks are enabled and shellgate's is not disabled"}
+}
+
+// engineCheck pings the engine. A missing or silent engine is advisory:
+// the hook answers through its one-shot path and starts one.
+func (o *Options) engineCheck() Check {
+	timeout := o.PingTimeout
+	if timeout <= 0 {
+		timeout = 500 * time.Millisecond
+	}
+	fix := fmt.Sprintf("shellgate serve --socket %s --log %s &", shellQuote(o.Socket), shellQuote(filepath.Join(filepath.Dir(o.Socket), "engine.log")))
+	resp, err := hook.Ping(o.Socket, o.Version, timeout)
+	switch {
+	case err == nil:
+		return Check{Name: "engine", OK: true, Message: fmt.Sprintf("the engine answers on %s (pid %d)", o.Socket, resp.Pid)}
+	case errors.Is(err, hook.ErrVersion):
+		return Check{Name: "engine", Advisory: true, Message: fmt.Sprintf("an engine of another version answered on %s; it steps down, and the next hook call starts this one", o.Socket), Fix: fix}
+	case errors.Is(err, os.ErrNotExist):
+		return Check{Name: "engine", Advisory: true, Message: fmt.Sprintf("no engine is running on %s: hook calls answer through the slower one-shot path and start one", o.Socket), Fix: fix}
+	}
+	return Check{Name: "engine", Advisory: true, Message: fmt.Sprintf("the engine on %s does not answer (%v): hook calls answer through the one-shot path, and a new engine takes over", o.Socket, err), Fix: fix}
+}
+
+// configChecks: the config in force for the directory, its policy
+// directories, and (with CheckPolicy) that the whole policy compiles.
+func (o *Options) configChecks() []Check {
+	var out []Check
+	cfgPath, src, err := policy.FindConfigSource(o.Dir)
+	if err != nil {
+		return append(out, Check{Name: "config", Message: "finding the config: " + err.Error(), Fix: "ls -ld " + shellQuote(o.Dir)})
+	}
+	cfg := policy.DefaultConfig()
+	if cfgPath == "" {
+		out = append(out, Check{Name: "config", OK: true, Message: "no .shellgate.yaml here or above, and no user config: the defaults apply"})
+	} else if cfg, err = policy.LoadConfigFrom(cfgPath, src); err != nil {
+		return append(out, Check{Name: "config", Message: fmt.Sprintf("%v: every command is denied until it is fixed", err), Fix: "edit " + cfgPath + ", then run: shellgate check true"})
+	} else {
+		out = append(out, Check{Name: "config", OK: true, Message: fmt.Sprintf("config in force: %s (%s)", cfgPath, src)})
+	}
+	var dirs, missing []string
+	for _, d := range cfg.PolicyDirs {
+		if !filepath.IsAbs(d) && cfgPath != "" {
+			d = filepath.Join(filepath.Dir(cfgPath), d)
+		}
+		dirs = append(dirs, d)
+		if !exists(d) {
+			missing = append(missing, d)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		out = append(out, Check{Name: "policy", Message: fmt.Sprintf("policy directory %s does not exist: every command is denied", strings.Join(missing, ", ")), Fix: "mkdir -p " + shellQuote(missing[0])})
+		return out
+	case o.CheckPolicy != nil:
+		if err := o.CheckPolicy(o.Dir, hook.Flags{}); err != nil {
+			fix := "shellgate check true"
+			if len(dirs) > 0 {
+				fix = "shellgate policy lint " + strings.Join(quoteAll(dirs), " ")
+			}
+			out = append(out, Check{Name: "policy", Message: fmt.Sprintf("the policy does not build: %v: every command is denied", err), Fix: fix})
+			return out
+		}
+	}
+	msg := "the embedded default policy"
+	if len(dirs) > 0 {
+		msg += ", with the modules in " + strings.Join(dirs, ", ")
+	}
+	if o.CheckPolicy != nil {
+		msg += " (it compiles)"
+	}
+	out = append(out, Check{Name: "policy", OK: true, Message: msg})
+	if c, ok := projectTrustCheck(cfg); ok {
+		out = append(out, c)
+	}
+	return out
+}
+
+func agentTitle(a hook.Agent) string {
+	switch a {
+	case hook.Claude:
+		return "Claude Code"
+	case hook.Codex:
+		return "Codex"
+	case hook.Gemini:
+		return "Gemini CLI"
+	case hook.Cursor:
+		return "Cursor"
+	}
+	return string(a)
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func sameDir(a, b string) bool {
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
+}
+
+// shellQuote quotes s for sh when it holds anything but plain characters.
+func shellQuote(s string) string {
+	special := func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r))
+	}
+	if s != "" && strings.IndexFunc(s, special) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = shellQuote(s)
+	}
+	return out
+}

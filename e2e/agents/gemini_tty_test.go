@@ -1,0 +1,129 @@
+package agents
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession is an agent running in a terminal that the test reads and
+// types into, through its own tmux server.
+type tmuxSession struct {
+	t    *testing.T
+	tmux string
+	sock string
+	env  []string
+}
+
+func (m *tmuxSession) command(args ...string) *exec.Cmd {
+	// No config file, and the sandbox's environment: nothing of the real
+	// HOME.
+	cmd := exec.Command(m.tmux, append([]string{"-f", "/dev/null", "-S", m.sock}, args...)...)
+	cmd.Env = m.env
+	return cmd
+}
+
+func (m *tmuxSession) run(args ...string) string {
+	m.t.Helper()
+	out, err := m.command(args...).CombinedOutput()
+	if err != nil {
+		m.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (m *tmuxSession) screen() string { return m.run("capture-pane", "-p", "-t", "agent") }
+
+// waitFor polls the screen until ok says so, or fails the test with the
+// screen after timeout.
+func (m *tmuxSession) waitFor(what string, timeout time.Duration, ok func(screen string) bool) string {
+	m.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		sc := m.screen()
+		if ok(sc) {
+			return sc
+		}
+		if time.Now().After(deadline) {
+			m.t.Fatalf("waited %v for %s; the screen:\n%s", timeout, what, sc)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestGeminiCLIAskInTerminal drives Gemini CLI's own terminal UI: an ask
+// from shellgate is Gemini CLI's confirmation, with shellgate's reasons in
+// it, even in --yolo mode; nothing runs until the person approves, and the
+// command runs once they do.
+func TestGeminiCLIAskInTerminal(t *testing.T) {
+	gemini := agentBin(t, "gemini", "@google/gemini-cli")
+	_, err := exec.LookPath("node")
+	requireTool(t, err == nil, "node (Gemini CLI runs on it) not found on PATH")
+	tmux, err := exec.LookPath("tmux")
+	requireTool(t, err == nil, "tmux (drives Gemini CLI's terminal) not found on PATH")
+
+	s := geminiSandbox(t)
+	s.install("gemini")
+	srv := newGeminiServer(t, "touch approved.marker")
+	env := append(append([]string{}, s.env...), geminiEnv(srv)...)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "NO_COLOR=") {
+			env[i] = "TERM=xterm-256color"
+		}
+	}
+	var script strings.Builder
+	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
+	for _, kv := range env {
+		script.WriteString(" " + shq(kv))
+	}
+	script.WriteString(" " + shq(gemini) + " --approval-mode yolo -m gemini-2.5-flash\n")
+	run := filepath.Join(s.home, "run-gemini.sh")
+	if err := os.WriteFile(run, []byte(script.String()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
+	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
+	t.Cleanup(func() { m.command("kill-server").Run() })
+	start := time.Now()
+
+	m.waitFor("Gemini CLI's prompt", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Type your message") })
+	m.run("send-keys", "-t", "agent", "-l", "Run the shell command the tool call gives.")
+	m.waitFor("the typed prompt", time.Minute, func(sc string) bool { return strings.Contains(sc, "Run the shell command the tool call gives.") })
+	m.run("send-keys", "-t", "agent", "C-m")
+	const reason = "shellgate: a person must approve this command"
+	sc := m.waitFor("Gemini CLI's confirmation", 2*time.Minute, func(sc string) bool {
+		if strings.Contains(sc, "Allow execution") {
+			return true
+		}
+		if strings.Contains(sc, "> Run the shell command") || strings.Contains(sc, "Type your message") {
+			return false
+		}
+		// The prompt is still in the input box: Enter again.
+		m.run("send-keys", "-t", "agent", "C-m")
+		return false
+	})
+	if !strings.Contains(sc, reason) {
+		t.Errorf("the confirmation does not show shellgate's reason:\n%s", sc)
+	}
+	if s.exists("approved.marker") {
+		t.Fatalf("the command ran before anyone approved it:\n%s", sc)
+	}
+	// The person approves ("Allow once", the first choice).
+	m.run("send-keys", "-t", "agent", "1")
+	deadline := time.Now().Add(2 * time.Minute)
+	for !s.exists("approved.marker") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the approved command did not run; the screen:\n%s", m.screen())
+		}
+		if strings.Contains(m.screen(), "Allow execution") {
+			m.run("send-keys", "-t", "agent", "C-m")
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("Gemini CLI in a terminal: prompt to approved run in %v", time.Since(start).Round(10e6))
+}
