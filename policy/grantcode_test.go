@@ -66,10 +66,7 @@ func codeCases(t *testing.T, cat *classify.Catalog) []codeCase {
 			for _, before := range p.Operands[:i] {
 				ws = append(ws, filler(t, before))
 			}
-			w := code1
-			if r.Role == "assign" {
-				w = "A=" + code1 // alias A=CODE, env A=1 CMD
-			}
+			w := codeWordFor(t, r, p.Operands[:i])
 			out = append(out, codeCase{from + " operand " + r.Role, append(ws, w)})
 		}
 		for _, s := range p.Subcommands {
@@ -80,6 +77,27 @@ func codeCases(t *testing.T, cat *classify.Catalog) []codeCase {
 		walk(p, []string{p.Name}, "")
 	}
 	return out
+}
+
+// codeWordFor is the word that holds CODE1 in the operand role r: it
+// matches r's pattern, and it is not taken by a repeating role before r
+// whose pattern it matches (binutils' files end where an @FILE begins).
+func codeWordFor(t *testing.T, r classify.Role, before []classify.Role) string {
+	cands := []string{code1, "@" + code1}
+	if r.Role == "assign" {
+		cands = []string{"A=" + code1} // alias A=CODE, env A=1 CMD
+	}
+	for _, w := range cands {
+		if r.Match != "" && !regexp.MustCompile(r.Match).MatchString(w) {
+			continue
+		}
+		if n := len(before); n > 0 && before[n-1].Repeat && before[n-1].Match != "" && regexp.MustCompile(before[n-1].Match).MatchString(w) {
+			continue
+		}
+		return w
+	}
+	t.Fatalf("no word can take the code role %s after %d other roles", r.Role, len(before))
+	return ""
 }
 
 // filler is a plain operand that takes the role r (matches its pattern).
