@@ -200,6 +200,13 @@ type options struct {
 	envSet     map[string]string
 	catalog    *classify.Catalog
 	resolved   *policy.Resolved
+	pipeline   *Pipeline
+}
+
+// WithPipeline decides with p, built beforehand (a policy bundle's), in
+// place of a pipeline from the config, policy and catalog options.
+func WithPipeline(p *Pipeline) Option {
+	return func(o *options) error { o.pipeline = p; return nil }
 }
 
 // WithCwd sets the default cwd that relative request cwds start from
@@ -374,12 +381,14 @@ func New(opts ...Option) (*Gate, error) {
 		}
 		o.limits.SpillDir = sd
 	}
-	pl, err := NewPipeline(PipelineOptions{
-		Config: o.cfg, Resolved: o.resolved, Catalog: o.catalog, PolicyDirs: o.policyDirs,
-		Modules: o.modules, Roots: o.roots, NoStation: o.noStation, NoDefaultPolicy: o.noDefault,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
+	pl := o.pipeline
+	if pl == nil {
+		if pl, err = NewPipeline(PipelineOptions{
+			Config: o.cfg, Resolved: o.resolved, Catalog: o.catalog, PolicyDirs: o.policyDirs,
+			Modules: o.modules, Roots: o.roots, NoStation: o.noStation, NoDefaultPolicy: o.noDefault,
+		}); err != nil {
+			return nil, fmt.Errorf("gate: %w", err)
+		}
 	}
 	if !o.noStation {
 		// Check the deny rows and roots once; requests skip it.

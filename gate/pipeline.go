@@ -29,7 +29,8 @@ type PipelineOptions struct {
 	// NoStation skips the read station.
 	NoStation bool
 	// NoDefaultPolicy leaves the embedded default policy out (see
-	// WithoutDefaultPolicy).
+	// WithoutDefaultPolicy): Modules (a policy bundle's, which carries its
+	// own copy) then define data.shellgate.decision.
 	NoDefaultPolicy bool
 }
 

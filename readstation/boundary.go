@@ -174,6 +174,20 @@ var DefaultDenyRows = []string{
 	"**/*.tfvars.json",
 	"**/.vault-token",
 	"**/.s3cfg",
+	// Cloud, database and build-tool credentials copied into a tree (a
+	// project's own AWS profile, a CI's Maven settings, Composer's auth.json).
+	"**/.aws/credentials",
+	"**/.boto",
+	"**/.my.cnf",
+	"**/.m2/settings.xml",
+	"**/.composer/auth.json",
+	"**/.databrickscfg",
+	"**/.pulumi/credentials.json",
+	"**/.terraform.d/credentials.tfrc.json",
+	"**/application_default_credentials.json",
+	"**/.azure/msal_token_cache.json",
+	"**/.azure/accessTokens.json",
+	"**/.huggingface/token",
 	// System secrets.
 	"/etc/shadow",
 	"/etc/shadow-",

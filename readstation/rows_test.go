@@ -71,12 +71,17 @@ func TestDefaultRows(t *testing.T) {
 		"/w/repo/.docker/config.json", "/w/repo/ci/.kube/config", "/w/repo/deploy/kubeconfig", "/w/repo/prod.kubeconfig",
 		"/w/repo/kubeconfig.yaml", "/w/repo/.terraformrc", "/w/repo/infra/prod.tfvars", "/w/repo/infra/x.tfvars.json",
 		"/w/repo/.cargo/credentials.toml",
+		"/w/repo/.aws/credentials", "/w/repo/ci/.boto", "/w/repo/db/.my.cnf", "/w/repo/.m2/settings.xml",
+		"/w/repo/.composer/auth.json", "/w/repo/.databrickscfg", "/w/repo/.pulumi/credentials.json",
+		"/w/repo/.terraform.d/credentials.tfrc.json", "/w/repo/gcp/application_default_credentials.json",
+		"/w/repo/.azure/msal_token_cache.json", "/w/repo/.huggingface/token",
 	}
 	allowed := []string{
 		"/h/.claude/settings.json", "/h/.claude/CLAUDE.md", "/h/.codex/config.toml", "/h/.gemini/settings.json",
 		"/h/.config/sops/config.yaml", "/w/repo/secrets.toml",
 		"/w/repo/.streamlit/config.toml", "/w/repo/README.md", "/w/repo/.envrc.d",
 		"/w/repo/.docker/daemon.json", "/w/repo/.kube/cache/x", "/w/repo/infra/main.tf", "/w/repo/.cargo/config.toml",
+		"/w/repo/.aws/config", "/w/repo/pom.xml", "/w/repo/composer.json", "/w/repo/.azure/config",
 	}
 	for _, p := range denied {
 		if _, ok := m.denied(p); !ok {

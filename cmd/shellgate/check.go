@@ -37,6 +37,7 @@ type decideFlags struct {
 	cwd       *string
 	noStation *bool
 	catalog   *string
+	opaConfig *string
 }
 
 func addDecideFlags(fs *flag.FlagSet) *decideFlags {
@@ -49,6 +50,7 @@ func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 	f.cwd = fs.String("cwd", "", "the `DIR` the command runs in (default: the current directory)")
 	f.noStation = fs.Bool("no-station", false, "skip the read station: reads are then not established")
 	f.catalog = fs.String("catalog", "", "extend the embedded command catalog with this YAML `FILE`")
+	f.opaConfig = fs.String("opa-config", os.Getenv(OPAConfigEnv), "OPA configuration `FILE` (services, bundles, decision_logs, status, keys, persistence_directory): decide with the policy bundle it names and log decisions as it says; a project config may then only tighten (default: $SHELLGATE_OPA_CONFIG)")
 	return f
 }
 
@@ -59,6 +61,16 @@ type decider struct {
 	cwd   string
 	mode  string
 	shell classify.Dialect
+	// fleet is set with --opa-config: its pipeline (the bundle's) replaces
+	// pl for every decision.
+	fleet *fleetState
+}
+
+// close uploads buffered decision logs and stops OPA's plugins.
+func (d *decider) close() {
+	if d.fleet != nil {
+		d.fleet.stop()
+	}
 }
 
 // setup loads the config and compiles the policy. A failure is a usage
@@ -85,6 +97,25 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 		return nil, fmt.Errorf("--cwd %s: not a directory", abs)
 	}
 	d.cwd = abs
+	if *f.opaConfig != "" {
+		if *f.config != "" || len(f.policies) > 0 || *f.catalog != "" {
+			return nil, errors.New("--opa-config: the policy bundle carries the policy, catalog and config; give no --config, --policy or --catalog")
+		}
+		if d.fleet, err = startFleet(*f.opaConfig, abs, absAll(f.roots), *f.noStation); err != nil {
+			return nil, err
+		}
+		d.mode = *f.mode
+		if d.mode != "" && !policy.ValidMode(d.mode) {
+			return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
+		}
+		if d.pl = d.fleet.current(); d.pl != nil {
+			return d, nil
+		}
+		if d.pl, err = f.fallback(); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
 	cfg, err := policy.LoadConfigFor(*f.config, abs)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -114,6 +145,12 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	}
 	warnGrants(warn, d.pl.Config(), base)
 	return d, nil
+}
+
+// fallback is the pipeline that classifies while no bundle is in force
+// (the decision is then a deny).
+func (f *decideFlags) fallback() (*gate.Pipeline, error) {
+	return gate.NewPipeline(gate.PipelineOptions{Config: policy.DefaultConfig(), NoStation: true})
 }
 
 // warnGrants warns about each grant of the config in effect that puts a
@@ -165,11 +202,21 @@ func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (poli
 	if shell == classify.DialectUnknown {
 		shell = d.shell
 	}
+	if d.fleet != nil {
+		// The project's tightening (a readonly mode, deny rows) applies
+		// to the input as well.
+		if pl, err := d.fleet.pipelineFor(cwd); err == nil && pl != nil {
+			return pl.InputShell(command, cwd, mode, shell)
+		}
+	}
 	return d.pl.InputShell(command, cwd, mode, shell)
 }
 
 // decide asks the policy about in.
 func (d *decider) decide(ctx context.Context, in policy.Input) (policy.Decision, error) {
+	if d.fleet != nil {
+		return d.fleet.decide(ctx, in)
+	}
 	dec, _, err := d.pl.Decide(ctx, in)
 	return dec, err
 }
@@ -229,6 +276,7 @@ func runCheck(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitUsage
 	}
+	defer d.close()
 	d.warnTrust(e.stderr, "check")
 	ctx := context.Background()
 	if *batch {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/shellgate/shellgate/rego/fleet"
 	"os"
 	"path/filepath"
 
@@ -17,7 +18,8 @@ func init() {
 }
 
 func runDoctor(e *env) int {
-	fs := newFlags(e, "doctor", "[--json] [--dir DIR] [--socket PATH]")
+	fs := newFlags(e, "doctor", "[--json] [--dir DIR] [--socket PATH] [--opa-config FILE]")
+	opaConfig := fs.String("opa-config", "", "also show the policy bundle in force and the last decision-log upload for this OPA configuration `FILE`")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	dir := fs.String("dir", "", "project directory (default: the current directory)")
 	socket := fs.String("socket", hook.DefaultSocketPath(), "the engine's unix socket `PATH`")
@@ -54,13 +56,31 @@ func runDoctor(e *env) int {
 		return err
 	}
 	r := doctor.Run(o)
+	var bundle *fleet.Status
+	if *opaConfig != "" {
+		st, err := fleetStatus(*opaConfig)
+		if err != nil {
+			fmt.Fprintln(e.stderr, "shellgate doctor:", err)
+			return exitUsage
+		}
+		bundle = &st
+		if st.Revision == "" {
+			r.OK = false // every command is denied until a bundle loads
+		}
+	}
 	if *jsonOut {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		err = enc.Encode(r)
+		err = enc.Encode(struct {
+			*doctor.Report
+			PolicyBundle *fleet.Status `json:"policy_bundle,omitempty"`
+		}{&r, bundle})
 	} else {
 		err = doctor.WriteText(e.stdout, r)
+		if err == nil && bundle != nil {
+			writeFleetStatus(e.stdout, *bundle)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate doctor:", err)

@@ -47,6 +47,7 @@ func runExplain(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate explain:", err)
 		return exitUsage
 	}
+	defer d.close()
 	d.warnTrust(e.stderr, "explain")
 	in, st, serr := d.input(joinCommand(ops), "", "", "")
 	if serr != nil {

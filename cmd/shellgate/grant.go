@@ -48,6 +48,7 @@ Flags:`)
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitUsage
 	}
+	defer d.close()
 	d.warnTrust(e.stderr, "grant")
 	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault, "")
 	if serr != nil {

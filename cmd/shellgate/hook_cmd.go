@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -54,7 +55,17 @@ func runHook(e *env) int {
 	case len(input) > hook.MaxPayload:
 		ans = hook.DenyError(agent, "", hook.ErrTooLarge)
 	default:
-		ans = hook.Handle(context.Background(), agent, input, flags, newGateCache(flags), explainExit)
+		var dec hook.Decider = newGateCache(flags)
+		if p := os.Getenv(OPAConfigEnv); p != "" {
+			f, err := startFleet(p, "", nil, false)
+			if err != nil {
+				ans = hook.DenyError(agent, "", fmt.Errorf("%s: %v", OPAConfigEnv, err))
+				break
+			}
+			defer f.stop()
+			dec = fleetHook{f: f, flags: flags}
+		}
+		ans = hook.Handle(context.Background(), agent, input, flags, dec, explainExit)
 	}
 	if _, err := e.stdout.Write(ans.Stdout); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate hook:", err)
@@ -90,6 +101,9 @@ func explainExit(command string, code int) string {
 // concurrent use.
 type gateCache struct {
 	flags hook.Flags
+	// fleet, when set (mcp --opa-config), builds every gate on the policy
+	// bundle in force.
+	fleet *fleetState
 	// afterBuild, when set (by tests), runs right after a gate is built.
 	afterBuild func()
 
@@ -114,6 +128,9 @@ const maxGates = 64
 // gateFor returns the gate for a command run in cwd, rebuilt first when
 // an input changed since it was built.
 func (c *gateCache) gateFor(cwd string) (*gate.Gate, error) {
+	if c.fleet != nil {
+		return c.fleet.gateFor(cwd)
+	}
 	cfgPath, src := c.flags.Config, policy.SourceExplicit
 	if cfgPath == "" {
 		var err error

@@ -41,7 +41,8 @@ type mcpOptions struct {
 }
 
 func runMCP(e *env) int {
-	fs := newFlags(e, "mcp", "[--approve-asks] [--cwd DIR] [--policy DIR]... [--config FILE]")
+	fs := newFlags(e, "mcp", "[--approve-asks] [--cwd DIR] [--policy DIR]... [--config FILE] [--opa-config FILE]")
+	opaConfig := fs.String("opa-config", os.Getenv(OPAConfigEnv), "OPA configuration `FILE` (default: $SHELLGATE_OPA_CONFIG): decide with the policy bundle it names (no --policy or --config then) and log decisions as it says")
 	approve := fs.Bool("approve-asks", false, "run commands the policy would ask about (the MCP client's confirmation of each call is the approval); without it they are refused with the reasons")
 	cwd := fs.String("cwd", "", "the `DIR` commands run in when a call gives none (default: the current directory)")
 	var policies repeated
@@ -55,7 +56,20 @@ func runMCP(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
-	o, err := newMCPOptions(*approve, *cwd, policies, *config)
+	var fl *fleetState
+	if *opaConfig != "" {
+		if *config != "" || len(policies) > 0 {
+			fmt.Fprintln(e.stderr, "shellgate mcp: --opa-config: the policy bundle carries the policy and config; give no --config or --policy")
+			return exitUsage
+		}
+		var err error
+		if fl, err = startFleet(*opaConfig, "", nil, false); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate mcp:", err)
+			return exitUsage
+		}
+		defer fl.stop()
+	}
+	o, err := newMCPOptionsFleet(*approve, *cwd, policies, *config, fl)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 		return exitUsage
@@ -81,6 +95,12 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 func newMCPOptions(approve bool, cwd string, policies []string, config string) (mcpOptions, error) {
+	return newMCPOptionsFleet(approve, cwd, policies, config, nil)
+}
+
+// newMCPOptionsFleet is newMCPOptions, deciding with the policy bundle of
+// fl when it is not nil.
+func newMCPOptionsFleet(approve bool, cwd string, policies []string, config string, fl *fleetState) (mcpOptions, error) {
 	o := mcpOptions{approveAsks: approve, jobs: newJobTable()}
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -104,6 +124,7 @@ func newMCPOptions(approve bool, cwd string, policies []string, config string) (
 		f.Config, _ = filepath.Abs(config)
 	}
 	o.gates = newGateCache(f)
+	o.gates.fleet = fl
 	// Compile the policy now, so that a broken one is a startup error.
 	g, err := o.gates.gateFor(abs)
 	if err != nil {
@@ -296,6 +317,7 @@ func (o mcpOptions) run(ctx context.Context, req gate.Request, ap gate.Approver)
 	}
 	req.Approver = ap
 	res := g.Run(ctx, req)
+	o.gates.fleet.logGate(ctx, res.Decision)
 	return textResult(res.Text(), !res.Ran()), res, nil
 }
 
@@ -541,6 +563,7 @@ func (o mcpOptions) check(ctx context.Context, in mcpCheckArgs) (*mcp.CallToolRe
 	if err != nil {
 		return nil, nil, err
 	}
+	o.gates.fleet.logGate(ctx, d)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", d.Action)
 	if len(d.Reasons) == 0 {

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("policy", "policy authoring: fmt (format Rego modules), lint (compile, check format, check config grants)", runPolicy)
+	register("policy", "policy authoring: fmt, lint (compile, check format, check config grants), bundle (an OPA bundle for a fleet), status (the bundle in force)", runPolicy)
 }
 
 func runPolicy(e *env) int {
@@ -25,6 +25,8 @@ func runPolicy(e *env) int {
 		}
 		fmt.Fprintln(w, `usage: shellgate policy fmt [-w] [-l] FILE|DIR...
        shellgate policy lint [--catalog FILE] DIR|CONFIG.yaml...
+       shellgate policy bundle -o FILE [--revision REV] [--sign-key KEY [--sign-alg ALG] [--key-id ID]] DIR...
+       shellgate policy status --opa-config FILE [--json]
 
 fmt prints each module formatted (opa fmt style); -w rewrites the files,
 -l lists the files whose formatting differs (exit 1 when any does).
@@ -34,7 +36,12 @@ would, and lists the files fmt would change; for each config file (.yaml,
 an argument that carries code or a command (python3 -c *, bash -c **,
 find . -exec **, xargs **, env **), which would allow any code at all.
 Exit 0 when clean, 1 when lint finds something, 64 on a usage or compile
-error.`)
+error.
+bundle writes an OPA bundle (.tar.gz) of the default policy, the modules under
+each DIR, the DIRs' shellgate.yaml and catalog.yaml (as data.shellgate_bundle)
+and the default decision-log mask; --sign-key signs it as opa build does.
+status loads the bundle an OPA config names and prints the revision in force,
+and the last decision-log upload the resident engine recorded.`)
 		if len(e.args) == 0 {
 			return exitUsage
 		}
@@ -46,8 +53,12 @@ error.`)
 		return policyFmt(e, args)
 	case "lint":
 		return policyLint(e, args)
+	case "bundle":
+		return policyBundle(e, args)
+	case "status":
+		return policyStatus(e, args)
 	}
-	fmt.Fprintf(e.stderr, "shellgate policy: unknown subcommand %q (want fmt or lint)\n", sub)
+	fmt.Fprintf(e.stderr, "shellgate policy: unknown subcommand %q (want fmt, lint, bundle or status)\n", sub)
 	return exitUsage
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,10 +101,13 @@ func runRun(e *env) int {
 		}
 		mode = m
 	}
-	g, err := newRunGate(df, *spill, *sandbox == policy.SandboxOff)
+	g, fl, err := newRunGate(df, *spill, *sandbox == policy.SandboxOff)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate run:", err)
 		return exitUsage
+	}
+	if fl != nil {
+		defer fl.stop()
 	}
 	warnGrants(e.stderr, g.Config(), nil)
 	command := joinCommand(ops)
@@ -120,6 +124,7 @@ func runRun(e *env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := g.Run(ctx, req)
+	fl.logGate(ctx, res.Decision)
 	if res.Code == gate.CodeNotApproved && req.Approver == nil && !*no {
 		res.Message += " (no terminal to ask on: pass --yes to approve)"
 	}
@@ -133,11 +138,13 @@ func runRun(e *env) int {
 	return runExit(res)
 }
 
-// newRunGate builds the gate from the flags check uses.
-func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, error) {
+// newRunGate builds the gate from the flags check uses; with
+// --opa-config, on the policy bundle in force (its agent is returned, to
+// log the decision and be stopped).
+func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fleetState, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("working directory: %w", err)
+		return nil, nil, fmt.Errorf("working directory: %w", err)
 	}
 	cfgDir := wd
 	if *df.cwd != "" {
@@ -151,20 +158,44 @@ func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, err
 			cfgDir = p
 		}
 	}
+	if *df.mode != "" && !policy.ValidMode(*df.mode) {
+		return nil, nil, fmt.Errorf("--mode %q: want default or readonly", *df.mode)
+	}
+	if *df.opaConfig != "" {
+		if *df.config != "" || len(df.policies) > 0 || *df.catalog != "" {
+			return nil, nil, errors.New("--opa-config: the policy bundle carries the policy, catalog and config; give no --config, --policy or --catalog")
+		}
+		f, err := startFleet(*df.opaConfig, cfgDir, absAll(df.roots), *df.noStation)
+		if err != nil {
+			return nil, nil, err
+		}
+		pl, err := f.pipelineFor(cfgDir)
+		if err == nil && pl == nil {
+			pl, err = unavailablePipeline(f.agent.Unavailable())
+		}
+		if err != nil {
+			f.stop()
+			return nil, nil, err
+		}
+		g, err := gate.New(gate.WithCwd(wd), gate.WithPipeline(pl), gate.WithRunner(&gate.BashRunner{Subreaper: true}),
+			gate.WithLimits(gate.Limits{SpillDir: spill}))
+		if err != nil {
+			f.stop()
+			return nil, nil, err
+		}
+		return g, f, nil
+	}
 	cfg, err := policy.LoadConfigFor(*df.config, cfgDir)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, nil, fmt.Errorf("config: %w", err)
 	}
 	if sandboxOff {
 		c := *cfg
 		c.Sandbox = policy.SandboxOff
 		cfg = &c
 	}
-	if *df.mode != "" && !policy.ValidMode(*df.mode) {
-		return nil, fmt.Errorf("--mode %q: want default or readonly", *df.mode)
-	}
 	if _, err := classify.ParseDialect(*df.shell); err != nil {
-		return nil, fmt.Errorf("--shell: %v", err)
+		return nil, nil, fmt.Errorf("--shell: %v", err)
 	}
 	opts := []gate.Option{
 		gate.WithCwd(wd),
@@ -184,11 +215,12 @@ func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, err
 	if *df.catalog != "" {
 		cat, err := loadCatalog(*df.catalog)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		opts = append(opts, gate.WithCatalog(cat))
 	}
-	return gate.New(opts...)
+	g, err := gate.New(opts...)
+	return g, nil, err
 }
 
 // promptApprover shows the decision on w and reads y/N from r.

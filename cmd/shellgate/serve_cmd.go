@@ -27,7 +27,8 @@ func init() {
 const takeoverProbe = 500 * time.Millisecond
 
 func runServe(e *env) int {
-	fs := newFlags(e, "serve", "[--socket PATH] [--idle DURATION] [--poll DURATION] [--log FILE]")
+	fs := newFlags(e, "serve", "[--socket PATH] [--idle DURATION] [--poll DURATION] [--log FILE] [--opa-config FILE]")
+	opaConfig := fs.String("opa-config", os.Getenv(OPAConfigEnv), "OPA configuration `FILE` (default: $SHELLGATE_OPA_CONFIG): decide every hook call with the policy bundle it names (a hook's --config and --policy are then refused) and log decisions as it says")
 	socket := fs.String("socket", hook.DefaultSocketPath(), "unix socket `PATH` (its directory is made user-only)")
 	idle := fs.Duration("idle", 30*time.Minute, "exit after this long without a request (0: never)")
 	poll := fs.Duration("poll", time.Second, "how often this binary is checked for a replacement (config, policy and trust are checked on every decision)")
@@ -91,6 +92,17 @@ func runServe(e *env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	eng := newEngine()
+	if *opaConfig != "" {
+		f, err := startFleet(*opaConfig, "", nil, false)
+		if err != nil {
+			logger.Printf("%v", err)
+			fmt.Fprintln(e.stderr, "shellgate serve:", err)
+			return exitUsage
+		}
+		defer f.stop()
+		eng.fleet = f
+		logger.Printf("policy bundle in force: %s", f.revision())
+	}
 	// Exit when this binary is replaced: the next hook call starts the new
 	// one.
 	self := hook.Executable()
@@ -131,12 +143,17 @@ func runServe(e *env) int {
 type engine struct {
 	mu     sync.Mutex
 	caches map[string]*gateCache
+	// fleet, with --opa-config, decides every call.
+	fleet *fleetState
 }
 
 // newEngine returns an engine with no gates yet.
 func newEngine() *engine { return &engine{caches: map[string]*gateCache{}} }
 
 func (en *engine) handle(ctx context.Context, req hook.Request) hook.Answer {
+	if en.fleet != nil {
+		return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, fleetHook{en.fleet, req.Flags}, explainExit)
+	}
 	key := strings.Join(req.Flags.Policy, "\x00") + "\x01" + req.Flags.Config
 	en.mu.Lock()
 	c, ok := en.caches[key]

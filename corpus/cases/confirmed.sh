@@ -84,6 +84,12 @@ head .terraformrc # want deny read-denied
 cat infra/prod.tfvars # want deny read-denied
 git show HEAD:.npmrc # want deny read-denied
 git show HEAD:infra/prod.tfvars # want deny read-denied
+cat .aws/credentials # want deny read-denied
+grep -r key ci/.boto # want deny read-denied
+cat .m2/settings.xml # want deny read-denied
+cat .composer/auth.json # want deny read-denied
+cat gcp/application_default_credentials.json # want deny read-denied
+cat .aws/config # want allow
 
 # Name lookups: netstat and lsof resolve every address unless -n; hostname -f
 # and friends, ss -r and a host in an ss filter go to DNS.

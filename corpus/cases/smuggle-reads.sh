@@ -53,12 +53,12 @@ exec 3< ~/.ssh/id_rsa # want deny
 # Reads inside a program's script: sed's r and R commands, awk's getline.
 sed 'r /etc/shadow' notes.txt # want deny
 sed '1r /home/demo/.ssh/id_rsa' notes.txt # want deny
-# Re-judged deny -> ask: the corpus's $HOME is its fixture home, so
-# /home/demo is some other directory outside the roots; the default deny
-# rows cover ~/.aws, not every user's. The R read is found and judged
-# (outside-roots: asked, readonly denied); the same read of a denied path
-# is the case below it.
-sed '1R /home/demo/.aws/credentials' notes.txt # want ask read-outside-roots
+# The corpus's $HOME is its fixture home, so /home/demo is some other
+# directory outside the roots; an AWS credentials file is a deny row
+# wherever it is (**/.aws/credentials), so the R read is denied, and a
+# plain file there is outside the roots (asked, readonly denied).
+sed '1R /home/demo/.aws/credentials' notes.txt # want deny read-denied
+sed '1R /home/demo/notes.txt' notes.txt # want ask read-outside-roots
 sed '1R /etc/shadow' notes.txt # want deny read-denied
 sed "1r $HOME/.ssh/id_rsa" notes.txt # want deny
 awk 'BEGIN { while ((getline l < "/home/demo/.ssh/id_rsa") > 0) print l }' # want deny
