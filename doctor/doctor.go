@@ -131,21 +131,7 @@ func (o *Options) settingsPath(agent hook.Agent, scope string) string {
 // codexHome is the user's Codex directory as Codex finds it: $CODEX_HOME
 // with symlinks resolved (it must exist), else ~/.codex.
 func (o *Options) codexHome() (string, error) {
-	if v := o.getenv("CODEX_HOME"); v != "" {
-		abs, err := filepath.Abs(v)
-		if err != nil {
-			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
-		}
-		p, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
-		}
-		return p, nil
-	}
-	if o.Home == "" {
-		return "", errors.New("no home directory for ~/.codex")
-	}
-	return filepath.Join(o.Home, ".codex"), nil
+	return hook.CodexHomeFrom(o.getenv("CODEX_HOME"), o.Home)
 }
 
 // Run examines every agent in both scopes and the directory. It reads

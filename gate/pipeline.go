@@ -142,14 +142,14 @@ func (p *Pipeline) Engine() *rego.Engine { return p.engine }
 // boundary that cannot be built leaves the station out (the policy then
 // sees reads that are not established); the error says why.
 func (p *Pipeline) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, classify.DialectUnknown)
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, classify.DialectUnknown, p.boundary)
 }
 
 // InputShell is Input for a command that shell runs; DialectUnknown takes
 // the config's shell, and with none there the command is read as both
 // bash and zsh.
 func (p *Pipeline) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell)
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, p.boundary)
 }
 
 // Shell is the dialect a request for shell s is judged in: s, else the
@@ -161,7 +161,55 @@ func (p *Pipeline) Shell(s classify.Dialect) classify.Dialect {
 	return s
 }
 
-func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
+// Batch is a Pipeline deciding one batch of commands (shellgate check
+// --batch): it builds the read boundary of each cwd once (the stat of the
+// cwd, the home directory, the walk up to the .git entry) and reuses it for
+// the rest of the batch, which a long-lived engine must not do, since the
+// file system may change between its requests. It is safe for concurrent
+// use.
+type Batch struct {
+	p      *Pipeline
+	mu     sync.Mutex
+	bounds map[string]batchBoundary
+}
+
+type batchBoundary struct {
+	b   readstation.Boundary
+	err error
+}
+
+// Batch starts a batch of decisions.
+func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]batchBoundary{}} }
+
+// Input is Pipeline.Input with the boundary of cwd built once per batch.
+func (b *Batch) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, classify.DialectUnknown, b.boundary)
+}
+
+// InputShell is Input for a command that shell runs (see
+// Pipeline.InputShell).
+func (b *Batch) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
+	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, shell, b.boundary)
+}
+
+func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
+	b.mu.Lock()
+	e, ok := b.bounds[cwd]
+	b.mu.Unlock()
+	if ok {
+		return e.b, e.err
+	}
+	e.b, e.err = b.p.boundary(cfg, cwd)
+	b.mu.Lock()
+	if len(b.bounds) >= maxValid {
+		clear(b.bounds)
+	}
+	b.bounds[cwd] = e
+	b.mu.Unlock()
+	return e.b, e.err
+}
+
+func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, shell classify.Dialect, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
 	if mode == "" {
 		mode = p.cfg.Mode
 	}
@@ -176,7 +224,7 @@ func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cw
 	if p.noStation {
 		return in, nil, nil
 	}
-	b, err := p.boundary(cfg, cwd)
+	b, err := boundary(cfg, cwd)
 	if err != nil {
 		return in, nil, fmt.Errorf("read station: %w (reads are not established)", err)
 	}
@@ -235,7 +283,7 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	if p.full != nil {
 		// The request's own shell; the whole config's applies when it
 		// named none (in.Shell is then the trusted part's, "").
-		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell))
+		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell), p.boundary)
 		if in.Station == nil {
 			whole.Station = nil
 		}

@@ -100,7 +100,13 @@ type CodexHookState struct {
 // $CODEX_HOME with symlinks resolved (Codex requires it to exist), else
 // home/.codex.
 func CodexHome(home string) (string, error) {
-	if v := os.Getenv("CODEX_HOME"); v != "" {
+	return CodexHomeFrom(os.Getenv("CODEX_HOME"), home)
+}
+
+// CodexHomeFrom is CodexHome with the value of $CODEX_HOME given (""
+// when it is not set).
+func CodexHomeFrom(codexHomeEnv, home string) (string, error) {
+	if v := codexHomeEnv; v != "" {
 		abs, err := filepath.Abs(v)
 		if err != nil {
 			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // ProtocolVersion is the version of the client/engine protocol. A client and
@@ -93,7 +95,7 @@ func checkDir(dir string) error {
 	if fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("socket directory %s has mode %04o; want 0700", dir, fi.Mode().Perm())
 	}
-	return checkOwner(dir, fi)
+	return trust.CheckOwner(dir, fi)
 }
 
 // DefaultAnswerTimeout bounds the wait for an engine's answer when the

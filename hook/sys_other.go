@@ -7,8 +7,6 @@ import (
 	"os"
 )
 
-func checkOwner(string, os.FileInfo) error { return nil }
-
 func lockFile(string) (*os.File, error) {
 	return nil, errors.New("the resident engine needs a unix system")
 }

@@ -4,22 +4,10 @@ package hook
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 )
-
-func checkOwner(path string, fi os.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-	if int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s is owned by uid %d, not by this user (%d)", path, st.Uid, os.Getuid())
-	}
-	return nil
-}
 
 // lockFile takes an exclusive lock on path and returns the locked file, or
 // fails with ErrRunning.

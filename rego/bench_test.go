@@ -304,3 +304,59 @@ func BenchmarkDecideAgentStream(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecideVsFloor measures, in one run and interleaved command by
+// command (so that a shared machine's noise hits both alike), the whole
+// in-process decision (classify + station + the default policy, memo off)
+// against the floor the benchmarks name: classify + station + building the
+// input + the trivial policy's Eval on an empty input. It reports both p50
+// latencies and their ratio, x-floor-p50 (the target is at most 2).
+func BenchmarkDecideVsFloor(b *testing.B) {
+	ctx := context.Background()
+	f := newFixture(b, nil, WithMemo(0))
+	floor := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"}))
+	boundary, err := f.cfg.Boundary(f.ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	empty := ast.NewObject()
+	input := func(c string) policy.Input {
+		in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+		in.Station = readstation.Judge(in.Report, boundary)
+		return in
+	}
+	b.ReportAllocs()
+	var whole, low []time.Duration
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		c := benchCommands[n%len(benchCommands)]
+		t0 := time.Now()
+		in := input(c)
+		facts, err := prepare(&in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := inputValue(&in, facts); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := floor.engine.pq.Eval(ctx, opa.EvalParsedInput(empty), opa.EvalMetrics(noMetrics)); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := f.engine.Decide(ctx, input(c)); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		low = append(low, t1.Sub(t0))
+		whole = append(whole, t2.Sub(t1))
+	}
+	b.StopTimer()
+	p50 := func(l []time.Duration) float64 {
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		return float64(l[len(l)/2].Nanoseconds())
+	}
+	w, fl := p50(whole), p50(low)
+	b.ReportMetric(w, "p50-ns")
+	b.ReportMetric(fl, "floor-p50-ns")
+	b.ReportMetric(w/fl, "x-floor-p50")
+}

@@ -323,18 +323,17 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 		return policy.ErrorDecision("%v", err), f, nil
 	}
 	in.Mode = f.Mode
-	var key memoKey
-	memoize := false
-	if e.memo != nil && extra == nil {
-		if key, memoize = keyFor(in, f); memoize {
-			if d, ok := e.memo.get(key); ok {
-				return d, f, nil
-			}
-		}
-	}
 	v, err := inputValue(in, f)
 	if err != nil {
 		return policy.ErrorDecision("building the policy input: %v", err), f, nil
+	}
+	var key memoKey
+	memoize := e.memo != nil && extra == nil
+	if memoize {
+		key = keyOf(in, f.Mode, v)
+		if d, ok := e.memo.get(key); ok {
+			return d, f, nil
+		}
 	}
 	rs, err := e.pq.Eval(ctx, append([]opa.EvalOption{opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics)}, extra...)...)
 	if err != nil {

@@ -4,15 +4,24 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 
-	"github.com/shellgate/shellgate/classify"
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/shellgate/shellgate/policy"
-	"github.com/shellgate/shellgate/readstation"
 )
 
-// memoKey identifies a policy input without building it: the command, the
-// mode, the cwd and the config exactly, and a 64-bit hash of every field
-// of the report, the station and the facts. Configs are compared by
-// identity: a Config must not change once it is passed to Decide.
+// The policy input is described once: inputValue builds it from the report,
+// the station, the config and the facts, in the shape of their JSON
+// encoding (TestInputValueCoversEveryField changes every field of those
+// types in turn and holds the value to the JSON), and the memo key is a
+// hash of that very value. A field the policy can see is therefore in the
+// key by construction, and two inputs share a memoized decision only when
+// the policy would see the same document.
+
+// memoKey identifies a policy input: the command, the mode, the cwd and the
+// config exactly, and a 64-bit seeded hash of the rest of the input value
+// (the report, the station and the facts). Configs are compared by
+// identity: a Config must not change once it is passed to Decide (its
+// value is cached by identity too, see configTerm).
 type memoKey struct {
 	command, mode, cwd string
 	cfg                *policy.Config
@@ -21,12 +30,26 @@ type memoKey struct {
 
 var memoSeed = maphash.MakeSeed()
 
-// hasher writes fields with their lengths, so that no two different
-// sequences of fields write the same bytes.
+// hasher writes values with a tag for their type and a length for every
+// string, array and object, so that no two different values write the same
+// bytes.
 type hasher struct {
 	h   maphash.Hash
 	buf [8]byte
 }
+
+// Type tags of the values hashed.
+const (
+	tagNull byte = iota
+	tagFalse
+	tagTrue
+	tagNumber
+	tagString
+	tagArray
+	tagObject
+	tagSet
+	tagOther
+)
 
 func (h *hasher) int(n int) {
 	binary.LittleEndian.PutUint64(h.buf[:], uint64(n))
@@ -38,240 +61,75 @@ func (h *hasher) str(s string) {
 	h.h.WriteString(s)
 }
 
-func (h *hasher) boolean(b bool) {
-	if b {
-		h.h.WriteByte(1)
-	} else {
-		h.h.WriteByte(0)
-	}
-}
-
-func (h *hasher) strs(list []string) {
-	h.int(len(list))
-	for _, s := range list {
-		h.str(s)
-	}
-}
-
-func (h *hasher) span(s classify.Span) { h.int(s.Start); h.int(s.End) }
-
-func (h *hasher) arg(a classify.Arg) {
-	h.str(a.Value)
-	h.str(a.Dynamic)
-	h.str(a.Pattern)
-	h.boolean(a.Dots)
-	h.boolean(a.Globstar)
-	h.span(a.Span)
-}
-
-func (h *hasher) cwd(c classify.Cwd) {
-	h.str(c.Path)
-	h.boolean(c.Known)
-	h.int(len(c.After))
-	for _, n := range c.After {
+// value hashes v. Object members are visited in key order, so equal
+// values hash the same however they were built.
+func (h *hasher) value(v ast.Value) {
+	switch x := v.(type) {
+	case ast.Null:
+		h.h.WriteByte(tagNull)
+	case ast.Boolean:
+		if x {
+			h.h.WriteByte(tagTrue)
+		} else {
+			h.h.WriteByte(tagFalse)
+		}
+	case ast.Number:
+		h.h.WriteByte(tagNumber)
+		h.str(string(x))
+	case ast.String:
+		h.h.WriteByte(tagString)
+		h.str(string(x))
+	case *ast.Array:
+		h.h.WriteByte(tagArray)
+		n := x.Len()
 		h.int(n)
+		for i := 0; i < n; i++ {
+			h.value(x.Elem(i).Value)
+		}
+	case ast.Object:
+		h.h.WriteByte(tagObject)
+		h.int(x.Len())
+		x.Foreach(func(k, t *ast.Term) {
+			h.value(k.Value)
+			h.value(t.Value)
+		})
+	case ast.Set:
+		h.h.WriteByte(tagSet)
+		h.int(x.Len())
+		x.Foreach(func(t *ast.Term) { h.value(t.Value) })
+	default:
+		// The input holds only JSON values; anything else is hashed by
+		// its text, which is still exact.
+		h.h.WriteByte(tagOther)
+		h.str(v.String())
 	}
 }
 
-func (h *hasher) pathRefs(ps []classify.PathRef) {
-	h.int(len(ps))
-	for _, p := range ps {
-		h.str(p.Path)
-		h.str(p.Kind)
-		h.str(p.Dynamic)
-		h.boolean(p.Recursive)
-		h.str(p.Source)
-		h.int(p.Segment)
-		h.cwd(p.Cwd)
-		h.boolean(p.Home)
-		h.int(p.Producer)
-		h.span(p.Span)
-		h.boolean(p.Split)
-		h.boolean(p.OptionLike)
-		h.boolean(p.Repo)
-		h.boolean(p.IfExists)
-		h.str(p.PathGlob)
-		h.boolean(p.Tracked)
-		h.boolean(p.Dots)
-		h.boolean(p.Globstar)
-	}
-}
-
-func (h *hasher) report(r *classify.Report) {
-	h.str(r.Command)
-	h.boolean(r.Parse.OK)
-	h.str(r.Parse.Error)
-	h.boolean(r.Parse.Span != nil)
-	if r.Parse.Span != nil {
-		h.span(*r.Parse.Span)
-	}
-	h.int(len(r.Segments))
-	for i := range r.Segments {
-		s := &r.Segments[i]
-		h.int(s.Index)
-		h.str(s.Program)
-		h.str(s.Name)
-		h.boolean(s.PathPrefixed)
-		h.boolean(s.DynamicProgram)
-		h.boolean(s.Known)
-		h.str(s.Subcommand)
-		h.int(len(s.Args))
-		for _, a := range s.Args {
-			h.arg(a)
-		}
-		h.int(len(s.Assigns))
-		for _, a := range s.Assigns {
-			h.str(a.Name)
-			h.arg(a.Value)
-			h.span(a.Span)
-		}
-		h.int(len(s.Options))
-		for _, o := range s.Options {
-			h.str(o.Name)
-			h.str(o.Written)
-			h.boolean(o.Value != nil)
-			if o.Value != nil {
-				h.arg(*o.Value)
-			}
-			h.boolean(o.Known)
-			h.strs(o.Effects)
-			h.span(o.Span)
-		}
-		h.int(len(s.Operands))
-		for _, o := range s.Operands {
-			h.arg(o.Arg)
-			h.str(o.Role)
-		}
-		h.strs(s.Wrappers)
-		h.int(s.Parent)
-		c := s.Context
-		h.int(c.Pipeline)
-		h.int(c.PipelineLen)
-		for _, b := range []bool{c.Substitution, c.Loop, c.Background, c.Negated, c.Subshell, c.Function, c.Condition, c.StdinFed} {
-			h.boolean(b)
-		}
-		h.int(c.Depth)
-		h.cwd(s.Cwd)
-		h.strs(s.Categories)
-		h.boolean(s.ReadOnly)
-		h.boolean(s.RunsGit)
-		h.int(len(s.RepoCode))
-		for _, rc := range s.RepoCode {
-			h.str(rc.File)
-			h.str(rc.Match)
-			h.str(rc.Key)
-		}
-		h.int(len(s.Code))
-		for _, c := range s.Code {
-			h.str(c.Carries)
-			h.str(c.Via)
-			h.span(c.Span)
-		}
-		h.span(s.Span)
-	}
-	h.int(len(r.Redirects))
-	for _, rd := range r.Redirects {
-		h.str(rd.Op)
-		h.str(rd.Fd)
-		h.arg(rd.Target)
-		h.str(rd.Mode)
-		h.boolean(rd.Harmless)
-		h.int(rd.Segment)
-		h.span(rd.Span)
-	}
-	h.pathRefs(r.Reads)
-	h.pathRefs(r.Writes)
-	h.int(len(r.Cd))
-	for _, c := range r.Cd {
-		h.int(c.Index)
-		h.str(c.Program)
-		h.arg(c.Target)
-		h.cwd(c.From)
-		h.cwd(c.To)
-		h.int(c.Segment)
-		h.span(c.Span)
-		h.boolean(c.Scoped)
-	}
-	h.boolean(r.Reversible)
-	h.int(len(r.Findings))
-	for _, f := range r.Findings {
-		h.str(f.Code)
-		h.str(f.Message)
-		h.span(f.Span)
-		h.int(f.Segment)
-		h.str(f.Dialect)
-	}
-	h.str(r.Dialect)
-}
-
-func (h *hasher) station(st *readstation.Station) {
-	h.boolean(st != nil)
-	if st == nil {
-		return
-	}
-	h.int(len(st.Reads))
-	for _, r := range st.Reads {
-		h.str(r.Path)
-		h.str(r.Kind)
-		h.str(r.Source)
-		h.str(r.Resolved)
-		h.str(r.Real)
-		h.str(r.Verdict)
-		h.str(r.Row)
-		h.str(r.Message)
-		h.span(r.Span)
-		h.int(r.Segment)
-		h.boolean(r.Recursive)
-		h.boolean(r.InTree)
-		h.strs(r.Matches)
-	}
-	h.int(len(st.RepoHelpers))
-	for _, rh := range st.RepoHelpers {
-		h.str(rh.Key)
-		h.str(rh.File)
-		h.str(rh.Value)
-		h.int(rh.Segment)
-		h.span(rh.Span)
-	}
-	h.boolean(st.Established)
-}
-
-// facts hashes what the facts add to the report, station and config: the
-// home, the roots, the grants and the writes (the index derives from the
-// rest).
-func (h *hasher) facts(f *policy.Facts) {
-	h.str(f.Home)
-	h.strs(f.Roots)
-	h.int(len(f.Segments))
-	for _, s := range f.Segments {
-		h.str(s.Grant)
-		h.str(s.GrantRefused)
-	}
-	h.int(len(f.Writes))
-	for _, w := range f.Writes {
-		h.str(w.Path)
-		h.str(w.Real)
-		for _, b := range []bool{w.Established, w.Glob, w.OutsideRoots, w.Critical, w.Device, w.ShellgateConfig} {
-			h.boolean(b)
-		}
-	}
-}
-
-// keyFor returns the memo key of an input, and false when the input has a
-// station of a type this package cannot hash.
-func keyFor(in *policy.Input, f *policy.Facts) (memoKey, bool) {
-	var st *readstation.Station
-	if in.Station != nil {
-		var ok bool
-		if st, ok = in.Station.(*readstation.Station); !ok {
-			return memoKey{}, false
-		}
-	}
+// keyOf returns the memo key of the input document v built for in: the
+// command, mode, cwd and config by value or identity, and every other
+// member of v hashed.
+func keyOf(in *policy.Input, mode string, v ast.Object) memoKey {
 	var h hasher
 	h.h.SetSeed(memoSeed)
-	h.str(in.Shell)
-	h.report(in.Report)
-	h.station(st)
-	h.facts(f)
-	return memoKey{command: in.Command, mode: f.Mode, cwd: in.Cwd, cfg: in.Config, sum: h.h.Sum64()}, true
+	h.int(v.Len())
+	v.Foreach(func(k, t *ast.Term) {
+		switch k.Value {
+		case kCommand.Value, kMode.Value, kCwd.Value, kConfig.Value:
+			// In the key exactly, below.
+			h.value(k.Value)
+			return
+		}
+		h.value(k.Value)
+		h.value(t.Value)
+	})
+	return memoKey{command: in.Command, mode: mode, cwd: in.Cwd, cfg: in.Config, sum: h.h.Sum64()}
+}
+
+// keyFor returns the memo key of an input (with its facts).
+func keyFor(in *policy.Input, f *policy.Facts) (memoKey, error) {
+	v, err := inputValue(in, f)
+	if err != nil {
+		return memoKey{}, err
+	}
+	return keyOf(in, f.Mode, v), nil
 }

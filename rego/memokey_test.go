@@ -1,47 +1,99 @@
 package rego
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
-	"github.com/shellgate/shellgate/classify"
+	"github.com/google/go-cmp/cmp"
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 )
+
+// richInput is an input whose report, station and facts have most of
+// their fields set, for the tests that change each field in turn.
+func richInput(t *testing.T) (policy.Input, *policy.Facts) {
+	f := newFixture(t, &policy.Config{Grants: []string{"make lint"}})
+	cmd := "cd src && FOO=1 timeout 5 grep -rn --color=auto -e x *.go ~/y | head -3 > out 2>&1; make lint; git -C .. log -1 &"
+	in := f.input(t, cmd, policy.ModeDefault)
+	return in, policy.ComputeFacts(&in)
+}
+
+// mutateInput changes every leaf of in's report and station and of facts,
+// one at a time (growing empty slices and setting nil pointers so that
+// their fields are reached too), and calls check after each change. It is
+// structural: a field added to any of those types is changed too.
+func mutateInput(t *testing.T, in *policy.Input, facts *policy.Facts, check func(what string)) int {
+	n := 0
+	count := func(what string) { n++; check(what) }
+	mutateAll(t, reflect.ValueOf(in.Report).Elem(), "report", count)
+	mutateAll(t, reflect.ValueOf(in.Station.(*readstation.Station)).Elem(), "station", count)
+	mutateAll(t, reflect.ValueOf(facts).Elem(), "facts", count)
+	if n < 150 {
+		t.Errorf("only %d fields changed: the sample input is too poor", n)
+	}
+	return n
+}
 
 // TestMemoKeyCoversEveryField changes every field of a rich report, station
 // and facts, one at a time, and requires the memo key to change: a field
 // the key missed would let two different inputs share a decision.
 func TestMemoKeyCoversEveryField(t *testing.T) {
-	f := newFixture(t, &policy.Config{Grants: []string{"make lint"}})
-	cmd := "cd src && FOO=1 timeout 5 grep -rn --color=auto -e x *.go ~/y | head -3 > out 2>&1; make lint; git -C .. log -1 &"
-	in := f.input(t, cmd, policy.ModeDefault)
-	facts := policy.ComputeFacts(&in)
-	base, ok := keyFor(&in, facts)
-	if !ok {
-		t.Fatal("no key")
+	in, facts := richInput(t)
+	base, err := keyFor(&in, facts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	n := 0
-	check := func(what string) {
-		k, _ := keyFor(&in, facts)
+	mutateInput(t, &in, facts, func(what string) {
+		k, err := keyFor(&in, facts)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
 		if k == base {
 			t.Errorf("changing %s does not change the memo key", what)
 		}
-		n++
-	}
-	mutateAll(t, reflect.ValueOf(in.Report).Elem(), "report", check)
-	mutateAll(t, reflect.ValueOf(in.Station.(*readstation.Station)).Elem(), "station", check)
-	mutateAll(t, reflect.ValueOf(facts).Elem(), "facts", func(what string) {
-		if what == "facts.Mode" || strings.HasPrefix(what, "facts.Index") || strings.HasPrefix(what, "facts.Has") {
-			return // in the key as the mode; derived from the rest (index, flags)
-		}
-		check(what)
 	})
-	if n < 100 {
-		t.Errorf("only %d fields changed: the sample input is too poor", n)
+}
+
+// TestInputValueCoversEveryField changes every field of a rich report,
+// station and facts, one at a time, and requires the input value the
+// policy sees to stay exactly the JSON encoding of the input (the report's
+// stable contract): a field the value missed, or encoded otherwise than
+// its JSON, fails here. With TestMemoKeyCoversEveryField (the key is a
+// hash of this value) the JSON, the value and the key cannot drift apart.
+func TestInputValueCoversEveryField(t *testing.T) {
+	in, facts := richInput(t)
+	mutateInput(t, &in, facts, func(what string) {
+		got, err := inputValue(&in, facts)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want := jsonInput(t, &in, facts)
+		if got.Compare(want) != 0 {
+			gj, _ := ast.JSON(got)
+			wj, _ := ast.JSON(want)
+			t.Errorf("after changing %s the input differs from its JSON (-json +value):\n%s", what, cmp.Diff(wj, gj))
+		}
+	})
+}
+
+// jsonInput is the input document as the JSON encoding of its parts.
+func jsonInput(t *testing.T, in *policy.Input, facts *policy.Facts) ast.Value {
+	t.Helper()
+	doc := map[string]any{"command": in.Command, "mode": facts.Mode, "cwd": in.Cwd, "report": in.Report, "station": in.Station, "config": in.Config, "facts": facts}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
 	}
+	v, err := ast.ValueFromReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // mutateAll changes each leaf of v in turn, calls check, and restores it.
@@ -78,8 +130,17 @@ func mutateAll(t *testing.T, v reflect.Value, path string, check func(string)) {
 		}
 		mutateAll(t, v.Elem(), path, check)
 	case reflect.Map:
-		// Maps (facts.Index) are derived; covered by the caller's filter.
-		check(path)
+		k := reflect.New(v.Type().Key()).Elem()
+		if k.Kind() != reflect.String {
+			t.Fatalf("%s: cannot mutate a map keyed by %s", path, k.Kind())
+		}
+		k.SetString("mutated")
+		if v.IsNil() {
+			t.Fatalf("%s: nil map", path)
+		}
+		v.SetMapIndex(k, reflect.Zero(v.Type().Elem()))
+		check(path + " (grown)")
+		v.SetMapIndex(k, reflect.Value{})
 	case reflect.String:
 		old := v.String()
 		v.SetString(old + "x")
@@ -99,5 +160,3 @@ func mutateAll(t *testing.T, v reflect.Value, path string, check func(string)) {
 		t.Fatalf("%s: cannot mutate a %s", path, v.Kind())
 	}
 }
-
-var _ = classify.Span{}

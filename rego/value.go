@@ -16,7 +16,9 @@ import (
 
 // This file builds the policy input as an ast.Value directly, without a
 // JSON round trip. Its shape is exactly the JSON encoding of policy.Input
-// (plus "facts"); TestInputValueMatchesJSON holds it to that.
+// (plus "facts"); TestInputValueCoversEveryField holds it to that for every
+// field of the input types, and the memo key is a hash of this value
+// (memokey.go), so the three cannot drift apart.
 
 func str(s string) *ast.Term {
 	if s == "" {
@@ -610,11 +612,15 @@ func factsTerm(f *policy.Facts) *ast.Term {
 	o.add(kWrites, ast.ArrayTerm(ws...))
 	idx := obj{items: make([][2]*ast.Term, 0, len(f.Index))}
 	for k, list := range f.Index {
-		ts := make([]*ast.Term, len(list))
-		for i, n := range list {
-			ts[i] = num(n)
+		lt := ast.NullTerm()
+		if list != nil {
+			ts := make([]*ast.Term, len(list))
+			for i, n := range list {
+				ts[i] = num(n)
+			}
+			lt = ast.ArrayTerm(ts...)
 		}
-		idx.items = append(idx.items, [2]*ast.Term{indexKeyTerms.get(k, func() *ast.Term { return ast.StringTerm(k) }), ast.ArrayTerm(ts...)})
+		idx.items = append(idx.items, [2]*ast.Term{indexKeyTerms.get(k, func() *ast.Term { return ast.StringTerm(k) }), lt})
 	}
 	o.add(kIndex, idx.term())
 	o.add(kHas, hasTerm(f.Has))
@@ -666,7 +672,7 @@ func jsonValue(x any) (ast.Value, error) {
 }
 
 // inputValue builds the whole input document.
-func inputValue(in *policy.Input, f *policy.Facts) (ast.Value, error) {
+func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
 	o := obj{items: make([][2]*ast.Term, 0, 8)}
 	o.add(kCommand, str(in.Command))
 	o.add(kMode, enum(f.Mode))

@@ -8,7 +8,10 @@ import (
 	"syscall"
 )
 
-func checkOwner(path string, fi os.FileInfo) error {
+// CheckOwner returns an error when fi (the Lstat of path) belongs to
+// another user than the one running: a file another user owns can be
+// rewritten behind this user's back, so it is never trusted.
+func CheckOwner(path string, fi os.FileInfo) error {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
 		return nil

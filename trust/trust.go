@@ -139,7 +139,7 @@ func Load(path string) (*Store, error) {
 	if fi.Mode().Perm()&0o022 != 0 {
 		return nil, fmt.Errorf("trust store %s is writable by others (mode %v; ignored: nothing is trusted; fix with chmod 600 %s)", path, fi.Mode().Perm(), path)
 	}
-	if err := checkOwner(path, fi); err != nil {
+	if err := CheckOwner(path, fi); err != nil {
 		return nil, fmt.Errorf("trust store %v (ignored: nothing is trusted)", err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxStoreBytes+1))

@@ -44,7 +44,10 @@ func TestEndToEndTrust(t *testing.T) {
 	}
 	ask := func(cmd string) answer {
 		t.Helper()
-		out, stderr, code := s.exec(t, payload(cmd), thin, "claude")
+		// This test is about what the engine decides, not how fast: a
+		// generous --engine-timeout keeps a loaded machine from sending
+		// the call to the one-shot path (hung_test.go covers that path).
+		out, stderr, code := s.exec(t, payload(cmd), thin, "--engine-timeout", "20s", "claude")
 		if code != 0 || strings.Contains(stderr, "no engine answered") {
 			t.Fatalf("%s: exit %d, the engine did not answer: %s", cmd, code, stderr)
 		}

@@ -9,12 +9,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
+	"github.com/shellgate/shellgate/rego"
 )
 
 func init() {
@@ -57,9 +61,11 @@ func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 // decider is what the flags set up: the pipeline (config, catalog,
 // policy, judged against the trust store), the cwd and the mode.
 type decider struct {
-	pl    *gate.Pipeline
-	cwd   string
-	mode  string
+	pl   *gate.Pipeline
+	bt   *gate.Batch // set for --batch
+	cwd  string
+	mode string
+	// shell is --shell; the (trusted) config's applies when it is unknown.
 	shell classify.Dialect
 	// fleet is set with --opa-config: its pipeline (the bundle's) replaces
 	// pl for every decision.
@@ -209,6 +215,9 @@ func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (poli
 			return pl.InputShell(command, cwd, mode, shell)
 		}
 	}
+	if d.bt != nil {
+		return d.bt.InputShell(command, cwd, mode, shell)
+	}
 	return d.pl.InputShell(command, cwd, mode, shell)
 }
 
@@ -329,40 +338,73 @@ type batchError struct {
 	Error   string `json:"error"`
 }
 
+// batch decides the commands on e.stdin, one JSON line each on e.stdout in
+// input order, on every core: the reader hands each command to a pool of
+// GOMAXPROCS workers, and the writer prints each answer once the ones
+// before it are printed. At most a few lines per worker are in flight, so
+// memory stays flat however long the stream.
 func (d *decider) batch(ctx context.Context, e *env, format string) int {
-	err := readBatch(e.stdin, format, func(it batchItem) error {
-		if it.Err != nil {
-			return writeJSON(e.stdout, batchError{Line: it.Line, Error: it.Err.Error()})
-		}
-		var cwd, mode, shell string
-		for k, dst := range map[string]*string{"cwd": &cwd, "mode": &mode, "shell": &shell} {
-			if raw, ok := it.Fields[k]; ok {
-				if err := json.Unmarshal(raw, dst); err != nil {
-					return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("%q is not a string", k)})
-				}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A batch is a resident engine for its length: its live heap is small
+	// and every decision allocates, so the collector runs less often, but
+	// more often again as the heap nears batchMemoryLimit, so that the
+	// resident set stays flat however long the stream.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		defer debug.SetGCPercent(debug.SetGCPercent(rego.ResidentGCPercent))
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(batchMemoryLimit))
+	}
+	d.bt = d.pl.Batch()
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan *batchSlot, workers)
+	order := make(chan *batchSlot, 4*workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range jobs {
+				s.out, s.err = d.batchLine(ctx, s.it)
+				close(s.done)
+			}
+		}()
+	}
+	var werr error
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for s := range order {
+			<-s.done
+			if werr != nil {
+				continue
+			}
+			if s.err == nil {
+				_, s.err = e.stdout.Write(s.out)
+			}
+			if s.err != nil {
+				werr = s.err
+				cancel()
 			}
 		}
-		if mode != "" && !policy.ValidMode(mode) {
-			return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
-		}
-		dialect, err := classify.ParseDialect(shell)
-		if err != nil {
-			return writeJSON(e.stdout, batchError{Line: it.Line, Command: it.Command, Error: err.Error()})
-		}
-		if cwd != "" && !filepath.IsAbs(cwd) {
-			cwd = filepath.Join(d.cwd, cwd)
-		}
-		in, st, serr := d.input(it.Command, cwd, mode, dialect)
-		dec, err := d.decide(ctx, in)
-		if err != nil {
+	}()
+	err := readBatch(e.stdin, format, func(it batchItem) error {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res := result(in, st, dec)
-		if serr != nil {
-			res.Error = serr.Error()
-		}
-		return writeJSON(e.stdout, res)
+		s := &batchSlot{it: it, done: make(chan struct{})}
+		order <- s
+		jobs <- s
+		return nil
 	})
+	close(jobs)
+	close(order)
+	wg.Wait()
+	<-written
+	if werr != nil {
+		err = werr
+	}
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		if errors.Is(err, context.Canceled) {
@@ -371,6 +413,59 @@ func (d *decider) batch(ctx context.Context, e *env, format string) int {
 		return exitUsage
 	}
 	return exitOK
+}
+
+// batchMemoryLimit is the soft limit of the Go heap during --batch (when
+// GOMEMLIMIT is not set): a few times the live heap of a batch (10–15 MiB
+// over the agent corpus).
+const batchMemoryLimit = 64 << 20
+
+// batchSlot is one --batch line on its way: the worker fills out or err
+// and closes done.
+type batchSlot struct {
+	it   batchItem
+	done chan struct{}
+	out  []byte
+	err  error
+}
+
+// batchLine decides one --batch line and returns its JSON line. The error
+// is for a cancelled context or an answer that cannot be encoded.
+func (d *decider) batchLine(ctx context.Context, it batchItem) ([]byte, error) {
+	if it.Err != nil {
+		return jsonLine(batchError{Line: it.Line, Error: it.Err.Error()})
+	}
+	var cwd, mode, shell string
+	for _, f := range []struct {
+		k   string
+		dst *string
+	}{{"cwd", &cwd}, {"mode", &mode}, {"shell", &shell}} {
+		if raw, ok := it.Fields[f.k]; ok {
+			if err := json.Unmarshal(raw, f.dst); err != nil {
+				return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("%q is not a string", f.k)})
+			}
+		}
+	}
+	if mode != "" && !policy.ValidMode(mode) {
+		return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
+	}
+	dialect, err := classify.ParseDialect(shell)
+	if err != nil {
+		return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: err.Error()})
+	}
+	if cwd != "" && !filepath.IsAbs(cwd) {
+		cwd = filepath.Join(d.cwd, cwd)
+	}
+	in, st, serr := d.input(it.Command, cwd, mode, dialect)
+	dec, err := d.decide(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	res := result(in, st, dec)
+	if serr != nil {
+		res.Error = serr.Error()
+	}
+	return jsonLine(res)
 }
 
 // printDecision writes the human text: the action, then each reason with

@@ -69,14 +69,24 @@ func readBatch(r io.Reader, format string, fn func(batchItem) error) error {
 
 // writeJSON writes v as one line of JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) error {
+	b, err := jsonLine(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// jsonLine is v as one line of JSON, without HTML escaping, with its
+// newline.
+func jsonLine(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return buf.Bytes(), nil
 }
 
 // newFlags makes a flag set that reports errors to e.stderr.
