@@ -373,7 +373,7 @@ func (w *walker) zshLitChecks(v string, sp Span, first, trailing bool, a *Arg, s
 		v = rest
 		// A bare qualifier makes the word a pattern, even with no * in it.
 		setDyn("glob", first && (rest == "" || strings.IndexAny(rest, "*?[") == 0))
-		code, msg, dots := zshQualifiers(q)
+		code, msg, dots := zshQualifierCheck(q)
 		if code != "" {
 			w.find(code, "in zsh, the glob qualifier ("+q+") "+msg, sp, -1)
 		}
@@ -444,12 +444,12 @@ func trailingGroup(v string) (group, rest string, ok bool) {
 	return g, v[:open], true
 }
 
-// zshQualifiers reads a glob qualifier list (the text between the
+// zshQualifierCheck reads a glob qualifier list (the text between the
 // parentheses of *(...)), as zsh 5.9 documents them. It returns a finding
 // code and message for a qualifier that runs code (e, +, oe, o+) or that
 // makes the words differ from the matches (P, modifiers, N, unknown
 // ones), and whether the matches include dot files (D).
-func zshQualifiers(q string) (code, msg string, dots bool) {
+func zshQualifierCheck(q string) (code, msg string, dots bool) {
 	exec := func(what string) (string, string, bool) {
 		return "zsh-glob-qualifier-exec", what, dots
 	}

@@ -275,9 +275,9 @@ func TestZshQualifiers(t *testing.T) {
 		{":t", "zsh-glob-qualifier", false}, {"Z", "zsh-glob-qualifier", false},
 		{"[1", "zsh-glob-qualifier", false}, {"oZ", "zsh-glob-qualifier", false}, {"u:x", "zsh-glob-qualifier", false},
 	} {
-		code, _, dots := zshQualifiers(tc.q)
+		code, _, dots := zshQualifierCheck(tc.q)
 		if code != tc.code || dots != tc.dots {
-			t.Errorf("zshQualifiers(%q) = %q dots=%v, want %q dots=%v", tc.q, code, dots, tc.code, tc.dots)
+			t.Errorf("zshQualifierCheck(%q) = %q dots=%v, want %q dots=%v", tc.q, code, dots, tc.code, tc.dots)
 		}
 	}
 }
