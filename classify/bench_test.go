@@ -64,7 +64,7 @@ var shortCommands = []string{
 	"pwd", "git diff", "head -50 f.go", "wc -l f", "git log --oneline -n 10",
 }
 
-func benchmarkClassify(b *testing.B, cmds []string) {
+func benchmarkClassify(b *testing.B, cmds []string, opts ...Option) {
 	DefaultCatalog()
 	var bytes int
 	for _, c := range cmds {
@@ -75,7 +75,7 @@ func benchmarkClassify(b *testing.B, cmds []string) {
 	b.ResetTimer()
 	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {
-		Classify(cmds[i%len(cmds)])
+		Classify(cmds[i%len(cmds)], opts...)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
 	// On a shared machine wall time includes waiting for a core; the
@@ -86,8 +86,15 @@ func benchmarkClassify(b *testing.B, cmds []string) {
 	}
 }
 
-// BenchmarkClassify classifies typical agent commands, one per op.
+// BenchmarkClassify classifies typical agent commands, one per op: as
+// bash (typical, short: the 100k commands/s target), as zsh, and with the
+// shell not known (both readings).
 func BenchmarkClassify(b *testing.B) {
-	b.Run("typical", func(b *testing.B) { benchmarkClassify(b, benchCommands) })
-	b.Run("short", func(b *testing.B) { benchmarkClassify(b, shortCommands) })
+	bash, zsh := WithDialect(DialectBash), WithDialect(DialectZsh)
+	b.Run("typical", func(b *testing.B) { benchmarkClassify(b, benchCommands, bash) })
+	b.Run("short", func(b *testing.B) { benchmarkClassify(b, shortCommands, bash) })
+	b.Run("typical-zsh", func(b *testing.B) { benchmarkClassify(b, benchCommands, zsh) })
+	b.Run("short-zsh", func(b *testing.B) { benchmarkClassify(b, shortCommands, zsh) })
+	b.Run("typical-unknown", func(b *testing.B) { benchmarkClassify(b, benchCommands) })
+	b.Run("short-unknown", func(b *testing.B) { benchmarkClassify(b, shortCommands) })
 }

@@ -201,6 +201,15 @@ type Program struct {
 	// in (go list stamps main packages with git status): the read station
 	// checks that repository's helpers as it does for git.
 	RunsGit bool `yaml:"runs_git,omitempty" json:"runs_git,omitempty"`
+	// Dialect is the language a shell reads its script in ("bash", "zsh",
+	// "sh"): bash -c, zsh -c and sh -c scripts are read as such whatever
+	// the outer command's dialect. The entries with a dialect are the
+	// shells; one shellgate does not read ("ksh") has its scripts not
+	// analysed.
+	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty"`
+	// Shells, when set, restricts the entry to commands read in these
+	// dialects: a zsh builtin (print, noglob) is not a bash program.
+	Shells []string `yaml:"shells,omitempty" json:"shells,omitempty"`
 	// Helpers are the programs (by name) a read-only spelling of this
 	// program may execute on its own (man runs groff, rg -z a
 	// decompressor); the confirm harness fails a run that executes any
@@ -471,6 +480,20 @@ func (c *Catalog) Lookup(name string) *Program {
 	return c.byName[name]
 }
 
+// LookupIn returns the program spec of name in dialect d, or nil: an entry
+// restricted to other shells (Program.Shells) is not there. In
+// DialectUnknown only unrestricted entries are.
+func (c *Catalog) LookupIn(name string, d Dialect) *Program {
+	p := c.byName[name]
+	if p == nil || len(p.Shells) == 0 {
+		return p
+	}
+	if d != DialectUnknown && hasString(p.Shells, string(d)) {
+		return p
+	}
+	return nil
+}
+
 // Sub returns the subcommand spec, or nil.
 func (p *Program) Sub(name string) *Program {
 	return p.subIndex[name]
@@ -527,6 +550,16 @@ func (p *Program) build(path string) []error {
 	case "", "no-operands", "always":
 	default:
 		bad("unknown stdin %q", p.Stdin)
+	}
+	if p.Dialect != "" && !hasString(p.Categories, "shell") {
+		bad("dialect %q on a program that is not in the shell category", p.Dialect)
+	}
+	for _, d := range p.Shells {
+		switch Dialect(d) {
+		case DialectBash, DialectZsh, DialectSh:
+		default:
+			bad("unknown shell %q in shells (want bash, zsh or sh)", d)
+		}
 	}
 	for _, cat := range p.Categories {
 		if !knownCategories[cat] {

@@ -47,8 +47,9 @@ var DefaultLimits = Limits{
 type Option func(*config)
 
 type config struct {
-	cat    *Catalog
-	limits Limits
+	cat     *Catalog
+	limits  Limits
+	dialect Dialect
 }
 
 // WithCatalog classifies with the given catalog instead of the embedded one.
@@ -75,9 +76,11 @@ func WithLimits(l Limits) Option {
 	}
 }
 
-// Classify parses command as bash and describes it. It is pure (no I/O),
-// never panics, and is safe for concurrent use.
-func Classify(command string, opts ...Option) (r *Report) {
+// Classify parses command in its dialect (WithDialect) and describes it.
+// A command whose dialect is not known (the default) is read as bash and
+// as zsh, and is reversible only when both readings prove it. It is pure
+// (no I/O), never panics, and is safe for concurrent use.
+func Classify(command string, opts ...Option) *Report {
 	cfg := config{limits: DefaultLimits}
 	for _, o := range opts {
 		o(&cfg)
@@ -86,6 +89,19 @@ func Classify(command string, opts ...Option) (r *Report) {
 	if cfg.cat == nil {
 		cfg.cat, catErr = defaultCatalog()
 	}
+	switch cfg.dialect {
+	case DialectBash, DialectZsh, DialectSh:
+		r := classifyAs(command, &cfg, catErr, cfg.dialect)
+		r.Dialect = string(cfg.dialect)
+		return r
+	}
+	b := classifyAs(command, &cfg, catErr, DialectBash)
+	z := classifyAs(command, &cfg, catErr, DialectZsh)
+	return mergeReadings(b, z)
+}
+
+// classifyAs reads command in one dialect.
+func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report) {
 	r = &Report{
 		Command:   command,
 		Segments:  []Segment{},
@@ -95,8 +111,8 @@ func Classify(command string, opts ...Option) (r *Report) {
 		Cd:        []CdStep{},
 		Findings:  []Finding{},
 	}
-	w := &walker{cfg: &cfg, r: r, src: command, exact: true, producer: -1,
-		st: cwdState{cwd: Cwd{Path: ".", Known: true}}}
+	w := &walker{cfg: cfg, r: r, src: command, exact: true, producer: -1,
+		st: cwdState{cwd: Cwd{Path: ".", Known: true}}, dialect: d, zsh: d == DialectZsh}
 	defer func() {
 		if p := recover(); p != nil {
 			// A bug in the walker must never turn into an allow.
@@ -107,7 +123,9 @@ func Classify(command string, opts ...Option) (r *Report) {
 	}()
 	whole := Span{0, len(command)}
 	if catErr != nil {
-		w.cfg.cat = &Catalog{}
+		cc := *cfg
+		cc.cat = &Catalog{}
+		w.cfg = &cc
 		w.find("internal-error", "the command catalog is broken: "+catErr.Error(), whole, -1)
 		return r
 	}
@@ -123,7 +141,7 @@ func Classify(command string, opts ...Option) (r *Report) {
 	}
 	if i := strings.IndexByte(command, 0); i >= 0 {
 		sp := Span{i, i + 1}
-		r.Parse = ParseResult{Error: "the command contains a NUL byte, which bash cannot receive", Span: &sp}
+		r.Parse = ParseResult{Error: "the command contains a NUL byte, which a shell cannot receive", Span: &sp}
 		w.find("nul-byte", r.Parse.Error, sp, -1)
 		return r
 	}
@@ -141,13 +159,16 @@ func Classify(command string, opts ...Option) (r *Report) {
 	pre := len(r.Findings)
 	c := ctx{parent: -1, pipeLen: 1, producer: -1}
 	hash := strings.IndexByte(command, '#') >= 0
-	err := parseStmts(command, syntax.LangBash, func(s *syntax.Stmt) {
+	err := parseStmts(command, d.lang(), func(s *syntax.Stmt) bool {
 		if hash {
 			w.checkComments(s)
 		}
 		if !w.stopped && !w.segLimit {
 			w.stmt(s, c)
 		}
+		// Past a limit the command is not reversible whatever follows:
+		// parsing on would only cost memory.
+		return !w.stopped && !w.segLimit
 	})
 	if err != nil {
 		// A command that does not parse is described by its error alone.
@@ -159,7 +180,7 @@ func Classify(command string, opts ...Option) (r *Report) {
 		for _, f := range r.Findings {
 			w.seenKey(f)
 		}
-		w.find("parse-error", "bash cannot parse this: "+err.Error(), sp, -1)
+		w.find("parse-error", d.name()+" cannot parse this: "+err.Error(), sp, -1)
 		return r
 	}
 	r.Parse.OK = true
@@ -182,17 +203,14 @@ func defaultCatalog() (c *Catalog, err error) {
 
 // parseStmts parses src and calls fn for each top-level statement as soon
 // as it is parsed.
-func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt)) (err error) {
+func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt) bool) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("parser failed: %v", p)
 		}
 	}()
 	p := getParser(lang)
-	err = p.Stmts(strings.NewReader(src), func(s *syntax.Stmt) bool {
-		fn(s)
-		return true
-	})
+	err = p.Stmts(strings.NewReader(src), fn)
 	// Not deferred: a parser that panicked is dropped, not reused.
 	putParser(lang, p)
 	return err
@@ -203,6 +221,7 @@ func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt)) (err
 var parserPools = map[syntax.LangVariant]*sync.Pool{
 	syntax.LangBash:  {New: func() any { return newParser(syntax.LangBash) }},
 	syntax.LangPOSIX: {New: func() any { return newParser(syntax.LangPOSIX) }},
+	syntax.LangZsh:   {New: func() any { return newParser(syntax.LangZsh) }},
 }
 
 // newParser keeps comments: checkComments holds them to what bash would
@@ -225,7 +244,8 @@ func (w *walker) checkComments(n syntax.Node) {
 		}
 		off := int(c.Hash.Offset())
 		if off > 0 && off <= len(w.src) && !startsWord(w.src[off-1]) {
-			w.find("parser-mismatch", "bash reads this # as part of a word, where the parser saw a comment: the command is not analysed as bash runs it", w.spanPos(c.Hash, c.End()), -1)
+			sh := w.dialect.name()
+			w.find("parser-mismatch", sh+" reads this # as part of a word, where the parser saw a comment: the command is not analysed as "+sh+" runs it", w.spanPos(c.Hash, c.End()), -1)
 		}
 		return true
 	})
@@ -344,6 +364,10 @@ type walker struct {
 	cfg *config
 	r   *Report
 	src string // the source the current AST positions refer to
+	// dialect is the language of the script being walked (a bash -c
+	// script inside a zsh command is bash); zsh is dialect == DialectZsh.
+	dialect Dialect
+	zsh     bool
 
 	// span mapping for string-nested scripts
 	base  int
@@ -521,6 +545,11 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 	seg := -1
 	switch cmd := s.Cmd.(type) {
 	case nil:
+		if w.zsh && len(s.Redirs) > 0 && !c.subst {
+			// < file runs $READNULLCMD (a pager) on it, > file runs
+			// $NULLCMD (cat), reading stdin.
+			w.find("zsh-null-command", "in zsh, a redirection with no command runs $READNULLCMD or $NULLCMD (a pager, cat), a program chosen by the environment", w.span(s), -1)
+		}
 		o = same(w.st)
 	case *syntax.CallExpr:
 		cds := len(w.r.Cd)
@@ -536,10 +565,17 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 		o = w.binary(cmd, c)
 	case *syntax.Subshell:
 		c.subshell = true
+		if len(cmd.Stmts) == 0 {
+			// zsh runs ( ) and { } as nothing at all.
+			w.find("empty-command", "an empty group runs nothing", w.span(cmd), -1)
+		}
 		w.stmts(cmd.Stmts, c)
 		w.restoreCwd(start)
 		o = same(start)
 	case *syntax.Block:
+		if len(cmd.Stmts) == 0 {
+			w.find("empty-command", "an empty group runs nothing", w.span(cmd), -1)
+		}
 		o = w.stmts(cmd.Stmts, c)
 	case *syntax.IfClause:
 		o = w.ifClause(cmd, c)
@@ -734,6 +770,10 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome 
 		if l.Name != nil && fc.Select {
 			w.markAssigned(l.Name.Value) // a person picks the value
 		}
+		if l.Name != nil && w.zsh && zshSpecialVar(l.Name.Value) {
+			// for path in .; do ls; done sets PATH=. and runs ./ls.
+			w.find("zsh-special-variable", fmt.Sprintf("in zsh, the loop assigns %s, a special variable (path is tied to PATH, cdpath to CDPATH, fpath to FPATH)", l.Name.Value), w.span(l.Name), -1)
+		}
 		if l.Name != nil && meaningfulVar(l.Name.Value) {
 			// for PATH in .; do ls; done runs ./ls; GLOBIGNORE makes * match
 			// dot files; HOME moves ~.
@@ -774,6 +814,12 @@ func (w *walker) funcDecl(fd *syntax.FuncDecl, c ctx) {
 	name := ""
 	if fd.Name != nil {
 		name = fd.Name.Value
+	}
+	if w.zsh && fd.Name == nil && len(fd.Names) == 0 {
+		w.find("zsh-anonymous-function", "in zsh, an anonymous function () { … } runs at once", w.spanPos(fd.Pos(), fd.Body.Pos()), -1)
+	}
+	if w.zsh && zshHookFunction(name) {
+		w.find("zsh-hook-function", "in zsh, a function named "+name+" is called by the shell itself (on a directory change, a signal, exit or a missing command)", w.spanPos(fd.Pos(), fd.Body.Pos()), -1)
 	}
 	w.find("function-definition", "defines a function "+name+", which later commands may call instead of a program", w.spanPos(fd.Pos(), fd.Body.Pos()), -1)
 	if w.funcs == nil {

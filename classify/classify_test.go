@@ -840,11 +840,42 @@ var classifyCases = []struct {
 	{in: "cat *.txt", want: "reversible"},
 }
 
+// TestClassify runs the table of bash semantics in the bash dialect.
 func TestClassify(t *testing.T) {
 	for _, tc := range classifyCases {
-		r := Classify(tc.in)
+		r := Classify(tc.in, WithDialect(DialectBash))
 		if diff := cmp.Diff(tc.want, verdict(r)); diff != "" {
 			t.Errorf("Classify(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// TestClassifyUnknownDialect checks, over the whole table, that a command
+// whose shell is not known is reversible exactly when both the bash and
+// the zsh reading prove it, and that it then carries the bash reading.
+func TestClassifyUnknownDialect(t *testing.T) {
+	for _, tc := range classifyCases {
+		b := Classify(tc.in, WithDialect(DialectBash))
+		z := Classify(tc.in, WithDialect(DialectZsh))
+		u := Classify(tc.in)
+		if u.Reversible != (b.Reversible && z.Reversible) {
+			t.Errorf("%q: unknown dialect reversible=%v, bash %v, zsh %v", tc.in, u.Reversible, b.Reversible, z.Reversible)
+		}
+		if u.Dialect != "bash+zsh" || b.Dialect != "bash" || z.Dialect != "zsh" {
+			t.Errorf("%q: dialects %q %q %q", tc.in, u.Dialect, b.Dialect, z.Dialect)
+		}
+		if len(u.Segments) < len(b.Segments) {
+			t.Errorf("%q: %d segments, the bash reading has %d", tc.in, len(u.Segments), len(b.Segments))
+		}
+		for i, s := range u.Segments {
+			if s.Index != i || s.Parent >= i {
+				t.Errorf("%q: segment %d has index %d, parent %d", tc.in, i, s.Index, s.Parent)
+			}
+		}
+		for _, f := range u.Findings {
+			if f.Dialect == "zsh" && !strings.HasPrefix(f.Message, "zsh: ") && !strings.HasPrefix(f.Message, "in zsh, ") {
+				t.Errorf("%q: zsh-only finding %s does not say so: %q", tc.in, f.Code, f.Message)
+			}
 		}
 	}
 }

@@ -50,7 +50,7 @@ func TestConfirmBash(t *testing.T) {
 			t.Fatalf("bash -n -c %q: %v", in, err)
 		}
 		bashOK := err == nil
-		r := Classify(in)
+		r := Classify(in, WithDialect(DialectBash))
 		checked++
 		if reason, ok := confirmExceptions[in]; ok {
 			if bashOK == r.Parse.OK {

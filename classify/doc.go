@@ -1,10 +1,15 @@
-// Package classify reads a shell command the way bash will run it and
-// describes, with evidence, what it does. It is the first stage of
-// shellgate: pure (no I/O, no file system, no policy), deterministic,
-// safe for concurrent use, and it never panics.
+// Package classify reads a shell command the way the shell that will run
+// it does and describes, with evidence, what it does. It is the first
+// stage of shellgate: pure (no I/O, no file system, no policy),
+// deterministic, safe for concurrent use, and it never panics.
 //
-// [Classify] parses the command with mvdan.cc/sh/v3 as bash and walks the
-// AST. The result is a [Report], whose JSON form is the "report" part of the
+// [Classify] parses the command with mvdan.cc/sh/v3 in its [Dialect] (bash,
+// zsh, POSIX sh; [WithDialect]) and walks the AST. A command whose shell is
+// not known is read as bash and as zsh, and is reversible only when both
+// readings prove it; the report then carries the bash reading and, named,
+// what only the zsh reading found. zsh's own semantics (glob qualifiers
+// that run code, patterns, parameter flags, tied arrays, =cmd, ...) are
+// modelled or fail closed with a finding that names them ("zsh-..."). The result is a [Report], whose JSON form is the "report" part of the
 // policy input and a stable contract:
 //
 //   - segments: every simple command anywhere in the command (pipelines,

@@ -47,3 +47,22 @@ func ExampleClassify_segments() {
 	// 2 ls parent=1 wrappers=[timeout bash] read_only=true
 	// 3 wc parent=1 wrappers=[timeout bash] read_only=true
 }
+
+// A command is read as the shell that will run it; when that is not known,
+// as bash and as zsh, and what only zsh objects to is named.
+func ExampleWithDialect() {
+	cmd := "for path in .; do ls; done"
+	for _, d := range []classify.Dialect{classify.DialectBash, classify.DialectZsh, classify.DialectUnknown} {
+		r := classify.Classify(cmd, classify.WithDialect(d))
+		fmt.Printf("%s: reversible %v\n", r.Dialect, r.Reversible)
+		for _, f := range r.Findings {
+			fmt.Printf("  %s %q dialect=%q\n", f.Code, f.Message[:22], f.Dialect)
+		}
+	}
+	// Output:
+	// bash: reversible true
+	// zsh: reversible false
+	//   zsh-special-variable "in zsh, the loop assig" dialect=""
+	// bash+zsh: reversible false
+	//   zsh-special-variable "in zsh, the loop assig" dialect="zsh"
+}

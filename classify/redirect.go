@@ -392,6 +392,7 @@ func pathRef(a Arg, source string, seg int, cwd Cwd, producer int) PathRef {
 	case a.Dynamic == "glob":
 		p.Kind, p.Path = "glob", a.Pattern
 		p.Home = strings.HasPrefix(a.Pattern, "~")
+		p.Dots, p.Globstar = a.Dots, a.Globstar
 	case (a.Dynamic == "tilde" || a.Dynamic == "home") && a.Pattern != "":
 		p.Kind, p.Path, p.Home = "literal", a.Pattern, true
 	default:

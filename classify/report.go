@@ -61,6 +61,10 @@ type Report struct {
 	Reversible bool `json:"reversible"`
 	// Findings are the reasons the command is not reversible, or notes.
 	Findings []Finding `json:"findings"`
+	// Dialect is the shell language the command was read in: "bash",
+	// "zsh", "sh", or "bash+zsh" when the shell was not known and both
+	// readings were judged (a finding only one reading has names it).
+	Dialect string `json:"dialect,omitempty"`
 }
 
 // ParseResult is the outcome of parsing the command.
@@ -156,6 +160,10 @@ type Arg struct {
 	// backslash) when Dynamic is "glob", and the path with a leading "~"
 	// for "tilde"; readstation expands it.
 	Pattern string `json:"pattern,omitempty"`
+	// Dots is set on a glob whose matches include dot files (zsh's D
+	// glob qualifier), Globstar on one whose "**" is recursive (zsh).
+	Dots     bool `json:"dots,omitempty"`
+	Globstar bool `json:"globstar,omitempty"`
 	// Span locates the word.
 	Span Span `json:"span"`
 }
@@ -289,6 +297,12 @@ type PathRef struct {
 	// tracks below it. The read of Source "git-tracked" (Path ".", Repo)
 	// is the whole repository, for a command no pathspec narrows.
 	Tracked bool `json:"tracked,omitempty"`
+	// Dots is set on a glob whose matches include names that begin with a
+	// dot (zsh's D glob qualifier: cat *(D.) reads .env).
+	Dots bool `json:"dots,omitempty"`
+	// Globstar is set on a glob in which a "**" component matches any
+	// number of directories (zsh, where **/ is recursive by default).
+	Globstar bool `json:"globstar,omitempty"`
 }
 
 // CdStep is one change of directory.
@@ -313,4 +327,8 @@ type Finding struct {
 	Span    Span   `json:"span"`
 	// Segment is the segment index, or -1.
 	Segment int `json:"segment"`
+	// Dialect names the reading that found it when the command was read
+	// in several dialects and not every reading did ("zsh"); its message
+	// then begins with the dialect ("zsh: ...").
+	Dialect string `json:"dialect,omitempty"`
 }

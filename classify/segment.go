@@ -179,7 +179,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 			w.find("env-assignment", "sets "+a.Name+" for "+name+", which can change what it runs or reads", a.Span, idx)
 		}
 	}
-	spec := w.cfg.cat.Lookup(name)
+	spec := w.cfg.cat.LookupIn(name, w.dialect)
 	if spec == nil {
 		if b, ok := shellBuiltins[name]; ok {
 			w.find(b.code, name+" "+b.msg, prog.Span, idx)
@@ -1247,9 +1247,27 @@ func (p *argParser) finish() {
 	// A word that may expand to several (unquoted $x, a glob) fills the
 	// roles after it too: uniq *.txt can be uniq a.txt b.txt, which
 	// writes b.txt.
+	// Roles with no effect that the loop below reports (cat file...,
+	// grep pattern file...) make the shifting moot: skip it, as it costs
+	// time quadratic in the words (grep with thousands of globs).
+	plain := true
+	for _, r := range roles {
+		switch r.Role {
+		case "write", "delete", "command", "script", "sed", "awk":
+			plain = false
+		}
+		if r.Effect != "" || r.Else != "" {
+			plain = false
+		}
+	}
+	shifted := 0
 	for k := range seg.Operands {
-		if k >= len(p.opInfo) || !p.opInfo[k].multi {
+		if plain || k >= len(p.opInfo) || !p.opInfo[k].multi {
 			continue
+		}
+		if shifted++; shifted > maxShifted {
+			w.find("limit-words", fmt.Sprintf("more than %d words that may expand to several; the rest were not analysed", maxShifted), seg.Operands[k].Span, seg.Index)
+			break
 		}
 		op := seg.Operands[k]
 		own := strings.TrimSuffix(op.Role, "!")
@@ -1497,6 +1515,10 @@ func (p *argParser) finish() {
 	}
 }
 
+// maxShifted is the most words that may expand to several whose effect
+// on the roles after them is analysed in one segment.
+const maxShifted = 32
+
 // appendedRoles are the roles that operands appended after the given ones
 // take (xargs input: one or more words), each with whether it fails the
 // role's pattern. The first is nil when the program takes no further
@@ -1619,15 +1641,28 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 		w.find("limit-nested", fmt.Sprintf("scripts nest more than %d deep; the rest was not analysed", w.cfg.limits.MaxNested), a.Span, seg.Index)
 		return
 	}
-	lang := syntax.LangBash
-	if seg.Name == "sh" || seg.Name == "dash" {
-		lang = syntax.LangPOSIX
+	// The script is read in the language of the shell that runs it
+	// (the catalog's dialect), whatever the outer command's dialect.
+	d := w.dialect
+	if spec := w.cfg.cat.LookupIn(seg.Name, w.dialect); spec != nil && hasString(spec.Categories, "shell") {
+		switch Dialect(spec.Dialect) {
+		case DialectBash, DialectZsh, DialectSh:
+			d = Dialect(spec.Dialect)
+		default:
+			if spec.Dialect != "" || seg.Name != "eval" && seg.Name != "trap" && seg.Name != "emulate" {
+				w.find("unknown-dialect", seg.Name+" runs a script in a language shellgate does not read", a.Span, seg.Index)
+				return
+			}
+		}
 	}
-	f, err := parse(a.Value, lang)
+	f, err := parse(a.Value, d.lang())
 	if err != nil {
 		w.find("parse-error", seg.Name+" cannot parse its script: "+err.Error(), a.Span, seg.Index)
 		return
 	}
+	savedDialect := w.dialect
+	w.dialect, w.zsh = d, d == DialectZsh
+	defer func() { w.dialect, w.zsh = savedDialect, savedDialect == DialectZsh }()
 	savedSrc, savedBase, savedExact, savedOuter := w.src, w.base, w.exact, w.outer
 	raw := ""
 	if w.exact && a.Span.End <= len(w.r.Command) {

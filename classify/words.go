@@ -55,12 +55,18 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 	}
 	for i, part := range word.Parts {
 		first := i == 0
+		if w.zsh && !w.hdoc && zshHistoryModifier(word.Parts, i) {
+			w.find("zsh-history-modifier", "in zsh, the "+quote(word.Parts[i+1].(*syntax.Lit).Value)+" after $"+part.(*syntax.ParamExp).Param.Value+" is read as history modifiers, which change the value", w.span(word), -1)
+		}
 		switch p := part.(type) {
 		case *syntax.Lit:
 			v := p.Value
 			if w.hdoc {
 				val.WriteString(v)
 				continue
+			}
+			if w.zsh {
+				v = w.zshLitChecks(v, w.span(p), first, i == len(word.Parts)-1, &a, setDyn)
 			}
 			if first && strings.HasPrefix(v, "~") {
 				prefix := v
@@ -107,6 +113,9 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 				w.find("locale-string", "a $\"...\" string is translated through the locale's message catalog at run time", w.span(p), -1)
 			}
 			for j, dp := range p.Parts {
+				if w.zsh && !w.hdoc && zshHistoryModifier(p.Parts, j) {
+					w.find("zsh-history-modifier", "in zsh, the "+quote(p.Parts[j+1].(*syntax.Lit).Value)+" after $"+dp.(*syntax.ParamExp).Param.Value+" is read as history modifiers, even in double quotes, which change the value", w.span(p), -1)
+				}
 				switch q := dp.(type) {
 				case *syntax.Lit:
 					v := unescapeDbl(q.Value)
@@ -144,6 +153,11 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 	switch dyn {
 	case "glob":
 		a.Pattern = pat.String()
+		if w.zsh && a.Pattern == "" {
+			// A word that is only a qualifier group: the pattern is
+			// not the value.
+			a.Dynamic = "zsh-pattern"
+		}
 	case "tilde", "home":
 		a.Pattern = pat.String()
 		if strings.ContainsAny(a.Pattern, "*?[") && hasUnescapedGlob(a.Pattern) {
@@ -212,6 +226,9 @@ func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strings.Builder, set
 	switch p := part.(type) {
 	case *syntax.ParamExp:
 		setDyn("param", first)
+		if w.zsh {
+			w.zshParamChecks(p)
+		}
 		w.paramExp(p, c)
 	case *syntax.CmdSubst:
 		setDyn("command-substitution", first)

@@ -33,6 +33,9 @@ type Case struct {
 	Command string `json:"command"`
 	// Mode is ModeDefault or ModeReadonly.
 	Mode string `json:"mode"`
+	// Shell is the shell that runs the command ("bash", "zsh", "sh"), or
+	// "" when it is not known (judged as both bash and zsh).
+	Shell string `json:"shell,omitempty"`
 	// Cwd is the directory the command runs in, relative to the workspace
 	// ("" is the workspace), or "~/…" relative to the home directory.
 	Cwd string `json:"cwd,omitempty"`
@@ -76,10 +79,11 @@ type ExitMeaning struct {
 	Message string `json:"message,omitempty"`
 }
 
-// validActions and validModes are the accepted spellings.
+// validActions, validModes and validShells are the accepted spellings.
 var (
 	validActions = map[string]bool{Allow: true, Ask: true, Deny: true}
 	validModes   = map[string]bool{ModeDefault: true, ModeReadonly: true}
+	validShells  = map[string]bool{"bash": true, "zsh": true, "sh": true, "unknown": true}
 	validVerdict = map[string]bool{
 		"ok": true, "denied": true, "outside-roots": true,
 		"not-established": true, "missing": true, "repo-helper": true,

@@ -25,7 +25,7 @@ func TestEmbedded(t *testing.T) {
 			t.Errorf("case name %q does not start with corpus/cases/", c.Name)
 		}
 		count[c.Mode+" "+c.Expect.Action]++
-		key := c.Mode + "\x00" + c.Command + "\x00" + c.Cwd + "\x00" + c.Fixture.Key() + "\x00" + c.ConfigKey
+		key := c.Mode + "\x00" + c.Shell + "\x00" + c.Command + "\x00" + c.Cwd + "\x00" + c.Fixture.Key() + "\x00" + c.ConfigKey
 		if m := c.Expect.ExitMeaning; m != nil {
 			key += fmt.Sprintf("\x00exit %d", m.Code)
 		}

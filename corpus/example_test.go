@@ -36,7 +36,7 @@ func ExampleParseYAML() {
 	_, err := corpus.ParseYAML("cases.yaml", []byte(src), nil)
 	fmt.Println(err)
 	// Output:
-	// cases.yaml:4: unknown key "expected" in case (want name, command, mode, cwd, files or expect)
+	// cases.yaml:4: unknown key "expected" in case (want name, command, mode, shell, cwd, files or expect)
 	// cases.yaml:3: case has no expect
 }
 

@@ -54,7 +54,7 @@ func (c *GateChecker) Check(ctx context.Context, in Input) (Outcome, error) {
 			return Outcome{}, fmt.Errorf("the case's home %s is not $HOME (%s): the gate reads the home directory from the environment", in.Home, h)
 		}
 	}
-	d, err := c.Gate.Check(ctx, gate.Request{Command: in.Command, Cwd: in.Cwd, Mode: in.Mode})
+	d, err := c.Gate.Check(ctx, gate.Request{Command: in.Command, Cwd: in.Cwd, Mode: in.Mode, Shell: in.Shell})
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -178,6 +178,7 @@ func ParseSh(name string, data []byte, fx Fixture) ([]Case, error) {
 	var errs errList
 	var cases []Case
 	mode := ModeDefault
+	shell := ""
 	derive := false
 	for i, line := range strings.Split(string(data), "\n") {
 		n := i + 1
@@ -205,6 +206,12 @@ func ParseSh(name string, data []byte, fx Fixture) ([]Case, error) {
 					continue
 				}
 				mode, derive = ModeDefault, true
+			case "shell":
+				if !validShells[val] {
+					errs.add(name, n, "unknown shell %q (want bash, zsh, sh or unknown)", val)
+					continue
+				}
+				shell = strings.TrimPrefix(val, "unknown")
 			}
 			continue
 		}
@@ -234,6 +241,7 @@ func ParseSh(name string, data []byte, fx Fixture) ([]Case, error) {
 			Line:    n,
 			Command: cmd,
 			Mode:    mode,
+			Shell:   shell,
 			Fixture: fx,
 			Expect:  Expect{Action: m[1], Reasons: strings.Fields(m[2])},
 		}
@@ -350,7 +358,7 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 	if !ok {
 		return nil, errs.err()
 	}
-	mode := ModeDefault
+	mode, shell := ModeDefault, ""
 	var list *yaml.Node
 	var cfg *policy.Config
 	var cfgKey string
@@ -370,6 +378,14 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 						mode = s
 					}
 				}
+			case "shell":
+				if s, ok := scalar(name, v, "shell", &errs); ok {
+					if !validShells[s] {
+						errs.add(name, v.Line, "unknown shell %q (want bash, zsh, sh or unknown)", s)
+					} else {
+						shell = strings.TrimPrefix(s, "unknown")
+					}
+				}
 			case "config":
 				cfg, cfgKey = parseConfig(name, v, &errs)
 			case "cases":
@@ -379,7 +395,7 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 				}
 				list = v
 			default:
-				errs.add(name, v.Line, "unknown key %q (want files, mode, config or cases)", k)
+				errs.add(name, v.Line, "unknown key %q (want files, mode, shell, config or cases)", k)
 			}
 		})
 		if list == nil && len(errs) == 0 {
@@ -393,7 +409,7 @@ func ParseYAML(name string, data []byte, fx Fixture) ([]Case, error) {
 	}
 	var cases []Case
 	for _, item := range list.Content {
-		c, ok := parseCase(name, deref(item), mode, fx, &errs)
+		c, ok := parseCase(name, deref(item), mode, shell, fx, &errs)
 		c.Config, c.ConfigKey = cfg, cfgKey
 		if ok {
 			cases = append(cases, c)
@@ -422,8 +438,8 @@ func parseConfig(name string, n *yaml.Node, errs *errList) (*policy.Config, stri
 	return cfg, string(data)
 }
 
-func parseCase(name string, n *yaml.Node, mode string, fx Fixture, errs *errList) (Case, bool) {
-	c := Case{File: name, Line: n.Line, Mode: mode, Fixture: fx}
+func parseCase(name string, n *yaml.Node, mode, shell string, fx Fixture, errs *errList) (Case, bool) {
+	c := Case{File: name, Line: n.Line, Mode: mode, Shell: shell, Fixture: fx}
 	if n.Kind != yaml.MappingNode {
 		errs.add(name, n.Line, "a case must be a mapping")
 		return c, false
@@ -446,6 +462,13 @@ func parseCase(name string, n *yaml.Node, mode string, fx Fixture, errs *errList
 				}
 				c.Mode = s
 			}
+		case "shell":
+			if s, ok := scalar(name, v, "shell", errs); ok {
+				if !validShells[s] {
+					errs.add(name, v.Line, "unknown shell %q (want bash, zsh, sh or unknown)", s)
+				}
+				c.Shell = strings.TrimPrefix(s, "unknown")
+			}
 		case "cwd":
 			if s, ok := scalar(name, v, "cwd", errs); ok {
 				if s != "" && s != "." && s != "~" {
@@ -461,7 +484,7 @@ func parseCase(name string, n *yaml.Node, mode string, fx Fixture, errs *errList
 			hasExpect = true
 			c.Expect = parseExpect(name, v, errs)
 		default:
-			errs.add(name, v.Line, "unknown key %q in case (want name, command, mode, cwd, files or expect)", k)
+			errs.add(name, v.Line, "unknown key %q in case (want name, command, mode, shell, cwd, files or expect)", k)
 		}
 	})
 	if c.Command == "" && len(*errs) == before {

@@ -294,3 +294,36 @@ func TestLoadFS(t *testing.T) {
 		t.Errorf("notes.txt: error = %v", err)
 	}
 }
+
+// TestParseShell: #shell: in a .sh file and shell: in a YAML file (and per
+// case) name the shell the cases are judged for; unknown is "".
+func TestParseShell(t *testing.T) {
+	sh := "ls # want allow\n#shell: zsh\nls *(.) # want allow\n#shell: unknown\nls # want allow\n"
+	cases, err := ParseSh("a.sh", []byte(sh), Fixture{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cases {
+		got = append(got, c.Shell)
+	}
+	if diff := cmp.Diff([]string{"", "zsh", ""}, got); diff != "" {
+		t.Errorf(".sh shells (-want +got):\n%s", diff)
+	}
+	y := "shell: zsh\ncases:\n  - command: ls\n    expect: allow\n  - command: ls\n    shell: bash\n    expect: allow\n"
+	cases, err = ParseYAML("a.yaml", []byte(y), Fixture{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 2 || cases[0].Shell != "zsh" || cases[1].Shell != "bash" {
+		t.Errorf("yaml shells: %+v", cases)
+	}
+	for _, bad := range []string{"#shell: fish\nls # want allow\n"} {
+		if _, err := ParseSh("b.sh", []byte(bad), Fixture{}); err == nil || !strings.Contains(err.Error(), `unknown shell "fish"`) {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if _, err := ParseYAML("b.yaml", []byte("cases:\n  - command: ls\n    shell: csh\n    expect: allow\n"), Fixture{}); err == nil {
+		t.Error("shell: csh parsed")
+	}
+}

@@ -32,6 +32,8 @@ type Input struct {
 	Command string
 	// Mode is ModeDefault or ModeReadonly.
 	Mode string
+	// Shell is the shell that runs it, or "" (both bash and zsh).
+	Shell string
 	// Cwd is the absolute directory the command runs in.
 	Cwd string
 	// Root is the workspace root (absolute), or "" for the checker's
@@ -315,7 +317,7 @@ func each(ctx context.Context, cases []Case, opt Options, fn func(i int, in Inpu
 		if filepath.IsAbs(c.Cwd) {
 			// A host case (audit, diff --batch): the real directory and home.
 			home, _ := os.UserHomeDir()
-			inputs[i] = Input{Command: c.Command, Mode: c.Mode, Cwd: c.Cwd, Home: home}
+			inputs[i] = Input{Command: c.Command, Mode: c.Mode, Shell: c.Shell, Cwd: c.Cwd, Home: home}
 			continue
 		}
 		var key string
@@ -343,7 +345,7 @@ func each(ctx context.Context, cases []Case, opt Options, fn func(i int, in Inpu
 		if c.Cwd != "" && c.Cwd != "." {
 			cwd = l.Resolve(c.Cwd)
 		}
-		inputs[i] = Input{Command: c.Command, Mode: c.Mode, Cwd: cwd, Root: l.Work, Home: l.Home}
+		inputs[i] = Input{Command: c.Command, Mode: c.Mode, Shell: c.Shell, Cwd: cwd, Root: l.Work, Home: l.Home}
 	}
 	n := opt.Parallel
 	if n <= 0 {

@@ -117,7 +117,8 @@ func (in *interp) script(src string) ([]cand, bool) {
 	if err != nil {
 		return nil, false
 	}
-	rep := classify.Classify(src, classify.WithCatalog(in.cat))
+	// Read as bash, as parse above does: the segments must be the AST's.
+	rep := classify.Classify(src, classify.WithCatalog(in.cat), classify.WithDialect(classify.DialectBash))
 	idx := map[classify.Span]int{}
 	for _, s := range rep.Segments {
 		if s.Parent == -1 && !s.Context.Substitution && s.Context.Depth == 0 {
@@ -358,7 +359,7 @@ func (w *walk) segment(i, hops int) []cand {
 		return []cand{{m: generic(w.in.code)}}
 	}
 	// bash -c 'script': the script's own status.
-	if isShell(name) {
+	if w.in.isShell(name) {
 		if script, ok := shellScript(args); ok && w.in.depth < maxNested {
 			sub := &interp{cat: w.in.cat, code: w.in.code, depth: w.in.depth + 1}
 			if cands, ok := sub.script(script); ok {
@@ -441,12 +442,11 @@ func firstOperand(args []string) string {
 	return ""
 }
 
-func isShell(name string) bool {
-	switch name {
-	case "bash", "sh", "dash", "zsh", "ksh":
-		return true
-	}
-	return false
+// isShell reports a shell: a catalog entry with a dialect (bash, sh, zsh,
+// ksh), the one place that lists them.
+func (in *interp) isShell(name string) bool {
+	p := in.cat.Lookup(name)
+	return p != nil && p.Dialect != ""
 }
 
 // shellScript finds the script of `bash [opts] -c SCRIPT`.

@@ -61,8 +61,13 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 // Request is one command to check or run.
 type Request struct {
-	// Command is the bash command line.
+	// Command is the command line.
 	Command string `json:"command"`
+	// Shell is the shell that will run it: "bash", "zsh" or "sh"; ""
+	// takes the config's shell, and when that is empty too the command is
+	// judged as both bash and zsh (Check), or as the runner's bash (Run
+	// with the default runner).
+	Shell string `json:"shell,omitempty"`
 	// Cwd is the directory it runs in: absolute, or relative to the gate's
 	// default cwd; "" is the default cwd.
 	Cwd string `json:"cwd,omitempty"`
@@ -121,6 +126,9 @@ type Decision struct {
 	Command string `json:"command"`
 	Cwd     string `json:"cwd"`
 	Mode    string `json:"mode"`
+	// Shell is the shell it was judged for; "" when not known (the report
+	// then holds the bash and the zsh reading).
+	Shell string `json:"shell,omitempty"`
 	// Reversible repeats the report's verdict.
 	Reversible bool `json:"reversible"`
 	// Report is the classifier's report; nil only when shellgate failed
@@ -434,7 +442,14 @@ func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	return g.decide(ctx, req.Command, cwd, mode)
+	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req))
+}
+
+// dialect is the shell a request is judged in: its own, else the (trusted)
+// config's, else unknown (both bash and zsh). validate checked the name.
+func (g *Gate) dialect(req Request) classify.Dialect {
+	d, _ := classify.ParseDialect(req.Shell)
+	return g.pl.Shell(d)
 }
 
 // checkHook runs inside decide's protection; tests make it panic.
@@ -444,7 +459,7 @@ var checkHook = func() {}
 // of them (a bug) is caught and becomes a deny with code internal-error, so
 // that a long-lived caller (serve, mcp, an embedding program) neither
 // crashes nor runs what was not decided.
-func (g *Gate) decide(ctx context.Context, command, cwd, mode string) (d *Decision, err error) {
+func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect) (d *Decision, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
@@ -458,8 +473,8 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string) (d *Decisi
 	checkHook()
 	// A boundary that cannot be built leaves the station out: the policy
 	// then sees reads that are not established.
-	in, st, serr := g.pl.Input(command, cwd, mode)
-	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
+	in, st, serr := g.pl.InputShell(command, cwd, mode, dialect)
+	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
 	if serr != nil {
 		d.StationError = serr.Error()
 	}
@@ -530,6 +545,8 @@ func validate(req Request) error {
 		return bad("the command is not valid UTF-8")
 	case req.Mode != "" && !policy.ValidMode(req.Mode):
 		return bad("unknown mode %q (want %s or %s)", req.Mode, policy.ModeDefault, policy.ModeReadonly)
+	case req.Shell != "" && !validShell(req.Shell):
+		return bad("unknown shell %q (want bash, zsh or sh)", req.Shell)
 	case req.TimeoutMS < 0:
 		return bad("negative timeout %d ms", req.TimeoutMS)
 	case strings.IndexByte(req.Cwd, 0) >= 0:
@@ -552,6 +569,13 @@ func validate(req Request) error {
 		return bad("the justification is not valid UTF-8")
 	}
 	return nil
+}
+
+// validShell reports a request shell shellgate knows ("unknown" and
+// "auto" say it is not known).
+func validShell(s string) bool {
+	_, err := classify.ParseDialect(s)
+	return err == nil
 }
 
 func (g *Gate) resolveCwd(dir string) (string, error) {
@@ -611,6 +635,10 @@ type prepared struct {
 func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p prepared, res Result, ok bool) {
 	res.Command = req.Command
 	fail := func(r Result) (prepared, Result, bool) { return prepared{}, r, false }
+	if _, ok := g.runner.(*BashRunner); ok && req.Shell == "" && g.pl.Config().Shell == "" {
+		// The default runner runs bash: that is the shell that runs it.
+		req.Shell = string(classify.DialectBash)
+	}
 	d, err := g.Check(ctx, req)
 	if err != nil {
 		return fail(errResult(res, err))
@@ -689,7 +717,7 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 		env = withOffline(env) // read-only: no reason to reach the network
 	}
 	spec := Spec{
-		Command: req.Command, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
+		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
 		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
 	}
 	mode, why := g.sandboxFor(req, d, res.Approved)

@@ -142,7 +142,23 @@ func (p *Pipeline) Engine() *rego.Engine { return p.engine }
 // boundary that cannot be built leaves the station out (the policy then
 // sees reads that are not established); the error says why.
 func (p *Pipeline) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, p.boundary)
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, classify.DialectUnknown, p.boundary)
+}
+
+// InputShell is Input for a command that shell runs; DialectUnknown takes
+// the config's shell, and with none there the command is read as both
+// bash and zsh.
+func (p *Pipeline) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, p.boundary)
+}
+
+// Shell is the dialect a request for shell s is judged in: s, else the
+// config's shell (of a trusted config), else unknown.
+func (p *Pipeline) Shell(s classify.Dialect) classify.Dialect {
+	if s == classify.DialectUnknown && p.cfg.Shell != "" {
+		s, _ = classify.ParseDialect(p.cfg.Shell)
+	}
+	return s
 }
 
 // Batch is a Pipeline deciding one batch of commands (shellgate check
@@ -167,7 +183,13 @@ func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]batch
 
 // Input is Pipeline.Input with the boundary of cwd built once per batch.
 func (b *Batch) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, b.boundary)
+	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, classify.DialectUnknown, b.boundary)
+}
+
+// InputShell is Input for a command that shell runs (see
+// Pipeline.InputShell).
+func (b *Batch) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
+	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, shell, b.boundary)
 }
 
 func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
@@ -187,15 +209,18 @@ func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, 
 	return e.b, e.err
 }
 
-func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
+func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, shell classify.Dialect, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
 	if mode == "" {
 		mode = p.cfg.Mode
 	}
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Config: cfg}
-	in.Report = classify.Classify(command, opts...)
+	if shell == classify.DialectUnknown && cfg.Shell != "" {
+		shell, _ = classify.ParseDialect(cfg.Shell)
+	}
+	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: cfg}
+	in.Report = classify.Classify(command, append(opts[:len(opts):len(opts)], classify.WithDialect(shell))...)
 	if p.noStation {
 		return in, nil, nil
 	}
@@ -256,7 +281,9 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	}
 	whole := in
 	if p.full != nil {
-		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, p.boundary)
+		// The request's own shell; the whole config's applies when it
+		// named none (in.Shell is then the trusted part's, "").
+		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell), p.boundary)
 		if in.Station == nil {
 			whole.Station = nil
 		}

@@ -45,8 +45,12 @@ const (
 
 // Spec is one command for a Runner.
 type Spec struct {
-	// Command is the bash command line.
+	// Command is the command line.
 	Command string
+	// Shell is the shell that runs it, the dialect it was judged in:
+	// "bash" or "" (bash), "zsh" (zsh -f: no startup files, so its
+	// default options, which the judgment assumes) or "sh".
+	Shell string
 	// Dir is the working directory (absolute).
 	Dir string
 	// Env is the complete environment ("K=V"); see BuildEnv.
@@ -101,7 +105,8 @@ type Runner interface {
 	Run(ctx context.Context, spec Spec) (Outcome, error)
 }
 
-// BashRunner runs `bash -c COMMAND` in its own process group, with stdin
+// BashRunner runs `bash -c COMMAND` (zsh -f -c or sh -c when the spec's
+// Shell says so) in its own process group, with stdin
 // from /dev/null and stdout and stderr merged into one pipe (so output is
 // in arrival order). A timeout, ctx and the capture cap stop the whole
 // group: SIGTERM, then SIGKILL after the grace.
@@ -159,7 +164,22 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 			spill = nil
 		}
 	}
-	cmd := exec.Command(r.bash, "-c", spec.Command)
+	shell, args := r.bash, []string{"-c", spec.Command}
+	switch spec.Shell {
+	case "", "bash":
+	case "zsh", "sh":
+		p, err := exec.LookPath(spec.Shell)
+		if err != nil {
+			return Outcome{}, fmt.Errorf("%s: %w", spec.Shell, err)
+		}
+		shell = p
+		if spec.Shell == "zsh" {
+			args = []string{"-f", "-c", spec.Command}
+		}
+	default:
+		return Outcome{}, fmt.Errorf("unknown shell %q", spec.Shell)
+	}
+	cmd := exec.Command(shell, args...)
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	if cmd.Env == nil {

@@ -27,6 +27,14 @@ type Flags struct {
 	// Cwd is the hook process's working directory (ParseFlags fills it
 	// in): the command's directory when the payload does not say.
 	Cwd string `json:"cwd,omitempty"`
+	// Shell is --shell: the shell the agent runs commands in ("bash",
+	// "zsh", "sh"), overriding what the payload and the environment say.
+	Shell string `json:"shell,omitempty"`
+	// ClaudeShell and LoginShell are the hook process's CLAUDE_CODE_SHELL
+	// and SHELL (ParseFlags fills them in): Claude Code runs commands in
+	// CLAUDE_CODE_SHELL, else in the login shell when that is bash or zsh.
+	ClaudeShell string `json:"claude_shell,omitempty"`
+	LoginShell  string `json:"login_shell,omitempty"`
 }
 
 type multiFlag []string
@@ -47,6 +55,7 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 	fs.StringVar(&f.Mode, "mode", "", "readonly: only reversible, station-clean commands are allowed, everything else is denied")
 	fs.Var(&policy, "policy", "extra Rego policy directory or file (repeatable)")
 	fs.StringVar(&f.Config, "config", "", "YAML config file")
+	fs.StringVar(&f.Shell, "shell", "", "the shell the agent runs commands in: bash, zsh or sh (default: from the payload or the environment, else judge as both bash and zsh)")
 	var ops []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -86,8 +95,59 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 			return f, nil, fmt.Errorf("--config: %v", err)
 		}
 	}
+	if f.Shell != "" {
+		d := shellName(f.Shell)
+		if d == "" {
+			return f, nil, fmt.Errorf("--shell %q: want bash, zsh or sh", f.Shell)
+		}
+		f.Shell = d
+	}
 	f.Cwd, _ = os.Getwd()
+	f.ClaudeShell, f.LoginShell = os.Getenv("CLAUDE_CODE_SHELL"), os.Getenv("SHELL")
 	return f, ops, nil
+}
+
+// ShellFor is the shell agent runs p's command in, as far as it is known:
+// the payload's own shell field, else --shell, else (Claude Code)
+// CLAUDE_CODE_SHELL, else a bash or zsh login shell; "" when not known
+// (the command is then judged as both bash and zsh). A value that names
+// no shell shellgate knows is not known either.
+func ShellFor(agent Agent, p Payload, f Flags) string {
+	for _, s := range []string{p.Shell, f.Shell} {
+		if s != "" {
+			return s // the gate refuses a name it does not know
+		}
+	}
+	if agent != Claude {
+		return ""
+	}
+	if f.ClaudeShell != "" {
+		return shellName(f.ClaudeShell)
+	}
+	if d := shellName(f.LoginShell); d == "bash" || d == "zsh" {
+		return d
+	}
+	return ""
+}
+
+// shellName is the dialect a shell name or path names ("/bin/zsh" is zsh,
+// a login shell's "-zsh" too, dash is sh), or "" for any other. It is
+// classify.ParseDialect without the import: the thin client links no
+// parser.
+func shellName(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	switch strings.TrimPrefix(s, "-") {
+	case "bash":
+		return "bash"
+	case "zsh":
+		return "zsh"
+	case "sh", "dash":
+		return "sh"
+	}
+	return ""
 }
 
 // Args renders f back as command-line flags (for the one-shot fallback).
@@ -104,6 +164,9 @@ func (f Flags) Args() []string {
 	}
 	if f.Config != "" {
 		a = append(a, "--config", f.Config)
+	}
+	if f.Shell != "" {
+		a = append(a, "--shell", f.Shell)
 	}
 	return a
 }
@@ -144,7 +207,7 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 	if d == nil {
 		return DenyError(agent, p.EventName, errors.New("no decider"))
 	}
-	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode}
+	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode, Shell: ShellFor(agent, p, f)}
 	if q.Cwd == "" {
 		q.Cwd = f.Cwd
 	} else if !filepath.IsAbs(q.Cwd) && f.Cwd != "" {

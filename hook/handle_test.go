@@ -211,12 +211,14 @@ func TestReasonClipped(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
-	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly"}, new(strings.Builder))
+	t.Setenv("SHELL", "/bin/zsh")
+	t.Setenv("CLAUDE_CODE_SHELL", "")
+	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly", "--shell", "/usr/bin/bash"}, new(strings.Builder))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
-	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd}
+	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh"}
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
@@ -227,9 +229,56 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || !cmp.Equal(back, f) {
 		t.Errorf("Args round trip: %v %+v", err, back)
 	}
-	for _, bad := range [][]string{{"--ask-as", "allow"}, {"--mode", "yolo"}, {"--nope"}} {
+	for _, bad := range [][]string{{"--ask-as", "allow"}, {"--mode", "yolo"}, {"--nope"}, {"--shell", "fish"}} {
 		if _, _, err := ParseFlags(bad, new(strings.Builder)); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestShellFor: the shell a hook judges a command for comes from the
+// payload, then --shell, then (Claude Code only) CLAUDE_CODE_SHELL and a
+// bash or zsh login shell; anything else is not known.
+func TestShellFor(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		agent   Agent
+		payload string
+		f       Flags
+		want    string
+	}{
+		{"claude login zsh", Claude, "", Flags{LoginShell: "/bin/zsh"}, "zsh"},
+		{"claude login bash", Claude, "", Flags{LoginShell: "/usr/local/bin/bash"}, "bash"},
+		{"claude login fish", Claude, "", Flags{LoginShell: "/usr/bin/fish"}, ""},
+		{"claude CLAUDE_CODE_SHELL wins", Claude, "", Flags{ClaudeShell: "/bin/bash", LoginShell: "/bin/zsh"}, "bash"},
+		{"claude CLAUDE_CODE_SHELL unknown", Claude, "", Flags{ClaudeShell: "/opt/fish", LoginShell: "/bin/zsh"}, ""},
+		{"claude --shell wins", Claude, "", Flags{Shell: "sh", LoginShell: "/bin/zsh"}, "sh"},
+		{"payload wins", Claude, "zsh", Flags{Shell: "bash"}, "zsh"},
+		{"codex login shell is not trusted", Codex, "", Flags{LoginShell: "/bin/zsh"}, ""},
+		{"cursor --shell", Cursor, "", Flags{Shell: "zsh"}, "zsh"},
+		{"none", Gemini, "", Flags{}, ""},
+	} {
+		got := ShellFor(tc.agent, Payload{Shell: tc.payload}, tc.f)
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestParsePayloadShell: a shell field in the payload (top level or in
+// tool_input) is read.
+func TestParsePayloadShell(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","shell":"zsh"}}`:  "zsh",
+		`{"hook_event_name":"PreToolUse","tool_name":"Bash","shell":"bash","tool_input":{"command":"ls"}}`: "bash",
+		`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`:                "",
+	} {
+		p, err := Parse(Claude, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Shell != want {
+			t.Errorf("%s: shell %q, want %q", in, p.Shell, want)
 		}
 	}
 }

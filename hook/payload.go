@@ -51,6 +51,9 @@ type Payload struct {
 	// whether it is known.
 	ExitCode    int
 	HasExitCode bool
+	// Shell is the shell the payload says runs the command (a "shell"
+	// field at the top level or in tool_input), or "".
+	Shell string
 }
 
 // Errors Parse returns; each becomes a deny.
@@ -70,12 +73,14 @@ type rawPayload struct {
 	PermissionMode string          `json:"permission_mode"`
 	Command        json.RawMessage `json:"command"` // Cursor: top level
 	Error          json.RawMessage `json:"error"`   // Claude PostToolUseFailure
+	Shell          *string         `json:"shell"`
 }
 
 type rawToolInput struct {
 	Command   json.RawMessage `json:"command"`
 	Directory *string         `json:"directory"` // Gemini run_shell_command
 	DirPath   *string         `json:"dir_path"`  // Gemini, newer spelling
+	Shell     *string         `json:"shell"`
 }
 
 // Parse reads an agent's hook payload. An error means the payload could not
@@ -162,6 +167,12 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 	}
 	if err := json.Unmarshal(cmdRaw, &p.Command); err != nil {
 		return p, fmt.Errorf("%s is not a string", field)
+	}
+	for _, s := range []*string{in.Shell, raw.Shell} {
+		if s != nil && *s != "" {
+			p.Shell = *s
+			break
+		}
 	}
 	if strings.TrimSpace(p.Command) == "" && p.Event == EventPre {
 		return p, fmt.Errorf("%w: %s is empty", ErrNoCommand, field)

@@ -27,6 +27,9 @@ type Query struct {
 	Cwd string `json:"cwd,omitempty"`
 	// Mode is ModeDefault or ModeReadonly.
 	Mode string `json:"mode"`
+	// Shell is the shell the agent runs the command in, "" when not known
+	// (see ShellFor).
+	Shell string `json:"shell,omitempty"`
 }
 
 // Reason says why a command got its action. Code is a stable lower-case

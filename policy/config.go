@@ -46,6 +46,11 @@ type Config struct {
 	// PolicyDirs are directories of extra Rego modules. Relative ones are
 	// relative to the config file.
 	PolicyDirs []string `yaml:"policy_dirs" json:"policy_dirs"`
+	// Shell is the shell that runs the commands ("bash", "zsh", "sh"),
+	// used when a request does not say; "" judges every command as both
+	// bash and zsh. Naming one shell narrows the judgment to it: a
+	// command zsh would run differently can then be allowed for bash.
+	Shell string `yaml:"shell" json:"shell,omitempty"`
 	// Sandbox chooses the sandbox mode of every command the gate runs:
 	// "" or "auto" (the mode follows the decision), "read-only",
 	// "workspace-write", "full-access", or "off" (no confinement, also
@@ -95,7 +100,7 @@ const (
 func (c *Config) SHA256() string { return c.sum }
 
 // configKeys are the keys a config file may have, for strict decoding.
-var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox"}
+var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox", "shell"}
 
 // The values of Config.Sandbox besides the sandbox modes.
 const (
@@ -208,6 +213,13 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 	}
 	if !ValidMode(c.Mode) {
 		return fmt.Errorf("%s: mode %q is not a mode (want default or readonly)", at("mode"), c.Mode)
+	}
+	if c.Shell != "" {
+		d, err := classify.ParseDialect(c.Shell)
+		if err != nil || d == classify.DialectUnknown {
+			return fmt.Errorf("%s: shell %q is not a shell (want bash, zsh or sh)", at("shell"), c.Shell)
+		}
+		c.Shell = string(d)
 	}
 	c.grants, c.grantAt = c.grants[:0], c.grantAt[:0]
 	for i, g := range c.Grants {

@@ -40,6 +40,22 @@ policy_dirs: [policy]
 	}
 }
 
+// TestParseConfigShell: the shell key names the dialect requests without
+// one are judged in; a path or a login shell's -zsh is reduced to it.
+func TestParseConfigShell(t *testing.T) {
+	for src, want := range map[string]string{
+		"shell: zsh\n": "zsh", "shell: /bin/bash\n": "bash", "shell: dash\n": "sh", "mode: default\n": "",
+	} {
+		c, err := ParseConfig([]byte(src), "c.yaml")
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		if c.Shell != want {
+			t.Errorf("%q: shell %q, want %q", src, c.Shell, want)
+		}
+	}
+}
+
 func TestParseConfigEmpty(t *testing.T) {
 	for _, src := range []string{"", "\n# nothing\n", "---\n"} {
 		c, err := ParseConfig([]byte(src), "c.yaml")
@@ -58,6 +74,8 @@ func TestParseConfigErrors(t *testing.T) {
 	}{
 		{"mode: default\ngrant: [x]\n", `c.yaml:2:1: unknown key "grant" (known keys: mode,`},
 		{"mode: yolo\n", `c.yaml:1:7: mode "yolo" is not a mode (want default or readonly)`},
+		{"shell: fish\n", `c.yaml:1:8: shell "fish" is not a shell (want bash, zsh or sh)`},
+		{"shell: unknown\n", `c.yaml:1:8: shell "unknown" is not a shell (want bash, zsh or sh)`},
 		{"mode: default\nmode: readonly\n", `c.yaml:2:1: key "mode" given twice`},
 		{"grants:\n  - make lint\n  - \"** x\"\n", `c.yaml:3:5: grant "** x": the first word must be a program name`},
 		{"grants:\n  - npm ** test\n", `c.yaml:2:5: grant "npm ** test": "**" may only be the last word`},

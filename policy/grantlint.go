@@ -53,6 +53,10 @@ func LintGrant(grant string, cat *classify.Catalog) (GrantProblem, bool) {
 		return GrantProblem{}, false
 	}
 	opts := []classify.Option{classify.WithCatalog(cat)}
+	if len(prog.Shells) > 0 {
+		// A shell's own builtin (zsh's noglob) is read in that shell.
+		opts = append(opts, classify.WithDialect(classify.Dialect(prog.Shells[0])))
+	}
 	try := func(words []string) (GrantProblem, bool) {
 		r := classify.Classify(shellJoin(words), opts...)
 		if len(r.Segments) == 0 {

@@ -90,6 +90,10 @@ type Input struct {
 	Mode string `json:"mode"`
 	// Cwd is the absolute directory the command runs in.
 	Cwd string `json:"cwd"`
+	// Shell is the shell that runs the command ("bash", "zsh", "sh"), or
+	// "" when it is not known: the report then holds both the bash and the
+	// zsh reading (Report.Dialect "bash+zsh").
+	Shell string `json:"shell,omitempty"`
 	// Report is the classifier's report on Command.
 	Report *classify.Report `json:"report"`
 	// Station is the read station's verdict (readstation.Station), or nil

@@ -134,7 +134,8 @@ func ResolveWith(cfg *Config, store *trust.Store, storePath string, storeErr err
 
 // tightening returns the part of c that can only make the gate stricter
 // (its mode, deny rows and policy directories: the directories' modules are
-// judged on their own) and lists what it leaves out.
+// judged on their own) and lists what it leaves out (its shell too: naming
+// one shell judges a command as that shell alone, not as bash and zsh).
 func (c *Config) tightening() (*Config, []string) {
 	t := &Config{
 		Mode:       c.Mode,
@@ -172,6 +173,10 @@ func (c *Config) tightening() (*Config, []string) {
 	}
 	if c.ReplaceDefaultDenyReads {
 		ignored = append(ignored, "replace_default_deny_reads: true")
+	}
+	if c.Shell != "" {
+		// One shell instead of both bash and zsh narrows the judgment.
+		ignored = append(ignored, "shell: "+c.Shell)
 	}
 	return t, ignored
 }

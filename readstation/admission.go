@@ -87,6 +87,7 @@ func describeStamp(st fileStamp) string {
 
 type globCand struct {
 	pattern string
+	mode    globMode
 	matches []string
 	err     string
 }
@@ -129,13 +130,13 @@ func (a *Admission) addPath(text string, r resolved) {
 	a.paths = append(a.paths, pathCand{text, r})
 }
 
-func (a *Admission) addGlob(pattern string, matches []string, err error) {
+func (a *Admission) addGlob(pattern string, mode globMode, matches []string, err error) {
 	for i := range a.globs {
-		if a.globs[i].pattern == pattern {
+		if a.globs[i].pattern == pattern && a.globs[i].mode == mode {
 			return
 		}
 	}
-	g := globCand{pattern: pattern, matches: slices.Clone(matches)}
+	g := globCand{pattern: pattern, mode: mode, matches: slices.Clone(matches)}
 	if err != nil {
 		g.err = err.Error()
 	}
@@ -156,7 +157,7 @@ func (a *Admission) Recheck() error {
 	}
 	fsc := newFSCache()
 	for _, g := range a.globs {
-		ms, err := expandGlob(fsc, g.pattern, a.b.maxGlob())
+		ms, err := expandGlob(fsc, g.pattern, g.mode, a.b.maxGlob())
 		e := ""
 		if err != nil {
 			e = err.Error()

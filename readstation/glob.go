@@ -2,6 +2,7 @@ package readstation
 
 import (
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
@@ -52,16 +53,36 @@ func (e errGlobCap) Error() string {
 // followed, a leading dot must be matched explicitly, and then "." and ".."
 // match too (as before bash 5.2's globskipdots). It returns the
 // matches as absolute texts (not cleaned), sorted.
-func (j *judger) expandGlob(pattern string, max int) ([]string, error) {
-	return expandGlob(j.fs, pattern, max)
+func (j *judger) expandGlob(pattern string, mode globMode, max int) ([]string, error) {
+	return expandGlob(j.fs, pattern, mode, max)
 }
 
-func expandGlob(fsc *fsCache, pattern string, max int) ([]string, error) {
+// globMode is how a shell other than bash expands a pattern: zsh's D
+// qualifier lets metacharacters match a leading dot (never "." or ".."),
+// and its "**" component matches any number of directories.
+type globMode struct {
+	dots, globstar bool
+}
+
+func expandGlob(fsc *fsCache, pattern string, mode globMode, max int) ([]string, error) {
 	cands := []string{""} // "" stands for "/"
 	fromDir := false
 	comps := strings.Split(strings.TrimLeft(pattern, "/"), "/")
 	for _, c := range comps {
 		if c == "" {
+			continue
+		}
+		if mode.globstar && (c == "**" || c == "***") {
+			// zsh: **/ is zero or more directories (***/ follows links).
+			var err error
+			cands, err = globstarDirs(fsc, cands, mode.dots, c == "***", max)
+			if err != nil {
+				return nil, err
+			}
+			fromDir = true
+			if len(cands) == 0 {
+				return nil, nil
+			}
 			continue
 		}
 		if !hasUnescapedMeta(c) {
@@ -94,7 +115,7 @@ func expandGlob(fsc *fsCache, pattern string, max int) ([]string, error) {
 			}
 			explicitDot := strings.HasPrefix(c, ".") || strings.HasPrefix(c, "\\.")
 			names := make([]string, 0, len(es)+2)
-			if explicitDot {
+			if explicitDot && !mode.dots && !mode.globstar {
 				// Bash before 5.2 (and with globskipdots off) lets ".*"
 				// match "." and "..": "grep -r x .*" reads the parent.
 				names = append(names, ".", "..")
@@ -103,7 +124,7 @@ func expandGlob(fsc *fsCache, pattern string, max int) ([]string, error) {
 				names = append(names, e.Name())
 			}
 			for _, name := range names {
-				if name[0] == '.' && !explicitDot {
+				if name[0] == '.' && !explicitDot && !mode.dots {
 					continue
 				}
 				if ok, err := path.Match(c, name); err != nil {
@@ -162,8 +183,8 @@ func filepathLstat(fsc *fsCache, c string) (*node, error) {
 func (j *judger) judgeGlob(text string, recursive bool, g globChecks, opt walkOpts, rd *Read) {
 	rd.Resolved = filepath.Clean(text)
 	max := j.b.maxGlob()
-	matches, err := j.expandGlob(text, max)
-	j.adm.addGlob(text, matches, err)
+	matches, err := j.expandGlob(text, g.mode, max)
+	j.adm.addGlob(text, g.mode, matches, err)
 	if err != nil {
 		rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s: %v", show(text), err))
 		return
@@ -227,6 +248,8 @@ type globChecks struct {
 	// (classify.PathRef.OptionLike): a match that begins with "-" there
 	// is an option.
 	dashBase string
+	// mode is how the shell expands the pattern (zsh: dots, globstar).
+	mode globMode
 }
 
 // splitHazard reports whitespace or a glob character in the last n
@@ -241,4 +264,62 @@ func splitHazard(p string, n int) bool {
 		}
 	}
 	return false
+}
+
+// globstarDirs is zsh's "**" component: every candidate directory and
+// every directory below it (not those whose name begins with a dot unless
+// dots is set; symlinks to directories only when follow is set, as
+// "***" does). It fails past max directories.
+func globstarDirs(fsc *fsCache, cands []string, dots, follow bool, max int) ([]string, error) {
+	var out []string
+	var walk func(base string) error
+	walk = func(base string) error {
+		out = append(out, base)
+		if len(out) > max {
+			return errGlobCap{max}
+		}
+		dir := base
+		if dir == "" {
+			dir = "/"
+		}
+		res := fsc.resolve(dir)
+		if res.err != nil {
+			return fmt.Errorf("%s cannot be established: %v", dir, res.err)
+		}
+		if !res.isDir() {
+			return nil
+		}
+		es, err := fsc.readDir(res.real)
+		if err != nil {
+			if notFound(err) {
+				return nil
+			}
+			return fmt.Errorf("cannot list %s: %v", dir, err)
+		}
+		for _, e := range es {
+			name := e.Name()
+			if name[0] == '.' && !dots {
+				continue
+			}
+			isDir := e.IsDir()
+			if !isDir && follow && e.Type()&fs.ModeSymlink != 0 {
+				if r := fsc.resolve(base + "/" + name); r.err == nil && r.isDir() {
+					isDir = true
+				}
+			}
+			if !isDir {
+				continue
+			}
+			if err := walk(base + "/" + name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, c := range cands {
+		if err := walk(c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

@@ -213,8 +213,9 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 			}
 		}
 		if r.Kind == "glob" {
-			ms, gerr := j.expandGlob(t, j.b.maxGlob())
-			j.adm.addGlob(t, ms, gerr)
+			mode := globMode{dots: r.Dots, globstar: r.Globstar}
+			ms, gerr := j.expandGlob(t, mode, j.b.maxGlob())
+			j.adm.addGlob(t, mode, ms, gerr)
 			if gerr != nil {
 				fail("producer %s: %v", what, gerr)
 				return

@@ -261,7 +261,7 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 	opt := j.walkOpts(ref.Segment)
 	opt.pathGlob = ref.PathGlob
 	if ref.Kind == "glob" {
-		g := globChecks{tracked: ref.Tracked}
+		g := globChecks{tracked: ref.Tracked, mode: globMode{dots: ref.Dots, globstar: ref.Globstar}}
 		if ref.Split {
 			g.split = strings.Count(strings.Trim(strings.TrimPrefix(ref.Path, "~"), "/"), "/") + 1
 		}

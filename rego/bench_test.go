@@ -37,7 +37,9 @@ var benchCommands = []string{
 //
 //	eval:                 the prepared query on a prepared input (facts + value + Eval)
 //	classify+eval:        parse and classify, then decide, no station
-//	classify+station+eval the whole in-process decision
+//	classify+station+eval the whole in-process decision, read as bash
+//	.../unknown-shell     the same with the shell not known (bash and zsh)
+//	.../zsh               the same read as zsh
 //	.../resident-gc       the same, with the collector at ResidentGCPercent
 //	memo:                 classify + station + a memoized decision
 //
@@ -60,10 +62,11 @@ func BenchmarkDecide(b *testing.B) {
 			}
 		})
 	})
+	bash := classify.WithDialect(classify.DialectBash)
 	b.Run("classify+eval", func(b *testing.B) {
 		runMix(b, func(i int) {
 			c := benchCommands[i]
-			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c, bash)}
 			if _, err := f.engine.Decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}
@@ -74,11 +77,13 @@ func BenchmarkDecide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// whole is the whole in-process decision of command i through e.
-	whole := func(b *testing.B, e *Engine) func(i int) {
+	// whole is the whole in-process decision of command i through e, read
+	// as bash (opts add to that: the unknown dialect reads it as both).
+	whole := func(b *testing.B, e *Engine, opts ...classify.Option) func(i int) {
+		opts = append([]classify.Option{bash}, opts...)
 		return func(i int) {
 			c := benchCommands[i]
-			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c, opts...)}
 			in.Station = readstation.Judge(in.Report, boundary)
 			if _, err := e.Decide(ctx, in); err != nil {
 				b.Fatal(err)
@@ -91,7 +96,7 @@ func BenchmarkDecide(b *testing.B) {
 	b.Run("classify+station", func(b *testing.B) {
 		runMix(b, func(i int) {
 			c := benchCommands[i]
-			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c, bash)}
 			in.Station = readstation.Judge(in.Report, boundary)
 			if _, err := prepare(&in); err != nil {
 				b.Fatal(err)
@@ -99,6 +104,13 @@ func BenchmarkDecide(b *testing.B) {
 		})
 	})
 	b.Run("classify+station+eval", func(b *testing.B) { runMix(b, whole(b, f.engine)) })
+	// The shell not known: the command is read as bash and as zsh.
+	b.Run("classify+station+eval/unknown-shell", func(b *testing.B) {
+		runMix(b, whole(b, f.engine, classify.WithDialect(classify.DialectUnknown)))
+	})
+	b.Run("classify+station+eval/zsh", func(b *testing.B) {
+		runMix(b, whole(b, f.engine, classify.WithDialect(classify.DialectZsh)))
+	})
 	// The same, with the collector set as the resident engine sets it.
 	b.Run("classify+station+eval/resident-gc", func(b *testing.B) {
 		defer debug.SetGCPercent(debug.SetGCPercent(ResidentGCPercent))

@@ -190,6 +190,7 @@ func inputValueMatchesJSON(t *testing.T, f *fixture) {
 		"git -C src log -3 --format=%H", "sort -o out in; cat <<EOF\nhi\nEOF",
 		"grep -rn TODO .", "find . -type f | xargs cat", "cat .env ~/.ssh/id_rsa",
 		"for f in src/*.go; do wc -l $f; done", "git log -p -- src '*.md' HEAD:x.go", "pnpm -C web list && cargo --version && go list ./...",
+		"cat *(D.) **/*.go", "ls *(e:'touch x':) ${(e)x}",
 	}
 	for _, c := range cmds {
 		in := f.input(t, c, policy.ModeDefault)
@@ -199,6 +200,9 @@ func inputValueMatchesJSON(t *testing.T, f *fixture) {
 			t.Fatal(err)
 		}
 		doc := map[string]any{"command": in.Command, "mode": facts.Mode, "cwd": in.Cwd, "report": in.Report, "station": in.Station, "config": in.Config, "facts": facts}
+		if in.Shell != "" {
+			doc["shell"] = in.Shell
+		}
 		b, err := json.Marshal(doc)
 		if err != nil {
 			t.Fatal(err)

@@ -126,6 +126,10 @@ var (
 	kIfExists        = ast.StringTerm("if_exists")
 	kPathGlob        = ast.StringTerm("path_glob")
 	kTracked         = ast.StringTerm("tracked")
+	kDots            = ast.StringTerm("dots")
+	kGlobstar        = ast.StringTerm("globstar")
+	kDialect         = ast.StringTerm("dialect")
+	kShell           = ast.StringTerm("shell")
 	kMatch           = ast.StringTerm("match")
 	kRepoCode        = ast.StringTerm("repo_code")
 	kCarries         = ast.StringTerm("carries")
@@ -247,6 +251,9 @@ func findingTerm(f classify.Finding) *ast.Term {
 		fo.add(kMessage, str(f.Message))
 		fo.add(kSpan, spanTerm(f.Span))
 		fo.add(kSegment, num(f.Segment))
+		if f.Dialect != "" {
+			fo.add(kDialect, enum(f.Dialect))
+		}
 		return fo.term()
 	})
 }
@@ -259,6 +266,12 @@ func buildArgTerm(a classify.Arg, extra func(*obj)) *ast.Term {
 	}
 	if a.Pattern != "" {
 		o.add(kPattern, str(a.Pattern))
+	}
+	if a.Dots {
+		o.add(kDots, boolean(true))
+	}
+	if a.Globstar {
+		o.add(kGlobstar, boolean(true))
 	}
 	o.add(kSpan, spanTerm(a.Span))
 	if extra != nil {
@@ -460,6 +473,12 @@ func pathRefTerm(p *classify.PathRef) *ast.Term {
 	if p.Tracked {
 		o.add(kTracked, boolean(true))
 	}
+	if p.Dots {
+		o.add(kDots, boolean(true))
+	}
+	if p.Globstar {
+		o.add(kGlobstar, boolean(true))
+	}
 	return o.term()
 }
 
@@ -549,6 +568,9 @@ func reportTerm(r *classify.Report) *ast.Term {
 			ts[i] = findingTerm(f)
 		}
 		o.add(kFindings, ast.ArrayTerm(ts...))
+	}
+	if r.Dialect != "" {
+		o.add(kDialect, enum(r.Dialect))
 	}
 	return o.term()
 }
@@ -655,6 +677,9 @@ func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
 	o.add(kCommand, str(in.Command))
 	o.add(kMode, enum(f.Mode))
 	o.add(kCwd, str(in.Cwd))
+	if in.Shell != "" {
+		o.add(kShell, enum(in.Shell))
+	}
 	o.add(kReport, reportTerm(in.Report))
 	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
 		o.add(kStation, stationTerm(st))

@@ -34,6 +34,7 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 // decideFlags are the flags check, explain and grant share.
 type decideFlags struct {
 	mode      *string
+	shell     *string
 	policies  repeated
 	roots     repeated
 	config    *string
@@ -46,6 +47,7 @@ type decideFlags struct {
 func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 	f := &decideFlags{}
 	f.mode = fs.String("mode", "", "default (ask a person for anything not proven safe) or readonly (deny it); default: the config's mode")
+	f.shell = addShellFlag(fs)
 	fs.Var(&f.policies, "policy", "add the Rego modules in `DIR` to the default policy (repeatable)")
 	fs.Var(&f.roots, "root", "add `DIR` to the roots reads and writes may touch (repeatable)")
 	f.config = fs.String("config", "", "config `FILE` (default: .shellgate.yaml in the cwd or a parent, else the user config)")
@@ -63,6 +65,8 @@ type decider struct {
 	bt   *gate.Batch // set for --batch
 	cwd  string
 	mode string
+	// shell is --shell; the (trusted) config's applies when it is unknown.
+	shell classify.Dialect
 	// fleet is set with --opa-config: its pipeline (the bundle's) replaces
 	// pl for every decision.
 	fleet *fleetState
@@ -129,6 +133,10 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	if !policy.ValidMode(d.mode) {
 		return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
 	}
+	// The config's shell applies through the pipeline, once trusted.
+	if d.shell, err = requestShell(*f.shell); err != nil {
+		return nil, err
+	}
 	var base *classify.Catalog
 	if *f.catalog != "" {
 		if base, err = loadCatalog(*f.catalog); err != nil {
@@ -190,24 +198,27 @@ func absAll(list []string) []string {
 // input classifies the command and runs the station. A station that cannot
 // run (a bad boundary) leaves the station out, so the reads are not
 // established; the error says why.
-func (d *decider) input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
 	if cwd == "" {
 		cwd = d.cwd
 	}
 	if mode == "" {
 		mode = d.mode
 	}
+	if shell == classify.DialectUnknown {
+		shell = d.shell
+	}
 	if d.fleet != nil {
 		// The project's tightening (a readonly mode, deny rows) applies
 		// to the input as well.
 		if pl, err := d.fleet.pipelineFor(cwd); err == nil && pl != nil {
-			return pl.Input(command, cwd, mode)
+			return pl.InputShell(command, cwd, mode, shell)
 		}
 	}
 	if d.bt != nil {
-		return d.bt.Input(command, cwd, mode)
+		return d.bt.InputShell(command, cwd, mode, shell)
 	}
-	return d.pl.Input(command, cwd, mode)
+	return d.pl.InputShell(command, cwd, mode, shell)
 }
 
 // decide asks the policy about in.
@@ -227,13 +238,14 @@ type checkResult struct {
 	Reversible      bool                 `json:"reversible"`
 	Mode            string               `json:"mode"`
 	Cwd             string               `json:"cwd"`
+	Dialect         string               `json:"dialect,omitempty"`
 	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
 	NoGrants        []policy.NoGrant     `json:"no_grants,omitempty"`
 	Station         *readstation.Station `json:"station,omitempty"`
 	Error           string               `json:"error,omitempty"`
 }
 
-const checkUsage = `[--mode readonly|default] [--policy DIR]... [--config FILE] [--cwd DIR]
+const checkUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE] [--cwd DIR]
        [--root DIR]... [--no-station] [--json] [--batch [--input lines|jsonl]] COMMAND
 
 Decides whether COMMAND may run and prints the action with its reasons: the
@@ -255,7 +267,7 @@ func runCheck(e *env) int {
 	df := addDecideFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	batch := fs.Bool("batch", false, "read one command per line on stdin, write one JSON object per line")
-	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with \"command\" and optional \"cwd\", \"mode\")")
+	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with \"command\" and optional \"cwd\", \"mode\", \"shell\")")
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
 		return status
@@ -280,7 +292,7 @@ func runCheck(e *env) int {
 		return d.batch(ctx, e, *input)
 	}
 	command := joinCommand(ops)
-	in, st, serr := d.input(command, "", "")
+	in, st, serr := d.input(command, "", "", "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", serr)
 	}
@@ -303,7 +315,7 @@ func runCheck(e *env) int {
 func result(in policy.Input, st *readstation.Station, dec policy.Decision) checkResult {
 	return checkResult{
 		Command: in.Command, Action: dec.Action, Reasons: dec.Reasons,
-		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd,
+		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd, Dialect: in.Report.Dialect,
 		SuggestedGrants: dec.SuggestedGrants, NoGrants: dec.NoGrants, Station: st,
 	}
 }
@@ -423,11 +435,11 @@ func (d *decider) batchLine(ctx context.Context, it batchItem) ([]byte, error) {
 	if it.Err != nil {
 		return jsonLine(batchError{Line: it.Line, Error: it.Err.Error()})
 	}
-	var cwd, mode string
+	var cwd, mode, shell string
 	for _, f := range []struct {
 		k   string
 		dst *string
-	}{{"cwd", &cwd}, {"mode", &mode}} {
+	}{{"cwd", &cwd}, {"mode", &mode}, {"shell", &shell}} {
 		if raw, ok := it.Fields[f.k]; ok {
 			if err := json.Unmarshal(raw, f.dst); err != nil {
 				return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("%q is not a string", f.k)})
@@ -437,10 +449,14 @@ func (d *decider) batchLine(ctx context.Context, it batchItem) ([]byte, error) {
 	if mode != "" && !policy.ValidMode(mode) {
 		return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
 	}
+	dialect, err := classify.ParseDialect(shell)
+	if err != nil {
+		return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: err.Error()})
+	}
 	if cwd != "" && !filepath.IsAbs(cwd) {
 		cwd = filepath.Join(d.cwd, cwd)
 	}
-	in, st, serr := d.input(it.Command, cwd, mode)
+	in, st, serr := d.input(it.Command, cwd, mode, dialect)
 	dec, err := d.decide(ctx, in)
 	if err != nil {
 		return nil, err
@@ -502,4 +518,19 @@ func oneLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
+}
+
+// addShellFlag adds --shell: the shell that will run the command.
+func addShellFlag(fs *flag.FlagSet) *string {
+	return fs.String("shell", "", "the shell that runs the command: bash, zsh or sh; default: the config's shell, else judge it as both bash and zsh")
+}
+
+// requestShell is the dialect --shell names; "" is not known (then the
+// config's shell, else both bash and zsh).
+func requestShell(flagValue string) (classify.Dialect, error) {
+	d, err := classify.ParseDialect(flagValue)
+	if err != nil {
+		return d, fmt.Errorf("--shell: %v", err)
+	}
+	return d, nil
 }

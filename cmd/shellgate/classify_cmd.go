@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -13,16 +14,22 @@ func init() {
 }
 
 func runClassify(e *env) int {
-	fs := newFlags(e, "classify", "[--json] [--batch [--input lines|jsonl]] [--catalog FILE] COMMAND")
+	fs := newFlags(e, "classify", "[--json] [--shell bash|zsh|sh] [--batch [--input lines|jsonl]] [--catalog FILE] COMMAND")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	batch := fs.Bool("batch", false, "read one command per line on stdin, write one JSON object per line")
 	input := fs.String("input", "lines", "with --batch: lines, or jsonl (objects with a \"command\" field)")
 	catFile := fs.String("catalog", "", "extend the embedded catalog with this YAML file")
+	shell := addShellFlag(fs)
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
 		return status
 	}
-	var opts []classify.Option
+	dialect, err := classify.ParseDialect(*shell)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate classify: --shell:", err)
+		return exitUsage
+	}
+	opts := []classify.Option{classify.WithDialect(dialect)}
 	if *catFile != "" {
 		cat, err := loadCatalog(*catFile)
 		if err != nil {
@@ -40,7 +47,19 @@ func runClassify(e *env) int {
 			if it.Err != nil {
 				return writeJSON(e.stdout, map[string]any{"line": it.Line, "error": it.Err.Error()})
 			}
-			return writeJSON(e.stdout, classify.Classify(it.Command, opts...))
+			o := opts
+			if raw, ok := it.Fields["shell"]; ok {
+				var s string
+				d, err := classify.Dialect(""), json.Unmarshal(raw, &s)
+				if err == nil {
+					d, err = classify.ParseDialect(s)
+				}
+				if err != nil {
+					return writeJSON(e.stdout, map[string]any{"line": it.Line, "error": "shell: " + err.Error()})
+				}
+				o = append(opts[:len(opts):len(opts)], classify.WithDialect(d))
+			}
+			return writeJSON(e.stdout, classify.Classify(it.Command, o...))
 		})
 		if err != nil {
 			fmt.Fprintln(e.stderr, "shellgate classify:", err)

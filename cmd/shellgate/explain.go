@@ -30,7 +30,7 @@ type explainResult struct {
 }
 
 func runExplain(e *env) int {
-	fs := newFlags(e, "explain", "[--mode readonly|default] [--policy DIR]... [--config FILE] [--cwd DIR] [--root DIR]... [--no-station] [--json | --input] COMMAND")
+	fs := newFlags(e, "explain", "[--mode readonly|default] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE] [--cwd DIR] [--root DIR]... [--no-station] [--json | --input] COMMAND")
 	df := addDecideFlags(fs)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	asInput := fs.Bool("input", false, "print the policy input document as JSON (for writing Rego tests) and exit")
@@ -49,7 +49,7 @@ func runExplain(e *env) int {
 	}
 	defer d.close()
 	d.warnTrust(e.stderr, "explain")
-	in, st, serr := d.input(joinCommand(ops), "", "")
+	in, st, serr := d.input(joinCommand(ops), "", "", "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", serr)
 	}
@@ -83,7 +83,7 @@ func runExplain(e *env) int {
 		return actionExit(x.Decision.Action)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "command: %s\nmode: %s\ncwd: %s\n", oneLine(in.Command), in.Mode, in.Cwd)
+	fmt.Fprintf(w, "command: %s\nmode: %s\ncwd: %s\nshell: %s\n", oneLine(in.Command), in.Mode, in.Cwd, shellLabel(in.Report.Dialect))
 	printReport(e, in.Report)
 	printFacts(w, x.Facts, in)
 	if st != nil && len(st.Reads)+len(st.RepoHelpers) > 0 {
@@ -179,4 +179,12 @@ func (iw indentWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// shellLabel says which shell a report read the command as.
+func shellLabel(dialect string) string {
+	if dialect == "bash+zsh" {
+		return "not known: read as bash and as zsh"
+	}
+	return dialect
 }

@@ -289,10 +289,14 @@ func (h fleetHook) Decide(ctx context.Context, q hook.Query) (hook.Verdict, erro
 	ctx, cancel := context.WithTimeout(ctx, hookCheckTimeout)
 	defer cancel()
 	mode := hookMode(q.Mode)
+	shell, err := classify.ParseDialect(q.Shell)
+	if err != nil {
+		return hook.Verdict{}, err
+	}
 	pl, err := h.f.pipelineFor(q.Cwd)
 	if err == nil && pl != nil {
-		in, _, _ = pl.Input(q.Command, q.Cwd, mode)
-	} else if in, _, err = fleetFallback(q.Command, q.Cwd, mode); err != nil {
+		in, _, _ = pl.InputShell(q.Command, q.Cwd, mode, pl.Shell(shell))
+	} else if in, _, err = fleetFallback(q.Command, q.Cwd, mode, shell); err != nil {
 		return hook.Verdict{}, err
 	}
 	if d, err = h.f.decide(ctx, in); err != nil {
@@ -309,12 +313,12 @@ var (
 
 // fleetFallback classifies a command while no bundle is in force (the
 // decision is then a deny).
-func fleetFallback(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
+func fleetFallback(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
 	fallbackOnce.Do(func() { fallbackPl, fallbackErr = (&decideFlags{}).fallback() })
 	if fallbackErr != nil {
 		return policy.Input{}, nil, fallbackErr
 	}
-	return fallbackPl.Input(command, cwd, mode)
+	return fallbackPl.InputShell(command, cwd, mode, shell)
 }
 
 // unavailablePipeline is a pipeline whose policy denies every command with

@@ -65,7 +65,7 @@ func BenchmarkFleetDecide(b *testing.B) {
 		b.ResetTimer()
 		c0 := fleetCPUTime()
 		for i := 0; i < b.N; i++ {
-			in, _, _ := d.input(benchCommands[i%len(benchCommands)], cwd, "")
+			in, _, _ := d.input(benchCommands[i%len(benchCommands)], cwd, "", "")
 			if _, err := d.decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}

@@ -296,7 +296,7 @@ func decideWith(t testing.TB, f *fleetState, command, cwd string) policy.Decisio
 		t.Fatal(err)
 	}
 	d.pl = fallback
-	in, _, _ := d.input(command, cwd, "")
+	in, _, _ := d.input(command, cwd, "", "")
 	dec, err := d.decide(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ Flags:`)
 	}
 	defer d.close()
 	d.warnTrust(e.stderr, "grant")
-	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault)
+	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault, "")
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", serr)
 	}

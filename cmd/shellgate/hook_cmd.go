@@ -44,7 +44,7 @@ func runHook(e *env) int {
 		// No agent, no answer format: exit 2 blocks the command in Claude
 		// Code, Codex and Gemini CLI, with stderr as the reason.
 		fmt.Fprintln(e.stderr, "shellgate hook:", err)
-		fmt.Fprintln(e.stderr, "usage: shellgate hook <claude|codex|gemini|cursor> [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE]")
+		fmt.Fprintln(e.stderr, "usage: shellgate hook <claude|codex|gemini|cursor> [--ask-as deny|defer] [--mode readonly] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE]")
 		return 2
 	}
 	var ans hook.Answer
@@ -205,7 +205,7 @@ func (c *gateCache) Decide(ctx context.Context, q hook.Query) (hook.Verdict, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookCheckTimeout)
 	defer cancel()
-	d, err := g.Check(ctx, gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: hookMode(q.Mode)})
+	d, err := g.Check(ctx, gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: hookMode(q.Mode), Shell: q.Shell})
 	if err != nil {
 		return hook.Verdict{}, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,4 +94,34 @@ func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 			t.Errorf("decision after the policy changed during the build (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestHookShell: the hook judges a command as the shell the agent runs it
+// in: as bash for a Claude Code user whose login shell is bash, as zsh for
+// one whose login shell is zsh, and as both when nothing says.
+func TestHookShell(t *testing.T) {
+	ws := mcpWorkspace(t)
+	payload := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":` + strconv.Quote(ws) +
+		`,"tool_input":{"command":"for path in .; do ls; done"}}`)
+	for _, tc := range []struct {
+		name  string
+		agent hook.Agent
+		f     hook.Flags
+		want  string
+	}{
+		{"claude, login shell bash", hook.Claude, hook.Flags{LoginShell: "/bin/bash"}, `"permissionDecision":"allow"`},
+		{"claude, login shell zsh", hook.Claude, hook.Flags{LoginShell: "/bin/zsh"}, `"permissionDecision":"ask"`},
+		{"claude, CLAUDE_CODE_SHELL zsh", hook.Claude, hook.Flags{ClaudeShell: "zsh", LoginShell: "/bin/bash"}, `"permissionDecision":"ask"`},
+		{"claude, nothing known", hook.Claude, hook.Flags{}, `"permissionDecision":"ask"`},
+		{"codex --shell bash", hook.Codex, hook.Flags{Shell: "bash"}, `{}`},
+		{"codex, login shell not trusted", hook.Codex, hook.Flags{LoginShell: "/bin/bash"}, `"permissionDecision":"deny"`},
+	} {
+		ans := hook.Handle(context.Background(), tc.agent, payload, tc.f, newGateCache(tc.f), nil)
+		if !strings.Contains(string(ans.Stdout), tc.want) {
+			t.Errorf("%s: %s, want %s", tc.name, ans.Stdout, tc.want)
+		}
+		if strings.Contains(tc.want, "ask") && !strings.Contains(string(ans.Stdout), "zsh-special-variable") {
+			t.Errorf("%s: the reason does not name the zsh reading: %s", tc.name, ans.Stdout)
+		}
+	}
 }

@@ -171,6 +171,7 @@ type mcpCheckArgs struct {
 	Command string `json:"command" jsonschema:"the bash command line to decide on"`
 	Cwd     string `json:"cwd,omitempty" jsonschema:"the directory it would run in: absolute, or relative to the server's directory (default)"`
 	Mode    string `json:"mode,omitempty" jsonschema:"default (ask a person for anything not proven safe) or readonly (deny it); default: the configured mode"`
+	Shell   string `json:"shell,omitempty" jsonschema:"the shell that would run it: bash, zsh or sh; default: the configured shell, else it is judged as both bash and zsh"`
 }
 
 // approveAll is the approver of a server started with --approve-asks.
@@ -558,7 +559,7 @@ func (o mcpOptions) check(ctx context.Context, in mcpCheckArgs) (*mcp.CallToolRe
 	if err != nil {
 		return nil, nil, fmt.Errorf("shellgate could not decide: %v", err)
 	}
-	d, err := g.Check(ctx, gate.Request{Command: in.Command, Cwd: cwd, Mode: in.Mode})
+	d, err := g.Check(ctx, gate.Request{Command: in.Command, Cwd: cwd, Mode: in.Mode, Shell: in.Shell})
 	if err != nil {
 		return nil, nil, err
 	}

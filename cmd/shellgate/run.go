@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -33,7 +34,7 @@ const (
 	exitRunBadInput = exitUsage
 )
 
-const runUsage = `[--mode readonly|default] [--timeout MS] [--cwd DIR] [--yes|--no] [--json]
+const runUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--timeout MS] [--cwd DIR] [--yes|--no] [--json]
        [--sandbox read-only|workspace-write|full-access|off]
        [--policy DIR]... [--config FILE] [--root DIR]... [--no-station] [--spill DIR] COMMAND
 
@@ -110,7 +111,7 @@ func runRun(e *env) int {
 	}
 	warnGrants(e.stderr, g.Config(), nil)
 	command := joinCommand(ops)
-	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, TimeoutMS: *timeout, Sandbox: mode}
+	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, Shell: *df.shell, TimeoutMS: *timeout, Sandbox: mode}
 	switch {
 	case *yes:
 		req.Approver = gate.ApproverFunc(func(context.Context, *gate.Decision) (bool, error) { return true, nil })
@@ -192,6 +193,9 @@ func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fl
 		c := *cfg
 		c.Sandbox = policy.SandboxOff
 		cfg = &c
+	}
+	if _, err := classify.ParseDialect(*df.shell); err != nil {
+		return nil, nil, fmt.Errorf("--shell: %v", err)
 	}
 	opts := []gate.Option{
 		gate.WithCwd(wd),
