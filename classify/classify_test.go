@@ -814,6 +814,9 @@ var classifyCases = []struct {
 	{in: "find . -exec rm '+' \\; -print", want: "not reversible: not-read-only 13-19"},
 	{in: "find . -exec rm -f + {} +", want: "not reversible: not-read-only 13-23"},
 	{in: "find . -exec grep -l + {} +", want: "reversible"},
+	// {} glued to an option is the option's value
+	{in: "find . -exec rg --pre={} x \\;", want: "not reversible: rg-pre 16-24"},
+	{in: "ls | xargs -I{} rg --pre={} x", want: "not reversible: rg-pre 19-27"},
 	{in: "find . -exec grep -l + {} + -exec rm {} +", want: "not reversible: not-read-only 34-39"},
 	{in: "find . -ok cat {} \\;", want: "not reversible: find-exec 7-20"},
 	// heredoc bodies are not brace-expanded or globbed

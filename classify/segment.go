@@ -880,13 +880,19 @@ func (p *argParser) longOpt(i int) int {
 		}
 		if j > i+1 {
 			cmdArgs := make([]Arg, 0, j-i-1)
+			cmdInfos := make([]wordInfo, 0, j-i-1)
 			for _, x := range p.args[i+1 : j] {
+				var info wordInfo
 				if x.Static() && strings.Contains(x.Value, "{}") {
+					// find puts its match where {} is: --pre={} is an
+					// option with a value only known at run time.
+					info = placeholderInfo(x.Value, "{}")
 					x = Arg{Value: x.Value, Dynamic: "find-match", Span: x.Span}
 				}
 				cmdArgs = append(cmdArgs, x)
+				cmdInfos = append(cmdInfos, info)
 			}
-			p.nested = append(p.nested, nestedCmd{args: cmdArgs, infos: make([]wordInfo, len(cmdArgs)), wrapper: p.root.Name + " " + v, kind: "find-exec", inMatchDir: spec.InMatchDir})
+			p.nested = append(p.nested, nestedCmd{args: cmdArgs, infos: cmdInfos, wrapper: p.root.Name + " " + v, kind: "find-exec", inMatchDir: spec.InMatchDir})
 		}
 		if j < len(p.args) {
 			o.Span.End = p.args[j].Span.End
@@ -1482,7 +1488,9 @@ func (p *argParser) finish() {
 				for k, a := range n.args {
 					if a.Static() && strings.Contains(a.Value, r) {
 						n.args[k] = Arg{Value: a.Value, Dynamic: "xargs-input", Span: a.Span}
+						pi := placeholderInfo(a.Value, r)
 						n.infos[k].canDash = strings.HasPrefix(a.Value, r)
+						n.infos[k].prefix, n.infos[k].prefixSet = pi.prefix, true
 					}
 				}
 			} else {
@@ -1576,6 +1584,16 @@ func (p *argParser) shiftedRoles(at int, roles []Role) []appended {
 type appended struct {
 	role     *Role
 	mismatch bool
+}
+
+// placeholderInfo is the word information of a word in which a wrapper
+// puts its input at run time (find's {}, xargs' -I string): the static
+// text before the placeholder is its prefix (--pre={} is the option
+// --pre with a dynamic value). find's matches never begin with "-" (a
+// start point cannot), so only a prefix can make the word an option.
+func placeholderInfo(v, placeholder string) wordInfo {
+	before, _, _ := strings.Cut(v, placeholder)
+	return wordInfo{prefix: before, prefixSet: true}
 }
 
 // xargsReplace is the replace string of xargs -I R or -i[R], or "".

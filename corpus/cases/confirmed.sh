@@ -176,3 +176,10 @@ systemctl status ssh --no-pager # want allow
 systemctl --no-pager status # want allow
 systemctl status ssh # want ask systemctl-pager
 systemctl restart ssh --no-pager # want ask not-read-only
+
+# find's {} and xargs' -I string glued to an option are that option's value:
+# --pre={} runs find's match as rg's preprocessor.
+find src -exec rg --pre={} TODO \; # want ask rg-pre
+ls | xargs -I{} rg --pre={} TODO # want ask rg-pre
+find src -exec sort --output={} main.go \; # want ask sort-output
+ls | xargs -I@ sort -o@ main.go # want ask sort-output

@@ -109,6 +109,8 @@ var probes = []Spelling{
 	{"find", "find", "find . -name '*.go' -execdir cat .env {} +"},
 	{"find", "find", "find . -exec rm {} +"},
 	{"find", "find", "find . -ok cat {} \\;"},
+	{"find", "find", "find src -exec rg --pre={} TODO \\;"},
+	{"xargs", "xargs", "ls | xargs -I{} rg --pre={} TODO"},
 	// --help alone: git's prints its usage; a word after it runs man.
 	{"git", "git", "git --help"},
 	{"git", "git", "git -h"},
