@@ -64,7 +64,7 @@ type Report struct {
 	// Dialect is the shell language the command was read in: "bash",
 	// "zsh", "sh", or "bash+zsh" when the shell was not known and both
 	// readings were judged (a finding only one reading has names it).
-	Dialect string `json:"dialect,omitempty"`
+	Dialect string `json:"shell,omitempty"`
 }
 
 // ParseResult is the outcome of parsing the command.

@@ -570,7 +570,7 @@ func reportTerm(r *classify.Report) *ast.Term {
 		o.add(kFindings, ast.ArrayTerm(ts...))
 	}
 	if r.Dialect != "" {
-		o.add(kDialect, enum(r.Dialect))
+		o.add(kShell, enum(r.Dialect))
 	}
 	return o.term()
 }

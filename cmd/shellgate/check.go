@@ -238,7 +238,7 @@ type checkResult struct {
 	Reversible      bool                 `json:"reversible"`
 	Mode            string               `json:"mode"`
 	Cwd             string               `json:"cwd"`
-	Dialect         string               `json:"dialect,omitempty"`
+	Dialect         string               `json:"shell,omitempty"`
 	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
 	NoGrants        []policy.NoGrant     `json:"no_grants,omitempty"`
 	Station         *readstation.Station `json:"station,omitempty"`
