@@ -592,6 +592,17 @@ func (p *argParser) optCwd() Cwd {
 }
 
 // nextValue takes the next argument as an option's value.
+// takeValue gives o the next word as its value (the option's span then
+// runs to its end) and returns the index after it.
+func (p *argParser) takeValue(o *Opt, i int) int {
+	v, next := p.nextValue(i)
+	o.Value = v
+	if v != nil {
+		o.Span.End = v.Span.End
+	}
+	return next
+}
+
 func (p *argParser) nextValue(i int) (*Arg, int) {
 	if i+1 < len(p.args) {
 		v := p.args[i+1]
@@ -750,12 +761,7 @@ func (p *argParser) gnuLong(i int) int {
 			return i
 		}
 	case spec.Value == "required":
-		var v *Arg
-		v, i = p.nextValue(i)
-		o.Value = v
-		if v != nil {
-			o.Span.End = v.Span.End
-		}
+		i = p.takeValue(&o, i)
 	}
 	p.addOpt(o, spec)
 	return i
@@ -803,12 +809,7 @@ func (p *argParser) gnuShort(i int) int {
 		// xxd -cols): that option, not a bundle of letters.
 		o := Opt{Name: v, Written: v, Span: a.Span}
 		if spec.Value == "required" {
-			var val *Arg
-			val, i = p.nextValue(i)
-			o.Value = val
-			if val != nil {
-				o.Span.End = val.Span.End
-			}
+			i = p.takeValue(&o, i)
 		}
 		p.addOpt(o, spec)
 		return i
@@ -836,12 +837,7 @@ func (p *argParser) gnuShort(i int) int {
 				o.Value = &val
 				o.Span.End = a.Span.End
 			} else if spec.Value == "required" {
-				var val *Arg
-				val, i = p.nextValue(i)
-				o.Value = val
-				if val != nil {
-					o.Span.End = val.Span.End
-				}
+				i = p.takeValue(&o, i)
 			}
 			p.addOpt(o, spec)
 			return i
@@ -903,12 +899,7 @@ func (p *argParser) longOpt(i int) int {
 		return j
 	}
 	if spec.Value == "required" {
-		var val *Arg
-		val, i = p.nextValue(i)
-		o.Value = val
-		if val != nil {
-			o.Span.End = val.Span.End
-		}
+		i = p.takeValue(&o, i)
 	}
 	p.addOpt(o, spec)
 	return i
