@@ -14,7 +14,7 @@ import (
 // renames or changes a file, and the socket calls.
 const Syscalls = "execve,execveat,open,openat,openat2,creat,unlink,unlinkat,rmdir,mkdir,mkdirat," +
 	"rename,renameat,renameat2,link,linkat,symlink,symlinkat,truncate,chmod,fchmodat,mknod,mknodat," +
-	"socket,connect,sendto,sendmsg,bind,listen"
+	"socket,connect,sendto,sendmsg,bind,listen,chdir,fchdir,clone,clone3,fork,vfork"
 
 // StraceArgs are the strace options the parser expects before "-o FILE":
 // follow forks, strings in hex (so no path can confuse the parser), paths
@@ -27,6 +27,11 @@ const (
 	KindOpen   = "open"   // a file was opened for reading (Path)
 	KindWrite  = "write"  // a file was opened for writing or created, removed, renamed, linked, chmod'ed (Path)
 	KindSocket = "socket" // a socket was created or connected (Family, Path for AF_UNIX)
+
+	// kindChdir and kindFork are read by ParseTrace to follow each
+	// process's working directory; they are not in Trace.Events.
+	kindChdir = "chdir" // the working directory became Path
+	kindFork  = "fork"  // a process or thread Path (its id) was made; Flags hold the call
 )
 
 // Event is one traced system call that succeeded.
@@ -61,6 +66,17 @@ type Trace struct {
 func ParseTrace(r io.Reader) (*Trace, error) {
 	t := &Trace{Root: -1}
 	pending := map[int]string{}
+	// cwds is each process's working directory once it changed it ("" is
+	// the directory the trace started in). Threads and clones made with
+	// CLONE_FS share one cell, as they share the kernel's fs struct: a
+	// JVM fchdirs into its hsperfdata directory and unlinks relative names.
+	cwds := map[int]*string{}
+	cwdOf := func(pid int) string {
+		if c := cwds[pid]; c != nil {
+			return *c
+		}
+		return ""
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -103,9 +119,37 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 			}
 			rest = head + rest[i+len(" resumed>"):]
 		}
-		ev, ok, err := parseCall(pid, rest)
+		ev, ok, err := parseCall(pid, rest, cwdOf(pid))
 		if err != nil {
 			t.Unparsed = append(t.Unparsed, line)
+			continue
+		}
+		switch ev.Kind {
+		case kindChdir:
+			if c := cwds[pid]; c != nil {
+				*c = ev.Path
+			} else {
+				p := ev.Path
+				cwds[pid] = &p
+			}
+			continue
+		case kindFork:
+			child, err := strconv.Atoi(ev.Path)
+			if err != nil {
+				t.Unparsed = append(t.Unparsed, line)
+				continue
+			}
+			c := cwds[pid]
+			if c == nil {
+				c = new(string) // still the starting directory
+				cwds[pid] = c
+			}
+			if strings.Contains(ev.Flags, "CLONE_FS") {
+				cwds[child] = c
+			} else {
+				p := *c
+				cwds[child] = &p
+			}
 			continue
 		}
 		if ok {
@@ -118,7 +162,7 @@ func ParseTrace(r io.Reader) (*Trace, error) {
 	for pid, s := range pending {
 		// A call that never returned (the process was killed in it):
 		// an exec or a write that may have happened is judged as done.
-		if ev, ok, err := parseCall(pid, s+") = ?"); err == nil && ok {
+		if ev, ok, err := parseCall(pid, s+") = ?", cwdOf(pid)); err == nil && ok && ev.Kind != kindChdir && ev.Kind != kindFork {
 			t.Events = append(t.Events, ev)
 		}
 	}
@@ -137,7 +181,9 @@ type token struct {
 // parseCall parses "name(args) = ret". It reports ok=false for calls that
 // failed or that say nothing (a read-only open of nothing of interest is
 // still reported, as KindOpen).
-func parseCall(pid int, s string) (Event, bool, error) {
+// cwd is the process's working directory when the trace saw it change
+// ("" otherwise): relative paths are resolved against it.
+func parseCall(pid int, s string, cwdPath string) (Event, bool, error) {
 	open := strings.IndexByte(s, '(')
 	if open <= 0 {
 		return Event{}, false, fmt.Errorf("no call")
@@ -168,10 +214,14 @@ func parseCall(pid int, s string) (Event, bool, error) {
 		if !p.isStr {
 			return ""
 		}
-		if filepath.IsAbs(p.str) || dir.annot == "" {
+		base := dir.annot
+		if base == "" {
+			base = cwdPath // AT_FDCWD or a call with no dirfd
+		}
+		if filepath.IsAbs(p.str) || base == "" {
 			return p.str
 		}
-		return filepath.Join(dir.annot, p.str)
+		return filepath.Join(base, p.str)
 	}
 	str := func(i int) token {
 		if i < len(args) {
@@ -225,6 +275,15 @@ func parseCall(pid int, s string) (Event, bool, error) {
 		if ev.Family == "" {
 			return Event{}, false, nil // sendto on a connected socket: its connect was seen
 		}
+	case "chdir":
+		ev.Kind, ev.Path = kindChdir, pathAt(cwd, str(0))
+	case "fchdir":
+		ev.Kind, ev.Path = kindChdir, str(0).annot
+	case "clone", "clone3", "fork", "vfork":
+		if strings.HasPrefix(ret, "?") {
+			return Event{}, false, nil
+		}
+		ev.Kind, ev.Path, ev.Flags = kindFork, strings.Fields(ret)[0], s
 	default:
 		return Event{}, false, nil
 	}

@@ -174,3 +174,36 @@ func TestJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTraceCwd: a relative path is resolved against the directory the
+// process (or a thread sharing its fs, CLONE_FS) changed to: a JVM fchdirs
+// into its hsperfdata directory and unlinks a stale file by its bare name.
+func TestParseTraceCwd(t *testing.T) {
+	log := strings.Join([]string{
+		`200 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_THREAD, exit_signal=0}, 88) = 201`,
+		`200 fchdir(5<` + hx("/tmp/hsperfdata_root") + `>) = 0`,
+		`201 unlink("` + hx("20387") + `") = 0`,
+		`200 chdir("` + hx("sub") + `") = 0`,
+		`200 clone(child_stack=NULL, flags=SIGCHLD) = 202`,
+		`200 fchdir(6<` + hx("/w") + `>) = 0`,
+		`202 mkdir("` + hx("x") + `", 0777) = 0`,
+		`201 unlink("` + hx("y") + `") = 0`,
+		`300 unlink("` + hx("z") + `") = 0`,
+	}, "\n")
+	tr, err := ParseTrace(strings.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Event{
+		{PID: 201, Kind: KindWrite, Syscall: "unlink", Path: "/tmp/hsperfdata_root/20387"},
+		{PID: 202, Kind: KindWrite, Syscall: "mkdir", Path: "/tmp/hsperfdata_root/sub/x"},
+		{PID: 201, Kind: KindWrite, Syscall: "unlink", Path: "/w/y"},
+		{PID: 300, Kind: KindWrite, Syscall: "unlink", Path: "z"},
+	}
+	if diff := cmp.Diff(want, tr.Events, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if len(tr.Unparsed) != 0 {
+		t.Errorf("unparsed: %q", tr.Unparsed)
+	}
+}
