@@ -382,12 +382,35 @@ func TestConfirm(t *testing.T) {
 		}
 	}
 	sort.Strings(unconfirmed)
+	// help: true claims --help and --version alone print and exit, for
+	// programs that are otherwise not read-only: those claims are counted
+	// the same way, so a program missing here is visible, not passed.
+	var helpOK, helpNot []string
+	for _, p := range cat.Programs {
+		if !p.Help || p.ReadOnly {
+			continue
+		}
+		st := stats[p.Name]
+		switch {
+		case !installedAny(append([]string{p.Name}, p.Aliases...), d.Env):
+			helpNot = append(helpNot, p.Name+" (not installed)")
+		case st == nil:
+			helpNot = append(helpNot, p.Name+" (no spelling is allowed in the decoy)")
+		case st.failed > 0:
+			helpNot = append(helpNot, fmt.Sprintf("%s (%d of %d spellings failed)", p.Name, st.failed, st.ran))
+		default:
+			helpOK = append(helpOK, p.Name)
+		}
+	}
+	sort.Strings(helpNot)
 	t.Logf("cases: %d generated, %d allowed and run, %d failed, %d timed out; slowest run %v; decided in %v, total %v with %d workers",
 		len(all), spellings, failedCases, timeouts, slowest.Round(time.Millisecond), decided.Round(time.Millisecond), time.Since(start).Round(time.Second), workers)
 	t.Logf("confirmed: %s", strings.Join(confirmed, " "))
 	t.Logf("%d allowed corpus cases not run here (unconfirmed):\n  %s", len(notRun), strings.Join(notRun, "\n  "))
 	fmt.Printf("confirmed %d of %d read-only programs (%d spellings), unconfirmed: %s\n",
 		len(confirmed), len(ro), spellings, strings.Join(unconfirmed, ", "))
+	fmt.Printf("confirmed --help/--version alone for %d of %d help: true programs, unconfirmed: %s\n",
+		len(helpOK), len(helpOK)+len(helpNot), strings.Join(helpNot, ", "))
 	fmt.Printf("corpus: %d allowed cases run in the decoy, %d not run here (asked there, or their own fixtures; -v lists them)\n", corpusRun, len(notRun))
 }
 
