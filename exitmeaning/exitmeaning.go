@@ -513,7 +513,7 @@ func (in *interp) isWrapper(name string) bool {
 		return false
 	}
 	for _, c := range p.Categories {
-		if c == "wrapper" {
+		if c == classify.CategoryWrapper {
 			return true
 		}
 	}

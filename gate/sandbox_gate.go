@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 )
 
@@ -152,7 +153,7 @@ func egress(d *Decision, approved bool) bool {
 			continue
 		}
 		for _, c := range s.Categories {
-			if c == "network" {
+			if c == classify.CategoryNetwork {
 				return true
 			}
 		}

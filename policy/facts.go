@@ -168,7 +168,7 @@ func ComputeFacts(in *Input) *Facts {
 			add("unknown", i)
 		}
 		for _, c := range seg.Categories {
-			add("category:"+c, i)
+			add("category:"+string(c), i)
 		}
 	}
 	for i, fd := range in.Report.Findings {

@@ -271,8 +271,8 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 func producerNamesNoPath(p *classify.Segment) bool {
 	if p.Known {
 		for _, o := range p.Operands {
-			switch strings.TrimSuffix(o.Role, "!") {
-			case "pattern", "text", "subcommand":
+			switch role, _ := o.Role.Base(); role {
+			case classify.RolePattern, classify.RoleText, "subcommand":
 			default:
 				return false
 			}
