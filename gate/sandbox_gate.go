@@ -8,6 +8,7 @@ import (
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // sandboxFor returns the sandbox mode a call runs in and why: the
@@ -118,7 +119,7 @@ func gitDirs(root string) []string {
 func approvedReads(d *Decision) []string {
 	var out []string
 	for _, r := range d.Station.Reads {
-		if r.Verdict != "outside-roots" {
+		if r.Verdict != readstation.VerdictOutsideRoots {
 			continue
 		}
 		if r.Kind == "glob" {

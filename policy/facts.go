@@ -177,7 +177,7 @@ func ComputeFacts(in *Input) *Facts {
 	st, _ := in.Station.(*readstation.Station)
 	if st != nil {
 		for i, r := range st.Reads {
-			add("verdict:"+r.Verdict, i)
+			add("verdict:"+string(r.Verdict), i)
 		}
 	}
 	f.setHas(in, st)

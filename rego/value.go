@@ -721,7 +721,7 @@ func stationTerm(st *readstation.Station) *ast.Term {
 			ro.add(kSource, enum(r.Source))
 			ro.add(kResolved, str(r.Resolved))
 			ro.add(kReal, str(r.Real))
-			ro.add(kVerdict, enum(r.Verdict))
+			ro.add(kVerdict, enum(string(r.Verdict)))
 			ro.add(kRow, str(r.Row))
 			ro.add(kMessage, str(r.Message))
 			ro.add(kSpan, spanTerm(r.Span))
