@@ -86,10 +86,10 @@ func sedCheck(s string) (code, msg string, reads []string) {
 			sc.toEOL()
 			continue
 		}
-		if code, msg := sc.addresses(); code != "" {
+		if code, msg := sc.addressesScan(); code != "" {
 			return code, msg, sc.reads
 		}
-		if code, msg := sc.command(); code != "" {
+		if code, msg := sc.commandScan(); code != "" {
 			return code, msg, sc.reads
 		}
 	}
@@ -189,9 +189,9 @@ func (sc *sedScanner) regexpFlags() {
 	}
 }
 
-// addresses reads what comes before a command: an address or a range
+// addressesScan reads what comes before a command: an address or a range
 // (A,B, A,+N, A,~N), and any "!".
-func (sc *sedScanner) addresses() (code, msg string) {
+func (sc *sedScanner) addressesScan() (code, msg string) {
 	s, n := sc.s, len(sc.s)
 	if !sc.address() {
 		return "sed-unsafe", "the script could not be read"
@@ -218,9 +218,9 @@ func (sc *sedScanner) addresses() (code, msg string) {
 	return "", ""
 }
 
-// command reads one command with its arguments; a command that writes,
+// commandScan reads one command with its arguments; a command that writes,
 // runs or cannot be read returns its finding.
-func (sc *sedScanner) command() (code, msg string) {
+func (sc *sedScanner) commandScan() (code, msg string) {
 	s, n := sc.s, len(sc.s)
 	cmd := s[sc.i]
 	sc.i++
@@ -254,7 +254,7 @@ func (sc *sedScanner) command() (code, msg string) {
 	case 'e':
 		return "sed-exec", "the e command runs a shell command"
 	case 's':
-		return sc.substitute()
+		return sc.substituteScan()
 	case 'y':
 		if sc.i >= n {
 			return "sed-unsafe", "y has no delimiter"
@@ -270,9 +270,9 @@ func (sc *sedScanner) command() (code, msg string) {
 	return "", ""
 }
 
-// substitute reads an s command after the "s": its pattern, replacement
+// substituteScan reads an s command after the "s": its pattern, replacement
 // and flags (e runs the result, w writes it).
-func (sc *sedScanner) substitute() (code, msg string) {
+func (sc *sedScanner) substituteScan() (code, msg string) {
 	s, n := sc.s, len(sc.s)
 	if sc.i >= n {
 		return "sed-unsafe", "s has no delimiter"

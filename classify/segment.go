@@ -431,7 +431,7 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 			p.operands = p.operands[:len(p.operands)-1]
 			p.opInfo = p.opInfo[:len(p.opInfo)-1]
 			p.opCarries = p.opCarries[:len(p.opCarries)-1]
-			p.seg.Code = append(p.seg.Code, CodeArg{Carries: CarriesCommand, Via: "command", Span: spanOf(p.args[i:])})
+			p.seg.Code = append(p.seg.Code, CodeArg{Carries: CarriesCommand, Via: string(RoleCommand), Span: spanOf(p.args[i:])})
 			n := nestedCmd{args: p.args[i:], infos: p.infos[i:], wrapper: p.root.Name, kind: "wrapper"}
 			if p.root.Name == "xargs" {
 				n.kind = "xargs"
