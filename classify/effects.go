@@ -78,13 +78,14 @@ type effectHandler struct {
 	runs bool
 
 	// mark records the effect in the segment's effect flags.
-	mark func(fl *effectFlags)
+	mark func(fl effectFlags) effectFlags
 	// option applies the effect of a known option (an option of effect
 	// pattern supplies the pattern operand).
 	option func(p *argParser)
-	// value applies the effect to an option's value (sort -o FILE writes
-	// FILE); cwd is the directory the program works in before it.
-	value func(p *argParser, o *Opt, spec *OptSpec, cwd Cwd)
+	// value applies the effect to an option's value v (sort -o FILE
+	// writes FILE); sp covers the option, cwd is the directory the program
+	// works in before it.
+	value func(p *argParser, v *Arg, sp Span, spec *OptSpec, cwd Cwd)
 }
 
 // effectFlags are what a segment's effects say about how it reads.
@@ -106,12 +107,12 @@ type effectFlags struct {
 var effectRegistry = []*effectHandler{
 	{Name: EffectWrite, Doc: "writes files (the option's value, when it has one, is the path)", code: "write-option", category: CategoryWrite, dangerous: true},
 	{Name: EffectExec, Doc: "runs other code", code: "exec-option", category: CategoryExec, dangerous: true, runs: true,
-		mark: func(fl *effectFlags) { fl.exec = true }},
+		mark: func(fl effectFlags) effectFlags { fl.exec = true; return fl }},
 	{Name: EffectFollow, Doc: "never ends on its own (tail -f)", code: "follow-option", dangerous: true},
 	{Name: EffectDevice, Doc: "reads a device or endless source", code: "device-read", dangerous: true},
 	{Name: EffectNetwork, Doc: "talks to the network", code: "network", category: CategoryNetwork, dangerous: true},
 	{Name: EffectRecursive, Doc: "file operands are read as whole trees",
-		mark: func(fl *effectFlags) { fl.recursive = true }},
+		mark: func(fl effectFlags) effectFlags { fl.recursive = true; return fl }},
 	{Name: EffectReadsFile, Doc: "the option's value is a path that is read", value: readsFileValue},
 	{Name: EffectFilesFrom, Doc: "the option's value is a file that lists the paths to read", value: filesFromValue},
 	{Name: EffectWritesFile, Doc: "the option's value is a path that is written", code: "write-option", category: CategoryWrite, dangerous: true, value: writesFileValue},
@@ -124,18 +125,18 @@ var effectRegistry = []*effectHandler{
 	{Name: EffectPrivilege, Doc: "changes user or privilege", code: "privilege", category: CategoryPrivilege, dangerous: true},
 	{Name: EffectDestroy, Doc: "irreversible loss of data or state", code: "destructive", category: CategoryDestructive, dangerous: true},
 	{Name: EffectStdin, Doc: "makes the program read stdin (the stdin-read finding says so when nothing feeds it)", code: "stdin-read", silent: true,
-		mark: func(fl *effectFlags) { fl.stdin = true }},
+		mark: func(fl effectFlags) effectFlags { fl.stdin = true; return fl }},
 	{Name: EffectLists, Doc: "the file operands (or stdin) list the paths read (sha256sum -c)",
-		mark: func(fl *effectFlags) { fl.lists = true }},
+		mark: func(fl effectFlags) effectFlags { fl.lists = true; return fl }},
 	{Name: EffectGitConfig, Doc: "prints git configuration: the repository's and the user's config files are read",
-		mark: func(fl *effectFlags) { fl.gitConfig = true }},
+		mark: func(fl effectFlags) effectFlags { fl.gitConfig = true; return fl }},
 	{Name: EffectEnvPrint, Doc: "prints environment variables, where tokens live (ps e)", code: "env-print", dangerous: true},
 	{Name: EffectNoStdin, Doc: "the program reads no stdin (jq -n)",
-		mark: func(fl *effectFlags) { fl.noStdin = true }},
+		mark: func(fl effectFlags) effectFlags { fl.noStdin = true; return fl }},
 	{Name: EffectGitTracked, Doc: "prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read",
-		mark: func(fl *effectFlags) { fl.trackedBy++ }},
+		mark: func(fl effectFlags) effectFlags { fl.trackedBy++; return fl }},
 	{Name: EffectGitNames, Doc: "prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)",
-		mark: func(fl *effectFlags) { fl.gitNames = true }},
+		mark: func(fl effectFlags) effectFlags { fl.gitNames = true; return fl }},
 }
 
 // The indexes of effectRegistry: by name, the sets the catalog check uses,
@@ -169,51 +170,51 @@ func scan(effects []effectAt) effectFlags {
 	var fl effectFlags
 	for _, e := range effects {
 		if h := effectHandlers[e.effect]; h != nil && h.mark != nil {
-			h.mark(&fl)
+			fl = h.mark(fl)
 		}
 	}
 	return fl
 }
 
 // readsFileValue reads the file an option's value names (grep -f FILE).
-func readsFileValue(p *argParser, o *Opt, spec *OptSpec, cwd Cwd) {
+func readsFileValue(p *argParser, v *Arg, _ Span, spec *OptSpec, cwd Cwd) {
 	if spec.match != nil && spec.match.NumSubexp() > 0 {
 		// curl -d @FILE, -F name=@FILE: the match's group is the file.
-		if f, ok := valueFile(spec.match, *o.Value); ok {
+		if f, ok := valueFile(spec.match, *v); ok {
 			p.w.r.Reads = append(p.w.r.Reads, pathRef(f, "option", p.seg.Index, cwd, -1))
 			p.w.deviceCheck(f, cwd, f.Span, p.seg.Index)
 		}
 		return
 	}
-	p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
-	p.w.deviceCheck(*o.Value, cwd, o.Value.Span, p.seg.Index)
+	p.w.r.Reads = append(p.w.r.Reads, pathRef(*v, "option", p.seg.Index, cwd, -1))
+	p.w.deviceCheck(*v, cwd, v.Span, p.seg.Index)
 }
 
 // filesFromValue reads the file an option's value names, and every path
 // it lists (tar -T FILE).
-func filesFromValue(p *argParser, o *Opt, _ *OptSpec, cwd Cwd) {
-	p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
-	p.w.r.Reads = append(p.w.r.Reads, PathRef{Path: o.Value.Value, Kind: "dynamic", Dynamic: "files-from",
-		Source: "option", Segment: p.seg.Index, Cwd: cwd, Producer: -1, Span: o.Span})
+func filesFromValue(p *argParser, v *Arg, sp Span, _ *OptSpec, cwd Cwd) {
+	p.w.r.Reads = append(p.w.r.Reads, pathRef(*v, "option", p.seg.Index, cwd, -1))
+	p.w.r.Reads = append(p.w.r.Reads, PathRef{Path: v.Value, Kind: "dynamic", Dynamic: "files-from",
+		Source: "option", Segment: p.seg.Index, Cwd: cwd, Producer: -1, Span: sp})
 }
 
 // writesFileValue writes the file an option's value names (sort -o FILE).
-func writesFileValue(p *argParser, o *Opt, _ *OptSpec, cwd Cwd) {
-	p.w.r.Writes = append(p.w.r.Writes, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
+func writesFileValue(p *argParser, v *Arg, _ Span, _ *OptSpec, cwd Cwd) {
+	p.w.r.Writes = append(p.w.r.Writes, pathRef(*v, "option", p.seg.Index, cwd, -1))
 }
 
 // cwdValue moves the program to the directory an option's value names.
 // Each -C is relative to the one before (git -C a -C b runs in a/b; so do
 // make and tar).
-func cwdValue(p *argParser, o *Opt, _ *OptSpec, cwd Cwd) {
-	v := *o.Value
+func cwdValue(p *argParser, v *Arg, _ Span, _ *OptSpec, cwd Cwd) {
+	dir := *v
 	p.cwdBase = cwd
-	p.cwdOpt = &v
-	p.w.r.Reads = append(p.w.r.Reads, pathRef(v, "cwd-flag", p.seg.Index, cwd, -1))
+	p.cwdOpt = &dir
+	p.w.r.Reads = append(p.w.r.Reads, pathRef(dir, "cwd-flag", p.seg.Index, cwd, -1))
 }
 
 // scriptValue keeps an option's shell script to parse once the segment is
 // recorded.
-func scriptValue(p *argParser, o *Opt, _ *OptSpec, _ Cwd) {
-	p.scripts = append(p.scripts, *o.Value)
+func scriptValue(p *argParser, v *Arg, _ Span, _ *OptSpec, _ Cwd) {
+	p.scripts = append(p.scripts, *v)
 }

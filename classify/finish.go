@@ -34,6 +34,8 @@ type finisher struct {
 	dynSource string
 	// pathOperands counts the operands that name a path (or a script).
 	pathOperands int
+	// late is the operand only known at run time being recorded.
+	late lateOperand
 }
 
 // lateOperand is an operand only known at run time that takes a role: the
@@ -61,7 +63,8 @@ func (l *lateOperand) runs(f *finisher, code, what string) {
 
 // finish works out what the parsed segment does.
 func (p *argParser) finish() {
-	f := finisher{p: p, w: p.w, seg: p.seg}
+	f := &p.fin
+	*f = finisher{p: p, w: p.w, seg: p.seg}
 	f.resolve()
 	f.describe()
 	f.readMode()
@@ -275,7 +278,8 @@ func (f *finisher) shifted() {
 			break
 		}
 		op := seg.Operands[k]
-		l := lateOperand{word: op, who: f.name + " " + quote(op.Value) + " (may expand to several words)"}
+		l := &f.late
+		*l = lateOperand{word: op, who: f.name + " " + quote(op.Value) + " (may expand to several words)"}
 		for _, a := range p.shiftedRoles(k, f.roles) {
 			if a.role == nil {
 				break
@@ -288,7 +292,7 @@ func (f *finisher) shifted() {
 				p.effects = append(p.effects, effectAt{effect: eff, code: a.role.Code, doc: a.role.Doc, who: l.who, span: op.Span})
 			}
 			if h := roleOf(a.role.Role); h != nil && h.late != nil {
-				h.late(f, &l)
+				h.late(f, l)
 			}
 		}
 		own, _ := op.Role.Base()
@@ -306,7 +310,8 @@ func (f *finisher) appended() {
 		len(spec.Subcommands) > 0 && len(p.subPath) == 0 {
 		return
 	}
-	l := lateOperand{xargs: true, who: f.name + " (operands from xargs)"}
+	l := &f.late
+	*l = lateOperand{xargs: true, who: f.name + " (operands from xargs)"}
 	for k, a := range p.appendedRoles(f.roles) {
 		role := a.role
 		if role == nil {
@@ -323,7 +328,7 @@ func (f *finisher) appended() {
 			p.effects = append(p.effects, effectAt{effect: eff, code: role.codeFor(a.mismatch), doc: role.Doc, who: l.who, span: seg.Span})
 		}
 		if h := roleOf(role.Role); h != nil && h.late != nil {
-			h.late(f, &l)
+			h.late(f, l)
 		}
 	}
 	ref := PathRef{Path: "", Kind: "dynamic", Dynamic: f.dynSource, Source: f.dynSource, Segment: seg.Index, Cwd: f.cwd,

@@ -174,7 +174,8 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		seg.Options = []Opt{{Name: args[1].Value, Written: args[1].Value, Known: true, Span: args[1].Span}}
 		return idx
 	}
-	p := argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
+	p := w.parser()
+	*p = argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
 	p.run()
 	p.finish()
 	// A wrapper given no command is the program itself: env -u X, env -0
@@ -183,6 +184,8 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		seg.Categories = addCat(seg.Categories, CategoryRead)
 		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
 	}
+	*p = argParser{}
+	w.parsing--
 	return idx
 }
 
@@ -195,6 +198,18 @@ func optEffect(opts []Opt, effect Effect) bool {
 		}
 	}
 	return false
+}
+
+// parser returns an argument parser for a segment at the next nesting
+// level (a wrapped command is parsed while its wrapper's parser is in
+// use). The handlers the parser dispatches to take it by pointer, so it
+// lives on the heap: one per level and walk, not one per segment.
+func (w *walker) parser() *argParser {
+	if w.parsing == len(w.parsers) {
+		w.parsers = append(w.parsers, new(argParser))
+	}
+	w.parsing++
+	return w.parsers[w.parsing-1]
 }
 
 // argParser parses one segment's arguments the way its program will.
@@ -248,6 +263,9 @@ type argParser struct {
 	// writesHere is set by an option of category write (tar -x): the
 	// program writes into its working directory.
 	writesHere bool
+	// fin is the finisher of the segment, kept here to live where the
+	// parser does.
+	fin finisher
 }
 
 // roleValue is an option value that has an operand role (sed -e SCRIPT).
@@ -514,7 +532,7 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 			}
 			for _, h := range valueEffects {
 				if hasString(spec.Effects, h.Name) {
-					h.value(p, &o, spec, cwd)
+					h.value(p, o.Value, o.Span, spec, cwd)
 				}
 			}
 		}
