@@ -402,10 +402,6 @@ type walker struct {
 	varsUnknown bool
 	// funcCd names the functions whose body changes directory.
 	funcCd map[string]bool
-	// parsers are the argument parsers of the segments being parsed, one
-	// per nesting level, parsing of them in use (walker.parser).
-	parsers []*argParser
-	parsing int
 }
 
 func (w *walker) span(n syntax.Node) Span {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -174,7 +175,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		seg.Options = []Opt{{Name: args[1].Value, Written: args[1].Value, Known: true, Span: args[1].Span}}
 		return idx
 	}
-	p := w.parser()
+	p := parserPool.Get().(*argParser)
 	*p = argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
 	p.run()
 	p.finish()
@@ -185,7 +186,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
 	}
 	*p = argParser{}
-	w.parsing--
+	parserPool.Put(p)
 	return idx
 }
 
@@ -200,17 +201,10 @@ func optEffect(opts []Opt, effect Effect) bool {
 	return false
 }
 
-// parser returns an argument parser for a segment at the next nesting
-// level (a wrapped command is parsed while its wrapper's parser is in
-// use). The handlers the parser dispatches to take it by pointer, so it
-// lives on the heap: one per level and walk, not one per segment.
-func (w *walker) parser() *argParser {
-	if w.parsing == len(w.parsers) {
-		w.parsers = append(w.parsers, new(argParser))
-	}
-	w.parsing++
-	return w.parsers[w.parsing-1]
-}
+// parserPool holds argument parsers between segments. The handlers a
+// parser dispatches to take it by pointer, so it lives on the heap; the
+// pool spares an allocation per segment.
+var parserPool = sync.Pool{New: func() any { return new(argParser) }}
 
 // argParser parses one segment's arguments the way its program will.
 type argParser struct {
