@@ -273,6 +273,8 @@ type OperandSpec struct {
 	Doc     string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
+	// h is the role's handler, found when the catalog is built.
+	h *roleHandler
 }
 
 // CarriesWhat returns what an operand in the role carries, "" when it
@@ -280,7 +282,9 @@ type OperandSpec struct {
 func (r *OperandSpec) CarriesWhat() string {
 	c := r.Carries
 	if c == "" {
-		c = roleCarries[r.Role]
+		if h := r.handler(); h != nil {
+			c = h.carries
+		}
 	}
 	if c == CarriesNone {
 		return ""
@@ -703,7 +707,7 @@ func (r *OperandSpec) build(path string) []error {
 	if r.Carries == "" && roleCarries[r.Role] == "" && (runEffects[r.Effect] || runEffects[r.Else]) {
 		errs = append(errs, fmt.Errorf("%s: operand %s runs something: say what it carries (carries: code, command, file, module, config or none)", path, r.Role))
 	}
-	if roleOf(r.Role) == nil {
+	if r.h = roleOf(r.Role); r.h == nil {
 		errs = append(errs, fmt.Errorf("%s: unknown operand role %q", path, r.Role))
 	}
 	for _, e := range []Effect{r.Effect, r.Else} {

@@ -63,8 +63,8 @@ func (l *lateOperand) runs(f *finisher, code, what string) {
 
 // finish works out what the parsed segment does.
 func (p *argParser) finish() {
-	f := &p.fin
-	*f = finisher{p: p, w: p.w, seg: p.seg}
+	f := &p.fin // zero: the parser was just set up
+	f.p, f.w, f.seg = p, p.w, p.seg
 	f.resolve()
 	f.describe()
 	f.readMode()
@@ -239,7 +239,13 @@ func (f *finisher) operand(k int, op Operand) {
 			f.p.effects = append(f.p.effects, effectAt{effect: eff, code: r.codeFor(mismatch), doc: r.Doc, who: f.name + " " + quote(op.Value), span: op.Span})
 		}
 	}
-	if h := roleOf(role); h != nil && h.apply != nil {
+	var h *roleHandler
+	if r != nil {
+		h = r.handler()
+	} else {
+		h = roleOf(role)
+	}
+	if h != nil && h.apply != nil {
 		h.apply(f, k, op)
 	}
 }
@@ -249,8 +255,9 @@ func (f *finisher) operand(k int, op Operand) {
 // analysed, which costs time quadratic in the words (grep with thousands
 // of globs).
 func (f *finisher) plain() bool {
-	for _, r := range f.roles {
-		if h := roleOf(r.Role); h != nil && h.expands {
+	for i := range f.roles {
+		r := &f.roles[i]
+		if h := r.handler(); h != nil && h.expands {
 			return false
 		}
 		if r.Effect != "" || r.Else != "" {
@@ -291,7 +298,7 @@ func (f *finisher) shifted() {
 			if eff != "" {
 				p.effects = append(p.effects, effectAt{effect: eff, code: a.role.Code, doc: a.role.Doc, who: l.who, span: op.Span})
 			}
-			if h := roleOf(a.role.Role); h != nil && h.late != nil {
+			if h := a.role.handler(); h != nil && h.late != nil {
 				h.late(f, l)
 			}
 		}
@@ -327,7 +334,7 @@ func (f *finisher) appended() {
 		if eff != "" {
 			p.effects = append(p.effects, effectAt{effect: eff, code: role.codeFor(a.mismatch), doc: role.Doc, who: l.who, span: seg.Span})
 		}
-		if h := roleOf(role.Role); h != nil && h.late != nil {
+		if h := role.handler(); h != nil && h.late != nil {
 			h.late(f, l)
 		}
 	}

@@ -121,8 +121,8 @@ var roleRegistry = []*roleHandler{
 	{Name: RoleURL, Doc: "a URL"},
 }
 
-// roleHandlers indexes roleRegistry by name; knownRoles and roleCarries
-// are derived from it.
+// roleHandlers indexes roleRegistry by name; roleCarries is what each
+// role carries (the catalog check reads it).
 var (
 	roleHandlers = map[Role]*roleHandler{}
 	roleCarries  = map[Role]string{}
@@ -139,6 +139,15 @@ func init() {
 
 // roleOf is the handler of a role, nil when it has none ("" or unknown).
 func roleOf(r Role) *roleHandler { return roleHandlers[r] }
+
+// handler is the handler of the spec's role: the one found when the
+// catalog was built, or (a spec not built) looked up.
+func (r *OperandSpec) handler() *roleHandler {
+	if r.h != nil {
+		return r.h
+	}
+	return roleOf(r.Role)
+}
 
 // apply reads an operand in a path role.
 func (how readRole) apply(f *finisher, k int, op Operand) {
@@ -241,8 +250,8 @@ func lateCode(f *finisher, l *lateOperand) { l.runs(f, "dynamic-script", "code")
 
 // hasFileRole reports whether the roles include a path that is read.
 func hasFileRole(roles []OperandSpec) bool {
-	for _, r := range roles {
-		if h := roleOf(r.Role); h != nil && h.file {
+	for i := range roles {
+		if h := roles[i].handler(); h != nil && h.file {
 			return true
 		}
 	}

@@ -185,7 +185,6 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		seg.Categories = addCat(seg.Categories, CategoryRead)
 		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
 	}
-	*p = argParser{}
 	parserPool.Put(p)
 	return idx
 }
@@ -891,7 +890,7 @@ func (p *argParser) effectiveRoles() []OperandSpec {
 		roles = p.roles
 	}
 	if p.patternSet && len(roles) > 0 && !roles[0].Repeat {
-		if h := roleOf(roles[0].Role); h != nil && h.supplied {
+		if h := roles[0].handler(); h != nil && h.supplied {
 			roles = roles[1:]
 		}
 	}
@@ -946,8 +945,9 @@ func repeatThenTail(roles []OperandSpec) int {
 	if k < 0 || k == len(roles)-1 {
 		return -1
 	}
-	for _, r := range roles[k+1:] {
-		if h := roleOf(r.Role); h != nil && h.runs || r.Optional {
+	for i := range roles[k+1:] {
+		r := &roles[k+1+i]
+		if h := r.handler(); h != nil && h.runs || r.Optional {
 			return -1
 		}
 	}
