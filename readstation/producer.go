@@ -2,7 +2,6 @@ package readstation
 
 import (
 	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -213,7 +212,7 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 			}
 		}
 		if r.Kind == "glob" {
-			mode := globMode{dots: r.Dots, globstar: r.Globstar}
+			mode := j.globMode(r.Dots, r.Globstar)
 			ms, gerr := j.expandGlob(t, mode, j.b.maxGlob())
 			j.adm.addGlob(t, mode, ms, gerr)
 			if gerr != nil {
@@ -373,7 +372,7 @@ func findNameFilter(p *classify.Segment) string {
 			return ""
 		}
 	}
-	if _, err := path.Match(pat, ""); err != nil {
+	if compilePattern(pat, synFnmatch).err != nil {
 		return ""
 	}
 	return pat

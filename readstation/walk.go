@@ -442,7 +442,10 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 			}
 			printed := true
 			if opt.nameGlob != "" {
-				printed, _ = path.Match(opt.nameGlob, name)
+				// A name the pattern cannot decide with certainty counts
+				// as printed.
+				ok, err := matchPattern(opt.nameGlob, name, synFnmatch, true)
+				printed = ok || err != nil
 			}
 			sub := name
 			if d.sub != "" {
