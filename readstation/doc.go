@@ -1,8 +1,12 @@
-// Package readstation is the read boundary: it judges every path a command
-// may read against the workspace roots and the deny rows, on the real file
-// system, and keeps an admission to re-check right before the command is
-// spawned. It does not decide allow, ask or deny: the policy does, from the
-// Station it returns.
+// Package readstation is shellgate's one model of the file system: it
+// builds the boundary (NewBoundary, the one constructor: the workspace
+// found from the cwd, the configured roots, the deny rows, the home
+// directory), judges every path a command may read against it, on the real
+// file system, judges where every write lands (JudgeWrites), matches shell
+// patterns (globs, grep --exclude, find -name) and keeps an admission to
+// re-check right before the command is spawned. No other package looks at
+// the file system to judge a command. It does not decide allow, ask or
+// deny: the policy does, from the Station and Writes it returns.
 //
 // # Judging a read
 //
@@ -21,7 +25,17 @@
 //   - judges both the path as written (absolute, cleaned lexically) and the
 //     real path: each must stay inside a root and match no deny row;
 //   - expands globs against the file system the way bash does by default
-//     (no dotglob, no globstar) and judges every match; no match means the
+//     (no dotglob, no globstar) and judges every match: the station lists
+//     directories itself (caps and caches below) and asks one function,
+//     matchPattern, whether a name matches a component; it reads patterns
+//     with mvdan.cc/sh/v3/pattern ([!x], [^x], [[:alpha:]], ranges,
+//     escapes, an unmatched "[" as a literal). When zsh may run the command
+//     (Report.Dialect other than bash or sh), a component with a character
+//     zsh's options can make an operator (^ # ~ ( | < >) is not matched;
+//     nor is an extended pattern, nor "?" or a bracket expression against a
+//     name outside ASCII (the locale decides those): each makes the read
+//     not-established. Agreement with real bash, zsh, grep and find is
+//     tested (pattern_test.go); no match means the
 //     pattern reaches the program as a literal word, judged as such; a
 //     match the program would not take as that path is not established:
 //     one that begins with "-" where the program still parses options
@@ -81,6 +95,18 @@
 // symlink loop, a device, FIFO or socket (other than /dev/null) or an
 // invalid Boundary is not-established, never ok.
 // Station.Established is true only when every read is ok or missing.
+//
+// # Writes
+//
+// JudgeWrites resolves each write candidate of the report (cwd after cd,
+// "~" folded, ".." cleaned, every symlink followed as far as the path
+// exists, a dangling one to its target, since writing through it creates
+// the target) and says whether it lands outside the roots, on a critical
+// path ("/", a top-level directory, the home directory, a root or an
+// ancestor of one, or every entry of one for a glob) or on a device. It
+// judges on a boundary NewBoundary failed to build, too (a cwd that does
+// not exist): writes are then judged against what is known. Writes.Again
+// judges them again right before the spawn.
 //
 // # Deny rows
 //
