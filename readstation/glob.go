@@ -6,24 +6,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
 )
 
 // escapeMeta escapes glob metacharacters in a literal base (a cwd or home
 // directory) that a pattern is joined to.
-func escapeMeta(s string) string {
-	if !strings.ContainsAny(s, "*?[\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?', '[', '\\':
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func escapeMeta(s string) string { return pattern.QuoteMeta(s, 0) }
 
 // hasUnescapedMeta reports whether a pattern component has a live
 // metacharacter.
