@@ -179,39 +179,41 @@ func ComputeFacts(in *Input) *Facts {
 		}
 	}
 	f.setHas(in, st)
-	if len(in.Report.Writes) == 0 {
-		return f
-	}
-	if in.Writes == nil || len(in.Writes.Writes) != len(in.Report.Writes) {
-		return f
+	f.setWrites(in, cfg, add)
+	return f
+}
+
+// setWrites carries the file-system model's judgment of the writes
+// (in.Writes) into the facts, marks shellgate's own configuration, and
+// indexes the writes that matter. Writes nobody judged get no facts.
+func (f *Facts) setWrites(in *Input, cfg *Config, add func(string, int)) {
+	if len(in.Report.Writes) == 0 || in.Writes == nil || len(in.Writes.Writes) != len(in.Report.Writes) {
+		return
 	}
 	f.Roots = append(f.Roots, in.Writes.Roots...)
 	f.Writes = make([]WriteFacts, len(in.Writes.Writes))
 	for i, w := range in.Writes.Writes {
 		f.Writes[i] = WriteFacts{Path: w.Path, Real: w.Real, Established: w.Established, Glob: w.Glob,
 			OutsideRoots: w.OutsideRoots, Critical: w.Critical, Device: w.Device}
-	}
-	for i := range f.Writes {
-		w := &f.Writes[i]
-		if !w.Established {
+		fw := &f.Writes[i]
+		if !fw.Established {
 			continue
 		}
-		w.ShellgateConfig = shellgateConfig(w.Path, cfg, f.Home) || shellgateConfig(w.Real, cfg, f.Home)
+		fw.ShellgateConfig = shellgateConfig(fw.Path, cfg, f.Home) || shellgateConfig(fw.Real, cfg, f.Home)
 		// The index lets the rules visit only the writes that matter.
-		if w.Critical {
+		if fw.Critical {
 			add("write:critical", i)
 		}
-		if w.OutsideRoots {
+		if fw.OutsideRoots {
 			add("write:outside-roots", i)
 		}
-		if w.Device {
+		if fw.Device {
 			add("write:device", i)
 		}
-		if w.ShellgateConfig {
+		if fw.ShellgateConfig {
 			add("write:shellgate-config", i)
 		}
 	}
-	return f
 }
 
 // shellgateConfig reports whether p is shellgate's own configuration: a
