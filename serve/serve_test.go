@@ -97,7 +97,9 @@ func TestServeIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), ln, Options{Handle: NewEngine().Handle, Idle: 100 * time.Millisecond}) }()
+	go func() {
+		done <- Serve(context.Background(), ln, Options{Handle: NewEngine().Handle, Idle: 100 * time.Millisecond})
+	}()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -111,7 +113,9 @@ func TestServeIdle(t *testing.T) {
 // deciderFunc adapts a function to hook.Decider.
 type deciderFunc func(context.Context, hook.Query) (hook.Verdict, error)
 
-func (f deciderFunc) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) { return f(ctx, q) }
+func (f deciderFunc) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) {
+	return f(ctx, q)
+}
 
 // TestEngineDecider: an engine's Decider (a policy bundle's) decides every
 // call, with the call's flags; without one, the gates of the flags do, and
