@@ -323,10 +323,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 	// by xargs) read a linked directory's tree too: a link to a directory
 	// inside the roots is walked as well, once per real directory.
 	visited := map[string]bool{real: true}
-	max := j.b.maxWalk()
-	if opt.maxDirs > 0 && opt.maxDirs < max {
-		max = opt.maxDirs
-	}
+	max := opt.dirLimit(j.b.maxWalk())
 	walked := 0
 	worst := treeResult{v: VerdictOK, msg: fmt.Sprintf("the tree %s holds no deny row", show(written))}
 	note := func(v, row, msg string) {
@@ -374,17 +371,11 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					continue
 				}
 			}
-			printed := true
-			if opt.nameGlob != "" {
-				printed, _ = path.Match(opt.nameGlob, name)
-			}
 			sub := name
 			if d.sub != "" {
 				sub = d.sub + "/" + name
 			}
-			if spec != nil {
-				printed = printed && spec.MatchString(sub)
-			}
+			printed := printedName(opt.nameGlob, spec, name, sub)
 			split := d.split || strings.ContainsAny(name, blanks)
 			if printed && opt.splitNames && (split || splits(name)) {
 				ts.volatile = true
@@ -456,6 +447,27 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 		}
 	}
 	return worst.v, worst.row, worst.msg
+}
+
+// dirLimit is how many directories a walk lists: the boundary's max, or
+// the walk's own cap when lower.
+func (o walkOpts) dirLimit(max int) int {
+	if o.maxDirs > 0 && o.maxDirs < max {
+		return o.maxDirs
+	}
+	return max
+}
+
+// printedName reports whether the producer prints the entry name (at sub,
+// its path below the root): it matches the name glob and the pathspec,
+// when there are.
+func printedName(nameGlob string, spec *regexp.Regexp, name, sub string) bool {
+	if nameGlob != "" {
+		if ok, _ := path.Match(nameGlob, name); !ok {
+			return false
+		}
+	}
+	return spec == nil || spec.MatchString(sub)
 }
 
 // splits reports whether xargs (without -0) would not pass name through
