@@ -212,16 +212,12 @@ func shownByWord(s string) bool {
 func (w *walker) knowledgeFacts() {
 	for i := range w.r.Segments {
 		s := &w.r.Segments[i]
-		chain := w.cfg.cat.specChain(s)
-		if len(chain) == 0 {
+		root, spec, walk := w.cfg.cat.segmentSpecs(s)
+		if spec == nil {
 			continue
 		}
-		spec := chain[len(chain)-1]
-		for k := len(chain) - 1; k >= 0; k-- {
-			if chain[k].Walk != nil {
-				s.Walk = walkFacts(s, chain[k].Walk)
-				break
-			}
+		if walk != nil {
+			s.Walk = walkFacts(s, walk)
 		}
 		if spec.ProducesPaths != nil {
 			s.Produces = producesFacts(s, spec.ProducesPaths)
@@ -229,31 +225,39 @@ func (w *walker) knowledgeFacts() {
 		if spec.InputArgs != nil {
 			s.InputArgs = inputArgsFacts(s, spec.InputArgs)
 		}
-		if chain[0].ConfigAliases {
+		if root.ConfigAliases {
 			s.ConfigAlias = aliasWord(s)
 		}
 	}
 }
 
-// specChain returns the catalog entries of a segment, program first, then
-// each subcommand of Segment.Subcommand; nil when the program is not
-// catalogued or a subcommand is not found.
-func (c *Catalog) specChain(s *Segment) []*Program {
+// segmentSpecs returns the catalog entries of a segment: its program's,
+// the one of its subcommand (Segment.Subcommand; the program's when it has
+// none), and the walk of the deepest of them that has one. spec is nil
+// when the program is not catalogued or a subcommand is not found.
+func (c *Catalog) segmentSpecs(s *Segment) (root, spec *Program, walk *WalkSpec) {
 	if c == nil || !s.Known || s.Name == "" || s.DynamicProgram {
-		return nil
+		return nil, nil, nil
 	}
-	p := c.Lookup(s.Name)
-	if p == nil {
-		return nil
+	root = c.Lookup(s.Name)
+	if root == nil {
+		return nil, nil, nil
 	}
-	chain := []*Program{p}
-	for _, name := range strings.Fields(s.Subcommand) {
-		if p = p.Sub(name); p == nil {
-			return nil
+	spec, walk = root, root.Walk
+	for sub := s.Subcommand; sub != ""; {
+		name, rest, _ := strings.Cut(sub, " ")
+		sub = rest
+		if name == "" {
+			continue
 		}
-		chain = append(chain, p)
+		if spec = spec.Sub(name); spec == nil {
+			return nil, nil, nil
+		}
+		if spec.Walk != nil {
+			walk = spec.Walk
+		}
 	}
-	return chain
+	return root, spec, walk
 }
 
 // walkFacts is the walk of segment s under spec w.
