@@ -131,6 +131,11 @@ type Segment struct {
 	Code []CodeArg `json:"code,omitempty"`
 	// Span covers the whole simple command.
 	Span Span `json:"span"`
+	// Traits say what kind of program it is, from the catalog (traits):
+	// "shell", "runs-script", "formatter", "stops-system",
+	// "deletes-matches", "signals" (the Trait constants). The policy tests
+	// these rather than lists of program names.
+	Traits []string `json:"traits,omitempty"`
 }
 
 // CodeArg is an argument (or a run of arguments) that carries code or a

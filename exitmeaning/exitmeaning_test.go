@@ -211,19 +211,20 @@ func TestInterpret(t *testing.T) {
 	}
 }
 
-// catalogExit1 is the catalog's exit1 text, its "(with ...)" condition cut.
+// catalogExit1 is the catalog's meaning of exit status 1 for the program.
 func catalogExit1(t *testing.T, name, sub string) string {
 	p := classify.DefaultCatalog().Lookup(name)
 	if p != nil && sub != "" {
 		p = p.Sub(sub)
 	}
-	if p == nil || p.Exit1 == "" {
-		t.Fatalf("the catalog has no exit1 for %s %s", name, sub)
+	if p == nil {
+		t.Fatalf("the catalog has no %s %s", name, sub)
 	}
-	if m := withRe.FindStringSubmatch(p.Exit1); m != nil {
-		return m[1]
+	m, ok := p.Exit["1"]
+	if !ok {
+		t.Fatalf("the catalog has no meaning of exit status 1 for %s %s", name, sub)
 	}
-	return p.Exit1
+	return m.Message
 }
 
 func TestNotes(t *testing.T) {
