@@ -34,8 +34,8 @@ type config struct {
 	cat *classify.Catalog
 }
 
-// WithCatalog reads program knowledge (wrappers, exit1 meanings) from c
-// instead of the embedded catalog.
+// WithCatalog reads program knowledge (exit meanings, wrappers, options)
+// from c instead of the embedded catalog.
 func WithCatalog(c *classify.Catalog) Option { return func(cfg *config) { cfg.cat = c } }
 
 // maxNested is how deep string-nested scripts (bash -c inside bash -c)
