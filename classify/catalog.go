@@ -50,6 +50,7 @@ const (
 	EffectNoStdin    = "no-stdin"    // the program reads no stdin (jq -n)
 	EffectGitTracked = "git-tracked" // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
 	EffectGitNames   = "git-names"   // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
+	EffectForce      = "force"       // overwrites what others have: a remote branch's history (git push --force)
 )
 
 var knownEffects = map[string]bool{
@@ -65,6 +66,7 @@ var knownEffects = map[string]bool{
 	EffectNoStdin:    true,
 	EffectGitTracked: true,
 	EffectGitNames:   true,
+	EffectForce:      true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in
