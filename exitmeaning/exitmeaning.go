@@ -139,7 +139,7 @@ func (w *walk) list(stmts []*syntax.Stmt, st *state) []cand {
 	for i, s := range stmts {
 		last := i == len(stmts)-1
 		if last {
-			if prev, ok := passThroughExit(s); ok && i > 0 && prev {
+			if isExit, prev := classify.ExitStatement(s); isExit && i > 0 && prev {
 				out = append(out, w.stmt(stmts[i-1], st)...)
 			} else {
 				out = append(out, w.stmt(s, st)...)
@@ -155,57 +155,10 @@ func (w *walk) list(stmts []*syntax.Stmt, st *state) []cand {
 	return out
 }
 
-// passThroughExit reports whether s is `exit` or `exit $?`, which returns
-// the previous statement's status.
-func passThroughExit(s *syntax.Stmt) (isExit, passThrough bool) {
-	ce, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 || ce.Args[0].Lit() != "exit" || s.Negated || s.Background {
-		return false, false
-	}
-	if len(ce.Args) == 1 {
-		return true, true
-	}
-	if len(ce.Args) == 2 && len(ce.Args[1].Parts) == 1 {
-		if pe, ok := ce.Args[1].Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "?" && pe.Short {
-			return true, true
-		}
-	}
-	return true, false
-}
-
-// applySet records `set -e`, `set -o pipefail` and their `+` forms.
+// applySet records what a `set` statement changes of errexit and
+// pipefail (the shell's own knowledge, in classify).
 func applySet(s *syntax.Stmt, st *state) {
-	ce, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) < 2 || ce.Args[0].Lit() != "set" {
-		return
-	}
-	args := make([]string, len(ce.Args)-1)
-	for i, a := range ce.Args[1:] {
-		args[i] = a.Lit()
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if len(a) < 2 || (a[0] != '-' && a[0] != '+') || a == "--" {
-			return
-		}
-		on := a[0] == '-'
-		for j := 1; j < len(a); j++ {
-			switch a[j] {
-			case 'e':
-				st.errexit = on
-			case 'o':
-				if i+1 < len(args) {
-					i++
-					switch args[i] {
-					case "pipefail":
-						st.pipefail = on
-					case "errexit":
-						st.errexit = on
-					}
-				}
-			}
-		}
-	}
+	st.errexit, st.pipefail = classify.SetStatusOptions(s, st.errexit, st.pipefail)
 }
 
 func (w *walk) stmt(s *syntax.Stmt, st *state) []cand {
