@@ -2,6 +2,7 @@ package exitmeaning
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -370,5 +371,43 @@ programs:
 	// The default catalog is untouched by the extension.
 	if got := short(Interpret("grep x f", 1)); got != "ok: No matches found @grep" {
 		t.Errorf("default catalog: grep x f = %q", got)
+	}
+}
+
+// TestReadmeCatalogExample checks the README's catalog entry for frob: as
+// printed, it gives frob its exit meanings.
+func TestReadmeCatalogExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "```yaml\nprograms:\n  - name: frob\n"
+	i := strings.Index(string(readme), start)
+	if i < 0 {
+		t.Fatal("the README has no catalog example for frob")
+	}
+	src := string(readme[i+len("```yaml\n"):])
+	src = src[:strings.Index(src, "```")]
+	ext, err := classify.ParseCatalog([]byte(src), "README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := classify.DefaultCatalog().Extend(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd  string
+		code int
+		want string
+	}{
+		{"frob a", 1, "ok: Nothing to frob @frob"},
+		{"frob --check a", 2, "ok: Frobbed with warnings @frob"},
+		{"frob a", 2, "error: frob reported an error @frob"},
+		{"frob a", 4, "error: Frob jammed (4) @frob"},
+	} {
+		if got := short(Interpret(tt.cmd, tt.code, WithCatalog(cat))); got != tt.want {
+			t.Errorf("Interpret(%q, %d) = %q, want %q", tt.cmd, tt.code, got, tt.want)
+		}
 	}
 }
