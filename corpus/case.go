@@ -8,17 +8,18 @@ import (
 	"github.com/shellgate/shellgate/policy"
 )
 
-// Actions a decision can take.
+// Actions a decision can take: the policy's, as the strings a case file
+// holds.
 const (
-	Allow = "allow"
-	Ask   = "ask"
-	Deny  = "deny"
+	Allow = string(policy.Allow)
+	Ask   = string(policy.Ask)
+	Deny  = string(policy.Deny)
 )
 
-// Modes a case is judged in.
+// Modes a case is judged in: the policy's.
 const (
-	ModeDefault  = "default"
-	ModeReadonly = "readonly"
+	ModeDefault  = policy.ModeDefault
+	ModeReadonly = policy.ModeReadonly
 )
 
 // Case is one command with the decision it must get.
