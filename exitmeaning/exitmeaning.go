@@ -94,7 +94,7 @@ type interp struct {
 // its meaning for the code.
 type cand struct {
 	m          Meaning
-	neverFails bool // echo, true: cannot be the source of a failure status
+	neverFails bool // catalog exit_status: zero (echo): not the source of a failure status
 }
 
 // shell options that change which command's status is returned.
