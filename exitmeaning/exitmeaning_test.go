@@ -136,6 +136,8 @@ func TestInterpret(t *testing.T) {
 		{"env LC_ALL=C grep x f", 1, "ok: No matches found @grep"},
 		{"env -i PATH=/bin diff a b", 1, "ok: Files differ @diff"},
 		{"env grep x f", 125, "error: env itself failed @env"},
+		{"chroot /srv ls", 125, "error: chroot itself failed @chroot"},
+		{"chroot /srv ls", 1, "error @chroot"},
 		{"nice -n 10 grep x f", 1, "ok: No matches found @grep"},
 		{"command grep x f", 1, "ok: No matches found @grep"},
 		{"stdbuf -oL grep x f", 1, "ok: No matches found @grep"},
