@@ -173,7 +173,9 @@ func (p *Program) buildFacts(path string) []error {
 			bad("unknown trait %q", t)
 		}
 	}
-	p.exits = p.exits[:0]
+	// A new slice, never the old one's array: Extend builds programs that
+	// another catalog in use shares.
+	var exits []exitRange
 	keys := make([]string, 0, len(p.Exit))
 	for k := range p.Exit {
 		keys = append(keys, k)
@@ -206,24 +208,25 @@ func (p *Program) buildFacts(path string) []error {
 			}
 		}
 		mm := m
-		p.exits = append(p.exits, exitRange{lo: lo, hi: hi, m: &mm})
+		exits = append(exits, exitRange{lo: lo, hi: hi, m: &mm})
 	}
 	// A meaning with options comes before one without: it is the more
 	// specific. Two of the same kind may not overlap.
-	sort.SliceStable(p.exits, func(i, j int) bool {
-		a, b := p.exits[i], p.exits[j]
+	sort.SliceStable(exits, func(i, j int) bool {
+		a, b := exits[i], exits[j]
 		if a.lo != b.lo {
 			return a.lo < b.lo
 		}
 		return len(a.m.When) > 0 && len(b.m.When) == 0
 	})
-	for i, a := range p.exits {
-		for _, b := range p.exits[i+1:] {
+	for i, a := range exits {
+		for _, b := range exits[i+1:] {
 			if b.lo <= a.hi && a.lo <= b.hi && (len(a.m.When) == 0) == (len(b.m.When) == 0) {
 				bad("exit: statuses %d-%d and %d-%d overlap", a.lo, a.hi, b.lo, b.hi)
 			}
 		}
 	}
+	p.exits = exits
 	return errs
 }
 
