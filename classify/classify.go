@@ -514,6 +514,7 @@ func (w *walker) finish() {
 	}
 	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && w.ran
 	w.bindLoopReads()
+	w.knowledgeFacts()
 }
 
 // stmts walks a statement list in order; cwd changes carry over. It

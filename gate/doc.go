@@ -42,13 +42,26 @@
 // cannot deny a subpath of a granted tree: the deny rows inside the roots
 // (.env, keys) stay the read station's job.
 //
+// A Gate is the library's front door: built once from options (config,
+// policy directories and modules, catalog, roots, runner, limits), safe for
+// concurrent use, it answers every question about a command: Decide (may
+// it run? allow, ask or deny, with reasons and spans), Explain (why: the
+// facts and every rule that fired), Grant (the narrowest config grants
+// that would allow it next time) and Run (decide, approve, re-check, run,
+// say what the exit code means); Start is Run in the background. A
+// Classifier describes a command without deciding.
+//
 // The stages up to the decision are a Pipeline, which the shellgate CLI's
-// check, explain and grant use too. A configuration found in a project
-// (policy.SourceProject) is judged against the user's trust store first
-// (policy.Resolve): until the user trusts its exact content, only its
-// tightening part applies, its Rego modules may only add deny and ask
-// reasons, and a decision the ignored part would have made more
-// permissive carries the reason project-config-untrusted.
+// check, explain and grant use directly (check --batch builds each cwd's
+// boundary once per batch; a policy bundle picks a pipeline per project):
+// it has the same Decide, Explain and Grant over a policy input.
+//
+// A configuration found in a project (policy.SourceProject) is judged
+// against the user's trust store first (policy.Resolve): until the user
+// trusts its exact content, only its tightening part applies, its Rego
+// modules may only add deny and ask reasons, and a decision the ignored
+// part would have made more permissive carries the reason
+// project-config-untrusted.
 //
 // The gate never runs a command that the policy did not allow or a person
 // did not approve: every refusal is a Result with status error and a code.

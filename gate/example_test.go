@@ -130,3 +130,41 @@ func ExampleGate_Start() {
 	// done
 	// ok 0
 }
+
+// The engine's front door: one Gate, built once, answers every question
+// about a command: Decide (may it run?), Explain (why?), Grant (what
+// would allow it next time?) and Run.
+func ExampleGate_Decide() {
+	dir, err := os.MkdirTemp("", "gate-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	g, err := gate.New(gate.WithCwd(dir))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	d, err := g.Decide(ctx, gate.Request{Command: "npm test > ~/.bashrc", Shell: "bash"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Action, d.Codes())
+	x, err := g.Explain(ctx, gate.Request{Command: "npm test > ~/.bashrc", Shell: "bash"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(x.Action, len(x.Rules) > 0, x.Facts.Writes[0].OutsideRoots)
+	gr, err := g.Grant(ctx, gate.Request{Command: "npm test && git status", Shell: "bash"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(gr.Action, gr.Grants[0].Pattern)
+	gr, _ = g.Grant(ctx, gate.Request{Command: "git status", Shell: "bash"})
+	fmt.Println(gr.Action, gr.Nothing())
+	// Output:
+	// deny [write-outside-roots]
+	// deny true true
+	// ask npm test
+	// allow the command is allowed
+}

@@ -143,9 +143,9 @@ type Decision struct {
 	// sandbox mode: the approver decides it together with the reasons.
 	Escalation *Escalation `json:"escalation,omitempty"`
 
-	// in and writes are what the policy saw and where each write landed
-	// at the check, for Run to judge the writes again right before the
-	// spawn.
+	// in is what the policy saw (for Explain); writes are where each
+	// write landed at the check, for Run to judge the writes again right
+	// before the spawn.
 	in     policy.Input
 	writes []policy.WriteFacts
 }
@@ -420,14 +420,14 @@ func (g *Gate) Config() *policy.Config { return g.pl.Config() }
 // Pipeline returns the gate's decision pipeline.
 func (g *Gate) Pipeline() *Pipeline { return g.pl }
 
-// Check runs the stages up to the policy's decision: input validation,
+// Decide runs the stages up to the policy's decision: input validation,
 // the cwd, classification, the read station and the policy. It returns
 // an *Error for bad input (INVALID_INPUT), a bad cwd (CWD_NOT_FOUND,
 // CWD_NOT_A_DIRECTORY) or a cancelled context (ABORTED). A policy that
 // fails is a deny with code policy-error, never an allow; a panic inside
 // shellgate is a deny with code internal-error (the decision then has no
 // report).
-func (g *Gate) Check(ctx context.Context, req Request) (*Decision, error) {
+func (g *Gate) Decide(ctx context.Context, req Request) (*Decision, error) {
 	if err := validate(req); err != nil {
 		return nil, err
 	}
@@ -492,8 +492,8 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 		pd = policy.ErrorDecision("the policy returned the unknown action %q", pd.Action)
 	}
 	d.Decision = pd
+	d.in = in
 	if facts != nil && len(facts.Writes) > 0 {
-		d.in = in
 		d.writes = facts.Writes
 	}
 	return d, nil
@@ -639,7 +639,7 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 		// The default runner runs bash: that is the shell that runs it.
 		req.Shell = string(classify.DialectBash)
 	}
-	d, err := g.Check(ctx, req)
+	d, err := g.Decide(ctx, req)
 	if err != nil {
 		return fail(errResult(res, err))
 	}

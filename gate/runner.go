@@ -142,7 +142,9 @@ func (r *BashRunner) init() {
 	})
 }
 
-// Run implements Runner.
+// Run implements Runner: it starts the command, reads its output until
+// every writer is gone (stopping the group on the timeout, a cancelled
+// ctx or the capture cap), waits for the shell and makes the outcome.
 func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	r.init()
 	if r.bashErr != nil {
@@ -151,33 +153,87 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return Outcome{}, err
 	}
-	pr, pw, err := os.Pipe()
+	x, cleanup, err := r.start(spec)
 	if err != nil {
 		return Outcome{}, err
 	}
-	var spill *os.File
-	var notes []string
-	if spec.SpillDir != "" {
-		spill, err = os.CreateTemp(spec.SpillDir, "shellgate-output-*.txt")
-		if err != nil {
-			notes = append(notes, NoteSpillFailed)
-			spill = nil
-		}
-	}
-	shell, args := r.bash, []string{"-c", spec.Command}
+	defer cleanup()
+	x.read(ctx)
+	x.wait(ctx)
+	return x.outcome(), nil
+}
+
+// running is one command BashRunner started: what reading its output,
+// waiting for it and making its outcome share.
+type running struct {
+	r    *BashRunner
+	spec Spec
+	cmd  *exec.Cmd
+	pr   *os.File // the read end of the merged output
+	// spill receives the whole output (nil: none).
+	spill *os.File
+	col   *collector
+	out   Outcome
+	notes []string
+	sb    *SandboxInfo
+	sets  *confinedSets
+	pgid  int
+	start time.Time
+	// deadline is the timeout's (zero: none).
+	deadline       time.Time
+	grace, confirm time.Duration
+	// shellGone says the shell exited (not yet reaped).
+	shellGone bool
+	waitErr   error
+}
+
+// shellCommand is the program and arguments that run spec's command in
+// spec's shell.
+func (r *BashRunner) shellCommand(spec Spec) (string, []string, error) {
 	switch spec.Shell {
 	case "", "bash":
+		return r.bash, []string{"-c", spec.Command}, nil
 	case "zsh", "sh":
 		p, err := exec.LookPath(spec.Shell)
 		if err != nil {
-			return Outcome{}, fmt.Errorf("%s: %w", spec.Shell, err)
+			return "", nil, fmt.Errorf("%s: %w", spec.Shell, err)
 		}
-		shell = p
 		if spec.Shell == "zsh" {
-			args = []string{"-f", "-c", spec.Command}
+			return p, []string{"-f", "-c", spec.Command}, nil
 		}
-	default:
-		return Outcome{}, fmt.Errorf("unknown shell %q", spec.Shell)
+		return p, []string{"-c", spec.Command}, nil
+	}
+	return "", nil, fmt.Errorf("unknown shell %q", spec.Shell)
+}
+
+// start starts spec's command in a process group of its own, confined
+// when spec.Sandbox says so, its output merged into one pipe (and a spill
+// file in spec.SpillDir). cleanup releases what the run holds once its
+// outcome is made.
+func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	x = &running{r: r, spec: spec, pr: pr}
+	if spec.SpillDir != "" {
+		if x.spill, err = os.CreateTemp(spec.SpillDir, "shellgate-output-*.txt"); err != nil {
+			x.notes = append(x.notes, NoteSpillFailed)
+			x.spill = nil
+		}
+	}
+	abandon := func() {
+		pr.Close()
+		pw.Close()
+		if x.spill != nil {
+			x.spill.Close()
+			os.Remove(x.spill.Name())
+		}
+	}
+	shell, args, err := r.shellCommand(spec)
+	if err != nil {
+		abandon()
+		return nil, nil, err
 	}
 	cmd := exec.Command(shell, args...)
 	cmd.Dir = spec.Dir
@@ -189,83 +245,75 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	cmd.Stdout = pw
 	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	x.cmd = cmd
 	startCmd := cmd.Start
-	var sb *SandboxInfo
-	var sets *confinedSets
+	unconfine := func() {}
 	if c := spec.Sandbox; c != nil && c.Mode != SandboxFullAccess {
-		var cleanup func()
-		startCmd, sb, sets, cleanup, err = prepareConfined(cmd, c, r.bash)
+		startCmd, x.sb, x.sets, unconfine, err = prepareConfined(cmd, c, r.bash)
 		if err != nil {
-			pr.Close()
-			pw.Close()
-			if spill != nil {
-				spill.Close()
-				os.Remove(spill.Name())
-			}
-			return Outcome{}, fmt.Errorf("the sandbox could not be set up, so nothing ran: %w", err)
+			abandon()
+			return nil, nil, fmt.Errorf("the sandbox could not be set up, so nothing ran: %w", err)
 		}
-		sets.network = c.Network
-		defer cleanup()
+		x.sets.network = c.Network
 	}
-	start := time.Now()
+	x.start = time.Now()
 	if err := startCmd(); err != nil {
-		pr.Close()
-		pw.Close()
-		if spill != nil {
-			spill.Close()
-			os.Remove(spill.Name())
-		}
-		return Outcome{}, err
+		abandon()
+		unconfine()
+		return nil, nil, err
 	}
 	pw.Close()
-	pgid := cmd.Process.Pid
-	out := Outcome{PID: pgid, Sandbox: sb}
-
+	x.pgid = cmd.Process.Pid
+	x.out = Outcome{PID: x.pgid, Sandbox: x.sb}
 	var sw io.Writer
-	if spill != nil {
-		sw = spill
+	if x.spill != nil {
+		sw = x.spill
 	}
-	col := newCollector(spec.View, spec.CaptureCap, sw)
-	col.stream = spec.Stream
-	defer col.release()
-
-	grace := spec.Grace
-	if grace <= 0 {
-		grace = 2 * time.Second
+	x.col = newCollector(spec.View, spec.CaptureCap, sw)
+	x.col.stream = spec.Stream
+	x.grace, x.confirm = spec.Grace, r.ConfirmWait
+	if x.grace <= 0 {
+		x.grace = 2 * time.Second
 	}
-	confirm := r.ConfirmWait
-	if confirm <= 0 {
-		confirm = 2 * time.Second
+	if x.confirm <= 0 {
+		x.confirm = 2 * time.Second
 	}
-	var deadline time.Time
 	if spec.Timeout > 0 {
-		deadline = start.Add(spec.Timeout)
+		x.deadline = x.start.Add(spec.Timeout)
 	}
-	stop := func(why Stop) {
-		out.Stopped = why
-		killed, ok := stopGroup(pgid, grace, confirm, r.Subreaper)
-		if killed {
-			notes = append(notes, NoteKilled)
-		}
-		if !ok {
-			notes = append(notes, NoteUnconfirmedStop)
-		}
-	}
-	shellGone := false // the shell exited (not yet reaped)
-	stopLeftovers := func() {
-		if groupAlive(pgid, r.Subreaper) {
-			// The shell is gone but something it started still runs.
-			notes = append(notes, NoteBackgroundStopped)
-			if _, ok := stopGroup(pgid, grace, confirm, r.Subreaper); !ok {
-				notes = append(notes, NoteUnconfirmedStop)
-			}
-		}
-	}
+	return x, func() { x.col.release(); unconfine() }, nil
+}
 
-	// This goroutine reads the merged output itself, with a read deadline
-	// that wakes it for the timeout, for a cancelled ctx (AfterFunc) and
-	// every pollEvery to see whether the shell ended while something else
-	// holds the pipe. A trivial command costs no extra goroutine.
+// stop stops the process group for why.
+func (x *running) stop(why Stop) {
+	x.out.Stopped = why
+	killed, ok := stopGroup(x.pgid, x.grace, x.confirm, x.r.Subreaper)
+	if killed {
+		x.notes = append(x.notes, NoteKilled)
+	}
+	if !ok {
+		x.notes = append(x.notes, NoteUnconfirmedStop)
+	}
+}
+
+// stopLeftovers stops what the shell started and left running once it
+// is gone.
+func (x *running) stopLeftovers() {
+	if groupAlive(x.pgid, x.r.Subreaper) {
+		x.notes = append(x.notes, NoteBackgroundStopped)
+		if _, ok := stopGroup(x.pgid, x.grace, x.confirm, x.r.Subreaper); !ok {
+			x.notes = append(x.notes, NoteUnconfirmedStop)
+		}
+	}
+}
+
+// read reads the merged output until every writer is gone, with a read
+// deadline that wakes it for the timeout, for a cancelled ctx (AfterFunc)
+// and every pollEvery to see whether the shell ended while something else
+// holds the pipe. A trivial command costs no extra goroutine.
+func (x *running) read(ctx context.Context) {
+	pr := x.pr
+	defer pr.Close()
 	wake := context.AfterFunc(ctx, func() { _ = pr.SetReadDeadline(time.Now()) })
 	defer wake()
 	bp := readBufs.Get().(*[]byte)
@@ -274,113 +322,127 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	var drainUntil time.Time // set once nothing more is waited for but the pipe
 	for {
 		next := time.Now().Add(pollEvery)
-		if !deadline.IsZero() && out.Stopped == StopNone && deadline.Before(next) {
-			next = deadline
+		if !x.deadline.IsZero() && x.out.Stopped == StopNone && x.deadline.Before(next) {
+			next = x.deadline
 		}
 		if !drainUntil.IsZero() && drainUntil.Before(next) {
 			next = drainUntil
 		}
 		_ = pr.SetReadDeadline(next)
 		n, err := pr.Read(buf)
-		if n > 0 && !col.write(buf[:n]) && out.Stopped == StopNone {
-			stop(StopOutputCap) // the reading goes on, to drain the pipe
-			drainUntil = time.Now().Add(grace)
+		if n > 0 && !x.col.write(buf[:n]) && x.out.Stopped == StopNone {
+			x.stop(StopOutputCap) // the reading goes on, to drain the pipe
+			drainUntil = time.Now().Add(x.grace)
 		}
 		if err == nil {
 			continue
 		}
 		if !errors.Is(err, os.ErrDeadlineExceeded) {
-			break // EOF: every writer is gone
+			return // EOF: every writer is gone
 		}
-		now := time.Now()
-		switch {
-		case !drainUntil.IsZero() && !now.Before(drainUntil):
-			// Something outside the group holds the pipe.
-			notes = append(notes, NoteOutputIncomplete)
-		case out.Stopped == StopNone && ctx.Err() != nil:
-			stop(StopAborted)
-			drainUntil = time.Now().Add(grace)
-			continue
-		case out.Stopped == StopNone && !deadline.IsZero() && !now.Before(deadline):
-			stop(StopTimeout)
-			drainUntil = time.Now().Add(grace)
-			continue
-		case drainUntil.IsZero() && exitedNoReap(pgid):
-			shellGone = true
-			if out.Stopped == StopNone {
-				stopLeftovers()
-			}
-			drainUntil = time.Now().Add(grace)
-			continue
-		default:
-			continue
+		if !x.woken(ctx, &drainUntil) {
+			return
 		}
-		break
 	}
-	pr.Close()
+}
 
-	// The output is closed; the shell may still run (it closed its
-	// output, or ignored a stop): wait for it under the same limits.
+// woken handles a read deadline: it stops the group for a cancelled ctx
+// or the timeout, notices the shell's end, and says whether to go on
+// reading (false once the drain after a stop or the shell's end is over).
+func (x *running) woken(ctx context.Context, drainUntil *time.Time) bool {
+	now := time.Now()
+	switch {
+	case !drainUntil.IsZero() && !now.Before(*drainUntil):
+		// Something outside the group holds the pipe.
+		x.notes = append(x.notes, NoteOutputIncomplete)
+		return false
+	case x.out.Stopped == StopNone && ctx.Err() != nil:
+		x.stop(StopAborted)
+		*drainUntil = time.Now().Add(x.grace)
+	case x.out.Stopped == StopNone && !x.deadline.IsZero() && !now.Before(x.deadline):
+		x.stop(StopTimeout)
+		*drainUntil = time.Now().Add(x.grace)
+	case drainUntil.IsZero() && exitedNoReap(x.pgid):
+		x.shellGone = true
+		if x.out.Stopped == StopNone {
+			x.stopLeftovers()
+		}
+		*drainUntil = time.Now().Add(x.grace)
+	}
+	return true
+}
+
+// wait waits for the shell once its output is closed: it may still run
+// (it closed its output, or ignored a stop), so under the same limits.
+func (x *running) wait(ctx context.Context) {
 	var waitErr error
-	if shellGone || exitedNoReap(pgid) {
-		waitErr = cmd.Wait()
+	if x.shellGone || exitedNoReap(x.pgid) {
+		waitErr = x.cmd.Wait()
 	} else {
 		exited := make(chan struct{})
 		go func() {
-			waitErr = cmd.Wait()
+			waitErr = x.cmd.Wait()
 			close(exited)
 		}()
 		var timer <-chan time.Time
-		if !deadline.IsZero() && out.Stopped == StopNone {
-			t := time.NewTimer(time.Until(deadline))
+		if !x.deadline.IsZero() && x.out.Stopped == StopNone {
+			t := time.NewTimer(time.Until(x.deadline))
 			defer t.Stop()
 			timer = t.C
 		}
 		select {
 		case <-exited:
 		case <-timer:
-			stop(StopTimeout)
+			x.stop(StopTimeout)
 		case <-ctx.Done():
-			if out.Stopped == StopNone {
-				stop(StopAborted)
+			if x.out.Stopped == StopNone {
+				x.stop(StopAborted)
 			}
 		}
 		<-exited
 	}
-	if out.Stopped == StopNone && !shellGone {
-		stopLeftovers()
+	if x.out.Stopped == StopNone && !x.shellGone {
+		x.stopLeftovers()
 	}
-	out.Duration = time.Since(start)
-	out.Output = col.finish()
-	if col.capHit && out.Stopped == StopNone {
+	x.out.Duration = time.Since(x.start)
+	x.waitErr = waitErr
+}
+
+// outcome is the run's outcome once the shell was waited for: the
+// output's view (and its spill file), the exit status, the notes and
+// what the sandbox refused.
+func (x *running) outcome() Outcome {
+	out := x.out
+	out.Output = x.col.finish()
+	if x.col.capHit && out.Stopped == StopNone {
 		out.Stopped = StopOutputCap
 	}
-	if spill != nil {
-		if !col.spillOK {
-			notes = append(notes, NoteSpillFailed)
+	if x.spill != nil {
+		if !x.col.spillOK {
+			x.notes = append(x.notes, NoteSpillFailed)
 		}
-		spill.Close()
-		if out.Output.Truncated() && col.spillOK {
-			out.Output.SpillPath = spill.Name()
+		x.spill.Close()
+		if out.Output.Truncated() && x.col.spillOK {
+			out.Output.SpillPath = x.spill.Name()
 		} else {
-			os.Remove(spill.Name())
+			os.Remove(x.spill.Name())
 		}
 	}
 	out.ExitCode = -1
-	if st := cmd.ProcessState; st != nil {
+	if st := x.cmd.ProcessState; st != nil {
 		out.ExitCode = st.ExitCode()
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			out.Signal = signalName(ws.Signal())
 		}
-	} else if waitErr != nil && !errors.Is(waitErr, os.ErrProcessDone) {
-		notes = append(notes, "wait: "+waitErr.Error())
+	} else if x.waitErr != nil && !errors.Is(x.waitErr, os.ErrProcessDone) {
+		x.notes = append(x.notes, "wait: "+x.waitErr.Error())
 	}
-	out.Notes = notes
-	if sb != nil {
-		sb.Denied = detectDenials(&out.Output, sets, spec.Dir)
-		addMarkers(&out.Output, sb.Denied, sb.Mode)
+	out.Notes = x.notes
+	if x.sb != nil {
+		x.sb.Denied = detectDenials(&out.Output, x.sets, x.spec.Dir)
+		addMarkers(&out.Output, x.sb.Denied, x.sb.Mode)
 	}
-	return out, nil
+	return out
 }
 
 // SandboxSupport implements Confiner: Landlock on Linux (the ABI the

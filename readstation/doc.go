@@ -61,15 +61,20 @@
 //     walk (64 directories, the roots inside it skipped) that makes it
 //     denied when a denied path is near its top (grep -r . /proc/self sees
 //     /proc/self/environ); past that it stays outside-roots.
-//     rg without --hidden/-u (and without RIPGREP_CONFIG_PATH set), ls
-//     without -a/-A and tree without -a skip hidden names, and the check
-//     skips them too; a link to a directory inside the roots is walked too
-//     (grep -R, find -L and xargs consumers follow links); grep
-//     --exclude/--exclude-dir and rg -g '!GLOB' are honoured, so the hint a
-//     denied tree read gives ("exclude it with --exclude-dir=DIR") works
-//     (grep --exclude only without --include: the last matching one wins);
-//     other exclude options (find -prune, du --exclude, tree -I) are not
-//     read, and the tree is judged whole;
+//     How a program walks is the catalog's (walk in classify/catalog.yaml),
+//     read here as the segment's facts (classify.Walk), never by its name:
+//     a program that skips hidden names unless told (rg without --hidden/-u
+//     and without RIPGREP_CONFIG_PATH set, ls without -a/-A, tree without
+//     -a) has them skipped by the check too; a link to a directory inside
+//     the roots is walked too (grep -R, find -L and xargs consumers follow
+//     links); the exclude options the catalog lists (grep
+//     --exclude/--exclude-dir, rg -g '!GLOB') are honoured, so the hint a
+//     denied tree read gives ("exclude it with --exclude-dir=DIR", the
+//     catalog's exclude_hint) works (grep --exclude only without
+//     --include: the last matching one wins); other exclude options (find
+//     -prune, du --exclude, tree -I) are not read, and the tree is judged
+//     whole; a names-only program (find, du, tree, ls -R) is judged against
+//     the deny rows at its root only;
 //   - dynamic words (parameters, substitutions, ~user, braces) are
 //     not-established; reads fed by a producer are judged by the producer's
 //     roots (below).
@@ -99,9 +104,12 @@
 //
 // "find src -name '*.go' | xargs wc -l" feeds paths to wc at run time. The
 // report marks such reads dynamic with a Producer segment (xargs-input, or
-// find-match for find -exec's {}). A read fed by one of these producers is
+// find-match for find -exec's {}). A read fed by a trusted producer is
 // judged by walking the producer's roots as recursive reads; any other
-// producer leaves it not-established:
+// producer leaves it not-established. The trusted producers are the
+// catalog's (produces_paths in classify/catalog.yaml: any_of, none_of, nul,
+// default_root, name_filter), read here as the segment's facts
+// (classify.Produces); the embedded catalog has:
 //
 //	producer      spelling required                       roots when none named
 //	find          no -printf -fprintf -fprint -fprint0     the cwd
@@ -129,14 +137,15 @@
 // option); a name with a quote or backslash (xargs' own quoting) is never
 // established. A simple find -name PAT limits the judged names to those
 // it prints, unless the reader is recursive (grep -r {} reads the whole
-// tree of a printed directory): then every name is judged. The table is
-// trustedProducers in producer.go.
+// tree of a printed directory): then every name is judged. How xargs
+// splits its input (-0, -I) is the catalog's input_args
+// (classify.InputArgs).
 //
 // # Repository-controlled helpers
 //
 // A read-only git command can still run code its repository chose, and so
-// can a program that runs git there (catalog runs_git: go list stamps main
-// packages with git status). For every such segment the station finds the
+// can a program that runs git there (catalog runs_git: git itself, and go
+// list, which stamps main packages with git status). For every such segment the station finds the
 // repository (after cd and -C,
 // through .git files and commondir, bare repositories too), reads its
 // config (config, config.worktree and include/includeIf files) and
@@ -148,7 +157,7 @@
 // filter.*.clean/smudge/process, merge.*.driver, gpg.program,
 // gpg.*.program and gpg.ssh.defaultKeyCommand, tar.*.command,
 // hook.*.command, log.showSignature (when true), pager.*, alias.<the word
-// used>, credential.helper, remote.*.uploadpack/receivepack/proxy and
+// used> (catalog config_aliases: classify.Segment.ConfigAlias), credential.helper, remote.*.uploadpack/receivepack/proxy and
 // ext:: URLs, sequence.editor, interactive.diffFilter, difftool/mergetool/
 // browser/man *.cmd and *.path, web.browser, uploadpack.packObjectsHook,
 // submodule.*.update "!cmd", protocol.ext.allow=always; and every attribute

@@ -30,46 +30,22 @@ func (x *exclusions) empty() bool {
 	return x == nil || len(x.files) == 0 && len(x.dirs) == 0 && len(x.rel) == 0
 }
 
-// encodeExclusions turns a segment's exclude options into a comparable key
+// encodeExclusions turns a segment's exclude facts (classify.Walk's
+// Excludes, from the catalog's walk excludes) into a comparable key
 // (walkOpts is a map key); decodeExclusions parses it back.
 func encodeExclusions(s *classify.Segment) string {
+	if s.Walk == nil {
+		return ""
+	}
 	var b strings.Builder
-	switch s.Name {
-	case "grep":
-		// --include and --exclude form one list where the last matching
-		// option wins: "--exclude=*.pem --include=*.pem" reads a.pem. With
-		// any --include, --exclude is not honoured.
-		include := false
-		for _, o := range s.Options {
-			include = include || o.Name == "--include"
-		}
-		for _, o := range s.Options {
-			if o.Value == nil || !o.Value.Static() {
-				continue
-			}
-			switch o.Name {
-			case "--exclude":
-				if include {
-					continue
-				}
-				b.WriteString("f" + o.Value.Value + "\x00")
-			case "--exclude-dir":
-				b.WriteString("d" + o.Value.Value + "\x00")
-			}
-		}
-	case "rg":
-		var neg []string
-		for _, o := range s.Options {
-			if o.Name != "--glob" {
-				continue
-			}
-			if o.Value == nil || !o.Value.Static() || !strings.HasPrefix(o.Value.Value, "!") {
-				return "" // a positive or unknown glob: honour none
-			}
-			neg = append(neg, o.Value.Value[1:])
-		}
-		for _, g := range neg {
-			b.WriteString("r" + g + "\x00")
+	for _, e := range s.Walk.Excludes {
+		switch e.Kind {
+		case classify.ExcludeFile:
+			b.WriteString("f" + e.Glob + "\x00")
+		case classify.ExcludeDir:
+			b.WriteString("d" + e.Glob + "\x00")
+		case classify.ExcludePath:
+			b.WriteString("r" + e.Glob + "\x00")
 		}
 	}
 	return b.String()

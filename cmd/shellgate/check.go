@@ -19,6 +19,7 @@ import (
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego"
+	"github.com/shellgate/shellgate/render"
 )
 
 func init() {
@@ -228,6 +229,29 @@ func (d *decider) decide(ctx context.Context, in policy.Input) (policy.Decision,
 	}
 	dec, _, err := d.pl.Decide(ctx, in)
 	return dec, err
+}
+
+// explain explains the decision on in: the rules that fired are the
+// trusted policy's; the decision is the pipeline's (with an untrusted
+// project module's deny and ask, and the project-config-untrusted
+// reason), or the policy bundle's.
+func (d *decider) explain(ctx context.Context, in policy.Input) (*rego.Explanation, error) {
+	x, err := d.pl.Explain(ctx, in)
+	if err != nil || d.fleet == nil {
+		return x, err
+	}
+	x.Decision, err = d.fleet.decide(ctx, in)
+	return x, err
+}
+
+// grant decides on in in default mode and returns its grants.
+func (d *decider) grant(ctx context.Context, in policy.Input) (gate.Grants, error) {
+	if d.fleet == nil {
+		return d.pl.Grant(ctx, in)
+	}
+	in.Mode = policy.ModeDefault
+	dec, err := d.fleet.decide(ctx, in)
+	return gate.GrantsOf(in.Command, dec), err
 }
 
 // checkResult is check's JSON output.
@@ -468,56 +492,10 @@ func (d *decider) batchLine(ctx context.Context, it batchItem) ([]byte, error) {
 	return jsonLine(res)
 }
 
-// printDecision writes the human text: the action, then each reason with
-// the command, the span underlined, and the rule.
+// printDecision writes the human text of r (see render.Decision).
 func printDecision(w io.Writer, r checkResult) {
-	fmt.Fprintf(w, "%s: %s\n", r.Action, oneLine(r.Command))
-	for _, rs := range r.Reasons {
-		fmt.Fprintf(w, "  %s: %s\n", rs.Code, rs.Message)
-		if rs.Span != nil && r.Command != "" {
-			fmt.Fprint(w, underline(r.Command, rs.Span.Start, rs.Span.End, "    "))
-		}
-		if rs.Rule != "" {
-			fmt.Fprintf(w, "    rule: %s\n", rs.Rule)
-		}
-	}
-	if r.Station != nil && len(r.Station.Reads) > 0 {
-		fmt.Fprintln(w, "reads:")
-		for _, rd := range r.Station.Reads {
-			where := rd.Resolved
-			if where == "" {
-				where = rd.Path
-			}
-			note := ""
-			if rd.Row != "" {
-				note = " (row " + rd.Row + ")"
-			}
-			fmt.Fprintf(w, "  %-15s %s%s\n", rd.Verdict, where, note)
-		}
-	}
-	for _, g := range r.SuggestedGrants {
-		fmt.Fprintf(w, "suggested grant: %s\n", g.Pattern)
-	}
-	for _, n := range r.NoGrants {
-		fmt.Fprintf(w, "no grant for %s: %s\n", segmentText(r.Command, n), n.Why)
-	}
-}
-
-// segmentText is the segment a NoGrant is about, as written, or
-// "segment N" when its span does not fit the command.
-func segmentText(command string, n policy.NoGrant) string {
-	if sp := n.Span; sp != nil && 0 <= sp.Start && sp.Start <= sp.End && sp.End <= len(command) {
-		return oneLine(command[sp.Start:sp.End])
-	}
-	return fmt.Sprintf("segment %d", n.Segment)
-}
-
-// oneLine shows a multi-line command on one line for the heading.
-func oneLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
+	d := policy.Decision{Action: r.Action, Reasons: r.Reasons, SuggestedGrants: r.SuggestedGrants, NoGrants: r.NoGrants}
+	render.Decision(w, r.Command, d, r.Station)
 }
 
 // addShellFlag adds --shell: the shell that will run the command.

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/render"
 )
 
 func init() {
@@ -29,14 +30,17 @@ func runClassify(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate classify: --shell:", err)
 		return exitUsage
 	}
-	opts := []classify.Option{classify.WithDialect(dialect)}
+	var cat *classify.Catalog
 	if *catFile != "" {
-		cat, err := loadCatalog(*catFile)
-		if err != nil {
+		if cat, err = loadCatalog(*catFile); err != nil {
 			fmt.Fprintln(e.stderr, "shellgate classify:", err)
 			return exitUsage
 		}
-		opts = append(opts, classify.WithCatalog(cat))
+	}
+	cl, err := gate.NewClassifier(nil, cat)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate classify:", err)
+		return exitUsage
 	}
 	if *batch {
 		if len(ops) > 0 {
@@ -47,19 +51,18 @@ func runClassify(e *env) int {
 			if it.Err != nil {
 				return writeJSON(e.stdout, map[string]any{"line": it.Line, "error": it.Err.Error()})
 			}
-			o := opts
+			d := dialect
 			if raw, ok := it.Fields["shell"]; ok {
 				var s string
-				d, err := classify.Dialect(""), json.Unmarshal(raw, &s)
+				err := json.Unmarshal(raw, &s)
 				if err == nil {
 					d, err = classify.ParseDialect(s)
 				}
 				if err != nil {
 					return writeJSON(e.stdout, map[string]any{"line": it.Line, "error": "shell: " + err.Error()})
 				}
-				o = append(opts[:len(opts):len(opts)], classify.WithDialect(d))
 			}
-			return writeJSON(e.stdout, classify.Classify(it.Command, o...))
+			return writeJSON(e.stdout, cl.Classify(it.Command, d))
 		})
 		if err != nil {
 			fmt.Fprintln(e.stderr, "shellgate classify:", err)
@@ -71,14 +74,14 @@ func runClassify(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
-	r := classify.Classify(joinCommand(ops), opts...)
+	r := cl.Classify(joinCommand(ops), dialect)
 	if *asJSON {
 		if err := writeJSON(e.stdout, r); err != nil {
 			return exitInternal
 		}
 		return exitOK
 	}
-	printReport(e, r)
+	render.Report(e.stdout, r)
 	return exitOK
 }
 
@@ -93,83 +96,4 @@ func loadCatalog(path string) (*classify.Catalog, error) {
 		return nil, err
 	}
 	return classify.DefaultCatalog().Extend(ext)
-}
-
-func printReport(e *env, r *classify.Report) {
-	w := e.stdout
-	if r.Reversible {
-		fmt.Fprintln(w, "reversible: yes (read-only)")
-	} else {
-		fmt.Fprintln(w, "reversible: no")
-	}
-	if !r.Parse.OK && r.Parse.Error != "" {
-		fmt.Fprintln(w, "parse error:", r.Parse.Error)
-	}
-	if len(r.Segments) > 0 {
-		fmt.Fprintln(w, "segments:")
-	}
-	for _, s := range r.Segments {
-		name := s.Name
-		if name == "" {
-			name = s.Program
-		}
-		if s.Subcommand != "" {
-			name += " " + s.Subcommand
-		}
-		var notes []string
-		if s.ReadOnly {
-			notes = append(notes, "read-only")
-		}
-		if len(s.Categories) > 0 {
-			notes = append(notes, strings.Join(s.Categories, ","))
-		}
-		if len(s.Wrappers) > 0 {
-			notes = append(notes, "in "+strings.Join(s.Wrappers, " > "))
-		}
-		if !s.Cwd.Known {
-			notes = append(notes, "cwd unknown")
-		} else if s.Cwd.Path != "." {
-			notes = append(notes, "cwd "+s.Cwd.Path)
-		}
-		fmt.Fprintf(w, "  [%d] %s (%s)\n", s.Index, name, strings.Join(notes, "; "))
-		for _, c := range s.Code {
-			text := c.Span.String()
-			if 0 <= c.Span.Start && c.Span.Start <= c.Span.End && c.Span.End <= len(r.Command) {
-				text = oneLine(r.Command[c.Span.Start:c.Span.End])
-			}
-			fmt.Fprintf(w, "      carries %s (%s): %s\n", c.Carries, c.Via, text)
-		}
-	}
-	for _, p := range r.Reads {
-		fmt.Fprintf(w, "read:  %s%s\n", describePath(p), "")
-	}
-	for _, p := range r.Writes {
-		fmt.Fprintf(w, "write: %s\n", describePath(p))
-	}
-	if len(r.Findings) > 0 {
-		fmt.Fprintln(w, "findings:")
-	}
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %s: %s\n", f.Code, f.Message)
-		fmt.Fprint(w, underline(r.Command, f.Span.Start, f.Span.End, "    "))
-	}
-}
-
-func describePath(p classify.PathRef) string {
-	s := p.Path
-	switch p.Kind {
-	case "glob":
-		s += " (glob)"
-	case "dynamic":
-		s = p.Path + " (unknown until run: " + p.Dynamic + ")"
-	}
-	if p.Recursive {
-		s += " (recursive)"
-	}
-	if p.Cwd.Known && p.Cwd.Path != "." && !strings.HasPrefix(p.Path, "/") {
-		s += " in " + p.Cwd.Path
-	} else if !p.Cwd.Known {
-		s += " in an unknown directory"
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego"
+	"github.com/shellgate/shellgate/render"
 )
 
 func init() {
@@ -62,16 +63,8 @@ func runExplain(e *env) int {
 		fmt.Fprintf(e.stdout, "%s\n", b)
 		return exitOK
 	}
-	ctx := context.Background()
-	x, err := d.pl.Engine().Explain(ctx, in)
+	x, err := d.explain(context.Background(), in)
 	if err != nil {
-		fmt.Fprintln(e.stderr, "shellgate explain:", err)
-		return exitInternal
-	}
-	// The rules that fired are the trusted policy's; the decision is the
-	// pipeline's (with an untrusted project module's deny and ask, and
-	// the project-config-untrusted reason).
-	if x.Decision, err = d.decide(ctx, in); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", err)
 		return exitInternal
 	}
@@ -83,8 +76,8 @@ func runExplain(e *env) int {
 		return actionExit(x.Decision.Action)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "command: %s\nmode: %s\ncwd: %s\nshell: %s\n", oneLine(in.Command), in.Mode, in.Cwd, shellLabel(in.Report.Dialect))
-	printReport(e, in.Report)
+	fmt.Fprintf(w, "command: %s\nmode: %s\ncwd: %s\nshell: %s\n", render.OneLine(in.Command), in.Mode, in.Cwd, shellLabel(in.Report.Dialect))
+	render.Report(w, in.Report)
 	printFacts(w, x.Facts, in)
 	if st != nil && len(st.Reads)+len(st.RepoHelpers) > 0 {
 		fmt.Fprintln(w, "station:")

@@ -16,6 +16,7 @@ import (
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego/fleet"
+	"github.com/shellgate/shellgate/serve"
 )
 
 // PolicyBundleUnavailable is the code of the deny every decision gets
@@ -28,6 +29,10 @@ const PolicyBundleUnavailable = "policy-bundle-unavailable"
 // resident engine the hook client starts, and the hook's fallback, decide
 // with the team's bundle too.
 const OPAConfigEnv = "SHELLGATE_OPA_CONFIG"
+
+// maxProjects bounds the project pipelines a bundle keeps (one per
+// project config).
+const maxProjects = 64
 
 // fleetWait is how long a command waits for a first bundle when none is
 // persisted.
@@ -147,7 +152,7 @@ func (f *fleetState) pipelineFor(cwd string) (*gate.Pipeline, error) {
 		return e.pl, e.err
 	}
 	pl, err := f.build(b, cfg)
-	if len(b.proj) >= maxGates {
+	if len(b.proj) >= maxProjects {
 		b.proj = map[string]projPipeline{}
 	}
 	b.proj[p] = projPipeline{sum: cfg.SHA256(), pl: pl, err: err}
@@ -276,7 +281,7 @@ func (h fleetHook) Decide(ctx context.Context, q hook.Query) (hook.Verdict, erro
 			Message: "the engine decides with the team's policy bundle (serve --opa-config); the hook's --config and --policy cannot replace it: remove them from the hook command",
 			Span:    &classify.Span{Start: 0, End: len(q.Command)}, Segment: -1,
 		}}}
-		return verdictOf(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+		return serve.Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
 	}
 	if !filepath.IsAbs(q.Cwd) {
 		d = policy.Decision{Action: policy.Ask, Reasons: []policy.Reason{{
@@ -284,11 +289,11 @@ func (h fleetHook) Decide(ctx context.Context, q hook.Query) (hook.Verdict, erro
 			Message: "the agent did not say in which directory the command runs, so its reads cannot be judged",
 			Span:    &classify.Span{Start: 0, End: len(q.Command)}, Segment: -1,
 		}}}
-		return verdictOf(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+		return serve.Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, hookCheckTimeout)
+	ctx, cancel := context.WithTimeout(ctx, serve.CheckTimeout)
 	defer cancel()
-	mode := hookMode(q.Mode)
+	mode := serve.GateMode(q.Mode)
 	shell, err := classify.ParseDialect(q.Shell)
 	if err != nil {
 		return hook.Verdict{}, err
@@ -302,7 +307,7 @@ func (h fleetHook) Decide(ctx context.Context, q hook.Query) (hook.Verdict, erro
 	if d, err = h.f.decide(ctx, in); err != nil {
 		return hook.Verdict{}, err
 	}
-	return verdictOf(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+	return serve.Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
 }
 
 var (

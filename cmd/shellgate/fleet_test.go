@@ -22,9 +22,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/open-policy-agent/opa/v1/bundle"
 
-	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/fleet"
@@ -353,13 +353,19 @@ func TestFleetBundleServer(t *testing.T) {
 		t.Fatalf("serve's hook decider with a hook --config: %+v %v", v, err)
 	}
 	// So does the MCP server (mcp --opa-config).
-	mo, err := newMCPOptionsFleet(false, cwd, nil, "", f)
+	mo, err := newMCPServerFleet(false, cwd, nil, "", f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, md, err := mo.check(context.Background(), mcpCheckArgs{Command: "ls"})
-	if gd, ok := md.(*gate.Decision); err != nil || !ok || gd.Action != policy.Deny || !cmp.Equal(codes(gd.Decision), []string{"org-v1"}) {
-		t.Fatalf("mcp check under bundle v1: %+v %v", md, err)
+	ct, sst := mcp.NewInMemoryTransports()
+	ss, err := mo.MCP().Connect(context.Background(), sst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	_, isErr, md := call(t, connect(t, context.Background(), ct), "check", map[string]any{"command": "ls"})
+	if rs, _ := md["reasons"].([]any); isErr || md["action"] != "deny" || len(rs) != 1 || rs[0].(map[string]any)["code"] != "org-v1" {
+		t.Fatalf("mcp check under bundle v1: %+v", md)
 	}
 	// The bundle's config is in force: its deny row denies the read.
 	if err := os.WriteFile(filepath.Join(cwd, "org-secret.txt"), []byte("x"), 0o644); err != nil {

@@ -5,19 +5,11 @@ import (
 	"fmt"
 
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/render"
 )
 
 func init() {
 	register("grant", "print the narrowest config grants that would allow a command's asked segments", runGrant)
-}
-
-// grantResult is grant's JSON output.
-type grantResult struct {
-	Command string         `json:"command"`
-	Action  policy.Action  `json:"action"`
-	Grants  []policy.Grant `json:"grants"`
-	// NoGrants says why a segment asked about has no grant.
-	NoGrants []policy.NoGrant `json:"no_grants,omitempty"`
 }
 
 func runGrant(e *env) int {
@@ -54,14 +46,10 @@ Flags:`)
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", serr)
 	}
-	dec, err := d.decide(context.Background(), in)
+	res, err := d.grant(context.Background(), in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitInternal
-	}
-	res := grantResult{Command: in.Command, Action: dec.Action, Grants: dec.SuggestedGrants, NoGrants: dec.NoGrants}
-	if res.Grants == nil {
-		res.Grants = []policy.Grant{}
 	}
 	if *asJSON {
 		if err := writeJSON(e.stdout, res); err != nil {
@@ -73,18 +61,11 @@ Flags:`)
 			fmt.Fprintf(e.stdout, "  - %s\n", yamlScalar(g.Pattern))
 		}
 	} else {
-		switch dec.Action {
-		case policy.Allow:
-			fmt.Fprintln(e.stdout, "nothing to grant: the command is allowed")
-		case policy.Deny:
-			fmt.Fprintln(e.stdout, "nothing to grant: the command is denied, and a grant never overrides a deny")
-		default:
-			fmt.Fprintln(e.stdout, "nothing to grant: no grant could allow what was asked (see shellgate check)")
-		}
+		fmt.Fprintln(e.stdout, "nothing to grant:", res.Nothing())
 	}
 	if !*asJSON {
 		for _, n := range res.NoGrants {
-			fmt.Fprintf(e.stdout, "no grant for %s: %s\n", segmentText(in.Command, n), n.Why)
+			fmt.Fprintf(e.stdout, "no grant for %s: %s\n", render.SegmentText(in.Command, n), n.Why)
 		}
 	}
 	if len(res.Grants) == 0 {

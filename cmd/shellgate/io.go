@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 )
 
 // maxBatchLine is the longest line --batch accepts.
@@ -130,51 +129,4 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) (operands []string, sta
 		operands = append(operands, rest[0])
 		args = rest[1:]
 	}
-}
-
-// underline prints the line of command that holds span, with ^ under the
-// span, indented by indent. Spans over several lines underline the first.
-func underline(command string, start, end int, indent string) string {
-	if start < 0 || start > len(command) {
-		return ""
-	}
-	if end < start {
-		end = start
-	}
-	if end > len(command) {
-		end = len(command)
-	}
-	ls := strings.LastIndexByte(command[:start], '\n') + 1
-	le := strings.IndexByte(command[start:], '\n')
-	if le < 0 {
-		le = len(command)
-	} else {
-		le += start
-	}
-	if end > le {
-		end = le
-	}
-	line := command[ls:le]
-	pad := strings.Repeat(" ", displayWidth(command[ls:start]))
-	n := displayWidth(command[start:end])
-	if n == 0 {
-		n = 1
-	}
-	return indent + line + "\n" + indent + pad + strings.Repeat("^", n) + "\n"
-}
-
-func displayWidth(s string) int {
-	n := 0
-	for _, r := range s {
-		if r == '\t' {
-			n++
-			continue
-		}
-		if r == utf8.RuneError {
-			n++
-			continue
-		}
-		n++
-	}
-	return n
 }

@@ -7,7 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,13 +49,13 @@ func connect(t *testing.T, ctx context.Context, tr mcp.Transport) *mcp.ClientSes
 // in-memory transport.
 func inMemory(t *testing.T, approve bool, dir string) *mcp.ClientSession {
 	t.Helper()
-	o, err := newMCPOptions(approve, dir, nil, "")
+	o, err := newMCPServer(approve, dir, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := newMCPServer(o).Connect(ctx, st, nil)
+	ss, err := o.MCP().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,70 +112,6 @@ func callTool(t *testing.T, cs *mcp.ClientSession, dir string, c toolCall) {
 	}
 }
 
-func TestMCPTools(t *testing.T) {
-	dir := mcpWorkspace(t)
-	cs := inMemory(t, false, dir)
-
-	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools.Tools {
-		names = append(names, tool.Name)
-	}
-	if diff := cmp.Diff([]string{"bash", "bash_kill", "bash_output", "bash_readonly", "check"}, names); diff != "" {
-		t.Errorf("tools (-want +got):\n%s", diff)
-	}
-
-	for _, c := range []toolCall{
-		{tool: "bash", args: map[string]any{"command": "echo hello"},
-			text: `^Exit code 0 · [0-9.]+ [mµ]?s\nhello\n$`, field: "status", value: "ok"},
-		{tool: "bash", args: map[string]any{"command": "grep -q gamma notes.txt"},
-			text: `^Exit code 1 · [0-9.]+ [mµ]?s — No matches found\n$`, field: "status", value: "failed"},
-		{tool: "bash", args: map[string]any{"command": "echo hi > out.txt"}, isError: true,
-			text: `^Not run \(NOT_APPROVED\) — .*redirect-write`, field: "code", value: "NOT_APPROVED", absent: "out.txt"},
-		{tool: "bash", args: map[string]any{"command": "rm -rf /"}, isError: true,
-			text: `^Not run \(DENIED\) — .*destructive`, field: "code", value: "DENIED"},
-		{tool: "bash", args: map[string]any{"command": ""}, isError: true,
-			text: `^Not run \(INVALID_INPUT\)`},
-		{tool: "bash", args: map[string]any{"command": "ls", "cwd": "missing"}, isError: true,
-			text: `^Not run \(CWD_NOT_FOUND\)`},
-		{tool: "bash", args: map[string]any{}, isError: true, text: `command`},
-		{tool: "bash_readonly", args: map[string]any{"command": "cat notes.txt"},
-			text: `^Exit code 0 · [0-9.]+ [mµ]?s\nalpha\nbeta\n$`, field: "status", value: "ok"},
-		{tool: "bash_readonly", args: map[string]any{"command": "echo hi > ro.txt"}, isError: true,
-			text: `^Not run \(DENIED\) — .*redirect-write`, absent: "ro.txt"},
-		{tool: "check", args: map[string]any{"command": "ls -la"},
-			text: `^allow\n$`, field: "action", value: "allow"},
-		{tool: "check", args: map[string]any{"command": "echo hi > out.txt"},
-			text: `^ask:\n- redirect-write: .*\[8-17\]\n$`, field: "action", value: "ask", absent: "out.txt"},
-		{tool: "check", args: map[string]any{"command": "echo hi > out.txt", "mode": "readonly"},
-			text: `^deny:\n`, field: "action", value: "deny"},
-		{tool: "check", args: map[string]any{"command": "ls", "mode": "yolo"}, isError: true,
-			text: `want default or readonly`},
-	} {
-		callTool(t, cs, dir, c)
-	}
-}
-
-func TestMCPApproveAsks(t *testing.T) {
-	dir := mcpWorkspace(t)
-	cs := inMemory(t, true, dir)
-	for _, c := range []toolCall{
-		{tool: "bash", args: map[string]any{"command": "echo hi > out.txt"},
-			text: `^Exit code 0`, field: "approved", value: true, creates: "out.txt"},
-		// A deny stays a deny.
-		{tool: "bash", args: map[string]any{"command": "rm -rf /"}, isError: true,
-			text: `^Not run \(DENIED\)`},
-		// Readonly has no one to ask, approval or not.
-		{tool: "bash_readonly", args: map[string]any{"command": "echo hi > ro.txt"}, isError: true,
-			text: `^Not run \(DENIED\)`, absent: "ro.txt"},
-	} {
-		callTool(t, cs, dir, c)
-	}
-}
-
 // TestMCPStdio runs `shellgate mcp` as a real subprocess over stdio.
 func TestMCPStdio(t *testing.T) {
 	dir := mcpWorkspace(t)
@@ -192,7 +132,75 @@ func TestMCPStdio(t *testing.T) {
 
 func TestMCPBadPolicy(t *testing.T) {
 	dir := mcpWorkspace(t)
-	if _, err := newMCPOptions(false, dir, []string{filepath.Join(dir, "nonexistent")}, ""); err == nil {
+	if _, err := newMCPServer(false, dir, []string{filepath.Join(dir, "nonexistent")}, ""); err == nil {
 		t.Fatal("a missing policy directory was accepted")
 	}
+}
+
+// call calls a tool and returns its text, whether it was a tool error,
+// and its structured output.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	var out map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &out)
+	text := ""
+	if len(res.Content) > 0 {
+		text = res.Content[0].(*mcp.TextContent).Text
+	}
+	return text, res.IsError, out
+}
+
+// pidFrom waits for a job to write its pid to file.
+func pidFrom(t *testing.T, file string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err == nil {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", file)
+	return 0
+}
+
+// waitGone waits for pid to be gone.
+func waitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("%s: the job's process %d survived", what, pid)
+}
+
+// TestMCPJobsEndWithTheServer runs `shellgate mcp` as a real process: when
+// its input ends, it stops every job before it exits.
+func TestMCPJobsEndWithTheServer(t *testing.T) {
+	dir := mcpWorkspace(t)
+	bin, err := exec.LookPath("shellgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "mcp", "--approve-asks", "--cwd", dir)
+	cs := connect(t, context.Background(), &mcp.CommandTransport{Command: cmd})
+	_, isErr, out := call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 60", "run_in_background": true})
+	if isErr {
+		t.Fatalf("start: %v", out)
+	}
+	pid := pidFrom(t, filepath.Join(dir, "pid.txt"))
+	cs.Close()
+	waitGone(t, pid, "after the server stopped")
 }

@@ -9,22 +9,16 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/serve"
 )
 
 func init() {
 	register("serve", "run the resident engine that shellgate-hook asks (a user-only unix socket)", runServe)
 }
-
-// takeoverProbe is how long a new engine waits for the answer of one that
-// holds the socket before it takes the socket over. The new engine starts
-// in the background, so this is not on any hook call's path.
-const takeoverProbe = 500 * time.Millisecond
 
 func runServe(e *env) int {
 	fs := newFlags(e, "serve", "[--socket PATH] [--idle DURATION] [--poll DURATION] [--log FILE] [--opa-config FILE]")
@@ -45,37 +39,16 @@ func runServe(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate serve: --poll must be positive")
 		return exitUsage
 	}
-	var logw io.Writer = e.stderr
-	if *logFile != "" {
-		// The log usually sits next to the socket, in a directory that
-		// may not exist yet: make it user-only, as Listen would.
-		if err := os.MkdirAll(filepath.Dir(*logFile), 0o700); err != nil {
-			fmt.Fprintln(e.stderr, "shellgate serve:", err)
-			return exitUsage
-		}
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-		if err != nil {
-			fmt.Fprintln(e.stderr, "shellgate serve:", err)
-			return exitUsage
-		}
-		defer f.Close()
-		logw = f
+	logw, closeLog, err := openLog(e.stderr, *logFile)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate serve:", err)
+		return exitUsage
 	}
+	defer closeLog()
 	residentGC()
 	logger := log.New(logw, fmt.Sprintf("shellgate serve[%d]: ", os.Getpid()), log.LstdFlags)
 
-	// Another engine may hold the socket: one that answers a ping keeps
-	// it; one that does not (stopped, hung) is taken over; one of another
-	// version steps down, so wait a little for its lock.
-	var ln *hook.Listener
-	var err error
-	for start := time.Now(); ; {
-		ln, err = hook.TakeOver(*socket, hook.BuildVersion(), takeoverProbe)
-		if !errors.Is(err, hook.ErrSteppingDown) || time.Since(start) > 2*time.Second {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	ln, err := serve.Listen(*socket)
 	if errors.Is(err, hook.ErrRunning) || errors.Is(err, hook.ErrSteppingDown) {
 		logger.Printf("another engine serves %s: exiting", *socket)
 		return exitOK
@@ -91,7 +64,7 @@ func runServe(e *env) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng := newEngine()
+	eng := serve.NewEngine()
 	if *opaConfig != "" {
 		f, err := startFleet(*opaConfig, "", nil, false)
 		if err != nil {
@@ -100,37 +73,10 @@ func runServe(e *env) int {
 			return exitUsage
 		}
 		defer f.stop()
-		eng.fleet = f
+		eng.Decider = func(fl hook.Flags) hook.Decider { return fleetHook{f, fl} }
 		logger.Printf("policy bundle in force: %s", f.revision())
 	}
-	// Exit when this binary is replaced: the next hook call starts the new
-	// one.
-	self := hook.Executable()
-	selfStamp := hook.Fingerprint(self)
-	go func() {
-		t := time.NewTicker(*poll)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if self != "" && hook.Fingerprint(self) != selfStamp {
-					logger.Printf("%s changed: exiting", self)
-					stop()
-					return
-				}
-			}
-		}
-	}()
-	srv := &hook.Server{
-		Version: hook.BuildVersion(),
-		Handle:  eng.handle,
-		Idle:    *idle,
-		Logf:    logger.Printf,
-	}
-	logger.Printf("serving %s (version %s)", *socket, srv.Version)
-	if err := srv.Serve(ctx, ln); err != nil {
+	if err := serve.Serve(ctx, ln, serve.Options{Handle: eng.Handle, Idle: *idle, Poll: *poll, Logf: logger.Printf}); err != nil {
 		logger.Printf("serve: %v", err)
 		return exitInternal
 	}
@@ -138,29 +84,19 @@ func runServe(e *env) int {
 	return exitOK
 }
 
-// engine answers hook calls with warm gates: one gateCache per set of
-// policy and config flags.
-type engine struct {
-	mu     sync.Mutex
-	caches map[string]*gateCache
-	// fleet, with --opa-config, decides every call.
-	fleet *fleetState
-}
-
-// newEngine returns an engine with no gates yet.
-func newEngine() *engine { return &engine{caches: map[string]*gateCache{}} }
-
-func (en *engine) handle(ctx context.Context, req hook.Request) hook.Answer {
-	if en.fleet != nil {
-		return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, fleetHook{en.fleet, req.Flags}, explainExit)
+// openLog opens the engine's log: file (appended to), or stderr when
+// file is "". The log usually sits next to the socket, in a directory that
+// may not exist yet: it is made user-only, as the socket's is.
+func openLog(stderr io.Writer, file string) (io.Writer, func(), error) {
+	if file == "" {
+		return stderr, func() {}, nil
 	}
-	key := strings.Join(req.Flags.Policy, "\x00") + "\x01" + req.Flags.Config
-	en.mu.Lock()
-	c, ok := en.caches[key]
-	if !ok {
-		c = newGateCache(req.Flags)
-		en.caches[key] = c
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return nil, nil, err
 	}
-	en.mu.Unlock()
-	return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, c, explainExit)
+	f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
 }

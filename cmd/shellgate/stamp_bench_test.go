@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/serve"
 )
 
 // The resident engine checks the stamp of its inputs (the config file, the
@@ -21,6 +22,24 @@ import (
 // BenchmarkGateCacheStamp is that check alone (finding the config from the
 // cwd, then stamping); BenchmarkGateCacheDecide is a whole decision of the
 // engine, the check included.
+
+// The modules of the project's policy directory: one that fires on echo,
+// one that never fires.
+const echoDenyModule = `package shellgate
+
+deny contains {"code": "no-echo", "message": "no echoing", "span": seg.span, "segment": i} if {
+	some i, seg in input.report.segments
+	seg.name == "echo"
+}
+`
+
+const unrelatedModule = `package shellgate
+
+deny contains {"code": "no-such", "message": "never fires", "span": seg.span, "segment": i} if {
+	some i, seg in input.report.segments
+	seg.name == "no-such-program-anywhere"
+}
+`
 
 // stampProject is a project with a trusted config and a policy directory
 // of two modules, in a home of its own.
@@ -56,14 +75,14 @@ func stampProject(b *testing.B) string {
 
 func BenchmarkGateCacheStamp(b *testing.B) {
 	proj := stampProject(b)
-	c := newGateCache(hook.Flags{})
-	if _, err := c.gateFor(proj); err != nil {
+	c := serve.NewGates(hook.Flags{})
+	if _, err := c.GateFor(proj); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := c.gateFor(proj); err != nil {
+		if _, err := c.GateFor(proj); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,7 +90,7 @@ func BenchmarkGateCacheStamp(b *testing.B) {
 
 func BenchmarkGateCacheDecide(b *testing.B) {
 	proj := stampProject(b)
-	c := newGateCache(hook.Flags{})
+	c := serve.NewGates(hook.Flags{})
 	ctx := context.Background()
 	q := hook.Query{Command: "git status && grep -rn TODO src | head -20", Cwd: proj}
 	v, err := c.Decide(ctx, q)
@@ -94,7 +113,7 @@ func BenchmarkGateCacheDecide(b *testing.B) {
 // share of a decision).
 func BenchmarkGateCacheStampShare(b *testing.B) {
 	proj := stampProject(b)
-	c := newGateCache(hook.Flags{})
+	c := serve.NewGates(hook.Flags{})
 	ctx := context.Background()
 	if _, err := c.Decide(ctx, hook.Query{Command: "ls", Cwd: proj}); err != nil {
 		b.Fatal(err)
@@ -103,7 +122,7 @@ func BenchmarkGateCacheStampShare(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := c.gateFor(proj); err != nil {
+		if _, err := c.GateFor(proj); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()

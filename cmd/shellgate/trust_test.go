@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/serve"
 )
 
 // pythonSystem is the command a repository must not be able to grant
@@ -155,7 +156,7 @@ var frontEnds = []frontEnd{
 		// A fresh engine per call would hide staleness: one engine per
 		// test, kept in engines.
 		en := engineFor(t)
-		ans := en.handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj}, Payload: claudePayload(t, proj, cmd)})
+		ans := en.Handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj}, Payload: claudePayload(t, proj, cmd)})
 		return claudeOutcome(t, ans.Stdout)
 	}},
 	{"mcp check", func(t *testing.T, proj, cmd string) outcome {
@@ -176,15 +177,15 @@ var frontEnds = []frontEnd{
 // engines and servers keep one resident engine and one MCP server per
 // test, as a real one lives across decisions.
 var (
-	engines = map[*testing.T]*engine{}
+	engines = map[*testing.T]*serve.Engine{}
 	servers = map[*testing.T]*mcp.ClientSession{}
 )
 
-func engineFor(t *testing.T) *engine {
+func engineFor(t *testing.T) *serve.Engine {
 	if en, ok := engines[t]; ok {
 		return en
 	}
-	en := newEngine()
+	en := serve.NewEngine()
 	engines[t] = en
 	t.Cleanup(func() { delete(engines, t) })
 	return en
@@ -336,9 +337,9 @@ func TestEngineNeverStale(t *testing.T) {
 	proj := trustHome(t)
 	cfg := filepath.Join(proj, ".shellgate.yaml")
 	writeFiles(t, proj, map[string]string{".shellgate.yaml": "deny_reads: [\"other.txt\"]\n"})
-	en := newEngine()
+	en := serve.NewEngine()
 	decide := func() outcome {
-		ans := en.handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj}, Payload: claudePayload(t, proj, "cat notes.txt")})
+		ans := en.Handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj}, Payload: claudePayload(t, proj, "cat notes.txt")})
 		return claudeOutcome(t, ans.Stdout)
 	}
 	if got := decide(); got.Action != "allow" {
@@ -355,7 +356,7 @@ func TestEngineNeverStale(t *testing.T) {
 	if err := os.WriteFile(explicit, []byte("mode: default\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c := newGateCache(hook.Flags{Config: explicit})
+	c := serve.NewGates(hook.Flags{Config: explicit})
 	q := hook.Query{Command: "touch x", Cwd: proj}
 	if v, err := c.Decide(context.Background(), q); err != nil || v.Action != "ask" {
 		t.Fatalf("before: %+v %v, want ask", v, err)

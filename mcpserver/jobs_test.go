@@ -1,10 +1,9 @@
-package main
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,9 +15,9 @@ import (
 )
 
 // sessionsOf connects n SDK clients to one in-process server.
-func sessionsOf(t *testing.T, o mcpOptions, n int) ([]*mcp.ClientSession, []*mcp.ServerSession) {
+func sessionsOf(t *testing.T, o *Server, n int) ([]*mcp.ClientSession, []*mcp.ServerSession) {
 	t.Helper()
-	srv := newMCPServer(o)
+	srv := o.MCP()
 	var cs []*mcp.ClientSession
 	var ss []*mcp.ServerSession
 	for i := 0; i < n; i++ {
@@ -54,7 +53,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 
 func TestMCPBackgroundJobs(t *testing.T) {
 	dir := mcpWorkspace(t)
-	o, err := newMCPOptions(false, dir, nil, "")
+	o, err := newTestServer(false, dir, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +137,7 @@ func waitGone(t *testing.T, pid int, what string) {
 
 func TestMCPJobsEndWithTheSession(t *testing.T) {
 	dir := mcpWorkspace(t)
-	o, err := newMCPOptions(true, dir, nil, "")
+	o, err := newTestServer(true, dir, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,23 +149,4 @@ func TestMCPJobsEndWithTheSession(t *testing.T) {
 	pid := pidFrom(t, filepath.Join(dir, "pid.txt"))
 	cs[0].Close()
 	waitGone(t, pid, "after the session ended")
-}
-
-// TestMCPJobsEndWithTheServer runs `shellgate mcp` as a real process: when
-// its input ends, it stops every job before it exits.
-func TestMCPJobsEndWithTheServer(t *testing.T) {
-	dir := mcpWorkspace(t)
-	bin, err := exec.LookPath("shellgate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "mcp", "--approve-asks", "--cwd", dir)
-	cs := connect(t, context.Background(), &mcp.CommandTransport{Command: cmd})
-	_, isErr, out := call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 60", "run_in_background": true})
-	if isErr {
-		t.Fatalf("start: %v", out)
-	}
-	pid := pidFrom(t, filepath.Join(dir, "pid.txt"))
-	cs.Close()
-	waitGone(t, pid, "after the server stopped")
 }

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -29,6 +29,23 @@ deny contains {"code": "no-such", "message": "never fires", "span": seg.span, "s
 }
 `
 
+// workspace is a project directory (a git workspace) with one file, and a
+// home of its own so that no user config applies.
+func workspace(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	dir := filepath.Join(home, "proj")
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestGateCacheSeesChangeDuringBuild: a config or policy file changed
 // while the gate is being built (the policy compiles for a while) is
 // picked up at the next decision, not stamped as already built.
@@ -40,10 +57,10 @@ func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 		}
 	}
 	t.Run("config", func(t *testing.T) {
-		ws := mcpWorkspace(t)
+		ws := workspace(t)
 		cfg := filepath.Join(ws, ".shellgate.yaml")
 		write(t, cfg, "mode: default\n")
-		c := newGateCache(hook.Flags{Config: cfg})
+		c := NewGates(hook.Flags{Config: cfg})
 		once := false
 		c.afterBuild = func() {
 			if !once {
@@ -51,10 +68,10 @@ func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 				write(t, cfg, "mode: readonly # changed while building\n")
 			}
 		}
-		if _, err := c.gateFor(ws); err != nil {
+		if _, err := c.GateFor(ws); err != nil {
 			t.Fatal(err)
 		}
-		g, err := c.gateFor(ws)
+		g, err := c.GateFor(ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,14 +80,14 @@ func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 		}
 	})
 	t.Run("policy", func(t *testing.T) {
-		ws := mcpWorkspace(t)
+		ws := workspace(t)
 		dir := filepath.Join(t.TempDir(), "pol")
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		mod := filepath.Join(dir, "p.rego")
 		write(t, mod, unrelatedModule)
-		c := newGateCache(hook.Flags{Policy: []string{dir}})
+		c := NewGates(hook.Flags{Policy: []string{dir}})
 		once := false
 		c.afterBuild = func() {
 			if !once {
@@ -100,7 +117,7 @@ func TestGateCacheSeesChangeDuringBuild(t *testing.T) {
 // in: as bash for a Claude Code user whose login shell is bash, as zsh for
 // one whose login shell is zsh, and as both when nothing says.
 func TestHookShell(t *testing.T) {
-	ws := mcpWorkspace(t)
+	ws := workspace(t)
 	payload := []byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","cwd":` + strconv.Quote(ws) +
 		`,"tool_input":{"command":"for path in .; do ls; done"}}`)
 	for _, tc := range []struct {
@@ -116,7 +133,7 @@ func TestHookShell(t *testing.T) {
 		{"codex --shell bash", hook.Codex, hook.Flags{Shell: "bash"}, `{}`},
 		{"codex, login shell not trusted", hook.Codex, hook.Flags{LoginShell: "/bin/bash"}, `"permissionDecision":"deny"`},
 	} {
-		ans := hook.Handle(context.Background(), tc.agent, payload, tc.f, newGateCache(tc.f), nil)
+		ans := hook.Handle(context.Background(), tc.agent, payload, tc.f, NewGates(tc.f), nil)
 		if !strings.Contains(string(ans.Stdout), tc.want) {
 			t.Errorf("%s: %s, want %s", tc.name, ans.Stdout, tc.want)
 		}

@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -18,20 +18,20 @@ import (
 // elicitingClient connects an SDK client whose person answers every
 // elicitation with answer (and records the messages) to an in-process
 // server.
-func elicitingClient(t *testing.T, o mcpOptions, answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *[]string) {
+func elicitingClient(t *testing.T, o *Server, answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *[]string) {
 	return elicitingClientAt(t, o, "", answer)
 }
 
 // elicitingClientAt is elicitingClient speaking protocol version (""
 // is the latest: the answer comes back in a retried call; 2025-06-18
 // gets elicitation/create requests from the server).
-func elicitingClientAt(t *testing.T, o mcpOptions, version string, answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *[]string) {
+func elicitingClientAt(t *testing.T, o *Server, version string, answer func(*mcp.ElicitRequest) (*mcp.ElicitResult, error)) (*mcp.ClientSession, *[]string) {
 	t.Helper()
 	var mu sync.Mutex
 	var asked []string
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := newMCPServer(o).Connect(ctx, st, nil)
+	ss, err := o.MCP().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +59,9 @@ func accept(approve bool) func(*mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	}
 }
 
-func mcpOpts(t *testing.T, dir, config string) mcpOptions {
+func mcpOpts(t *testing.T, dir, config string) *Server {
 	t.Helper()
-	o, err := newMCPOptions(false, dir, nil, config)
+	o, err := newTestServer(false, dir, nil, config)
 	if err != nil {
 		t.Fatal(err)
 	}
