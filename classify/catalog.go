@@ -98,8 +98,6 @@ type Program struct {
 	// Stdin says when the program reads stdin: "" never, "no-operands"
 	// when no file operand is given, "always".
 	Stdin string `yaml:"stdin,omitempty" json:"stdin,omitempty"`
-	// Exit1 is what exit status 1 means ("No matches found").
-	Exit1 string `yaml:"exit1,omitempty" json:"exit1,omitempty"`
 	// Options are the options the catalog knows.
 	Options []*OptSpec `yaml:"options,omitempty" json:"options,omitempty"`
 	// Operands are the operand roles in order; a role ending in "..."
@@ -192,6 +190,21 @@ type Program struct {
 	risky    bool
 	cmdRole  bool
 	parent   *Program
+
+	// Exit says what the program's exit statuses mean, by status or range
+	// ("1", "128", "1-100"): see ExitMeaning. A subcommand has its
+	// program's meanings too, for the statuses it does not list.
+	Exit map[string]ExitMeaning `yaml:"exit,omitempty" json:"exit,omitempty"`
+	// ExitStatus says whose status the program returns: "" its own,
+	// "command" the command's it runs (timeout, sudo), "zero" none that
+	// fails (echo). See the ExitStatus constants.
+	ExitStatus string `yaml:"exit_status,omitempty" json:"exit_status,omitempty"`
+	// Traits say what kind of program it is for the policy ("shell",
+	// "formatter"; see the Trait constants): a segment of the program
+	// carries them (Segment.Traits).
+	Traits []string `yaml:"traits,omitempty" json:"traits,omitempty"`
+
+	exits []exitRange
 }
 
 // Unless is an effect a program has unless one of Options is given.
@@ -755,6 +768,7 @@ func (p *Program) buildSubcommands(path string, bad func(string, ...any)) []erro
 	if p.Default != "" && p.subIndex[p.Default] == nil {
 		bad("default subcommand %q is not listed", p.Default)
 	}
+	errs = append(errs, p.buildFacts(path)...)
 	return errs
 }
 

@@ -29,6 +29,7 @@ const (
 	EffectNoStdin    Effect = "no-stdin"    // the program reads no stdin (jq -n)
 	EffectGitTracked Effect = "git-tracked" // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
 	EffectGitNames   Effect = "git-names"   // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
+	EffectForce      Effect = "force"       // overwrites what others have: a remote branch's history (git push --force)
 )
 
 // Category names an effect class of a program, an option or a segment
@@ -137,6 +138,7 @@ var effectRegistry = []*effectHandler{
 		mark: func(fl effectFlags) effectFlags { fl.trackedBy++; return fl }},
 	{Name: EffectGitNames, Doc: "prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)",
 		mark: func(fl effectFlags) effectFlags { fl.gitNames = true; return fl }},
+	{Name: EffectForce, Doc: "overwrites what others have: a remote branch's history (git push --force); the policy reads it from the option"},
 }
 
 // The indexes of effectRegistry: by name, the sets the catalog check uses,

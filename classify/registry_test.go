@@ -17,7 +17,8 @@ var (
 	allEffects = []Effect{EffectWrite, EffectExec, EffectFollow, EffectDevice, EffectNetwork,
 		EffectRecursive, EffectReadsFile, EffectWritesFile, EffectScript, EffectCommand, EffectPattern,
 		EffectCwd, EffectInteract, EffectPrivilege, EffectDestroy, EffectStdin, EffectFilesFrom,
-		EffectLists, EffectGitConfig, EffectEnvPrint, EffectNoStdin, EffectGitTracked, EffectGitNames}
+		EffectLists, EffectGitConfig, EffectEnvPrint, EffectNoStdin, EffectGitTracked, EffectGitNames,
+		EffectForce}
 )
 
 // catalogUses walks a catalog and calls role and effect for every role

@@ -146,6 +146,11 @@ type Segment struct {
 	ConfigAlias string `json:"config_alias,omitempty"`
 	// Span covers the whole simple command.
 	Span Span `json:"span"`
+	// Traits say what kind of program it is, from the catalog (traits):
+	// "shell", "runs-script", "formatter", "stops-system",
+	// "deletes-matches", "signals" (the Trait constants). The policy tests
+	// these rather than lists of program names.
+	Traits []string `json:"traits,omitempty"`
 }
 
 // Walk is how a segment reads a directory tree, from the catalog's walk

@@ -126,6 +126,7 @@ var (
 	kIfExists        = ast.StringTerm("if_exists")
 	kPathGlob        = ast.StringTerm("path_glob")
 	kTracked         = ast.StringTerm("tracked")
+	kTraits          = ast.StringTerm("traits")
 	kDots            = ast.StringTerm("dots")
 	kGlobstar        = ast.StringTerm("globstar")
 	kDialect         = ast.StringTerm("dialect")
@@ -171,7 +172,8 @@ var enums = func() map[string]*ast.Term {
 		any name assign url exec awk sed jq read network destructive privilege interactive wrapper
 		shell navigate ok missing denied outside-roots not-established default readonly param
 		command-substitution process-substitution arithmetic brace tilde extglob dup heredoc
-		herestring readwrite reads-file writes-file recursive follow device cwd stdin`) {
+		herestring readwrite reads-file writes-file recursive follow device cwd stdin
+		runs-script formatter stops-system deletes-matches signals force`) {
 		m[s] = ast.StringTerm(s)
 	}
 	return m
@@ -468,6 +470,9 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 		o.add(kConfigAlias, nameTerm(s.ConfigAlias))
 	}
 	o.add(kSpan, spanTerm(s.Span))
+	if len(s.Traits) > 0 {
+		o.add(kTraits, enumsTerm(s.Traits))
+	}
 	return o.term()
 }
 
