@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/readstation"
 )
 
@@ -52,7 +53,7 @@ type HasFlags struct {
 	Network bool `json:"network"`
 	// Shell: a segment is in the shell category.
 	Shell bool `json:"shell"`
-	// Git: a segment runs git.
+	// Git: a segment runs git (the catalog marks it runs_git).
 	Git bool `json:"git"`
 	// DestructiveOrUnknown: a segment is destructive or not in the catalog.
 	DestructiveOrUnknown bool `json:"destructive_or_unknown"`
@@ -259,6 +260,16 @@ func homeDir() string {
 	return filepath.Clean(h)
 }
 
+// runsGit reports whether a segment runs git (the catalog's runs_git).
+func runsGit(r *classify.Report) bool {
+	for i := range r.Segments {
+		if r.Segments[i].RunsGit {
+			return true
+		}
+	}
+	return false
+}
+
 // setHas fills the flags from the report, the index and the station. A
 // station that is not a *readstation.Station (or nil with a non-nil
 // interface) counts as present with every station flag set, so that no
@@ -272,7 +283,7 @@ func (f *Facts) setHas(in *Input, st *readstation.Station) {
 		Writes:               len(r.Writes) > 0,
 		Network:              has("category:network"),
 		Shell:                has("category:shell"),
-		Git:                  has("name:git"),
+		Git:                  runsGit(r),
 		DestructiveOrUnknown: has("category:destructive") || has("unknown"),
 		ForkBomb:             has("code:fork-bomb"),
 		Granted:              has("granted"),
