@@ -199,6 +199,9 @@ type Program struct {
 	// "command" the command's it runs (timeout, sudo), "zero" none that
 	// fails (echo). See the ExitStatus constants.
 	ExitStatus string `yaml:"exit_status,omitempty" json:"exit_status,omitempty"`
+	// LegacyExit1 is the field exit replaced ("exit1: MESSAGE"); a catalog
+	// that still has it is refused with the spelling to use instead.
+	LegacyExit1 string `yaml:"exit1,omitempty" json:"-"`
 	// Traits say what kind of program it is for the policy ("shell",
 	// "formatter"; see the Trait constants): a segment of the program
 	// carries them (Segment.Traits).

@@ -159,6 +159,9 @@ func (p *Program) buildFacts(path string) []error {
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{path}, a...)...))
 	}
+	if p.LegacyExit1 != "" {
+		bad("exit1 is replaced by exit: write exit: {\"1\": %q} (a meaning only an option gives is {message: ..., when: [OPTION]})", p.LegacyExit1)
+	}
 	switch p.ExitStatus {
 	case ExitStatusOwn, ExitStatusZero:
 	case ExitStatusCommand:

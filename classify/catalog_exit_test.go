@@ -35,6 +35,7 @@ func TestCatalogValidateRejectsFacts(t *testing.T) {
 		{"command without command", head + "    exit: {1: {message: x, command: it failed}}\n", []string{"foo", "does not name the {command}"}},
 		{"unknown exit_status", head + "    exit_status: parent\n", []string{"foo", `unknown exit_status "parent"`}},
 		{"exit_status command without a command", head + "    exit_status: command\n", []string{"foo", "exit_status: command on a program that runs no command"}},
+		{"legacy exit1", head + "    exit1: No matches\n", []string{"foo", `exit1 is replaced by exit: write exit: {"1": "No matches"}`}},
 		{"unknown trait", head + "    traits: [shell, teapot]\n", []string{"foo", `unknown trait "teapot"`}},
 		{"subcommand status", "programs:\n  - name: foo\n    subcommands:\n      - name: bar\n        exit: {300: x}\n", []string{"foo bar", `"300" is not within 1-255`}},
 	}

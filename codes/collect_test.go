@@ -26,8 +26,8 @@ var codeRe = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // where it was found. It reads:
 //   - the Go packages that make findings and reasons: the first argument of
 //     every call of a function or method named find, every Code or code
-//     field of a composite literal, the values of the tables effectCode
-//     and jqBuiltins (first element), and the first result of every
+//     field of a composite literal (the effect registry's code), the values
+//     of the tables jqBuiltins and shellBuiltins (first element), the first result of every
 //     function named *Check or *Scan returning string literals, and
 //     every string assigned to a variable named code or *Code; an identifier in
 //     those places is resolved through the package's string constants;
@@ -141,7 +141,7 @@ func goCodes(fset *token.FileSet, parsed []*ast.File, consts map[string]string, 
 				}
 			case *ast.ValueSpec:
 				for i, nm := range x.Names {
-					if (nm.Name == "effectCode" || nm.Name == "jqBuiltins" || nm.Name == "shellBuiltins") && i < len(x.Values) {
+					if (nm.Name == "jqBuiltins" || nm.Name == "shellBuiltins") && i < len(x.Values) {
 						tableCodes(x.Values[i], str, func(v string) { add(v, where()) })
 					}
 				}
