@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/shellgate/shellgate/gate"
 	"os"
 	"strings"
 
@@ -77,7 +78,7 @@ func runDiff(e *env) int {
 		if err != nil {
 			return fail(err)
 		}
-		err = readBatch(e.stdin, *input, func(it batchItem) error {
+		err = gate.ReadBatch(e.stdin, *input, func(it gate.BatchItem) error {
 			if it.Err != nil {
 				return it.Err
 			}

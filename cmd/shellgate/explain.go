@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego"
@@ -109,7 +110,7 @@ func runExplain(e *env) int {
 		}
 	}
 	fmt.Fprintln(w, "decision:")
-	printDecision(indentWriter{w, "  "}, result(in, nil, x.Decision))
+	printDecision(indentWriter{w, "  "}, gate.NewCheckResult(in, nil, x.Decision))
 	return actionExit(x.Decision.Action)
 }
 
