@@ -6,6 +6,7 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
+	"github.com/shellgate/shellgate/rego"
 )
 
 // CheckResult is the answer of shellgate check for one command: its JSON
@@ -91,4 +92,30 @@ func check(ctx context.Context, p *Pipeline, input inputFunc, command, cwd, mode
 		res.Error = serr.Error()
 	}
 	return res, nil
+}
+
+// ExplainReport is the answer of shellgate explain --json: what the
+// policy saw (the report and the station) and why it decided (the facts,
+// the rules that fired, the decision), with the policy files compiled.
+type ExplainReport struct {
+	Command string               `json:"command"`
+	Mode    string               `json:"mode"`
+	Cwd     string               `json:"cwd"`
+	Report  *classify.Report     `json:"report"`
+	Station *readstation.Station `json:"station,omitempty"`
+	*rego.Explanation
+	Files []string `json:"policy_files"`
+	// UntrustedFiles are project policy files the user has not trusted:
+	// only their deny and ask rules apply.
+	UntrustedFiles []string `json:"untrusted_policy_files,omitempty"`
+}
+
+// NewExplainReport assembles explain's answer from the input, the
+// station's judgment (nil when it did not run), the explanation and the
+// policy engine that compiled the files.
+func NewExplainReport(in policy.Input, st *readstation.Station, x *rego.Explanation, e *rego.Engine) ExplainReport {
+	return ExplainReport{
+		Command: in.Command, Mode: in.Mode, Cwd: in.Cwd, Report: in.Report, Station: st, Explanation: x,
+		Files: e.Files(), UntrustedFiles: e.UntrustedFiles(),
+	}
 }

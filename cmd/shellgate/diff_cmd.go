@@ -89,7 +89,7 @@ func runDiff(e *env) int {
 			return fail(err)
 		}
 	} else {
-		if cases, err = loadCorpora(ops); err != nil {
+		if cases, err = corpus.LoadCorpora(ops); err != nil {
 			return fail(err)
 		}
 		home, cleanup, err := withCorpusHome()

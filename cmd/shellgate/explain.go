@@ -8,27 +8,12 @@ import (
 
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
-	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego"
 	"github.com/shellgate/shellgate/render"
 )
 
 func init() {
 	register("explain", "show why: segments, findings, facts, reads, and every rule that fired", runExplain)
-}
-
-// explainResult is explain's JSON output.
-type explainResult struct {
-	Command string               `json:"command"`
-	Mode    string               `json:"mode"`
-	Cwd     string               `json:"cwd"`
-	Report  any                  `json:"report"`
-	Station *readstation.Station `json:"station,omitempty"`
-	*rego.Explanation
-	Files []string `json:"policy_files"`
-	// UntrustedFiles are project policy files the user has not trusted:
-	// only their deny and ask rules apply.
-	UntrustedFiles []string `json:"untrusted_policy_files,omitempty"`
 }
 
 func runExplain(e *env) int {
@@ -70,7 +55,7 @@ func runExplain(e *env) int {
 		return exitInternal
 	}
 	if *asJSON {
-		res := explainResult{Command: in.Command, Mode: in.Mode, Cwd: in.Cwd, Report: in.Report, Station: st, Explanation: x, Files: d.pl.Engine().Files(), UntrustedFiles: d.pl.Engine().UntrustedFiles()}
+		res := gate.NewExplainReport(in, st, x, d.pl.Engine())
 		if err := writeJSON(e.stdout, res); err != nil {
 			return exitInternal
 		}
