@@ -50,6 +50,7 @@ const (
 	EffectNoStdin    = "no-stdin"    // the program reads no stdin (jq -n)
 	EffectGitTracked = "git-tracked" // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
 	EffectGitNames   = "git-names"   // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
+	EffectForce      = "force"       // overwrites what others have: a remote branch's history (git push --force)
 )
 
 var knownEffects = map[string]bool{
@@ -65,6 +66,7 @@ var knownEffects = map[string]bool{
 	EffectNoStdin:    true,
 	EffectGitTracked: true,
 	EffectGitNames:   true,
+	EffectForce:      true,
 }
 
 // dangerous effects make a program's option set risky: a dynamic word in
@@ -174,8 +176,6 @@ type Program struct {
 	// Stdin says when the program reads stdin: "" never, "no-operands"
 	// when no file operand is given, "always".
 	Stdin string `yaml:"stdin,omitempty" json:"stdin,omitempty"`
-	// Exit1 is what exit status 1 means ("No matches found").
-	Exit1 string `yaml:"exit1,omitempty" json:"exit1,omitempty"`
 	// Options are the options the catalog knows.
 	Options []*OptSpec `yaml:"options,omitempty" json:"options,omitempty"`
 	// Operands are the operand roles in order; a role ending in "..."
@@ -240,12 +240,49 @@ type Program struct {
 	// is given (netstat looks every address up over DNS unless -n).
 	Unless []Unless `yaml:"unless,omitempty" json:"unless,omitempty"`
 
+	// Walk is how the program reads a directory tree: whether it reads
+	// names only, which names it skips as hidden and which options show
+	// them, which options exclude files or directories, and how a person
+	// excludes a subtree (for messages). A subcommand without one has its
+	// program's. See WalkSpec.
+	Walk *WalkSpec `yaml:"walk,omitempty" json:"walk,omitempty"`
+	// ProducesPaths makes the program (or this subcommand alone) a trusted
+	// producer of paths: what it prints, in the spelling the rule allows,
+	// names only paths under the paths it reads, so a command fed by it
+	// (through xargs, or find's {}) is judged by walking those. See
+	// ProducesSpec.
+	ProducesPaths *ProducesSpec `yaml:"produces_paths,omitempty" json:"produces_paths,omitempty"`
+	// InputArgs says the program runs a command with the words it reads
+	// from stdin as its arguments (xargs), and which options change how
+	// that input is split. See InputArgsSpec.
+	InputArgs *InputArgsSpec `yaml:"input_args,omitempty" json:"input_args,omitempty"`
+	// ConfigAliases says the first word after the program's options may
+	// be an alias the git config of its repository defines (git's
+	// alias.NAME), which runs what the config says: the read station
+	// counts such an alias as a helper the repository configured.
+	ConfigAliases bool `yaml:"config_aliases,omitempty" json:"config_aliases,omitempty"`
+
 	optIndex map[string]*OptSpec
 	longs    []string
 	subIndex map[string]*Program
 	risky    bool
 	cmdRole  bool
 	parent   *Program
+
+	// Exit says what the program's exit statuses mean, by status or range
+	// ("1", "128", "1-100"): see ExitMeaning. A subcommand has its
+	// program's meanings too, for the statuses it does not list.
+	Exit map[string]ExitMeaning `yaml:"exit,omitempty" json:"exit,omitempty"`
+	// ExitStatus says whose status the program returns: "" its own,
+	// "command" the command's it runs (timeout, sudo), "zero" none that
+	// fails (echo). See the ExitStatus constants.
+	ExitStatus string `yaml:"exit_status,omitempty" json:"exit_status,omitempty"`
+	// Traits say what kind of program it is for the policy ("shell",
+	// "formatter"; see the Trait constants): a segment of the program
+	// carries them (Segment.Traits).
+	Traits []string `yaml:"traits,omitempty" json:"traits,omitempty"`
+
+	exits []exitRange
 }
 
 // Unless is an effect a program has unless one of Options is given.
@@ -541,6 +578,24 @@ func (p *Program) build(path string) []error {
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{path}, a...)...))
 	}
+	p.checkFields(bad)
+	p.checkFiles(bad)
+	errs = append(errs, p.buildOptions(path, bad)...)
+	p.checkUnless(bad)
+	errs = append(errs, p.buildOperands(path)...)
+	if p.NoArgs != nil {
+		if p.NoArgs.Code == "" || strings.TrimSpace(p.NoArgs.Doc) == "" {
+			bad("no_args needs a code and a doc")
+		}
+	}
+	p.checkKnowledge(bad)
+	errs = append(errs, p.buildSubcommands(path, bad)...)
+	return errs
+}
+
+// checkFields checks the program's own enumerated fields: syntax, stdin,
+// dialect, shells, categories, effects.
+func (p *Program) checkFields(bad func(string, ...any)) {
 	switch p.Syntax {
 	case "", "gnu", "long", "keyvalue", "none":
 	default:
@@ -574,6 +629,12 @@ func (p *Program) build(path string) []error {
 	if p.NumericOption != "" && p.Syntax != "" && p.Syntax != "gnu" {
 		bad("numeric_option needs gnu syntax")
 	}
+}
+
+// checkFiles checks the fields the confirm harness and the read station
+// read about files and helpers: repo_code, helpers, caches, opens,
+// unconfirmed.
+func (p *Program) checkFiles(bad func(string, ...any)) {
 	for _, rc := range p.RepoCode {
 		if rc.File == "" || strings.ContainsAny(rc.File, "/\x00") || rc.File == "." || rc.File == ".." {
 			bad("repo_code: file %q is not a file name", rc.File)
@@ -605,6 +666,11 @@ func (p *Program) build(path string) []error {
 	if p.Unconfirmed != "" && strings.TrimSpace(p.Unconfirmed) == "" {
 		bad("unconfirmed: the reason is blank")
 	}
+}
+
+// buildOptions indexes the options by spelling and checks each.
+func (p *Program) buildOptions(path string, bad func(string, ...any)) []error {
+	var errs []error
 	p.optIndex = map[string]*OptSpec{}
 	p.longs = nil
 	p.risky = false
@@ -612,11 +678,6 @@ func (p *Program) build(path string) []error {
 		if len(o.Names) == 0 {
 			bad("option with no names")
 			continue
-		}
-		switch o.Value {
-		case "", "required", "optional":
-		default:
-			bad("option %s: unknown value kind %q", o.Names[0], o.Value)
 		}
 		for _, n := range o.Names {
 			if p.optIndex[n] != nil {
@@ -627,56 +688,72 @@ func (p *Program) build(path string) []error {
 				p.longs = append(p.longs, n)
 			}
 		}
-		danger := false
-		for _, e := range append(append([]string{}, o.Effects...), o.Else) {
-			if e == "" {
-				continue
-			}
-			if !knownEffects[e] {
-				bad("option %s: unknown effect %q", o.Names[0], e)
-			}
-			if dangerousEffects[e] {
-				danger = true
-			}
-		}
-		if danger {
+		if o.check(p, bad) {
 			p.risky = true
-			if strings.TrimSpace(o.Doc) == "" {
-				bad("dangerous option %s has no doc", o.Names[0])
-			}
-		}
-		for _, cat := range o.Categories {
-			if !knownCategories[cat] {
-				bad("option %s: unknown category %q", o.Names[0], cat)
-			}
 		}
 		errs = append(errs, o.checkCarries(path)...)
-		if (hasString(o.Effects, EffectCommand)) != (len(o.Terminator) > 0) && hasString(o.Effects, EffectCommand) && p.Syntax == "long" {
-			bad("option %s: command option needs a terminator", o.Names[0])
-		}
-		if (o.Judged || o.InMatchDir) && (!hasString(o.Effects, EffectCommand) || p.Syntax != "long") {
-			bad("option %s: judged and in_match_dir are for command options of a long-syntax program (find -exec)", o.Names[0])
-		}
-		if o.Judged && hasString(o.Effects, EffectInteract) {
-			bad("option %s: an interactive command option (find -ok) reads the answer from stdin: it cannot be judged", o.Names[0])
-		}
-		switch o.ValueRole {
-		case "", "sed", "awk":
-		default:
-			bad("option %s: unknown value_role %q", o.Names[0], o.ValueRole)
-		}
-		if o.Match != "" {
-			re, err := regexp.Compile(o.Match)
-			if err != nil {
-				bad("option %s: match: %v", o.Names[0], err)
-			}
-			o.match = re
-		}
 		for i := range o.Operands {
 			errs = append(errs, o.Operands[i].build(path+" "+o.Names[0])...)
 		}
 	}
 	sort.Strings(p.longs)
+	return errs
+}
+
+// check checks one option of program p and compiles its match; it
+// reports whether the option is dangerous.
+func (o *OptSpec) check(p *Program, bad func(string, ...any)) (danger bool) {
+	switch o.Value {
+	case "", "required", "optional":
+	default:
+		bad("option %s: unknown value kind %q", o.Names[0], o.Value)
+	}
+	for _, e := range append(append([]string{}, o.Effects...), o.Else) {
+		if e == "" {
+			continue
+		}
+		if !knownEffects[e] {
+			bad("option %s: unknown effect %q", o.Names[0], e)
+		}
+		if dangerousEffects[e] {
+			danger = true
+		}
+	}
+	if danger && strings.TrimSpace(o.Doc) == "" {
+		bad("dangerous option %s has no doc", o.Names[0])
+	}
+	for _, cat := range o.Categories {
+		if !knownCategories[cat] {
+			bad("option %s: unknown category %q", o.Names[0], cat)
+		}
+	}
+	if (hasString(o.Effects, EffectCommand)) != (len(o.Terminator) > 0) && hasString(o.Effects, EffectCommand) && p.Syntax == "long" {
+		bad("option %s: command option needs a terminator", o.Names[0])
+	}
+	if (o.Judged || o.InMatchDir) && (!hasString(o.Effects, EffectCommand) || p.Syntax != "long") {
+		bad("option %s: judged and in_match_dir are for command options of a long-syntax program (find -exec)", o.Names[0])
+	}
+	if o.Judged && hasString(o.Effects, EffectInteract) {
+		bad("option %s: an interactive command option (find -ok) reads the answer from stdin: it cannot be judged", o.Names[0])
+	}
+	switch o.ValueRole {
+	case "", "sed", "awk":
+	default:
+		bad("option %s: unknown value_role %q", o.Names[0], o.ValueRole)
+	}
+	if o.Match != "" {
+		re, err := regexp.Compile(o.Match)
+		if err != nil {
+			bad("option %s: match: %v", o.Names[0], err)
+		}
+		o.match = re
+	}
+	return danger
+}
+
+// checkUnless checks the program's unless entries: known effects, a doc on
+// a dangerous one, options of the program or its parents.
+func (p *Program) checkUnless(bad func(string, ...any)) {
 	for _, u := range p.Unless {
 		if !knownEffects[u.Effect] {
 			bad("unless: unknown effect %q", u.Effect)
@@ -691,16 +768,39 @@ func (p *Program) build(path string) []error {
 			bad("unless: no options")
 		}
 		for _, n := range u.Options {
-			found := false
-			for q := p; q != nil && !found; q = q.parent {
-				o := q.optIndex[n]
-				found = o != nil && o.Names[0] == n
-			}
-			if !found {
+			if !p.canonical(n) {
 				bad("unless: %q is not the first name of an option of the program or its parents", n)
 			}
 		}
 	}
+}
+
+// canonical reports whether name is the first name of an option of the
+// program or of one of its parents.
+func (p *Program) canonical(name string) bool {
+	for q := p; q != nil; q = q.parent {
+		if o := q.optIndex[name]; o != nil && o.Names[0] == name {
+			return true
+		}
+	}
+	return false
+}
+
+// spelling reports whether name spells an option of the program or of one
+// of its parents.
+func (p *Program) spelling(name string) bool {
+	for q := p; q != nil; q = q.parent {
+		if q.optIndex[name] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// buildOperands checks the operand roles and notes whether the program
+// takes a command (cmdRole) or is risky by its own effects.
+func (p *Program) buildOperands(path string) []error {
+	var errs []error
 	p.cmdRole = false
 	for i := range p.Operands {
 		errs = append(errs, p.Operands[i].build(path)...)
@@ -721,11 +821,12 @@ func (p *Program) build(path string) []error {
 			p.risky = true
 		}
 	}
-	if p.NoArgs != nil {
-		if p.NoArgs.Code == "" || strings.TrimSpace(p.NoArgs.Doc) == "" {
-			bad("no_args needs a code and a doc")
-		}
-	}
+	return errs
+}
+
+// buildSubcommands indexes and builds the subcommands.
+func (p *Program) buildSubcommands(path string, bad func(string, ...any)) []error {
+	var errs []error
 	p.subIndex = map[string]*Program{}
 	for _, s := range p.Subcommands {
 		for _, n := range append([]string{s.Name}, s.Aliases...) {
@@ -740,6 +841,7 @@ func (p *Program) build(path string) []error {
 	if p.Default != "" && p.subIndex[p.Default] == nil {
 		bad("default subcommand %q is not listed", p.Default)
 	}
+	errs = append(errs, p.buildFacts(path)...)
 	return errs
 }
 

@@ -1166,8 +1166,8 @@ func TestCatalogExit1(t *testing.T) {
 			t.Errorf("%v: not in the catalog", path)
 			continue
 		}
-		if strings.TrimSpace(p.Exit1) == "" {
-			t.Errorf("%v: no exit1", path)
+		if m, ok := p.Exit["1"]; !ok || strings.TrimSpace(m.Message) == "" {
+			t.Errorf("%v: no meaning for exit status 1", path)
 		}
 	}
 }

@@ -50,6 +50,7 @@ type config struct {
 	cat     *Catalog
 	limits  Limits
 	dialect Dialect
+	stmtFn  func(*syntax.Stmt) // WithStatements
 }
 
 // WithCatalog classifies with the given catalog instead of the embedded one.
@@ -165,6 +166,10 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		}
 		if !w.stopped && !w.segLimit {
 			w.stmt(s, c)
+		}
+		if cfg.stmtFn != nil {
+			cfg.stmtFn(s)
+			return true
 		}
 		// Past a limit the command is not reversible whatever follows:
 		// parsing on would only cost memory.
@@ -509,6 +514,7 @@ func (w *walker) finish() {
 	}
 	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && w.ran
 	w.bindLoopReads()
+	w.knowledgeFacts()
 }
 
 // stmts walks a statement list in order; cwd changes carry over. It

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/shellgate/shellgate/classify/shells"
 )
 
 // Dialect is the shell language a command is read in: the shell that will
@@ -34,10 +36,11 @@ const (
 const bothDialects = "bash+zsh"
 
 // ParseDialect reads a dialect name as a request, config or flag gives
-// it: "bash", "zsh", "sh" (and "dash", a POSIX shell), or "", "unknown"
-// and "auto" for DialectUnknown. A path is reduced to its base name
-// (/bin/zsh is zsh), as $SHELL holds one. Any other name is an error, so
-// that a typo never silently narrows the judgment.
+// it: a shell of the embedded catalog ("bash", "zsh", "sh", and "dash", a
+// POSIX shell), or "", "unknown" and "auto" for DialectUnknown. A path is
+// reduced to its base name (/bin/zsh is zsh), as $SHELL holds one, and a
+// login shell's "-zsh" is zsh. Any other name is an error, so that a typo
+// never silently narrows the judgment.
 func ParseDialect(s string) (Dialect, error) {
 	name := strings.TrimSpace(s)
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
@@ -46,12 +49,10 @@ func ParseDialect(s string) (Dialect, error) {
 	switch strings.TrimPrefix(name, "-") { // a login shell's argv[0] is -zsh
 	case "", "unknown", "auto":
 		return DialectUnknown, nil
-	case "bash":
-		return DialectBash, nil
-	case "zsh":
-		return DialectZsh, nil
-	case "sh", "dash":
-		return DialectSh, nil
+	}
+	// The shells are the catalog's (package shells is its table).
+	if d := shells.Dialect(name); d != "" {
+		return Dialect(d), nil
 	}
 	return DialectUnknown, fmt.Errorf("unknown shell %q (want bash, zsh or sh)", s)
 }

@@ -129,8 +129,89 @@ type Segment struct {
 	// command env or xargs runs, a sed program, make's VAR=value. A
 	// suggested grant never puts a wildcard over one.
 	Code []CodeArg `json:"code,omitempty"`
+	// Walk is how the program reads a directory tree (catalog walk): nil
+	// when the catalog says nothing of it.
+	Walk *Walk `json:"walk,omitempty"`
+	// Produces is set on a program whose printed paths are bounded by the
+	// paths it reads (catalog produces_paths: find, grep -l, git ls-files),
+	// so that the reads of a command they feed (through xargs, or find's
+	// {}) can be judged by walking its roots.
+	Produces *Produces `json:"produces,omitempty"`
+	// InputArgs is set on a program that runs a command with the words it
+	// reads from stdin as arguments (catalog input_args: xargs).
+	InputArgs *InputArgs `json:"input_args,omitempty"`
+	// ConfigAlias is the word the program looks up as an alias in the git
+	// config of the repository it runs in (catalog config_aliases: git's
+	// alias.NAME), "" when there is none or it is not static.
+	ConfigAlias string `json:"config_alias,omitempty"`
 	// Span covers the whole simple command.
 	Span Span `json:"span"`
+	// Traits say what kind of program it is, from the catalog (traits):
+	// "shell", "runs-script", "formatter", "stops-system",
+	// "deletes-matches", "signals" (the Trait constants). The policy tests
+	// these rather than lists of program names.
+	Traits []string `json:"traits,omitempty"`
+}
+
+// Walk is how a segment reads a directory tree, from the catalog's walk
+// and the segment's arguments.
+type Walk struct {
+	// NamesOnly: the program lists names and metadata below a root and
+	// never reads a file's contents (find, du, tree, ls -R).
+	NamesOnly bool `json:"names_only,omitempty"`
+	// SkipHidden: the program skips names that begin with "." below a root
+	// (rg without --hidden, ls without -a), unless HiddenEnv is set.
+	SkipHidden bool `json:"skip_hidden,omitempty"`
+	// HiddenEnv names an environment variable that, when set, may make the
+	// program show hidden names all the same (RIPGREP_CONFIG_PATH names a
+	// config file that may say --hidden).
+	HiddenEnv string `json:"hidden_env,omitempty"`
+	// Hint says, for a message, how to exclude a subtree from the read.
+	Hint string `json:"hint,omitempty"`
+	// Excludes are the subtrees and files the program is told to skip.
+	Excludes []Exclude `json:"excludes,omitempty"`
+}
+
+// Exclude kinds: what an Exclude's glob is matched against.
+const (
+	ExcludeFile = "file" // the base name of a file that is not a directory (grep --exclude)
+	ExcludeDir  = "dir"  // the base name of a directory (grep --exclude-dir)
+	ExcludePath = "path" // a gitignore-style glob of the path below the root (rg -g '!GLOB')
+)
+
+// Exclude is one glob a segment is told to skip.
+type Exclude struct {
+	// Kind is ExcludeFile, ExcludeDir or ExcludePath.
+	Kind string `json:"kind"`
+	// Glob is the pattern as given (without rg's leading "!").
+	Glob string `json:"glob"`
+}
+
+// Produces says what the paths a producer segment prints are bounded by.
+type Produces struct {
+	// Without, when set, lists the options one of which makes the program
+	// print paths; none of them is given, so it prints other lines (grep
+	// without -l).
+	Without []string `json:"without,omitempty"`
+	// Other is an option given that makes it print text other than paths
+	// (find -printf).
+	Other string `json:"other,omitempty"`
+	// Nul is set when the paths are printed NUL-separated (find -print0).
+	Nul bool `json:"nul,omitempty"`
+	// DefaultRoot is what it reads when the segment names no path: "cwd",
+	// "repo" (the git top level of its cwd), or "" (it must name one).
+	DefaultRoot string `json:"default_root,omitempty"`
+	// NameGlob, when set, is the one name pattern every path it prints
+	// matches (find -name PAT with no operator that could print others).
+	NameGlob string `json:"name_glob,omitempty"`
+}
+
+// InputArgs says how a program splits the input it turns into arguments.
+type InputArgs struct {
+	// Nul is set when the input is split at NUL bytes only (xargs -0).
+	Nul bool `json:"nul,omitempty"`
+	// Replace is the word replaced by each input line (xargs -I R), or "".
+	Replace string `json:"replace,omitempty"`
 }
 
 // CodeArg is an argument (or a run of arguments) that carries code or a

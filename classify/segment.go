@@ -189,6 +189,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		return idx
 	}
 	seg.Known = true
+	seg.Traits = programTraits(spec)
 	if spec.Help && len(args) == 2 && args[1].Static() && (args[1].Value == "--help" || args[1].Value == "--version") {
 		// rm --help: a program that handles the word itself prints and
 		// exits (catalog help: true, confirmed by the harness).

@@ -13,6 +13,8 @@ import (
 	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/shellgate/shellgate/classify"
 )
 
 // Command is one shell command found in a history or a transcript.
@@ -200,15 +202,11 @@ func commandField(obj map[string]json.RawMessage, key string) (string, bool) {
 }
 
 // argvCommand turns an argv into the command a shell would run: the
-// script of ["bash", "-lc", script], else the words shell-quoted.
+// script of ["bash", "-lc", script] (any shell the catalog names with a
+// dialect), else the words shell-quoted.
 func argvCommand(argv []string) string {
-	if len(argv) == 3 {
-		switch filepath.Base(argv[0]) {
-		case "bash", "sh", "zsh", "dash":
-			if argv[1] == "-c" || argv[1] == "-lc" {
-				return argv[2]
-			}
-		}
+	if len(argv) == 3 && isShell(argv[0]) && (argv[1] == "-c" || argv[1] == "-lc") {
+		return argv[2]
 	}
 	q := make([]string, len(argv))
 	for i, a := range argv {
@@ -218,18 +216,28 @@ func argvCommand(argv []string) string {
 }
 
 // unwrapShell returns the script of "bash -lc 'script'" as codex exec logs
-// it, when the script is one single-quoted word; otherwise the command as is.
+// it (any shell the catalog names with a dialect, by name or path, with -c
+// or -lc), when the script is one single-quoted word; otherwise the command
+// as is.
 func unwrapShell(cmd string) string {
-	for _, p := range []string{"bash -lc ", "/bin/bash -lc ", "bash -c ", "/bin/zsh -lc ", "zsh -lc "} {
-		rest, ok := strings.CutPrefix(cmd, p)
-		if !ok {
-			continue
-		}
-		if s, ok := singleQuoted(rest); ok {
-			return s
+	prog, rest, ok := strings.Cut(cmd, " ")
+	if !ok || !isShell(prog) {
+		return cmd
+	}
+	for _, flag := range []string{"-lc ", "-c "} {
+		if script, ok := strings.CutPrefix(rest, flag); ok {
+			if s, ok := singleQuoted(script); ok {
+				return s
+			}
 		}
 	}
 	return cmd
+}
+
+// isShell reports whether prog (a name or a path) is a shell the catalog
+// names with a dialect shellgate reads.
+func isShell(prog string) bool {
+	return !strings.HasPrefix(prog, "-") && classify.DefaultCatalog().ShellDialect(prog) != classify.DialectUnknown
 }
 
 // singleQuoted parses one shell word made of single-quoted parts with

@@ -109,3 +109,46 @@ not json
 		})
 	}
 }
+
+// TestShellScripts: a codex command run through a shell the catalog names
+// with a dialect (by name or path, with -c or -lc) is judged as its
+// script; any other program, or a shell whose language shellgate does not
+// read, is judged as the words given.
+func TestShellScripts(t *testing.T) {
+	argv := []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"bash", "-lc", "ls -la"}, "ls -la"},
+		{[]string{"/bin/zsh", "-c", "git status"}, "git status"},
+		{[]string{"/usr/bin/dash", "-lc", "pwd"}, "pwd"},
+		{[]string{"sh", "-c", "echo a; echo b"}, "echo a; echo b"},
+		{[]string{"ksh", "-c", "ls"}, "ksh -c ls"},
+		{[]string{"fish", "-c", "ls"}, "fish -c ls"},
+		{[]string{"grep", "-c", "x"}, "grep -c x"},
+		{[]string{"bash", "-x", "ls"}, "bash -x ls"},
+		{[]string{"bash", "-lc", "a b", "extra"}, "bash -lc 'a b' extra"},
+	}
+	for _, tc := range argv {
+		if got := argvCommand(tc.in); got != tc.want {
+			t.Errorf("argvCommand(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for in, want := range map[string]string{
+		"bash -lc 'ls -la'":                   "ls -la",
+		"/bin/bash -lc 'cat x'":               "cat x",
+		"zsh -lc 'git log'":                   "git log",
+		"/usr/bin/zsh -c 'echo '\\''hi'\\'''": "echo 'hi'",
+		"sh -c 'pwd'":                         "pwd",
+		"ksh -c 'ls'":                         "ksh -c 'ls'",
+		"grep -c 'x'":                         "grep -c 'x'",
+		"bash -lc 'a' 'b'":                    "bash -lc 'a' 'b'",
+		"bash -lc ls":                         "bash -lc ls",
+		"bash":                                "bash",
+		"-bash -lc 'ls'":                      "-bash -lc 'ls'",
+	} {
+		if got := unwrapShell(in); got != want {
+			t.Errorf("unwrapShell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -8,19 +8,24 @@
 // one named, a is mentioned when it could have failed); for a || b the
 // right side; the last stage of a pipeline, or any stage under
 // `set -o pipefail`; every statement after `set -e`; the last statement of
-// a subshell, block, if, case or loop body; the script of `bash -c`.
-// Wrappers (timeout, env, nice, command, stdbuf, xargs, sudo, the time
-// keyword, exec, nohup) are unwrapped with the classifier, so the catalog's
-// option knowledge decides where the wrapped program starts, and the
-// wrapper's own codes (timeout's 124, xargs's 123) are read first. Path
-// prefixes and environment assignments are skipped.
+// a subshell, block, if, case or loop body; the script of `bash -c`. The
+// AST is the classifier's (classify.WithStatements): the command is parsed
+// once, and each simple command is read from the classifier's report (its
+// program, subcommand and options as the catalog parses them), never from
+// its words again.
 //
-// What exit 1 means comes from the command catalog's exit1 field
-// (classify.Catalog), with a small built-in table for programs the catalog
-// does not describe yet (rg, ag, ack, cmp, pgrep, jq -e, type). For those
-// programs 2 and above are real errors. Every program gets the generic
-// meanings of 126 (not executable), 127 (not found) and 128+N (killed by
-// signal N, by name).
+// Everything a program's status means comes from the command catalog
+// (classify.Catalog): its exit field says what each status means (grep's
+// 1 is "No matches found", git's 128 "git stopped with a fatal error"),
+// with the options a meaning needs (jq's 1 only with -e); exit_status:
+// command says a wrapper (timeout, env, sudo, exec) returns the status of
+// the command it runs unless the status is one of its own (timeout's 124);
+// exit_status: zero says a program (echo) is not where a failure came
+// from. For a program whose 1 is an outcome, 2 and above are errors it
+// reported. A program the catalog does not know gets the generic meanings
+// only: 126 (not executable), 127 (not found) and 128+N (killed by signal
+// N, by name). A catalog file that adds or replaces a program (WithCatalog)
+// changes its meanings with no change here.
 //
 // The package runs nothing and touches no file.
 package exitmeaning

@@ -3,8 +3,6 @@ package exitmeaning
 import (
 	"fmt"
 	"path"
-	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,16 +34,13 @@ type config struct {
 	cat *classify.Catalog
 }
 
-// WithCatalog reads program knowledge (wrappers, exit1 meanings) from c
-// instead of the embedded catalog.
+// WithCatalog reads program knowledge (exit meanings, wrappers, options)
+// from c instead of the embedded catalog.
 func WithCatalog(c *classify.Catalog) Option { return func(cfg *config) { cfg.cat = c } }
 
-// Limits on what is parsed, in line with the classifier's defaults.
-const (
-	maxLength  = 1 << 20
-	maxNesting = 256
-	maxNested  = 4 // bash -c inside bash -c ...
-)
+// maxNested is how deep string-nested scripts (bash -c inside bash -c)
+// are followed, in line with the classifier's default.
+const maxNested = 4
 
 // NotePipefail is added to Meaning.Notes when `set -o pipefail` was in
 // force for the pipeline whose status was returned.
@@ -99,7 +94,7 @@ type interp struct {
 // its meaning for the code.
 type cand struct {
 	m          Meaning
-	neverFails bool // echo, true: cannot be the source of a failure status
+	neverFails bool // catalog exit_status: zero (echo): not the source of a failure status
 }
 
 // shell options that change which command's status is returned.
@@ -107,18 +102,17 @@ type state struct {
 	errexit, pipefail bool
 }
 
-// script parses src and returns the candidates, in run order (the last is
-// the one named first).
+// script classifies src (read as bash, as bash -c runs it) and returns
+// the candidates, in run order (the last is the one named first). The
+// classifier's parse is the only one: its statements give the order in
+// which the shell runs things, its report what each program is.
 func (in *interp) script(src string) ([]cand, bool) {
-	if len(src) > maxLength || nesting(src) > maxNesting {
+	var stmts []*syntax.Stmt
+	rep := classify.Classify(src, classify.WithCatalog(in.cat), classify.WithDialect(classify.DialectBash),
+		classify.WithStatements(func(s *syntax.Stmt) { stmts = append(stmts, s) }))
+	if !rep.Parse.OK {
 		return nil, false
 	}
-	f, err := parse(src)
-	if err != nil {
-		return nil, false
-	}
-	// Read as bash, as parse above does: the segments must be the AST's.
-	rep := classify.Classify(src, classify.WithCatalog(in.cat), classify.WithDialect(classify.DialectBash))
 	idx := map[classify.Span]int{}
 	for _, s := range rep.Segments {
 		if s.Parent == -1 && !s.Context.Substitution && s.Context.Depth == 0 {
@@ -128,32 +122,7 @@ func (in *interp) script(src string) ([]cand, bool) {
 		}
 	}
 	w := &walk{in: in, rep: rep, idx: idx}
-	return w.list(f.Stmts, &state{}), true
-}
-
-func parse(src string) (f *syntax.File, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("parser failed: %v", p)
-		}
-	}()
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-}
-
-func nesting(s string) int {
-	d, m := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(', '{', '[', '`':
-			d++
-			m = max(m, d)
-		case ')', '}', ']':
-			if d > 0 {
-				d--
-			}
-		}
-	}
-	return m
+	return w.list(stmts, &state{}), true
 }
 
 // walk follows the status through one parsed script.
@@ -170,7 +139,7 @@ func (w *walk) list(stmts []*syntax.Stmt, st *state) []cand {
 	for i, s := range stmts {
 		last := i == len(stmts)-1
 		if last {
-			if prev, ok := passThroughExit(s); ok && i > 0 && prev {
+			if isExit, prev := classify.ExitStatement(s); isExit && i > 0 && prev {
 				out = append(out, w.stmt(stmts[i-1], st)...)
 			} else {
 				out = append(out, w.stmt(s, st)...)
@@ -186,57 +155,10 @@ func (w *walk) list(stmts []*syntax.Stmt, st *state) []cand {
 	return out
 }
 
-// passThroughExit reports whether s is `exit` or `exit $?`, which returns
-// the previous statement's status.
-func passThroughExit(s *syntax.Stmt) (isExit, passThrough bool) {
-	ce, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 || ce.Args[0].Lit() != "exit" || s.Negated || s.Background {
-		return false, false
-	}
-	if len(ce.Args) == 1 {
-		return true, true
-	}
-	if len(ce.Args) == 2 && len(ce.Args[1].Parts) == 1 {
-		if pe, ok := ce.Args[1].Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "?" && pe.Short {
-			return true, true
-		}
-	}
-	return true, false
-}
-
-// applySet records `set -e`, `set -o pipefail` and their `+` forms.
+// applySet records what a `set` statement changes of errexit and
+// pipefail (the shell's own knowledge, in classify).
 func applySet(s *syntax.Stmt, st *state) {
-	ce, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) < 2 || ce.Args[0].Lit() != "set" {
-		return
-	}
-	args := make([]string, len(ce.Args)-1)
-	for i, a := range ce.Args[1:] {
-		args[i] = a.Lit()
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if len(a) < 2 || (a[0] != '-' && a[0] != '+') || a == "--" {
-			return
-		}
-		on := a[0] == '-'
-		for j := 1; j < len(a); j++ {
-			switch a[j] {
-			case 'e':
-				st.errexit = on
-			case 'o':
-				if i+1 < len(args) {
-					i++
-					switch args[i] {
-					case "pipefail":
-						st.pipefail = on
-					case "errexit":
-						st.errexit = on
-					}
-				}
-			}
-		}
-	}
+	st.errexit, st.pipefail = classify.SetStatusOptions(s, st.errexit, st.pipefail)
 }
 
 func (w *walk) stmt(s *syntax.Stmt, st *state) []cand {
@@ -297,7 +219,7 @@ func (w *walk) stmt(s *syntax.Stmt, st *state) []cand {
 		}
 		return out
 	case *syntax.TestClause:
-		return []cand{{m: w.in.program("[[", "", nil, nil)}}
+		return []cand{{m: w.in.condition()}}
 	case *syntax.ArithmCmd:
 		return []cand{{m: w.in.arith("((")}}
 	case *syntax.LetClause:
@@ -305,7 +227,7 @@ func (w *walk) stmt(s *syntax.Stmt, st *state) []cand {
 	case *syntax.TimeClause:
 		return w.stmt(c.Stmt, st)
 	case *syntax.DeclClause:
-		return []cand{{m: w.in.program(c.Variant.Value, "", nil, nil)}}
+		return []cand{w.in.byName(c.Variant.Value)}
 	}
 	return nil // function definitions and the rest: status 0 or unknown
 }
@@ -336,413 +258,151 @@ func (w *walk) call(ce *syntax.CallExpr) []cand {
 	if i, ok := w.idx[sp]; ok {
 		return w.segment(i, 0)
 	}
-	// Not a segment the classifier recorded (dynamic program, limits):
-	// name it from the literal word, if any.
-	name := path.Base(ce.Args[0].Lit())
-	if ce.Args[0].Lit() == "" {
+	// Not a segment the classifier recorded (past a limit): name it from
+	// the literal word, if any; options are not read.
+	lit := ce.Args[0].Lit()
+	if lit == "" {
 		return []cand{{m: generic(w.in.code)}}
 	}
-	args := make([]string, 0, len(ce.Args)-1)
-	for _, a := range ce.Args[1:] {
-		args = append(args, a.Lit())
-	}
-	return []cand{w.in.named(name, "", args, nil)}
+	return []cand{w.in.byName(path.Base(lit))}
 }
 
-// segment interprets the status of the report's segment i, unwrapping
-// wrappers and string-nested scripts.
+// segment interprets the status of the report's segment i: a shell's
+// script, the program's own meaning of the status (catalog exit), else the
+// command it runs when it returns that command's status (catalog
+// exit_status: command), else what the status means for any program.
 func (w *walk) segment(i, hops int) []cand {
+	in := w.in
 	seg := &w.rep.Segments[i]
-	name := seg.Name
-	args := argValues(seg.Args)
-	if hops > 16 || name == "" {
-		return []cand{{m: generic(w.in.code)}}
+	if hops > 16 || seg.Name == "" {
+		return []cand{{m: generic(in.code)}}
 	}
-	// bash -c 'script': the script's own status.
-	if w.in.isShell(name) {
-		if script, ok := shellScript(args); ok && w.in.depth < maxNested {
-			sub := &interp{cat: w.in.cat, code: w.in.code, depth: w.in.depth + 1}
+	p := in.cat.ProgramOf(seg, classify.DialectBash)
+	label := w.label(seg)
+	if p != nil && p.Dialect != "" {
+		// bash -c 'script': the script's own status.
+		if script, ok := shellScript(seg); ok && in.depth < maxNested {
+			sub := &interp{cat: in.cat, code: in.code, depth: in.depth + 1}
 			if cands, ok := sub.script(script); ok {
 				return cands
 			}
-			if w.in.code == 2 {
-				return []cand{{m: Meaning{Error: true, Message: "Shell syntax error", Program: name}}}
+			if in.code == 2 {
+				return []cand{{m: Meaning{Error: true, Message: "Shell syntax error", Program: seg.Name}}}
 			}
 		}
-		return []cand{{m: w.in.program(name, "", args, seg.Options)}}
+		return []cand{in.meaning(label, p, seg.Options)}
 	}
 	child := -1
 	for j := i + 1; j < len(w.rep.Segments); j++ {
-		if s := w.rep.Segments[j]; s.Parent == i && !s.Context.Substitution {
+		if s := &w.rep.Segments[j]; s.Parent == i && !s.Context.Substitution {
 			child = j
 			break
 		}
 	}
-	if m, ok := w.in.wrapperOwn(name, child, w.rep); ok {
-		return []cand{{m: m}}
-	}
-	if child >= 0 && (name == "exec" || w.in.isWrapper(name) && name != "parallel") {
-		return w.segment(child, hops+1)
-	}
-	if p := w.in.cat.Lookup(name); p == nil && fallbackWrapper[name] {
-		if inner, rest, ok := unwrapFallback(name, args); ok {
-			return []cand{w.in.named(inner, "", rest, nil)}
+	if p != nil {
+		if e, ok := p.ExitMeaningOf(in.code, seg.Options); ok {
+			msg := e.Message
+			if e.Command != "" && child >= 0 {
+				msg = w.commandMessage(e.Command, &w.rep.Segments[child])
+			}
+			return []cand{{m: Meaning{Error: e.Error, Message: msg, Program: label}}}
+		}
+		if child >= 0 && p.ExitStatus == classify.ExitStatusCommand {
+			return w.segment(child, hops+1)
 		}
 	}
+	return []cand{in.meaning(label, p, seg.Options)}
+}
+
+// commandMessage fills a meaning's command message with the command the
+// program ran, adding what status 1 means for that command when it is an
+// outcome of its own.
+func (w *walk) commandMessage(tmpl string, child *classify.Segment) string {
+	name := w.label(child)
+	msg := strings.ReplaceAll(tmpl, "{command}", name)
+	if p := w.in.cat.ProgramOf(child, classify.DialectBash); p != nil {
+		if e, ok := p.ExitMeaningOf(1, child.Options); ok && !e.Error {
+			msg += "; for " + name + " 1 means: " + e.Message
+		}
+	}
+	return msg
+}
+
+// label names a segment's program with its subcommand ("git grep"): the
+// catalog's, else the word the classifier found no subcommand for.
+func (w *walk) label(seg *classify.Segment) string {
 	sub := seg.Subcommand
-	if sub != "" && strings.Contains(sub, " ") {
-		sub = sub[:strings.IndexByte(sub, ' ')]
-	}
-	return []cand{w.in.named(name, sub, args, seg.Options)}
-}
-
-func argValues(as []classify.Arg) []string {
-	out := make([]string, len(as))
-	for i, a := range as {
-		if a.Static() {
-			out[i] = a.Value
+	if sub == "" {
+		for _, f := range w.rep.Findings {
+			if f.Segment != seg.Index || f.Code != "unknown-subcommand" {
+				continue
+			}
+			for _, a := range seg.Args {
+				if a.Span == f.Span && a.Static() {
+					sub = a.Value
+				}
+			}
 		}
 	}
-	return out
+	if i := strings.IndexByte(sub, ' '); i >= 0 {
+		sub = sub[:i]
+	}
+	if sub == "" {
+		return seg.Name
+	}
+	return seg.Name + " " + sub
 }
 
-// named interprets a program invocation by name.
-func (in *interp) named(name, sub string, args []string, opts []classify.Opt) cand {
-	name = path.Base(name)
-	if sub == "" && len(args) > 0 {
-		if p := in.cat.Lookup(name); p != nil && p.Sub(firstOperand(args)) != nil {
-			sub = firstOperand(args)
-		} else if name == "git" {
-			sub = firstOperand(args)
+// shellScript is the script of a shell's segment (bash -c SCRIPT): its
+// operand in the role script, when static.
+func shellScript(seg *classify.Segment) (string, bool) {
+	for _, op := range seg.Operands {
+		if op.Role == "script" {
+			return op.Value, op.Static()
 		}
 	}
-	m := in.program(name, sub, args, opts)
-	never := false
-	if in.code >= 1 && in.code <= 125 {
-		never = neverFails[name]
+	return "", false
+}
+
+// byName interprets the status of a program known only by its name (not a
+// segment of the report: a declaration keyword, a command past a limit).
+func (in *interp) byName(name string) cand {
+	return in.meaning(name, in.cat.LookupIn(name, classify.DialectBash), nil)
+}
+
+// meaning interprets the status for a run of p (nil when the catalog does
+// not know the program) with the options opts: the program's own meaning
+// of it; for a program whose 1 is an outcome (grep's "No matches found"),
+// 2 to 125 are errors it reported; else what it means for any program.
+func (in *interp) meaning(label string, p *classify.Program, opts []classify.Opt) cand {
+	code := in.code
+	if p != nil {
+		if e, ok := p.ExitMeaningOf(code, opts); ok {
+			return cand{m: Meaning{Error: e.Error, Message: e.Message, Program: label}}
+		}
+		if e, ok := p.ExitMeaningOf(1, opts); ok && !e.Error && code < 126 {
+			return cand{m: Meaning{Error: true, Message: label + " reported an error", Program: label}}
+		}
 	}
+	m := generic(code)
+	m.Program = label
+	// A program that does not fail (echo) is not where a status from 1
+	// to 125 came from.
+	never := p != nil && p.ExitStatus == classify.ExitStatusZero && code >= 1 && code <= 125
 	return cand{m: m, neverFails: never}
 }
 
-// firstOperand returns the first word that is not an option, skipping the
-// values of git's global options that take one.
-func firstOperand(args []string) string {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch a {
-		case "-C", "-c", "--git-dir", "--work-tree", "--namespace":
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		return a
-	}
-	return ""
-}
-
-// isShell reports a shell: a catalog entry with a dialect (bash, sh, zsh,
-// ksh), the one place that lists them.
-func (in *interp) isShell(name string) bool {
-	p := in.cat.Lookup(name)
-	return p != nil && p.Dialect != ""
-}
-
-// shellScript finds the script of `bash [opts] -c SCRIPT`.
-func shellScript(args []string) (string, bool) {
-	hasC := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if strings.HasPrefix(a, "-") && len(a) > 1 && !strings.HasPrefix(a, "--") {
-			if strings.ContainsRune(a, 'c') {
-				hasC = true
-			}
-			if a == "-o" || a == "+o" || a == "-O" || a == "+O" {
-				i++
-			}
-			continue
-		}
-		if strings.HasPrefix(a, "--") {
-			continue
-		}
-		if hasC {
-			return a, true
-		}
-		return "", false
-	}
-	return "", false
-}
-
-var neverFails = map[string]bool{"true": true, ":": true, "echo": true, "printf": true, "pwd": true}
-
-// fallbackWrapper are wrappers the catalog may not describe: the wrapped
-// command starts at the first operand.
-var fallbackWrapper = map[string]bool{"exec": true, "nohup": true, "builtin": true, "time": true}
-
-func unwrapFallback(name string, args []string) (string, []string, bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			if i < len(args) && args[i] != "" {
-				return args[i], args[i+1:], true
-			}
-			return "", nil, false
-		}
-		if strings.HasPrefix(a, "-") {
-			if name == "exec" && a == "-a" || name == "time" && (a == "-f" || a == "-o") {
-				i++
-			}
-			continue
-		}
-		if a == "" {
-			return "", nil, false
-		}
-		return a, args[i+1:], true
-	}
-	return "", nil, false
-}
-
-func (in *interp) isWrapper(name string) bool {
-	p := in.cat.Lookup(name)
-	if p == nil {
-		return false
-	}
-	for _, c := range p.Categories {
-		if c == "wrapper" {
-			return true
-		}
-	}
-	return false
-}
-
-// wrapperOwn returns the meaning of a status that the wrapper itself
-// produces (timeout's 124), before the wrapped program is looked at.
-func (in *interp) wrapperOwn(name string, child int, rep *classify.Report) (Meaning, bool) {
-	inner := ""
-	if child >= 0 {
-		inner = rep.Segments[child].Name
-	}
-	switch name {
-	case "timeout":
-		switch in.code {
-		case 124:
-			return Meaning{Error: true, Message: "Timed out: timeout stopped the command", Program: "timeout"}, true
-		case 125:
-			return Meaning{Error: true, Message: "timeout itself failed", Program: "timeout"}, true
-		}
-	case "env", "nice", "stdbuf", "nohup", "chroot":
-		if in.code == 125 {
-			return Meaning{Error: true, Message: name + " itself failed", Program: name}, true
-		}
-	case "parallel":
-		switch {
-		case in.code >= 1 && in.code <= 100:
-			return Meaning{Error: true, Message: fmt.Sprintf("%d of the jobs run by parallel failed", in.code), Program: "parallel"}, true
-		case in.code == 101:
-			return Meaning{Error: true, Message: "More than 100 of the jobs run by parallel failed", Program: "parallel"}, true
-		}
-	case "xargs":
-		switch in.code {
-		case 123:
-			msg := "A command run by xargs exited with a status from 1 to 125"
-			if inner != "" {
-				msg = fmt.Sprintf("%s (run by xargs) exited with a status from 1 to 125", inner)
-				if e := in.exit1(inner, "", nil, nil); e != "" {
-					msg += "; for " + inner + " 1 means: " + e
-				}
-			}
-			return Meaning{Error: true, Message: msg, Program: "xargs"}, true
-		case 124:
-			return Meaning{Error: true, Message: "A command run by xargs exited with 255, so xargs stopped", Program: "xargs"}, true
-		case 125:
-			return Meaning{Error: true, Message: "A command run by xargs was killed by a signal", Program: "xargs"}, true
-		case 1:
-			return Meaning{Error: true, Message: "xargs itself failed", Program: "xargs"}, true
-		}
-	}
-	return Meaning{}, false
-}
-
-// exit1 returns what exit status 1 means for the program, or "". A
-// catalog text that ends in "(with OPTION or OPTION)" applies only when one
-// of the options is given, and is returned without the parenthesis.
-func (in *interp) exit1(name, sub string, args []string, opts []classify.Opt) string {
-	if p := in.cat.Lookup(name); p != nil {
-		spec, text := p, p.Exit1
-		if sub != "" {
-			spec, text = p.Sub(sub), ""
-			if spec != nil {
-				text = spec.Exit1
-			}
-		}
-		if text != "" {
-			if !flagGate(name, args) {
-				return ""
-			}
-			if t, ok := conditional(spec, text, args, opts); ok {
-				return t
-			}
-			return ""
-		}
-		if sub != "" && spec != nil {
-			return "" // a subcommand the catalog knows, with no exit1
-		}
-	}
-	key := name
-	if sub != "" {
-		key = name + " " + sub
-	}
-	if e, ok := builtinExit1[key]; ok && flagGate(name, args) {
-		return e
-	}
-	return ""
-}
-
-var withRe = regexp.MustCompile(`^(.*?)\s*\(with ([^()]*)\)$`)
-
-// conditional applies a trailing "(with -e)" condition of a catalog text.
-func conditional(p *classify.Program, text string, args []string, opts []classify.Opt) (string, bool) {
-	m := withRe.FindStringSubmatch(text)
-	if m == nil {
-		return text, true
-	}
-	var flags []string
-	for _, f := range strings.FieldsFunc(m[2], func(r rune) bool { return r == ' ' || r == ',' }) {
-		if strings.HasPrefix(f, "-") {
-			flags = append(flags, f)
-		}
-	}
-	if len(flags) == 0 {
-		return text, true
-	}
-	for _, f := range flags {
-		if hasOption(p, f, args, opts) {
-			return m[1], true
-		}
-	}
-	return "", false
-}
-
-// hasOption reports whether the option f (or another spelling of it in
-// the catalog) was given: from the classifier's options when there are
-// any, else from the words.
-func hasOption(p *classify.Program, f string, args []string, opts []classify.Opt) bool {
-	names := []string{f}
-	if p != nil {
-		for _, o := range p.Options {
-			if slices.Contains(o.Names, f) {
-				names = o.Names
-				break
-			}
-		}
-	}
-	for _, o := range opts {
-		if slices.Contains(names, o.Name) || slices.Contains(names, o.Written) {
-			return true
-		}
-	}
-	if len(opts) > 0 {
-		return false
-	}
-	for _, n := range names {
-		if strings.HasPrefix(n, "--") {
-			if hasFlag(args, 0, n) {
-				return true
-			}
-		} else if len(n) == 2 && n[0] == '-' && hasFlag(args, n[1], "") {
-			return true
-		}
-	}
-	return false
-}
-
-// flagGate reports whether the options that give exit 1 its meaning are
-// present: jq only with -e, command only with -v/-V.
-func flagGate(name string, args []string) bool {
-	switch name {
-	case "jq":
-		return hasFlag(args, 'e', "--exit-status")
-	case "command":
-		return hasFlag(args, 'v', "") || hasFlag(args, 'V', "")
-	}
-	return true
-}
-
-// hasFlag looks for a short flag (bundled or not) or a long flag among
-// the options before the first operand or "--".
-func hasFlag(args []string, short byte, long string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if long != "" && a == long {
-			return true
-		}
-		if long != "" && strings.HasPrefix(a, long+"=") {
-			return true
-		}
-		if short != 0 && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], short) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// builtinExit1 covers programs the catalog does not (yet) describe.
-var builtinExit1 = map[string]string{
-	"rg":       "No matches found",
-	"ag":       "No matches found",
-	"ack":      "No matches found",
-	"zgrep":    "No matches found",
-	"grep":     "No matches found",
-	"egrep":    "No matches found",
-	"fgrep":    "No matches found",
-	"git grep": "No matches found",
-	"git diff": "Files differ",
-	"cmp":      "Files differ",
-	"diff":     "Files differ",
-	"test":     "Condition is false",
-	"[":        "Condition is false",
-	"[[":       "Condition is false",
-	"find":     "Some directories were inaccessible",
-	"which":    "Not found",
-	"type":     "Not found",
-	"command":  "Not found",
-	"pgrep":    "No processes matched",
-	"pkill":    "No processes matched",
-	"jq":       "The last output was false or null",
-}
-
-// program interprets the code for a named program.
-func (in *interp) program(name, sub string, args []string, opts []classify.Opt) Meaning {
-	label := name
-	if sub != "" {
-		label = name + " " + sub
-	}
-	code := in.code
-	if name == "git" {
-		switch code {
-		case 128:
-			return Meaning{Error: true, Message: "git stopped with a fatal error", Program: label}
-		case 129:
-			return Meaning{Error: true, Message: "git usage error", Program: label}
-		}
-	}
-	if name == "jq" && hasFlag(args, 'e', "--exit-status") && code == 4 {
-		return Meaning{Error: true, Message: "jq produced no valid result", Program: label}
-	}
-	if e := in.exit1(name, sub, args, opts); e != "" && code < 126 {
-		if code == 1 {
-			return Meaning{Message: e, Program: label}
-		}
+// condition interprets the status of [[ ... ]], bash's conditional
+// command: 1 is false, 2 a malformed expression.
+func (in *interp) condition() Meaning {
+	const label = "[["
+	switch {
+	case in.code == 1:
+		return Meaning{Message: "Condition is false", Program: label}
+	case in.code < 126:
 		return Meaning{Error: true, Message: label + " reported an error", Program: label}
 	}
-	m := generic(code)
+	m := generic(in.code)
 	m.Program = label
 	return m
 }

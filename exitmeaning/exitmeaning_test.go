@@ -2,6 +2,7 @@ package exitmeaning
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -135,6 +136,8 @@ func TestInterpret(t *testing.T) {
 		{"env LC_ALL=C grep x f", 1, "ok: No matches found @grep"},
 		{"env -i PATH=/bin diff a b", 1, "ok: Files differ @diff"},
 		{"env grep x f", 125, "error: env itself failed @env"},
+		{"chroot /srv ls", 125, "error: chroot itself failed @chroot"},
+		{"chroot /srv ls", 1, "error @chroot"},
 		{"nice -n 10 grep x f", 1, "ok: No matches found @grep"},
 		{"command grep x f", 1, "ok: No matches found @grep"},
 		{"stdbuf -oL grep x f", 1, "ok: No matches found @grep"},
@@ -192,6 +195,20 @@ func TestInterpret(t *testing.T) {
 		{"git show-ref --verify refs/heads/x", 1, "ok: " + catalogExit1(t, "git", "show-ref") + " @git show-ref"},
 		{"strace -f grep x f", 1, "ok: No matches found @grep"},
 		{"parallel grep x ::: a b c", 2, "error: 2 of the jobs run by parallel failed @parallel"},
+		{"parallel grep x ::: a b c", 101, "error: More than 100 of the jobs run by parallel failed @parallel"},
+		{"xargs rg foo", 1, "error: xargs itself failed @xargs"},
+		{"xargs git grep foo", 123, "error: git grep (run by xargs) exited with a status from 1 to 125; for git grep 1 means: No matches found @xargs"},
+		{"xargs jq -e .a", 123, "error: jq (run by xargs) exited with a status from 1 to 125; for jq 1 means: The last output was false or null @xargs"},
+		{"xargs jq .a", 123, "error: jq (run by xargs) exited with a status from 1 to 125 @xargs"},
+		{"systemctl status nginx", 3, "ok: The unit is inactive @systemctl status"},
+		{"systemctl status nginx", 4, "error: No such unit @systemctl status"},
+		{"git reflog exists refs/x", 1, "ok: " + catalogExit1(t, "git", "reflog exists") + " @git reflog"},
+		{"git frobnicate x", 1, "error @git frobnicate"},
+		{"git frobnicate x", 128, "error: git stopped with a fatal error @git frobnicate"},
+		{"command -v node", 2, "error: command reported an error @command"},
+		{"command grep x f", 2, "error: grep reported an error @grep"},
+		{"echo a; false", 1, "error @false"},
+		{"grep x f; echo done", 0, "ok"},
 
 		// unparsable commands
 		{"grep 'x f", 2, "error: Shell syntax error"},
@@ -211,19 +228,22 @@ func TestInterpret(t *testing.T) {
 	}
 }
 
-// catalogExit1 is the catalog's exit1 text, its "(with ...)" condition cut.
+// catalogExit1 is the catalog's meaning of exit status 1 for the program.
 func catalogExit1(t *testing.T, name, sub string) string {
 	p := classify.DefaultCatalog().Lookup(name)
-	if p != nil && sub != "" {
-		p = p.Sub(sub)
+	for _, s := range strings.Fields(sub) {
+		if p != nil {
+			p = p.Sub(s)
+		}
 	}
-	if p == nil || p.Exit1 == "" {
-		t.Fatalf("the catalog has no exit1 for %s %s", name, sub)
+	if p == nil {
+		t.Fatalf("the catalog has no %s %s", name, sub)
 	}
-	if m := withRe.FindStringSubmatch(p.Exit1); m != nil {
-		return m[1]
+	m, ok := p.Exit["1"]
+	if !ok {
+		t.Fatalf("the catalog has no meaning of exit status 1 for %s %s", name, sub)
 	}
-	return p.Exit1
+	return m.Message
 }
 
 func TestNotes(t *testing.T) {
@@ -278,5 +298,118 @@ func TestSignalName(t *testing.T) {
 	want := []string{"SIGKILL (9)", "SIGTERM (15)", "SIGRTMIN+0 (34)", "SIGRTMIN+30 (64)", "signal 99"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// TestCatalogEdit checks that the catalog alone decides what a status
+// means: a program added by a catalog file gets its meanings, conditions
+// and wrapping from the entry, and an entry replaced without them leaves
+// only the generic meanings.
+func TestCatalogEdit(t *testing.T) {
+	ext, err := classify.ParseCatalog([]byte(`
+programs:
+  - name: frob
+    doc: frobs files
+    options:
+      - names: [--check, -c]
+      - names: [--verbose, -v]
+    exit:
+      1: Nothing to frob
+      2: {message: Frobbed with warnings, when: [--check]}
+      3-5: {message: "Frob jammed ({code})", error: true}
+    operands: [file...]
+  - name: runfrob
+    doc: runs a command under frob's supervision
+    categories: [wrapper]
+    stop_at_operand: true
+    exit_status: command
+    exit:
+      99:
+        message: A command failed
+        command: "{command} failed under runfrob"
+        error: true
+    operands: [command]
+  - name: grep
+    doc: a grep that says nothing about its statuses
+    operands: [pattern, file...]
+  - name: chatty
+    doc: prints, and does not fail
+    exit_status: zero
+    operands: [text...]
+`), "ext.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := classify.DefaultCatalog().Extend(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd  string
+		code int
+		want string
+	}{
+		{"frob a b", 1, "ok: Nothing to frob @frob"},
+		{"frob a b", 2, "error: frob reported an error @frob"},
+		{"frob --check a", 2, "ok: Frobbed with warnings @frob"},
+		{"frob -vc a", 2, "ok: Frobbed with warnings @frob"},
+		{"frob a", 4, "error: Frob jammed (4) @frob"},
+		{"frob a", 127, "error: Command not found @frob"},
+		{"runfrob frob a", 1, "ok: Nothing to frob @frob"},
+		{"runfrob frob a", 99, "error: frob failed under runfrob; for frob 1 means: Nothing to frob @runfrob"},
+		{"runfrob", 99, "error: A command failed @runfrob"},
+		{"grep x f", 1, "error @grep"},
+		{"frob a && chatty done", 1, "ok: Nothing to frob @frob"},
+		{"unknownprog x", 1, "error @unknownprog"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s=%d", tt.cmd, tt.code), func(t *testing.T) {
+			got := short(Interpret(tt.cmd, tt.code, WithCatalog(cat)))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Interpret(%q, %d) mismatch (-want +got):\n%s", tt.cmd, tt.code, diff)
+			}
+		})
+	}
+	// The default catalog is untouched by the extension.
+	if got := short(Interpret("grep x f", 1)); got != "ok: No matches found @grep" {
+		t.Errorf("default catalog: grep x f = %q", got)
+	}
+}
+
+// TestReadmeCatalogExample checks the README's catalog entry for frob: as
+// printed, it gives frob its exit meanings.
+func TestReadmeCatalogExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "```yaml\nprograms:\n  - name: frob\n"
+	i := strings.Index(string(readme), start)
+	if i < 0 {
+		t.Fatal("the README has no catalog example for frob")
+	}
+	src := string(readme[i+len("```yaml\n"):])
+	src = src[:strings.Index(src, "```")]
+	ext, err := classify.ParseCatalog([]byte(src), "README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := classify.DefaultCatalog().Extend(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd  string
+		code int
+		want string
+	}{
+		{"frob a", 1, "ok: Nothing to frob @frob"},
+		{"frob --check a", 2, "ok: Frobbed with warnings @frob"},
+		{"frob a", 2, "error: frob reported an error @frob"},
+		{"frob a", 4, "error: Frob jammed (4) @frob"},
+	} {
+		if got := short(Interpret(tt.cmd, tt.code, WithCatalog(cat))); got != tt.want {
+			t.Errorf("Interpret(%q, %d) = %q, want %q", tt.cmd, tt.code, got, tt.want)
+		}
 	}
 }

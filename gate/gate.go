@@ -507,6 +507,7 @@ func recheckWrites(d *Decision) error {
 		return nil
 	}
 	in := d.in
+	in.Writes = in.Writes.Again()
 	now := policy.ComputeFacts(&in).Writes
 	if len(now) != len(d.writes) {
 		return &readstation.ChangeError{Path: "(writes)", Was: fmt.Sprintf("%d writes", len(d.writes)), Now: fmt.Sprintf("%d writes", len(now))}

@@ -50,14 +50,6 @@ type Pipeline struct {
 	classOpts []classify.Option
 	fullOpts  []classify.Option
 	noStation bool
-
-	mu    sync.Mutex
-	valid map[validKey]error
-}
-
-type validKey struct {
-	cfg *policy.Config
-	cwd string
 }
 
 // NewPipeline resolves the configuration's trust, builds the catalog and
@@ -221,10 +213,16 @@ func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cw
 	}
 	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: cfg}
 	in.Report = classify.Classify(command, append(opts[:len(opts):len(opts)], classify.WithDialect(shell))...)
+	if p.noStation && len(in.Report.Writes) == 0 {
+		return in, nil, nil
+	}
+	// One model of the file system: the boundary judges the writes (on
+	// what it knows even when it failed) and the reads.
+	b, err := boundary(cfg, cwd)
+	in.Writes = readstation.JudgeWrites(in.Report, b)
 	if p.noStation {
 		return in, nil, nil
 	}
-	b, err := boundary(cfg, cwd)
 	if err != nil {
 		return in, nil, fmt.Errorf("read station: %w (reads are not established)", err)
 	}
@@ -233,39 +231,13 @@ func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cw
 	return in, st, nil
 }
 
-// maxValid bounds the boundaries remembered as validated.
+// maxValid bounds the boundaries a batch remembers.
 const maxValid = 256
 
-// boundary is policy.Config.Boundary, validated once per config and cwd
-// (validating the deny rows on every request was about 40 % of a
-// decision). TestBoundaryMatchesConfig keeps the two equal.
+// boundary is the boundary of the file-system model for cwd under cfg:
+// policy.Config.Boundary, the one constructor (readstation.NewBoundary).
 func (p *Pipeline) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
-	k := validKey{cfg, cwd}
-	p.mu.Lock()
-	err, ok := p.valid[k]
-	p.mu.Unlock()
-	if !ok {
-		_, err = cfg.Boundary(cwd)
-		p.mu.Lock()
-		if p.valid == nil || len(p.valid) >= maxValid {
-			p.valid = map[validKey]error{}
-		}
-		p.valid[k] = err
-		p.mu.Unlock()
-	}
-	if err != nil {
-		return readstation.Boundary{}, err
-	}
-	b, err := readstation.DefaultBoundary(cwd)
-	if err != nil {
-		return b, err
-	}
-	b.Roots = append(b.Roots, cfg.Roots...)
-	if cfg.ReplaceDefaultDenyReads {
-		b.DenyRows = nil
-	}
-	b.DenyRows = append(b.DenyRows, cfg.DenyReads...)
-	return b, nil
+	return cfg.Boundary(cwd)
 }
 
 // Decide asks the policy about in (built by Input). When a part of an

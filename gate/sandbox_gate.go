@@ -175,18 +175,7 @@ func (g *Gate) sandboxRoots(cwd string) (roots []string, home string) {
 			roots = append(roots, gitDirs(r)...)
 		}
 	}()
-	for _, r := range b.Roots {
-		switch {
-		case r == "~":
-			r = b.Home
-		case strings.HasPrefix(r, "~/"):
-			r = filepath.Join(b.Home, r[2:])
-		case !filepath.IsAbs(r):
-			r = filepath.Join(cwd, r)
-		}
-		out = append(out, filepath.Clean(r))
-	}
-	return out, b.Home
+	return append(out, b.AbsRoots()...), b.Home
 }
 
 // maxRefused bounds the refused escalations a gate remembers.

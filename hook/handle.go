@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shellgate/shellgate/classify/shells"
 )
 
 // Flags are the options of a hook call: `shellgate hook <agent> [flags]` and
@@ -131,24 +133,10 @@ func ShellFor(agent Agent, p Payload, f Flags) string {
 }
 
 // shellName is the dialect a shell name or path names ("/bin/zsh" is zsh,
-// a login shell's "-zsh" too, dash is sh), or "" for any other. It is
-// classify.ParseDialect without the import: the thin client links no
-// parser.
-func shellName(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '/'); i >= 0 {
-		s = s[i+1:]
-	}
-	switch strings.TrimPrefix(s, "-") {
-	case "bash":
-		return "bash"
-	case "zsh":
-		return "zsh"
-	case "sh", "dash":
-		return "sh"
-	}
-	return ""
-}
+// a login shell's "-zsh" too, dash is sh), or "" for any other: the
+// catalog's shells, through package shells (its table), since the thin
+// client links no parser and loads no catalog.
+func shellName(s string) string { return shells.Dialect(s) }
 
 // Args renders f back as command-line flags (for the one-shot fallback).
 func (f Flags) Args() []string {

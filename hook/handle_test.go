@@ -257,6 +257,10 @@ func TestShellFor(t *testing.T) {
 		{"codex login shell is not trusted", Codex, "", Flags{LoginShell: "/bin/zsh"}, ""},
 		{"cursor --shell", Cursor, "", Flags{Shell: "zsh"}, "zsh"},
 		{"none", Gemini, "", Flags{}, ""},
+		{"claude login shell -zsh", Claude, "", Flags{LoginShell: "-zsh"}, "zsh"},
+		{"claude login dash is not bash or zsh", Claude, "", Flags{LoginShell: "/bin/dash"}, ""},
+		{"claude CLAUDE_CODE_SHELL dash is sh", Claude, "", Flags{ClaudeShell: "/usr/bin/dash", LoginShell: "/bin/zsh"}, "sh"},
+		{"claude CLAUDE_CODE_SHELL ksh is not read", Claude, "", Flags{ClaudeShell: "/bin/ksh", LoginShell: "/bin/zsh"}, ""},
 	} {
 		got := ShellFor(tc.agent, Payload{Shell: tc.payload}, tc.f)
 		if got != tc.want {

@@ -12,7 +12,12 @@
 // Resolve splits such a config into the part in effect and the part
 // ignored, and says what was ignored and how to trust it.
 //
-// It does not import OPA and does not know shell syntax: classification is
-// package classify, and the Rego engine that maps the input to a Decision
-// is package rego.
+// It does not import OPA, does not know shell syntax or patterns, and does
+// no file-system I/O to judge a command: classification is package
+// classify; where reads and writes land is package readstation's model of
+// the file system (Config.Boundary maps the config onto its one
+// constructor, and Input.Writes carries where writes land into the facts);
+// the Rego engine that maps the input to a Decision is package rego. Its
+// only file-system access is loading the configuration and the trust
+// store.
 package policy

@@ -1,14 +1,11 @@
 package policy
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/readstation"
 )
 
@@ -93,7 +90,9 @@ type SegmentFacts struct {
 	GrantRefused string `json:"grant_refused,omitempty"`
 }
 
-// WriteFacts are the facts about one write candidate.
+// WriteFacts are the facts about one write candidate: where the file-system
+// model (readstation.Write) says it lands, and whether that is shellgate's
+// own configuration, which only the config knows.
 type WriteFacts struct {
 	// Path is the absolute, cleaned path written ("" when not established);
 	// for a glob, the directory its matches are in.
@@ -120,14 +119,10 @@ type WriteFacts struct {
 	ShellgateConfig bool `json:"shellgate_config"`
 }
 
-// harmlessDevices may be written without harm.
-var harmlessDevices = map[string]bool{
-	"/dev/null": true, "/dev/zero": true, "/dev/stdout": true, "/dev/stderr": true,
-	"/dev/tty": true, "/dev/full": true,
-}
-
-// ComputeFacts establishes the facts for in. It reads the file system only
-// for commands that write (to find the workspace and follow symlinks).
+// ComputeFacts establishes the facts for in. It does no I/O: where writes
+// land comes from in.Writes (the file-system model's judgment), and a
+// report whose writes were not judged gets none (the engine refuses such
+// an input; see Input.Writes).
 func ComputeFacts(in *Input) *Facts {
 	cfg := in.Config
 	if cfg == nil {
@@ -141,6 +136,9 @@ func ComputeFacts(in *Input) *Facts {
 		f.Mode = ModeDefault
 	}
 	f.Home = homeDir()
+	if in.Writes != nil {
+		f.Home = in.Writes.Home
+	}
 	if in.Report == nil {
 		return f
 	}
@@ -181,51 +179,41 @@ func ComputeFacts(in *Input) *Facts {
 		}
 	}
 	f.setHas(in, st)
-	if len(in.Report.Writes) == 0 {
-		return f
+	f.setWrites(in, cfg, add)
+	return f
+}
+
+// setWrites carries the file-system model's judgment of the writes
+// (in.Writes) into the facts, marks shellgate's own configuration, and
+// indexes the writes that matter. Writes nobody judged get no facts.
+func (f *Facts) setWrites(in *Input, cfg *Config, add func(string, int)) {
+	if len(in.Report.Writes) == 0 || in.Writes == nil || len(in.Writes.Writes) != len(in.Report.Writes) {
+		return
 	}
-	f.Roots = Roots(in.Cwd, cfg, f.Home)
-	rs := newResolver()
-	realRoots := make([]string, 0, len(f.Roots))
-	for _, r := range f.Roots {
-		realRoots = append(realRoots, rs.real(r))
-	}
-	allRoots := append(append([]string{}, f.Roots...), realRoots...)
-	f.Writes = make([]WriteFacts, len(in.Report.Writes))
-	for i, w := range in.Report.Writes {
-		if w.Dynamic == "find-match" {
-			f.Writes[i] = judgeFindWrite(in.Report, w, in.Cwd, f.Home, allRoots, rs)
+	f.Roots = append(f.Roots, in.Writes.Roots...)
+	f.Writes = make([]WriteFacts, len(in.Writes.Writes))
+	for i, w := range in.Writes.Writes {
+		f.Writes[i] = WriteFacts{Path: w.Path, Real: w.Real, Established: w.Established, Glob: w.Glob,
+			OutsideRoots: w.OutsideRoots, Critical: w.Critical, Device: w.Device}
+		fw := &f.Writes[i]
+		if !fw.Established {
 			continue
 		}
-		f.Writes[i] = judgeWrite(w, in.Cwd, f.Home, allRoots, rs)
-		if w.Source == "cwd-flag" {
-			// git -C DIR clean, tar -x -C DIR, cd DIR && tar -x: the
-			// program writes into DIR, what exactly its own rules decide,
-			// so it is judged as entries of DIR, never as the whole tree.
-			f.Writes[i].Glob, f.Writes[i].Critical = true, false
-		}
-	}
-	for i := range f.Writes {
-		w := &f.Writes[i]
-		if !w.Established {
-			continue
-		}
-		w.ShellgateConfig = shellgateConfig(w.Path, cfg, f.Home) || shellgateConfig(w.Real, cfg, f.Home)
+		fw.ShellgateConfig = shellgateConfig(fw.Path, cfg, f.Home) || shellgateConfig(fw.Real, cfg, f.Home)
 		// The index lets the rules visit only the writes that matter.
-		if w.Critical {
+		if fw.Critical {
 			add("write:critical", i)
 		}
-		if w.OutsideRoots {
+		if fw.OutsideRoots {
 			add("write:outside-roots", i)
 		}
-		if w.Device {
+		if fw.Device {
 			add("write:device", i)
 		}
-		if w.ShellgateConfig {
+		if fw.ShellgateConfig {
 			add("write:shellgate-config", i)
 		}
 	}
-	return f
 }
 
 // shellgateConfig reports whether p is shellgate's own configuration: a
@@ -252,181 +240,6 @@ func shellgateConfig(p string, cfg *Config, home string) bool {
 	return false
 }
 
-// judgeFindWrite judges a write of find -exec's {} (find / -exec rm {} +):
-// the paths written are entries of find's roots, so the write is judged as
-// every entry of each root (Glob). It is established only when every root
-// is; a root outside the roots puts the write outside them. It is never
-// Critical: find's filters decide what goes, as for find -delete.
-func judgeFindWrite(r *classify.Report, w classify.PathRef, cwd, home string, roots []string, rs *resolver) WriteFacts {
-	var out WriteFacts
-	if w.Producer < 0 || w.Producer >= len(r.Segments) {
-		return out
-	}
-	n := 0
-	for _, rd := range r.Reads {
-		if rd.Segment != w.Producer || !rd.Recursive || (rd.Source != "operand" && rd.Source != "implicit") {
-			continue
-		}
-		n++
-		wf := judgeWrite(rd, cwd, home, roots, rs)
-		if !wf.Established {
-			return WriteFacts{}
-		}
-		if out.Path == "" || wf.OutsideRoots && !out.OutsideRoots {
-			out.Path, out.Real = wf.Path, wf.Real
-		}
-		out.OutsideRoots = out.OutsideRoots || wf.OutsideRoots
-		out.Device = out.Device || wf.Device
-	}
-	if n == 0 {
-		return WriteFacts{}
-	}
-	out.Established, out.Glob = true, true
-	return out
-}
-
-func judgeWrite(w classify.PathRef, cwd, home string, roots []string, rs *resolver) WriteFacts {
-	var out WriteFacts
-	if w.Kind != "literal" && w.Kind != "glob" {
-		return out
-	}
-	p := w.Path
-	everyEntry := false
-	if w.Kind == "glob" {
-		out.Glob = true
-		var rest string
-		p, rest = globDir(p)
-		everyEntry = matchesEverything(rest)
-	}
-	base, ok := resolveDir(w.Cwd, cwd, home)
-	abs, ok2 := absPath(p, w.Home, base, ok, home)
-	if !ok2 {
-		return out
-	}
-	out.Established = true
-	out.Path = abs
-	out.Real = rs.real(abs)
-	if sinks[out.Path] {
-		// Writing /dev/null keeps nothing: not outside the roots, not a device.
-		return out
-	}
-	out.OutsideRoots = !within(out.Path, roots) || !within(out.Real, roots)
-	crit := func(p string) bool { return critical(p, home, roots) }
-	// A glob that hits every entry of a directory ("dir/*") is as bad as
-	// the directory; a narrower one ("dir/*.o") is not.
-	if !out.Glob || everyEntry {
-		out.Critical = crit(out.Path) || crit(out.Real)
-	}
-	out.Device = isDevice(out.Path) || isDevice(out.Real)
-	return out
-}
-
-// sinks are write targets that keep nothing.
-var sinks = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/fd/1": true, "/dev/fd/2": true}
-
-// resolveDir returns the absolute directory a cwd stands for.
-func resolveDir(c classify.Cwd, cwd, home string) (string, bool) {
-	if !c.Known {
-		return "", false
-	}
-	p := c.Path
-	switch {
-	case p == "~" || strings.HasPrefix(p, "~/"):
-		if home == "" {
-			return "", false
-		}
-		return filepath.Join(home, p[1:]), true
-	case filepath.IsAbs(p):
-		return filepath.Clean(p), true
-	case cwd == "" || !filepath.IsAbs(cwd):
-		return "", false
-	default:
-		return filepath.Join(cwd, p), true
-	}
-}
-
-func absPath(p string, isHome bool, base string, baseOK bool, home string) (string, bool) {
-	switch {
-	case p == "":
-		return "", false
-	case isHome && (p == "~" || strings.HasPrefix(p, "~/")):
-		if home == "" {
-			return "", false
-		}
-		return filepath.Join(home, p[1:]), true
-	case filepath.IsAbs(p):
-		return filepath.Clean(p), true
-	case !baseOK:
-		return "", false
-	default:
-		return filepath.Join(base, p), true
-	}
-}
-
-// matchesEverything reports whether the glob part after a directory
-// matches every (or every hidden) entry: "*", ".*", "*/", "**", "*/**".
-func matchesEverything(rest string) bool {
-	rest = strings.TrimSuffix(rest, "/")
-	switch rest {
-	case "*", ".*", "**", "*/**", "*/*", ".[!.]*", "..?*":
-		return true
-	}
-	return false
-}
-
-// globDir returns the directory a glob's matches are in (the static part
-// before the first metacharacter, up to its last slash) and the rest of
-// the pattern after that slash.
-func globDir(pattern string) (string, string) {
-	i := 0
-	for ; i < len(pattern); i++ {
-		c := pattern[i]
-		if c == '\\' {
-			i++
-			continue
-		}
-		if c == '*' || c == '?' || c == '[' {
-			break
-		}
-	}
-	prefix := pattern[:min(i, len(pattern))]
-	j := strings.LastIndexByte(prefix, '/')
-	var dir string
-	switch {
-	case j < 0:
-		dir = "."
-	case j == 0:
-		dir = "/"
-	default:
-		dir = prefix[:j]
-	}
-	return strings.ReplaceAll(dir, `\`, ""), pattern[j+1:]
-}
-
-// critical reports whether p is "/", a top-level directory, the home
-// directory or one of its ancestors, or a root or one of its ancestors.
-func critical(p, home string, roots []string) bool {
-	if p == "/" || strings.Count(p, "/") == 1 {
-		return true
-	}
-	if home != "" && isAncestorOrSelf(p, home) {
-		return true
-	}
-	for _, r := range roots {
-		if isAncestorOrSelf(p, r) {
-			return true
-		}
-	}
-	return false
-}
-
-func isDevice(p string) bool {
-	if !strings.HasPrefix(p, "/dev/") || harmlessDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/shm/") {
-		return false
-	}
-	return true
-}
-
 // isAncestorOrSelf reports whether dir is p or an ancestor of p.
 func isAncestorOrSelf(dir, p string) bool {
 	if dir == p {
@@ -438,165 +251,12 @@ func isAncestorOrSelf(dir, p string) bool {
 	return strings.HasPrefix(p, dir+"/")
 }
 
-// within reports whether p is one of roots or under one.
-func within(p string, roots []string) bool {
-	for _, r := range roots {
-		if isAncestorOrSelf(r, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// maxDangling bounds the symlinks followed for one path (as the kernel
-// bounds symlinks in a path).
-const maxDangling = 40
-
-// resolver follows symlinks component by component, remembering what each
-// path it went through resolved to, so that the roots and the writes of one
-// command, which share their leading directories, cost one lstat per
-// directory rather than one per directory per path.
-type resolver struct {
-	known map[string]string // a path as given → its real path
-	links int
-}
-
-func newResolver() *resolver { return &resolver{known: map[string]string{}} }
-
-// real returns p (absolute) with every symlink followed as far as the path
-// exists, dangling ones included (a write through a symlink whose target
-// does not exist yet creates the target); the rest is appended as written. On an error other than a
-// missing component, or too many symlinks, it returns p unchanged.
-func (r *resolver) real(p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	r.links = 0
-	out, ok := r.walk(p)
-	if !ok {
-		return p
-	}
-	return out
-}
-
-// walk resolves p; ok is false when it cannot be established.
-func (r *resolver) walk(p string) (string, bool) {
-	if v, hit := r.known[p]; hit {
-		return v, true
-	}
-	resolved := "/"
-	rest := p
-	prefix := ""
-	for rest != "" {
-		var comp string
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			comp, rest = rest[:i], rest[i+1:]
-		} else {
-			comp, rest = rest, ""
-		}
-		if comp == "" || comp == "." {
-			continue
-		}
-		prefix += "/" + comp
-		if v, hit := r.known[prefix]; hit {
-			resolved = v
-			continue
-		}
-		if comp == ".." {
-			resolved = filepath.Dir(resolved)
-			r.known[prefix] = resolved
-			continue
-		}
-		next := filepath.Join(resolved, comp)
-		fi, err := os.Lstat(next)
-		switch {
-		case err != nil && (errors.Is(err, fs.ErrNotExist) || isNotDir(err)):
-			// The rest does not exist yet: it is created as written.
-			return filepath.Join(next, rest), true
-		case err != nil:
-			return "", false
-		case fi.Mode()&fs.ModeSymlink != 0:
-			r.links++
-			if r.links > maxDangling {
-				return "", false
-			}
-			t, err := os.Readlink(next)
-			if err != nil {
-				return "", false
-			}
-			if !filepath.IsAbs(t) {
-				t = resolved + "/" + t
-			}
-			v, ok := r.walk(t)
-			if !ok {
-				return "", false
-			}
-			resolved = v
-		default:
-			resolved = next
-		}
-		r.known[prefix] = resolved
-	}
-	return resolved, true
-}
-
-func isNotDir(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
-}
-
 func homeDir() string {
 	h, err := os.UserHomeDir()
 	if err != nil || !filepath.IsAbs(h) {
 		return ""
 	}
 	return filepath.Clean(h)
-}
-
-// Workspace returns the workspace of cwd: the nearest directory from cwd up
-// that holds a .git entry, else cwd itself.
-func Workspace(cwd string) string {
-	if cwd == "" {
-		return ""
-	}
-	dir := filepath.Clean(cwd)
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return filepath.Clean(cwd)
-		}
-		dir = parent
-	}
-}
-
-// Roots returns the absolute roots for a command run in cwd: the workspace
-// and the config's roots ("~" folded to home). Relative config roots were
-// made absolute when the config was parsed; any left relative are taken
-// from cwd.
-func Roots(cwd string, cfg *Config, home string) []string {
-	var out []string
-	if ws := Workspace(cwd); ws != "" && filepath.IsAbs(ws) {
-		out = append(out, ws)
-	}
-	if cfg == nil {
-		return out
-	}
-	for _, r := range cfg.Roots {
-		switch {
-		case r == "~" || strings.HasPrefix(r, "~/"):
-			if home != "" {
-				out = append(out, filepath.Join(home, r[1:]))
-			}
-		case filepath.IsAbs(r):
-			out = append(out, filepath.Clean(r))
-		case cwd != "" && filepath.IsAbs(cwd):
-			out = append(out, filepath.Join(cwd, r))
-		}
-	}
-	return out
 }
 
 // setHas fills the flags from the report, the index and the station. A

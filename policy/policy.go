@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // Action is what happens to a command.
@@ -101,6 +102,12 @@ type Input struct {
 	Station any `json:"station,omitempty"`
 	// Config is the configuration in effect; nil means the defaults.
 	Config *Config `json:"config"`
+	// Writes is where each of the report's writes lands
+	// (readstation.JudgeWrites on the command's boundary), which the facts
+	// carry to the policy. The engine refuses (deny, policy-error) an
+	// input whose report writes when it is nil: policy does no file-system
+	// I/O of its own.
+	Writes *readstation.Writes `json:"-"`
 }
 
 // PolicyError is the reason code of a decision the policy could not make:

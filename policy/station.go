@@ -3,46 +3,40 @@ package policy
 import (
 	"fmt"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/readstation"
 )
 
-// Boundary returns the read station's boundary for a command run in cwd
-// under this config: the workspace root and the config's roots (plus
-// extraRoots), the default deny rows extended by the config's (or replaced
-// by them when ReplaceDefaultDenyRows is set). It fails on a cwd that is not
-// a directory and on a deny row that does not compile.
+// Boundary returns the boundary of the file-system model for a command run
+// in cwd under this config (readstation.NewBoundary, the one constructor):
+// the workspace root and the config's roots (plus extraRoots), the default
+// deny rows extended by the config's (or replaced by them when
+// ReplaceDefaultDenyReads is set). It fails on a cwd that is not a
+// directory and on a deny row that does not compile; the boundary it then
+// returns still serves to judge writes (see readstation.NewBoundary).
 func (c *Config) Boundary(cwd string, extraRoots ...string) (readstation.Boundary, error) {
-	b, err := readstation.DefaultBoundary(cwd)
-	if err != nil {
-		return b, err
-	}
 	if c == nil {
 		c = DefaultConfig()
 	}
-	b.Roots = append(b.Roots, c.Roots...)
-	b.Roots = append(b.Roots, extraRoots...)
-	if c.ReplaceDefaultDenyReads {
-		b.DenyRows = nil
-	}
-	for _, row := range c.DenyReads {
+	var rowErr error
+	rows := c.DenyReads
+	for _, row := range rows {
 		if err := readstation.ValidateRow(row); err != nil {
-			return b, fmt.Errorf("%s: deny_reads: %q: %v", c.where(), row, err)
+			// Said in the config's words; the boundary returned (for
+			// the writes) leaves the config's rows out.
+			rowErr = fmt.Errorf("%s: deny_reads: %q: %v", c.where(), row, err)
+			rows = nil
+			break
 		}
-		b.DenyRows = append(b.DenyRows, row)
 	}
-	if err := b.Validate(); err != nil {
-		return b, err
+	roots := c.Roots
+	if len(extraRoots) > 0 {
+		roots = append(append([]string{}, c.Roots...), extraRoots...)
 	}
-	return b, nil
-}
-
-// Judge runs the read station on r for a command run in cwd: the
-// station part of the policy input.
-func (c *Config) Judge(r *classify.Report, cwd string, extraRoots ...string) (*readstation.Station, error) {
-	b, err := c.Boundary(cwd, extraRoots...)
-	if err != nil {
-		return nil, err
+	b, err := readstation.NewBoundary(cwd, readstation.Options{
+		Roots: roots, DenyRows: rows, ReplaceDefaultDenyRows: c.ReplaceDefaultDenyReads,
+	})
+	if err == nil && rowErr != nil {
+		err = rowErr
 	}
-	return readstation.Judge(r, b), nil
+	return b, err
 }

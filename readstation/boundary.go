@@ -210,38 +210,72 @@ var DefaultDenyRows = []string{
 	"/run/secrets/**",
 }
 
-// DefaultBoundary is the zero-configuration boundary for a command started in
-// cwd: one root, the git top level of cwd (found by walking up for .git) or
-// cwd itself; the default deny rows; the user's home directory.
-func DefaultBoundary(cwd string) (Boundary, error) {
+// Options are what a configuration adds to the zero-configuration
+// boundary (see NewBoundary).
+type Options struct {
+	// Roots are more directories commands may read and write in: "~/x",
+	// absolute, or relative to the cwd.
+	Roots []string
+	// DenyRows are added to DefaultDenyRows, or replace them when
+	// ReplaceDefaultDenyRows is set.
+	DenyRows               []string
+	ReplaceDefaultDenyRows bool
+}
+
+// NewBoundary is the one constructor of a boundary for a command started
+// in cwd: the workspace (the git top level of cwd, found by walking up
+// for .git, or cwd itself) and o.Roots as roots; the default deny rows
+// extended (or replaced) by o.DenyRows; the user's home directory. It fails
+// on a cwd that is not a directory, an unknown home directory and a
+// boundary that does not validate. Even then the boundary it returns holds
+// what could be known (cwd, home, roots), so that writes can be judged on
+// it (JudgeWrites); reads are not judged on a boundary that failed.
+func NewBoundary(cwd string, o Options) (Boundary, error) {
+	b := Boundary{}
+	if !o.ReplaceDefaultDenyRows {
+		b.DenyRows = append(b.DenyRows, DefaultDenyRows...)
+	}
+	b.DenyRows = append(b.DenyRows, o.DenyRows...)
+	var errs []error
+	if home, err := os.UserHomeDir(); err != nil {
+		errs = append(errs, fmt.Errorf("readstation: home directory: %w", err))
+	} else if h := filepath.Clean(home); filepath.IsAbs(h) {
+		b.Home = h
+	}
 	if cwd == "" {
-		return Boundary{}, errors.New("readstation: no working directory")
+		errs = append([]error{errors.New("readstation: no working directory")}, errs...)
+		b.Roots = append(b.Roots, o.Roots...)
+		return b, errs[0]
 	}
 	abs, err := filepath.Abs(cwd)
 	if err != nil {
-		return Boundary{}, fmt.Errorf("readstation: working directory %q: %w", cwd, err)
+		b.Roots = append(b.Roots, o.Roots...)
+		return b, fmt.Errorf("readstation: working directory %q: %w", cwd, err)
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return Boundary{}, fmt.Errorf("readstation: working directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return Boundary{}, fmt.Errorf("readstation: working directory %q is not a directory", abs)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return Boundary{}, fmt.Errorf("readstation: home directory: %w", err)
-	}
+	b.Cwd = abs
 	root := abs
 	if top, ok := gitTopLevel(abs); ok {
 		root = top
 	}
-	return Boundary{
-		Roots:    []string{root},
-		DenyRows: append([]string(nil), DefaultDenyRows...),
-		Home:     filepath.Clean(home),
-		Cwd:      abs,
-	}, nil
+	b.Roots = append([]string{root}, o.Roots...)
+	if fi, err := os.Stat(abs); err != nil {
+		errs = append([]error{fmt.Errorf("readstation: working directory: %w", err)}, errs...)
+	} else if !fi.IsDir() {
+		errs = append([]error{fmt.Errorf("readstation: working directory %q is not a directory", abs)}, errs...)
+	}
+	if len(errs) > 0 {
+		return b, errs[0]
+	}
+	if err := getMatcher(b).err; err != nil {
+		return b, err
+	}
+	return b, nil
+}
+
+// DefaultBoundary is the zero-configuration boundary for a command started
+// in cwd: NewBoundary with no options.
+func DefaultBoundary(cwd string) (Boundary, error) {
+	return NewBoundary(cwd, Options{})
 }
 
 // gitTopLevel walks up from dir (lexically, as git does from $PWD) looking

@@ -1,8 +1,12 @@
-// Package readstation is the read boundary: it judges every path a command
-// may read against the workspace roots and the deny rows, on the real file
-// system, and keeps an admission to re-check right before the command is
-// spawned. It does not decide allow, ask or deny: the policy does, from the
-// Station it returns.
+// Package readstation is shellgate's one model of the file system: it
+// builds the boundary (NewBoundary, the one constructor: the workspace
+// found from the cwd, the configured roots, the deny rows, the home
+// directory), judges every path a command may read against it, on the real
+// file system, judges where every write lands (JudgeWrites), matches shell
+// patterns (globs, grep --exclude, find -name) and keeps an admission to
+// re-check right before the command is spawned. No other package looks at
+// the file system to judge a command. It does not decide allow, ask or
+// deny: the policy does, from the Station and Writes it returns.
 //
 // # Judging a read
 //
@@ -21,7 +25,17 @@
 //   - judges both the path as written (absolute, cleaned lexically) and the
 //     real path: each must stay inside a root and match no deny row;
 //   - expands globs against the file system the way bash does by default
-//     (no dotglob, no globstar) and judges every match; no match means the
+//     (no dotglob, no globstar) and judges every match: the station lists
+//     directories itself (caps and caches below) and asks one function,
+//     matchPattern, whether a name matches a component; it reads patterns
+//     with mvdan.cc/sh/v3/pattern ([!x], [^x], [[:alpha:]], ranges,
+//     escapes, an unmatched "[" as a literal). When zsh may run the command
+//     (Report.Dialect other than bash or sh), a component with a character
+//     zsh's options can make an operator (^ # ~ ( | < >) is not matched;
+//     nor is an extended pattern, nor "?" or a bracket expression against a
+//     name outside ASCII (the locale decides those): each makes the read
+//     not-established. Agreement with real bash, zsh, grep and find is
+//     tested (pattern_test.go); no match means the
 //     pattern reaches the program as a literal word, judged as such; a
 //     match the program would not take as that path is not established:
 //     one that begins with "-" where the program still parses options
@@ -61,15 +75,20 @@
 //     walk (64 directories, the roots inside it skipped) that makes it
 //     denied when a denied path is near its top (grep -r . /proc/self sees
 //     /proc/self/environ); past that it stays outside-roots.
-//     rg without --hidden/-u (and without RIPGREP_CONFIG_PATH set), ls
-//     without -a/-A and tree without -a skip hidden names, and the check
-//     skips them too; a link to a directory inside the roots is walked too
-//     (grep -R, find -L and xargs consumers follow links); grep
-//     --exclude/--exclude-dir and rg -g '!GLOB' are honoured, so the hint a
-//     denied tree read gives ("exclude it with --exclude-dir=DIR") works
-//     (grep --exclude only without --include: the last matching one wins);
-//     other exclude options (find -prune, du --exclude, tree -I) are not
-//     read, and the tree is judged whole;
+//     How a program walks is the catalog's (walk in classify/catalog.yaml),
+//     read here as the segment's facts (classify.Walk), never by its name:
+//     a program that skips hidden names unless told (rg without --hidden/-u
+//     and without RIPGREP_CONFIG_PATH set, ls without -a/-A, tree without
+//     -a) has them skipped by the check too; a link to a directory inside
+//     the roots is walked too (grep -R, find -L and xargs consumers follow
+//     links); the exclude options the catalog lists (grep
+//     --exclude/--exclude-dir, rg -g '!GLOB') are honoured, so the hint a
+//     denied tree read gives ("exclude it with --exclude-dir=DIR", the
+//     catalog's exclude_hint) works (grep --exclude only without
+//     --include: the last matching one wins); other exclude options (find
+//     -prune, du --exclude, tree -I) are not read, and the tree is judged
+//     whole; a names-only program (find, du, tree, ls -R) is judged against
+//     the deny rows at its root only;
 //   - dynamic words (parameters, substitutions, ~user, braces) are
 //     not-established; reads fed by a producer are judged by the producer's
 //     roots (below).
@@ -81,6 +100,18 @@
 // symlink loop, a device, FIFO or socket (other than /dev/null) or an
 // invalid Boundary is not-established, never ok.
 // Station.Established is true only when every read is ok or missing.
+//
+// # Writes
+//
+// JudgeWrites resolves each write candidate of the report (cwd after cd,
+// "~" folded, ".." cleaned, every symlink followed as far as the path
+// exists, a dangling one to its target, since writing through it creates
+// the target) and says whether it lands outside the roots, on a critical
+// path ("/", a top-level directory, the home directory, a root or an
+// ancestor of one, or every entry of one for a glob) or on a device. It
+// judges on a boundary NewBoundary failed to build, too (a cwd that does
+// not exist): writes are then judged against what is known. Writes.Again
+// judges them again right before the spawn.
 //
 // # Deny rows
 //
@@ -99,9 +130,12 @@
 //
 // "find src -name '*.go' | xargs wc -l" feeds paths to wc at run time. The
 // report marks such reads dynamic with a Producer segment (xargs-input, or
-// find-match for find -exec's {}). A read fed by one of these producers is
+// find-match for find -exec's {}). A read fed by a trusted producer is
 // judged by walking the producer's roots as recursive reads; any other
-// producer leaves it not-established:
+// producer leaves it not-established. The trusted producers are the
+// catalog's (produces_paths in classify/catalog.yaml: any_of, none_of, nul,
+// default_root, name_filter), read here as the segment's facts
+// (classify.Produces); the embedded catalog has:
 //
 //	producer      spelling required                       roots when none named
 //	find          no -printf -fprintf -fprint -fprint0     the cwd
@@ -129,14 +163,15 @@
 // option); a name with a quote or backslash (xargs' own quoting) is never
 // established. A simple find -name PAT limits the judged names to those
 // it prints, unless the reader is recursive (grep -r {} reads the whole
-// tree of a printed directory): then every name is judged. The table is
-// trustedProducers in producer.go.
+// tree of a printed directory): then every name is judged. How xargs
+// splits its input (-0, -I) is the catalog's input_args
+// (classify.InputArgs).
 //
 // # Repository-controlled helpers
 //
 // A read-only git command can still run code its repository chose, and so
-// can a program that runs git there (catalog runs_git: go list stamps main
-// packages with git status). For every such segment the station finds the
+// can a program that runs git there (catalog runs_git: git itself, and go
+// list, which stamps main packages with git status). For every such segment the station finds the
 // repository (after cd and -C,
 // through .git files and commondir, bare repositories too), reads its
 // config (config, config.worktree and include/includeIf files) and
@@ -148,7 +183,7 @@
 // filter.*.clean/smudge/process, merge.*.driver, gpg.program,
 // gpg.*.program and gpg.ssh.defaultKeyCommand, tar.*.command,
 // hook.*.command, log.showSignature (when true), pager.*, alias.<the word
-// used>, credential.helper, remote.*.uploadpack/receivepack/proxy and
+// used> (catalog config_aliases: classify.Segment.ConfigAlias), credential.helper, remote.*.uploadpack/receivepack/proxy and
 // ext:: URLs, sequence.editor, interactive.diffFilter, difftool/mergetool/
 // browser/man *.cmd and *.path, web.browser, uploadpack.packObjectsHook,
 // submodule.*.update "!cmd", protocol.ext.allow=always; and every attribute

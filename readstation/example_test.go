@@ -81,3 +81,30 @@ func ExampleValidateRow() {
 	// !keep.pem → deny row "!keep.pem": negation is not supported
 	// /etc/[shadow → deny row "/etc/[shadow": bad pattern component "[shadow"
 }
+
+// JudgeWrites says where each write lands on the same boundary the reads
+// are judged on: through a symlink that leads out of the workspace, onto
+// the workspace itself, or onto a device.
+func ExampleJudgeWrites() {
+	dir, _ := os.MkdirTemp("", "readstation-example")
+	defer os.RemoveAll(dir)
+	repo := filepath.Join(dir, "repo")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "elsewhere"), 0o755)
+	os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(repo, "out"))
+
+	b, err := readstation.NewBoundary(repo, readstation.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := classify.Classify("touch notes.txt out/x && rm -rf * && dd if=a of=/dev/sda")
+	for i, w := range readstation.JudgeWrites(r, b).Writes {
+		fmt.Printf("%-10s outside=%v critical=%v device=%v\n", r.Writes[i].Path, w.OutsideRoots, w.Critical, w.Device)
+	}
+	// Output:
+	// notes.txt  outside=false critical=false device=false
+	// out/x      outside=true critical=false device=false
+	// *          outside=false critical=true device=false
+	// /dev/sda   outside=true critical=false device=true
+}

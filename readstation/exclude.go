@@ -1,7 +1,6 @@
 package readstation
 
 import (
-	"path"
 	"strings"
 
 	"github.com/shellgate/shellgate/classify"
@@ -12,64 +11,40 @@ import (
 // works:
 //
 //   - grep --exclude-dir=GLOB skips directories, --exclude=GLOB skips other
-//     files, by base name (fnmatch; "[!x]" read as "[^x]"), unless an
+//     files, by base name (fnmatch, matched by matchPattern), unless an
 //     --include is given too (the last matching one of them wins);
 //   - rg -g/--glob '!GLOB' skips paths matching the gitignore-style GLOB
 //     relative to the searched root, when every -g glob given is a negation
 //     (a later positive glob could re-include a path).
 //
 // Anything the station cannot read statically (a dynamic value, a pattern
-// path.Match rejects, --iglob, find -prune, du --exclude, tree -I) excludes
+// matchPattern cannot match with certainty, --iglob, find -prune, du --exclude, tree -I) excludes
 // nothing: the tree is judged whole.
 type exclusions struct {
-	files, dirs []string   // grep: base-name globs
-	rel         [][]rowSeg // rg: gitignore-style segments from the root
+	files, dirs []*compiledPattern // grep: base-name globs (fnmatch)
+	rel         [][]rowSeg         // rg: gitignore-style segments from the root
 }
 
 func (x *exclusions) empty() bool {
 	return x == nil || len(x.files) == 0 && len(x.dirs) == 0 && len(x.rel) == 0
 }
 
-// encodeExclusions turns a segment's exclude options into a comparable key
+// encodeExclusions turns a segment's exclude facts (classify.Walk's
+// Excludes, from the catalog's walk excludes) into a comparable key
 // (walkOpts is a map key); decodeExclusions parses it back.
 func encodeExclusions(s *classify.Segment) string {
+	if s.Walk == nil {
+		return ""
+	}
 	var b strings.Builder
-	switch s.Name {
-	case "grep":
-		// --include and --exclude form one list where the last matching
-		// option wins: "--exclude=*.pem --include=*.pem" reads a.pem. With
-		// any --include, --exclude is not honoured.
-		include := false
-		for _, o := range s.Options {
-			include = include || o.Name == "--include"
-		}
-		for _, o := range s.Options {
-			if o.Value == nil || !o.Value.Static() {
-				continue
-			}
-			switch o.Name {
-			case "--exclude":
-				if include {
-					continue
-				}
-				b.WriteString("f" + o.Value.Value + "\x00")
-			case "--exclude-dir":
-				b.WriteString("d" + o.Value.Value + "\x00")
-			}
-		}
-	case "rg":
-		var neg []string
-		for _, o := range s.Options {
-			if o.Name != "--glob" {
-				continue
-			}
-			if o.Value == nil || !o.Value.Static() || !strings.HasPrefix(o.Value.Value, "!") {
-				return "" // a positive or unknown glob: honour none
-			}
-			neg = append(neg, o.Value.Value[1:])
-		}
-		for _, g := range neg {
-			b.WriteString("r" + g + "\x00")
+	for _, e := range s.Walk.Excludes {
+		switch e.Kind {
+		case classify.ExcludeFile:
+			b.WriteString("f" + e.Glob + "\x00")
+		case classify.ExcludeDir:
+			b.WriteString("d" + e.Glob + "\x00")
+		case classify.ExcludePath:
+			b.WriteString("r" + e.Glob + "\x00")
 		}
 	}
 	return b.String()
@@ -87,14 +62,17 @@ func decodeExclusions(enc string) *exclusions {
 		kind, g := e[0], e[1:]
 		switch kind {
 		case 'f', 'd':
-			g = fnmatchToGo(g)
-			if _, err := path.Match(g, ""); err != nil || g == "" {
+			if g == "" {
 				continue
 			}
+			c := compilePattern(g, synFnmatch)
+			if c.err != nil {
+				continue // excludes nothing: the tree is judged whole
+			}
 			if kind == 'f' {
-				x.files = append(x.files, g)
+				x.files = append(x.files, c)
 			} else {
-				x.dirs = append(x.dirs, g)
+				x.dirs = append(x.dirs, c)
 			}
 		case 'r':
 			p, err := parseRow(g)
@@ -107,14 +85,11 @@ func decodeExclusions(enc string) *exclusions {
 	return x
 }
 
-// fnmatchToGo rewrites fnmatch's "[!" negation as path.Match's "[^".
-func fnmatchToGo(g string) string {
-	return strings.ReplaceAll(g, "[!", "[^")
-}
-
-func matchAny(globs []string, name string) bool {
+// matchAny reports whether name matches one of globs with certainty: a
+// name the locale decides for a pattern is not excluded.
+func matchAny(globs []*compiledPattern, name string) bool {
 	for _, g := range globs {
-		if ok, err := path.Match(g, name); ok && err == nil {
+		if ok, err := g.match(name, true); ok && err == nil {
 			return true
 		}
 	}

@@ -1,6 +1,9 @@
 package readstation
 
 import (
+	"errors"
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/shellgate/shellgate/classify"
@@ -44,6 +47,58 @@ func FuzzJudge(f *testing.F) {
 		}
 		if st.Established != est {
 			t.Fatalf("%q: established %v, reads say %v", cmd, st.Established, est)
+		}
+	})
+}
+
+// FuzzMatchPattern checks the one pattern matcher on any pattern and
+// name: no panic; the same answer twice; an answer that agrees with the
+// matcher it replaced (path.Match, with bash's leading-dot rule) wherever
+// both read the pattern, save "[!...]" and classes ("[[:alpha:]]"), which
+// path.Match took for sets holding "!" or ":" where the shell negates or
+// names a class; or else an error that says it cannot
+// be matched with certainty (fail closed).
+func FuzzMatchPattern(f *testing.F) {
+	for _, p := range bashPatterns {
+		f.Add(p, "abc", false)
+		f.Add(p, ".hidden", true)
+	}
+	for _, p := range grepPatterns {
+		f.Add(p, "x.go", true)
+	}
+	f.Fuzz(func(t *testing.T, pat, name string, fnmatch bool) {
+		if strings.ContainsAny(name, "/\x00") || name == "" {
+			return
+		}
+		syn := synBash
+		if fnmatch {
+			syn = synFnmatch
+		}
+		got, err := matchPattern(pat, name, syn, false)
+		again, err2 := matchPattern(pat, name, syn, false)
+		if got != again || (err == nil) != (err2 == nil) {
+			t.Fatalf("%q %q: not deterministic", pat, name)
+		}
+		if err != nil {
+			if !errors.Is(err, errUncertain) || got {
+				t.Fatalf("%q %q: %v, %v", pat, name, got, err)
+			}
+			return
+		}
+		for _, diff := range []string{"[!", "[:", "[.", "[="} {
+			if strings.Contains(pat, diff) {
+				return // path.Match reads these as members of a set
+			}
+		}
+		old, oerr := path.Match(pat, name)
+		if oerr != nil {
+			return
+		}
+		if syn == synBash && strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") && !strings.HasPrefix(pat, `\.`) {
+			old = false
+		}
+		if old != got {
+			t.Fatalf("matchPattern(%q, %q, %d) = %v, path.Match says %v", pat, name, syn, got, old)
 		}
 	})
 }

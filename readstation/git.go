@@ -488,38 +488,15 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	return ri
 }
 
-// gitWord is the first word after git's global options: the subcommand or
-// an alias.
-func gitWord(s *classify.Segment) string {
-	if f := strings.Fields(s.Subcommand); len(f) > 0 {
-		return f[0]
-	}
-	for _, a := range s.Args {
-		if !a.Static() {
-			return ""
-		}
-		inOpt := false
-		for _, o := range s.Options {
-			if a.Span.Start >= o.Span.Start && a.Span.End <= o.Span.End {
-				inOpt = true
-			}
-		}
-		if !inOpt && !strings.HasPrefix(a.Value, "-") {
-			return a.Value
-		}
-	}
-	return ""
-}
-
-// repoHelpers reports, for every git segment (and every segment whose
-// program runs git: catalog runs_git), the commands its repository
-// configured.
+// repoHelpers reports, for every segment whose program runs git (catalog
+// runs_git: git itself, go list), the commands its repository configured;
+// a git alias the segment may run (catalog config_aliases) counts as one.
 func (j *judger) repoHelpers() []RepoHelper {
 	out := []RepoHelper{}
 	cache := map[string]*repoInfo{}
 	for i := range j.r.Segments {
 		s := &j.r.Segments[i]
-		if s.Name != "git" && !s.RunsGit {
+		if !s.RunsGit {
 			continue
 		}
 		cwd, ok := j.effectiveCwd(s)
@@ -573,12 +550,8 @@ func (j *judger) repoHelpers() []RepoHelper {
 		found := slices.Clone(j.unreadable[mark:])
 		ri := j.repo(top, gitdir, res.real, cache)
 		j.unreadableReads(s, append(found, ri.unreadable...))
-		alias := ""
-		if s.Name == "git" {
-			alias = gitWord(s)
-		}
 		for _, e := range ri.config {
-			if helperKey(e, alias) {
+			if helperKey(e, s.ConfigAlias) {
 				out = append(out, RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span})
 			}
 		}

@@ -3,28 +3,16 @@ package readstation
 import (
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
 )
 
 // escapeMeta escapes glob metacharacters in a literal base (a cwd or home
 // directory) that a pattern is joined to.
-func escapeMeta(s string) string {
-	if !strings.ContainsAny(s, "*?[\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '*', '?', '[', '\\':
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func escapeMeta(s string) string { return pattern.QuoteMeta(s, 0) }
 
 // hasUnescapedMeta reports whether a pattern component has a live
 // metacharacter.
@@ -59,9 +47,19 @@ func (j *judger) expandGlob(pattern string, mode globMode, max int) ([]string, e
 
 // globMode is how a shell other than bash expands a pattern: zsh's D
 // qualifier lets metacharacters match a leading dot (never "." or ".."),
-// and its "**" component matches any number of directories.
+// and its "**" component matches any number of directories. zsh is set
+// when zsh may run the command: each component is then matched in
+// synZsh (see matchPattern).
 type globMode struct {
-	dots, globstar bool
+	dots, globstar, zsh bool
+}
+
+// syntax is the pattern syntax of the mode's components.
+func (m globMode) syntax() patternSyntax {
+	if m.zsh {
+		return synZsh
+	}
+	return synBash
 }
 
 func expandGlob(fsc *fsCache, pattern string, mode globMode, max int) ([]string, error) {
@@ -113,9 +111,9 @@ func expandGlob(fsc *fsCache, pattern string, mode globMode, max int) ([]string,
 				}
 				return nil, fmt.Errorf("cannot list %s: %v", dir, err)
 			}
-			explicitDot := strings.HasPrefix(c, ".") || strings.HasPrefix(c, "\\.")
+			pat := compilePattern(c, mode.syntax())
 			names := make([]string, 0, len(es)+2)
-			if explicitDot && !mode.dots && !mode.globstar {
+			if pat.dotLit && !mode.dots && !mode.globstar {
 				// Bash before 5.2 (and with globskipdots off) lets ".*"
 				// match "." and "..": "grep -r x .*" reads the parent.
 				names = append(names, ".", "..")
@@ -124,11 +122,8 @@ func expandGlob(fsc *fsCache, pattern string, mode globMode, max int) ([]string,
 				names = append(names, e.Name())
 			}
 			for _, name := range names {
-				if name[0] == '.' && !explicitDot && !mode.dots {
-					continue
-				}
-				if ok, err := path.Match(c, name); err != nil {
-					return nil, fmt.Errorf("bad pattern %q", c)
+				if ok, err := pat.match(name, mode.dots); err != nil {
+					return nil, fmt.Errorf("bad pattern: %w", err)
 				} else if ok {
 					next = append(next, base+"/"+name)
 					if len(next) > max {

@@ -194,6 +194,12 @@ func Judge(r *classify.Report, b Boundary) *Station {
 	return st
 }
 
+// globMode is the expansion mode of a glob read in this report: zsh's
+// component syntax unless only bash or POSIX sh runs the command.
+func (j *judger) globMode(dots, globstar bool) globMode {
+	return globMode{dots: dots, globstar: globstar, zsh: j.r.Dialect != string(classify.DialectBash) && j.r.Dialect != string(classify.DialectSh)}
+}
+
 // Admission returns the candidates this judgment established, to re-check
 // right before the command is spawned.
 func (s *Station) Admission() *Admission {
@@ -261,7 +267,7 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 	opt := j.walkOpts(ref.Segment)
 	opt.pathGlob = ref.PathGlob
 	if ref.Kind == "glob" {
-		g := globChecks{tracked: ref.Tracked, mode: globMode{dots: ref.Dots, globstar: ref.Globstar}}
+		g := globChecks{tracked: ref.Tracked, mode: j.globMode(ref.Dots, ref.Globstar)}
 		if ref.Split {
 			g.split = strings.Count(strings.Trim(strings.TrimPrefix(ref.Path, "~"), "/"), "/") + 1
 		}

@@ -62,99 +62,33 @@ type treeResult struct {
 	v, row, msg string
 }
 
-// excludeHints name each recursive reader's exclude option.
-var excludeHints = map[string]string{
-	"grep":  "exclude it with --exclude-dir=DIR or --exclude=GLOB, or narrow the path",
-	"rg":    "exclude it with -g '!GLOB', or narrow the path",
-	"find":  "narrow the path",
-	"du":    "narrow the path",
-	"tree":  "narrow the path",
-	"ls":    "narrow the path",
-	"git":   "narrow the pathspec",
-	"xargs": "narrow the producer's path",
-}
-
-// namesOnlyReaders list names and metadata, never contents. A name they
-// print can still reach a reader of contents through a pipe: that reader's
-// paths are judged against the producer's roots as contents (producer.go).
-var namesOnlyReaders = map[string]bool{
-	"find": true, "du": true, "tree": true, "ls": true, "fd": true, "fdfind": true,
-}
-
-// walkOpts returns how segment seg reads trees.
+// walkOpts returns how segment seg reads trees: the walk facts the
+// catalog gives its program (classify.Walk), read here, never the program's
+// name. A segment without them is judged whole, contents and hidden names
+// included.
 func (j *judger) walkOpts(seg int) walkOpts {
 	var o walkOpts
 	if seg < 0 || seg >= len(j.r.Segments) {
 		return o
 	}
 	s := &j.r.Segments[seg]
-	o.hint = excludeHints[s.Name]
-	if o.hint == "" {
-		o.hint = "narrow the path"
+	o.hint = "narrow the path"
+	if w := s.Walk; w != nil {
+		if w.Hint != "" {
+			o.hint = w.Hint
+		}
+		o.namesOnly = w.NamesOnly
+		o.skipHidden = skipsHidden(w)
 	}
 	o.excl = encodeExclusions(s)
-	o.namesOnly = namesOnlyReaders[s.Name]
-	switch s.Name {
-	case "rg":
-		o.skipHidden = !rgHidden(s)
-	case "ls":
-		o.skipHidden = !showsHidden(s, "aA", "--all", "--almost-all")
-	case "tree":
-		o.skipHidden = !showsHidden(s, "a", "--all")
-	}
 	return o
 }
 
-// showsHidden reports whether a segment has one of the short letters (in
-// any cluster) or long options that make it show hidden names. A dynamic
-// word counts as yes.
-func showsHidden(s *classify.Segment, short string, long ...string) bool {
-	for _, a := range s.Args {
-		v := a.Value
-		if !a.Static() && a.Dynamic != "tilde" {
-			return true // it may expand to an option
-		}
-		if v == "--" {
-			return false
-		}
-		if strings.HasPrefix(v, "--") {
-			for _, l := range long {
-				if v == l {
-					return true
-				}
-			}
-			continue
-		}
-		if strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], short) {
-			return true
-		}
-	}
-	return false
-}
-
-// rgHidden reports whether rg is told to read hidden files (or may be:
-// any argument it cannot rule out counts).
-func rgHidden(s *classify.Segment) bool {
-	if os.Getenv("RIPGREP_CONFIG_PATH") != "" {
-		return true // a config file may say --hidden
-	}
-	for _, a := range s.Args {
-		v := a.Value
-		if !a.Static() && a.Dynamic != "tilde" {
-			return true // it may expand to an option
-		}
-		switch {
-		case v == "--":
-			return false
-		case v == "--hidden" || v == "--unrestricted" || strings.HasPrefix(v, "--no-ignore"):
-			return true
-		case strings.HasPrefix(v, "--"):
-			continue
-		case strings.HasPrefix(v, "-") && strings.ContainsAny(v[1:], "u."):
-			return true
-		}
-	}
-	return false
+// skipsHidden reports whether a walk skips hidden names: the catalog says
+// the program does and no option shows them, and no environment variable
+// that may show them (a config file's) is set.
+func skipsHidden(w *classify.Walk) bool {
+	return w != nil && w.SkipHidden && (w.HiddenEnv == "" || os.Getenv(w.HiddenEnv) == "")
 }
 
 // checkTree looks for deny rows and escaping symlinks under a directory
@@ -389,10 +323,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 	// by xargs) read a linked directory's tree too: a link to a directory
 	// inside the roots is walked as well, once per real directory.
 	visited := map[string]bool{real: true}
-	max := j.b.maxWalk()
-	if opt.maxDirs > 0 && opt.maxDirs < max {
-		max = opt.maxDirs
-	}
+	max := opt.dirLimit(j.b.maxWalk())
 	walked := 0
 	worst := treeResult{v: VerdictOK, msg: fmt.Sprintf("the tree %s holds no deny row", show(written))}
 	note := func(v, row, msg string) {
@@ -440,17 +371,11 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 					continue
 				}
 			}
-			printed := true
-			if opt.nameGlob != "" {
-				printed, _ = path.Match(opt.nameGlob, name)
-			}
 			sub := name
 			if d.sub != "" {
 				sub = d.sub + "/" + name
 			}
-			if spec != nil {
-				printed = printed && spec.MatchString(sub)
-			}
+			printed := printedName(opt.nameGlob, spec, name, sub)
 			split := d.split || strings.ContainsAny(name, blanks)
 			if printed && opt.splitNames && (split || splits(name)) {
 				ts.volatile = true
@@ -522,6 +447,29 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 		}
 	}
 	return worst.v, worst.row, worst.msg
+}
+
+// dirLimit is how many directories a walk lists: the boundary's max, or
+// the walk's own cap when lower.
+func (o walkOpts) dirLimit(max int) int {
+	if o.maxDirs > 0 && o.maxDirs < max {
+		return o.maxDirs
+	}
+	return max
+}
+
+// printedName reports whether the producer prints the entry name (at sub,
+// its path below the root): it matches the name glob and the pathspec,
+// when there are.
+func printedName(nameGlob string, spec *regexp.Regexp, name, sub string) bool {
+	if nameGlob != "" {
+		// find -name matches as fnmatch does; a name the pattern cannot
+		// decide with certainty counts as printed.
+		if ok, err := matchPattern(nameGlob, name, synFnmatch, true); !ok && err == nil {
+			return false
+		}
+	}
+	return spec == nil || spec.MatchString(sub)
 }
 
 // splits reports whether xargs (without -0) would not pass name through

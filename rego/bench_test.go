@@ -66,7 +66,7 @@ func BenchmarkDecide(b *testing.B) {
 	b.Run("classify+eval", func(b *testing.B) {
 		runMix(b, func(i int) {
 			c := benchCommands[i]
-			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c, bash)}
+			in := withWrites(policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c, bash)})
 			if _, err := f.engine.Decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}
@@ -85,6 +85,7 @@ func BenchmarkDecide(b *testing.B) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c, opts...)}
 			in.Station = readstation.Judge(in.Report, boundary)
+			in.Writes = readstation.JudgeWrites(in.Report, boundary)
 			if _, err := e.Decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}
@@ -98,6 +99,7 @@ func BenchmarkDecide(b *testing.B) {
 			c := benchCommands[i]
 			in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c, bash)}
 			in.Station = readstation.Judge(in.Report, boundary)
+			in.Writes = readstation.JudgeWrites(in.Report, boundary)
 			if _, err := prepare(&in); err != nil {
 				b.Fatal(err)
 			}
@@ -286,6 +288,7 @@ func BenchmarkDecideAgentStream(b *testing.B) {
 					t0 := time.Now()
 					in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 					in.Station = readstation.Judge(in.Report, boundary)
+					in.Writes = readstation.JudgeWrites(in.Report, boundary)
 					if _, err := e.Decide(ctx, in); err != nil {
 						b.Fatal(err)
 					}
@@ -323,6 +326,7 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 	input := func(c string) policy.Input {
 		in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 		in.Station = readstation.Judge(in.Report, boundary)
+		in.Writes = readstation.JudgeWrites(in.Report, boundary)
 		return in
 	}
 	b.ReportAllocs()

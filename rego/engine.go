@@ -201,6 +201,11 @@ func prepare(in *policy.Input) (*policy.Facts, error) {
 	if in.Report == nil {
 		return nil, errors.New("the input has no report")
 	}
+	if len(in.Report.Writes) > 0 && (in.Writes == nil || len(in.Writes.Writes) != len(in.Report.Writes)) {
+		// Where a write lands is the file-system model's to say
+		// (readstation.JudgeWrites); the policy does no I/O of its own.
+		return nil, errors.New("the input's writes were not judged (policy.Input.Writes)")
+	}
 	f := policy.ComputeFacts(in)
 	if !policy.ValidMode(f.Mode) {
 		return f, fmt.Errorf("mode %q is not a mode (want default or readonly)", f.Mode)

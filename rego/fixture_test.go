@@ -8,6 +8,7 @@ import (
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // fixture is a real workspace and home directory in t.TempDir: a git
@@ -74,11 +75,12 @@ func (f *fixture) input(t testing.TB, cmd, mode string) policy.Input {
 		t.Fatal(err)
 	}
 	in := policy.Input{Command: cmd, Mode: mode, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(cmd, opts...)}
-	st, err := f.cfg.Judge(in.Report, f.ws)
+	b, err := f.cfg.Boundary(f.ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Station = st
+	in.Station = readstation.Judge(in.Report, b)
+	in.Writes = readstation.JudgeWrites(in.Report, b)
 	return in
 }
 
@@ -89,4 +91,13 @@ func (f *fixture) decide(t testing.TB, cmd, mode string) policy.Decision {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// withWrites judges in's writes on the boundary of its cwd under its
+// config (the defaults when it has none), as the gate's pipeline does; a
+// boundary that fails (a cwd that does not exist) still judges them.
+func withWrites(in policy.Input) policy.Input {
+	b, _ := in.Config.Boundary(in.Cwd)
+	in.Writes = readstation.JudgeWrites(in.Report, b)
+	return in
 }

@@ -22,7 +22,7 @@ func FuzzDecide(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd string) {
 		r := classify.Classify(cmd)
 		for _, mode := range []string{policy.ModeDefault, policy.ModeReadonly} {
-			d, err := e.Decide(context.Background(), policy.Input{Command: cmd, Mode: mode, Cwd: "/w", Report: r})
+			d, err := e.Decide(context.Background(), withWrites(policy.Input{Command: cmd, Mode: mode, Cwd: "/w", Report: r}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -72,7 +72,7 @@ func TestUntrustedModules(t *testing.T) {
 			if diff := cmp.Diff([]string{"/proj/pol/" + tc.module + ".rego"}, e.UntrustedFiles()); diff != "" {
 				t.Errorf("UntrustedFiles (-want +got):\n%s", diff)
 			}
-			in := policy.Input{Command: tc.cmd, Mode: tc.mode, Cwd: "/proj", Report: classify.Classify(tc.cmd), Config: policy.DefaultConfig()}
+			in := withWrites(policy.Input{Command: tc.cmd, Mode: tc.mode, Cwd: "/proj", Report: classify.Classify(tc.cmd), Config: policy.DefaultConfig()})
 			d, err := e.Decide(ctx, in)
 			if err != nil {
 				t.Fatal(err)
@@ -143,5 +143,29 @@ func TestTighten(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestUnjudgedWritesDeny: an input whose report writes but whose writes
+// the file-system model did not judge (policy.Input.Writes nil) is a
+// policy error, never a decision made without knowing where they land.
+func TestUnjudgedWritesDeny(t *testing.T) {
+	e, err := New(WithMemo(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"rm -rf /", "touch x", "echo hi > out"} {
+		d, err := e.Decide(context.Background(), policy.Input{Command: cmd, Cwd: "/proj", Report: classify.Classify(cmd)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := summary(d); got != "deny policy-error" {
+			t.Errorf("%q: %s, want deny policy-error", cmd, got)
+		}
+	}
+	// A command that writes nothing needs no judgment of writes.
+	d, err := e.Decide(context.Background(), policy.Input{Command: "echo hi", Cwd: "/proj", Report: classify.Classify("echo hi")})
+	if err != nil || d.Action != policy.Allow {
+		t.Errorf("echo hi: %+v, %v", d, err)
 	}
 }

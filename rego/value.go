@@ -126,6 +126,7 @@ var (
 	kIfExists        = ast.StringTerm("if_exists")
 	kPathGlob        = ast.StringTerm("path_glob")
 	kTracked         = ast.StringTerm("tracked")
+	kTraits          = ast.StringTerm("traits")
 	kDots            = ast.StringTerm("dots")
 	kGlobstar        = ast.StringTerm("globstar")
 	kDialect         = ast.StringTerm("dialect")
@@ -136,6 +137,21 @@ var (
 	kVia             = ast.StringTerm("via")
 	kGrantRefused    = ast.StringTerm("grant_refused")
 	kRunsGit         = ast.StringTerm("runs_git")
+	kWalk            = ast.StringTerm("walk")
+	kNamesOnly       = ast.StringTerm("names_only")
+	kSkipHidden      = ast.StringTerm("skip_hidden")
+	kHiddenEnv       = ast.StringTerm("hidden_env")
+	kHint            = ast.StringTerm("hint")
+	kExcludes        = ast.StringTerm("excludes")
+	kProduces        = ast.StringTerm("produces")
+	kWithout         = ast.StringTerm("without")
+	kOther           = ast.StringTerm("other")
+	kNul             = ast.StringTerm("nul")
+	kDefaultRoot     = ast.StringTerm("default_root")
+	kNameGlob        = ast.StringTerm("name_glob")
+	kInputArgs       = ast.StringTerm("input_args")
+	kReplace         = ast.StringTerm("replace")
+	kConfigAlias     = ast.StringTerm("config_alias")
 	kStation         = ast.StringTerm("station")
 	kSubcommand      = ast.StringTerm("subcommand")
 	kTarget          = ast.StringTerm("target")
@@ -156,7 +172,8 @@ var enums = func() map[string]*ast.Term {
 		any name assign url exec awk sed jq read network destructive privilege interactive wrapper
 		shell navigate ok missing denied outside-roots not-established default readonly param
 		command-substitution process-substitution arithmetic brace tilde extglob dup heredoc
-		herestring readwrite reads-file writes-file recursive follow device cwd stdin`) {
+		herestring readwrite reads-file writes-file recursive follow device cwd stdin
+		runs-script formatter stops-system deletes-matches signals force`) {
 		m[s] = ast.StringTerm(s)
 	}
 	return m
@@ -433,7 +450,78 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 		}
 		o.add(kCode, ast.ArrayTerm(ts...))
 	}
+	if s.Walk != nil {
+		o.add(kWalk, walkTerm(s.Walk))
+	}
+	if s.Produces != nil {
+		o.add(kProduces, producesTerm(s.Produces))
+	}
+	if s.InputArgs != nil {
+		io := obj{items: make([][2]*ast.Term, 0, 2)}
+		if s.InputArgs.Nul {
+			io.add(kNul, boolean(true))
+		}
+		if s.InputArgs.Replace != "" {
+			io.add(kReplace, str(s.InputArgs.Replace))
+		}
+		o.add(kInputArgs, io.term())
+	}
+	if s.ConfigAlias != "" {
+		o.add(kConfigAlias, nameTerm(s.ConfigAlias))
+	}
 	o.add(kSpan, spanTerm(s.Span))
+	if len(s.Traits) > 0 {
+		o.add(kTraits, enumsTerm(s.Traits))
+	}
+	return o.term()
+}
+
+// walkTerm encodes a segment's walk facts as their JSON.
+func walkTerm(w *classify.Walk) *ast.Term {
+	o := obj{items: make([][2]*ast.Term, 0, 5)}
+	if w.NamesOnly {
+		o.add(kNamesOnly, boolean(true))
+	}
+	if w.SkipHidden {
+		o.add(kSkipHidden, boolean(true))
+	}
+	if w.HiddenEnv != "" {
+		o.add(kHiddenEnv, nameTerm(w.HiddenEnv))
+	}
+	if w.Hint != "" {
+		o.add(kHint, nameTerm(w.Hint))
+	}
+	if len(w.Excludes) > 0 {
+		ts := make([]*ast.Term, len(w.Excludes))
+		for i, e := range w.Excludes {
+			eo := obj{items: make([][2]*ast.Term, 0, 2)}
+			eo.add(kKind, enum(e.Kind))
+			eo.add(kGlob, str(e.Glob))
+			ts[i] = eo.term()
+		}
+		o.add(kExcludes, ast.ArrayTerm(ts...))
+	}
+	return o.term()
+}
+
+// producesTerm encodes a segment's producer facts as their JSON.
+func producesTerm(p *classify.Produces) *ast.Term {
+	o := obj{items: make([][2]*ast.Term, 0, 5)}
+	if len(p.Without) > 0 {
+		o.add(kWithout, stringsTerm(p.Without))
+	}
+	if p.Other != "" {
+		o.add(kOther, nameTerm(p.Other))
+	}
+	if p.Nul {
+		o.add(kNul, boolean(true))
+	}
+	if p.DefaultRoot != "" {
+		o.add(kDefaultRoot, enum(p.DefaultRoot))
+	}
+	if p.NameGlob != "" {
+		o.add(kNameGlob, str(p.NameGlob))
+	}
 	return o.term()
 }
 

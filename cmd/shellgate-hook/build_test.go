@@ -139,11 +139,13 @@ func versionOf(tb testing.TB, thin string) string {
 // TestNoOPA keeps the thin client thin: it must not link OPA (nor the
 // policy pipeline), or it would start as slowly as the full binary.
 // thinClientPackages are the shellgate packages the thin client may link:
-// the hook protocol and the trust package's owner check (standard library
-// only; anything they pulled in would be listed by go list -deps too).
+// the hook protocol, the trust package's owner check and the catalog's
+// table of shells (standard library only; anything they pulled in would be
+// listed by go list -deps too).
 var thinClientPackages = map[string]bool{
 	"github.com/shellgate/shellgate/hook":               true,
 	"github.com/shellgate/shellgate/trust":              true,
+	"github.com/shellgate/shellgate/classify/shells":    true,
 	"github.com/shellgate/shellgate/cmd/shellgate-hook": true,
 }
 

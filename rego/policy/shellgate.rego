@@ -18,7 +18,10 @@
 # "write:critical", "granted" segments) so rules look up instead of scan,
 # and flags (input.facts.has) each rule tests first, so that OPA's rule
 # index skips a rule whose subject the command does not have.
-# The rules map facts to reasons.
+# The rules map facts to reasons. What kind of program a segment runs
+# comes from the catalog, never from a list of names here: seg.traits
+# ("shell", "runs-script", "formatter", "stops-system", "deletes-matches",
+# "signals") and the effects of its options (o.effects, "force").
 package shellgate
 
 mode := input.facts.mode
@@ -368,13 +371,14 @@ deny contains {
 	fw := input.facts.writes[j]
 	seg := segments[w.segment]
 	"destructive" in seg.categories
-	not filtering_deleters[seg.name]
+	not deletes_matches(seg)
 }
 
-# filtering_deleters delete what their filters match under the path, not
-# the path itself (find . -name '*.tmp' -delete): they are asked about, with
-# their own finding, not denied outright.
-filtering_deleters := {"find"}
+# deletes_matches: a program that deletes what its filters match under the
+# path, not the path itself (find . -name '*.tmp' -delete; catalog trait
+# deletes-matches) is asked about, with its own finding, not denied
+# outright.
+deletes_matches(seg) if "deletes-matches" in seg.traits
 
 critical_what(fw) := "every entry of" if fw.glob
 
@@ -443,18 +447,11 @@ deny contains {
 } if {
 	input.facts.has.destructive_or_unknown == true
 
-	# Formatters are destructive in the catalog, or not in it at all.
-	some k in ["category:destructive", "unknown"]
-	some i in input.facts.index[k]
+	# Formatters (catalog trait formatter) are destructive in the catalog.
+	some i in input.facts.index["category:destructive"]
 	seg := segments[i]
-	formatter(seg.name)
+	"formatter" in seg.traits
 }
-
-formatter(name) if startswith(name, "mkfs")
-
-formatter(name) if formatters[name]
-
-formatters := {"mke2fs", "mkswap", "wipefs", "mkdosfs", "newfs"}
 
 # fork-bomb: a function that calls itself in a pipeline or background.
 deny contains {
@@ -488,11 +485,11 @@ deny contains {
 
 protected_branches := {"main", "master"}
 
-force_options := {"--force", "-f", "--force-with-lease", "--force-if-includes"}
-
+# force_push: an option the catalog gives the effect force (--force,
+# --force-with-lease), or a refspec that begins with "+".
 force_push(seg, _) if {
 	some o in seg.options
-	force_options[o.name]
+	"force" in o.effects
 }
 
 force_push(_, ref) if startswith(ref, "+")
@@ -536,7 +533,7 @@ deny contains {
 	input.facts.has.network == true
 	some i in input.facts.index["category:shell"]
 	seg := segments[i]
-	script_runners[seg.name]
+	script_runner(seg)
 	some op in seg.operands
 	script_roles[op.role]
 	substitutions[op.dynamic]
@@ -559,7 +556,7 @@ deny contains {
 	some k in input.facts.index["code:stdin-script"]
 	f := input.report.findings[k]
 	seg := segments[f.segment]
-	not shells[seg.name] # the shell rule above names those
+	not shell(seg) # the shell rule above names those
 	some j in input.facts.index["category:network"]
 	j < f.segment
 	net := segments[j]
@@ -575,17 +572,17 @@ deny contains {
 	"rule": "system-stop",
 } if {
 	input.facts.has.destructive_or_unknown == true
-	some k in ["category:destructive", "unknown"]
-	some i in input.facts.index[k]
-	seg := segments[i]
-	system_stoppers[seg.name]
-}
 
-system_stoppers := {"shutdown", "reboot", "halt", "poweroff", "telinit"}
+	# Programs with the catalog trait stops-system are destructive in it.
+	some i in input.facts.index["category:destructive"]
+	seg := segments[i]
+	"stops-system" in seg.traits
+}
 
 # kill-all: kill with pid -1 (kill -9 -1, kill -- -1) signals every process
 # the user may signal: the agent's host, its editor, everyone's work. A
-# leading -1 alone (kill -1 PID) is a signal number, not a pid.
+# leading -1 alone (kill -1 PID) is a signal number, not a pid, and so is
+# the value of an option (kill -s -1). kill has the catalog trait signals.
 deny contains {
 	"code": "kill-all",
 	"message": concat("", [seg.name, " ", a.value, " signals every process it may, not one"]),
@@ -594,16 +591,22 @@ deny contains {
 	"rule": "kill-all",
 } if {
 	input.facts.has.destructive_or_unknown == true
-	some i in input.facts.index["name:kill"]
+	some i in input.facts.index["category:destructive"]
 	seg := segments[i]
+	"signals" in seg.traits
 	some k, a in seg.args
 	k >= 1
 	a.value == "-1"
 	not a.dynamic
-	not kill_value_options[seg.args[k - 1].value]
+	not option_value(seg, a)
 }
 
-kill_value_options := {"-s", "-n", "--signal"}
+# option_value: the word is the value of an option, as the catalog parses
+# the program's options (kill -s -1).
+option_value(seg, a) if {
+	some o in seg.options
+	o.value.span == a.span
+}
 
 # partition-table: parted rewriting a partition table (rm, mklabel,
 # mkpart, resizepart, rescue; parted accepts unambiguous prefixes, so any
@@ -640,7 +643,12 @@ partition_edit(edits, v) if {
 	startswith(e, v)
 }
 
-script_runners := shells | {"source", ".", "eval"}
+# script_runner: a program that runs a script operand: a shell (bash
+# <(curl ...)) or one that runs shell code in the current shell (eval,
+# source; catalog trait runs-script).
+script_runner(seg) if shell(seg)
+
+script_runner(seg) if "runs-script" in seg.traits
 
 script_roles := {"script", "source"}
 
@@ -648,12 +656,14 @@ substitutions := {"process-substitution", "command-substitution"}
 
 # --- helpers -------------------------------------------------------------
 
-shells := {"sh", "bash", "dash", "zsh", "ksh", "fish", "mksh", "busybox"}
+# shell: a shell, which runs the script it reads from stdin when it is
+# given none (catalog trait shell).
+shell(seg) if "shell" in seg.traits
 
 # stdin_shell: a shell in a later pipeline stage with no script argument
 # reads its script from stdin.
 stdin_shell(seg) if {
-	shells[seg.name]
+	shell(seg)
 	seg.context.stdin_fed
 	not shell_has_script(seg)
 }

@@ -430,7 +430,7 @@ test_network_once if {
 
 # --- shell-stdin and pipe-to-shell ---------------------------------------
 
-stdin_sh(i) := seg(i, "bash", {"categories": ["shell"], "context": {"pipeline": 1, "pipeline_len": 2, "stdin_fed": true}})
+stdin_sh(i) := seg(i, "bash", {"categories": ["shell"], "traits": ["shell"], "context": {"pipeline": 1, "pipeline_len": 2, "stdin_fed": true}})
 
 shell_cases := {
 	"a shell reading its script from a pipe asks": {
@@ -457,7 +457,7 @@ shell_cases := {
 		"input": mk(
 			[
 				seg(0, "curl", {"categories": ["network"], "read_only": false, "span": [7, 20], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
-				seg(1, "bash", {"categories": ["shell"], "read_only": false, "span": [0, 21], "operands": [{"value": "<(curl x)", "dynamic": "process-substitution", "role": "source", "span": [5, 21]}]}),
+				seg(1, "bash", {"categories": ["shell"], "traits": ["shell"], "read_only": false, "span": [0, 21], "operands": [{"value": "<(curl x)", "dynamic": "process-substitution", "role": "source", "span": [5, 21]}]}),
 			],
 			not_reversible([finding("network", 0), finding("process-substitution", -1)]),
 		),
@@ -467,7 +467,7 @@ shell_cases := {
 		"input": mk(
 			[
 				seg(0, "cat", {"span": [7, 12], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
-				seg(1, "bash", {"categories": ["shell"], "read_only": false, "span": [0, 13], "operands": [{"value": "<(cat x)", "dynamic": "process-substitution", "role": "source", "span": [5, 13]}]}),
+				seg(1, "bash", {"categories": ["shell"], "traits": ["shell"], "read_only": false, "span": [0, 13], "operands": [{"value": "<(cat x)", "dynamic": "process-substitution", "role": "source", "span": [5, 13]}]}),
 			],
 			not_reversible([finding("process-substitution", -1)]),
 		),
@@ -477,7 +477,7 @@ shell_cases := {
 		"input": mk(
 			[
 				seg(0, "curl", {"categories": ["network"], "read_only": false, "span": [30, 40], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
-				seg(1, "bash", {"categories": ["shell"], "read_only": false, "span": [0, 21], "operands": [{"value": "<(cat x)", "dynamic": "process-substitution", "role": "source", "span": [5, 21]}]}),
+				seg(1, "bash", {"categories": ["shell"], "traits": ["shell"], "read_only": false, "span": [0, 21], "operands": [{"value": "<(cat x)", "dynamic": "process-substitution", "role": "source", "span": [5, 21]}]}),
 			],
 			not_reversible([finding("network", 0)]),
 		),
@@ -498,8 +498,48 @@ shell_cases := {
 		"action": "ask", "lacks": ["pipe-to-shell"],
 	},
 	"reboot is denied": {
-		"input": mk([seg(0, "reboot", {"categories": ["destructive"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([seg(0, "reboot", {"categories": ["destructive"], "traits": ["stops-system"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["system-stop"],
+	},
+	"the trait stops the system, not the name": {
+		"input": mk([seg(0, "reboot", {"categories": ["destructive"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["system-stop"],
+	},
+	"a program the catalog does not know is no system stop": {
+		"input": mk([seg(0, "telinit", {"known": false, "categories": [], "read_only": false})], not_reversible([finding("unknown-program", 0)])),
+		"action": "ask", "lacks": ["system-stop"],
+	},
+	"a shell by its trait, whatever its name, reads stdin": {
+		"input": mk([seg(0, "echo", {}), seg(1, "myshell", {"categories": ["shell"], "traits": ["shell"], "context": {"pipeline": 1, "pipeline_len": 2, "stdin_fed": true}})], {}),
+		"action": "ask", "has": ["shell-stdin"],
+	},
+	"bash without the shell trait is not judged a shell": {
+		"input": mk([seg(0, "echo", {}), seg(1, "bash", {"categories": ["shell"], "context": {"pipeline": 1, "pipeline_len": 2, "stdin_fed": true}})], {}),
+		"action": "allow", "lacks": ["shell-stdin"],
+	},
+	"eval \"$(curl ...)\" is denied": {
+		"input": mk(
+			[
+				seg(0, "curl", {"categories": ["network"], "read_only": false, "span": [7, 20], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
+				seg(1, "eval", {"categories": ["shell", "exec"], "traits": ["runs-script"], "read_only": false, "span": [0, 21], "operands": [{"value": "$(curl x)", "dynamic": "command-substitution", "role": "script", "span": [5, 21]}]}),
+			],
+			not_reversible([finding("network", 0), finding("command-substitution", -1)]),
+		),
+		"action": "deny", "has": ["pipe-to-shell"],
+	},
+	"a program that runs no script is not fed a download": {
+		"input": mk(
+			[
+				seg(0, "curl", {"categories": ["network"], "read_only": false, "span": [7, 20], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}),
+				seg(1, "alias", {"categories": ["shell"], "read_only": false, "span": [0, 21], "operands": [{"value": "$(curl x)", "dynamic": "command-substitution", "role": "script", "span": [5, 21]}]}),
+			],
+			not_reversible([finding("network", 0), finding("command-substitution", -1)]),
+		),
+		"action": "ask", "lacks": ["pipe-to-shell"],
+	},
+	"a shell fed a download is named by the shell rule, not the interpreter rule": {
+		"input": mk([net(0, "curl"), object.union(stdin_sh(1), {"read_only": false})], not_reversible([finding("network", 0), finding("stdin-script", 1)])),
+		"action": "deny", "has": ["pipe-to-shell"],
 	},
 	"a destructive rm inside the roots is not a system stop": {
 		"input": mk([seg(0, "rm", {"categories": ["destructive", "write"], "read_only": false})], not_reversible([finding("not-read-only", 0)])),
@@ -537,19 +577,31 @@ test_write_message_path if {
 
 stop_cases := {
 	"kill -9 -1 is denied": {
-		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-9", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "traits": ["signals"], "read_only": false, "args": [{"value": "-9", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["kill-all"],
 	},
 	"kill -- -1 is denied": {
-		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "--", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "traits": ["signals"], "read_only": false, "args": [{"value": "--", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["kill-all"],
 	},
 	"kill -1 PID sends signal 1 to one process": {
-		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-1", "span": [5, 7]}, {"value": "1234", "span": [8, 12]}]})], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "traits": ["signals"], "read_only": false, "args": [{"value": "-1", "span": [5, 7]}, {"value": "1234", "span": [8, 12]}]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["kill-all"],
 	},
 	"kill -s -1 is a signal value": {
-		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-s", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "traits": ["signals"], "read_only": false, "args": [{"value": "-s", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}], "options": [{"name": "-s", "written": "-s", "known": true, "value": {"value": "-1", "span": [8, 10]}, "span": [5, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["kill-all"],
+	},
+	"kill --signal -1 is a signal value": {
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "traits": ["signals"], "read_only": false, "args": [{"value": "--signal", "span": [5, 13]}, {"value": "-1", "span": [14, 16]}, {"value": "-1", "span": [17, 19]}], "options": [{"name": "-s", "written": "--signal", "known": true, "value": {"value": "-1", "span": [14, 16]}, "span": [5, 16]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["kill-all"],
+	},
+	"kill -9 -1 glued to an option is still pid -1": {
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "traits": ["signals"], "read_only": false, "args": [{"value": "-9", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}], "options": [{"name": "-s", "written": "-9", "known": true, "value": {"value": "9", "span": [6, 7]}, "span": [5, 7]}, {"name": "-s", "written": "-1", "known": true, "value": {"value": "1", "span": [9, 10]}, "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["kill-all"],
+	},
+	"a program without the signals trait is not kill": {
+		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-9", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["kill-all"],
 	},
 	"parted rm is denied": {
@@ -598,7 +650,7 @@ write_cases := {
 		"action": "ask", "lacks": ["destructive-critical", "write-outside-roots"],
 	},
 	"find -delete under a root is asked, not denied": {
-		"input": mk([destroyer(0, "find")], object.union(not_reversible([finding("find-delete", 0)]), wr([], {"path": "/w", "critical": true}))),
+		"input": mk([object.union(destroyer(0, "find"), {"traits": ["deletes-matches"]})], object.union(not_reversible([finding("find-delete", 0)]), wr([], {"path": "/w", "critical": true}))),
 		"action": "ask", "has": ["find-delete"], "lacks": ["destructive-critical"],
 	},
 	"a critical write by a non-destructive program is not destructive-critical": {
@@ -647,22 +699,35 @@ test_writes[name] if {
 
 opt(name) := {"name": name, "written": name, "known": true, "span": [0, 1]}
 
+# force(name) is an option the catalog gives the effect force.
+force(name) := object.union(opt(name), {"effects": ["force"]})
+
+formatter(i, name) := object.union(destroyer(i, name), {"traits": ["formatter"]})
+
 operand(v) := {"value": v, "role": "any", "span": [0, 1]}
 
 push(options, operands) := seg(0, "git", {"subcommand": "push", "categories": ["network", "write"], "read_only": false, "options": options, "operands": operands})
 
 destructive_cases := {
 	"mkfs.ext4 is denied": {
-		"input": mk([destroyer(0, "mkfs.ext4")], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([formatter(0, "mkfs.ext4")], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["mkfs"],
 	},
 	"wipefs is denied": {
-		"input": mk([destroyer(0, "wipefs")], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([formatter(0, "wipefs")], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["mkfs"],
 	},
-	"mkswap unknown to the catalog is denied": {
-		"input": mk([seg(0, "mkswap", {"known": false, "categories": [], "read_only": false})], not_reversible([finding("unknown-program", 0)])),
+	"a formatter by its trait, whatever its name, is denied": {
+		"input": mk([formatter(0, "newfs_exotic")], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["mkfs"],
+	},
+	"the trait formats, not the name": {
+		"input": mk([destroyer(0, "mkfs.ext4")], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["mkfs"],
+	},
+	"a program the catalog does not know is no formatter": {
+		"input": mk([seg(0, "mkswap", {"known": false, "categories": [], "read_only": false})], not_reversible([finding("unknown-program", 0)])),
+		"action": "ask", "lacks": ["mkfs"],
 	},
 	"mkdir is not mkfs": {
 		"input": mk([writer(0, "mkdir")], not_reversible([finding("not-read-only", 0)])),
@@ -677,7 +742,7 @@ destructive_cases := {
 		"action": "ask", "lacks": ["fork-bomb"],
 	},
 	"git push --force origin main is denied": {
-		"input": mk([push([opt("--force")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([push([force("--force")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["force-push-protected"],
 	},
 	"git push origin +master is denied": {
@@ -685,11 +750,11 @@ destructive_cases := {
 		"action": "deny", "has": ["force-push-protected"],
 	},
 	"git push -f origin HEAD:refs/heads/main is denied": {
-		"input": mk([push([opt("--force")], [operand("origin"), operand("HEAD:refs/heads/main")])], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([push([force("--force")], [operand("origin"), operand("HEAD:refs/heads/main")])], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["force-push-protected"],
 	},
 	"git push --force-with-lease origin main is denied": {
-		"input": mk([push([opt("--force-with-lease")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([push([force("--force-with-lease")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["force-push-protected"],
 	},
 	"git push origin main without force asks": {
@@ -697,7 +762,15 @@ destructive_cases := {
 		"action": "ask", "lacks": ["force-push-protected"],
 	},
 	"git push --force to a feature branch asks": {
-		"input": mk([push([opt("--force")], [operand("origin"), operand("feature")])], not_reversible([finding("not-read-only", 0)])),
+		"input": mk([push([force("--force")], [operand("origin"), operand("feature")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["force-push-protected"],
+	},
+	"git push --force-if-includes origin main is denied": {
+		"input": mk([push([force("--force-if-includes")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+		"action": "deny", "has": ["force-push-protected"],
+	},
+	"an option forces by its effect, not its name": {
+		"input": mk([push([opt("--force")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["force-push-protected"],
 	},
 }
