@@ -276,6 +276,10 @@ func runCheck(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if err := inputFormat(*input); *batch && err != nil {
+		fmt.Fprintln(e.stderr, "shellgate check:", err)
+		return exitUsage
+	}
 	d, err := df.setup(e.stderr)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)

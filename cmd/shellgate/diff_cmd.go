@@ -63,6 +63,9 @@ func runDiff(e *env) int {
 	if *batch && len(ops) > 0 {
 		return fail(fmt.Errorf("--batch reads commands from stdin; give no CORPUS"))
 	}
+	if err := inputFormat(*input); *batch && err != nil {
+		return fail(err)
+	}
 	re, err := runFilter(*runRE)
 	if err != nil {
 		return fail(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/shellgate/shellgate/gate"
 	"io"
 )
 
@@ -29,6 +30,14 @@ func jsonLine(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// inputFormat checks --input: lines or jsonl (see gate.ReadBatch).
+func inputFormat(v string) error {
+	if v == gate.BatchLines || v == gate.BatchJSONL {
+		return nil
+	}
+	return fmt.Errorf("unknown --input %q (want lines or jsonl)", v)
 }
 
 // newFlags makes a flag set that reports errors to e.stderr.
