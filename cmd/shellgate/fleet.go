@@ -8,10 +8,6 @@ import (
 	"github.com/shellgate/shellgate/rego/fleet"
 )
 
-// PolicyBundleUnavailable is the code of the deny every decision gets
-// while no good policy bundle was ever loaded.
-const PolicyBundleUnavailable = fleet.PolicyBundleUnavailable
-
 // OPAConfigEnv names the environment variable that gives every command
 // (check, run, mcp, serve and the one-shot hook) an OPA configuration when
 // no --opa-config is given: set it in the agents' environment so that the

@@ -345,7 +345,7 @@ func TestFleetBundleServer(t *testing.T) {
 		t.Fatalf("serve's hook decider: %+v %v", v, err)
 	}
 	v, err = serve.BundleDecider{Engine: f, Flags: hook.Flags{Config: "/x.yaml"}}.Decide(context.Background(), hook.Query{Command: "true", Cwd: cwd})
-	if err != nil || v.Action != "deny" || v.Reasons[0].Code != PolicyBundleUnavailable {
+	if err != nil || v.Action != "deny" || v.Reasons[0].Code != fleet.PolicyBundleUnavailable {
 		t.Fatalf("serve's hook decider with a hook --config: %+v %v", v, err)
 	}
 	// So does the MCP server (mcp --opa-config).
@@ -518,10 +518,10 @@ func TestFleetBundleServer(t *testing.T) {
 	}
 	d = decideWith(t, f3, "ls", cwd)
 	f3.Agent().StopQuiet(context.Background())
-	if out, code := runCLI(t, "run", "--opa-config", cfg3, "--cwd", cwd, "--json", "true"); code != 125 || !strings.Contains(out, PolicyBundleUnavailable) {
+	if out, code := runCLI(t, "run", "--opa-config", cfg3, "--cwd", cwd, "--json", "true"); code != 125 || !strings.Contains(out, fleet.PolicyBundleUnavailable) {
 		t.Errorf("run with no bundle: exit %d\n%s", code, out)
 	}
-	if d.Action != policy.Deny || !cmp.Equal(codes(d), []string{PolicyBundleUnavailable}) || !strings.Contains(d.Reasons[0].Message, "no policy bundle has been loaded") {
+	if d.Action != policy.Deny || !cmp.Equal(codes(d), []string{fleet.PolicyBundleUnavailable}) || !strings.Contains(d.Reasons[0].Message, "no policy bundle has been loaded") {
 		t.Fatalf("no bundle: %s %+v", d.Action, d.Reasons)
 	}
 }
