@@ -25,67 +25,6 @@ var defaultCatalogYAML []byte
 //go:embed catalog.json
 var defaultCatalogJSON []byte
 
-// Effect names an option or operand effect in the catalog.
-const (
-	EffectWrite      = "write"       // writes files (the option's value, when it has one, is the path)
-	EffectExec       = "exec"        // runs other code
-	EffectFollow     = "follow"      // never ends on its own (tail -f)
-	EffectDevice     = "device"      // reads a device or endless source
-	EffectNetwork    = "network"     // talks to the network
-	EffectRecursive  = "recursive"   // file operands are read as whole trees
-	EffectReadsFile  = "reads-file"  // the option's value is a path that is read
-	EffectWritesFile = "writes-file" // the option's value is a path that is written
-	EffectScript     = "script"      // the option's value is a shell script, parsed again
-	EffectCommand    = "command"     // the following words, up to a terminator, are a command
-	EffectPattern    = "pattern"     // supplies the pattern/script, so no pattern operand follows
-	EffectCwd        = "cwd"         // the option's value is a directory the program works in
-	EffectInteract   = "interactive" // waits for a person
-	EffectPrivilege  = "privilege"   // changes user or privilege
-	EffectDestroy    = "destructive" // irreversible loss of data or state
-	EffectStdin      = "stdin"       // makes the program read stdin
-	EffectFilesFrom  = "files-from"  // the option's value is a file that lists the paths to read
-	EffectLists      = "lists"       // the file operands (or stdin) list the paths read (sha256sum -c)
-	EffectGitConfig  = "git-config"  // prints git configuration: the repository's and the user's config files are read
-	EffectEnvPrint   = "env-print"   // prints environment variables, where tokens live (ps e)
-	EffectNoStdin    = "no-stdin"    // the program reads no stdin (jq -n)
-	EffectGitTracked = "git-tracked" // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
-	EffectGitNames   = "git-names"   // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
-	EffectForce      = "force"       // overwrites what others have: a remote branch's history (git push --force)
-)
-
-var knownEffects = map[string]bool{
-	EffectWrite: true, EffectExec: true, EffectFollow: true, EffectDevice: true,
-	EffectNetwork: true, EffectRecursive: true, EffectReadsFile: true,
-	EffectWritesFile: true, EffectScript: true, EffectCommand: true,
-	EffectPattern: true, EffectCwd: true, EffectInteract: true,
-	EffectPrivilege: true, EffectDestroy: true, EffectStdin: true,
-	EffectFilesFrom:  true,
-	EffectLists:      true,
-	EffectGitConfig:  true,
-	EffectEnvPrint:   true,
-	EffectNoStdin:    true,
-	EffectGitTracked: true,
-	EffectGitNames:   true,
-	EffectForce:      true,
-}
-
-// dangerous effects make a program's option set risky: a dynamic word in
-// option position could become one of them.
-var dangerousEffects = map[string]bool{
-	EffectWrite: true, EffectExec: true, EffectFollow: true, EffectDevice: true,
-	EffectNetwork: true, EffectWritesFile: true, EffectScript: true,
-	EffectCommand: true, EffectInteract: true, EffectPrivilege: true, EffectDestroy: true,
-	EffectEnvPrint: true,
-}
-
-var knownRoles = map[string]bool{
-	"file": true, "dir": true, "tree": true, "write": true, "delete": true,
-	"pattern": true, "script": true, "command": true, "text": true,
-	"number": true, "any": true, "name": true, "assign": true, "source": true,
-	"url": true, "exec": true, "awk": true, "sed": true, "jq": true,
-	"gitpath": true,
-}
-
 // Carries names what an argument carries when it carries code or a
 // command (catalog "carries"): a grant never puts a wildcard over such an
 // argument, since the wildcard would allow any code at all.
@@ -103,25 +42,8 @@ var knownCarries = map[string]bool{
 	CarriesConfig: true, CarriesNone: true,
 }
 
-// roleCarries is what an operand in a role carries unless the role says
-// otherwise (a Role's Carries).
-var roleCarries = map[string]string{
-	"script": CarriesCode, "sed": CarriesCode, "awk": CarriesCode, "jq": CarriesCode,
-	"command": CarriesCommand, "exec": CarriesFile, "source": CarriesFile,
-}
-
 // valueRoleCarries is what an option value with a value_role carries.
-var valueRoleCarries = map[string]string{"sed": CarriesCode, "awk": CarriesCode}
-
-// runEffects are the effects that run something: an option or operand
-// with one must say (carries) whether its argument chooses what runs.
-var runEffects = map[string]bool{EffectExec: true, EffectScript: true, EffectCommand: true}
-
-var knownCategories = map[string]bool{
-	"read": true, "write": true, "network": true, "destructive": true,
-	"exec": true, "privilege": true, "interactive": true, "wrapper": true,
-	"shell": true, "navigate": true,
-}
+var valueRoleCarries = map[Role]string{RoleSed: CarriesCode, RoleAwk: CarriesCode}
 
 // RepoCode is a project file through which a program runs code the
 // repository chose. The program reads it from the directory it runs in or
@@ -161,9 +83,9 @@ type Program struct {
 	// ReadOnly puts the program on the read-only allowlist.
 	ReadOnly bool `yaml:"read_only,omitempty" json:"read_only,omitempty"`
 	// Categories are the program's effect classes.
-	Categories []string `yaml:"categories,omitempty" json:"categories,omitempty"`
+	Categories []Category `yaml:"categories,omitempty" json:"categories,omitempty"`
 	// Effects are program-level effects (interactive, follow, ...).
-	Effects []string `yaml:"effects,omitempty" json:"effects,omitempty"`
+	Effects []Effect `yaml:"effects,omitempty" json:"effects,omitempty"`
 	// Syntax is how options are written: "gnu" (default: bundled short
 	// options, long options with abbreviations), "long" (find-style
 	// single-dash words), "keyvalue" (dd's k=v), "none" (no options: echo).
@@ -180,7 +102,7 @@ type Program struct {
 	Options []*OptSpec `yaml:"options,omitempty" json:"options,omitempty"`
 	// Operands are the operand roles in order; a role ending in "..."
 	// repeats.
-	Operands []Role `yaml:"operands,omitempty" json:"operands"`
+	Operands []OperandSpec `yaml:"operands,omitempty" json:"operands"`
 	// Subcommands are looked up by the first operand.
 	Subcommands []*Program `yaml:"subcommands,omitempty" json:"subcommands,omitempty"`
 	// Default is the subcommand used when none is given ("stash" → push).
@@ -188,7 +110,7 @@ type Program struct {
 	// NoArgs is the finding when the program is run with no argument at
 	// all (env and set alone print every variable), or, for a program with
 	// a command operand, with no command (env -u X prints them too).
-	NoArgs *Role `yaml:"no_args,omitempty" json:"no_args,omitempty"`
+	NoArgs *OperandSpec `yaml:"no_args,omitempty" json:"no_args,omitempty"`
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
 	Implicit string `yaml:"implicit,omitempty" json:"implicit,omitempty"`
@@ -289,7 +211,7 @@ type Program struct {
 type Unless struct {
 	// Options are canonical option names (each an option's first name).
 	Options []string `yaml:"options" json:"options"`
-	Effect  string   `yaml:"effect" json:"effect"`
+	Effect  Effect   `yaml:"effect" json:"effect"`
 	Code    string   `yaml:"code,omitempty" json:"code,omitempty"`
 	Doc     string   `yaml:"doc,omitempty" json:"doc,omitempty"`
 }
@@ -302,21 +224,21 @@ type OptSpec struct {
 	// after "=").
 	Value string `yaml:"value,omitempty" json:"value,omitempty"`
 	// Effects are the option's effects.
-	Effects []string `yaml:"effects,omitempty" json:"effects,omitempty"`
+	Effects []Effect `yaml:"effects,omitempty" json:"effects,omitempty"`
 	// Categories are added to the segment's categories.
-	Categories []string `yaml:"categories,omitempty" json:"categories,omitempty"`
+	Categories []Category `yaml:"categories,omitempty" json:"categories,omitempty"`
 	// Operands replace the program's operand roles when the option is given.
 	// An empty list (not nil) means: no operands at all.
-	Operands []Role `yaml:"operands,omitempty" json:"operands"`
+	Operands []OperandSpec `yaml:"operands,omitempty" json:"operands"`
 	// Terminator ends a command option's words (";" or "+").
 	Terminator []string `yaml:"terminator,omitempty" json:"terminator,omitempty"`
 	// Match restricts the value: a value not matching is unsafe (Else).
 	Match string `yaml:"match,omitempty" json:"match,omitempty"`
 	// Else is the effect when the value does not match.
-	Else string `yaml:"else,omitempty" json:"else,omitempty"`
+	Else Effect `yaml:"else,omitempty" json:"else,omitempty"`
 	// ValueRole gives the option's value an operand role: "sed" and "awk"
 	// values are checked as scripts (every -e of one sed is one script).
-	ValueRole string `yaml:"value_role,omitempty" json:"value_role,omitempty"`
+	ValueRole Role `yaml:"value_role,omitempty" json:"value_role,omitempty"`
 	// Code is the finding code when the option makes the segment unsafe
 	// ("find-delete"); default: derived from the effect.
 	Code string `yaml:"code,omitempty" json:"code,omitempty"`
@@ -359,18 +281,19 @@ func (o *OptSpec) CarriesWhat() string {
 	return c
 }
 
-// Role is an operand role. In YAML it is a string ("file", "file...") or a
-// mapping {role, repeat, match, else, doc}.
-type Role struct {
-	Role   string `yaml:"role" json:"role,omitempty"`
-	Repeat bool   `yaml:"repeat,omitempty" json:"repeat,omitempty"`
+// OperandSpec is an operand role of a program in the catalog. In YAML it
+// is a string ("file", "file...") or a mapping {role, repeat, match, else,
+// doc}.
+type OperandSpec struct {
+	Role   Role `yaml:"role" json:"role,omitempty"`
+	Repeat bool `yaml:"repeat,omitempty" json:"repeat,omitempty"`
 	// Match is a regexp the operand must match to take this role; a
 	// repeating role with Match ends at the first operand that does not.
 	Match string `yaml:"match,omitempty" json:"match,omitempty"`
 	// Effect is the effect of an operand in this role ("write").
-	Effect string `yaml:"effect,omitempty" json:"effect,omitempty"`
+	Effect Effect `yaml:"effect,omitempty" json:"effect,omitempty"`
 	// Else is the effect when Match fails (for non-repeating roles).
-	Else string `yaml:"else,omitempty" json:"else,omitempty"`
+	Else Effect `yaml:"else,omitempty" json:"else,omitempty"`
 	// Optional marks a role that may be absent; an operand that does not
 	// match it is tried against the next role.
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
@@ -385,14 +308,18 @@ type Role struct {
 	Doc     string `yaml:"doc,omitempty" json:"doc,omitempty"`
 
 	match *regexp.Regexp
+	// h is the role's handler, found when the catalog is built.
+	h *roleHandler
 }
 
 // CarriesWhat returns what an operand in the role carries, "" when it
 // carries no code.
-func (r *Role) CarriesWhat() string {
+func (r *OperandSpec) CarriesWhat() string {
 	c := r.Carries
 	if c == "" {
-		c = roleCarries[r.Role]
+		if h := r.handler(); h != nil {
+			c = h.carries
+		}
 	}
 	if c == CarriesNone {
 		return ""
@@ -402,7 +329,7 @@ func (r *Role) CarriesWhat() string {
 
 // codeFor returns the finding code of the effect taken: Else's when the
 // operand did not match (mismatch), else Effect's.
-func (r *Role) codeFor(mismatch bool) string {
+func (r *OperandSpec) codeFor(mismatch bool) string {
 	if r.Effect != "" && r.Else != "" && !mismatch {
 		return ""
 	}
@@ -410,14 +337,14 @@ func (r *Role) codeFor(mismatch bool) string {
 }
 
 // UnmarshalYAML accepts "file", "file..." or a mapping.
-func (r *Role) UnmarshalYAML(n *yaml.Node) error {
+func (r *OperandSpec) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
 		s := n.Value
 		if strings.HasSuffix(s, "...") {
 			r.Repeat = true
 			s = strings.TrimSuffix(s, "...")
 		}
-		r.Role = s
+		r.Role = Role(s)
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
@@ -428,12 +355,12 @@ func (r *Role) UnmarshalYAML(n *yaml.Node) error {
 			return fmt.Errorf("line %d: field %s not found in operand role", n.Content[i].Line, k)
 		}
 	}
-	type plain Role
+	type plain OperandSpec
 	var p plain
 	if err := n.Decode(&p); err != nil {
 		return err
 	}
-	*r = Role(p)
+	*r = OperandSpec(p)
 	return nil
 }
 
@@ -606,7 +533,7 @@ func (p *Program) checkFields(bad func(string, ...any)) {
 	default:
 		bad("unknown stdin %q", p.Stdin)
 	}
-	if p.Dialect != "" && !hasString(p.Categories, "shell") {
+	if p.Dialect != "" && !hasString(p.Categories, CategoryShell) {
 		bad("dialect %q on a program that is not in the shell category", p.Dialect)
 	}
 	for _, d := range p.Shells {
@@ -708,7 +635,7 @@ func (o *OptSpec) check(p *Program, bad func(string, ...any)) (danger bool) {
 	default:
 		bad("option %s: unknown value kind %q", o.Names[0], o.Value)
 	}
-	for _, e := range append(append([]string{}, o.Effects...), o.Else) {
+	for _, e := range append(append([]Effect{}, o.Effects...), o.Else) {
 		if e == "" {
 			continue
 		}
@@ -737,7 +664,7 @@ func (o *OptSpec) check(p *Program, bad func(string, ...any)) (danger bool) {
 		bad("option %s: an interactive command option (find -ok) reads the answer from stdin: it cannot be judged", o.Names[0])
 	}
 	switch o.ValueRole {
-	case "", "sed", "awk":
+	case "", RoleSed, RoleAwk:
 	default:
 		bad("option %s: unknown value_role %q", o.Names[0], o.ValueRole)
 	}
@@ -804,14 +731,14 @@ func (p *Program) buildOperands(path string) []error {
 	p.cmdRole = false
 	for i := range p.Operands {
 		errs = append(errs, p.Operands[i].build(path)...)
-		if p.Operands[i].Role == "command" || p.Operands[i].Role == "script" {
+		if p.Operands[i].Role == RoleCommand || p.Operands[i].Role == RoleScript {
 			p.cmdRole = true
 			p.risky = true
 		}
 	}
 	for _, o := range p.Options {
 		for _, r := range o.Operands {
-			if r.Role == "command" || r.Role == "script" {
+			if r.Role == RoleCommand || r.Role == RoleScript {
 				p.cmdRole = true
 			}
 		}
@@ -856,7 +783,7 @@ func (o *OptSpec) checkCarries(path string) []error {
 		bad("unknown carries %q", o.Carries)
 	}
 	runs := false
-	for _, e := range append(append([]string{}, o.Effects...), o.Else) {
+	for _, e := range append(append([]Effect{}, o.Effects...), o.Else) {
 		if runEffects[e] {
 			runs = true
 		}
@@ -872,7 +799,7 @@ func (o *OptSpec) checkCarries(path string) []error {
 	return errs
 }
 
-func (r *Role) build(path string) []error {
+func (r *OperandSpec) build(path string) []error {
 	var errs []error
 	if r.Carries != "" && !knownCarries[r.Carries] {
 		errs = append(errs, fmt.Errorf("%s: operand %s: unknown carries %q", path, r.Role, r.Carries))
@@ -880,10 +807,10 @@ func (r *Role) build(path string) []error {
 	if r.Carries == "" && roleCarries[r.Role] == "" && (runEffects[r.Effect] || runEffects[r.Else]) {
 		errs = append(errs, fmt.Errorf("%s: operand %s runs something: say what it carries (carries: code, command, file, module, config or none)", path, r.Role))
 	}
-	if !knownRoles[r.Role] {
+	if r.h = roleOf(r.Role); r.h == nil {
 		errs = append(errs, fmt.Errorf("%s: unknown operand role %q", path, r.Role))
 	}
-	for _, e := range []string{r.Effect, r.Else} {
+	for _, e := range []Effect{r.Effect, r.Else} {
 		if e != "" && !knownEffects[e] {
 			errs = append(errs, fmt.Errorf("%s: operand %s: unknown effect %q", path, r.Role, e))
 		}
@@ -901,7 +828,7 @@ func (r *Role) build(path string) []error {
 	return errs
 }
 
-func hasString(list []string, s string) bool {
+func hasString[S ~string](list []S, s S) bool {
 	for _, x := range list {
 		if x == s {
 			return true

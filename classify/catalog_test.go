@@ -67,7 +67,7 @@ func TestCatalogProgramsDocumented(t *testing.T) {
 // would otherwise be dropped without a word.
 func TestCatalogRoleKeys(t *testing.T) {
 	known := map[string]bool{}
-	rt := reflect.TypeOf(Role{})
+	rt := reflect.TypeOf(OperandSpec{})
 	for i := 0; i < rt.NumField(); i++ {
 		if tag := strings.Split(rt.Field(i).Tag.Get("yaml"), ",")[0]; tag != "" {
 			known[tag] = true

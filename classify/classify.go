@@ -847,7 +847,7 @@ func (w *walker) funcDecl(fd *syntax.FuncDecl, c ctx) {
 	for i := first; i < len(w.r.Segments); i++ {
 		s := &w.r.Segments[i]
 		if s.Name == name && name != "" && (s.Context.Background || s.Context.PipelineLen > 1) {
-			s.Categories = addCat(s.Categories, "destructive")
+			s.Categories = addCat(s.Categories, CategoryDestructive)
 			w.find("fork-bomb", "the function "+name+" calls itself in a pipeline or in the background: a fork bomb", w.span(fd), i)
 			break
 		}
@@ -859,7 +859,7 @@ func appendCopy(list []string, s string) []string {
 	return append(append(out, list...), s)
 }
 
-func addCat(list []string, c string) []string {
+func addCat(list []Category, c Category) []Category {
 	if hasString(list, c) {
 		return list
 	}

@@ -70,6 +70,14 @@
 // code or a command (carries), and which subcommands exist. Users
 // extend it with [ParseCatalog], [Catalog.Extend] and [WithCatalog].
 //
+// What a catalog name means is code, kept in two registries in the style
+// of go/analysis: every operand [Role] (roles.go) and every [Effect]
+// (effects.go) has one handler, a value with a name, a doc and the
+// functions the argument parser dispatches to (what an operand in the
+// role reads, writes or runs; what an effect adds to the segment and does
+// with an option's value). [Catalog.Validate] refuses a role or an effect
+// that has no handler.
+//
 // classify owns parsing, the AST walk, the catalog, the verdict, read and
 // write candidates and cd targets. It does not touch the file system
 // (readstation judges the reads) or decide allow/ask/deny (policy and rego

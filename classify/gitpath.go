@@ -94,9 +94,9 @@ func (w *walker) gitConfigReads(seg *Segment, cwd Cwd) {
 // hasGitpath reports whether roles take a git revision or path: an
 // option that replaces them with plain files (git diff --no-index) takes
 // git out of the repository.
-func hasGitpath(roles []Role) bool {
+func hasGitpath(roles []OperandSpec) bool {
 	for _, r := range roles {
-		if r.Role == "gitpath" {
+		if r.Role == RoleGitpath {
 			return true
 		}
 	}

@@ -114,7 +114,7 @@ type Segment struct {
 	Cwd Cwd `json:"cwd"`
 	// Categories are the effect classes of this segment: read, write,
 	// network, destructive, exec, privilege, interactive.
-	Categories []string `json:"categories,omitempty"`
+	Categories []Category `json:"categories,omitempty"`
 	// ReadOnly is set when this segment on its own is proven read-only.
 	ReadOnly bool `json:"read_only"`
 	// RepoCode are the project files through which the program runs code
@@ -271,7 +271,7 @@ type Opt struct {
 	// Known is set when the catalog knows the option.
 	Known bool `json:"known"`
 	// Effects are the catalog effects of the option.
-	Effects []string `json:"effects,omitempty"`
+	Effects []Effect `json:"effects,omitempty"`
 	// Span covers the option (and its value when glued or in the next word).
 	Span Span `json:"span"`
 }
@@ -280,8 +280,9 @@ type Opt struct {
 type Operand struct {
 	Arg
 	// Role is the catalog role: file, dir, tree, write, delete, pattern,
-	// script, command, text, subcommand, ...
-	Role string `json:"role"`
+	// script, command, text, ... (the Role constants), with a trailing "!"
+	// when the operand fails the role's match.
+	Role Role `json:"role"`
 }
 
 // Context is where a segment sits in the command.

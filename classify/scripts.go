@@ -72,185 +72,230 @@ func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 // sedCheck returns a finding code and message for an unsafe sed script,
 // and the files its r and R commands read.
 func sedCheck(s string) (code, msg string, reads []string) {
-	i := 0
-	n := len(s)
-	skipSpace := func() {
-		for i < n && (s[i] == ' ' || s[i] == '\t') {
-			i++
-		}
-	}
-	toEOL := func() string {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 {
-			j = n - i
-		}
-		t := s[i : i+j]
-		i += j
-		return t
-	}
-	// delimited reads a delimited part starting after the delimiter.
-	delimited := func(d byte) bool {
-		for i < n {
-			c := s[i]
-			if c == '\\' {
-				i += 2
-				continue
-			}
-			if c == '\n' && d != '\n' {
-				// GNU sed allows it only escaped
-				return false
-			}
-			i++
-			if c == d {
-				return true
-			}
-		}
-		return false
-	}
-	address := func() bool {
-		skipSpace()
-		if i >= n {
-			return true
-		}
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			for i < n && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
-				i++
-			}
-		case c == '$':
-			i++
-		case c == '/':
-			i++
-			if !delimited('/') {
-				return false
-			}
-			for i < n && (s[i] == 'I' || s[i] == 'M') {
-				i++
-			}
-		case c == '\\':
-			if i+1 >= n {
-				return false
-			}
-			d := s[i+1]
-			i += 2
-			if !delimited(d) {
-				return false
-			}
-			for i < n && (s[i] == 'I' || s[i] == 'M') {
-				i++
-			}
-		}
-		return true
-	}
-	for i < n {
-		skipSpace()
-		if i >= n {
+	sc := &sedScanner{s: s}
+	for sc.i < len(s) {
+		sc.skipSpace()
+		if sc.i >= len(s) {
 			break
 		}
-		switch s[i] {
+		switch s[sc.i] {
 		case '\n', ';', '}':
-			i++
+			sc.i++
 			continue
 		case '#':
-			toEOL()
+			sc.toEOL()
 			continue
 		}
-		if !address() {
-			return "sed-unsafe", "the script could not be read", reads
+		if code, msg := sc.addressesScan(); code != "" {
+			return code, msg, sc.reads
 		}
-		skipSpace()
-		if i < n && s[i] == ',' {
-			i++
-			skipSpace()
-			if i < n && (s[i] == '+' || s[i] == '~') {
-				i++
-			}
-			if !address() {
-				return "sed-unsafe", "the script could not be read", reads
-			}
-		}
-		skipSpace()
-		for i < n && s[i] == '!' {
-			i++
-			skipSpace()
-		}
-		if i >= n {
-			return "sed-unsafe", "the script ends after an address", reads
-		}
-		cmd := s[i]
-		i++
-		switch cmd {
-		case '{':
-		case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
-		case 'l', 'q', 'Q', 'L':
-			skipSpace()
-			for i < n && s[i] >= '0' && s[i] <= '9' {
-				i++
-			}
-		case 'a', 'i', 'c':
-			// text to the end of the line; a backslash continues it
-			for i < n {
-				t := toEOL()
-				if strings.HasSuffix(t, "\\") && i < n {
-					i++
-					continue
-				}
-				break
-			}
-		case ':', 'b', 't', 'T':
-			for i < n && s[i] != ';' && s[i] != '\n' {
-				i++
-			}
-		case 'r', 'R':
-			skipSpace()
-			if f := toEOL(); f != "" {
-				reads = append(reads, f)
-			}
-		case 'v':
-			for i < n && s[i] != ';' && s[i] != '\n' {
-				i++
-			}
-		case 'w', 'W':
-			return "sed-write", "the w command writes to a file", reads
-		case 'e':
-			return "sed-exec", "the e command runs a shell command", reads
-		case 's':
-			if i >= n {
-				return "sed-unsafe", "s has no delimiter", reads
-			}
-			d := s[i]
-			i++
-			if d == '\\' || d == '\n' || !delimited(d) || !delimited(d) {
-				return "sed-unsafe", "the s command could not be read", reads
-			}
-			for i < n && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
-				switch s[i] {
-				case 'e':
-					return "sed-exec", "the s///e flag runs the pattern space as a command", reads
-				case 'w':
-					return "sed-write", "the s///w flag writes to a file", reads
-				case 'g', 'p', 'i', 'I', 'm', 'M', ' ', '\t':
-				default:
-					if s[i] < '0' || s[i] > '9' {
-						return "sed-unsafe", "the s command has an unknown flag " + string(s[i]), reads
-					}
-				}
-				i++
-			}
-		case 'y':
-			if i >= n {
-				return "sed-unsafe", "y has no delimiter", reads
-			}
-			d := s[i]
-			i++
-			if !delimited(d) || !delimited(d) {
-				return "sed-unsafe", "the y command could not be read", reads
-			}
-		default:
-			return "sed-unsafe", "unknown command " + string(cmd), reads
+		if code, msg := sc.commandScan(); code != "" {
+			return code, msg, sc.reads
 		}
 	}
-	return "", "", reads
+	return "", "", sc.reads
+}
+
+// sedScanner reads a sed script from byte i on, collecting the files its
+// r and R commands read.
+type sedScanner struct {
+	s     string
+	i     int
+	reads []string
+}
+
+func (sc *sedScanner) skipSpace() {
+	for sc.i < len(sc.s) && (sc.s[sc.i] == ' ' || sc.s[sc.i] == '\t') {
+		sc.i++
+	}
+}
+
+// toEOL reads to the end of the line (not past the newline).
+func (sc *sedScanner) toEOL() string {
+	j := strings.IndexByte(sc.s[sc.i:], '\n')
+	if j < 0 {
+		j = len(sc.s) - sc.i
+	}
+	t := sc.s[sc.i : sc.i+j]
+	sc.i += j
+	return t
+}
+
+// toSeparator reads to the next ";" or newline (a label, a version).
+func (sc *sedScanner) toSeparator() {
+	for sc.i < len(sc.s) && sc.s[sc.i] != ';' && sc.s[sc.i] != '\n' {
+		sc.i++
+	}
+}
+
+// delimited reads a delimited part starting after the delimiter.
+func (sc *sedScanner) delimited(d byte) bool {
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		if c == '\\' {
+			sc.i += 2
+			continue
+		}
+		if c == '\n' && d != '\n' {
+			// GNU sed allows it only escaped
+			return false
+		}
+		sc.i++
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+// address reads one address, if there is one: a line number (N, N~M),
+// $, /RE/ or \cREc with its I and M flags.
+func (sc *sedScanner) address() bool {
+	s, n := sc.s, len(sc.s)
+	sc.skipSpace()
+	if sc.i >= n {
+		return true
+	}
+	switch c := s[sc.i]; {
+	case c >= '0' && c <= '9':
+		for sc.i < n && (s[sc.i] >= '0' && s[sc.i] <= '9' || s[sc.i] == '~') {
+			sc.i++
+		}
+	case c == '$':
+		sc.i++
+	case c == '/':
+		sc.i++
+		if !sc.delimited('/') {
+			return false
+		}
+		sc.regexpFlags()
+	case c == '\\':
+		if sc.i+1 >= n {
+			return false
+		}
+		d := s[sc.i+1]
+		sc.i += 2
+		if !sc.delimited(d) {
+			return false
+		}
+		sc.regexpFlags()
+	}
+	return true
+}
+
+func (sc *sedScanner) regexpFlags() {
+	for sc.i < len(sc.s) && (sc.s[sc.i] == 'I' || sc.s[sc.i] == 'M') {
+		sc.i++
+	}
+}
+
+// addressesScan reads what comes before a command: an address or a range
+// (A,B, A,+N, A,~N), and any "!".
+func (sc *sedScanner) addressesScan() (code, msg string) {
+	s, n := sc.s, len(sc.s)
+	if !sc.address() {
+		return "sed-unsafe", "the script could not be read"
+	}
+	sc.skipSpace()
+	if sc.i < n && s[sc.i] == ',' {
+		sc.i++
+		sc.skipSpace()
+		if sc.i < n && (s[sc.i] == '+' || s[sc.i] == '~') {
+			sc.i++
+		}
+		if !sc.address() {
+			return "sed-unsafe", "the script could not be read"
+		}
+	}
+	sc.skipSpace()
+	for sc.i < n && s[sc.i] == '!' {
+		sc.i++
+		sc.skipSpace()
+	}
+	if sc.i >= n {
+		return "sed-unsafe", "the script ends after an address"
+	}
+	return "", ""
+}
+
+// commandScan reads one command with its arguments; a command that writes,
+// runs or cannot be read returns its finding.
+func (sc *sedScanner) commandScan() (code, msg string) {
+	s, n := sc.s, len(sc.s)
+	cmd := s[sc.i]
+	sc.i++
+	switch cmd {
+	case '{':
+	case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+	case 'l', 'q', 'Q', 'L':
+		sc.skipSpace()
+		for sc.i < n && s[sc.i] >= '0' && s[sc.i] <= '9' {
+			sc.i++
+		}
+	case 'a', 'i', 'c':
+		// text to the end of the line; a backslash continues it
+		for sc.i < n {
+			t := sc.toEOL()
+			if strings.HasSuffix(t, "\\") && sc.i < n {
+				sc.i++
+				continue
+			}
+			break
+		}
+	case ':', 'b', 't', 'T', 'v':
+		sc.toSeparator()
+	case 'r', 'R':
+		sc.skipSpace()
+		if f := sc.toEOL(); f != "" {
+			sc.reads = append(sc.reads, f)
+		}
+	case 'w', 'W':
+		return "sed-write", "the w command writes to a file"
+	case 'e':
+		return "sed-exec", "the e command runs a shell command"
+	case 's':
+		return sc.substituteScan()
+	case 'y':
+		if sc.i >= n {
+			return "sed-unsafe", "y has no delimiter"
+		}
+		d := s[sc.i]
+		sc.i++
+		if !sc.delimited(d) || !sc.delimited(d) {
+			return "sed-unsafe", "the y command could not be read"
+		}
+	default:
+		return "sed-unsafe", "unknown command " + string(cmd)
+	}
+	return "", ""
+}
+
+// substituteScan reads an s command after the "s": its pattern, replacement
+// and flags (e runs the result, w writes it).
+func (sc *sedScanner) substituteScan() (code, msg string) {
+	s, n := sc.s, len(sc.s)
+	if sc.i >= n {
+		return "sed-unsafe", "s has no delimiter"
+	}
+	d := s[sc.i]
+	sc.i++
+	if d == '\\' || d == '\n' || !sc.delimited(d) || !sc.delimited(d) {
+		return "sed-unsafe", "the s command could not be read"
+	}
+	for ; sc.i < n && s[sc.i] != ';' && s[sc.i] != '\n' && s[sc.i] != '}'; sc.i++ {
+		switch s[sc.i] {
+		case 'e':
+			return "sed-exec", "the s///e flag runs the pattern space as a command"
+		case 'w':
+			return "sed-write", "the s///w flag writes to a file"
+		case 'g', 'p', 'i', 'I', 'm', 'M', ' ', '\t':
+		default:
+			if s[sc.i] < '0' || s[sc.i] > '9' {
+				return "sed-unsafe", "the s command has an unknown flag " + string(s[sc.i])
+			}
+		}
+	}
+	return "", ""
 }
 
 // awkScript checks an awk program: system(), pipes, getline from a file or

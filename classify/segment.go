@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -97,28 +98,6 @@ var shellBuiltins = map[string]builtin{
 	"continue":  {"shell-builtin", "continues a loop"},
 }
 
-// effectCode is the default finding code for an effect.
-var effectCode = map[string]string{
-	EffectWrite:      "write-option",
-	EffectWritesFile: "write-option",
-	EffectExec:       "exec-option",
-	EffectFollow:     "follow-option",
-	EffectDevice:     "device-read",
-	EffectNetwork:    "network",
-	EffectInteract:   "interactive",
-	EffectPrivilege:  "privilege",
-	EffectDestroy:    "destructive",
-	EffectStdin:      "stdin-read",
-	EffectEnvPrint:   "env-print",
-}
-
-// effectCategory is the category an effect adds to its segment.
-var effectCategory = map[string]string{
-	EffectWrite: "write", EffectWritesFile: "write", EffectExec: "exec",
-	EffectNetwork: "network", EffectDestroy: "destructive", EffectPrivilege: "privilege",
-	EffectInteract: "interactive", EffectScript: "exec", EffectCommand: "exec",
-}
-
 // segment records one simple command from its evaluated words and returns
 // its index, or -1 past the segment limit.
 func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, span Span) int {
@@ -193,25 +172,27 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	if spec.Help && len(args) == 2 && args[1].Static() && (args[1].Value == "--help" || args[1].Value == "--version") {
 		// rm --help: a program that handles the word itself prints and
 		// exits (catalog help: true, confirmed by the harness).
-		seg.Categories = []string{"read"}
+		seg.Categories = []Category{CategoryRead}
 		seg.Options = []Opt{{Name: args[1].Value, Written: args[1].Value, Known: true, Span: args[1].Span}}
 		return idx
 	}
-	p := argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
+	p := parserPool.Get().(*argParser)
+	*p = argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
 	p.run()
 	p.finish()
 	// A wrapper given no command is the program itself: env -u X, env -0
 	// and env LC_ALL=C print the environment as env alone does.
 	if spec.NoArgs != nil && (len(args) == 1 || spec.cmdRole && len(p.nested) == 0 && !optEffect(seg.Options, EffectExec)) {
-		seg.Categories = addCat(seg.Categories, "read")
+		seg.Categories = addCat(seg.Categories, CategoryRead)
 		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
 	}
+	parserPool.Put(p)
 	return idx
 }
 
 // optEffect reports whether any of the options has the effect (env -S
 // runs the command its value spells).
-func optEffect(opts []Opt, effect string) bool {
+func optEffect(opts []Opt, effect Effect) bool {
 	for _, o := range opts {
 		if hasString(o.Effects, effect) {
 			return true
@@ -219,6 +200,11 @@ func optEffect(opts []Opt, effect string) bool {
 	}
 	return false
 }
+
+// parserPool holds argument parsers between segments. The handlers a
+// parser dispatches to take it by pointer, so it lives on the heap; the
+// pool spares an allocation per segment.
+var parserPool = sync.Pool{New: func() any { return new(argParser) }}
 
 // argParser parses one segment's arguments the way its program will.
 type argParser struct {
@@ -241,7 +227,7 @@ type argParser struct {
 	// (awk 'BEGIN { ... }').
 	noStdin    bool
 	effects    []effectAt
-	roles      []Role
+	roles      []OperandSpec
 	patternSet bool
 	operands   []Operand
 	opInfo     []wordInfo
@@ -271,25 +257,28 @@ type argParser struct {
 	// writesHere is set by an option of category write (tar -x): the
 	// program writes into its working directory.
 	writesHere bool
+	// fin is the finisher of the segment, kept here to live where the
+	// parser does.
+	fin finisher
 }
 
 // roleValue is an option value that has an operand role (sed -e SCRIPT).
 type roleValue struct {
-	role string
+	role Role
 	arg  Arg
 }
 
 // scriptValues checks the option values of one role as one script: sed
 // joins its -e scripts with newlines, so '1{e touch x' -e '}' is one block.
-func (p *argParser) scriptValues(role string) {
+func (p *argParser) scriptValues(h *roleHandler) {
 	var parts []string
 	var sp Span
 	for _, rv := range p.roleValues {
-		if rv.role != role {
+		if rv.role != h.Name {
 			continue
 		}
 		if !rv.arg.Static() {
-			p.w.find("dynamic-script", "the "+role+" script is only known at run time", rv.arg.Span, p.seg.Index)
+			p.w.find("dynamic-script", "the "+string(h.Name)+" script is only known at run time", rv.arg.Span, p.seg.Index)
 			return
 		}
 		if len(parts) == 0 {
@@ -301,17 +290,11 @@ func (p *argParser) scriptValues(role string) {
 	if len(parts) == 0 {
 		return
 	}
-	a := Arg{Value: strings.Join(parts, "\n"), Span: sp}
-	switch role {
-	case "sed":
-		p.sedScript(a)
-	case "awk":
-		p.awkScript(a)
-	}
+	h.script(p, Arg{Value: strings.Join(parts, "\n"), Span: sp})
 }
 
 type effectAt struct {
-	effect string
+	effect Effect
 	code   string
 	doc    string
 	who    string
@@ -456,19 +439,18 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 	if p.root.cmdRole || p.spec.cmdRole {
 		p.assignRoles()
 		last := p.operands[len(p.operands)-1]
-		switch last.Role {
-		case "command":
+		if last.Role == RoleCommand {
 			p.operands = p.operands[:len(p.operands)-1]
 			p.opInfo = p.opInfo[:len(p.opInfo)-1]
 			p.opCarries = p.opCarries[:len(p.opCarries)-1]
-			p.seg.Code = append(p.seg.Code, CodeArg{Carries: CarriesCommand, Via: "command", Span: spanOf(p.args[i:])})
+			p.seg.Code = append(p.seg.Code, CodeArg{Carries: CarriesCommand, Via: string(RoleCommand), Span: spanOf(p.args[i:])})
 			n := nestedCmd{args: p.args[i:], infos: p.infos[i:], wrapper: p.root.Name, kind: "wrapper"}
 			if p.root.Name == "xargs" {
 				n.kind = "xargs"
 			}
 			// env-style NAME=VALUE operands before the command
 			for _, op := range p.operands {
-				if op.Role == "assign" && op.Static() {
+				if op.Role == RoleAssign && op.Static() {
 					k, v, _ := strings.Cut(op.Value, "=")
 					n.assigns = append(n.assigns, Assign{Name: k, Value: Arg{Value: v, Span: op.Span}, Span: op.Span})
 				}
@@ -511,7 +493,7 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		}
 		for _, cat := range spec.Categories {
 			p.seg.Categories = addCat(p.seg.Categories, cat)
-			if cat == "write" {
+			if cat == CategoryWrite {
 				p.writesHere = true
 			}
 		}
@@ -532,45 +514,20 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 			}
 			p.seg.Code = append(p.seg.Code, CodeArg{Carries: c, Via: o.Written, Span: sp})
 		}
-		if hasString(spec.Effects, EffectPattern) {
-			p.patternSet = true
+		for _, h := range optionEffects {
+			if hasString(spec.Effects, h.Name) {
+				h.option(p)
+			}
 		}
 		if o.Value != nil {
 			cwd := p.seg.Cwd
 			if p.cwdOpt != nil {
 				cwd = p.optCwd()
 			}
-			if hasString(spec.Effects, EffectReadsFile) {
-				if spec.match != nil && spec.match.NumSubexp() > 0 {
-					// curl -d @FILE, -F name=@FILE: the match's group is the file.
-					if f, ok := valueFile(spec.match, *o.Value); ok {
-						p.w.r.Reads = append(p.w.r.Reads, pathRef(f, "option", p.seg.Index, cwd, -1))
-						p.w.deviceCheck(f, cwd, f.Span, p.seg.Index)
-					}
-				} else {
-					p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
-					p.w.deviceCheck(*o.Value, cwd, o.Value.Span, p.seg.Index)
+			for _, h := range valueEffects {
+				if hasString(spec.Effects, h.Name) {
+					h.value(p, o.Value, o.Span, spec, cwd)
 				}
-			}
-			if hasString(spec.Effects, EffectFilesFrom) {
-				// The file is read, and so is every path it lists.
-				p.w.r.Reads = append(p.w.r.Reads, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
-				p.w.r.Reads = append(p.w.r.Reads, PathRef{Path: o.Value.Value, Kind: "dynamic", Dynamic: "files-from",
-					Source: "option", Segment: p.seg.Index, Cwd: cwd, Producer: -1, Span: o.Span})
-			}
-			if hasString(spec.Effects, EffectWritesFile) {
-				p.w.r.Writes = append(p.w.r.Writes, pathRef(*o.Value, "option", p.seg.Index, cwd, -1))
-			}
-			if hasString(spec.Effects, EffectCwd) {
-				// Each -C is relative to the one before (git -C a -C b
-				// runs in a/b; so do make and tar).
-				v := *o.Value
-				p.cwdBase = cwd
-				p.cwdOpt = &v
-				p.w.r.Reads = append(p.w.r.Reads, pathRef(v, "cwd-flag", p.seg.Index, cwd, -1))
-			}
-			if hasString(spec.Effects, EffectScript) {
-				p.scripts = append(p.scripts, *o.Value)
 			}
 		}
 	} else {
@@ -786,7 +743,7 @@ func (p *argParser) abbrev(name string, sp Span) *OptSpec {
 	if found == nil {
 		return nil
 	}
-	for _, e := range append(append([]string{}, found.Effects...), found.Else) {
+	for _, e := range append(append([]Effect{}, found.Effects...), found.Else) {
 		if dangerousEffects[e] {
 			return found
 		}
@@ -928,17 +885,14 @@ func subArg(a Arg, off int) Arg {
 }
 
 // effectiveRoles are the operand roles after options had their say.
-func (p *argParser) effectiveRoles() []Role {
+func (p *argParser) effectiveRoles() []OperandSpec {
 	roles := p.spec.Operands
 	if p.roles != nil {
 		roles = p.roles
 	}
-	if p.patternSet && len(roles) > 0 {
-		switch roles[0].Role {
-		case "pattern", "awk", "sed", "script":
-			if !roles[0].Repeat {
-				roles = roles[1:]
-			}
+	if p.patternSet && len(roles) > 0 && !roles[0].Repeat {
+		if h := roles[0].handler(); h != nil && h.supplied {
+			roles = roles[1:]
 		}
 	}
 	return roles
@@ -979,7 +933,7 @@ func (p *argParser) assignRoles() {
 
 // repeatThenTail returns the index of a repeating role followed only by
 // fixed, non-command roles, or -1.
-func repeatThenTail(roles []Role) int {
+func repeatThenTail(roles []OperandSpec) int {
 	k := -1
 	for i, r := range roles {
 		if r.Repeat {
@@ -992,8 +946,9 @@ func repeatThenTail(roles []Role) int {
 	if k < 0 || k == len(roles)-1 {
 		return -1
 	}
-	for _, r := range roles[k+1:] {
-		if r.Role == "command" || r.Role == "script" || r.Optional {
+	for i := range roles[k+1:] {
+		r := &roles[k+1+i]
+		if h := r.handler(); h != nil && h.runs || r.Optional {
 			return -1
 		}
 	}
@@ -1002,7 +957,7 @@ func repeatThenTail(roles []Role) int {
 
 // assignSeq gives operands their roles in order, and sets carries[k] to
 // what operand k carries in its role.
-func assignSeq(ops []Operand, roles []Role, carries []string) {
+func assignSeq(ops []Operand, roles []OperandSpec, carries []string) {
 	ri := 0
 	for k := range ops {
 		op := &ops[k]
@@ -1037,484 +992,6 @@ func assignSeq(ops []Operand, roles []Role, carries []string) {
 	}
 }
 
-func (p *argParser) finish() {
-	w, seg := p.w, p.seg
-	p.assignRoles()
-	roles := p.effectiveRoles()
-	seg.Operands = p.operands
-	if len(p.subPath) > 0 {
-		seg.Subcommand = strings.Join(p.subPath, " ")
-	}
-	spec := p.spec
-	if !p.stopped && len(spec.Subcommands) > 0 && len(p.subPath) == 0 || !p.stopped && len(spec.Subcommands) > 0 && spec.Default != "" {
-		if spec.Default != "" && !p.unsafe && spec.Sub(spec.Default) != nil && (len(p.subPath) == 0 || p.spec == spec) {
-			d := spec.Sub(spec.Default)
-			if len(p.operands) == 0 {
-				seg.Subcommand = strings.TrimSpace(seg.Subcommand + " " + d.Name)
-				spec = d
-			}
-		}
-	}
-	for _, c := range p.root.Categories {
-		seg.Categories = addCat(seg.Categories, c)
-	}
-	if spec != p.root {
-		for _, c := range spec.Categories {
-			seg.Categories = addCat(seg.Categories, c)
-		}
-	}
-	seg.RepoCode = append([]RepoCode(nil), p.root.RepoCode...) // nil when none
-	if spec != p.root {
-		seg.RepoCode = append(seg.RepoCode, spec.RepoCode...)
-	}
-	seg.RunsGit = p.root.RunsGit || spec.RunsGit
-	name := p.specName()
-	if spec != p.spec {
-		name += " " + spec.Name // the default subcommand (git stash: push)
-	}
-	for _, e := range spec.Effects {
-		p.effects = append(p.effects, effectAt{effect: e, doc: spec.Doc, who: name, span: seg.Span})
-	}
-	unless := p.root.Unless
-	if spec != p.root {
-		unless = append(append([]Unless(nil), unless...), spec.Unless...)
-	}
-	for _, u := range unless {
-		given := false
-		for _, o := range seg.Options {
-			if o.Known && hasString(u.Options, o.Name) {
-				given = true
-			}
-		}
-		if !given {
-			p.effects = append(p.effects, effectAt{effect: u.Effect, code: u.Code, doc: u.Doc, who: name, span: seg.Span})
-		}
-	}
-	if !spec.ReadOnly && !p.unknownSub {
-		msg := name + " is not on the read-only allowlist"
-		if spec.Doc != "" {
-			msg += ": " + spec.Doc
-		}
-		w.find("not-read-only", msg, seg.Span, seg.Index)
-	}
-	// Operands by role.
-	cwd := seg.Cwd
-	if p.cwdOpt != nil {
-		cwd = p.optCwd()
-	}
-	recursive, lists, narrowed := false, false, false
-	trackedBy, names := 0, false
-	for _, e := range p.effects {
-		switch e.effect {
-		case EffectRecursive:
-			recursive = true
-		case EffectLists:
-			lists = true
-		case EffectGitTracked:
-			trackedBy++
-		case EffectGitNames:
-			names = true
-		}
-	}
-	// git prints tracked content when an option asks for it (log -p), or
-	// by default (show, diff, grep) unless an option asks for names or
-	// counts instead (diff --stat, grep -l).
-	specTracked := hasString(spec.Effects, EffectGitTracked)
-	optionTracked := trackedBy > 1 || trackedBy == 1 && !specTracked
-	tracked := optionTracked || specTracked && !names
-
-	// listed adds the read of the paths a list names (sha256sum -c LIST):
-	// what they are is only known when the list is read.
-	listed := func(path string, sp Span) {
-		w.r.Reads = append(w.r.Reads, PathRef{Path: path, Kind: "dynamic", Dynamic: "files-from",
-			Source: "operand", Segment: seg.Index, Cwd: cwd, Producer: -1, Span: sp})
-	}
-	producer := -1
-	dynSource := ""
-	switch {
-	case p.c.xargs:
-		producer, dynSource = p.c.producer, "xargs-input"
-	case p.c.findExec:
-		producer = seg.Parent
-	}
-	for k, op := range seg.Operands {
-		if k < len(p.opCarries) && p.opCarries[k] != "" {
-			seg.Code = append(seg.Code, CodeArg{Carries: p.opCarries[k], Via: strings.TrimSuffix(op.Role, "!"), Span: op.Span})
-		}
-	}
-	pathOperands := 0
-	for k, op := range seg.Operands {
-		role := strings.TrimSuffix(op.Role, "!")
-		mismatch := strings.HasSuffix(op.Role, "!")
-		var r *Role
-		for ri := range roles {
-			if roles[ri].Role == role {
-				r = &roles[ri]
-				break
-			}
-		}
-		if op.Role == "" {
-			w.find("unexpected-operand", name+" does not take the operand "+quote(op.Value)+" in a read-only spelling", op.Span, seg.Index)
-			continue
-		}
-		if r != nil {
-			eff := r.Effect
-			if mismatch {
-				eff = r.Else
-			}
-			if eff != "" {
-				p.effects = append(p.effects, effectAt{effect: eff, code: r.codeFor(mismatch), doc: r.Doc, who: name + " " + quote(op.Value), span: op.Span})
-			}
-		}
-		switch role {
-		case "gitpath":
-			pathOperands++
-			var info wordInfo
-			if k < len(p.opInfo) {
-				info = p.opInfo[k]
-			}
-			first := len(w.r.Reads)
-			w.gitPathRead(op, info, seg.Index, cwd)
-			for i := first; i < len(w.r.Reads); i++ {
-				// git grep --no-index DIR reads DIR's tree.
-				w.r.Reads[i].Recursive = w.r.Reads[i].Recursive || recursive
-				w.r.Reads[i].Tracked = tracked
-				// A pathspec (after --) names what git prints; a word
-				// before -- may be a revision.
-				narrowed = narrowed || info.afterDashes
-			}
-			if op.Static() && !info.afterDashes && strings.Contains(op.Value, ":") && !strings.HasPrefix(op.Value, ":/") && len(w.r.Reads) > first {
-				// REV:PATH: one blob or tree, read as such. (:/TEXT is a
-				// commit; REV: is the whole top tree, which git grep
-				// searches.)
-				narrowed = true
-			}
-		case "file", "dir", "tree", "source", "exec":
-			pathOperands++
-			if op.Static() && op.Value == "-" && hasString(p.root.Categories, "navigate") {
-				continue // cd - goes back to $OLDPWD
-			}
-			if op.Static() && isStdin(op.Value) && role != "dir" && role != "tree" {
-				if !p.c.stdinFed {
-					w.find("stdin-read", name+" reads stdin (\"-\"), which nothing feeds", op.Span, seg.Index)
-				}
-				if lists && role == "file" {
-					listed(op.Value, op.Span)
-				}
-				continue
-			}
-			ref := pathRef(op.Arg, "operand", seg.Index, cwd, -1)
-			if op.Dynamic == "find-match" || op.Dynamic == "xargs-input" {
-				ref.Producer = producer
-			}
-			ref.Recursive = role == "tree" || recursive && role != "source"
-			ref.OptionLike = k < len(p.opInfo) && p.opInfo[k].optPos && p.opInfo[k].canDash
-			w.r.Reads = append(w.r.Reads, ref)
-			if lists && role == "file" {
-				listed(op.Value, op.Span)
-			}
-			if role != "dir" && role != "tree" {
-				w.deviceCheck(op.Arg, cwd, op.Span, seg.Index)
-			}
-			if role == "source" {
-				p.effects = append(p.effects, effectAt{effect: EffectExec, code: "source", doc: "runs the code in " + quote(op.Value), who: name, span: op.Span})
-			}
-		case "write", "delete":
-			// A file operand all the same: no stdin read, no implicit ".".
-			pathOperands++
-			ref := pathRef(op.Arg, "operand", seg.Index, cwd, -1)
-			if op.Dynamic == "find-match" || op.Dynamic == "xargs-input" {
-				// find -exec rm {} +: the paths written come from find.
-				ref.Producer = producer
-			}
-			w.r.Writes = append(w.r.Writes, ref)
-		case "script":
-			pathOperands++
-			p.scripts = append(p.scripts, op.Arg)
-		case "sed":
-			p.sedScript(op.Arg)
-		case "awk":
-			p.awkScript(op.Arg)
-		case "jq":
-			p.jqProgram(op.Arg)
-		}
-		_ = k
-	}
-	p.scriptValues("sed")
-	p.scriptValues("awk")
-	// A word that may expand to several (unquoted $x, a glob) fills the
-	// roles after it too: uniq *.txt can be uniq a.txt b.txt, which
-	// writes b.txt.
-	// Roles with no effect that the loop below reports (cat file...,
-	// grep pattern file...) make the shifting moot: skip it, as it costs
-	// time quadratic in the words (grep with thousands of globs).
-	plain := true
-	for _, r := range roles {
-		switch r.Role {
-		case "write", "delete", "command", "script", "sed", "awk":
-			plain = false
-		}
-		if r.Effect != "" || r.Else != "" {
-			plain = false
-		}
-	}
-	shifted := 0
-	for k := range seg.Operands {
-		if plain || k >= len(p.opInfo) || !p.opInfo[k].multi {
-			continue
-		}
-		if shifted++; shifted > maxShifted {
-			w.find("limit-words", fmt.Sprintf("more than %d words that may expand to several; the rest were not analysed", maxShifted), seg.Operands[k].Span, seg.Index)
-			break
-		}
-		op := seg.Operands[k]
-		own := strings.TrimSuffix(op.Role, "!")
-		wrote := own == "write" || own == "delete"
-		for _, a := range p.shiftedRoles(k, roles) {
-			if a.role == nil {
-				break
-			}
-			eff := a.role.Effect
-			if a.mismatch {
-				eff = a.role.Else
-			}
-			if eff != "" {
-				p.effects = append(p.effects, effectAt{effect: eff, code: a.role.Code, doc: a.role.Doc, who: name + " " + quote(op.Value) + " (may expand to several words)", span: op.Span})
-			}
-			switch a.role.Role {
-			case "write", "delete":
-				if !wrote {
-					wrote = true
-					w.r.Writes = append(w.r.Writes, pathRef(op.Arg, "operand", seg.Index, cwd, -1))
-				}
-			case "command":
-				w.find("dynamic-program", quote(op.Value)+" may expand to several words, and "+name+" runs the later ones as a command", op.Span, seg.Index)
-			case "script", "sed", "awk":
-				w.find("dynamic-script", quote(op.Value)+" may expand to several words, and "+name+" runs the later ones as code", op.Span, seg.Index)
-			}
-		}
-	}
-	if dynSource != "" && p.c.xargsAppend && len(p.nested) == 0 && !p.stopped && spec.Stdin != "always" &&
-		!(len(spec.Subcommands) > 0 && len(p.subPath) == 0) {
-		// xargs appends its input as operands: they take the next role,
-		// with its effect, and cannot match a role's pattern.
-		who := name + " (operands from xargs)"
-		ref := PathRef{Path: "", Kind: "dynamic", Dynamic: dynSource, Source: dynSource, Segment: seg.Index, Cwd: cwd, Producer: producer, Span: seg.Span, Recursive: recursive}
-		read, write := false, false
-		for k, a := range p.appendedRoles(roles) {
-			role := a.role
-			if role == nil {
-				if k == 0 {
-					w.find("unexpected-operand", "xargs appends its input to "+name+", which takes no such operand in a read-only spelling", seg.Span, seg.Index)
-				}
-				break
-			}
-			eff := role.Effect
-			if a.mismatch {
-				eff = role.Else
-			}
-			if eff != "" {
-				p.effects = append(p.effects, effectAt{effect: eff, code: role.codeFor(a.mismatch), doc: role.Doc, who: who, span: seg.Span})
-			}
-			switch role.Role {
-			case "file", "dir", "tree", "source", "exec", "gitpath":
-				ref.Recursive = ref.Recursive || role.Role == "tree"
-				read = true
-				if role.Role == "source" {
-					p.effects = append(p.effects, effectAt{effect: EffectExec, code: "source", doc: "runs code from files named by its input", who: who, span: seg.Span})
-				}
-			case "write", "delete":
-				write = true
-			case "command":
-				w.find("dynamic-program", "xargs appends its input to "+name+", which runs it as a command", seg.Span, seg.Index)
-			case "script", "sed", "awk":
-				w.find("dynamic-script", "xargs appends its input to "+name+", which runs it as code", seg.Span, seg.Index)
-			}
-		}
-		if read {
-			w.r.Reads = append(w.r.Reads, ref)
-			pathOperands++
-		}
-		if write {
-			ref.Recursive = false
-			w.r.Writes = append(w.r.Writes, ref)
-		}
-	}
-	for _, e := range p.effects {
-		if e.effect == EffectGitConfig {
-			w.gitConfigReads(seg, cwd)
-			break
-		}
-	}
-	outside := p.roles != nil && !hasGitpath(p.roles) // git diff --no-index
-	if tracked && !narrowed && !outside {
-		// git prints what the whole repository tracks.
-		w.r.Reads = append(w.r.Reads, PathRef{Path: ".", Kind: "literal", Source: "git-tracked", Segment: seg.Index,
-			Cwd: cwd, Producer: -1, Span: seg.Span, Repo: true, Tracked: true})
-	}
-	if pathOperands == 0 {
-		imp := spec.Implicit
-		if imp == "" && p.root.Implicit != "" && spec == p.root {
-			imp = p.root.Implicit
-		}
-		if imp == "" && recursive {
-			imp = "."
-		}
-		if imp != "" {
-			rec := recursive
-			for _, r := range roles {
-				if r.Role == "tree" {
-					rec = true
-				}
-			}
-			w.r.Reads = append(w.r.Reads, PathRef{Path: imp, Kind: "literal", Source: "implicit", Segment: seg.Index, Cwd: cwd, Producer: -1, Span: seg.Span, Recursive: rec})
-		}
-	}
-	// A program that writes where it runs (git clean, git commit: the
-	// program or subcommand is of category write; tar -x: an option is)
-	// writes into the directory a cwd option (-C DIR) moves it to (several
-	// combine: git -C a -C b is a/b).
-	// Without a cwd option, the directory it runs in (after cd) is the one
-	// written: cd /tmp && tar -xf a.tgz writes /tmp.
-	// Only a program that names no path it writes: touch, cp and rm write
-	// their operands, not their directory.
-	writesHere := p.writesHere || hasString(p.root.Categories, "write") || hasString(spec.Categories, "write")
-	for i := range w.r.Writes {
-		if w.r.Writes[i].Segment == seg.Index {
-			writesHere = false
-		}
-	}
-	switch {
-	case p.cwdOpt != nil && writesHere:
-		w.r.Writes = append(w.r.Writes, pathRef(*p.cwdOpt, "cwd-flag", seg.Index, p.cwdBase, -1))
-	case writesHere && seg.Cwd.Known && seg.Cwd.Path != ".":
-		w.r.Writes = append(w.r.Writes, PathRef{Path: ".", Kind: "literal", Source: "cwd-flag", Segment: seg.Index, Cwd: seg.Cwd, Producer: -1, Span: seg.Span})
-	}
-	// stdin
-	stdin := spec.Stdin
-	for _, e := range p.effects {
-		switch e.effect {
-		case EffectStdin:
-			stdin = "always"
-		case EffectExec:
-			if stdin == "no-operands" {
-				// python -c CODE, awk -f FILE: the program is already
-				// not reversible, and whether it reads stdin depends
-				// on the code it runs.
-				stdin = ""
-			}
-		}
-	}
-	if p.info {
-		stdin = "" // --help, --version: prints and exits
-	}
-	for _, e := range p.effects {
-		if e.effect == EffectNoStdin && !p.readsInput {
-			stdin = "" // jq -n: null input (unless input or inputs reads on)
-		}
-	}
-	if stdin == "no-operands" && p.roles != nil && !hasFileRole(p.roles) {
-		// An option replaced the operands with ones that are not files
-		// (shuf -i 1-10, shuf -e a b): the input is not stdin.
-		stdin = ""
-	}
-	readsStdin := stdin == "always" || stdin == "no-operands" && pathOperands == 0 && !recursive && spec.Implicit == ""
-	if lists && readsStdin {
-		listed("-", seg.Span) // cat SUMS | sha256sum -c: stdin is the list
-	}
-	if !p.c.stdinFed && !p.unsafe && readsStdin && !p.noStdin {
-		w.find("stdin-read", name+" reads stdin, which nothing feeds: it would wait for input", seg.Span, seg.Index)
-	}
-	if p.c.stdinFed && readsStdin && !p.info && (hasString(p.root.Categories, "shell") || hasString(p.root.Categories, "exec")) {
-		w.find("stdin-script", name+" runs the code it reads from stdin, which is not checked", seg.Span, seg.Index)
-	}
-	// effects → findings and categories
-	for _, e := range p.effects {
-		if cat := effectCategory[e.effect]; cat != "" {
-			seg.Categories = addCat(seg.Categories, cat)
-		}
-		code := e.code
-		if code == "" {
-			code = effectCode[e.effect]
-		}
-		if code == "" || e.effect == EffectStdin {
-			continue
-		}
-		msg := e.who
-		if e.doc != "" {
-			msg += ": " + e.doc
-		}
-		w.find(code, msg, e.span, seg.Index)
-	}
-	if spec.ReadOnly && len(seg.Categories) == 0 {
-		seg.Categories = []string{"read"}
-	}
-	// navigation
-	if hasString(p.root.Categories, "navigate") {
-		w.cd(seg, p.c)
-	}
-	// xargs appends its input to the command line: it could become the
-	// subcommand, or an option of a program that has dangerous ones.
-	if p.c.xargs && p.c.xargsAppend && len(p.nested) == 0 && !p.stopped {
-		switch {
-		case len(spec.Subcommands) > 0 && len(p.subPath) == 0:
-			w.find("dynamic-subcommand", "xargs appends its input to "+name+", so the subcommand is only known at run time", seg.Span, seg.Index)
-		case spec.risky && !p.endOpts:
-			w.find("dynamic-argument", "xargs appends its input to "+name+", where it could become an option that writes or runs code", seg.Span, seg.Index)
-		}
-	}
-	// nested commands and scripts
-	for _, n := range p.nested {
-		cc := p.c
-		cc.parent = seg.Index
-		cc.wrappers = appendCopy(p.c.wrappers, n.wrapper)
-		if n.kind != "wrapper" {
-			cc.xargs, cc.xargsAppend, cc.findExec = false, false, false
-		}
-		switch n.kind {
-		case "xargs":
-			cc.xargs, cc.stdinFed = true, true
-			cc.producer = p.c.producer
-			if r := xargsReplace(seg.Options); r != "" {
-				// -I R: every R in the command becomes an input line.
-				for k, a := range n.args {
-					if a.Static() && strings.Contains(a.Value, r) {
-						n.args[k] = Arg{Value: a.Value, Dynamic: "xargs-input", Span: a.Span}
-						pi := placeholderInfo(a.Value, r)
-						n.infos[k].canDash = strings.HasPrefix(a.Value, r)
-						n.infos[k].prefix, n.infos[k].prefixSet = pi.prefix, true
-					}
-				}
-			} else {
-				cc.xargsAppend = true
-			}
-		case "find-exec":
-			cc.findExec = true
-		}
-		if len(n.args) > 0 {
-			if n.inMatchDir {
-				// find -execdir: the command runs in each match's
-				// directory; its {} is still the match.
-				saved := w.saveCwd()
-				w.st.cwd = Cwd{}
-				w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
-				w.restoreCwd(saved)
-			} else if n.kind == "wrapper" && p.cwdOpt != nil {
-				// env -C DIR runs the command in DIR, in a child process.
-				saved := w.saveCwd()
-				w.st.cwd = p.optCwd()
-				w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
-				w.restoreCwd(saved)
-			} else {
-				w.segment(n.args, n.infos, n.assigns, cc, spanOf(n.args))
-			}
-		}
-	}
-	for _, s := range p.scripts {
-		w.nestedScript(s, seg, p.c)
-	}
-}
-
 // maxShifted is the most words that may expand to several whose effect
 // on the roles after them is analysed in one segment.
 const maxShifted = 32
@@ -1523,7 +1000,7 @@ const maxShifted = 32
 // take (xargs input: one or more words), each with whether it fails the
 // role's pattern. The first is nil when the program takes no further
 // operand.
-func (p *argParser) appendedRoles(roles []Role) []appended {
+func (p *argParser) appendedRoles(roles []OperandSpec) []appended {
 	return p.shiftedRoles(len(p.operands)-1, roles)
 }
 
@@ -1531,7 +1008,7 @@ func (p *argParser) appendedRoles(roles []Role) []appended {
 // (a word that may expand to several) and returns the roles the inserted
 // and the following operands take. It stops at the first count where the
 // last operand has no role.
-func (p *argParser) shiftedRoles(at int, roles []Role) []appended {
+func (p *argParser) shiftedRoles(at int, roles []OperandSpec) []appended {
 	saved := p.operands
 	var out []appended
 	for k := 1; k <= len(roles)+1; k++ {
@@ -1546,8 +1023,8 @@ func (p *argParser) shiftedRoles(at int, roles []Role) []appended {
 		stop := false
 		for i := at + 1; i < len(ops); i++ {
 			got := p.operands[i].Role
-			name := strings.TrimSuffix(got, "!")
-			var r *Role
+			name, bang := got.Base()
+			var r *OperandSpec
 			for ri := range roles {
 				if roles[ri].Role == name {
 					r = &roles[ri]
@@ -1562,7 +1039,7 @@ func (p *argParser) shiftedRoles(at int, roles []Role) []appended {
 				break
 			}
 			inserted := i <= at+k
-			out = append(out, appended{r, strings.HasSuffix(got, "!") || inserted && r.match != nil})
+			out = append(out, appended{r, bang || inserted && r.match != nil})
 		}
 		if stop {
 			break
@@ -1574,7 +1051,7 @@ func (p *argParser) shiftedRoles(at int, roles []Role) []appended {
 }
 
 type appended struct {
-	role     *Role
+	role     *OperandSpec
 	mismatch bool
 }
 
@@ -1626,17 +1103,6 @@ func (p *Program) dangerousMatch(pattern string) bool {
 	return false
 }
 
-// hasFileRole reports whether the roles include a path that is read.
-func hasFileRole(roles []Role) bool {
-	for _, r := range roles {
-		switch r.Role {
-		case "file", "dir", "tree", "source", "exec":
-			return true
-		}
-	}
-	return false
-}
-
 func spanOf(args []Arg) Span {
 	return Span{args[0].Span.Start, args[len(args)-1].Span.End}
 }
@@ -1654,7 +1120,7 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 	// The script is read in the language of the shell that runs it
 	// (the catalog's dialect), whatever the outer command's dialect.
 	d := w.dialect
-	if spec := w.cfg.cat.LookupIn(seg.Name, w.dialect); spec != nil && hasString(spec.Categories, "shell") {
+	if spec := w.cfg.cat.LookupIn(seg.Name, w.dialect); spec != nil && hasString(spec.Categories, CategoryShell) {
 		switch Dialect(spec.Dialect) {
 		case DialectBash, DialectZsh, DialectSh:
 			d = Dialect(spec.Dialect)

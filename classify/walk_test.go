@@ -445,7 +445,7 @@ func opts(s Segment) string {
 		parts = append(parts, p)
 	}
 	for _, o := range s.Operands {
-		parts = append(parts, o.Value+":"+o.Role)
+		parts = append(parts, o.Value+":"+string(o.Role))
 	}
 	return strings.Join(parts, " ")
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // Actions a decision can take: the policy's, as the strings a case file
@@ -86,8 +87,9 @@ var (
 	validModes   = map[string]bool{ModeDefault: true, ModeReadonly: true}
 	validShells  = map[string]bool{"bash": true, "zsh": true, "sh": true, "unknown": true}
 	validVerdict = map[string]bool{
-		"ok": true, "denied": true, "outside-roots": true,
-		"not-established": true, "missing": true, "repo-helper": true,
+		string(readstation.VerdictOK): true, string(readstation.VerdictDenied): true,
+		string(readstation.VerdictOutsideRoots): true, string(readstation.VerdictNotEstablished): true,
+		string(readstation.VerdictMissing): true, "repo-helper": true,
 	}
 )
 

@@ -68,7 +68,7 @@ func (c *GateChecker) Check(ctx context.Context, in Input) (Outcome, error) {
 	}
 	if st := d.Station; st != nil {
 		for _, rd := range st.Reads {
-			o.Reads = append(o.Reads, Read{Path: rd.Path, Verdict: rd.Verdict})
+			o.Reads = append(o.Reads, Read{Path: rd.Path, Verdict: string(rd.Verdict)})
 		}
 		for _, h := range st.RepoHelpers {
 			name := h.Key

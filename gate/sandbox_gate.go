@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // sandboxFor returns the sandbox mode a call runs in and why: the
@@ -117,7 +119,7 @@ func gitDirs(root string) []string {
 func approvedReads(d *Decision) []string {
 	var out []string
 	for _, r := range d.Station.Reads {
-		if r.Verdict != "outside-roots" {
+		if r.Verdict != readstation.VerdictOutsideRoots {
 			continue
 		}
 		if r.Kind == "glob" {
@@ -152,7 +154,7 @@ func egress(d *Decision, approved bool) bool {
 			continue
 		}
 		for _, c := range s.Categories {
-			if c == "network" {
+			if c == classify.CategoryNetwork {
 				return true
 			}
 		}

@@ -457,9 +457,9 @@ func (c *Config) ClassifyOptions(base *classify.Catalog) ([]classify.Option, err
 			return nil, fmt.Errorf("%s: read_only_programs: %s is in the catalog and is not read-only; write a grant for the uses you allow", c.where(), name)
 		}
 		ext.Programs = append(ext.Programs, &classify.Program{
-			Name: name, ReadOnly: true, Categories: []string{"read"},
+			Name: name, ReadOnly: true, Categories: []classify.Category{classify.CategoryRead},
 			Doc:      "listed in read_only_programs",
-			Operands: []classify.Role{{Role: "file", Repeat: true}},
+			Operands: []classify.OperandSpec{{Role: classify.RoleFile, Repeat: true}},
 		})
 	}
 	if len(ext.Programs) == 0 {

@@ -166,7 +166,7 @@ func ComputeFacts(in *Input) *Facts {
 			add("unknown", i)
 		}
 		for _, c := range seg.Categories {
-			add("category:"+c, i)
+			add("category:"+string(c), i)
 		}
 	}
 	for i, fd := range in.Report.Findings {
@@ -175,7 +175,7 @@ func ComputeFacts(in *Input) *Facts {
 	st, _ := in.Station.(*readstation.Station)
 	if st != nil {
 		for i, r := range st.Reads {
-			add("verdict:"+r.Verdict, i)
+			add("verdict:"+string(r.Verdict), i)
 		}
 	}
 	f.setHas(in, st)

@@ -249,9 +249,10 @@ var carriesPhrase = map[string]string{
 
 // rolePhrase names an operand role that carries code, for a person.
 var rolePhrase = map[string]string{
-	"script": "the script", "command": "the command", "exec": "the script file",
-	"source": "the script file", "sed": "the sed program", "awk": "the awk program",
-	"jq": "the jq program",
+	string(classify.RoleScript): "the script", string(classify.RoleCommand): "the command",
+	string(classify.RoleExec): "the script file", string(classify.RoleSource): "the script file",
+	string(classify.RoleSed): "the sed program", string(classify.RoleAwk): "the awk program",
+	string(classify.RoleJq): "the jq program",
 }
 
 // CodeWhat says, for a person, what the argument c of seg carries:

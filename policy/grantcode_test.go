@@ -67,7 +67,7 @@ func codeCases(t *testing.T, cat *classify.Catalog) []codeCase {
 				ws = append(ws, filler(t, before))
 			}
 			w := codeWordFor(t, r, p.Operands[:i])
-			out = append(out, codeCase{from + " operand " + r.Role, append(ws, w)})
+			out = append(out, codeCase{from + " operand " + string(r.Role), append(ws, w)})
 		}
 		for _, s := range p.Subcommands {
 			walk(s, with(s.Name), syntax)
@@ -82,7 +82,7 @@ func codeCases(t *testing.T, cat *classify.Catalog) []codeCase {
 // codeWordFor is the word that holds CODE1 in the operand role r: it
 // matches r's pattern, and it is not taken by a repeating role before r
 // whose pattern it matches (binutils' files end where an @FILE begins).
-func codeWordFor(t *testing.T, r classify.Role, before []classify.Role) string {
+func codeWordFor(t *testing.T, r classify.OperandSpec, before []classify.OperandSpec) string {
 	cands := []string{code1, "@" + code1}
 	if r.Role == "assign" {
 		cands = []string{"A=" + code1} // alias A=CODE, env A=1 CMD
@@ -101,7 +101,7 @@ func codeWordFor(t *testing.T, r classify.Role, before []classify.Role) string {
 }
 
 // filler is a plain operand that takes the role r (matches its pattern).
-func filler(t *testing.T, r classify.Role) string {
+func filler(t *testing.T, r classify.OperandSpec) string {
 	if r.Match == "" {
 		return "x"
 	}

@@ -55,7 +55,7 @@ func TestCorpus(t *testing.T) {
 			n++
 			est := r.Parse.OK
 			for _, rd := range st.Reads {
-				counts[rd.Verdict]++
+				counts[string(rd.Verdict)]++
 				if rank(rd.Verdict) == 4 && rd.Verdict != VerdictDenied {
 					t.Errorf("%q: unknown verdict %q", cmd, rd.Verdict)
 				}

@@ -84,7 +84,7 @@ func TestRepoUnreadable(t *testing.T) {
 			st := judge(t, tc.cmd, f.boundary(t, "clean"))
 			got := []string{}
 			for _, r := range st.Reads {
-				got = append(got, strings.ReplaceAll(r.Path, f.home, "~")+" "+r.Verdict)
+				got = append(got, strings.ReplaceAll(r.Path, f.home, "~")+" "+string(r.Verdict))
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s: reads (-want +got):\n%s", tc.cmd, diff)

@@ -245,7 +245,7 @@ func TestJudgeTracked(t *testing.T) {
 			st := judge(t, tc.cmd, rootBoundary(dir, cwd))
 			got := []string{}
 			for _, r := range st.Reads {
-				s := r.Path + " " + r.Verdict
+				s := r.Path + " " + string(r.Verdict)
 				if r.Row != "" {
 					s += " " + r.Row
 				}
@@ -283,7 +283,7 @@ func TestJudgeTrackedChanges(t *testing.T) {
 	b := rootBoundary(dir, repo)
 	verdict := func() string {
 		st := judge(t, "git grep TOKEN", b)
-		return st.Reads[0].Verdict + ": " + st.Reads[0].Message
+		return string(st.Reads[0].Verdict) + ": " + st.Reads[0].Message
 	}
 	replace := func(index []byte) {
 		// A new file renamed over the index, as git writes it.
@@ -291,23 +291,23 @@ func TestJudgeTrackedChanges(t *testing.T) {
 		must(t, os.WriteFile(tmp, index, 0o644))
 		must(t, os.Rename(tmp, filepath.Join(repo, ".git", "index")))
 	}
-	if v := verdict(); !strings.HasPrefix(v, VerdictDenied) {
+	if v := verdict(); !strings.HasPrefix(v, string(VerdictDenied)) {
 		t.Fatalf("tracked .env: %s", v)
 	}
 	replace(rename("src/config/.env", "src/config/.enx"))
-	if v := verdict(); !strings.HasPrefix(v, VerdictOK) {
+	if v := verdict(); !strings.HasPrefix(v, string(VerdictOK)) {
 		t.Fatalf("after .env left the index: %s", v)
 	}
 	replace(data)
-	if v := verdict(); !strings.HasPrefix(v, VerdictDenied) {
+	if v := verdict(); !strings.HasPrefix(v, string(VerdictDenied)) {
 		t.Fatalf("after .env came back: %s", v)
 	}
 	replace(rename("src/config/.env", "../../conf/.env"))
-	if v := verdict(); !strings.HasPrefix(v, VerdictNotEstablished) || !strings.Contains(v, "leaves the work tree") {
+	if v := verdict(); !strings.HasPrefix(v, string(VerdictNotEstablished)) || !strings.Contains(v, "leaves the work tree") {
 		t.Fatalf("a path out of the work tree: %s", v)
 	}
 	must(t, os.WriteFile(filepath.Join(repo, ".git", "index"), []byte("DIRC garbage"), 0o644))
-	if v := verdict(); !strings.HasPrefix(v, VerdictNotEstablished) {
+	if v := verdict(); !strings.HasPrefix(v, string(VerdictNotEstablished)) {
 		t.Fatalf("a corrupt index: %s", v)
 	}
 }

@@ -56,7 +56,7 @@ programs:
 				t.Fatalf("%s: no read", tc.cmd)
 			}
 			rd := &st.Reads[len(st.Reads)-1] // the read fed by the producer, when there is one
-			if got := strings.TrimSpace(rd.Verdict + " " + rd.Row); got != tc.want {
+			if got := strings.TrimSpace(string(rd.Verdict) + " " + rd.Row); got != tc.want {
 				t.Errorf("%s: %q (%s), want %q", tc.cmd, got, rd.Message, tc.want)
 			}
 			if !strings.Contains(rd.Message, tc.msg) {
@@ -84,7 +84,7 @@ programs:
 	for _, env := range []struct{ value, want string }{{"", "ok"}, {"/x/config", "denied"}} {
 		t.Setenv("WALKER_TEST_CONFIG", env.value)
 		st := Judge(classify.Classify("walker cfg", classify.WithCatalog(cat)), f.boundary(t, "proj"))
-		if len(st.Reads) != 1 || st.Reads[0].Verdict != env.want {
+		if len(st.Reads) != 1 || string(st.Reads[0].Verdict) != env.want {
 			t.Errorf("WALKER_TEST_CONFIG=%q: %+v, want %s", env.value, st.Reads, env.want)
 		}
 	}

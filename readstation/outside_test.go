@@ -49,7 +49,7 @@ func TestOutsideTreeWalk(t *testing.T) {
 				t.Fatalf("%d reads, want 1", len(st.Reads))
 			}
 			r := st.Reads[0]
-			got := strings.TrimSpace(r.Verdict + " " + r.Row)
+			got := strings.TrimSpace(string(r.Verdict) + " " + r.Row)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s (-want +got):\n%s\n%s", tc.cmd, diff, r.Message)
 			}

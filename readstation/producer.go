@@ -209,8 +209,8 @@ func producerNamesNoPath(p *classify.Segment) bool {
 		return false
 	}
 	for _, o := range p.Operands {
-		switch strings.TrimSuffix(o.Role, "!") {
-		case "pattern", "text", "subcommand":
+		switch role, _ := o.Role.Base(); role {
+		case classify.RolePattern, classify.RoleText, "subcommand":
 		default:
 			return false
 		}

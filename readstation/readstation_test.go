@@ -137,7 +137,7 @@ func (f fixture) boundary(t testing.TB, cwd string) Boundary {
 func (f fixture) summary(st *Station) []string {
 	out := []string{}
 	for _, r := range st.Reads {
-		s := r.Path + " " + r.Verdict
+		s := r.Path + " " + string(r.Verdict)
 		if r.Row != "" {
 			s += " " + r.Row
 		}

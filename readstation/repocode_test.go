@@ -61,7 +61,7 @@ func TestRepoCode(t *testing.T) {
 			}
 			for _, r := range st.Reads {
 				if r.Source == "repository" {
-					got = append(got, strings.ReplaceAll(r.Verdict+": "+r.Message, dir, "$T"))
+					got = append(got, strings.ReplaceAll(string(r.Verdict)+": "+r.Message, dir, "$T"))
 				}
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {

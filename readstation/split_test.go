@@ -57,8 +57,8 @@ func TestSplitNames(t *testing.T) {
 				if r.Source != "xargs-input" {
 					continue
 				}
-				got = r.Verdict
-				if want, sub, ok := strings.Cut(tc.want, ": "); ok && want == r.Verdict {
+				got = string(r.Verdict)
+				if want, sub, ok := strings.Cut(tc.want, ": "); ok && want == string(r.Verdict) {
 					if strings.Contains(r.Message, sub) {
 						got = tc.want
 					} else {
@@ -86,7 +86,7 @@ func TestSplitNamesChange(t *testing.T) {
 	time.Sleep(30 * time.Millisecond)
 	b := rootBoundary(dir, root)
 	const cmd = "find plain -type f | xargs cat"
-	verdict := func(st *Station) string {
+	verdict := func(st *Station) Verdict {
 		for _, r := range st.Reads {
 			if r.Source == "xargs-input" {
 				return r.Verdict
@@ -131,7 +131,7 @@ func TestProducerPrintedTrees(t *testing.T) {
 				t.Fatalf("%d reads, want 2 (find's root and the fed read)", len(st.Reads))
 			}
 			r := st.Reads[1]
-			if diff := cmp.Diff(tc.want, strings.TrimSpace(r.Verdict+" "+r.Row)); diff != "" {
+			if diff := cmp.Diff(tc.want, strings.TrimSpace(string(r.Verdict)+" "+r.Row)); diff != "" {
 				t.Errorf("%s (-want +got):\n%s\n%s", tc.cmd, diff, r.Message)
 			}
 		})

@@ -10,31 +10,35 @@ import (
 	"github.com/shellgate/shellgate/classify"
 )
 
-// Verdicts a read can get. They are stable codes: policies match on them.
+// Verdict is what the station found of a read. Verdicts are stable codes:
+// policies match on them.
+type Verdict string
+
+// Verdicts a read can get.
 const (
 	// VerdictOK: the read stays inside the roots and touches no deny row.
-	VerdictOK = "ok"
+	VerdictOK Verdict = "ok"
 	// VerdictMissing: the path does not exist (inside the roots, no deny
 	// row): reading it fails, nothing leaks.
-	VerdictMissing = "missing"
+	VerdictMissing Verdict = "missing"
 	// VerdictOutsideRoots: the path as written or its real path lies
 	// outside every root.
-	VerdictOutsideRoots = "outside-roots"
+	VerdictOutsideRoots Verdict = "outside-roots"
 	// VerdictNotEstablished: where the read goes cannot be established
 	// (dynamic word, unknown cwd, untrusted producer, a cap hit, permission
 	// denied, a symlink loop, an invalid boundary).
-	VerdictNotEstablished = "not-established"
+	VerdictNotEstablished Verdict = "not-established"
 	// VerdictDenied: the read touches a deny row (Read.Row names it).
-	VerdictDenied = "denied"
+	VerdictDenied Verdict = "denied"
 )
 
 // Verdicts lists every verdict, for policies and tests that check they
 // know them all.
-var Verdicts = []string{VerdictOK, VerdictMissing, VerdictOutsideRoots, VerdictNotEstablished, VerdictDenied}
+var Verdicts = []Verdict{VerdictOK, VerdictMissing, VerdictOutsideRoots, VerdictNotEstablished, VerdictDenied}
 
 // rank orders verdicts from best to worst; a read with several candidates
 // (glob matches, producer roots) gets the worst.
-func rank(v string) int {
+func rank(v Verdict) int {
 	switch v {
 	case VerdictOK:
 		return 0
@@ -85,7 +89,7 @@ type Read struct {
 	// when it cannot be known.
 	Real string `json:"real"`
 	// Verdict is ok, missing, outside-roots, not-established or denied.
-	Verdict string `json:"verdict"`
+	Verdict Verdict `json:"verdict"`
 	// Row is the deny row that matched (verdict denied).
 	Row string `json:"row"`
 	// Message says why, for a person.
@@ -214,7 +218,7 @@ func newRead(ref *classify.PathRef) Read {
 		Segment: ref.Segment, Recursive: ref.Recursive, Matches: []string{}}
 }
 
-func (rd *Read) set(v, row, msg string) {
+func (rd *Read) set(v Verdict, row, msg string) {
 	rd.Verdict, rd.Row, rd.Message = v, row, msg
 }
 
@@ -474,7 +478,7 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 const outsideWalkDirs = 64
 
 // verdictFor judges a path as written and its resolution.
-func (j *judger) verdictFor(written string, res resolved) (v, row, msg string) {
+func (j *judger) verdictFor(written string, res resolved) (v Verdict, row, msg string) {
 	if r, ok := j.m.denied(written); ok {
 		return VerdictDenied, r, fmt.Sprintf("%s matches deny row %s", show(written), quote(r))
 	}

@@ -392,7 +392,7 @@ func TestTreeCache(t *testing.T) {
 	run := func() (string, int64) {
 		n0 := fsCalls.Load()
 		st := judge(t, "grep -R x src", b)
-		return st.Reads[0].Verdict + " " + st.Reads[0].Row, fsCalls.Load() - n0
+		return string(st.Reads[0].Verdict) + " " + st.Reads[0].Row, fsCalls.Load() - n0
 	}
 	v1, cold := run()
 	v2, warm := run()
@@ -465,7 +465,7 @@ func TestTreeCacheExcludedLink(t *testing.T) {
 	b := rootBoundary(dir, root)
 	run := func() string {
 		st := judge(t, "grep -R --exclude-dir=foo x t", b)
-		return strings.TrimSpace(st.Reads[0].Verdict + " " + st.Reads[0].Row)
+		return strings.TrimSpace(string(st.Reads[0].Verdict) + " " + st.Reads[0].Row)
 	}
 	for i := 0; i < 2; i++ { // the second is remembered
 		if v := run(); v != "ok" {
@@ -662,7 +662,7 @@ func TestGitConfigReads(t *testing.T) {
 	}
 	must(t, os.WriteFile(filepath.Join(bare, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(bare, "config"), []byte("[remote \"o\"]\n\turl = https://u:pw@example.com/r\n"), 0o644))
-	verdict := func(cmd string) string {
+	verdict := func(cmd string) Verdict {
 		st := judge(t, cmd, f.boundary(t, "proj"))
 		for _, r := range st.Reads {
 			if r.Source == "git-config" && r.Path == ".git/config" {

@@ -81,7 +81,7 @@ func TestSubmoduleHelpers(t *testing.T) {
 			}
 			for _, r := range st.Reads {
 				if r.Source == "repository" {
-					got = append(got, strings.ReplaceAll(r.Verdict+": "+r.Path, dir, "$T"))
+					got = append(got, strings.ReplaceAll(string(r.Verdict)+": "+r.Path, dir, "$T"))
 				}
 			}
 			if d := cmp.Diff(tc.want, got); d != "" {

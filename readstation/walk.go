@@ -59,7 +59,8 @@ type treeKey struct {
 }
 
 type treeResult struct {
-	v, row, msg string
+	v        Verdict
+	row, msg string
 }
 
 // walkOpts returns how segment seg reads trees: the walk facts the
@@ -94,7 +95,7 @@ func skipsHidden(w *classify.Walk) bool {
 // checkTree looks for deny rows and escaping symlinks under a directory
 // that is read whole. The walk is bounded by MaxWalkDirs; hitting the cap
 // is not-established.
-func (j *judger) checkTree(written, real string, opt walkOpts) (string, string, string) {
+func (j *judger) checkTree(written, real string, opt walkOpts) (Verdict, string, string) {
 	k := treeKey{written, real, opt}
 	if j.trees == nil {
 		j.trees = map[treeKey]treeResult{}
@@ -237,7 +238,7 @@ func hiddenBelow(p, root string) bool {
 	return false
 }
 
-func (j *judger) checkTreeUncached(written, real string, opt walkOpts) (string, string, string) {
+func (j *judger) checkTreeUncached(written, real string, opt walkOpts) (Verdict, string, string) {
 	if v, row, msg := j.anchoredUnder(written, real, opt); v != VerdictOK {
 		return v, row, msg
 	}
@@ -246,7 +247,7 @@ func (j *judger) checkTreeUncached(written, real string, opt walkOpts) (string, 
 
 // anchoredUnder looks for rows anchored under the tree that match a fixed
 // path (~/.ssh/**, ~/.netrc): their existence is enough, no walk needed.
-func (j *judger) anchoredUnder(written, real string, opt walkOpts) (string, string, string) {
+func (j *judger) anchoredUnder(written, real string, opt walkOpts) (Verdict, string, string) {
 	x := decodeExclusions(opt.excl)
 	for i := range j.m.rows {
 		r := &j.m.rows[i]
@@ -278,7 +279,7 @@ func (j *judger) anchoredUnder(written, real string, opt walkOpts) (string, stri
 
 // walk lists the tree breadth-first, judging every name against the deny
 // rows and every symlink's target against the rows and the roots.
-func (j *judger) walk(written, real string, opt walkOpts) (string, string, string) {
+func (j *judger) walk(written, real string, opt walkOpts) (Verdict, string, string) {
 	k := globalTreeKey{j.m, written, real, opt}
 	if msg, ok := j.cleanTree(k); ok {
 		return VerdictOK, "", msg
@@ -303,7 +304,7 @@ func (j *judger) walk(written, real string, opt walkOpts) (string, string, strin
 	return v, row, msg
 }
 
-func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (string, string, string) {
+func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Verdict, string, string) {
 	x := decodeExclusions(opt.excl)
 	type dir struct {
 		w, r string
@@ -326,7 +327,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (st
 	max := opt.dirLimit(j.b.maxWalk())
 	walked := 0
 	worst := treeResult{v: VerdictOK, msg: fmt.Sprintf("the tree %s holds no deny row", show(written))}
-	note := func(v, row, msg string) {
+	note := func(v Verdict, row, msg string) {
 		if rank(v) > rank(worst.v) {
 			worst = treeResult{v, row, msg}
 		}

@@ -53,7 +53,10 @@ func TestKnownVerdictsMatchStation(t *testing.T) {
 	for _, v := range rs[0].Expressions[0].Value.([]any) {
 		got = append(got, v.(string))
 	}
-	want := append([]string(nil), readstation.Verdicts...)
+	var want []string
+	for _, v := range readstation.Verdicts {
+		want = append(want, string(v))
+	}
 	slices.Sort(got)
 	slices.Sort(want)
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -187,10 +187,10 @@ func enum(s string) *ast.Term {
 	return ast.StringTerm(s)
 }
 
-func enumsTerm(list []string) *ast.Term {
+func enumsTerm[S ~string](list []S) *ast.Term {
 	ts := make([]*ast.Term, len(list))
 	for i, s := range list {
-		ts[i] = enum(s)
+		ts[i] = enum(string(s))
 	}
 	return ast.ArrayTerm(ts...)
 }
@@ -257,7 +257,7 @@ func argTerm(a classify.Arg, extra func(*obj)) *ast.Term {
 
 func operandTerm(op classify.Operand) *ast.Term {
 	return operandTerms.get(op, func() *ast.Term {
-		return buildArgTerm(op.Arg, func(o *obj) { o.add(kRole, enum(op.Role)) })
+		return buildArgTerm(op.Arg, func(o *obj) { o.add(kRole, enum(string(op.Role))) })
 	})
 }
 
@@ -809,7 +809,7 @@ func stationTerm(st *readstation.Station) *ast.Term {
 			ro.add(kSource, enum(r.Source))
 			ro.add(kResolved, str(r.Resolved))
 			ro.add(kReal, str(r.Real))
-			ro.add(kVerdict, enum(r.Verdict))
+			ro.add(kVerdict, enum(string(r.Verdict)))
 			ro.add(kRow, str(r.Row))
 			ro.add(kMessage, str(r.Message))
 			ro.add(kSpan, spanTerm(r.Span))

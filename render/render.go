@@ -157,7 +157,11 @@ func segment(w io.Writer, command string, s classify.Segment) {
 		notes = append(notes, "read-only")
 	}
 	if len(s.Categories) > 0 {
-		notes = append(notes, strings.Join(s.Categories, ","))
+		cats := make([]string, len(s.Categories))
+		for i, c := range s.Categories {
+			cats[i] = string(c)
+		}
+		notes = append(notes, strings.Join(cats, ","))
 	}
 	if len(s.Wrappers) > 0 {
 		notes = append(notes, "in "+strings.Join(s.Wrappers, " > "))

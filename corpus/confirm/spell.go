@@ -50,45 +50,45 @@ func pick(re string, def string) (string, bool) {
 
 // roleValue is the decoy value of an operand role; file is the variant a
 // path-like role takes.
-func roleValue(r classify.Role, file string) (string, bool) {
+func roleValue(r classify.OperandSpec, file string) (string, bool) {
 	def := "x"
 	switch r.Role {
-	case "file", "tree", "any", "source", "lists":
+	case classify.RoleFile, classify.RoleTree, classify.RoleAny, classify.RoleSource, "lists":
 		def = file
-	case "dir":
+	case classify.RoleDir:
 		def = "src"
 		if file != "data/plain.txt" {
 			def = file
 		}
-	case "gitpath":
+	case classify.RoleGitpath:
 		def = "HEAD"
 		if file != "data/plain.txt" {
 			def = file
 		}
-	case "pattern":
+	case classify.RolePattern:
 		def = "alpha"
-	case "number":
+	case classify.RoleNumber:
 		def = "1"
-	case "name":
+	case classify.RoleName:
 		def = "origin"
-	case "text":
+	case classify.RoleText:
 		def = "x"
-	case "jq":
+	case classify.RoleJq:
 		def = "."
-	case "awk":
+	case classify.RoleAwk:
 		def = "{print}"
-	case "sed":
+	case classify.RoleSed:
 		def = "p"
-	case "command", "script":
+	case classify.RoleCommand, classify.RoleScript:
 		def = "true"
-	case "write", "delete", "exec", "url", "assign":
+	case classify.RoleWrite, classify.RoleDelete, classify.RoleExec, classify.RoleURL, classify.RoleAssign:
 		return "", false
 	}
 	return pick(r.Match, def)
 }
 
 // operandsFor fills the roles with decoy values, one word per role.
-func operandsFor(roles []classify.Role, file string) ([]string, bool) {
+func operandsFor(roles []classify.OperandSpec, file string) ([]string, bool) {
 	var out []string
 	for _, r := range roles {
 		if r.Effect != "" && r.Else == "" {
@@ -117,7 +117,7 @@ func quote(s string) string {
 
 // safeOption reports whether an option may belong to a read-only spelling:
 // none of its effects is one the catalog calls dangerous.
-var unsafeEffects = map[string]bool{
+var unsafeEffects = map[classify.Effect]bool{
 	classify.EffectWrite: true, classify.EffectExec: true, classify.EffectFollow: true,
 	classify.EffectDevice: true, classify.EffectNetwork: true, classify.EffectWritesFile: true,
 	classify.EffectScript: true, classify.EffectCommand: true, classify.EffectInteract: true,
