@@ -52,9 +52,17 @@
 // Classifier describes a command without deciding.
 //
 // The stages up to the decision are a Pipeline, which the shellgate CLI's
-// check, explain and grant use directly (check --batch builds each cwd's
-// boundary once per batch; a policy bundle picks a pipeline per project):
-// it has the same Decide, Explain and Grant over a policy input.
+// check, explain and grant use directly (a policy bundle's engine, in
+// package rego/fleet, picks a pipeline per project): it has the same
+// Decide, Explain and Grant over a policy input, and Check, which answers
+// as shellgate check does (CheckResult, the JSON contract of check --json).
+//
+// A Batcher is check --batch: it decides a stream of commands (ReadBatch
+// reads one per line, or one JSON object per line with its own cwd, mode
+// and shell) on every core through a Checker (a Pipeline's Batch, which
+// builds each cwd's boundary once per batch, or a bundle's engine), and
+// answers each in input order, with at most a few lines per worker in
+// flight; a line it cannot decide is an error answer in its place.
 //
 // A configuration found in a project (policy.SourceProject) is judged
 // against the user's trust store first (policy.Resolve): until the user

@@ -2,23 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
-	"sync"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego"
+	"github.com/shellgate/shellgate/rego/fleet"
 	"github.com/shellgate/shellgate/render"
 )
 
@@ -63,20 +60,19 @@ func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 // policy, judged against the trust store), the cwd and the mode.
 type decider struct {
 	pl   *gate.Pipeline
-	bt   *gate.Batch // set for --batch
 	cwd  string
 	mode string
 	// shell is --shell; the (trusted) config's applies when it is unknown.
 	shell classify.Dialect
-	// fleet is set with --opa-config: its pipeline (the bundle's) replaces
-	// pl for every decision.
-	fleet *fleetState
+	// fleet is set with --opa-config: the bundle in force decides (pl is
+	// then its base pipeline, or the fallback while there is none).
+	fleet *fleet.Engine
 }
 
 // close uploads buffered decision logs and stops OPA's plugins.
 func (d *decider) close() {
 	if d.fleet != nil {
-		d.fleet.stop()
+		d.fleet.Stop()
 	}
 }
 
@@ -108,17 +104,17 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 		if *f.config != "" || len(f.policies) > 0 || *f.catalog != "" {
 			return nil, errors.New("--opa-config: the policy bundle carries the policy, catalog and config; give no --config, --policy or --catalog")
 		}
-		if d.fleet, err = startFleet(*f.opaConfig, abs, absAll(f.roots), *f.noStation); err != nil {
+		if d.fleet, err = startFleet(*f.opaConfig, absAll(f.roots), *f.noStation); err != nil {
 			return nil, err
 		}
 		d.mode = *f.mode
 		if d.mode != "" && !policy.ValidMode(d.mode) {
 			return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
 		}
-		if d.pl = d.fleet.current(); d.pl != nil {
+		if d.pl = d.fleet.Pipeline(); d.pl != nil {
 			return d, nil
 		}
-		if d.pl, err = f.fallback(); err != nil {
+		if d.pl, err = d.fleet.Fallback(); err != nil {
 			return nil, err
 		}
 		return d, nil
@@ -152,12 +148,6 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	}
 	warnGrants(warn, d.pl.Config(), base)
 	return d, nil
-}
-
-// fallback is the pipeline that classifies while no bundle is in force
-// (the decision is then a deny).
-func (f *decideFlags) fallback() (*gate.Pipeline, error) {
-	return gate.NewPipeline(gate.PipelineOptions{Config: policy.DefaultConfig(), NoStation: true})
 }
 
 // warnGrants warns about each grant of the config in effect that puts a
@@ -196,9 +186,9 @@ func absAll(list []string) []string {
 	return out
 }
 
-// input classifies the command and runs the station. A station that cannot
-// run (a bad boundary) leaves the station out, so the reads are not
-// established; the error says why.
+// input classifies the command and runs the station (see
+// gate.Pipeline.InputShell) with the flags' cwd, mode and shell where
+// these are "".
 func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
 	if cwd == "" {
 		cwd = d.cwd
@@ -210,14 +200,7 @@ func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (poli
 		shell = d.shell
 	}
 	if d.fleet != nil {
-		// The project's tightening (a readonly mode, deny rows) applies
-		// to the input as well.
-		if pl, err := d.fleet.pipelineFor(cwd); err == nil && pl != nil {
-			return pl.InputShell(command, cwd, mode, shell)
-		}
-	}
-	if d.bt != nil {
-		return d.bt.InputShell(command, cwd, mode, shell)
+		return d.fleet.Input(command, cwd, mode, shell)
 	}
 	return d.pl.InputShell(command, cwd, mode, shell)
 }
@@ -225,48 +208,37 @@ func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (poli
 // decide asks the policy about in.
 func (d *decider) decide(ctx context.Context, in policy.Input) (policy.Decision, error) {
 	if d.fleet != nil {
-		return d.fleet.decide(ctx, in)
+		return d.fleet.Decide(ctx, in)
 	}
 	dec, _, err := d.pl.Decide(ctx, in)
 	return dec, err
 }
 
-// explain explains the decision on in: the rules that fired are the
-// trusted policy's; the decision is the pipeline's (with an untrusted
-// project module's deny and ask, and the project-config-untrusted
-// reason), or the policy bundle's.
+// explain explains the decision on in (see gate.Pipeline.Explain and
+// fleet.Engine.Explain).
 func (d *decider) explain(ctx context.Context, in policy.Input) (*rego.Explanation, error) {
-	x, err := d.pl.Explain(ctx, in)
-	if err != nil || d.fleet == nil {
-		return x, err
+	if d.fleet != nil {
+		return d.fleet.Explain(ctx, in)
 	}
-	x.Decision, err = d.fleet.decide(ctx, in)
-	return x, err
+	return d.pl.Explain(ctx, in)
 }
 
 // grant decides on in in default mode and returns its grants.
 func (d *decider) grant(ctx context.Context, in policy.Input) (gate.Grants, error) {
-	if d.fleet == nil {
-		return d.pl.Grant(ctx, in)
+	if d.fleet != nil {
+		return d.fleet.Grant(ctx, in)
 	}
-	in.Mode = policy.ModeDefault
-	dec, err := d.fleet.decide(ctx, in)
-	return gate.GrantsOf(in.Command, dec), err
+	return d.pl.Grant(ctx, in)
 }
 
-// checkResult is check's JSON output.
-type checkResult struct {
-	Command         string               `json:"command"`
-	Action          policy.Action        `json:"action"`
-	Reasons         []policy.Reason      `json:"reasons"`
-	Reversible      bool                 `json:"reversible"`
-	Mode            string               `json:"mode"`
-	Cwd             string               `json:"cwd"`
-	Dialect         string               `json:"shell,omitempty"`
-	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
-	NoGrants        []policy.NoGrant     `json:"no_grants,omitempty"`
-	Station         *readstation.Station `json:"station,omitempty"`
-	Error           string               `json:"error,omitempty"`
+// batcher decides check --batch's lines: with the bundle in force, or
+// with the pipeline's boundaries built once per cwd for the batch.
+func (d *decider) batcher() *gate.Batcher {
+	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch()}
+	if d.fleet != nil {
+		b.Checker = d.fleet
+	}
+	return b
 }
 
 const checkUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE] [--cwd DIR]
@@ -304,6 +276,10 @@ func runCheck(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
+	if err := inputFormat(*input); *batch && err != nil {
+		fmt.Fprintln(e.stderr, "shellgate check:", err)
+		return exitUsage
+	}
 	d, err := df.setup(e.stderr)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
@@ -325,7 +301,7 @@ func runCheck(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitInternal
 	}
-	res := result(in, st, dec)
+	res := gate.NewCheckResult(in, st, dec)
 	if *asJSON {
 		if err := writeJSON(e.stdout, res); err != nil {
 			return exitInternal
@@ -334,14 +310,6 @@ func runCheck(e *env) int {
 		printDecision(e.stdout, res)
 	}
 	return actionExit(dec.Action)
-}
-
-func result(in policy.Input, st *readstation.Station, dec policy.Decision) checkResult {
-	return checkResult{
-		Command: in.Command, Action: dec.Action, Reasons: dec.Reasons,
-		Reversible: in.Report.Reversible, Mode: in.Mode, Cwd: in.Cwd, Dialect: in.Report.Dialect,
-		SuggestedGrants: dec.SuggestedGrants, NoGrants: dec.NoGrants, Station: st,
-	}
 }
 
 func actionExit(a policy.Action) int {
@@ -355,81 +323,11 @@ func actionExit(a policy.Action) int {
 	}
 }
 
-// batchError is a --batch line that could not be decided.
-type batchError struct {
-	Line    int    `json:"line"`
-	Command string `json:"command,omitempty"`
-	Error   string `json:"error"`
-}
-
 // batch decides the commands on e.stdin, one JSON line each on e.stdout in
-// input order, on every core: the reader hands each command to a pool of
-// GOMAXPROCS workers, and the writer prints each answer once the ones
-// before it are printed. At most a few lines per worker are in flight, so
-// memory stays flat however long the stream.
+// input order, on every core (see gate.Batcher).
 func (d *decider) batch(ctx context.Context, e *env, format string) int {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// A batch is a resident engine for its length: its live heap is small
-	// and every decision allocates, so the collector runs less often, but
-	// more often again as the heap nears batchMemoryLimit, so that the
-	// resident set stays flat however long the stream.
-	if _, set := os.LookupEnv("GOGC"); !set {
-		defer debug.SetGCPercent(debug.SetGCPercent(rego.ResidentGCPercent))
-	}
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(batchMemoryLimit))
-	}
-	d.bt = d.pl.Batch()
-	workers := runtime.GOMAXPROCS(0)
-	jobs := make(chan *batchSlot, workers)
-	order := make(chan *batchSlot, 4*workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range jobs {
-				s.out, s.err = d.batchLine(ctx, s.it)
-				close(s.done)
-			}
-		}()
-	}
-	var werr error
-	written := make(chan struct{})
-	go func() {
-		defer close(written)
-		for s := range order {
-			<-s.done
-			if werr != nil {
-				continue
-			}
-			if s.err == nil {
-				_, s.err = e.stdout.Write(s.out)
-			}
-			if s.err != nil {
-				werr = s.err
-				cancel()
-			}
-		}
-	}()
-	err := readBatch(e.stdin, format, func(it batchItem) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		s := &batchSlot{it: it, done: make(chan struct{})}
-		order <- s
-		jobs <- s
-		return nil
-	})
-	close(jobs)
-	close(order)
-	wg.Wait()
-	<-written
-	if werr != nil {
-		err = werr
-	}
-	if err != nil {
+	defer batchGC()()
+	if err := d.batcher().Stream(ctx, e.stdin, format, e.stdout); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		if errors.Is(err, context.Canceled) {
 			return exitInternal
@@ -439,61 +337,8 @@ func (d *decider) batch(ctx context.Context, e *env, format string) int {
 	return exitOK
 }
 
-// batchMemoryLimit is the soft limit of the Go heap during --batch (when
-// GOMEMLIMIT is not set): a few times the live heap of a batch (10–15 MiB
-// over the agent corpus).
-const batchMemoryLimit = 64 << 20
-
-// batchSlot is one --batch line on its way: the worker fills out or err
-// and closes done.
-type batchSlot struct {
-	it   batchItem
-	done chan struct{}
-	out  []byte
-	err  error
-}
-
-// batchLine decides one --batch line and returns its JSON line. The error
-// is for a cancelled context or an answer that cannot be encoded.
-func (d *decider) batchLine(ctx context.Context, it batchItem) ([]byte, error) {
-	if it.Err != nil {
-		return jsonLine(batchError{Line: it.Line, Error: it.Err.Error()})
-	}
-	var cwd, mode, shell string
-	for _, f := range []struct {
-		k   string
-		dst *string
-	}{{"cwd", &cwd}, {"mode", &mode}, {"shell", &shell}} {
-		if raw, ok := it.Fields[f.k]; ok {
-			if err := json.Unmarshal(raw, f.dst); err != nil {
-				return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("%q is not a string", f.k)})
-			}
-		}
-	}
-	if mode != "" && !policy.ValidMode(mode) {
-		return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
-	}
-	dialect, err := classify.ParseDialect(shell)
-	if err != nil {
-		return jsonLine(batchError{Line: it.Line, Command: it.Command, Error: err.Error()})
-	}
-	if cwd != "" && !filepath.IsAbs(cwd) {
-		cwd = filepath.Join(d.cwd, cwd)
-	}
-	in, st, serr := d.input(it.Command, cwd, mode, dialect)
-	dec, err := d.decide(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	res := result(in, st, dec)
-	if serr != nil {
-		res.Error = serr.Error()
-	}
-	return jsonLine(res)
-}
-
 // printDecision writes the human text of r (see render.Decision).
-func printDecision(w io.Writer, r checkResult) {
+func printDecision(w io.Writer, r gate.CheckResult) {
 	d := policy.Decision{Action: r.Action, Reasons: r.Reasons, SuggestedGrants: r.SuggestedGrants, NoGrants: r.NoGrants}
 	render.Decision(w, r.Command, d, r.Station)
 }

@@ -47,7 +47,11 @@ func runClassify(e *env) int {
 			fmt.Fprintln(e.stderr, "shellgate classify: --batch reads commands from stdin; give no COMMAND")
 			return exitUsage
 		}
-		err := readBatch(e.stdin, *input, func(it batchItem) error {
+		if err := inputFormat(*input); err != nil {
+			fmt.Fprintln(e.stderr, "shellgate classify:", err)
+			return exitUsage
+		}
+		err := gate.ReadBatch(e.stdin, *input, func(it gate.BatchItem) error {
 			if it.Err != nil {
 				return writeJSON(e.stdout, map[string]any{"line": it.Line, "error": it.Err.Error()})
 			}

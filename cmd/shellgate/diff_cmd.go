@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/shellgate/shellgate/gate"
 	"os"
 	"strings"
 
@@ -62,6 +63,9 @@ func runDiff(e *env) int {
 	if *batch && len(ops) > 0 {
 		return fail(fmt.Errorf("--batch reads commands from stdin; give no CORPUS"))
 	}
+	if err := inputFormat(*input); *batch && err != nil {
+		return fail(err)
+	}
 	re, err := runFilter(*runRE)
 	if err != nil {
 		return fail(err)
@@ -77,7 +81,7 @@ func runDiff(e *env) int {
 		if err != nil {
 			return fail(err)
 		}
-		err = readBatch(e.stdin, *input, func(it batchItem) error {
+		err = gate.ReadBatch(e.stdin, *input, func(it gate.BatchItem) error {
 			if it.Err != nil {
 				return it.Err
 			}
@@ -88,7 +92,7 @@ func runDiff(e *env) int {
 			return fail(err)
 		}
 	} else {
-		if cases, err = loadCorpora(ops); err != nil {
+		if cases, err = corpus.LoadCorpora(ops); err != nil {
 			return fail(err)
 		}
 		home, cleanup, err := withCorpusHome()

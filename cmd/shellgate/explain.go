@@ -6,28 +6,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
-	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego"
 	"github.com/shellgate/shellgate/render"
 )
 
 func init() {
 	register("explain", "show why: segments, findings, facts, reads, and every rule that fired", runExplain)
-}
-
-// explainResult is explain's JSON output.
-type explainResult struct {
-	Command string               `json:"command"`
-	Mode    string               `json:"mode"`
-	Cwd     string               `json:"cwd"`
-	Report  any                  `json:"report"`
-	Station *readstation.Station `json:"station,omitempty"`
-	*rego.Explanation
-	Files []string `json:"policy_files"`
-	// UntrustedFiles are project policy files the user has not trusted:
-	// only their deny and ask rules apply.
-	UntrustedFiles []string `json:"untrusted_policy_files,omitempty"`
 }
 
 func runExplain(e *env) int {
@@ -69,7 +55,7 @@ func runExplain(e *env) int {
 		return exitInternal
 	}
 	if *asJSON {
-		res := explainResult{Command: in.Command, Mode: in.Mode, Cwd: in.Cwd, Report: in.Report, Station: st, Explanation: x, Files: d.pl.Engine().Files(), UntrustedFiles: d.pl.Engine().UntrustedFiles()}
+		res := gate.NewExplainReport(in, st, x, d.pl.Engine())
 		if err := writeJSON(e.stdout, res); err != nil {
 			return exitInternal
 		}
@@ -109,7 +95,7 @@ func runExplain(e *env) int {
 		}
 	}
 	fmt.Fprintln(w, "decision:")
-	printDecision(indentWriter{w, "  "}, result(in, nil, x.Decision))
+	printDecision(indentWriter{w, "  "}, gate.NewCheckResult(in, nil, x.Decision))
 	return actionExit(x.Decision.Action)
 }
 

@@ -88,16 +88,16 @@ func BenchmarkFleetDecide(b *testing.B) {
 		}
 		old := fleetWait
 		fleetWait = 10 * time.Second
-		f, err := startFleet(p, cwd, nil, false)
+		f, err := startFleet(p, nil, false)
 		fleetWait = old
 		if err != nil {
 			b.Fatal(err)
 		}
-		if f.current() == nil {
-			b.Fatalf("no bundle: %+v", f.agent.Status())
+		if f.Pipeline() == nil {
+			b.Fatalf("no bundle: %+v", f.Agent().Status())
 		}
-		b.Run(name, func(b *testing.B) { run(b, &decider{fleet: f, pl: f.current(), cwd: cwd}) })
-		f.agent.StopQuiet(context.Background())
+		b.Run(name, func(b *testing.B) { run(b, &decider{fleet: f, pl: f.Pipeline(), cwd: cwd}) })
+		f.Agent().StopQuiet(context.Background())
 	}
 }
 

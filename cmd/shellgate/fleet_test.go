@@ -28,6 +28,7 @@ import (
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/fleet"
+	"github.com/shellgate/shellgate/serve"
 )
 
 // needTool skips when a tool is missing on a developer's machine and fails
@@ -288,14 +289,9 @@ persistence_directory: %s
 }
 
 // decideWith decides command in cwd with the fleet's pipeline in force.
-func decideWith(t testing.TB, f *fleetState, command, cwd string) policy.Decision {
+func decideWith(t testing.TB, f *fleet.Engine, command, cwd string) policy.Decision {
 	t.Helper()
 	d := &decider{fleet: f, cwd: cwd}
-	fallback, err := (&decideFlags{}).fallback()
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.pl = fallback
 	in, _, _ := d.input(command, cwd, "", "")
 	dec, err := d.decide(context.Background(), in)
 	if err != nil {
@@ -332,24 +328,24 @@ func TestFleetBundleServer(t *testing.T) {
 	bundleCLI(t, served, priv, "v1", policyDir(t, work, "org-v1"))
 	cwd := t.TempDir()
 
-	f, err := startFleet(cfg, cwd, nil, false)
+	f, err := startFleet(cfg, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.revision(); got != "shellgate@v1" {
-		t.Fatalf("revision in force = %q, want shellgate@v1 (status %+v)", got, f.agent.Status())
+	if got := f.Revision(); got != "shellgate@v1" {
+		t.Fatalf("revision in force = %q, want shellgate@v1 (status %+v)", got, f.Agent().Status())
 	}
 	d := decideWith(t, f, "ls", cwd)
 	if diff := cmp.Diff([]string{"org-v1"}, codes(d)); d.Action != policy.Deny || diff != "" {
 		t.Fatalf("v1: %s %v (-want +got):\n%s", d.Action, codes(d), diff)
 	}
 	// The resident engine (serve --opa-config) answers hook calls the same.
-	v, err := fleetHook{f: f}.Decide(context.Background(), hook.Query{Command: "ls", Cwd: cwd})
+	v, err := serve.BundleDecider{Engine: f}.Decide(context.Background(), hook.Query{Command: "ls", Cwd: cwd})
 	if err != nil || v.Action != "deny" || len(v.Reasons) != 1 || v.Reasons[0].Code != "org-v1" {
 		t.Fatalf("serve's hook decider: %+v %v", v, err)
 	}
-	v, err = fleetHook{f: f, flags: hook.Flags{Config: "/x.yaml"}}.Decide(context.Background(), hook.Query{Command: "true", Cwd: cwd})
-	if err != nil || v.Action != "deny" || v.Reasons[0].Code != PolicyBundleUnavailable {
+	v, err = serve.BundleDecider{Engine: f, Flags: hook.Flags{Config: "/x.yaml"}}.Decide(context.Background(), hook.Query{Command: "true", Cwd: cwd})
+	if err != nil || v.Action != "deny" || v.Reasons[0].Code != fleet.PolicyBundleUnavailable {
 		t.Fatalf("serve's hook decider with a hook --config: %+v %v", v, err)
 	}
 	// So does the MCP server (mcp --opa-config).
@@ -397,7 +393,7 @@ func TestFleetBundleServer(t *testing.T) {
 
 	// Rotated: the next decision after the poll uses v2.
 	bundleCLI(t, served, priv, "v2", policyDir(t, work, "org-v2"))
-	waitFor(t, "bundle v2", func() bool { return f.revision() == "shellgate@v2" })
+	waitFor(t, "bundle v2", func() bool { return f.Revision() == "shellgate@v2" })
 	if d := decideWith(t, f, "ls", cwd); !cmp.Equal(codes(d), []string{"org-v2"}) {
 		t.Fatalf("v2: %s %v", d.Action, codes(d))
 	}
@@ -424,15 +420,15 @@ func TestFleetBundleServer(t *testing.T) {
 	// Tampered: signed with another key. Refused; v2 keeps deciding.
 	bundleCLI(t, served, wrong, "v3-tampered", policyDir(t, work, "org-v3"))
 	waitFor(t, "the tampered bundle to be seen and refused", func() bool {
-		return len(f.agent.Status().Bundles) > 0
+		return len(f.Agent().Status().Bundles) > 0
 	})
-	if got := f.revision(); got != "shellgate@v2" {
+	if got := f.Revision(); got != "shellgate@v2" {
 		t.Fatalf("after a tampered bundle, revision = %q, want shellgate@v2", got)
 	}
 	if d := decideWith(t, f, "ls", cwd); !cmp.Equal(codes(d), []string{"org-v2"}) {
 		t.Fatalf("after a tampered bundle: %s %v", d.Action, codes(d))
 	}
-	st := fmt.Sprint(f.agent.Status().Bundles)
+	st := fmt.Sprint(f.Agent().Status().Bundles)
 	if !strings.Contains(st, "verif") && !strings.Contains(st, "signature") {
 		t.Errorf("status does not say the signature failed: %s", st)
 	}
@@ -455,14 +451,14 @@ func TestFleetBundleServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	touchPublished(t, served)
-	waitFor(t, "the bad-config bundle to be refused", func() bool { return f.agent.Status().Refused != "" })
-	if st := f.agent.Status(); !strings.Contains(st.Refused, "v4-bad-config") || !strings.Contains(st.Refused, "sometimes") || f.revision() != "shellgate@v2" {
-		t.Fatalf("bad-config bundle: revision %q, status %+v", f.revision(), st)
+	waitFor(t, "the bad-config bundle to be refused", func() bool { return f.Agent().Status().Refused != "" })
+	if st := f.Agent().Status(); !strings.Contains(st.Refused, "v4-bad-config") || !strings.Contains(st.Refused, "sometimes") || f.Revision() != "shellgate@v2" {
+		t.Fatalf("bad-config bundle: revision %q, status %+v", f.Revision(), st)
 	}
 	if d := decideWith(t, f, "ls", cwd); !cmp.Equal(codes(d), []string{"org-v2"}) {
 		t.Fatalf("after a bad-config bundle: %s %v", d.Action, codes(d))
 	}
-	f.stop()
+	f.Stop()
 
 	// The decision logs reached the collector, masked.
 	waitFor(t, "decision logs", func() bool {
@@ -504,28 +500,28 @@ func TestFleetBundleServer(t *testing.T) {
 
 	// The server down at start: the persisted bundle (v2) decides.
 	srv.stop()
-	f2, err := startFleet(cfg, cwd, nil, false)
+	f2, err := startFleet(cfg, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := decideWith(t, f2, "ls", cwd); !cmp.Equal(codes(d), []string{"org-v2"}) {
 		t.Fatalf("offline with a persisted bundle: %s %v", d.Action, codes(d))
 	}
-	f2.agent.StopQuiet(context.Background())
+	f2.Agent().StopQuiet(context.Background())
 
 	// Neither a server nor a persisted bundle: deny, saying why.
 	fleetWait = 300 * time.Millisecond
 	cfg3 := opaConfig(t, t.TempDir(), srv.url, col.url, pub, filepath.Join(t.TempDir(), "empty"))
-	f3, err := startFleet(cfg3, cwd, nil, false)
+	f3, err := startFleet(cfg3, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d = decideWith(t, f3, "ls", cwd)
-	f3.agent.StopQuiet(context.Background())
-	if out, code := runCLI(t, "run", "--opa-config", cfg3, "--cwd", cwd, "--json", "true"); code != 125 || !strings.Contains(out, PolicyBundleUnavailable) {
+	f3.Agent().StopQuiet(context.Background())
+	if out, code := runCLI(t, "run", "--opa-config", cfg3, "--cwd", cwd, "--json", "true"); code != 125 || !strings.Contains(out, fleet.PolicyBundleUnavailable) {
 		t.Errorf("run with no bundle: exit %d\n%s", code, out)
 	}
-	if d.Action != policy.Deny || !cmp.Equal(codes(d), []string{PolicyBundleUnavailable}) || !strings.Contains(d.Reasons[0].Message, "no policy bundle has been loaded") {
+	if d.Action != policy.Deny || !cmp.Equal(codes(d), []string{fleet.PolicyBundleUnavailable}) || !strings.Contains(d.Reasons[0].Message, "no policy bundle has been loaded") {
 		t.Fatalf("no bundle: %s %+v", d.Action, d.Reasons)
 	}
 }

@@ -45,13 +45,13 @@ func runHook(e *env) int {
 	default:
 		var dec hook.Decider = serve.NewGates(flags)
 		if p := os.Getenv(OPAConfigEnv); p != "" {
-			f, err := startFleet(p, "", nil, false)
+			f, err := startFleet(p, nil, false)
 			if err != nil {
 				ans = hook.DenyError(agent, "", fmt.Errorf("%s: %v", OPAConfigEnv, err))
 				break
 			}
-			defer f.stop()
-			dec = fleetHook{f: f, flags: flags}
+			defer f.Stop()
+			dec = serve.BundleDecider{Engine: f, Flags: flags}
 		}
 		ans = hook.Handle(context.Background(), agent, input, flags, dec, serve.ExplainExit)
 	}

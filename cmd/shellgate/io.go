@@ -1,70 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/shellgate/shellgate/gate"
 	"io"
-	"strings"
 )
-
-// maxBatchLine is the longest line --batch accepts.
-const maxBatchLine = 8 << 20
-
-// batchItem is one command read by --batch.
-type batchItem struct {
-	Line    int
-	Command string
-	// Fields are the other fields of a JSONL input object (cwd, mode, ...).
-	Fields map[string]json.RawMessage
-	// Err is set when the line could not be read as a command.
-	Err error
-}
-
-// readBatch calls fn for each command on r: one per line ("lines"), or one
-// JSON object with a "command" field per line ("jsonl"). Blank lines are
-// skipped.
-func readBatch(r io.Reader, format string, fn func(batchItem) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), maxBatchLine)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		it := batchItem{Line: n}
-		switch format {
-		case "", "lines":
-			it.Command = line
-		case "jsonl":
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(line), &obj); err != nil {
-				it.Err = fmt.Errorf("line %d: %v", n, err)
-			} else if raw, ok := obj["command"]; !ok {
-				it.Err = fmt.Errorf("line %d: no \"command\" field", n)
-			} else if err := json.Unmarshal(raw, &it.Command); err != nil {
-				it.Err = fmt.Errorf("line %d: \"command\" is not a string", n)
-			} else {
-				delete(obj, "command")
-				it.Fields = obj
-			}
-		default:
-			return fmt.Errorf("unknown --input %q (want lines or jsonl)", format)
-		}
-		if err := fn(it); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading stdin: line %d: %w", n+1, err)
-	}
-	return nil
-}
 
 // writeJSON writes v as one line of JSON, without HTML escaping.
 func writeJSON(w io.Writer, v any) error {
@@ -86,6 +30,14 @@ func jsonLine(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// inputFormat checks --input: lines or jsonl (see gate.ReadBatch).
+func inputFormat(v string) error {
+	if v == gate.BatchLines || v == gate.BatchJSONL {
+		return nil
+	}
+	return fmt.Errorf("unknown --input %q (want lines or jsonl)", v)
 }
 
 // newFlags makes a flag set that reports errors to e.stderr.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/mcpserver"
+	"github.com/shellgate/shellgate/rego/fleet"
 	"github.com/shellgate/shellgate/serve"
 )
 
@@ -38,18 +38,18 @@ func runMCP(e *env) int {
 		fs.Usage()
 		return exitUsage
 	}
-	var fl *fleetState
+	var fl *fleet.Engine
 	if *opaConfig != "" {
 		if *config != "" || len(policies) > 0 {
 			fmt.Fprintln(e.stderr, "shellgate mcp: --opa-config: the policy bundle carries the policy and config; give no --config or --policy")
 			return exitUsage
 		}
 		var err error
-		if fl, err = startFleet(*opaConfig, "", nil, false); err != nil {
+		if fl, err = startFleet(*opaConfig, nil, false); err != nil {
 			fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 			return exitUsage
 		}
-		defer fl.stop()
+		defer fl.Stop()
 	}
 	srv, err := newMCPServerFleet(*approve, *cwd, policies, *config, fl)
 	if err != nil {
@@ -81,7 +81,7 @@ func newMCPServer(approve bool, cwd string, policies []string, config string) (*
 
 // newMCPServerFleet is newMCPServer, deciding with the policy bundle of
 // fl (and logging its decisions) when it is not nil.
-func newMCPServerFleet(approve bool, cwd string, policies []string, config string, fl *fleetState) (*mcpserver.Server, error) {
+func newMCPServerFleet(approve bool, cwd string, policies []string, config string, fl *fleet.Engine) (*mcpserver.Server, error) {
 	if cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -100,7 +100,7 @@ func newMCPServerFleet(approve bool, cwd string, policies []string, config strin
 	}
 	o := mcpserver.Options{Cwd: abs, ApproveAsks: approve, Version: version}
 	if fl != nil {
-		o.Gates, o.Log = fleetGates{fl}, fl.logGate
+		o.Gates, o.Log = fl, fl.LogDecision
 	} else {
 		f := hook.Flags{Policy: absAll(policies), Cwd: abs}
 		if config != "" {
@@ -110,9 +110,3 @@ func newMCPServerFleet(approve bool, cwd string, policies []string, config strin
 	}
 	return mcpserver.New(o)
 }
-
-// fleetGates are the gates of the policy bundle in force.
-type fleetGates struct{ f *fleetState }
-
-// GateFor implements mcpserver.Gates.
-func (g fleetGates) GateFor(cwd string) (*gate.Gate, error) { return g.f.gateFor(cwd) }

@@ -97,16 +97,15 @@ func fleetStatus(path string) (fleet.Status, error) {
 	if dir := fleet.PersistenceDir(raw); dir != "" {
 		recorded, _ = fleet.ReadStatus(dir)
 	}
-	wd, _ := os.Getwd()
-	f, err := startFleet(path, wd, nil, true)
+	f, err := startFleet(path, nil, true)
 	if err != nil {
 		return fleet.Status{}, err
 	}
-	s := f.agent.Status()
+	s := f.Agent().Status()
 	if s.Revision == "" {
-		s.Refused = f.agent.Unavailable()
+		s.Refused = f.Agent().Unavailable()
 	}
-	f.agent.StopQuiet(context.Background())
+	f.Agent().StopQuiet(context.Background())
 	if s.Upload == "" {
 		s.Upload = recorded.Upload
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/rego/fleet"
 )
 
 func init() {
@@ -107,7 +108,7 @@ func runRun(e *env) int {
 		return exitUsage
 	}
 	if fl != nil {
-		defer fl.stop()
+		defer fl.Stop()
 	}
 	warnGrants(e.stderr, g.Config(), nil)
 	command := joinCommand(ops)
@@ -124,7 +125,7 @@ func runRun(e *env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := g.Run(ctx, req)
-	fl.logGate(ctx, res.Decision)
+	fl.LogDecision(ctx, res.Decision)
 	if res.Code == gate.CodeNotApproved && req.Approver == nil && !*no {
 		res.Message += " (no terminal to ask on: pass --yes to approve)"
 	}
@@ -141,7 +142,7 @@ func runRun(e *env) int {
 // newRunGate builds the gate from the flags check uses; with
 // --opa-config, on the policy bundle in force (its agent is returned, to
 // log the decision and be stopped).
-func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fleetState, error) {
+func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fleet.Engine, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, nil, fmt.Errorf("working directory: %w", err)
@@ -165,22 +166,19 @@ func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fl
 		if *df.config != "" || len(df.policies) > 0 || *df.catalog != "" {
 			return nil, nil, errors.New("--opa-config: the policy bundle carries the policy, catalog and config; give no --config, --policy or --catalog")
 		}
-		f, err := startFleet(*df.opaConfig, cfgDir, absAll(df.roots), *df.noStation)
+		f, err := startFleet(*df.opaConfig, absAll(df.roots), *df.noStation)
 		if err != nil {
 			return nil, nil, err
 		}
-		pl, err := f.pipelineFor(cfgDir)
-		if err == nil && pl == nil {
-			pl, err = unavailablePipeline(f.agent.Unavailable())
-		}
+		pl, err := f.GatePipeline(cfgDir)
 		if err != nil {
-			f.stop()
+			f.Stop()
 			return nil, nil, err
 		}
 		g, err := gate.New(gate.WithCwd(wd), gate.WithPipeline(pl), gate.WithRunner(&gate.BashRunner{Subreaper: true}),
 			gate.WithLimits(gate.Limits{SpillDir: spill}))
 		if err != nil {
-			f.stop()
+			f.Stop()
 			return nil, nil, err
 		}
 		return g, f, nil
@@ -226,7 +224,7 @@ func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fl
 // promptApprover shows the decision on w and reads y/N from r.
 func promptApprover(w io.Writer, r *bufio.Reader) gate.Approver {
 	return gate.ApproverFunc(func(ctx context.Context, d *gate.Decision) (bool, error) {
-		printDecision(w, decisionResult(d))
+		printDecision(w, d.CheckResult())
 		fmt.Fprint(w, "Run it? [y/N] ")
 		answer := make(chan string, 1)
 		go func() {
@@ -250,13 +248,6 @@ func promptApprover(w io.Writer, r *bufio.Reader) gate.Approver {
 	})
 }
 
-func decisionResult(d *gate.Decision) checkResult {
-	return checkResult{
-		Command: d.Command, Action: d.Action, Reasons: d.Reasons, Reversible: d.Reversible,
-		Mode: d.Mode, Cwd: d.Cwd, SuggestedGrants: d.SuggestedGrants, NoGrants: d.NoGrants, Station: d.Station,
-	}
-}
-
 // printRun writes the result: the status line, then for a refusal the
 // reasons underlined, else the notes and the output.
 func printRun(w io.Writer, res gate.Result) {
@@ -265,7 +256,7 @@ func printRun(w io.Writer, res gate.Result) {
 		return
 	}
 	fmt.Fprintf(w, "Not run (%s) — %s\n", res.Code, res.Message)
-	printDecision(w, decisionResult(res.Decision))
+	printDecision(w, res.Decision.CheckResult())
 }
 
 func runExit(res gate.Result) int {

@@ -1,22 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/shellgate/shellgate/corpus"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
-	"github.com/shellgate/shellgate/rego"
 )
 
 func init() {
@@ -114,104 +108,6 @@ func newFactory(cfg *policy.Config, dirs []string) (corpus.Factory, error) {
 	}, nil
 }
 
-// loadCorpora loads the named corpora, or the default ones: the embedded
-// corpus plus ./corpus (its files identical to embedded ones skipped, so
-// that running in shellgate's own tree does not count them twice).
-func loadCorpora(paths []string) ([]corpus.Case, error) {
-	if len(paths) > 0 {
-		var all []corpus.Case
-		var errs []error
-		for _, p := range paths {
-			cs, err := corpus.LoadPath(p)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			all = append(all, cs...)
-		}
-		return all, errors.Join(errs...)
-	}
-	all, err := corpus.Embedded()
-	if err != nil {
-		return nil, err
-	}
-	st, err := os.Stat("corpus")
-	if err != nil || !st.IsDir() {
-		return all, nil
-	}
-	embedded := map[string]bool{}
-	for _, c := range all {
-		embedded[c.File] = true
-	}
-	local, err := corpus.LoadPath("corpus")
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range local {
-		// corpus/cases/x.sh in this tree is the embedded corpus/cases/x.sh.
-		if embedded[c.File] && sameAsEmbedded(c.File) {
-			continue
-		}
-		all = append(all, c)
-	}
-	return all, nil
-}
-
-// sameAsEmbedded reports whether the local file has the embedded content.
-func sameAsEmbedded(name string) bool {
-	local, err := os.ReadFile(filepath.FromSlash(name))
-	if err != nil {
-		return false
-	}
-	emb, err := fs.ReadFile(corpus.EmbeddedFS(), strings.TrimPrefix(name, "corpus/"))
-	return err == nil && bytes.Equal(local, emb)
-}
-
-// regoTests runs the Rego unit tests of the policy dirs (with the default
-// policy loaded, its own tests left out). No test files: no results.
-func regoTests(ctx context.Context, dirs []string) ([]corpus.Result, error) {
-	srcs := rego.DefaultModules(false)
-	n := 0
-	for _, d := range dirs {
-		mods, err := rego.ReadPolicyDir(d, true)
-		if err != nil {
-			return nil, fmt.Errorf("policy: %w", err)
-		}
-		for name, src := range mods {
-			if strings.HasSuffix(name, "_test.rego") {
-				n++
-			}
-			srcs[name] = src
-		}
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	trs, err := rego.RunTests(ctx, srcs, false)
-	if err != nil {
-		return nil, fmt.Errorf("policy tests: %w", err)
-	}
-	out := make([]corpus.Result, 0, len(trs))
-	for _, tr := range trs {
-		r := corpus.Result{Kind: "rego", Name: tr.Name, Pass: tr.Pass && !tr.Skipped && tr.Error == nil}
-		if file, line, ok := strings.Cut(tr.Location, ":"); ok {
-			r.File = file
-			r.Line, _ = strconv.Atoi(line)
-		}
-		switch {
-		case tr.Error != nil:
-			r.Err = tr.Error.Error()
-		case tr.Skipped:
-			r.Problems = []string{"skipped: a skipped test checks nothing"}
-		case !tr.Pass:
-			r.Problems = []string{"failed at " + tr.Location}
-		}
-		out = append(out, r)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
 // withCorpusHome points $HOME at a fresh directory for the rest of the
 // process: the gate reads the home directory from the environment, and the
 // fixtures' "~/" entries are laid there, so cases about ~/.ssh never see the
@@ -264,7 +160,7 @@ func runTest(e *env) int {
 	if err != nil {
 		return fail(err)
 	}
-	cases, err := loadCorpora(ops)
+	cases, err := corpus.LoadCorpora(ops)
 	if err != nil {
 		return fail(err)
 	}
@@ -281,11 +177,11 @@ func runTest(e *env) int {
 	}
 	ctx := context.Background()
 	dirs := append(append([]string(nil), cfg.PolicyDirs...), absAll(policies)...)
-	regoResults, err := regoTests(ctx, dirs)
+	regoResults, err := corpus.RegoTests(ctx, dirs)
 	if err != nil {
 		return fail(err)
 	}
-	regoResults = filterResults(regoResults, re)
+	regoResults = corpus.FilterResults(regoResults, re)
 	results, err := corpus.Run(ctx, cases, factory, corpus.Options{Home: home})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate test:", err)
@@ -304,19 +200,6 @@ func runTest(e *env) int {
 		return 1
 	}
 	return exitOK
-}
-
-func filterResults(rs []corpus.Result, re *regexp.Regexp) []corpus.Result {
-	if re == nil {
-		return rs
-	}
-	var out []corpus.Result
-	for _, r := range rs {
-		if re.MatchString(r.Name) {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 func validFormat(f string) bool {

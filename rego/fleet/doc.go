@@ -14,6 +14,14 @@
 //	/system/log/mask.rego      the default decision-log mask (DefaultMask), unless a DIR has package system.log
 //	/shellgate_bundle/data.json  {"config": YAML text, "catalog": YAML text} (data.shellgate_bundle)
 //
+// An Engine decides with the bundle in force: each accepted bundle
+// becomes a gate.Pipeline (its modules, config and catalog), a project
+// config found from a command's cwd may only tighten it, every decision
+// goes to the decision log with the assignment values and denied reads
+// masked, and while no bundle was ever loaded every command is denied
+// (policy-bundle-unavailable). It is a gate.Checker, builds gates for
+// mcpserver, and answers hooks through serve.BundleDecider.
+//
 // Like package rego, it is engine-side only: the thin hook client never
 // imports it.
 package fleet

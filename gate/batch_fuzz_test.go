@@ -1,4 +1,4 @@
-package main
+package gate
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// FuzzReadBatch: any --batch input gives, per non-blank line in order,
+// FuzzReadBatch: any batch input gives, per non-blank line in order,
 // the line as the command ("lines") or the decoded command or an error
 // naming the line ("jsonl"); never a panic, and the same items twice.
 func FuzzReadBatch(f *testing.F) {
@@ -23,9 +23,9 @@ func FuzzReadBatch(f *testing.F) {
 		if jsonl {
 			format = "jsonl"
 		}
-		read := func() []batchItem {
-			var items []batchItem
-			if err := readBatch(strings.NewReader(in), format, func(it batchItem) error {
+		read := func() []BatchItem {
+			var items []BatchItem
+			if err := ReadBatch(strings.NewReader(in), format, func(it BatchItem) error {
 				items = append(items, it)
 				return nil
 			}); err != nil {

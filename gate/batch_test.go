@@ -1,0 +1,272 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/policy"
+)
+
+// batchWorkspace is a workspace (a .git, a README.md, a sub directory)
+// in a fresh home, and the pipeline of the default config.
+func batchWorkspace(t testing.TB) (string, *Pipeline) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	ws := filepath.Join(home, "ws")
+	for _, d := range []string{".git", "sub"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pl, err := NewPipeline(PipelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, pl
+}
+
+// batchCommands are n commands of varied cost: one-word ones, and
+// pipelines and loops of a few dozen segments.
+func batchCommands(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		switch i % 5 {
+		case 0:
+			out[i] = "ls"
+		case 1:
+			out[i] = fmt.Sprintf("rm -rf build%d", i)
+		case 2:
+			out[i] = strings.Repeat(fmt.Sprintf("grep -rn TODO%d . | head -3 && ", i), 1+i%10) + "true"
+		case 3:
+			out[i] = fmt.Sprintf("cat README.md ~/.ssh/id_rsa %d", i)
+		default:
+			out[i] = fmt.Sprintf("for f in *.go; do wc -l \"$f\" %d; done > out%d.txt", i, i)
+		}
+	}
+	return out
+}
+
+// items are the commands as batch items, lines numbered from 1.
+func items(cmds []string) func(func(BatchItem) error) error {
+	return func(yield func(BatchItem) error) error {
+		for i, c := range cmds {
+			if err := yield(BatchItem{Line: i + 1, Command: c}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// slowSome is the pipeline's batch, made slower on every seventh line,
+// so that the lines after it finish first on other workers and an
+// unordered writer would put them first.
+type slowSome struct{ *Batch }
+
+func (s slowSome) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
+	var line int
+	fmt.Sscanf(command[strings.LastIndexByte(command, ' ')+1:], "%d", &line)
+	if line%7 == 0 {
+		time.Sleep(2 * time.Millisecond)
+	}
+	return s.Batch.Check(ctx, command, cwd, mode, shell)
+}
+
+// TestBatcherOrder: a batch decided on many workers gives the answers the
+// pipeline gives one by one, in input order, byte for byte, however long
+// each takes.
+func TestBatcherOrder(t *testing.T) {
+	ws, pl := batchWorkspace(t)
+	cmds := batchCommands(200)
+	for i := range cmds {
+		cmds[i] += fmt.Sprintf(" # %d", i)
+	}
+	ctx := context.Background()
+	var want bytes.Buffer
+	for _, c := range cmds {
+		res, err := pl.Check(ctx, c, ws, "", classify.DialectUnknown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := jsonLine(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Write(b)
+	}
+	actions := map[policy.Action]int{}
+	for _, workers := range []int{1, 2, 8, 32} {
+		var got bytes.Buffer
+		n := 0
+		b := Batcher{Checker: slowSome{pl.Batch()}, Cwd: ws, Workers: workers}
+		err := b.Run(ctx, items(cmds), func(a BatchAnswer) error {
+			n++
+			if a.Item.Line != n || a.Result == nil || a.Result.Command != cmds[n-1] {
+				return fmt.Errorf("answer %d is for line %d (%+v)", n, a.Item.Line, a.Result)
+			}
+			actions[a.Result.Action]++
+			got.Write(a.JSON)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%d workers: %v", workers, err)
+		}
+		if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+			t.Errorf("%d workers differ from one by one (-want +got):\n%s", workers, diff)
+		}
+	}
+	for _, a := range []policy.Action{policy.Allow, policy.Ask, policy.Deny} {
+		if actions[a] == 0 {
+			t.Errorf("no %s in the batch: %v", a, actions)
+		}
+	}
+}
+
+// TestBatcherWriteError: a write that fails stops the batch with that
+// error: nothing is written after it, the reader stops, the workers see
+// the context cancelled, and Run returns (no hang) whatever the workers.
+func TestBatcherWriteError(t *testing.T) {
+	ws, pl := batchWorkspace(t)
+	cmds := batchCommands(2000)
+	full := errors.New("disk full")
+	for _, workers := range []int{1, 4, 16} {
+		var writes, read atomic.Int64
+		b := Batcher{Checker: pl.Batch(), Cwd: ws, Workers: workers}
+		err := b.Run(context.Background(), func(yield func(BatchItem) error) error {
+			return items(cmds)(func(it BatchItem) error {
+				read.Add(1)
+				return yield(it)
+			})
+		}, func(a BatchAnswer) error {
+			if writes.Add(1) == 5 {
+				return full
+			}
+			return nil
+		})
+		if !errors.Is(err, full) {
+			t.Errorf("%d workers: Run = %v, want the write error", workers, err)
+		}
+		if writes.Load() != 5 {
+			t.Errorf("%d workers: %d writes, want none after the failing fifth", workers, writes.Load())
+		}
+		// In flight at most: the order queue, the jobs queue, the workers
+		// and the one the reader was handing over.
+		if max := int64(5 + 4*workers + workers + workers + 1); read.Load() > max {
+			t.Errorf("%d workers: %d lines read after the error (at most %d in flight)", workers, read.Load(), max)
+		}
+	}
+	// A context cancelled by the caller ends the batch with its error.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b := Batcher{Checker: pl.Batch(), Cwd: ws}
+	if err := b.Run(ctx, items(cmds), func(BatchAnswer) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: Run = %v", err)
+	}
+	// A reader that fails ends it with the reader's error, after the
+	// lines read before it are answered.
+	broken := errors.New("broken pipe")
+	n := 0
+	err := b.Run(context.Background(), func(yield func(BatchItem) error) error {
+		if err := yield(BatchItem{Line: 1, Command: "ls"}); err != nil {
+			return err
+		}
+		return broken
+	}, func(BatchAnswer) error { n++; return nil })
+	if !errors.Is(err, broken) || n != 1 {
+		t.Errorf("reader error: Run = %v after %d answers; want the error after 1", err, n)
+	}
+}
+
+// TestBatcherLineFields: a JSONL line's cwd, mode and shell apply to that
+// line; a bad one, or a line that is not a command, is an error answer in
+// its place, and the lines around it are decided.
+func TestBatcherLineFields(t *testing.T) {
+	ws, pl := batchWorkspace(t)
+	in := strings.Join([]string{
+		`{"command":"ls","cwd":"sub"}`,
+		`{"command":"touch x","mode":"readonly"}`,
+		`{"command":"ls","mode":"bogus"}`,
+		`not json`,
+		`{"command":"ls","cwd":1}`,
+		``,
+		`{"command":"ls","shell":"fish"}`,
+		`{"command":"ls","shell":"zsh","cwd":"` + ws + `"}`,
+		`{"cmd":"ls"}`,
+		`{"command":"touch x"}`,
+	}, "\n") + "\n"
+	type answer struct {
+		Line                         int
+		Command, Action, Mode, Shell string
+		Cwd, Error                   string
+	}
+	var got []answer
+	b := Batcher{Checker: pl.Batch(), Cwd: ws, Mode: policy.ModeDefault, Workers: 3}
+	var out bytes.Buffer
+	if err := b.Stream(context.Background(), strings.NewReader(in), BatchJSONL, &out); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		var a answer
+		if err := json.Unmarshal([]byte(l), &a); err != nil {
+			t.Fatalf("answer %d: %v: %s", i, err, l)
+		}
+		got = append(got, a)
+	}
+	bad := `line 4: invalid character 'o' in literal null (expecting 'u')`
+	want := []answer{
+		{Command: "ls", Action: "allow", Mode: "default", Shell: "bash+zsh", Cwd: filepath.Join(ws, "sub")},
+		{Command: "touch x", Action: "deny", Mode: "readonly", Shell: "bash+zsh", Cwd: ws},
+		{Line: 3, Command: "ls", Error: `mode "bogus": want default or readonly`},
+		{Line: 4, Error: bad},
+		{Line: 5, Command: "ls", Error: `"cwd" is not a string`},
+		{Line: 7, Command: "ls", Error: `unknown shell "fish" (want bash, zsh or sh)`},
+		{Command: "ls", Action: "allow", Mode: "default", Shell: "zsh", Cwd: ws},
+		{Line: 9, Error: `line 9: no "command" field`},
+		{Command: "touch x", Action: "ask", Mode: "default", Shell: "bash+zsh", Cwd: ws},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// BenchmarkBatcher decides 2,000 commands of varied cost through a
+// Batcher on GOMAXPROCS workers and on one; cmds/s is the throughput
+// (compare the two in one run: the ratio is what every core buys).
+func BenchmarkBatcher(b *testing.B) {
+	ws, pl := batchWorkspace(b)
+	cmds := batchCommands(2000)
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.ReportAllocs()
+			for n := 0; n < b.N; n++ {
+				bt := Batcher{Checker: pl.Batch(), Cwd: ws, Workers: workers}
+				lines := 0
+				if err := bt.Run(context.Background(), items(cmds), func(a BatchAnswer) error {
+					lines++
+					return nil
+				}); err != nil || lines != len(cmds) {
+					b.Fatalf("%v after %d answers", err, lines)
+				}
+			}
+			b.ReportMetric(float64(len(cmds)*b.N)/b.Elapsed().Seconds(), "cmds/s")
+		})
+	}
+}

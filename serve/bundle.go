@@ -1,0 +1,59 @@
+package serve
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/rego/fleet"
+)
+
+// BundleDecider answers hook calls with the policy bundle in force of a
+// fleet.Engine (shellgate serve --opa-config, or the one-shot hook with
+// SHELLGATE_OPA_CONFIG), logging every decision. Flags are the hook's own:
+// a hook that names its own config or policy is denied, since under a
+// bundle local policy cannot replace it.
+type BundleDecider struct {
+	Engine *fleet.Engine
+	Flags  hook.Flags
+}
+
+// Decide implements hook.Decider, within CheckTimeout. A cwd that is not
+// absolute is an ask (its reads cannot be judged).
+func (b BundleDecider) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) {
+	var d policy.Decision
+	span := &classify.Span{Start: 0, End: len(q.Command)}
+	if b.Flags.Config != "" || len(b.Flags.Policy) > 0 {
+		d = policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
+			Code:    fleet.PolicyBundleUnavailable,
+			Message: "the engine decides with the team's policy bundle (serve --opa-config); the hook's --config and --policy cannot replace it: remove them from the hook command",
+			Span:    span, Segment: -1,
+		}}}
+		return Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+	}
+	if !filepath.IsAbs(q.Cwd) {
+		d = policy.Decision{Action: policy.Ask, Reasons: []policy.Reason{{
+			Code:    "cwd-unknown",
+			Message: "the agent did not say in which directory the command runs, so its reads cannot be judged",
+			Span:    span, Segment: -1,
+		}}}
+		return Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
+	defer cancel()
+	shell, err := classify.ParseDialect(q.Shell)
+	if err != nil {
+		return hook.Verdict{}, err
+	}
+	in, _, err := b.Engine.Input(q.Command, q.Cwd, GateMode(q.Mode), shell)
+	if err != nil && in.Report == nil {
+		return hook.Verdict{}, err
+	}
+	if d, err = b.Engine.Decide(ctx, in); err != nil {
+		return hook.Verdict{}, err
+	}
+	return Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
+}
