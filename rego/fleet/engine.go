@@ -305,8 +305,21 @@ func (e *Engine) Grant(ctx context.Context, in policy.Input) (gate.Grants, error
 	return gate.GrantsOf(in.Command, dec), err
 }
 
+// dialectOf is the shell language the command was read in, as the report
+// says ("bash", "zsh", or both readings for an unknown shell); "bash" when
+// there is no report (the default reading).
+func dialectOf(in policy.Input) string {
+	if in.Report != nil && in.Report.Dialect != "" {
+		return in.Report.Dialect
+	}
+	if in.Shell != "" {
+		return in.Shell
+	}
+	return string(classify.DialectBash)
+}
+
 func (e *Engine) log(ctx context.Context, in policy.Input, d policy.Decision, rev string) {
-	r := Record{Command: in.Command, Cwd: in.Cwd, Mode: in.Mode, Action: string(d.Action), Reasons: d.Reasons, Revision: rev, Dialect: "bash"}
+	r := Record{Command: in.Command, Cwd: in.Cwd, Mode: in.Mode, Action: string(d.Action), Reasons: d.Reasons, Revision: rev, Dialect: dialectOf(in)}
 	for _, x := range d.Reasons {
 		r.Codes = append(r.Codes, x.Code)
 		r.Rules = append(r.Rules, x.Rule)

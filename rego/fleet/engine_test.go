@@ -208,6 +208,11 @@ func TestEngineDecidesWithTheBundle(t *testing.T) {
 	if !strings.Contains(logs, "org-no-curl") || !strings.Contains(logs, "TOKEN=*** make deploy") {
 		t.Errorf("the decision log lacks the decisions: %s", logs)
 	}
+	// The log names the reading the decision judged: the shell was not
+	// known, so both.
+	if !strings.Contains(logs, `"dialect":"bash+zsh"`) || strings.Contains(logs, `"dialect":"bash"`) {
+		t.Errorf("the decision log does not name the dialect read (bash+zsh): %s", logs)
+	}
 	if strings.Contains(logs, "abc123") || strings.Contains(logs, `"secrets"`) {
 		t.Errorf("the decision log shows a secret: %s", logs)
 	}
