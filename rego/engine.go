@@ -11,6 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	opa "github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
@@ -167,6 +168,13 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	e.pq = pq
 	return e, nil
 }
+
+// notCancelled is the Cancel of an evaluation whose context cannot be
+// cancelled.
+type notCancelled struct{}
+
+func (notCancelled) Cancel()         {}
+func (notCancelled) Cancelled() bool { return false }
 
 // noMetrics spares each evaluation a metrics registry nobody reads.
 var noMetrics = metrics.NoOp()
@@ -340,7 +348,21 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 			return d, f, nil
 		}
 	}
-	rs, err := e.pq.Eval(ctx, append([]opa.EvalOption{opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics)}, extra...)...)
+	opts := make([]opa.EvalOption, 0, 3+len(extra))
+	opts = append(opts, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
+	if ctx.Done() == nil {
+		// The context cannot be cancelled: nothing to watch.
+		opts = append(opts, opa.EvalExternalCancel(notCancelled{}))
+	} else {
+		// Without an external Cancel, OPA starts a goroutine per
+		// evaluation to watch the context; a callback registered on the
+		// context cancels the evaluation the same way, for no goroutine.
+		c := topdown.NewCancel()
+		stop := context.AfterFunc(ctx, c.Cancel)
+		defer stop()
+		opts = append(opts, opa.EvalExternalCancel(c))
+	}
+	rs, err := e.pq.Eval(ctx, append(opts, extra...)...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), f, ctx.Err()

@@ -3,11 +3,13 @@ package rego
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -370,5 +372,25 @@ func TestSubpackageReasonsRejected(t *testing.T) {
 		"team/lib.rego": "package shellgate.lib\n\nprotected := {\"main\"}\n",
 	})); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDecideCancelledDuringEval: a context cancelled while the policy is
+// being evaluated stops the evaluation (the policy here would run for
+// minutes) and the decision is a deny with the context's error.
+func TestDecideCancelledDuringEval(t *testing.T) {
+	slow := "package shellgate\n\nn := count([1 | some i in numbers.range(1, 20000); some j in numbers.range(1, 20000)])\n\ndecision := {\"action\": \"allow\", \"reasons\": [], \"n\": n}\n"
+	e, err := New(WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"slow.rego": slow}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	d, err := e.Decide(ctx, policy.Input{Command: "ls", Report: classify.Classify("ls")})
+	if !errors.Is(err, context.Canceled) || d.Action != policy.Deny || d.Codes()[0] != policy.PolicyError {
+		t.Errorf("cancelled during the evaluation: %+v, %v", d, err)
 	}
 }
