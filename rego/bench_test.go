@@ -243,7 +243,7 @@ func cpuTime() time.Duration {
 // commands in the order the agent ran them; SHELLGATE_CORPUS_DATA names
 // another directory) through classify + station + a decision, in the
 // fixture workspace. One op is the whole stream; p50-ns and p90-ns are per
-// decision. "memo" starts each pass with an empty memo (DefaultMemo), as a
+// decision, cpu-ns/cmd is the CPU time per decision. "memo" starts each pass with an empty memo (DefaultMemo), as a
 // fresh engine would; hit-% is the share of decisions it answered.
 func BenchmarkDecideAgentStream(b *testing.B) {
 	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
@@ -275,6 +275,7 @@ func BenchmarkDecideAgentStream(b *testing.B) {
 			b.ReportAllocs()
 			lat := make([]time.Duration, 0, len(cmds))
 			hits := 0
+			var cpu time.Duration
 			for n := 0; n < b.N; n++ {
 				b.StopTimer()
 				e := f.engine
@@ -284,6 +285,7 @@ func BenchmarkDecideAgentStream(b *testing.B) {
 					}
 				}
 				b.StartTimer()
+				cpu0 := cpuTime()
 				for _, c := range cmds {
 					t0 := time.Now()
 					in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
@@ -294,10 +296,14 @@ func BenchmarkDecideAgentStream(b *testing.B) {
 					}
 					lat = append(lat, time.Since(t0))
 				}
+				cpu += cpuTime() - cpu0
 				if memo {
 					hits += e.memo.hits
 				}
 			}
+			// CPU time per decision is less disturbed than wall time on
+			// a shared, loaded machine (it includes the GC's work).
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(len(lat)), "cpu-ns/cmd")
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
 			b.ReportMetric(float64(lat[len(lat)*9/10].Nanoseconds()), "p90-ns")
