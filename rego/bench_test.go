@@ -370,3 +370,67 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 	b.ReportMetric(fl, "floor-p50-ns")
 	b.ReportMetric(w/fl, "x-floor-p50")
 }
+
+// BenchmarkInputValueKey measures, on the first 3,000 commands of the
+// shared agent corpus (classified and judged once, outside the timing),
+// the two per-decision steps before the evaluation: building the input
+// value ("value") and computing its memo key ("key", on values built
+// before). One op is one command; cpu-ns/op is CPU time per command.
+func BenchmarkInputValueKey(b *testing.B) {
+	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "corpus-data")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "agent-commands.txt"))
+	if err != nil {
+		b.Skipf("no agent corpus: %v", err)
+	}
+	f := newFixture(b, nil, WithMemo(0))
+	boundary, err := f.cfg.Boundary(f.ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ins []policy.Input
+	var facts []*policy.Facts
+	var vals []ast.Object
+	for _, c := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(c) == "" {
+			continue
+		}
+		in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
+		in.Station = readstation.Judge(in.Report, boundary)
+		in.Writes = readstation.JudgeWrites(in.Report, boundary)
+		fs, err := prepare(&in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		in.Mode = fs.Mode
+		v, err := inputValue(&in, fs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ins, facts, vals = append(ins, in), append(facts, fs), append(vals, v)
+		if len(ins) == 3000 {
+			break
+		}
+	}
+	run := func(b *testing.B, one func(i int)) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu0 := cpuTime()
+		for n := 0; n < b.N; n++ {
+			one(n % len(ins))
+		}
+		b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	b.Run("value", func(b *testing.B) {
+		run(b, func(i int) {
+			if _, err := inputValue(&ins[i], facts[i]); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("key", func(b *testing.B) {
+		run(b, func(i int) { keyOf(&ins[i], facts[i].Mode, vals[i]) })
+	})
+}
