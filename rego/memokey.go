@@ -3,6 +3,7 @@ package rego
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -30,13 +31,25 @@ type memoKey struct {
 
 var memoSeed = maphash.MakeSeed()
 
-// hasher writes values with a tag for their type and a length for every
-// string, array and object, so that no two different values write the same
-// bytes.
+// hasher writes values into a byte buffer with a tag for their type and a
+// length for every string, array and object, so that no two different
+// values write the same bytes; the key is one seeded hash of the buffer.
 type hasher struct {
-	h   maphash.Hash
-	buf [8]byte
+	b []byte
+	// member is h.pair as a func value, made once per hasher (a closure
+	// per object would be an allocation per object).
+	member func(k, v *ast.Term)
 }
+
+// hashers keeps hashers and their buffers between decisions.
+var hashers = sync.Pool{New: func() any {
+	h := &hasher{b: make([]byte, 0, 8<<10)}
+	h.member = h.pair
+	return h
+}}
+
+// maxHashBuf is the largest buffer a hasher keeps for the next decision.
+const maxHashBuf = 1 << 20
 
 // Type tags of the values hashed.
 const (
@@ -51,56 +64,55 @@ const (
 	tagOther
 )
 
-func (h *hasher) int(n int) {
-	binary.LittleEndian.PutUint64(h.buf[:], uint64(n))
-	h.h.Write(h.buf[:])
-}
+func (h *hasher) int(n int) { h.b = binary.AppendUvarint(h.b, uint64(n)) }
 
 func (h *hasher) str(s string) {
 	h.int(len(s))
-	h.h.WriteString(s)
+	h.b = append(h.b, s...)
 }
 
-// value hashes v. Object members are visited in key order, so equal
-// values hash the same however they were built.
+func (h *hasher) pair(k, v *ast.Term) {
+	h.value(k.Value)
+	h.value(v.Value)
+}
+
+// value writes v. Object members are visited in key order, so equal
+// values write the same bytes however they were built.
 func (h *hasher) value(v ast.Value) {
 	switch x := v.(type) {
-	case ast.Null:
-		h.h.WriteByte(tagNull)
+	case ast.String:
+		h.b = append(h.b, tagString)
+		h.str(string(x))
 	case ast.Boolean:
 		if x {
-			h.h.WriteByte(tagTrue)
+			h.b = append(h.b, tagTrue)
 		} else {
-			h.h.WriteByte(tagFalse)
+			h.b = append(h.b, tagFalse)
 		}
 	case ast.Number:
-		h.h.WriteByte(tagNumber)
+		h.b = append(h.b, tagNumber)
 		h.str(string(x))
-	case ast.String:
-		h.h.WriteByte(tagString)
-		h.str(string(x))
+	case ast.Null:
+		h.b = append(h.b, tagNull)
 	case *ast.Array:
-		h.h.WriteByte(tagArray)
+		h.b = append(h.b, tagArray)
 		n := x.Len()
 		h.int(n)
 		for i := 0; i < n; i++ {
 			h.value(x.Elem(i).Value)
 		}
 	case ast.Object:
-		h.h.WriteByte(tagObject)
+		h.b = append(h.b, tagObject)
 		h.int(x.Len())
-		x.Foreach(func(k, t *ast.Term) {
-			h.value(k.Value)
-			h.value(t.Value)
-		})
+		x.Foreach(h.member)
 	case ast.Set:
-		h.h.WriteByte(tagSet)
+		h.b = append(h.b, tagSet)
 		h.int(x.Len())
 		x.Foreach(func(t *ast.Term) { h.value(t.Value) })
 	default:
-		// The input holds only JSON values; anything else is hashed by
+		// The input holds only JSON values; anything else is written as
 		// its text, which is still exact.
-		h.h.WriteByte(tagOther)
+		h.b = append(h.b, tagOther)
 		h.str(v.String())
 	}
 }
@@ -109,8 +121,8 @@ func (h *hasher) value(v ast.Value) {
 // command, mode, cwd and config by value or identity, and every other
 // member of v hashed.
 func keyOf(in *policy.Input, mode string, v ast.Object) memoKey {
-	var h hasher
-	h.h.SetSeed(memoSeed)
+	h := hashers.Get().(*hasher)
+	h.b = h.b[:0]
 	h.int(v.Len())
 	v.Foreach(func(k, t *ast.Term) {
 		switch k.Value {
@@ -122,7 +134,11 @@ func keyOf(in *policy.Input, mode string, v ast.Object) memoKey {
 		h.value(k.Value)
 		h.value(t.Value)
 	})
-	return memoKey{command: in.Command, mode: mode, cwd: in.Cwd, cfg: in.Config, sum: h.h.Sum64()}
+	sum := maphash.Bytes(memoSeed, h.b)
+	if cap(h.b) <= maxHashBuf {
+		hashers.Put(h)
+	}
+	return memoKey{command: in.Command, mode: mode, cwd: in.Cwd, cfg: in.Config, sum: sum}
 }
 
 // keyFor returns the memo key of an input (with its facts).
