@@ -195,10 +195,13 @@ func enumsTerm[S ~string](list []S) *ast.Term {
 	return ast.ArrayTerm(ts...)
 }
 
+// obj collects an object's members. It is used by value (o = o.add(k, v)),
+// never through a pointer, so that the members' slice stays on the stack:
+// ast.NewObject copies them.
 type obj struct{ items [][2]*ast.Term }
 
-func (o *obj) add(k, v *ast.Term) { o.items = append(o.items, [2]*ast.Term{k, v}) }
-func (o *obj) term() *ast.Term    { return ast.NewTerm(ast.NewObject(o.items...)) }
+func (o obj) add(k, v *ast.Term) obj { o.items = append(o.items, [2]*ast.Term{k, v}); return o }
+func (o obj) term() *ast.Term        { return ast.NewTerm(ast.NewObject(o.items...)) }
 
 // shared caches terms that recur across inputs (spans, contexts, cwds).
 // Terms are never changed once built, so inputs evaluated at the same time
@@ -248,51 +251,50 @@ func stringsTerm(list []string) *ast.Term {
 	return ast.ArrayTerm(ts...)
 }
 
-func argTerm(a classify.Arg, extra func(*obj)) *ast.Term {
-	if extra == nil {
-		return argTerms.get(a, func() *ast.Term { return buildArgTerm(a, nil) })
-	}
-	return buildArgTerm(a, extra)
+func argTerm(a classify.Arg) *ast.Term {
+	return argTerms.get(a, func() *ast.Term { return buildArgTerm(a, nil) })
 }
 
 func operandTerm(op classify.Operand) *ast.Term {
 	return operandTerms.get(op, func() *ast.Term {
-		return buildArgTerm(op.Arg, func(o *obj) { o.add(kRole, enum(string(op.Role))) })
+		return buildArgTerm(op.Arg, enum(string(op.Role)))
 	})
 }
 
 func findingTerm(f classify.Finding) *ast.Term {
 	return findingTerms.get(f, func() *ast.Term {
 		fo := obj{items: make([][2]*ast.Term, 0, 4)}
-		fo.add(kCode, enum(f.Code))
-		fo.add(kMessage, str(f.Message))
-		fo.add(kSpan, spanTerm(f.Span))
-		fo.add(kSegment, num(f.Segment))
+		fo = fo.add(kCode, enum(f.Code))
+		fo = fo.add(kMessage, str(f.Message))
+		fo = fo.add(kSpan, spanTerm(f.Span))
+		fo = fo.add(kSegment, num(f.Segment))
 		if f.Dialect != "" {
-			fo.add(kDialect, enum(f.Dialect))
+			fo = fo.add(kDialect, enum(f.Dialect))
 		}
 		return fo.term()
 	})
 }
 
-func buildArgTerm(a classify.Arg, extra func(*obj)) *ast.Term {
+// buildArgTerm is an argument's object, with its role when role is not
+// nil (an operand).
+func buildArgTerm(a classify.Arg, role *ast.Term) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 5)}
-	o.add(kValue, str(a.Value))
+	o = o.add(kValue, str(a.Value))
 	if a.Dynamic != "" {
-		o.add(kDynamic, enum(a.Dynamic))
+		o = o.add(kDynamic, enum(a.Dynamic))
 	}
 	if a.Pattern != "" {
-		o.add(kPattern, str(a.Pattern))
+		o = o.add(kPattern, str(a.Pattern))
 	}
 	if a.Dots {
-		o.add(kDots, boolean(true))
+		o = o.add(kDots, boolean(true))
 	}
 	if a.Globstar {
-		o.add(kGlobstar, boolean(true))
+		o = o.add(kGlobstar, boolean(true))
 	}
-	o.add(kSpan, spanTerm(a.Span))
-	if extra != nil {
-		extra(&o)
+	o = o.add(kSpan, spanTerm(a.Span))
+	if role != nil {
+		o = o.add(kRole, role)
 	}
 	return o.term()
 }
@@ -311,15 +313,15 @@ func cwdTerm(c classify.Cwd) *ast.Term {
 }
 
 func buildCwdTerm(c classify.Cwd) *ast.Term {
-	o := obj{}
-	o.add(kPath, str(c.Path))
-	o.add(kKnown, boolean(c.Known))
+	o := obj{items: make([][2]*ast.Term, 0, 3)}
+	o = o.add(kPath, str(c.Path))
+	o = o.add(kKnown, boolean(c.Known))
 	if len(c.After) > 0 {
 		ts := make([]*ast.Term, len(c.After))
 		for i, n := range c.After {
 			ts[i] = num(n)
 		}
-		o.add(kAfter, ast.ArrayTerm(ts...))
+		o = o.add(kAfter, ast.ArrayTerm(ts...))
 	}
 	return o.term()
 }
@@ -330,148 +332,159 @@ func contextTerm(c classify.Context) *ast.Term {
 
 func buildContextTerm(c classify.Context) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 11)}
-	o.add(kPipeline, num(c.Pipeline))
-	o.add(kPipelineLen, num(c.PipelineLen))
-	flag := func(k *ast.Term, b bool) {
-		if b {
-			o.add(k, boolean(true))
-		}
+	o = o.add(kPipeline, num(c.Pipeline))
+	o = o.add(kPipelineLen, num(c.PipelineLen))
+	if c.Substitution {
+		o = o.add(kSubstitution, boolean(true))
 	}
-	flag(kSubstitution, c.Substitution)
-	flag(kLoop, c.Loop)
-	flag(kBackground, c.Background)
-	flag(kNegated, c.Negated)
-	flag(kSubshell, c.Subshell)
-	flag(kFunction, c.Function)
-	flag(kCondition, c.Condition)
-	flag(kStdinFed, c.StdinFed)
+	if c.Loop {
+		o = o.add(kLoop, boolean(true))
+	}
+	if c.Background {
+		o = o.add(kBackground, boolean(true))
+	}
+	if c.Negated {
+		o = o.add(kNegated, boolean(true))
+	}
+	if c.Subshell {
+		o = o.add(kSubshell, boolean(true))
+	}
+	if c.Function {
+		o = o.add(kFunction, boolean(true))
+	}
+	if c.Condition {
+		o = o.add(kCondition, boolean(true))
+	}
+	if c.StdinFed {
+		o = o.add(kStdinFed, boolean(true))
+	}
 	if c.Depth != 0 {
-		o.add(kDepth, num(c.Depth))
+		o = o.add(kDepth, num(c.Depth))
 	}
 	return o.term()
 }
 
 func segmentTerm(s *classify.Segment) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 20)}
-	o.add(kIndex, num(s.Index))
-	o.add(kProgram, nameTerm(s.Program))
-	o.add(kName, nameTerm(s.Name))
+	o = o.add(kIndex, num(s.Index))
+	o = o.add(kProgram, nameTerm(s.Program))
+	o = o.add(kName, nameTerm(s.Name))
 	if s.PathPrefixed {
-		o.add(kPathPrefixed, boolean(true))
+		o = o.add(kPathPrefixed, boolean(true))
 	}
 	if s.DynamicProgram {
-		o.add(kDynamicProgram, boolean(true))
+		o = o.add(kDynamicProgram, boolean(true))
 	}
-	o.add(kKnown, boolean(s.Known))
+	o = o.add(kKnown, boolean(s.Known))
 	if s.Subcommand != "" {
-		o.add(kSubcommand, nameTerm(s.Subcommand))
+		o = o.add(kSubcommand, nameTerm(s.Subcommand))
 	}
 	args := make([]*ast.Term, len(s.Args))
 	for i, a := range s.Args {
-		args[i] = argTerm(a, nil)
+		args[i] = argTerm(a)
 	}
 	if s.Args == nil {
-		o.add(kArgs, ast.NullTerm())
+		o = o.add(kArgs, ast.NullTerm())
 	} else {
-		o.add(kArgs, ast.ArrayTerm(args...))
+		o = o.add(kArgs, ast.ArrayTerm(args...))
 	}
 	if len(s.Assigns) > 0 {
 		ts := make([]*ast.Term, len(s.Assigns))
 		for i, a := range s.Assigns {
-			ao := obj{}
-			ao.add(kName, str(a.Name))
-			ao.add(kValue, argTerm(a.Value, nil))
-			ao.add(kSpan, spanTerm(a.Span))
+			ao := obj{items: make([][2]*ast.Term, 0, 3)}
+			ao = ao.add(kName, str(a.Name))
+			ao = ao.add(kValue, argTerm(a.Value))
+			ao = ao.add(kSpan, spanTerm(a.Span))
 			ts[i] = ao.term()
 		}
-		o.add(kAssigns, ast.ArrayTerm(ts...))
+		o = o.add(kAssigns, ast.ArrayTerm(ts...))
 	}
 	if len(s.Options) > 0 {
 		ts := make([]*ast.Term, len(s.Options))
 		for i, op := range s.Options {
 			oo := obj{items: make([][2]*ast.Term, 0, 6)}
-			oo.add(kName, nameTerm(op.Name))
-			oo.add(kWritten, nameTerm(op.Written))
+			oo = oo.add(kName, nameTerm(op.Name))
+			oo = oo.add(kWritten, nameTerm(op.Written))
 			if op.Value != nil {
-				oo.add(kValue, argTerm(*op.Value, nil))
+				oo = oo.add(kValue, argTerm(*op.Value))
 			}
-			oo.add(kKnown, boolean(op.Known))
+			oo = oo.add(kKnown, boolean(op.Known))
 			if len(op.Effects) > 0 {
-				oo.add(kEffects, enumsTerm(op.Effects))
+				oo = oo.add(kEffects, enumsTerm(op.Effects))
 			}
-			oo.add(kSpan, spanTerm(op.Span))
+			oo = oo.add(kSpan, spanTerm(op.Span))
 			ts[i] = oo.term()
 		}
-		o.add(kOptions, ast.ArrayTerm(ts...))
+		o = o.add(kOptions, ast.ArrayTerm(ts...))
 	}
 	if len(s.Operands) > 0 {
 		ts := make([]*ast.Term, len(s.Operands))
 		for i, op := range s.Operands {
 			ts[i] = operandTerm(op)
 		}
-		o.add(kOperands, ast.ArrayTerm(ts...))
+		o = o.add(kOperands, ast.ArrayTerm(ts...))
 	}
 	if len(s.Wrappers) > 0 {
-		o.add(kWrappers, enumsTerm(s.Wrappers))
+		o = o.add(kWrappers, enumsTerm(s.Wrappers))
 	}
-	o.add(kParent, num(s.Parent))
-	o.add(kContext, contextTerm(s.Context))
-	o.add(kCwd, cwdTerm(s.Cwd))
+	o = o.add(kParent, num(s.Parent))
+	o = o.add(kContext, contextTerm(s.Context))
+	o = o.add(kCwd, cwdTerm(s.Cwd))
 	if len(s.Categories) > 0 {
-		o.add(kCategories, enumsTerm(s.Categories))
+		o = o.add(kCategories, enumsTerm(s.Categories))
 	}
-	o.add(kReadOnly, boolean(s.ReadOnly))
+	o = o.add(kReadOnly, boolean(s.ReadOnly))
 	if s.RunsGit {
-		o.add(kRunsGit, boolean(true))
+		o = o.add(kRunsGit, boolean(true))
 	}
 	if len(s.RepoCode) > 0 {
 		ts := make([]*ast.Term, len(s.RepoCode))
 		for i, rc := range s.RepoCode {
 			ro := obj{items: make([][2]*ast.Term, 0, 3)}
-			ro.add(kFile, str(rc.File))
+			ro = ro.add(kFile, str(rc.File))
 			if rc.Match != "" {
-				ro.add(kMatch, str(rc.Match))
+				ro = ro.add(kMatch, str(rc.Match))
 			}
 			if rc.Key != "" {
-				ro.add(kKey, str(rc.Key))
+				ro = ro.add(kKey, str(rc.Key))
 			}
 			ts[i] = ro.term()
 		}
-		o.add(kRepoCode, ast.ArrayTerm(ts...))
+		o = o.add(kRepoCode, ast.ArrayTerm(ts...))
 	}
 	if len(s.Code) > 0 {
 		ts := make([]*ast.Term, len(s.Code))
 		for i, c := range s.Code {
 			co := obj{items: make([][2]*ast.Term, 0, 3)}
-			co.add(kCarries, enum(c.Carries))
-			co.add(kVia, nameTerm(c.Via))
-			co.add(kSpan, spanTerm(c.Span))
+			co = co.add(kCarries, enum(c.Carries))
+			co = co.add(kVia, nameTerm(c.Via))
+			co = co.add(kSpan, spanTerm(c.Span))
 			ts[i] = co.term()
 		}
-		o.add(kCode, ast.ArrayTerm(ts...))
+		o = o.add(kCode, ast.ArrayTerm(ts...))
 	}
 	if s.Walk != nil {
-		o.add(kWalk, walkTerm(s.Walk))
+		o = o.add(kWalk, walkTerm(s.Walk))
 	}
 	if s.Produces != nil {
-		o.add(kProduces, producesTerm(s.Produces))
+		o = o.add(kProduces, producesTerm(s.Produces))
 	}
 	if s.InputArgs != nil {
 		io := obj{items: make([][2]*ast.Term, 0, 2)}
 		if s.InputArgs.Nul {
-			io.add(kNul, boolean(true))
+			io = io.add(kNul, boolean(true))
 		}
 		if s.InputArgs.Replace != "" {
-			io.add(kReplace, str(s.InputArgs.Replace))
+			io = io.add(kReplace, str(s.InputArgs.Replace))
 		}
-		o.add(kInputArgs, io.term())
+		o = o.add(kInputArgs, io.term())
 	}
 	if s.ConfigAlias != "" {
-		o.add(kConfigAlias, nameTerm(s.ConfigAlias))
+		o = o.add(kConfigAlias, nameTerm(s.ConfigAlias))
 	}
-	o.add(kSpan, spanTerm(s.Span))
+	o = o.add(kSpan, spanTerm(s.Span))
 	if len(s.Traits) > 0 {
-		o.add(kTraits, enumsTerm(s.Traits))
+		o = o.add(kTraits, enumsTerm(s.Traits))
 	}
 	return o.term()
 }
@@ -480,26 +493,26 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 func walkTerm(w *classify.Walk) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 5)}
 	if w.NamesOnly {
-		o.add(kNamesOnly, boolean(true))
+		o = o.add(kNamesOnly, boolean(true))
 	}
 	if w.SkipHidden {
-		o.add(kSkipHidden, boolean(true))
+		o = o.add(kSkipHidden, boolean(true))
 	}
 	if w.HiddenEnv != "" {
-		o.add(kHiddenEnv, nameTerm(w.HiddenEnv))
+		o = o.add(kHiddenEnv, nameTerm(w.HiddenEnv))
 	}
 	if w.Hint != "" {
-		o.add(kHint, nameTerm(w.Hint))
+		o = o.add(kHint, nameTerm(w.Hint))
 	}
 	if len(w.Excludes) > 0 {
 		ts := make([]*ast.Term, len(w.Excludes))
 		for i, e := range w.Excludes {
 			eo := obj{items: make([][2]*ast.Term, 0, 2)}
-			eo.add(kKind, enum(e.Kind))
-			eo.add(kGlob, str(e.Glob))
+			eo = eo.add(kKind, enum(e.Kind))
+			eo = eo.add(kGlob, str(e.Glob))
 			ts[i] = eo.term()
 		}
-		o.add(kExcludes, ast.ArrayTerm(ts...))
+		o = o.add(kExcludes, ast.ArrayTerm(ts...))
 	}
 	return o.term()
 }
@@ -508,64 +521,64 @@ func walkTerm(w *classify.Walk) *ast.Term {
 func producesTerm(p *classify.Produces) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 5)}
 	if len(p.Without) > 0 {
-		o.add(kWithout, stringsTerm(p.Without))
+		o = o.add(kWithout, stringsTerm(p.Without))
 	}
 	if p.Other != "" {
-		o.add(kOther, nameTerm(p.Other))
+		o = o.add(kOther, nameTerm(p.Other))
 	}
 	if p.Nul {
-		o.add(kNul, boolean(true))
+		o = o.add(kNul, boolean(true))
 	}
 	if p.DefaultRoot != "" {
-		o.add(kDefaultRoot, enum(p.DefaultRoot))
+		o = o.add(kDefaultRoot, enum(p.DefaultRoot))
 	}
 	if p.NameGlob != "" {
-		o.add(kNameGlob, str(p.NameGlob))
+		o = o.add(kNameGlob, str(p.NameGlob))
 	}
 	return o.term()
 }
 
 func pathRefTerm(p *classify.PathRef) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 16)}
-	o.add(kPath, str(p.Path))
-	o.add(kKind, enum(p.Kind))
+	o = o.add(kPath, str(p.Path))
+	o = o.add(kKind, enum(p.Kind))
 	if p.Dynamic != "" {
-		o.add(kDynamic, enum(p.Dynamic))
+		o = o.add(kDynamic, enum(p.Dynamic))
 	}
 	if p.Recursive {
-		o.add(kRecursive, boolean(true))
+		o = o.add(kRecursive, boolean(true))
 	}
-	o.add(kSource, enum(p.Source))
-	o.add(kSegment, num(p.Segment))
-	o.add(kCwd, cwdTerm(p.Cwd))
+	o = o.add(kSource, enum(p.Source))
+	o = o.add(kSegment, num(p.Segment))
+	o = o.add(kCwd, cwdTerm(p.Cwd))
 	if p.Home {
-		o.add(kHome, boolean(true))
+		o = o.add(kHome, boolean(true))
 	}
-	o.add(kProducer, num(p.Producer))
-	o.add(kSpan, spanTerm(p.Span))
+	o = o.add(kProducer, num(p.Producer))
+	o = o.add(kSpan, spanTerm(p.Span))
 	if p.Split {
-		o.add(kSplit, boolean(true))
+		o = o.add(kSplit, boolean(true))
 	}
 	if p.OptionLike {
-		o.add(kOptionLike, boolean(true))
+		o = o.add(kOptionLike, boolean(true))
 	}
 	if p.Repo {
-		o.add(kRepo, boolean(true))
+		o = o.add(kRepo, boolean(true))
 	}
 	if p.IfExists {
-		o.add(kIfExists, boolean(true))
+		o = o.add(kIfExists, boolean(true))
 	}
 	if p.PathGlob != "" {
-		o.add(kPathGlob, str(p.PathGlob))
+		o = o.add(kPathGlob, str(p.PathGlob))
 	}
 	if p.Tracked {
-		o.add(kTracked, boolean(true))
+		o = o.add(kTracked, boolean(true))
 	}
 	if p.Dots {
-		o.add(kDots, boolean(true))
+		o = o.add(kDots, boolean(true))
 	}
 	if p.Globstar {
-		o.add(kGlobstar, boolean(true))
+		o = o.add(kGlobstar, boolean(true))
 	}
 	return o.term()
 }
@@ -587,117 +600,117 @@ func reportTerm(r *classify.Report) *ast.Term {
 		return ast.NullTerm()
 	}
 	o := obj{items: make([][2]*ast.Term, 0, 10)}
-	o.add(kCommand, str(r.Command))
+	o = o.add(kCommand, str(r.Command))
 	po := obj{items: make([][2]*ast.Term, 0, 3)}
-	po.add(kOk, boolean(r.Parse.OK))
+	po = po.add(kOk, boolean(r.Parse.OK))
 	if r.Parse.Error != "" {
-		po.add(kError, str(r.Parse.Error))
+		po = po.add(kError, str(r.Parse.Error))
 	}
 	if r.Parse.Span != nil {
-		po.add(kSpan, spanTerm(*r.Parse.Span))
+		po = po.add(kSpan, spanTerm(*r.Parse.Span))
 	}
-	o.add(kParse, po.term())
+	o = o.add(kParse, po.term())
 	if r.Segments == nil {
-		o.add(kSegments, ast.NullTerm())
+		o = o.add(kSegments, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Segments))
 		for i := range r.Segments {
 			ts[i] = segmentTerm(&r.Segments[i])
 		}
-		o.add(kSegments, ast.ArrayTerm(ts...))
+		o = o.add(kSegments, ast.ArrayTerm(ts...))
 	}
 	if r.Redirects == nil {
-		o.add(kRedirects, ast.NullTerm())
+		o = o.add(kRedirects, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Redirects))
 		for i, rd := range r.Redirects {
 			ro := obj{items: make([][2]*ast.Term, 0, 7)}
-			ro.add(kOp, enum(rd.Op))
+			ro = ro.add(kOp, enum(rd.Op))
 			if rd.Fd != "" {
-				ro.add(kFd, str(rd.Fd))
+				ro = ro.add(kFd, str(rd.Fd))
 			}
-			ro.add(kTarget, argTerm(rd.Target, nil))
-			ro.add(kMode, enum(rd.Mode))
-			ro.add(kHarmless, boolean(rd.Harmless))
-			ro.add(kSegment, num(rd.Segment))
-			ro.add(kSpan, spanTerm(rd.Span))
+			ro = ro.add(kTarget, argTerm(rd.Target))
+			ro = ro.add(kMode, enum(rd.Mode))
+			ro = ro.add(kHarmless, boolean(rd.Harmless))
+			ro = ro.add(kSegment, num(rd.Segment))
+			ro = ro.add(kSpan, spanTerm(rd.Span))
 			ts[i] = ro.term()
 		}
-		o.add(kRedirects, ast.ArrayTerm(ts...))
+		o = o.add(kRedirects, ast.ArrayTerm(ts...))
 	}
-	o.add(kReads, pathRefsTerm(r.Reads))
-	o.add(kWrites, pathRefsTerm(r.Writes))
+	o = o.add(kReads, pathRefsTerm(r.Reads))
+	o = o.add(kWrites, pathRefsTerm(r.Writes))
 	if r.Cd == nil {
-		o.add(kCd, ast.NullTerm())
+		o = o.add(kCd, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Cd))
 		for i, c := range r.Cd {
-			co := obj{}
-			co.add(kIndex, num(c.Index))
-			co.add(kProgram, str(c.Program))
-			co.add(kTarget, argTerm(c.Target, nil))
-			co.add(kFrom, cwdTerm(c.From))
-			co.add(kTo, cwdTerm(c.To))
-			co.add(kSegment, num(c.Segment))
-			co.add(kSpan, spanTerm(c.Span))
+			co := obj{items: make([][2]*ast.Term, 0, 8)}
+			co = co.add(kIndex, num(c.Index))
+			co = co.add(kProgram, str(c.Program))
+			co = co.add(kTarget, argTerm(c.Target))
+			co = co.add(kFrom, cwdTerm(c.From))
+			co = co.add(kTo, cwdTerm(c.To))
+			co = co.add(kSegment, num(c.Segment))
+			co = co.add(kSpan, spanTerm(c.Span))
 			if c.Scoped {
-				co.add(kScoped, boolean(true))
+				co = co.add(kScoped, boolean(true))
 			}
 			ts[i] = co.term()
 		}
-		o.add(kCd, ast.ArrayTerm(ts...))
+		o = o.add(kCd, ast.ArrayTerm(ts...))
 	}
-	o.add(kReversible, boolean(r.Reversible))
+	o = o.add(kReversible, boolean(r.Reversible))
 	if r.Findings == nil {
-		o.add(kFindings, ast.NullTerm())
+		o = o.add(kFindings, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(r.Findings))
 		for i, f := range r.Findings {
 			ts[i] = findingTerm(f)
 		}
-		o.add(kFindings, ast.ArrayTerm(ts...))
+		o = o.add(kFindings, ast.ArrayTerm(ts...))
 	}
 	if r.Dialect != "" {
-		o.add(kShell, enum(r.Dialect))
+		o = o.add(kShell, enum(r.Dialect))
 	}
 	return o.term()
 }
 
 func factsTerm(f *policy.Facts) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 7)}
-	o.add(kMode, enum(f.Mode))
-	o.add(kHome, str(f.Home))
-	o.add(kRoots, stringsTerm(f.Roots))
+	o = o.add(kMode, enum(f.Mode))
+	o = o.add(kHome, str(f.Home))
+	o = o.add(kRoots, stringsTerm(f.Roots))
 	segs := make([]*ast.Term, len(f.Segments))
 	for i, s := range f.Segments {
 		if s.GrantRefused != "" {
-			so := obj{}
-			so.add(kGrant, str(s.Grant))
-			so.add(kGrantRefused, str(s.GrantRefused))
+			so := obj{items: make([][2]*ast.Term, 0, 2)}
+			so = so.add(kGrant, str(s.Grant))
+			so = so.add(kGrantRefused, str(s.GrantRefused))
 			segs[i] = so.term()
 			continue
 		}
 		segs[i] = grantTerms.get(s.Grant, func() *ast.Term {
-			so := obj{}
-			so.add(kGrant, str(s.Grant))
+			so := obj{items: make([][2]*ast.Term, 0, 1)}
+			so = so.add(kGrant, str(s.Grant))
 			return so.term()
 		})
 	}
-	o.add(kSegments, ast.ArrayTerm(segs...))
+	o = o.add(kSegments, ast.ArrayTerm(segs...))
 	ws := make([]*ast.Term, len(f.Writes))
 	for i, w := range f.Writes {
 		wo := obj{items: make([][2]*ast.Term, 0, 8)}
-		wo.add(kPath, str(w.Path))
-		wo.add(kReal, str(w.Real))
-		wo.add(kEstablished, boolean(w.Established))
-		wo.add(kGlob, boolean(w.Glob))
-		wo.add(kOutsideRoots, boolean(w.OutsideRoots))
-		wo.add(kCritical, boolean(w.Critical))
-		wo.add(kDevice, boolean(w.Device))
-		wo.add(kShellgateConfig, boolean(w.ShellgateConfig))
+		wo = wo.add(kPath, str(w.Path))
+		wo = wo.add(kReal, str(w.Real))
+		wo = wo.add(kEstablished, boolean(w.Established))
+		wo = wo.add(kGlob, boolean(w.Glob))
+		wo = wo.add(kOutsideRoots, boolean(w.OutsideRoots))
+		wo = wo.add(kCritical, boolean(w.Critical))
+		wo = wo.add(kDevice, boolean(w.Device))
+		wo = wo.add(kShellgateConfig, boolean(w.ShellgateConfig))
 		ws[i] = wo.term()
 	}
-	o.add(kWrites, ast.ArrayTerm(ws...))
+	o = o.add(kWrites, ast.ArrayTerm(ws...))
 	idx := obj{items: make([][2]*ast.Term, 0, len(f.Index))}
 	for k, list := range f.Index {
 		lt := ast.NullTerm()
@@ -710,8 +723,8 @@ func factsTerm(f *policy.Facts) *ast.Term {
 		}
 		idx.items = append(idx.items, [2]*ast.Term{indexKeyTerms.get(k, func() *ast.Term { return ast.StringTerm(k) }), lt})
 	}
-	o.add(kIndex, idx.term())
-	o.add(kHas, hasTerm(f.Has))
+	o = o.add(kIndex, idx.term())
+	o = o.add(kHas, hasTerm(f.Has))
 	return o.term()
 }
 
@@ -762,30 +775,30 @@ func jsonValue(x any) (ast.Value, error) {
 // inputValue builds the whole input document.
 func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
 	o := obj{items: make([][2]*ast.Term, 0, 8)}
-	o.add(kCommand, str(in.Command))
-	o.add(kMode, enum(f.Mode))
-	o.add(kCwd, str(in.Cwd))
+	o = o.add(kCommand, str(in.Command))
+	o = o.add(kMode, enum(f.Mode))
+	o = o.add(kCwd, str(in.Cwd))
 	if in.Shell != "" {
-		o.add(kShell, enum(in.Shell))
+		o = o.add(kShell, enum(in.Shell))
 	}
-	o.add(kReport, reportTerm(in.Report))
+	o = o.add(kReport, reportTerm(in.Report))
 	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
-		o.add(kStation, stationTerm(st))
+		o = o.add(kStation, stationTerm(st))
 	} else if in.Station != nil && !isNilStation(in.Station) {
 		v, err := jsonValue(in.Station)
 		if err != nil {
 			return nil, fmt.Errorf("station: %w", err)
 		}
 		if _, isNull := v.(ast.Null); !isNull {
-			o.add(kStation, ast.NewTerm(v))
+			o = o.add(kStation, ast.NewTerm(v))
 		}
 	}
 	ct, err := configTerm(in.Config)
 	if err != nil {
 		return nil, err
 	}
-	o.add(kConfig, ct)
-	o.add(kFacts, factsTerm(f))
+	o = o.add(kConfig, ct)
+	o = o.add(kFacts, factsTerm(f))
 	return ast.NewObject(o.items...), nil
 }
 
@@ -798,51 +811,51 @@ func isNilStation(x any) bool {
 func stationTerm(st *readstation.Station) *ast.Term {
 	o := obj{items: make([][2]*ast.Term, 0, 3)}
 	if st.Reads == nil {
-		o.add(kReads, ast.NullTerm())
+		o = o.add(kReads, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(st.Reads))
 		for i := range st.Reads {
 			r := &st.Reads[i]
 			ro := obj{items: make([][2]*ast.Term, 0, 13)}
-			ro.add(kPath, str(r.Path))
-			ro.add(kKind, enum(r.Kind))
-			ro.add(kSource, enum(r.Source))
-			ro.add(kResolved, str(r.Resolved))
-			ro.add(kReal, str(r.Real))
-			ro.add(kVerdict, enum(string(r.Verdict)))
-			ro.add(kRow, str(r.Row))
-			ro.add(kMessage, str(r.Message))
-			ro.add(kSpan, spanTerm(r.Span))
-			ro.add(kSegment, num(r.Segment))
-			ro.add(kRecursive, boolean(r.Recursive))
+			ro = ro.add(kPath, str(r.Path))
+			ro = ro.add(kKind, enum(r.Kind))
+			ro = ro.add(kSource, enum(r.Source))
+			ro = ro.add(kResolved, str(r.Resolved))
+			ro = ro.add(kReal, str(r.Real))
+			ro = ro.add(kVerdict, enum(string(r.Verdict)))
+			ro = ro.add(kRow, str(r.Row))
+			ro = ro.add(kMessage, str(r.Message))
+			ro = ro.add(kSpan, spanTerm(r.Span))
+			ro = ro.add(kSegment, num(r.Segment))
+			ro = ro.add(kRecursive, boolean(r.Recursive))
 			if r.InTree {
-				ro.add(kInTree, boolean(true))
+				ro = ro.add(kInTree, boolean(true))
 			}
 			if r.Matches == nil {
-				ro.add(kMatches, ast.NullTerm())
+				ro = ro.add(kMatches, ast.NullTerm())
 			} else {
-				ro.add(kMatches, stringsTerm(r.Matches))
+				ro = ro.add(kMatches, stringsTerm(r.Matches))
 			}
 			ts[i] = ro.term()
 		}
-		o.add(kReads, ast.ArrayTerm(ts...))
+		o = o.add(kReads, ast.ArrayTerm(ts...))
 	}
 	if st.RepoHelpers == nil {
-		o.add(kRepoHelpers, ast.NullTerm())
+		o = o.add(kRepoHelpers, ast.NullTerm())
 	} else {
 		ts := make([]*ast.Term, len(st.RepoHelpers))
 		for i, h := range st.RepoHelpers {
 			ho := obj{items: make([][2]*ast.Term, 0, 5)}
-			ho.add(kKey, str(h.Key))
-			ho.add(kFile, str(h.File))
-			ho.add(kValue, str(h.Value))
-			ho.add(kSegment, num(h.Segment))
-			ho.add(kSpan, spanTerm(h.Span))
+			ho = ho.add(kKey, str(h.Key))
+			ho = ho.add(kFile, str(h.File))
+			ho = ho.add(kValue, str(h.Value))
+			ho = ho.add(kSegment, num(h.Segment))
+			ho = ho.add(kSpan, spanTerm(h.Span))
 			ts[i] = ho.term()
 		}
-		o.add(kRepoHelpers, ast.ArrayTerm(ts...))
+		o = o.add(kRepoHelpers, ast.ArrayTerm(ts...))
 	}
-	o.add(kEstablished, boolean(st.Established))
+	o = o.add(kEstablished, boolean(st.Established))
 	return o.term()
 }
 
@@ -870,7 +883,7 @@ func hasTerm(h policy.HasFlags) *ast.Term {
 			{"station_unestablished", h.StationUnestablished}, {"station_unknown_verdict", h.StationUnknownVerdict},
 			{"repo_helpers", h.RepoHelpers},
 		} {
-			o.add(ast.StringTerm(kv.k), boolean(kv.v))
+			o = o.add(ast.StringTerm(kv.k), boolean(kv.v))
 		}
 		return o.term()
 	})
