@@ -421,7 +421,7 @@ func BenchmarkInputValueKey(b *testing.B) {
 		for n := 0; n < b.N; n++ {
 			one(n % len(ins))
 		}
-		b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 	b.Run("value", func(b *testing.B) {
 		run(b, func(i int) {
