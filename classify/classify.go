@@ -105,7 +105,7 @@ func Classify(command string, opts ...Option) *Report {
 func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report) {
 	r = &Report{
 		Command:   command,
-		Segments:  []Segment{},
+		Segments:  make([]Segment, 0, segmentEstimate(command)),
 		Redirects: []Redirect{},
 		Reads:     []PathRef{},
 		Writes:    []PathRef{},
@@ -193,6 +193,23 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		w.find("empty-command", "the command runs nothing", whole, -1)
 	}
 	return r
+}
+
+// segmentEstimate guesses how many segments command has from its
+// operator characters, so that the report's segments (large values) are
+// not copied as they grow: one, and one more after each run of |, &, ;,
+// newline, ( or backquote, up to 8.
+func segmentEstimate(command string) int {
+	n := 1
+	for i := 0; i < len(command) && n < 8; i++ {
+		switch command[i] {
+		case '|', '&', ';', '\n', '(', '`':
+			if i == 0 || command[i-1] != command[i] {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // defaultCatalog is DefaultCatalog without the panic: a broken embedded

@@ -110,7 +110,12 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	}
 	idx := len(w.r.Segments)
 	w.r.Segments = append(w.r.Segments, Segment{})
-	seg := Segment{
+	// The segment is built in scratch memory: nested segments may grow
+	// w.r.Segments while the argument parser holds it. The scratch is
+	// copied into the report and zeroed before it is reused, so no
+	// report shares it.
+	seg := segPool.Get().(*Segment)
+	*seg = Segment{
 		Index: idx, Parent: c.parent, Span: span, Assigns: assigns,
 		Wrappers: c.wrappers, Cwd: w.currentCwd(), Args: args[1:],
 		Context: Context{
@@ -120,7 +125,11 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 			StdinFed: c.stdinFed, Depth: c.nested,
 		},
 	}
-	defer func() { w.r.Segments[idx] = seg }()
+	defer func() {
+		w.r.Segments[idx] = *seg
+		*seg = Segment{}
+		segPool.Put(seg)
+	}()
 	prog := args[0]
 	seg.Program = prog.Value
 	if w.exact && prog.Span.End <= len(w.r.Command) {
@@ -177,7 +186,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		return idx
 	}
 	p := parserPool.Get().(*argParser)
-	*p = argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
+	*p = argParser{w: w, seg: seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
 	p.run()
 	p.finish()
 	// A wrapper given no command is the program itself: env -u X, env -0
@@ -189,6 +198,9 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	parserPool.Put(p)
 	return idx
 }
+
+// segPool holds the scratch Segments segment builds in.
+var segPool = sync.Pool{New: func() any { return new(Segment) }}
 
 // optEffect reports whether any of the options has the effect (env -S
 // runs the command its value spells).
