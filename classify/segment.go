@@ -186,7 +186,10 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		return idx
 	}
 	p := parserPool.Get().(*argParser)
-	*p = argParser{w: w, seg: seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
+	// The scratch slices of the last parser are kept: every element is
+	// written before it is read, and none of them reaches the report.
+	*p = argParser{w: w, seg: seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:],
+		opInfo: p.opInfo[:0], opCarries: p.opCarries[:0]}
 	p.run()
 	p.finish()
 	// A wrapper given no command is the program itself: env -u X, env -0
@@ -443,6 +446,9 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 		p.run2(i + 1)
 		return true
 	}
+	if p.operands == nil {
+		p.operands = make([]Operand, 0, len(p.args)-i)
+	}
 	p.operands = append(p.operands, Operand{Arg: a})
 	info := p.infos[i]
 	info.optPos = !endOpts && p.spec.Syntax != "none"
@@ -489,7 +495,10 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 			p.info = true
 		}
 		o.Effects = spec.Effects
-		who := p.specName() + " " + o.Written
+		who := ""
+		if len(spec.Effects) > 0 || spec.match != nil && o.Value != nil {
+			who = p.specName() + " " + o.Written
+		}
 		for _, e := range spec.Effects {
 			if spec.Judged && (e == EffectExec || e == EffectCommand) {
 				// find -exec CMD {} +: CMD is a segment of its own,
@@ -545,6 +554,9 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 	} else {
 		p.unsafe = true
 		p.w.find("unknown-option", p.specName()+": option "+o.Written+" is not known to be safe", o.Span, p.seg.Index)
+	}
+	if p.seg.Options == nil {
+		p.seg.Options = make([]Opt, 0, 2)
 	}
 	p.seg.Options = append(p.seg.Options, o)
 }
