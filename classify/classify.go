@@ -136,7 +136,8 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		return r
 	}
 	if len(command) > cfg.limits.MaxLength {
-		r.Parse = ParseResult{Error: fmt.Sprintf("command is %d bytes, over the %d-byte limit", len(command), cfg.limits.MaxLength), Span: &whole}
+		sp := whole
+		r.Parse = ParseResult{Error: fmt.Sprintf("command is %d bytes, over the %d-byte limit", len(command), cfg.limits.MaxLength), Span: &sp}
 		w.find("limit-length", r.Parse.Error, whole, -1)
 		return r
 	}
@@ -151,7 +152,8 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		w.find("invalid-utf8", "the command is not valid UTF-8", Span{i, i + 1}, -1)
 	}
 	if n := maxNesting(command); n > cfg.limits.MaxNesting {
-		r.Parse = ParseResult{Error: fmt.Sprintf("brackets nest %d deep, over the limit of %d", n, cfg.limits.MaxNesting), Span: &whole}
+		sp := whole
+		r.Parse = ParseResult{Error: fmt.Sprintf("brackets nest %d deep, over the limit of %d", n, cfg.limits.MaxNesting), Span: &sp}
 		w.find("limit-nesting", r.Parse.Error, whole, -1)
 		return r
 	}
@@ -232,7 +234,8 @@ func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt) bool)
 		}
 	}()
 	p := getParser(lang)
-	err = p.Stmts(strings.NewReader(src), fn)
+	p.rd.Reset(src)
+	err = p.Stmts(&p.rd, fn)
 	// Not deferred: a parser that panicked is dropped, not reused.
 	putParser(lang, p)
 	return err
@@ -246,10 +249,17 @@ var parserPools = map[syntax.LangVariant]*sync.Pool{
 	syntax.LangZsh:   {New: func() any { return newParser(syntax.LangZsh) }},
 }
 
+// pooledParser is a parser with the reader it reads from, reused
+// together.
+type pooledParser struct {
+	*syntax.Parser
+	rd strings.Reader
+}
+
 // newParser keeps comments: checkComments holds them to what bash would
 // call a comment.
-func newParser(lang syntax.LangVariant) *syntax.Parser {
-	return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))
+func newParser(lang syntax.LangVariant) *pooledParser {
+	return &pooledParser{Parser: syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))}
 }
 
 // checkComments finds a comment the parser saw where bash would not: "#"
@@ -283,14 +293,14 @@ func startsWord(b byte) bool {
 	return false
 }
 
-func getParser(lang syntax.LangVariant) *syntax.Parser {
+func getParser(lang syntax.LangVariant) *pooledParser {
 	if pool := parserPools[lang]; pool != nil {
-		return pool.Get().(*syntax.Parser)
+		return pool.Get().(*pooledParser)
 	}
 	return newParser(lang)
 }
 
-func putParser(lang syntax.LangVariant, p *syntax.Parser) {
+func putParser(lang syntax.LangVariant, p *pooledParser) {
 	if pool := parserPools[lang]; pool != nil {
 		pool.Put(p)
 	}
@@ -303,7 +313,8 @@ func parse(src string, lang syntax.LangVariant) (f *syntax.File, err error) {
 		}
 	}()
 	p := getParser(lang)
-	f, err = p.Parse(strings.NewReader(src), "")
+	p.rd.Reset(src)
+	f, err = p.Parse(&p.rd, "")
 	putParser(lang, p)
 	return f, err
 }

@@ -309,6 +309,13 @@ func mayBeDevice(a Arg, cwd Cwd, devDir bool) bool {
 // devicePath reports an absolute clean path (or glob pattern, when wild)
 // under /dev, /proc/kmsg, or a /proc/PID/{root,cwd,fd,map_files} link.
 func devicePath(p string, wild bool) bool {
+	if !wild {
+		// Only a path whose first component is dev or proc can be one.
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		if first != "dev" && first != "proc" {
+			return false
+		}
+	}
 	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	match := func(pat, name string) bool {
 		if !wild {
