@@ -112,8 +112,10 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		Cd:        []CdStep{},
 		Findings:  []Finding{},
 	}
-	w := &walker{cfg: cfg, r: r, src: command, exact: true, producer: -1,
-		st: cwdState{cwd: Cwd{Path: ".", Known: true}}, dialect: d, zsh: d == DialectZsh}
+	w := newWalker()
+	w.cfg, w.r, w.src, w.exact, w.producer = cfg, r, command, true, -1
+	w.st = cwdState{cwd: Cwd{Path: ".", Known: true}}
+	w.dialect, w.zsh = d, d == DialectZsh
 	defer func() {
 		if p := recover(); p != nil {
 			// A bug in the walker must never turn into an allow.
@@ -121,6 +123,7 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 			w.find("internal-error", fmt.Sprintf("the classifier failed: %v", p), Span{0, len(command)}, -1)
 		}
 		w.finish()
+		w.release()
 	}()
 	whole := Span{0, len(command)}
 	if catErr != nil {
@@ -183,7 +186,7 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		r.Parse = ParseResult{Error: err.Error(), Span: &sp}
 		r.Segments, r.Redirects, r.Reads, r.Writes, r.Cd = []Segment{}, []Redirect{}, []PathRef{}, []PathRef{}, []CdStep{}
 		r.Findings = r.Findings[:pre]
-		w.seen = nil
+		clear(w.seen)
 		for _, f := range r.Findings {
 			w.seenKey(f)
 		}
@@ -435,6 +438,38 @@ type walker struct {
 	varsUnknown bool
 	// funcCd names the functions whose body changes directory.
 	funcCd map[string]bool
+	// infoBuf is a stack the word infos of the calls being walked are
+	// taken from (call).
+	infoBuf []wordInfo
+}
+
+// walkerPool holds walkers with their scratch memory: the set of findings
+// seen and the word-info stack. Nothing in a walker reaches a report
+// except through values copied out of it.
+var walkerPool = sync.Pool{New: func() any { return new(walker) }}
+
+// newWalker returns a zero walker, reusing a pooled one's scratch memory.
+func newWalker() *walker {
+	w := walkerPool.Get().(*walker)
+	seen, infos := w.seen, w.infoBuf
+	clear(seen)
+	clear(infos[:cap(infos)])
+	*w = walker{seen: seen, infoBuf: infos[:0]}
+	return w
+}
+
+// release returns w to the pool, keeping only its scratch memory (and not
+// a large one a huge command left).
+func (w *walker) release() {
+	seen, infos := w.seen, w.infoBuf
+	if len(seen) > 256 {
+		seen = nil
+	}
+	if cap(infos) > 1024 {
+		infos = nil
+	}
+	*w = walker{seen: seen, infoBuf: infos}
+	walkerPool.Put(w)
 }
 
 func (w *walker) span(n syntax.Node) Span {

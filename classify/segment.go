@@ -32,12 +32,24 @@ func (w *walker) call(ce *syntax.CallExpr, c ctx, s *syntax.Stmt) int {
 		}
 		return -1
 	}
-	args := make([]Arg, len(ce.Args))
-	infos := make([]wordInfo, len(ce.Args))
+	n := len(ce.Args)
+	args := make([]Arg, n)
+	// The infos are scratch, taken from the walker's stack: a nested
+	// call takes its own above them, or from a new stack when this one
+	// is full (the old one stays with the calls that hold it).
+	start := len(w.infoBuf)
+	if cap(w.infoBuf)-start < n {
+		w.infoBuf = make([]wordInfo, 0, max(2*cap(w.infoBuf), n, 16))
+		start = 0
+	}
+	w.infoBuf = w.infoBuf[:start+n]
+	infos := w.infoBuf[start : start+n : start+n]
 	for i, wd := range ce.Args {
 		args[i], infos[i] = w.word(wd, c)
 	}
-	return w.segment(args, infos, assigns, c, w.span(ce))
+	idx := w.segment(args, infos, assigns, c, w.span(ce))
+	w.infoBuf = w.infoBuf[:start]
+	return idx
 }
 
 // execEnv are environment variables that name a program, a library or
