@@ -51,6 +51,34 @@ type config struct {
 	limits  Limits
 	dialect Dialect
 	stmtFn  func(*syntax.Stmt) // WithStatements
+	// scanned is the command facts both readings of one command share,
+	// worked out by the first (scan).
+	scanned scanned
+}
+
+// scanned is what the byte scans of a command found.
+type scanned struct {
+	command        string
+	nesting, segs  int
+	done           bool
+	nestingScanned bool
+}
+
+// scan returns the shared scan facts of command, computing the segment
+// estimate now and the nesting when asked for it.
+func (cfg *config) scan(command string) *scanned {
+	if !cfg.scanned.done || cfg.scanned.command != command {
+		cfg.scanned = scanned{command: command, segs: segmentEstimate(command), done: true}
+	}
+	return &cfg.scanned
+}
+
+// nesting is maxNesting(command), scanned once for both readings.
+func (sc *scanned) nestingDepth() int {
+	if !sc.nestingScanned {
+		sc.nesting, sc.nestingScanned = maxNesting(sc.command), true
+	}
+	return sc.nesting
 }
 
 // WithCatalog classifies with the given catalog instead of the embedded one.
@@ -103,9 +131,10 @@ func Classify(command string, opts ...Option) *Report {
 
 // classifyAs reads command in one dialect.
 func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report) {
+	sc := cfg.scan(command)
 	r = &Report{
 		Command:   command,
-		Segments:  make([]Segment, 0, segmentEstimate(command)),
+		Segments:  make([]Segment, 0, sc.segs),
 		Redirects: []Redirect{},
 		Reads:     []PathRef{},
 		Writes:    []PathRef{},
@@ -154,7 +183,7 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		i := firstInvalidUTF8(command)
 		w.find("invalid-utf8", "the command is not valid UTF-8", Span{i, i + 1}, -1)
 	}
-	if n := maxNesting(command); n > cfg.limits.MaxNesting {
+	if n := sc.nestingDepth(); n > cfg.limits.MaxNesting {
 		sp := whole
 		r.Parse = ParseResult{Error: fmt.Sprintf("brackets nest %d deep, over the limit of %d", n, cfg.limits.MaxNesting), Span: &sp}
 		w.find("limit-nesting", r.Parse.Error, whole, -1)
