@@ -214,6 +214,15 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	return idx
 }
 
+// dashByte[b] is "-" followed by the byte b: the short option a letter
+// of a cluster spells, without building the string each time.
+var dashByte = func() (t [256]string) {
+	for b := range t {
+		t[b] = "-" + string([]byte{byte(b)})
+	}
+	return t
+}()
+
 // segPool holds the scratch Segments segment builds in.
 var segPool = sync.Pool{New: func() any { return new(Segment) }}
 
@@ -247,6 +256,10 @@ type argParser struct {
 	// subWritten are the subcommand words as written (an alias, not the
 	// catalog name), for messages.
 	subWritten []string
+	// name is specName's cache, for nameSubs subcommand words.
+	name     string
+	nameSubs int
+	nameSet  bool
 	// readsInput is set when a jq program calls input or inputs, which
 	// read the next inputs (stdin without file operands) even under -n.
 	readsInput bool
@@ -340,7 +353,13 @@ type nestedCmd struct {
 }
 
 func (p *argParser) specName() string {
-	return strings.TrimSpace(p.writtenName() + " " + strings.Join(p.subWritten, " "))
+	// Cached: it names the program in many findings, and changes only
+	// when a subcommand word is added.
+	if !p.nameSet || p.nameSubs != len(p.subWritten) {
+		p.name = strings.TrimSpace(p.writtenName() + " " + strings.Join(p.subWritten, " "))
+		p.nameSet, p.nameSubs = true, len(p.subWritten)
+	}
+	return p.name
 }
 
 // writtenName is the program as the command names it: an alias such as
@@ -814,7 +833,7 @@ func (p *argParser) gnuShort(i int) int {
 		return i
 	}
 	for j := 1; j < len(v); j++ {
-		name := "-" + v[j:j+1]
+		name := dashByte[v[j]]
 		sp := Span{a.Span.Start, a.Span.End}
 		if a.Span.End-a.Span.Start == len(v) {
 			sp = Span{a.Span.Start + j, a.Span.Start + j + 1}
