@@ -297,6 +297,15 @@ func mayBeDevice(a Arg, cwd Cwd, devDir bool) bool {
 		if wild && (strings.ContainsAny(base, "*?[{$") || hasExtGlob(base)) {
 			return true
 		}
+		if !wild && !strings.Contains(p, "..") && !strings.Contains(base, "..") {
+			// Nothing climbs out of base, so the path is under base's
+			// first directory: only dev and proc hold devices.
+			if c := path.Clean(base); c != "/" {
+				if first, _, _ := strings.Cut(c[1:], "/"); first != "dev" && first != "proc" {
+					return false
+				}
+			}
+		}
 		p = base + "/" + p
 	}
 	p = path.Clean(p)

@@ -356,7 +356,11 @@ func (p *argParser) specName() string {
 	// Cached: it names the program in many findings, and changes only
 	// when a subcommand word is added.
 	if !p.nameSet || p.nameSubs != len(p.subWritten) {
-		p.name = strings.TrimSpace(p.writtenName() + " " + strings.Join(p.subWritten, " "))
+		if len(p.subWritten) == 0 {
+			p.name = strings.TrimSpace(p.writtenName()) // as with " " and no words after it
+		} else {
+			p.name = strings.TrimSpace(p.writtenName() + " " + strings.Join(p.subWritten, " "))
+		}
 		p.nameSet, p.nameSubs = true, len(p.subWritten)
 	}
 	return p.name
