@@ -192,23 +192,8 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 	// Statements are walked as the parser yields them, so that a huge
 	// script never holds its whole AST in memory.
 	pre := len(r.Findings)
-	c := ctx{parent: -1, pipeLen: 1, producer: -1}
-	hash := strings.IndexByte(command, '#') >= 0
-	err := parseStmts(command, d.lang(), func(s *syntax.Stmt) bool {
-		if hash {
-			w.checkComments(s)
-		}
-		if !w.stopped && !w.segLimit {
-			w.stmt(s, c)
-		}
-		if cfg.stmtFn != nil {
-			cfg.stmtFn(s)
-			return true
-		}
-		// Past a limit the command is not reversible whatever follows:
-		// parsing on would only cost memory.
-		return !w.stopped && !w.segLimit
-	})
+	w.hash = strings.IndexByte(command, '#') >= 0
+	err := parseStmts(command, d.lang(), w.topFn)
 	if err != nil {
 		// A command that does not parse is described by its error alone.
 		sp := errSpan(err, command)
@@ -470,6 +455,28 @@ type walker struct {
 	// infoBuf is a stack the word infos of the calls being walked are
 	// taken from (call).
 	infoBuf []wordInfo
+	// topFn is w.top, bound once per pooled walker; hash is set when the
+	// command has a "#" (top checks its comments).
+	topFn func(*syntax.Stmt) bool
+	hash  bool
+}
+
+// top walks one top-level statement as the parser yields it, and says
+// whether to parse on.
+func (w *walker) top(s *syntax.Stmt) bool {
+	if w.hash {
+		w.checkComments(s)
+	}
+	if !w.stopped && !w.segLimit {
+		w.stmt(s, ctx{parent: -1, pipeLen: 1, producer: -1})
+	}
+	if w.cfg.stmtFn != nil {
+		w.cfg.stmtFn(s)
+		return true
+	}
+	// Past a limit the command is not reversible whatever follows:
+	// parsing on would only cost memory.
+	return !w.stopped && !w.segLimit
 }
 
 // walkerPool holds walkers with their scratch memory: the set of findings
@@ -480,24 +487,27 @@ var walkerPool = sync.Pool{New: func() any { return new(walker) }}
 // newWalker returns a zero walker, reusing a pooled one's scratch memory.
 func newWalker() *walker {
 	w := walkerPool.Get().(*walker)
-	seen, infos := w.seen, w.infoBuf
+	seen, infos, top := w.seen, w.infoBuf, w.topFn
 	clear(seen)
 	clear(infos[:cap(infos)])
-	*w = walker{seen: seen, infoBuf: infos[:0]}
+	if top == nil {
+		top = w.top // bound once: a method value costs an allocation
+	}
+	*w = walker{seen: seen, infoBuf: infos[:0], topFn: top}
 	return w
 }
 
 // release returns w to the pool, keeping only its scratch memory (and not
 // a large one a huge command left).
 func (w *walker) release() {
-	seen, infos := w.seen, w.infoBuf
+	seen, infos, top := w.seen, w.infoBuf, w.topFn
 	if len(seen) > 256 {
 		seen = nil
 	}
 	if cap(infos) > 1024 {
 		infos = nil
 	}
-	*w = walker{seen: seen, infoBuf: infos}
+	*w = walker{seen: seen, infoBuf: infos, topFn: top}
 	walkerPool.Put(w)
 }
 
