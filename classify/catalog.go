@@ -353,10 +353,8 @@ func (r *OperandSpec) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return fmt.Errorf("line %d: an operand role is a string or a mapping", n.Line)
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; !roleKeys[k] {
-			return fmt.Errorf("line %d: field %s not found in operand role", n.Content[i].Line, k)
-		}
+	if err := knownKeys(n, roleKeys, "operand role"); err != nil {
+		return err
 	}
 	type plain OperandSpec
 	var p plain
@@ -838,4 +836,16 @@ func hasString[S ~string](list []S, s S) bool {
 		}
 	}
 	return false
+}
+
+// knownKeys checks that every key of the mapping n is one of known: a
+// custom UnmarshalYAML decodes through a plain type, where the decoder's
+// KnownFields check does not reach.
+func knownKeys(n *yaml.Node, known map[string]bool, what string) error {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; !known[k] {
+			return fmt.Errorf("line %d: field %s not found in %s", n.Content[i].Line, k, what)
+		}
+	}
+	return nil
 }

@@ -65,10 +65,8 @@ func (m *ExitMeaning) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return fmt.Errorf("line %d: an exit meaning is a message or a mapping", n.Line)
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i].Value; !exitMeaningKeys[k] {
-			return fmt.Errorf("line %d: field %s not found in exit meaning", n.Content[i].Line, k)
-		}
+	if err := knownKeys(n, exitMeaningKeys, "exit meaning"); err != nil {
+		return err
 	}
 	type plain ExitMeaning
 	var p plain

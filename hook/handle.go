@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/shellgate/shellgate/classify/shells"
@@ -111,7 +112,8 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 
 // ShellFor is the shell agent runs p's command in, as far as it is known:
 // the payload's own shell field, else --shell, else (Claude Code)
-// CLAUDE_CODE_SHELL, else a bash or zsh login shell; "" when not known
+// CLAUDE_CODE_SHELL, else a bash or zsh login shell, (Gemini CLI) bash;
+// "" when not known
 // (the command is then judged as both bash and zsh). A value that names
 // no shell shellgate knows is not known either.
 func ShellFor(agent Agent, p Payload, f Flags) string {
@@ -119,6 +121,11 @@ func ShellFor(agent Agent, p Payload, f Flags) string {
 		if s != "" {
 			return s // the gate refuses a name it does not know
 		}
+	}
+	if agent == Gemini && runtime.GOOS != "windows" {
+		// Gemini CLI runs every shell command as bash -c outside Windows
+		// (getShellConfiguration in its core, 0.61.0).
+		return "bash"
 	}
 	if agent != Claude {
 		return ""

@@ -95,25 +95,9 @@ type SegmentFacts struct {
 // model (readstation.Write) says it lands, and whether that is shellgate's
 // own configuration, which only the config knows.
 type WriteFacts struct {
-	// Path is the absolute, cleaned path written ("" when not established);
-	// for a glob, the directory its matches are in.
-	Path string `json:"path"`
-	// Real is Path with symlinks followed as far as the path exists.
-	Real string `json:"real"`
-	// Established is set when where the write lands is known.
-	Established bool `json:"established"`
-	// Glob is set when the path is a glob: every entry of Path may be hit.
-	Glob bool `json:"glob"`
-	// OutsideRoots is set when the path, as written or real, is outside
-	// every root.
-	OutsideRoots bool `json:"outside_roots"`
-	// Critical is set when losing the path loses a whole tree that matters:
-	// "/", a top-level directory, the home directory or an ancestor of it, a
-	// root or an ancestor of one — or, for a glob, every entry of one.
-	Critical bool `json:"critical"`
-	// Device is set for a device under /dev other than the harmless ones
-	// (null, zero, stdout, stderr, tty, fd/*).
-	Device bool `json:"device"`
+	// Write is where the write lands, as the file-system model judged it
+	// (its fields are members of the JSON object, not nested).
+	readstation.Write
 	// ShellgateConfig is set when the path, as written or real, is
 	// shellgate's own configuration: any .shellgate.yaml, the config file
 	// in effect, or a policy directory it names or a file below one.
@@ -194,8 +178,7 @@ func (f *Facts) setWrites(in *Input, cfg *Config, add func(string, int)) {
 	f.Roots = append(f.Roots, in.Writes.Roots...)
 	f.Writes = make([]WriteFacts, len(in.Writes.Writes))
 	for i, w := range in.Writes.Writes {
-		f.Writes[i] = WriteFacts{Path: w.Path, Real: w.Real, Established: w.Established, Glob: w.Glob,
-			OutsideRoots: w.OutsideRoots, Critical: w.Critical, Device: w.Device}
+		f.Writes[i] = WriteFacts{Write: w}
 		fw := &f.Writes[i]
 		if !fw.Established {
 			continue

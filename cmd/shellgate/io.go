@@ -1,35 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/shellgate/shellgate/gate"
 	"io"
+
+	"github.com/shellgate/shellgate/gate"
 )
 
-// writeJSON writes v as one line of JSON, without HTML escaping.
+// writeJSON writes v as one line of JSON, without HTML escaping (the
+// encoder writes the line in one call).
 func writeJSON(w io.Writer, v any) error {
-	b, err := jsonLine(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// jsonLine is v as one line of JSON, without HTML escaping, with its
-// newline.
-func jsonLine(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return enc.Encode(v)
 }
 
 // inputFormat checks --input: lines or jsonl (see gate.ReadBatch).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -85,6 +86,18 @@ func TestGeminiCLI(t *testing.T) {
 		run := runGemini(t, s, gemini, srv, nil)
 		if got := srv.result(run); !strings.Contains(got, s.token) {
 			t.Errorf("the ls result the model got does not list %s: %q", s.token, got)
+		}
+	})
+
+	t.Run("the command runs in bash, the dialect the hook judges", func(t *testing.T) {
+		// The hook reads Gemini CLI's commands as bash only (hook.ShellFor):
+		// the shell Gemini CLI really runs them in must be bash.
+		s := geminiSandbox(t)
+		s.install("gemini")
+		srv := newGeminiServer(t, `echo "shell=bash:$BASH_VERSION"`)
+		run := runGemini(t, s, gemini, srv, nil)
+		if got := srv.result(run); !regexp.MustCompile(`shell=bash:\d`).MatchString(got) {
+			t.Errorf("the command did not run in bash (BASH_VERSION is empty): %q", got)
 		}
 	})
 
