@@ -216,13 +216,20 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 
 // segmentEstimate guesses how many segments command has from its
 // operator characters, so that the report's segments (large values) are
-// not copied as they grow: one, and one more after each run of |, &, ;,
-// newline, ( or backquote, up to 8.
+// not copied as they grow: one, and one more after each run of |, &
+// (but not a redirection's), ;, newline, ( or backquote, up to 8.
 func segmentEstimate(command string) int {
 	n := 1
 	for i := 0; i < len(command) && n < 8; i++ {
 		switch command[i] {
-		case '|', '&', ';', '\n', '(', '`':
+		case '&':
+			// Not the & of a redirection: 2>&1, &>f, >&2.
+			if i > 0 && (command[i-1] == '&' || command[i-1] == '>' || command[i-1] == '<') ||
+				i+1 < len(command) && command[i+1] == '>' {
+				continue
+			}
+			n++
+		case '|', ';', '\n', '(', '`':
 			if i == 0 || command[i-1] != command[i] {
 				n++
 			}
