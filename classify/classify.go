@@ -51,6 +51,34 @@ type config struct {
 	limits  Limits
 	dialect Dialect
 	stmtFn  func(*syntax.Stmt) // WithStatements
+	// scanned is the command facts both readings of one command share,
+	// worked out by the first (scan).
+	scanned scanned
+}
+
+// scanned is what the byte scans of a command found.
+type scanned struct {
+	command        string
+	nesting, segs  int
+	done           bool
+	nestingScanned bool
+}
+
+// scan returns the shared scan facts of command, computing the segment
+// estimate now and the nesting when asked for it.
+func (cfg *config) scan(command string) *scanned {
+	if !cfg.scanned.done || cfg.scanned.command != command {
+		cfg.scanned = scanned{command: command, segs: segmentEstimate(command), done: true}
+	}
+	return &cfg.scanned
+}
+
+// nesting is maxNesting(command), scanned once for both readings.
+func (sc *scanned) nestingDepth() int {
+	if !sc.nestingScanned {
+		sc.nesting, sc.nestingScanned = maxNesting(sc.command), true
+	}
+	return sc.nesting
 }
 
 // WithCatalog classifies with the given catalog instead of the embedded one.
@@ -103,17 +131,20 @@ func Classify(command string, opts ...Option) *Report {
 
 // classifyAs reads command in one dialect.
 func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report) {
+	sc := cfg.scan(command)
 	r = &Report{
 		Command:   command,
-		Segments:  []Segment{},
+		Segments:  make([]Segment, 0, sc.segs),
 		Redirects: []Redirect{},
 		Reads:     []PathRef{},
 		Writes:    []PathRef{},
 		Cd:        []CdStep{},
 		Findings:  []Finding{},
 	}
-	w := &walker{cfg: cfg, r: r, src: command, exact: true, producer: -1,
-		st: cwdState{cwd: Cwd{Path: ".", Known: true}}, dialect: d, zsh: d == DialectZsh}
+	w := newWalker()
+	w.cfg, w.r, w.src, w.exact, w.producer = cfg, r, command, true, -1
+	w.st = cwdState{cwd: Cwd{Path: ".", Known: true}}
+	w.dialect, w.zsh = d, d == DialectZsh
 	defer func() {
 		if p := recover(); p != nil {
 			// A bug in the walker must never turn into an allow.
@@ -121,6 +152,7 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 			w.find("internal-error", fmt.Sprintf("the classifier failed: %v", p), Span{0, len(command)}, -1)
 		}
 		w.finish()
+		w.release()
 	}()
 	whole := Span{0, len(command)}
 	if catErr != nil {
@@ -136,7 +168,8 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		return r
 	}
 	if len(command) > cfg.limits.MaxLength {
-		r.Parse = ParseResult{Error: fmt.Sprintf("command is %d bytes, over the %d-byte limit", len(command), cfg.limits.MaxLength), Span: &whole}
+		sp := whole
+		r.Parse = ParseResult{Error: fmt.Sprintf("command is %d bytes, over the %d-byte limit", len(command), cfg.limits.MaxLength), Span: &sp}
 		w.find("limit-length", r.Parse.Error, whole, -1)
 		return r
 	}
@@ -150,38 +183,24 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		i := firstInvalidUTF8(command)
 		w.find("invalid-utf8", "the command is not valid UTF-8", Span{i, i + 1}, -1)
 	}
-	if n := maxNesting(command); n > cfg.limits.MaxNesting {
-		r.Parse = ParseResult{Error: fmt.Sprintf("brackets nest %d deep, over the limit of %d", n, cfg.limits.MaxNesting), Span: &whole}
+	if n := sc.nestingDepth(); n > cfg.limits.MaxNesting {
+		sp := whole
+		r.Parse = ParseResult{Error: fmt.Sprintf("brackets nest %d deep, over the limit of %d", n, cfg.limits.MaxNesting), Span: &sp}
 		w.find("limit-nesting", r.Parse.Error, whole, -1)
 		return r
 	}
 	// Statements are walked as the parser yields them, so that a huge
 	// script never holds its whole AST in memory.
 	pre := len(r.Findings)
-	c := ctx{parent: -1, pipeLen: 1, producer: -1}
-	hash := strings.IndexByte(command, '#') >= 0
-	err := parseStmts(command, d.lang(), func(s *syntax.Stmt) bool {
-		if hash {
-			w.checkComments(s)
-		}
-		if !w.stopped && !w.segLimit {
-			w.stmt(s, c)
-		}
-		if cfg.stmtFn != nil {
-			cfg.stmtFn(s)
-			return true
-		}
-		// Past a limit the command is not reversible whatever follows:
-		// parsing on would only cost memory.
-		return !w.stopped && !w.segLimit
-	})
+	w.hash = strings.IndexByte(command, '#') >= 0
+	err := parseStmts(command, d.lang(), w.topFn)
 	if err != nil {
 		// A command that does not parse is described by its error alone.
 		sp := errSpan(err, command)
 		r.Parse = ParseResult{Error: err.Error(), Span: &sp}
 		r.Segments, r.Redirects, r.Reads, r.Writes, r.Cd = []Segment{}, []Redirect{}, []PathRef{}, []PathRef{}, []CdStep{}
 		r.Findings = r.Findings[:pre]
-		w.seen = nil
+		clear(w.seen)
 		for _, f := range r.Findings {
 			w.seenKey(f)
 		}
@@ -193,6 +212,30 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 		w.find("empty-command", "the command runs nothing", whole, -1)
 	}
 	return r
+}
+
+// segmentEstimate guesses how many segments command has from its
+// operator characters, so that the report's segments (large values) are
+// not copied as they grow: one, and one more after each run of |, &
+// (but not a redirection's), ;, newline, ( or backquote, up to 8.
+func segmentEstimate(command string) int {
+	n := 1
+	for i := 0; i < len(command) && n < 8; i++ {
+		switch command[i] {
+		case '&':
+			// Not the & of a redirection: 2>&1, &>f, >&2.
+			if i > 0 && (command[i-1] == '&' || command[i-1] == '>' || command[i-1] == '<') ||
+				i+1 < len(command) && command[i+1] == '>' {
+				continue
+			}
+			n++
+		case '|', ';', '\n', '(', '`':
+			if i == 0 || command[i-1] != command[i] {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // defaultCatalog is DefaultCatalog without the panic: a broken embedded
@@ -215,7 +258,8 @@ func parseStmts(src string, lang syntax.LangVariant, fn func(*syntax.Stmt) bool)
 		}
 	}()
 	p := getParser(lang)
-	err = p.Stmts(strings.NewReader(src), fn)
+	p.rd.Reset(src)
+	err = p.Stmts(&p.rd, fn)
 	// Not deferred: a parser that panicked is dropped, not reused.
 	putParser(lang, p)
 	return err
@@ -229,10 +273,17 @@ var parserPools = map[syntax.LangVariant]*sync.Pool{
 	syntax.LangZsh:   {New: func() any { return newParser(syntax.LangZsh) }},
 }
 
+// pooledParser is a parser with the reader it reads from, reused
+// together.
+type pooledParser struct {
+	*syntax.Parser
+	rd strings.Reader
+}
+
 // newParser keeps comments: checkComments holds them to what bash would
 // call a comment.
-func newParser(lang syntax.LangVariant) *syntax.Parser {
-	return syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))
+func newParser(lang syntax.LangVariant) *pooledParser {
+	return &pooledParser{Parser: syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true))}
 }
 
 // checkComments finds a comment the parser saw where bash would not: "#"
@@ -266,14 +317,14 @@ func startsWord(b byte) bool {
 	return false
 }
 
-func getParser(lang syntax.LangVariant) *syntax.Parser {
+func getParser(lang syntax.LangVariant) *pooledParser {
 	if pool := parserPools[lang]; pool != nil {
-		return pool.Get().(*syntax.Parser)
+		return pool.Get().(*pooledParser)
 	}
 	return newParser(lang)
 }
 
-func putParser(lang syntax.LangVariant, p *syntax.Parser) {
+func putParser(lang syntax.LangVariant, p *pooledParser) {
 	if pool := parserPools[lang]; pool != nil {
 		pool.Put(p)
 	}
@@ -286,7 +337,8 @@ func parse(src string, lang syntax.LangVariant) (f *syntax.File, err error) {
 		}
 	}()
 	p := getParser(lang)
-	f, err = p.Parse(strings.NewReader(src), "")
+	p.rd.Reset(src)
+	f, err = p.Parse(&p.rd, "")
 	putParser(lang, p)
 	return f, err
 }
@@ -407,6 +459,63 @@ type walker struct {
 	varsUnknown bool
 	// funcCd names the functions whose body changes directory.
 	funcCd map[string]bool
+	// infoBuf is a stack the word infos of the calls being walked are
+	// taken from (call).
+	infoBuf []wordInfo
+	// topFn is w.top, bound once per pooled walker; hash is set when the
+	// command has a "#" (top checks its comments).
+	topFn func(*syntax.Stmt) bool
+	hash  bool
+}
+
+// top walks one top-level statement as the parser yields it, and says
+// whether to parse on.
+func (w *walker) top(s *syntax.Stmt) bool {
+	if w.hash {
+		w.checkComments(s)
+	}
+	if !w.stopped && !w.segLimit {
+		w.stmt(s, ctx{parent: -1, pipeLen: 1, producer: -1})
+	}
+	if w.cfg.stmtFn != nil {
+		w.cfg.stmtFn(s)
+		return true
+	}
+	// Past a limit the command is not reversible whatever follows:
+	// parsing on would only cost memory.
+	return !w.stopped && !w.segLimit
+}
+
+// walkerPool holds walkers with their scratch memory: the set of findings
+// seen and the word-info stack. Nothing in a walker reaches a report
+// except through values copied out of it.
+var walkerPool = sync.Pool{New: func() any { return new(walker) }}
+
+// newWalker returns a zero walker, reusing a pooled one's scratch memory.
+func newWalker() *walker {
+	w := walkerPool.Get().(*walker)
+	seen, infos, top := w.seen, w.infoBuf, w.topFn
+	clear(seen)
+	clear(infos[:cap(infos)])
+	if top == nil {
+		top = w.top // bound once: a method value costs an allocation
+	}
+	*w = walker{seen: seen, infoBuf: infos[:0], topFn: top}
+	return w
+}
+
+// release returns w to the pool, keeping only its scratch memory (and not
+// a large one a huge command left).
+func (w *walker) release() {
+	seen, infos, top := w.seen, w.infoBuf, w.topFn
+	if len(seen) > 256 {
+		seen = nil
+	}
+	if cap(infos) > 1024 {
+		infos = nil
+	}
+	*w = walker{seen: seen, infoBuf: infos, topFn: top}
+	walkerPool.Put(w)
 }
 
 func (w *walker) span(n syntax.Node) Span {

@@ -339,12 +339,11 @@ func given(opts []Opt, names []string) bool {
 
 // producesFacts is what bounds the paths segment s prints under rule pp.
 func producesFacts(s *Segment, pp *ProducesSpec) *Produces {
-	opts := optionWords(s)
-	f := &Produces{DefaultRoot: pp.DefaultRoot, Nul: anyWord(opts, pp.Nul) != ""}
-	if len(pp.AnyOf) > 0 && anyWord(opts, pp.AnyOf) == "" {
+	f := &Produces{DefaultRoot: pp.DefaultRoot, Nul: anyWord(s, pp.Nul) != ""}
+	if len(pp.AnyOf) > 0 && anyWord(s, pp.AnyOf) == "" {
 		f.Without = append([]string(nil), pp.AnyOf...)
 	}
-	f.Other = anyWord(opts, pp.NoneOf)
+	f.Other = anyWord(s, pp.NoneOf)
 	if pp.NameFilter != nil {
 		f.NameGlob = nameFilter(s, pp.NameFilter)
 	}
@@ -353,7 +352,7 @@ func producesFacts(s *Segment, pp *ProducesSpec) *Produces {
 
 // inputArgsFacts is how segment s splits its input under rule ia.
 func inputArgsFacts(s *Segment, ia *InputArgsSpec) *InputArgs {
-	f := &InputArgs{Nul: anyWord(optionWords(s), ia.Nul) != ""}
+	f := &InputArgs{Nul: anyWord(s, ia.Nul) != ""}
 	for _, o := range s.Options {
 		if hasString(ia.Replace, o.Name) {
 			f.Replace = ia.ReplaceDefault
@@ -366,17 +365,19 @@ func inputArgsFacts(s *Segment, ia *InputArgsSpec) *InputArgs {
 	return f
 }
 
-// optionWords lists the option names of a segment: the catalog's
-// canonical and written names, plus, when it parsed no option, every word
-// before "--" that looks like one (and each letter of a cluster).
-func optionWords(s *Segment) map[string]bool {
-	m := map[string]bool{}
+// optionWord reports whether n is an option name of segment s: the
+// catalog's canonical or written name of an option it parsed, or, when it
+// parsed no option, a word before "--" that looks like one (or a letter
+// of a cluster, as "-x"). It scans instead of building a set: a segment
+// has few words, and this runs for every producer.
+func optionWord(s *Segment, n string) bool {
 	for _, o := range s.Options {
-		m[o.Name] = true
-		m[o.Written] = true
+		if o.Name == n || o.Written == n {
+			return true
+		}
 	}
 	if len(s.Options) > 0 {
-		return m
+		return false
 	}
 	for _, a := range s.Args {
 		v := a.Value
@@ -387,20 +388,30 @@ func optionWords(s *Segment) map[string]bool {
 			v = v[:i]
 		}
 		if strings.HasPrefix(v, "--") {
-			m[v] = true
+			if v == n {
+				return true
+			}
 		} else if strings.HasPrefix(v, "-") && len(v) > 1 {
-			m[v] = true
-			for _, c := range v[1:] {
-				m["-"+string(c)] = true
+			if v == n {
+				return true
+			}
+			if len(n) > 1 && n[0] == '-' {
+				for _, c := range v[1:] {
+					if n[1:] == string(c) {
+						return true
+					}
+				}
 			}
 		}
 	}
-	return m
+	return false
 }
 
-func anyWord(m map[string]bool, names []string) string {
+// anyWord returns the first of names that is an option word of s
+// (optionWord), or "".
+func anyWord(s *Segment, names []string) string {
 	for _, n := range names {
-		if m[n] {
+		if optionWord(s, n) {
 			return n
 		}
 	}

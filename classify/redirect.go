@@ -297,6 +297,15 @@ func mayBeDevice(a Arg, cwd Cwd, devDir bool) bool {
 		if wild && (strings.ContainsAny(base, "*?[{$") || hasExtGlob(base)) {
 			return true
 		}
+		if !wild && !strings.Contains(p, "..") && !strings.Contains(base, "..") {
+			// Nothing climbs out of base, so the path is under base's
+			// first directory: only dev and proc hold devices.
+			if c := path.Clean(base); c != "/" {
+				if first, _, _ := strings.Cut(c[1:], "/"); first != "dev" && first != "proc" {
+					return false
+				}
+			}
+		}
 		p = base + "/" + p
 	}
 	p = path.Clean(p)
@@ -309,6 +318,13 @@ func mayBeDevice(a Arg, cwd Cwd, devDir bool) bool {
 // devicePath reports an absolute clean path (or glob pattern, when wild)
 // under /dev, /proc/kmsg, or a /proc/PID/{root,cwd,fd,map_files} link.
 func devicePath(p string, wild bool) bool {
+	if !wild {
+		// Only a path whose first component is dev or proc can be one.
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		if first != "dev" && first != "proc" {
+			return false
+		}
+	}
 	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	match := func(pat, name string) bool {
 		if !wild {

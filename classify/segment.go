@@ -32,12 +32,24 @@ func (w *walker) call(ce *syntax.CallExpr, c ctx, s *syntax.Stmt) int {
 		}
 		return -1
 	}
-	args := make([]Arg, len(ce.Args))
-	infos := make([]wordInfo, len(ce.Args))
+	n := len(ce.Args)
+	args := make([]Arg, n)
+	// The infos are scratch, taken from the walker's stack: a nested
+	// call takes its own above them, or from a new stack when this one
+	// is full (the old one stays with the calls that hold it).
+	start := len(w.infoBuf)
+	if cap(w.infoBuf)-start < n {
+		w.infoBuf = make([]wordInfo, 0, max(2*cap(w.infoBuf), n, 16))
+		start = 0
+	}
+	w.infoBuf = w.infoBuf[:start+n]
+	infos := w.infoBuf[start : start+n : start+n]
 	for i, wd := range ce.Args {
 		args[i], infos[i] = w.word(wd, c)
 	}
-	return w.segment(args, infos, assigns, c, w.span(ce))
+	idx := w.segment(args, infos, assigns, c, w.span(ce))
+	w.infoBuf = w.infoBuf[:start]
+	return idx
 }
 
 // execEnv are environment variables that name a program, a library or
@@ -110,7 +122,12 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	}
 	idx := len(w.r.Segments)
 	w.r.Segments = append(w.r.Segments, Segment{})
-	seg := Segment{
+	// The segment is built in scratch memory: nested segments may grow
+	// w.r.Segments while the argument parser holds it. The scratch is
+	// copied into the report and zeroed before it is reused, so no
+	// report shares it.
+	seg := segPool.Get().(*Segment)
+	*seg = Segment{
 		Index: idx, Parent: c.parent, Span: span, Assigns: assigns,
 		Wrappers: c.wrappers, Cwd: w.currentCwd(), Args: args[1:],
 		Context: Context{
@@ -120,7 +137,11 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 			StdinFed: c.stdinFed, Depth: c.nested,
 		},
 	}
-	defer func() { w.r.Segments[idx] = seg }()
+	defer func() {
+		w.r.Segments[idx] = *seg
+		*seg = Segment{}
+		segPool.Put(seg)
+	}()
 	prog := args[0]
 	seg.Program = prog.Value
 	if w.exact && prog.Span.End <= len(w.r.Command) {
@@ -177,7 +198,10 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		return idx
 	}
 	p := parserPool.Get().(*argParser)
-	*p = argParser{w: w, seg: &seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:]}
+	// The scratch slices of the last parser are kept: every element is
+	// written before it is read, and none of them reaches the report.
+	*p = argParser{w: w, seg: seg, root: spec, spec: spec, c: c, args: args[1:], infos: infos[1:],
+		opInfo: p.opInfo[:0], opCarries: p.opCarries[:0]}
 	p.run()
 	p.finish()
 	// A wrapper given no command is the program itself: env -u X, env -0
@@ -189,6 +213,18 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	parserPool.Put(p)
 	return idx
 }
+
+// dashByte[b] is "-" followed by the byte b: the short option a letter
+// of a cluster spells, without building the string each time.
+var dashByte = func() (t [256]string) {
+	for b := range t {
+		t[b] = "-" + string([]byte{byte(b)})
+	}
+	return t
+}()
+
+// segPool holds the scratch Segments segment builds in.
+var segPool = sync.Pool{New: func() any { return new(Segment) }}
 
 // optEffect reports whether any of the options has the effect (env -S
 // runs the command its value spells).
@@ -220,6 +256,10 @@ type argParser struct {
 	// subWritten are the subcommand words as written (an alias, not the
 	// catalog name), for messages.
 	subWritten []string
+	// name is specName's cache, for nameSubs subcommand words.
+	name     string
+	nameSubs int
+	nameSet  bool
 	// readsInput is set when a jq program calls input or inputs, which
 	// read the next inputs (stdin without file operands) even under -n.
 	readsInput bool
@@ -313,7 +353,17 @@ type nestedCmd struct {
 }
 
 func (p *argParser) specName() string {
-	return strings.TrimSpace(p.writtenName() + " " + strings.Join(p.subWritten, " "))
+	// Cached: it names the program in many findings, and changes only
+	// when a subcommand word is added.
+	if !p.nameSet || p.nameSubs != len(p.subWritten) {
+		if len(p.subWritten) == 0 {
+			p.name = strings.TrimSpace(p.writtenName()) // as with " " and no words after it
+		} else {
+			p.name = strings.TrimSpace(p.writtenName() + " " + strings.Join(p.subWritten, " "))
+		}
+		p.nameSet, p.nameSubs = true, len(p.subWritten)
+	}
+	return p.name
 }
 
 // writtenName is the program as the command names it: an alias such as
@@ -431,6 +481,9 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 		p.run2(i + 1)
 		return true
 	}
+	if p.operands == nil {
+		p.operands = make([]Operand, 0, len(p.args)-i)
+	}
 	p.operands = append(p.operands, Operand{Arg: a})
 	info := p.infos[i]
 	info.optPos = !endOpts && p.spec.Syntax != "none"
@@ -477,7 +530,10 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 			p.info = true
 		}
 		o.Effects = spec.Effects
-		who := p.specName() + " " + o.Written
+		who := ""
+		if len(spec.Effects) > 0 || spec.match != nil && o.Value != nil {
+			who = p.specName() + " " + o.Written
+		}
 		for _, e := range spec.Effects {
 			if spec.Judged && (e == EffectExec || e == EffectCommand) {
 				// find -exec CMD {} +: CMD is a segment of its own,
@@ -533,6 +589,9 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 	} else {
 		p.unsafe = true
 		p.w.find("unknown-option", p.specName()+": option "+o.Written+" is not known to be safe", o.Span, p.seg.Index)
+	}
+	if p.seg.Options == nil {
+		p.seg.Options = make([]Opt, 0, 2)
 	}
 	p.seg.Options = append(p.seg.Options, o)
 }
@@ -778,7 +837,7 @@ func (p *argParser) gnuShort(i int) int {
 		return i
 	}
 	for j := 1; j < len(v); j++ {
-		name := "-" + v[j:j+1]
+		name := dashByte[v[j]]
 		sp := Span{a.Span.Start, a.Span.End}
 		if a.Span.End-a.Span.Start == len(v) {
 			sp = Span{a.Span.Start + j, a.Span.Start + j + 1}

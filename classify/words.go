@@ -40,7 +40,7 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 		return a, info
 	}
 	a.Span = w.span(word)
-	var val, pat strings.Builder
+	var val, pat strAcc
 	dyn := ""
 	setDyn := func(kind string, first bool) {
 		if dyn == "" {
@@ -175,6 +175,39 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 	return a, info
 }
 
+// strAcc accumulates a string like strings.Builder, but a string written
+// alone is kept as it is: most words are one literal, and their value
+// then costs no copy.
+type strAcc struct {
+	s     string
+	b     []byte
+	multi bool
+}
+
+// WriteString appends x.
+func (a *strAcc) WriteString(x string) {
+	if !a.multi {
+		if a.s == "" {
+			a.s = x
+			return
+		}
+		if x == "" {
+			return
+		}
+		a.b = append(make([]byte, 0, len(a.s)+len(x)+16), a.s...)
+		a.s, a.multi = "", true
+	}
+	a.b = append(a.b, x...)
+}
+
+// String returns what was written.
+func (a *strAcc) String() string {
+	if !a.multi {
+		return a.s
+	}
+	return string(a.b)
+}
+
 func onlyTildeOrHome(word *syntax.Word) bool {
 	for i, part := range word.Parts {
 		switch p := part.(type) {
@@ -209,7 +242,7 @@ func (w *walker) srcOf(n syntax.Node) string {
 }
 
 // wordPart handles the dynamic parts of a word.
-func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strings.Builder, setDyn func(string, bool), first, quoted bool, info *wordInfo) {
+func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strAcc, setDyn func(string, bool), first, quoted bool, info *wordInfo) {
 	if info.prefix == "" && !info.prefixSet {
 		info.prefix, info.prefixSet = val.String(), true
 	}
@@ -516,6 +549,9 @@ func unescapeDbl(s string) string {
 // globLitPattern turns an unquoted literal into glob pattern text: escaped
 // characters stay escaped, metacharacters stay live.
 func globLitPattern(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
