@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os/exec"
 	"testing"
+
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // confirmExceptions are table commands where the parser and bash -n
@@ -27,10 +29,7 @@ func TestConfirmBash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs bash for every table command")
 	}
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash is not installed")
-	}
+	bash := testenv.LookPath(t, "bash")
 	var all []string
 	for _, tc := range classifyCases {
 		all = append(all, tc.in)

@@ -2,8 +2,9 @@ package gate
 
 import (
 	"os"
-	"os/exec"
 	"testing"
+
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // allowAll is a policy that allows every command: the sandbox alone then
@@ -13,18 +14,11 @@ var allowAll = map[string]string{"allow_all.rego": "package shellgate\n\ndecisio
 // askAll is a policy that asks about every command.
 var askAll = map[string]string{"ask_all.rego": "package shellgate\n\ndecision := {\"action\": \"ask\", \"reasons\": [{\"code\": \"test\", \"message\": \"asks\"}]}\n"}
 
-// needTool skips a test when a program it drives is missing, except in CI
-// (SHELLGATE_CI=1), where it fails.
-func needTool(t *testing.T, name string) string {
+// needTool returns the path of a program the test drives (testenv.LookPath:
+// skipped without it on a developer's machine, a failure in CI).
+func needTool(t testing.TB, name string, candidates ...string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("SHELLGATE_CI") != "" {
-			t.Fatalf("%s is needed by this test and is not installed (.ci/run installs it)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return p
+	return testenv.LookPath(t, append([]string{name}, candidates...)...)
 }
 
 // needLandlock skips (fails in CI) when this kernel cannot confine.
@@ -32,10 +26,7 @@ func needLandlock(t *testing.T) SandboxSupport {
 	t.Helper()
 	s := testRunner.SandboxSupport()
 	if s.Err != nil {
-		if os.Getenv("SHELLGATE_CI") != "" {
-			t.Fatalf("confinement is not available: %v", s.Err)
-		}
-		t.Skipf("confinement is not available: %v", s.Err)
+		testenv.Missing(t, "confinement is not available: %v", s.Err)
 	}
 	return s
 }

@@ -11,20 +11,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"mvdan.cc/sh/v3/pattern"
+
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
-// needTool skips a test without the program on a developer's machine and
-// fails it in CI (SHELLGATE_CI=1), where .ci/run installs it.
-func needTool(t *testing.T, name string) string {
+// needTool returns the path of a program the test drives (testenv.LookPath:
+// skipped without it on a developer's machine, a failure in CI).
+func needTool(t testing.TB, name string, candidates ...string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("SHELLGATE_CI") == "1" {
-			t.Fatalf("%s is not installed (CI must install it)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return p
+	return testenv.LookPath(t, append([]string{name}, candidates...)...)
 }
 
 // patternNames are the entries the agreement tests create: dot files,

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // The real Codex CLI (npm @openai/codex, installed by .ci/run under
@@ -33,15 +34,12 @@ import (
 // the hook decides; any connection beyond 127.0.0.1 goes to a proxy that
 // refuses it and fails the test.
 
-// codexRequireTool finds an external tool a test needs: it skips without it on a
-// developer's machine and fails without it in CI (SHELLGATE_CI=1).
+// codexRequireTool ends the test when an external tool it needs is missing
+// (testenv.Missing: skipped on a developer's machine, a failure in CI).
 func codexRequireTool(tb testing.TB, path, install string) {
 	tb.Helper()
 	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("SHELLGATE_CI") == "1" {
-			tb.Fatalf("%s is missing (%s): %v", path, install, err)
-		}
-		tb.Skipf("%s is missing (%s)", path, install)
+		testenv.Missing(tb, "%s is missing (%s): %v", path, install, err)
 	}
 }
 

@@ -26,25 +26,17 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/fleet"
 	"github.com/shellgate/shellgate/serve"
 )
 
-// needTool skips when a tool is missing on a developer's machine and fails
-// in CI (SHELLGATE_CI=1), which must install it.
+// needTool returns the path of a program the test drives (testenv.LookPath:
+// skipped without it on a developer's machine, a failure in CI).
 func needTool(t testing.TB, name string, candidates ...string) string {
 	t.Helper()
-	for _, c := range append([]string{name}, candidates...) {
-		if p, err := exec.LookPath(c); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("SHELLGATE_CI") == "1" {
-		t.Fatalf("%s is not installed (.ci/run installs it)", name)
-	}
-	t.Skipf("%s is not installed", name)
-	return ""
+	return testenv.LookPath(t, append([]string{name}, candidates...)...)
 }
 
 // freePort returns a port on 127.0.0.1 nothing listens on now.

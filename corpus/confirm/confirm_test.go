@@ -16,22 +16,15 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/corpus"
 	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/readstation"
 )
 
-// needTool returns the path of an external tool. It skips the test when
-// the tool is missing, except in CI (SHELLGATE_CI=1), where it fails: CI
-// installs it and must really run the test.
-func needTool(t *testing.T, name string) string {
+// needTool returns the path of a program the test drives (testenv.LookPath:
+// skipped without it on a developer's machine, a failure in CI).
+func needTool(t testing.TB, name string, candidates ...string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("SHELLGATE_CI") == "1" {
-			t.Fatalf("%s is not installed (SHELLGATE_CI=1: .ci/run must install it)", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return p
+	return testenv.LookPath(t, append([]string{name}, candidates...)...)
 }
 
 // probes are hand-written spellings: the bypasses the issue found and the

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // agentRunTimeout bounds one headless agent run. The machines that run the
@@ -82,17 +83,13 @@ func agentsDir() string {
 	return "/opt/shellgate-agents"
 }
 
-// requireTool skips the test when a tool it drives is missing, except
-// under CI (SHELLGATE_CI=1), where it must be there and the test fails.
+// requireTool ends the test when a tool it drives is missing (ok false):
+// testenv.Missing skips it on a developer's machine and fails it in CI.
 func requireTool(t *testing.T, ok bool, msg string) {
 	t.Helper()
-	if ok {
-		return
+	if !ok {
+		testenv.Missing(t, "%s", msg)
 	}
-	if os.Getenv("SHELLGATE_CI") == "1" {
-		t.Fatalf("%s (SHELLGATE_CI=1: .ci/run must install it)", msg)
-	}
-	t.Skipf("%s; skipped (set SHELLGATE_CI=1 to make this a failure)", msg)
 }
 
 // agentBin is the npm-installed binary name, or the test is skipped (or
