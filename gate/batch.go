@@ -125,17 +125,26 @@ type Batcher struct {
 	Shell classify.Dialect
 	// Workers is the number of lines decided at once (0: GOMAXPROCS).
 	Workers int
+	// Ready, when set, is waited for before the first answer is written
+	// and before Run returns: its error ends the batch with no answer
+	// written, and is Run's error (a policy compiled in the background,
+	// see PipelineOptions.Background, that did not compile).
+	Ready func() error
 }
 
 // Stream decides the commands on r (read by ReadBatch in format) and
-// writes each answer's JSON line to w, in input order (see Run).
+// writes each answer's JSON line to w, in input order (see Run). The
+// lines are buffered, and handed to w whenever every command read so far
+// is answered: an agent that writes one command and waits gets its answer
+// at once, and a long stream costs a write per buffer, not per line.
 func (b *Batcher) Stream(ctx context.Context, r io.Reader, format string, w io.Writer) error {
-	return b.Run(ctx, func(yield func(BatchItem) error) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	return b.run(ctx, func(yield func(BatchItem) error) error {
 		return ReadBatch(r, format, yield)
 	}, func(a BatchAnswer) error {
-		_, err := w.Write(a.JSON)
+		_, err := bw.Write(a.JSON)
 		return err
-	})
+	}, bw.Flush)
 }
 
 // batchSlot is one item on its way: a worker fills a or err and closes
@@ -152,6 +161,16 @@ type batchSlot struct {
 // the first error of read, of write or of a decision (a cancelled
 // context), and returns it; answers after it are not written.
 func (b *Batcher) Run(ctx context.Context, read func(yield func(BatchItem) error) error, write func(BatchAnswer) error) error {
+	return b.run(ctx, read, write, nil)
+}
+
+// run is Run; flush, when set, is called whenever every answer so far is
+// written and the writer would wait for the next item, and at the end.
+func (b *Batcher) run(ctx context.Context, read func(yield func(BatchItem) error) error, write func(BatchAnswer) error, flush func() error) error {
+	ready := func() error { return nil }
+	if b.Ready != nil {
+		ready = sync.OnceValue(b.Ready)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workers := b.Workers
@@ -172,21 +191,50 @@ func (b *Batcher) Run(ctx context.Context, read func(yield func(BatchItem) error
 		}()
 	}
 	var werr error
+	fail := func(err error) {
+		if werr == nil && err != nil {
+			werr = err
+			cancel()
+		}
+	}
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		for s := range order {
+		first := true
+		for {
+			var s *batchSlot
+			var ok bool
+			select {
+			case s, ok = <-order:
+			default:
+				// Every answer so far is written: hand them on
+				// before waiting for more input.
+				if flush != nil && werr == nil {
+					fail(flush())
+				}
+				s, ok = <-order
+			}
+			if !ok {
+				break
+			}
 			<-s.done
 			if werr != nil {
 				continue
 			}
+			if first {
+				first = false
+				if err := ready(); err != nil {
+					fail(err)
+					continue
+				}
+			}
 			if s.err == nil {
 				s.err = write(s.a)
 			}
-			if s.err != nil {
-				werr = s.err
-				cancel()
-			}
+			fail(s.err)
+		}
+		if flush != nil && werr == nil {
+			fail(flush())
 		}
 	}()
 	err := read(func(it BatchItem) error {
@@ -202,6 +250,9 @@ func (b *Batcher) Run(ctx context.Context, read func(yield func(BatchItem) error
 	close(order)
 	wg.Wait()
 	<-written
+	if rerr := ready(); rerr != nil {
+		return rerr
+	}
 	if werr != nil {
 		return werr
 	}

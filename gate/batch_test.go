@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -244,6 +246,103 @@ func TestBatcherLineFields(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
+	}
+}
+
+// TestBatcherStreamFlushes: Stream buffers its answers but hands each on
+// once every command read so far is answered, so that an agent that
+// writes one command and waits for its answer gets it.
+func TestBatcherStreamFlushes(t *testing.T) {
+	ws, pl := batchWorkspace(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		b := Batcher{Checker: pl.Batch(), Cwd: ws}
+		done <- b.Stream(context.Background(), inR, BatchLines, outW)
+		outW.Close()
+	}()
+	answers := bufio.NewReader(outR)
+	for _, c := range []string{"ls", "rm -rf /", "cat README.md"} {
+		if _, err := io.WriteString(inW, c+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan string, 1)
+		go func() {
+			l, _ := answers.ReadString('\n')
+			got <- l
+		}()
+		select {
+		case l := <-got:
+			var a struct{ Command string }
+			if err := json.Unmarshal([]byte(l), &a); err != nil || a.Command != c {
+				t.Fatalf("answer to %q: %q (%v)", c, l, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no answer to %q while the input stays open", c)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if rest, _ := io.ReadAll(answers); len(rest) != 0 {
+		t.Errorf("more output after the last answer: %q", rest)
+	}
+}
+
+// TestBatcherBackgroundPolicy: with the policy compiled in the background
+// (PipelineOptions.Background), the answers are those of a pipeline
+// compiled first, byte for byte; and a policy that does not compile fails
+// the batch with its error and no line written, even for a line that
+// needs no policy, or with no line at all.
+func TestBatcherBackgroundPolicy(t *testing.T) {
+	ws, pl := batchWorkspace(t)
+	in := "{\"command\":\"ls\"}\nnot json\n{\"command\":\"rm -rf /\"}\n{\"command\":\"echo hi > out.txt\"}\n"
+	stream := func(p *Pipeline, in string) (string, error) {
+		b := Batcher{Checker: p.Batch(), Cwd: ws, Ready: p.Compiled, Workers: 2}
+		var out bytes.Buffer
+		err := b.Stream(context.Background(), strings.NewReader(in), BatchJSONL, &out)
+		return out.String(), err
+	}
+	want, err := stream(pl, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg, err := NewPipeline(PipelineOptions{Background: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := stream(bg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("background compilation answers differently (-first +background):\n%s", diff)
+	}
+	if strings.Count(got, "\n") != 4 {
+		t.Errorf("want 4 answers, got %q", got)
+	}
+	bad := map[string]string{"bad.rego": "package shellgate\n\nallow if {\n"}
+	for _, in := range []string{"not json\n", in, ""} {
+		p, err := NewPipeline(PipelineOptions{Background: true, Modules: bad})
+		if err != nil {
+			t.Fatalf("NewPipeline: %v; want the error from Compiled", err)
+		}
+		out, err := stream(p, in)
+		if err == nil || !strings.Contains(err.Error(), "policy: ") || !strings.Contains(err.Error(), "bad.rego") {
+			t.Errorf("input %q: Stream = %v; want the policy's error", in, err)
+		}
+		if out != "" {
+			t.Errorf("input %q: written with a broken policy: %q", in, out)
+		}
+		if e := p.Engine(); e != nil {
+			t.Errorf("Engine() = %v for a policy that did not compile", e)
+		}
+	}
+	// Without Background, the same policy fails NewPipeline.
+	if _, err := NewPipeline(PipelineOptions{Modules: bad}); err == nil {
+		t.Error("NewPipeline compiled a broken policy")
 	}
 }
 

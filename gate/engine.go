@@ -63,7 +63,11 @@ func (g *Gate) Explain(ctx context.Context, req Request) (*Explanation, error) {
 // the pipeline's (with an untrusted project module's deny and ask, and the
 // project-config-untrusted reason).
 func (p *Pipeline) Explain(ctx context.Context, in policy.Input) (*rego.Explanation, error) {
-	x, err := p.engine.Explain(ctx, in)
+	engine, err := p.policy()
+	if err != nil {
+		return nil, err
+	}
+	x, err := engine.Explain(ctx, in)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,13 @@ type PipelineOptions struct {
 	// WithoutDefaultPolicy): Modules (a policy bundle's, which carries its
 	// own copy) then define data.shellgate.decision.
 	NoDefaultPolicy bool
+	// Background compiles the policy on a goroutine of its own:
+	// NewPipeline returns once the config is resolved, so that commands
+	// can be classified and judged while the policy compiles, and what
+	// needs the policy (Decide, Explain, Engine) waits for it. A policy
+	// that does not compile is then Compiled's error, and every decision
+	// fails with it (shellgate check --batch).
+	Background bool
 }
 
 // Pipeline is the decision pipeline of one configuration: classification
@@ -47,6 +54,10 @@ type Pipeline struct {
 	cfg       *policy.Config // in effect
 	full      *policy.Config // the whole config, when a part was ignored
 	engine    *rego.Engine
+	engineErr error
+	// compiled is closed once engine or engineErr is set (nil: the
+	// policy was compiled in NewPipeline).
+	compiled  chan struct{}
 	classOpts []classify.Option
 	fullOpts  []classify.Option
 	noStation bool
@@ -93,10 +104,41 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 	if o.NoDefaultPolicy {
 		ropts = append(ropts, rego.WithoutDefaultPolicy())
 	}
-	if p.engine, err = rego.New(ropts...); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+	if o.Background {
+		p.compiled = make(chan struct{})
+		go func() {
+			defer close(p.compiled)
+			p.engine, p.engineErr = newEngine(ropts)
+		}()
+		return p, nil
+	}
+	if p.engine, err = newEngine(ropts); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+func newEngine(ropts []rego.Option) (*rego.Engine, error) {
+	e, err := rego.New(ropts...)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	return e, nil
+}
+
+// Compiled waits for the policy (see PipelineOptions.Background) and
+// returns why it did not compile; without Background it is nil at once.
+func (p *Pipeline) Compiled() error {
+	_, err := p.policy()
+	return err
+}
+
+// policy is the compiled policy, once it is.
+func (p *Pipeline) policy() (*rego.Engine, error) {
+	if p.compiled != nil {
+		<-p.compiled
+	}
+	return p.engine, p.engineErr
 }
 
 func withRoots(c *policy.Config, roots []string) *policy.Config {
@@ -126,8 +168,12 @@ func (p *Pipeline) Config() *policy.Config { return p.cfg }
 // Resolved returns the configuration as judged against the trust store.
 func (p *Pipeline) Resolved() *policy.Resolved { return p.res }
 
-// Engine returns the compiled policy.
-func (p *Pipeline) Engine() *rego.Engine { return p.engine }
+// Engine returns the compiled policy (nil when it did not compile; see
+// Compiled).
+func (p *Pipeline) Engine() *rego.Engine {
+	e, _ := p.policy()
+	return e
+}
 
 // Input classifies command and judges its reads for a run in cwd (which
 // must be absolute) under the config in effect. mode "" is the config's. A
@@ -245,9 +291,13 @@ func (p *Pipeline) boundary(cfg *policy.Config, cwd string) (readstation.Boundar
 // trusted it, and when that would have been more permissive the decision
 // carries a reason with code project-config-untrusted saying which file,
 // what was ignored and how to trust it. The error is for a cancelled
-// context.
+// context, or a policy compiled in the background that did not compile.
 func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision, *policy.Facts, error) {
-	pd, facts, err := p.engine.DecideFacts(ctx, in)
+	engine, err := p.policy()
+	if err != nil {
+		return policy.Decision{}, nil, err
+	}
+	pd, facts, err := engine.DecideFacts(ctx, in)
 	if err != nil || pd.Action == policy.Allow || !pd.Action.Valid() || len(p.res.Untrusted) == 0 {
 		return pd, facts, err
 	}
@@ -260,7 +310,7 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 			whole.Station = nil
 		}
 	}
-	wd, err := p.engine.DecideWhole(ctx, whole)
+	wd, err := engine.DecideWhole(ctx, whole)
 	if err != nil {
 		return pd, facts, err
 	}

@@ -227,3 +227,20 @@ func BenchmarkBatchVsPeer(b *testing.B) {
 	b.ReportMetric(sgRate/peerRate, "x-peer")
 	b.ReportMetric(sgCPU.Seconds()/sgWall.Seconds(), "sg-cores")
 }
+
+// BenchmarkCheckBatchStart is `shellgate check --json --batch` on one
+// command, in process: what a batch costs before its first answer (flag
+// parsing, config, catalog, policy compilation, the first decision), not
+// the process start.
+func BenchmarkCheckBatchStart(b *testing.B) {
+	ws := batchWorkspace(b)
+	in := []byte("ls\n")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		var out bytes.Buffer
+		if code := run([]string{"check", "--json", "--batch", "--cwd", ws}, bytes.NewReader(in), &out, io.Discard); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}

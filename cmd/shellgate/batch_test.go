@@ -127,10 +127,11 @@ func (w *failWriter) Write(p []byte) (int, error) {
 // error (no hang, no further lines), whatever the number of workers.
 func TestCheckBatchWriteError(t *testing.T) {
 	ws := batchProject(t)
-	in, _ := batchInput(200)
+	// Answers are written a buffer at a time: enough lines for several.
+	in, _ := batchInput(1000)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	var errOut bytes.Buffer
-	w := &failWriter{n: 5}
+	w := &failWriter{n: 1}
 	code := run([]string{"check", "--batch", "--input", "jsonl", "--cwd", ws}, strings.NewReader(in), w, &errOut)
 	if code != exitUsage || !strings.Contains(errOut.String(), "disk full") {
 		t.Errorf("exit %d, stderr %q; want %d and the write error", code, errOut.String(), exitUsage)

@@ -40,6 +40,10 @@ type decideFlags struct {
 	noStation *bool
 	catalog   *string
 	opaConfig *string
+	// background compiles the policy while the first commands are
+	// classified and judged (check --batch; see
+	// gate.PipelineOptions.Background).
+	background bool
 }
 
 func addDecideFlags(fs *flag.FlagSet) *decideFlags {
@@ -142,6 +146,7 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	}
 	d.pl, err = gate.NewPipeline(gate.PipelineOptions{
 		Config: cfg, Catalog: base, PolicyDirs: f.policies, Roots: absAll(f.roots), NoStation: *f.noStation,
+		Background: f.background,
 	})
 	if err != nil {
 		return nil, err
@@ -234,9 +239,9 @@ func (d *decider) grant(ctx context.Context, in policy.Input) (gate.Grants, erro
 // batcher decides check --batch's lines: with the bundle in force, or
 // with the pipeline's boundaries built once per cwd for the batch.
 func (d *decider) batcher() *gate.Batcher {
-	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch()}
+	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch(), Ready: d.pl.Compiled}
 	if d.fleet != nil {
-		b.Checker = d.fleet
+		b.Checker, b.Ready = d.fleet, nil
 	}
 	return b
 }
@@ -279,6 +284,12 @@ func runCheck(e *env) int {
 	if err := inputFormat(*input); *batch && err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitUsage
+	}
+	if *batch {
+		// The collector's batch settings from the start: setting up
+		// allocates the catalog and the compiled policy.
+		defer batchGC()()
+		df.background = true
 	}
 	d, err := df.setup(e.stderr)
 	if err != nil {
@@ -324,9 +335,10 @@ func actionExit(a policy.Action) int {
 }
 
 // batch decides the commands on e.stdin, one JSON line each on e.stdout in
-// input order, on every core (see gate.Batcher).
+// input order, on every core (see gate.Batcher). A policy that does not
+// compile is a usage error, with no line written, as when it is compiled
+// before the batch.
 func (d *decider) batch(ctx context.Context, e *env, format string) int {
-	defer batchGC()()
 	if err := d.batcher().Stream(ctx, e.stdin, format, e.stdout); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		if errors.Is(err, context.Canceled) {
