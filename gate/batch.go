@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
@@ -107,10 +110,10 @@ type BatchAnswer struct {
 }
 
 // Batcher decides a batch of commands (shellgate check --batch) on every
-// core: a reader hands each item to a pool of workers, and each answer is
-// written once the ones before it are, so answers come in input order
-// whatever each costs. At most a few items per worker are in flight, so
-// memory stays flat however long the stream. A Batcher is a value; Run
+// core: a pool of workers take turns reading the next item and decide it,
+// and each answer is written once the ones before it are, so answers come
+// in input order whatever each costs. At most a few items per worker are
+// in flight, so memory stays flat however long the stream. A Batcher is a value; Run
 // may be called concurrently.
 type Batcher struct {
 	// Checker decides each command: a Pipeline's Batch, or a policy
@@ -147,116 +150,193 @@ func (b *Batcher) Stream(ctx context.Context, r io.Reader, format string, w io.W
 	}, bw.Flush)
 }
 
-// batchSlot is one item on its way: a worker fills a or err and closes
-// done.
-type batchSlot struct {
-	it   BatchItem
-	done chan struct{}
-	a    BatchAnswer
-	err  error
-}
-
 // Run decides every item read hands to its yield function and calls
-// write with each answer, in input order, from one goroutine. It stops at
+// write with each answer, in input order, one call at a time. It stops at
 // the first error of read, of write or of a decision (a cancelled
 // context), and returns it; answers after it are not written.
 func (b *Batcher) Run(ctx context.Context, read func(yield func(BatchItem) error) error, write func(BatchAnswer) error) error {
 	return b.run(ctx, read, write, nil)
 }
 
-// run is Run; flush, when set, is called whenever every answer so far is
-// written and the writer would wait for the next item, and at the end.
+// batchWindow is how many items may be read ahead of the last answer
+// written, per worker: enough that a slow command does not stall the
+// workers behind it, few enough that memory stays flat.
+const batchWindow = 16
+
+// errBatchStopped ends read once the batch stops.
+var errBatchStopped = errors.New("batch stopped")
+
+// batchRun is one Run: the workers take turns reading the next item
+// (under in), decide it, and put its answer in its place (under out);
+// the worker whose answer is next in input order writes it, and the
+// answers after it that are done. No goroutine but the workers: no hand
+// over to a reader or a writer that waits for a core.
+type batchRun struct {
+	b      *Batcher
+	ctx    context.Context
+	cancel context.CancelFunc
+	ready  func() error
+	write  func(BatchAnswer) error
+	flush  func() error
+
+	in   sync.Mutex
+	next func() (BatchItem, bool) // the reader, pulled (under in)
+	read atomic.Int64             // items read
+	eof  bool                     // under in
+
+	out     sync.Mutex
+	room    *sync.Cond // signalled when written grows or the run fails
+	done    []batchDone
+	written int64
+	err     error // the first error of a decision or a write
+	first   bool  // the first answer is not written yet
+}
+
+// batchDone is the answer of an item read, until it is written.
+type batchDone struct {
+	set bool
+	a   BatchAnswer
+	err error
+}
+
+// run is Run; flush, when set, is called whenever every item read so far
+// is answered and written, and at the end.
 func (b *Batcher) run(ctx context.Context, read func(yield func(BatchItem) error) error, write func(BatchAnswer) error, flush func() error) error {
-	ready := func() error { return nil }
-	if b.Ready != nil {
-		ready = sync.OnceValue(b.Ready)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	workers := b.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	jobs := make(chan *batchSlot, workers)
-	order := make(chan *batchSlot, 4*workers)
+	r := &batchRun{b: b, write: write, flush: flush, first: true, ready: func() error { return nil }}
+	if b.Ready != nil {
+		r.ready = sync.OnceValue(b.Ready)
+	}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	defer r.cancel()
+	r.room = sync.NewCond(&r.out)
+	r.done = make([]batchDone, batchWindow*workers)
+	var readErr error
+	next, stop := iter.Pull(func(yield func(BatchItem) bool) {
+		err := read(func(it BatchItem) error {
+			if !yield(it) {
+				return errBatchStopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errBatchStopped) {
+			readErr = err
+		}
+	})
+	r.next = next
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for s := range jobs {
-				s.a, s.err = b.Answer(ctx, s.it)
-				close(s.done)
-			}
+			r.work()
 		}()
 	}
-	var werr error
-	fail := func(err error) {
-		if werr == nil && err != nil {
-			werr = err
-			cancel()
-		}
+	wg.Wait()
+	stop()
+	if err := r.ready(); err != nil {
+		return err
 	}
-	written := make(chan struct{})
-	go func() {
-		defer close(written)
-		first := true
-		for {
-			var s *batchSlot
-			var ok bool
-			select {
-			case s, ok = <-order:
-			default:
-				// Every answer so far is written: hand them on
-				// before waiting for more input.
-				if flush != nil && werr == nil {
-					fail(flush())
-				}
-				s, ok = <-order
-			}
-			if !ok {
-				break
-			}
-			<-s.done
-			if werr != nil {
-				continue
-			}
-			if first {
-				first = false
-				if err := ready(); err != nil {
-					fail(err)
-					continue
-				}
-			}
-			if s.err == nil {
-				s.err = write(s.a)
-			}
-			fail(s.err)
-		}
-		if flush != nil && werr == nil {
-			fail(flush())
-		}
-	}()
-	err := read(func(it BatchItem) error {
-		if err := ctx.Err(); err != nil {
+	if r.err != nil {
+		return r.err
+	}
+	if readErr != nil {
+		return readErr
+	}
+	if r.flush != nil {
+		if err := r.flush(); err != nil {
 			return err
 		}
-		s := &batchSlot{it: it, done: make(chan struct{})}
-		order <- s
-		jobs <- s
-		return nil
-	})
-	close(jobs)
-	close(order)
-	wg.Wait()
-	<-written
-	if rerr := ready(); rerr != nil {
-		return rerr
 	}
-	if werr != nil {
-		return werr
+	return ctx.Err()
+}
+
+// work reads, decides and answers items until there are none or the run
+// fails.
+func (r *batchRun) work() {
+	for {
+		n, it, ok := r.take()
+		if !ok {
+			return
+		}
+		a, err := r.b.Answer(r.ctx, it)
+		r.put(n, a, err)
 	}
-	return err
+}
+
+// take reads the next item once there is room for its answer; n is its
+// place. It is false at the end of the input or once the run failed.
+func (r *batchRun) take() (n int64, it BatchItem, ok bool) {
+	r.in.Lock()
+	defer r.in.Unlock()
+	if r.eof {
+		return 0, it, false
+	}
+	n = r.read.Load()
+	r.out.Lock()
+	for r.err == nil && n-r.written >= int64(len(r.done)) {
+		r.room.Wait()
+	}
+	failed := r.err != nil
+	r.out.Unlock()
+	if failed || r.ctx.Err() != nil {
+		r.eof = true
+		return 0, it, false
+	}
+	if it, ok = r.next(); !ok {
+		r.eof = true
+		return 0, it, false
+	}
+	r.read.Store(n + 1)
+	return n, it, true
+}
+
+// put keeps the answer of item n, and writes every answer that is next
+// in input order.
+func (r *batchRun) put(n int64, a BatchAnswer, err error) {
+	r.out.Lock()
+	defer r.out.Unlock()
+	r.done[n%int64(len(r.done))] = batchDone{set: true, a: a, err: err}
+	wrote := false
+	for r.err == nil {
+		d := &r.done[r.written%int64(len(r.done))]
+		if !d.set {
+			break
+		}
+		err := d.err
+		if err == nil && r.first {
+			r.first = false
+			err = r.ready()
+		}
+		if err == nil {
+			err = r.write(d.a)
+		}
+		*d = batchDone{}
+		r.written++
+		wrote = true
+		r.fail(err)
+	}
+	if wrote {
+		r.room.Broadcast()
+	}
+	// Every item read so far is answered: hand the answers on before
+	// the next input, which may be a while.
+	if wrote && r.err == nil && r.flush != nil && r.written == r.read.Load() {
+		r.fail(r.flush())
+	}
+}
+
+// fail records the run's first error (under out) and stops it.
+func (r *batchRun) fail(err error) {
+	if err == nil || r.err != nil {
+		return
+	}
+	r.err = err
+	r.cancel()
+	r.room.Broadcast()
 }
 
 // Answer decides one item: its cwd, mode and shell fields are read and
@@ -316,11 +396,31 @@ func (b *Batcher) Answer(ctx context.Context, it BatchItem) (BatchAnswer, error)
 // jsonLine is v as one line of JSON, without HTML escaping, with its
 // newline.
 func jsonLine(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	e := lineEncoders.Get().(*lineEncoder)
+	e.buf.Reset()
+	err := e.enc.Encode(v)
+	line := bytes.Clone(e.buf.Bytes())
+	if e.buf.Cap() <= 64<<10 {
+		// A huge answer's buffer is left to the collector.
+		lineEncoders.Put(e)
+	}
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return line, nil
 }
+
+// lineEncoder is an encoder writing to its own buffer, reused from answer
+// to answer: an answer costs one allocation of its exact size, not the
+// buffer's growth.
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var lineEncoders = sync.Pool{New: func() any {
+	e := &lineEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}

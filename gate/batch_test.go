@@ -169,9 +169,8 @@ func TestBatcherWriteError(t *testing.T) {
 		if writes.Load() != 5 {
 			t.Errorf("%d workers: %d writes, want none after the failing fifth", workers, writes.Load())
 		}
-		// In flight at most: the order queue, the jobs queue, the workers
-		// and the one the reader was handing over.
-		if max := int64(5 + 4*workers + workers + workers + 1); read.Load() > max {
+		// In flight at most: the window of each worker.
+		if max := int64(5 + batchWindow*workers); read.Load() > max {
 			t.Errorf("%d workers: %d lines read after the error (at most %d in flight)", workers, read.Load(), max)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -154,11 +155,16 @@ func BenchmarkCheckBatchStream(b *testing.B) {
 // --batch` and Gemini CLI core's PolicyEngine.check through
 // ../shared/bench/gemini-policy.mjs (see its README for installing the
 // peer; GEMINI_CORE names the installed package directory, and the
-// benchmark skips without it). Each op runs both once. It reports
-// shellgate's commands/s over its whole process (start, policy
-// compilation, every decision and its JSON line), the peer's commands/s of
-// its policy_check_default stage alone, their ratio x-peer (the target is
-// at least 4), and the cores shellgate used (CPU time / wall time).
+// benchmark skips without it). Each op is peerRounds rounds; a round runs
+// shellgate on one command, shellgate on the 3,000 and the peer on the
+// 3,000, one after the other, so that a change of load on a shared
+// machine falls on both sides alike. It reports the medians over the
+// rounds of: shellgate's commands/s over its whole process (start, policy
+// compilation, every decision and its JSON line), the peer's commands/s
+// of its policy_check_default stage alone, their ratio in the round
+// x-peer (the target is at least 4), the cores shellgate used (CPU time /
+// wall time), its wall time on one command (sg-start-ms) and its peak
+// resident set (sg-rss-MiB).
 func BenchmarkBatchVsPeer(b *testing.B) {
 	core := os.Getenv("GEMINI_CORE")
 	script := os.Getenv("SHELLGATE_PEER_SCRIPT")
@@ -175,15 +181,23 @@ func BenchmarkBatchVsPeer(b *testing.B) {
 	}
 	cmds := agentCommands(b, 3000)
 	ws := batchWorkspace(b)
-	input := filepath.Join(b.TempDir(), "cmds")
+	dir := b.TempDir()
+	input, one := filepath.Join(dir, "cmds"), filepath.Join(dir, "one")
 	if err := os.WriteFile(input, []byte(strings.Join(cmds, "\n")+"\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	bin := filepath.Join(b.TempDir(), "shellgate")
+	if err := os.WriteFile(one, []byte("ls\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "shellgate")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v: %s", err, out)
 	}
-	runWith := func(stdin string, stderr io.Writer, name string, args ...string) (time.Duration, time.Duration) {
+	type usage struct {
+		wall, cpu time.Duration
+		rssKiB    int64
+	}
+	runWith := func(stdin string, stderr io.Writer, name string, args ...string) usage {
 		f, err := os.Open(stdin)
 		if err != nil {
 			b.Fatal(err)
@@ -196,36 +210,60 @@ func BenchmarkBatchVsPeer(b *testing.B) {
 		if err := c.Run(); err != nil {
 			b.Fatalf("%s: %v", name, err)
 		}
-		return time.Since(t0), c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+		u := usage{wall: time.Since(t0), cpu: c.ProcessState.UserTime() + c.ProcessState.SystemTime()}
+		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			u.rssKiB = ru.Maxrss
+		}
+		return u
 	}
-	var sgWall, sgCPU time.Duration
-	var peerUS float64
+	var sgRate, peerRate, ratio, cores, start, rss []float64
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
-		w, cpu := runWith(input, io.Discard, bin, "check", "--json", "--batch")
-		sgWall += w
-		sgCPU += cpu
-		var sum bytes.Buffer
-		runWith(input, &sum, node, script, "--workspace", ws)
-		var rep struct {
-			US map[string]string `json:"us_per_cmd"`
+		for r := 0; r < peerRounds; r++ {
+			start = append(start, float64(runWith(one, io.Discard, bin, "check", "--json", "--batch").wall.Microseconds())/1000)
+			u := runWith(input, io.Discard, bin, "check", "--json", "--batch")
+			var sum bytes.Buffer
+			runWith(input, &sum, node, script, "--workspace", ws)
+			var rep struct {
+				US map[string]string `json:"us_per_cmd"`
+			}
+			if err := json.Unmarshal(sum.Bytes(), &rep); err != nil {
+				b.Fatalf("peer summary: %v: %s", err, sum.String())
+			}
+			us, err := strconv.ParseFloat(rep.US["policy_check_default"], 64)
+			if err != nil || us <= 0 {
+				b.Fatalf("peer summary: policy_check_default %q", rep.US["policy_check_default"])
+			}
+			sg, peer := float64(len(cmds))/u.wall.Seconds(), 1e6/us
+			sgRate, peerRate, ratio = append(sgRate, sg), append(peerRate, peer), append(ratio, sg/peer)
+			cores = append(cores, u.cpu.Seconds()/u.wall.Seconds())
+			rss = append(rss, float64(u.rssKiB)/1024)
 		}
-		if err := json.Unmarshal(sum.Bytes(), &rep); err != nil {
-			b.Fatalf("peer summary: %v: %s", err, sum.String())
-		}
-		us, err := strconv.ParseFloat(rep.US["policy_check_default"], 64)
-		if err != nil || us <= 0 {
-			b.Fatalf("peer summary: policy_check_default %q", rep.US["policy_check_default"])
-		}
-		peerUS += us
 	}
 	b.StopTimer()
-	sgRate := float64(len(cmds)*b.N) / sgWall.Seconds()
-	peerRate := 1e6 / (peerUS / float64(b.N))
-	b.ReportMetric(sgRate, "sg-cmds/s")
-	b.ReportMetric(peerRate, "peer-cmds/s")
-	b.ReportMetric(sgRate/peerRate, "x-peer")
-	b.ReportMetric(sgCPU.Seconds()/sgWall.Seconds(), "sg-cores")
+	b.ReportMetric(median(sgRate), "sg-cmds/s")
+	b.ReportMetric(median(peerRate), "peer-cmds/s")
+	b.ReportMetric(median(ratio), "x-peer")
+	b.ReportMetric(median(cores), "sg-cores")
+	b.ReportMetric(median(start), "sg-start-ms")
+	b.ReportMetric(median(rss), "sg-rss-MiB")
+}
+
+// peerRounds is how many times BenchmarkBatchVsPeer runs each side per op.
+const peerRounds = 5
+
+// median is the middle of xs (the mean of the two middle ones for an even
+// count); xs is sorted in place.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sort.Float64s(xs)
+	m := len(xs) / 2
+	if len(xs)%2 == 0 {
+		return (xs[m-1] + xs[m]) / 2
+	}
+	return xs[m]
 }
 
 // BenchmarkCheckBatchStart is `shellgate check --json --batch` on one

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 	"testing"
@@ -24,6 +25,42 @@ func TestResidentGC(t *testing.T) {
 	residentGC()
 	if got := debug.SetGCPercent(100); got != rego.ResidentGCPercent {
 		t.Errorf("without GOGC, the percent is %d; want %d", got, rego.ResidentGCPercent)
+	}
+}
+
+// TestBatchGC: --batch turns the percent off under a soft memory limit,
+// and restores both; GOGC or GOMEMLIMIT set by the user leaves both alone
+// (GOGC=off under no limit would let the heap grow without bound).
+func TestBatchGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	state := func() (int, int64) {
+		gc := debug.SetGCPercent(100)
+		debug.SetGCPercent(gc)
+		return gc, debug.SetMemoryLimit(-1)
+	}
+	for _, env := range []map[string]string{{}, {"GOGC": "150"}, {"GOMEMLIMIT": "1GiB"}} {
+		for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
+			if v, ok := env[k]; ok {
+				t.Setenv(k, v)
+			} else {
+				t.Setenv(k, "")
+				unsetenv(t, k)
+			}
+		}
+		restore := batchGC()
+		gc, mem := state()
+		wantGC, wantMem := batchGCPercent, int64(batchMemoryLimit)
+		if len(env) > 0 {
+			wantGC, wantMem = 100, math.MaxInt64
+		}
+		if gc != wantGC || mem != wantMem {
+			t.Errorf("%v: percent %d, limit %d; want %d, %d", env, gc, mem, wantGC, wantMem)
+		}
+		restore()
+		if gc, mem := state(); gc != 100 || mem != math.MaxInt64 {
+			t.Errorf("%v: after restore, percent %d, limit %d; want 100, no limit", env, gc, mem)
+		}
 	}
 }
 
