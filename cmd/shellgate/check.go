@@ -290,6 +290,12 @@ func runCheck(e *env) int {
 		// allocates the catalog and the compiled policy.
 		defer batchGC()()
 		df.background = true
+		if *df.opaConfig == "" {
+			// The embedded catalog decodes on another core while the
+			// config loads and the policy compiles; the first command
+			// needs it.
+			go classify.DefaultCatalog()
+		}
 	}
 	d, err := df.setup(e.stderr)
 	if err != nil {
