@@ -187,9 +187,10 @@ type batchRun struct {
 	out     sync.Mutex
 	room    *sync.Cond // signalled when written grows or the run fails
 	done    []batchDone
-	written int64
-	err     error // the first error of a decision or a write
-	first   bool  // the first answer is not written yet
+	written atomic.Int64 // answers written (grows under out)
+	failed  atomic.Bool  // err is set
+	err     error        // the first error of a decision or a write
+	first   bool         // the first answer is not written yet
 }
 
 // batchDone is the answer of an item read, until it is written.
@@ -276,13 +277,14 @@ func (r *batchRun) take() (n int64, it BatchItem, ok bool) {
 		return 0, it, false
 	}
 	n = r.read.Load()
-	r.out.Lock()
-	for r.err == nil && n-r.written >= int64(len(r.done)) {
-		r.room.Wait()
+	if n-r.written.Load() >= int64(len(r.done)) {
+		r.out.Lock()
+		for r.err == nil && n-r.written.Load() >= int64(len(r.done)) {
+			r.room.Wait()
+		}
+		r.out.Unlock()
 	}
-	failed := r.err != nil
-	r.out.Unlock()
-	if failed || r.ctx.Err() != nil {
+	if r.failed.Load() || r.ctx.Err() != nil {
 		r.eof = true
 		return 0, it, false
 	}
@@ -302,7 +304,8 @@ func (r *batchRun) put(n int64, a BatchAnswer, err error) {
 	r.done[n%int64(len(r.done))] = batchDone{set: true, a: a, err: err}
 	wrote := false
 	for r.err == nil {
-		d := &r.done[r.written%int64(len(r.done))]
+		w := r.written.Load()
+		d := &r.done[w%int64(len(r.done))]
 		if !d.set {
 			break
 		}
@@ -315,7 +318,7 @@ func (r *batchRun) put(n int64, a BatchAnswer, err error) {
 			err = r.write(d.a)
 		}
 		*d = batchDone{}
-		r.written++
+		r.written.Store(w + 1)
 		wrote = true
 		r.fail(err)
 	}
@@ -324,7 +327,7 @@ func (r *batchRun) put(n int64, a BatchAnswer, err error) {
 	}
 	// Every item read so far is answered: hand the answers on before
 	// the next input, which may be a while.
-	if wrote && r.err == nil && r.flush != nil && r.written == r.read.Load() {
+	if wrote && r.err == nil && r.flush != nil && r.written.Load() == r.read.Load() {
 		r.fail(r.flush())
 	}
 }
@@ -335,6 +338,7 @@ func (r *batchRun) fail(err error) {
 		return
 	}
 	r.err = err
+	r.failed.Store(true)
 	r.cancel()
 	r.room.Broadcast()
 }
