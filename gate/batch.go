@@ -113,8 +113,8 @@ type BatchAnswer struct {
 // core: a pool of workers take turns reading the next item and decide it,
 // and each answer is written once the ones before it are, so answers come
 // in input order whatever each costs. At most a few items per worker are
-// in flight, so memory stays flat however long the stream. A Batcher is a value; Run
-// may be called concurrently.
+// in flight, so memory stays flat however long the stream. A Batcher is a
+// value; Run may be called concurrently.
 type Batcher struct {
 	// Checker decides each command: a Pipeline's Batch, or a policy
 	// bundle's engine.
