@@ -41,8 +41,8 @@ type decideFlags struct {
 	catalog   *string
 	opaConfig *string
 	// background compiles the policy while the first commands are
-	// classified and judged (check --batch; see
-	// gate.PipelineOptions.Background).
+	// classified and judged (check; see gate.PipelineOptions.Background):
+	// the caller then calls decider.compiled before its first answer.
 	background bool
 }
 
@@ -71,6 +71,25 @@ type decider struct {
 	// fleet is set with --opa-config: the bundle in force decides (pl is
 	// then its base pipeline, or the fallback while there is none).
 	fleet *fleet.Engine
+	// warnings are setup's warnings about the config, left for compiled
+	// to print when the policy compiles in the background (a policy that
+	// does not compile is then the only message, as when it compiles
+	// first).
+	warnings []func()
+}
+
+// compiled waits for a policy compiled in the background and returns why
+// it did not compile (a usage error: the user's policy is wrong); once it
+// has, the warnings setup left are printed.
+func (d *decider) compiled() error {
+	if err := d.pl.Compiled(); err != nil {
+		return err
+	}
+	for _, w := range d.warnings {
+		w()
+	}
+	d.warnings = nil
+	return nil
 }
 
 // close uploads buffered decision logs and stops OPA's plugins.
@@ -80,10 +99,11 @@ func (d *decider) close() {
 	}
 }
 
-// setup loads the config and compiles the policy. A failure is a usage
-// error (exitUsage): the user's cwd, config or policy is wrong. Each
-// grant of the config in effect that puts a wildcard over code is a
-// warning on warn.
+// setup loads the config and compiles the policy (or starts compiling it:
+// see decideFlags.background). A failure is a usage error (exitUsage):
+// the user's cwd, config or policy is wrong. Each grant of the config in
+// effect that puts a wildcard over code is a warning on warn, printed once
+// the policy compiled.
 func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	d := &decider{}
 	cwd := *f.cwd
@@ -151,7 +171,10 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 	if err != nil {
 		return nil, err
 	}
-	warnGrants(warn, d.pl.Config(), base)
+	d.warnings = append(d.warnings, func() { warnGrants(warn, d.pl.Config(), base) })
+	if !f.background {
+		return d, d.compiled()
+	}
 	return d, nil
 }
 
@@ -239,9 +262,9 @@ func (d *decider) grant(ctx context.Context, in policy.Input) (gate.Grants, erro
 // batcher decides check --batch's lines: with the bundle in force, or
 // with the pipeline's boundaries built once per cwd for the batch.
 func (d *decider) batcher() *gate.Batcher {
-	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch(), Ready: d.pl.Compiled}
+	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch(), Ready: d.compiled}
 	if d.fleet != nil {
-		b.Checker, b.Ready = d.fleet, nil
+		b.Checker = d.fleet
 	}
 	return b
 }
@@ -289,13 +312,12 @@ func runCheck(e *env) int {
 		// The collector's batch settings from the start: setting up
 		// allocates the catalog and the compiled policy.
 		defer batchGC()()
-		df.background = true
-		if *df.opaConfig == "" {
-			// The embedded catalog decodes on another core while the
-			// config loads and the policy compiles; the first command
-			// needs it.
-			go classify.DefaultCatalog()
-		}
+	}
+	// The policy compiles on one core while the command is classified and
+	// judged on the other; the embedded catalog decodes from the start.
+	df.background = true
+	if *df.opaConfig == "" {
+		go classify.DefaultCatalog()
 	}
 	d, err := df.setup(e.stderr)
 	if err != nil {
@@ -303,13 +325,17 @@ func runCheck(e *env) int {
 		return exitUsage
 	}
 	defer d.close()
-	d.warnTrust(e.stderr, "check")
+	d.warnings = append(d.warnings, func() { d.warnTrust(e.stderr, "check") })
 	ctx := context.Background()
 	if *batch {
 		return d.batch(ctx, e, *input)
 	}
 	command := joinCommand(ops)
 	in, st, serr := d.input(command, "", "", "")
+	if err := d.compiled(); err != nil {
+		fmt.Fprintln(e.stderr, "shellgate check:", err)
+		return exitUsage
+	}
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", serr)
 	}
