@@ -308,11 +308,10 @@ func runCheck(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitUsage
 	}
-	if *batch {
-		// The collector's batch settings from the start: setting up
-		// allocates the catalog and the compiled policy.
-		defer batchGC()()
-	}
+	// The collector's batch settings from the start: setting up allocates
+	// the catalog and the compiled policy, and a single check then runs
+	// no collection at all.
+	defer batchGC()()
 	// The policy compiles on one core while the command is classified and
 	// judged on the other; the embedded catalog decodes from the start.
 	df.background = true

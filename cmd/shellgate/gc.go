@@ -35,8 +35,8 @@ const batchMemoryLimit = 96 << 20
 // 128 MiB: twice the page faults, 40 ms more system time).
 const batchGCPercent = -1
 
-// batchGC tunes the collector for check --batch and returns what undoes
-// it (see batchGCPercent and batchMemoryLimit). GOGC and GOMEMLIMIT, when
+// batchGC tunes the collector for check, one command or a batch, and
+// returns what undoes it (see batchGCPercent and batchMemoryLimit). GOGC and GOMEMLIMIT, when
 // set, are the user's choice: then neither is changed, since either alone
 // would leave the heap unbounded or the collector running constantly.
 func batchGC() (restore func()) {
