@@ -206,6 +206,11 @@ type Program struct {
 	// "formatter"; see the Trait constants): a segment of the program
 	// carries them (Segment.Traits).
 	Traits []string `yaml:"traits,omitempty" json:"traits,omitempty"`
+	// Keywords are words the program gives a meaning of their own
+	// wherever they stand among its operands, each with an effect and a
+	// code (parted's commands that rewrite a partition table); see
+	// Keyword. A subcommand's add to its program's.
+	Keywords []Keyword `yaml:"keywords,omitempty" json:"keywords,omitempty"`
 
 	exits []exitRange
 }
@@ -517,6 +522,7 @@ func (p *Program) build(path string) []error {
 		}
 	}
 	p.checkKnowledge(bad)
+	p.checkKeywords(bad)
 	errs = append(errs, p.buildSubcommands(path, bad)...)
 	return errs
 }
