@@ -129,7 +129,7 @@ func (f fixture) boundary(t testing.TB, cwd string) Boundary {
 	t.Helper()
 	b, err := DefaultBoundary(filepath.Join(f.home, cwd))
 	must(t, err)
-	b.Home = f.home // never the real home
+	b.Home = f.home    // never the real home
 	b.Env = ProcessEnv // the tests set the variables they judge
 	return b
 }
@@ -330,4 +330,3 @@ func TestJudge(t *testing.T) {
 		})
 	}
 }
-
