@@ -88,6 +88,15 @@ type Request struct {
 	// the person who approves it. Both or neither must be given.
 	Escalate      SandboxMode `json:"sandbox_escalation,omitempty"`
 	Justification string      `json:"justification,omitempty"`
+	// Env is what the caller knows of the environment the command will
+	// run in (the agent's), for Decide, Check, Explain and Grant: the
+	// values of the variables it lists, "" for one known not to be set;
+	// one it does not list is not known, and counts as set where it could
+	// make a program read more (RIPGREP_CONFIG_PATH may show rg hidden
+	// files). Nil: the gate's own environment (WithEnv's host), unless
+	// WithEnvFromRequests. Run judges in the environment it runs the
+	// command with.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Escalation is a request to run one call in a wider sandbox mode, as the
@@ -201,6 +210,7 @@ type options struct {
 	catalog    *classify.Catalog
 	resolved   *policy.Resolved
 	pipeline   *Pipeline
+	envFromReq bool
 }
 
 // WithPipeline decides with p, built beforehand (a policy bundle's), in
@@ -321,6 +331,16 @@ func WithEnv(host []string, allow []string, set map[string]string) Option {
 	}
 }
 
+// WithEnvFromRequests says the commands the gate decides run in an
+// environment it does not share (a resident engine answering agents
+// started elsewhere): a Request's Env is all it knows of it, and a
+// request with none knows nothing, so a variable that could make a
+// program read more counts as set. Run still judges in the environment
+// it runs the command with.
+func WithEnvFromRequests() Option {
+	return func(o *options) error { o.envFromReq = true; return nil }
+}
+
 // WithResolvedConfig sets the configuration as already judged against a
 // trust store (policy.ResolveWith), in place of WithConfig: tests and
 // embedders that keep their own store use it.
@@ -349,6 +369,9 @@ type Gate struct {
 	runner    Runner
 	limits    Limits
 	env       []string
+	// hostEnv is the environment decided commands run in when a request
+	// does not say (nil: not known); runEnv the one Run gives them.
+	hostEnv, runEnv readstation.Env
 
 	refusedMu sync.Mutex
 	refused   map[string]bool // escalations refused: final for that command
@@ -400,13 +423,20 @@ func New(opts ...Option) (*Gate, error) {
 		o.runner = &BashRunner{}
 	}
 	host := o.hostEnv
+	var hostEnv readstation.Env = readstation.ProcessEnv
 	if host == nil {
 		host = os.Environ()
+	} else {
+		hostEnv = readstation.NewFullEnv(host)
 	}
+	if o.envFromReq {
+		hostEnv = nil
+	}
+	env := BuildEnv(host, o.envAllow, o.envSet)
 	return &Gate{
 		cwd: cwd, pl: pl, catalog: o.catalog,
 		roots: o.roots, noStation: o.noStation, runner: o.runner, limits: o.limits,
-		env: BuildEnv(host, o.envAllow, o.envSet),
+		env: env, hostEnv: hostEnv, runEnv: readstation.NewFullEnv(env),
 	}, nil
 }
 
@@ -428,6 +458,21 @@ func (g *Gate) Pipeline() *Pipeline { return g.pl }
 // shellgate is a deny with code internal-error (the decision then has no
 // report).
 func (g *Gate) Decide(ctx context.Context, req Request) (*Decision, error) {
+	return g.decideIn(ctx, req, g.requestEnv(req))
+}
+
+// requestEnv is what is known of the environment req's command runs in:
+// the request's Env, else the gate's host environment (nil under
+// WithEnvFromRequests).
+func (g *Gate) requestEnv(req Request) readstation.Env {
+	if req.Env != nil {
+		return readstation.EnvMap(req.Env)
+	}
+	return g.hostEnv
+}
+
+// decideIn is Decide for a command that runs in env.
+func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env) (*Decision, error) {
 	if err := validate(req); err != nil {
 		return nil, err
 	}
@@ -442,7 +487,7 @@ func (g *Gate) Decide(ctx context.Context, req Request) (*Decision, error) {
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req))
+	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env)
 }
 
 // dialect is the shell a request is judged in: its own, else the (trusted)
@@ -459,7 +504,7 @@ var checkHook = func() {}
 // of them (a bug) is caught and becomes a deny with code internal-error, so
 // that a long-lived caller (serve, mcp, an embedding program) neither
 // crashes nor runs what was not decided.
-func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect) (d *Decision, err error) {
+func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env) (d *Decision, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
@@ -473,7 +518,7 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	checkHook()
 	// A boundary that cannot be built leaves the station out: the policy
 	// then sees reads that are not established.
-	in, st, serr := g.pl.InputShell(command, cwd, mode, dialect)
+	in, st, serr := g.pl.InputEnv(command, cwd, mode, dialect, env)
 	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
 	if serr != nil {
 		d.StationError = serr.Error()
@@ -640,7 +685,8 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 		// The default runner runs bash: that is the shell that runs it.
 		req.Shell = string(classify.DialectBash)
 	}
-	d, err := g.Decide(ctx, req)
+	// Judged in the environment the runner gives the command.
+	d, err := g.decideIn(ctx, req, g.runEnv)
 	if err != nil {
 		return fail(errResult(res, err))
 	}

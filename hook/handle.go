@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/shellgate/shellgate/classify/agentenv"
 	"github.com/shellgate/shellgate/classify/shells"
 )
 
@@ -38,6 +39,13 @@ type Flags struct {
 	// CLAUDE_CODE_SHELL, else in the login shell when that is bash or zsh.
 	ClaudeShell string `json:"claude_shell,omitempty"`
 	LoginShell  string `json:"login_shell,omitempty"`
+	// Env holds the values, in the hook process's environment (the
+	// agent's), of the variables that change what a program reads
+	// (package agentenv's names; "" for one not set), which ParseFlags
+	// fills in: the engine that judges the command runs in an environment
+	// of its own. A variable not listed is not known to the engine, which
+	// then judges as if it were set.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 type multiFlag []string
@@ -107,6 +115,7 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 	}
 	f.Cwd, _ = os.Getwd()
 	f.ClaudeShell, f.LoginShell = os.Getenv("CLAUDE_CODE_SHELL"), os.Getenv("SHELL")
+	f.Env = agentenv.Values()
 	return f, ops, nil
 }
 
@@ -202,7 +211,7 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 	if d == nil {
 		return DenyError(agent, p.EventName, errors.New("no decider"))
 	}
-	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode, Shell: ShellFor(agent, p, f)}
+	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode, Shell: ShellFor(agent, p, f), Env: f.Env}
 	if q.Cwd == "" {
 		q.Cwd = f.Cwd
 	} else if !filepath.IsAbs(q.Cwd) && f.Cwd != "" {

@@ -30,6 +30,10 @@ type Query struct {
 	// Shell is the shell the agent runs the command in, "" when not known
 	// (see ShellFor).
 	Shell string `json:"shell,omitempty"`
+	// Env is what is known of the agent's environment (Flags.Env): the
+	// values of the variables it lists, "" for one not set. Nil: the
+	// Decider's own environment is the agent's (a hook run in process).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Reason says why a command got its action. Code is a stable lower-case

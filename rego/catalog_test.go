@@ -84,6 +84,7 @@ programs:
 			if err != nil {
 				t.Fatal(err)
 			}
+			b.Env = readstation.FullEnv{}
 			in.Station = readstation.Judge(in.Report, b)
 			in.Writes = readstation.JudgeWrites(in.Report, b)
 			d, err := f.engine.Decide(context.Background(), in)

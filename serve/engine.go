@@ -28,6 +28,12 @@ func NewEngine() *Engine { return &Engine{caches: map[string]*Gates{}} }
 // of the call's flags (built at the first call that names them), in the
 // agent's own format.
 func (en *Engine) Handle(ctx context.Context, req hook.Request) hook.Answer {
+	if req.Flags.Env == nil {
+		// The engine's own environment is not the agent's: a variable
+		// the client did not send is not known (and an empty map is
+		// omitted on the wire).
+		req.Flags.Env = map[string]string{}
+	}
 	if en.Decider != nil {
 		return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, en.Decider(req.Flags), ExplainExit)
 	}

@@ -131,7 +131,7 @@ func (c *Gates) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
-	d, err := g.Decide(ctx, gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: GateMode(q.Mode), Shell: q.Shell})
+	d, err := g.Decide(ctx, gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: GateMode(q.Mode), Shell: q.Shell, Env: q.Env})
 	if err != nil {
 		return hook.Verdict{}, err
 	}
