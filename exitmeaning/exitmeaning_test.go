@@ -3,12 +3,14 @@ package exitmeaning
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // want is a compact expectation: "ok: MESSAGE @PROGRAM" for a non-error,
@@ -411,5 +413,53 @@ func TestReadmeCatalogExample(t *testing.T) {
 		if got := short(Interpret(tt.cmd, tt.code, WithCatalog(cat))); got != tt.want {
 			t.Errorf("Interpret(%q, %d) = %q, want %q", tt.cmd, tt.code, got, tt.want)
 		}
+	}
+}
+
+// TestDialect: a command is read in the language of the shell that ran
+// it. noglob is a zsh precommand modifier that returns the status of the
+// command it runs, and no program in bash; the real shells confirm the
+// statuses (zsh: grep's 1, no match; bash: 127, noglob not found), and
+// each is read in its own dialect.
+func TestDialect(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/f", []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		shell   classify.Dialect
+		cmd     string
+		code    int // the status the real shell returns
+		want    string
+		asBash  string // the same status read as bash
+		program string
+	}{
+		{classify.DialectZsh, "noglob grep beta f", 1, "ok: No matches found @grep", "error @noglob", "zsh"},
+		{classify.DialectBash, "noglob grep beta f", 127, "error: Command not found @noglob", "error: Command not found @noglob", "bash"},
+		{classify.DialectBash, "zsh -c 'noglob grep beta f'", 1, "ok: No matches found @grep", "ok: No matches found @grep", "bash"},
+		{classify.DialectZsh, "bash -c 'noglob grep beta f'", 127, "error: Command not found @noglob", "error: Command not found @noglob", "zsh"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.shell)+" "+tc.cmd, func(t *testing.T) {
+			sh := testenv.LookPath(t, tc.program)
+			testenv.LookPath(t, "zsh", "bash")
+			cmd := exec.Command(sh, "-c", tc.cmd)
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Fatalf("%s -c %q exited %d, want %d", tc.program, tc.cmd, code, tc.code)
+			}
+			got := []string{short(Interpret(tc.cmd, code, WithDialect(tc.shell))), short(Interpret(tc.cmd, code))}
+			if diff := cmp.Diff([]string{tc.want, tc.asBash}, got); diff != "" {
+				t.Errorf("in %s, and as bash (-want +got):\n%s", tc.shell, diff)
+			}
+		})
 	}
 }

@@ -363,7 +363,6 @@ func WithCatalog(c *classify.Catalog) Option {
 type Gate struct {
 	cwd       string
 	pl        *Pipeline
-	catalog   *classify.Catalog
 	roots     []string
 	noStation bool
 	runner    Runner
@@ -434,7 +433,7 @@ func New(opts ...Option) (*Gate, error) {
 	}
 	env := BuildEnv(host, o.envAllow, o.envSet)
 	return &Gate{
-		cwd: cwd, pl: pl, catalog: o.catalog,
+		cwd: cwd, pl: pl,
 		roots: o.roots, noStation: o.noStation, runner: o.runner, limits: o.limits,
 		env: env, hostEnv: hostEnv, runEnv: readstation.NewFullEnv(env),
 	}, nil
@@ -818,8 +817,7 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	case StopOutputCap:
 		return res.fail(CodeOutputCap, fmt.Sprintf("the output passed the %d-byte capture cap; the process group was stopped", g.limits.CaptureCap))
 	}
-	code := res.Run.ShellStatus()
-	m := exitmeaning.Interpret(req.Command, code, exitmeaning.WithCatalog(g.catalogOrDefault()))
+	m := g.ExitMeaning(req.Command, res.Run.ShellStatus(), classify.Dialect(d.Shell))
 	res.Meaning = &m
 	if out.ExitCode == 0 {
 		res.Status = StatusOK
@@ -829,11 +827,12 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	return res
 }
 
-func (g *Gate) catalogOrDefault() *classify.Catalog {
-	if g.catalog != nil {
-		return g.catalog
-	}
-	return classify.DefaultCatalog()
+// ExitMeaning says what exit status code means for command, run by a
+// shell of dialect shell (the one the gate judged it in; DialectUnknown
+// reads it as bash), with the gate's catalog: its exit entries, wrappers
+// and shell builtins. The hooks' exit explainer and Run say it this way.
+func (g *Gate) ExitMeaning(command string, code int, shell classify.Dialect) exitmeaning.Meaning {
+	return exitmeaning.Interpret(command, code, exitmeaning.WithCatalog(g.pl.Catalog()), exitmeaning.WithDialect(shell))
 }
 
 func signalNumber(name string) int {

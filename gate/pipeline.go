@@ -58,6 +58,7 @@ type Pipeline struct {
 	fullOpts  []classify.Option
 	noStation bool
 	env       readstation.Env
+	catalog   *classify.Catalog // the base catalog (PipelineOptions.Catalog, else the embedded one)
 }
 
 // NewPipeline resolves the configuration's trust, builds the catalog and
@@ -74,7 +75,10 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 			return nil, err
 		}
 	}
-	p := &Pipeline{res: res, cfg: withRoots(res.Config, o.Roots), noStation: o.NoStation, env: o.Env}
+	p := &Pipeline{res: res, cfg: withRoots(res.Config, o.Roots), noStation: o.NoStation, env: o.Env, catalog: o.Catalog}
+	if p.catalog == nil {
+		p.catalog = classify.DefaultCatalog()
+	}
 	var err error
 	if p.classOpts, err = classifyOptions(p.cfg, o.Catalog); err != nil {
 		return nil, err
@@ -126,6 +130,11 @@ func classifyOptions(c *policy.Config, cat *classify.Catalog) ([]classify.Option
 	}
 	return opts, nil
 }
+
+// Catalog returns the catalog the pipeline classifies with (before the
+// config's read_only_programs): PipelineOptions.Catalog, else the embedded
+// one. Exit meanings are read from it.
+func (p *Pipeline) Catalog() *classify.Catalog { return p.catalog }
 
 // Config returns the configuration in effect: for an untrusted project
 // config, its tightening part only.

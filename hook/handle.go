@@ -175,6 +175,22 @@ func (f Flags) Args() []string {
 	return a
 }
 
+// query is what a Decider (or an Explainer) is asked about p's command.
+func query(agent Agent, p Payload, f Flags) Query {
+	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode, Shell: ShellFor(agent, p, f), Env: f.Env}
+	if q.Cwd == "" {
+		q.Cwd = f.Cwd
+	} else if !filepath.IsAbs(q.Cwd) && f.Cwd != "" {
+		// A relative cwd is relative to the hook process's directory,
+		// wherever the engine that decides runs.
+		q.Cwd = filepath.Join(f.Cwd, q.Cwd)
+	}
+	if f.Mode == ModeReadonly {
+		q.Mode = ModeReadonly
+	}
+	return q
+}
+
 // Handle answers one hook call: it parses input as agent's payload, asks d
 // for a verdict on a shell command about to run, asks explain for the
 // meaning of an exit code after one ran, and renders the answer. It never
@@ -206,23 +222,12 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 		if explain == nil || !p.HasExitCode {
 			return NoOpinion(agent)
 		}
-		return RenderPost(p, explain(p.Command, p.ExitCode))
+		return RenderPost(p, explain(query(agent, p, f), p.ExitCode))
 	}
 	if d == nil {
 		return DenyError(agent, p.EventName, errors.New("no decider"))
 	}
-	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode, Shell: ShellFor(agent, p, f), Env: f.Env}
-	if q.Cwd == "" {
-		q.Cwd = f.Cwd
-	} else if !filepath.IsAbs(q.Cwd) && f.Cwd != "" {
-		// A relative cwd is relative to the hook process's directory,
-		// wherever the engine that decides runs.
-		q.Cwd = filepath.Join(f.Cwd, q.Cwd)
-	}
-	if f.Mode == ModeReadonly {
-		q.Mode = ModeReadonly
-	}
-	v, err := d.Decide(ctx, q)
+	v, err := d.Decide(ctx, query(agent, p, f))
 	if err != nil {
 		return DenyError(agent, p.EventName, err)
 	}

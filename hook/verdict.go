@@ -65,6 +65,8 @@ type DeciderFunc func(ctx context.Context, q Query) (Verdict, error)
 func (f DeciderFunc) Decide(ctx context.Context, q Query) (Verdict, error) { return f(ctx, q) }
 
 // Explainer says what an exit code means for the command that produced it
-// ("exit 1 from grep means no matches, not an error"). It returns "" when it
+// ("exit 1 from grep means no matches, not an error"), which q describes as
+// a Decider sees it: its cwd (whose config names the catalog) and the shell
+// the agent ran it in (whose language it is read in). It returns "" when it
 // has nothing to add.
-type Explainer func(command string, code int) string
+type Explainer func(q Query, code int) string

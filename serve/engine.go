@@ -35,7 +35,8 @@ func (en *Engine) Handle(ctx context.Context, req hook.Request) hook.Answer {
 		req.Flags.Env = map[string]string{}
 	}
 	if en.Decider != nil {
-		return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, en.Decider(req.Flags), ExplainExit)
+		d := en.Decider(req.Flags)
+		return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, d, Explainer(d))
 	}
 	key := strings.Join(req.Flags.Policy, "\x00") + "\x01" + req.Flags.Config
 	en.mu.Lock()
@@ -45,5 +46,5 @@ func (en *Engine) Handle(ctx context.Context, req hook.Request) hook.Answer {
 		en.caches[key] = c
 	}
 	en.mu.Unlock()
-	return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, c, ExplainExit)
+	return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, c, c.ExplainExit)
 }
