@@ -62,6 +62,32 @@ const NoteErrexit = "errexit: any statement after set -e may have ended the scri
 // panics; a command that does not parse gets only the generic meanings
 // (and 2 is a syntax error).
 func Interpret(command string, code int, opts ...Option) (m Meaning) {
+	return interpret(command, nil, nil, code, opts)
+}
+
+// InterpretParsed is Interpret for a command already classified: rep is
+// the classifier's report, made in one dialect (its Dialect, which the
+// command is read in) with the catalog WithCatalog names, and stmts are
+// its top-level statements as the classifier passed them
+// (classify.WithStatements). It parses nothing of its own, except the
+// scripts of nested shells (bash -c 'script'). A report read in two
+// dialects, or without its statements, is interpreted from its command as
+// Interpret does.
+func InterpretParsed(rep *classify.Report, stmts []*syntax.Stmt, code int, opts ...Option) Meaning {
+	if rep == nil {
+		return Interpret("", code, opts...)
+	}
+	if strings.Contains(rep.Dialect, "+") {
+		return Interpret(rep.Command, code, opts...)
+	}
+	opts = append(opts[:len(opts):len(opts)], WithDialect(classify.Dialect(rep.Dialect)))
+	if !rep.Parse.OK || len(stmts) == 0 {
+		return Interpret(rep.Command, code, opts...)
+	}
+	return interpret(rep.Command, rep, stmts, code, opts)
+}
+
+func interpret(command string, rep *classify.Report, stmts []*syntax.Stmt, code int, opts []Option) (m Meaning) {
 	cfg := config{}
 	for _, o := range opts {
 		o(&cfg)
@@ -84,6 +110,9 @@ func Interpret(command string, code int, opts ...Option) (m Meaning) {
 		cfg.dialect = classify.DialectBash
 	}
 	in := &interp{cat: cfg.cat, code: code, dialect: cfg.dialect}
+	if rep != nil {
+		return in.resolve(in.parsed(rep, stmts))
+	}
 	cands, ok := in.script(command)
 	if !ok {
 		if code == 2 {
@@ -126,6 +155,12 @@ func (in *interp) script(src string) ([]cand, bool) {
 	if !rep.Parse.OK {
 		return nil, false
 	}
+	return in.parsed(rep, stmts), true
+}
+
+// parsed returns the candidates of a classified script: rep is its report
+// and stmts its top-level statements.
+func (in *interp) parsed(rep *classify.Report, stmts []*syntax.Stmt) []cand {
 	idx := map[classify.Span]int{}
 	for _, s := range rep.Segments {
 		if s.Parent == -1 && !s.Context.Substitution && s.Context.Depth == 0 {
@@ -135,7 +170,7 @@ func (in *interp) script(src string) ([]cand, bool) {
 		}
 	}
 	w := &walk{in: in, rep: rep, idx: idx}
-	return w.list(stmts, &state{}), true
+	return w.list(stmts, &state{})
 }
 
 // walk follows the status through one parsed script.

@@ -77,3 +77,27 @@ programs:
 		})
 	}
 }
+
+// TestRunKeepsStatements: a run keeps the statements its check read, so
+// that its exit meaning needs no parse of its own; a check alone keeps
+// none.
+func TestRunKeepsStatements(t *testing.T) {
+	g := newGate(t, t.TempDir())
+	ctx := context.Background()
+	req := Request{Command: "true; noglob grep x f | head", Shell: "zsh"}
+	run, err := g.decideIn(ctx, req, g.runEnv, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check, err := g.Decide(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.stmts) != 2 || len(check.stmts) != 0 {
+		t.Errorf("statements kept: run %d, check %d; want 2 and 0", len(run.stmts), len(check.stmts))
+	}
+	got := exitmeaning.InterpretParsed(run.Report, run.stmts, 1, exitmeaning.WithCatalog(g.Pipeline().Catalog()))
+	if diff := cmp.Diff(g.ExitMeaning(req.Command, 1, classify.DialectZsh), got); diff != "" {
+		t.Errorf("from the run's statements vs afresh (-want +got):\n%s", diff)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/policy"
@@ -157,6 +159,10 @@ type Decision struct {
 	// before the spawn.
 	in     policy.Input
 	writes []policy.WriteFacts
+	// stmts are the command's top-level statements as the classifier
+	// read them, kept for a run: its exit meaning is read from them and
+	// the report, with no parse of its own.
+	stmts []*syntax.Stmt
 }
 
 // Limits bound a run.
@@ -457,7 +463,7 @@ func (g *Gate) Pipeline() *Pipeline { return g.pl }
 // shellgate is a deny with code internal-error (the decision then has no
 // report).
 func (g *Gate) Decide(ctx context.Context, req Request) (*Decision, error) {
-	return g.decideIn(ctx, req, g.requestEnv(req))
+	return g.decideIn(ctx, req, g.requestEnv(req), false)
 }
 
 // requestEnv is what is known of the environment req's command runs in:
@@ -470,8 +476,9 @@ func (g *Gate) requestEnv(req Request) readstation.Env {
 	return g.hostEnv
 }
 
-// decideIn is Decide for a command that runs in env.
-func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env) (*Decision, error) {
+// decideIn is Decide for a command that runs in env; run keeps the
+// statements the classifier read, for the exit meaning of the run.
+func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env, run bool) (*Decision, error) {
 	if err := validate(req); err != nil {
 		return nil, err
 	}
@@ -486,7 +493,7 @@ func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env) (
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env)
+	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env, run)
 }
 
 // dialect is the shell a request is judged in: its own, else the (trusted)
@@ -503,7 +510,7 @@ var checkHook = func() {}
 // of them (a bug) is caught and becomes a deny with code internal-error, so
 // that a long-lived caller (serve, mcp, an embedding program) neither
 // crashes nor runs what was not decided.
-func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env) (d *Decision, err error) {
+func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env, run bool) (d *Decision, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
@@ -517,8 +524,13 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	checkHook()
 	// A boundary that cannot be built leaves the station out: the policy
 	// then sees reads that are not established.
-	in, st, serr := g.pl.InputEnv(command, cwd, mode, dialect, env)
-	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
+	var stmts []*syntax.Stmt
+	var keep func(*syntax.Stmt)
+	if run {
+		keep = func(s *syntax.Stmt) { stmts = append(stmts, s) }
+	}
+	in, st, serr := g.pl.inputStatements(command, cwd, mode, dialect, env, keep)
+	d = &Decision{stmts: stmts, Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
 	if serr != nil {
 		d.StationError = serr.Error()
 	}
@@ -685,7 +697,7 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 		req.Shell = string(classify.DialectBash)
 	}
 	// Judged in the environment the runner gives the command.
-	d, err := g.decideIn(ctx, req, g.runEnv)
+	d, err := g.decideIn(ctx, req, g.runEnv, true)
 	if err != nil {
 		return fail(errResult(res, err))
 	}
@@ -817,7 +829,9 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	case StopOutputCap:
 		return res.fail(CodeOutputCap, fmt.Sprintf("the output passed the %d-byte capture cap; the process group was stopped", g.limits.CaptureCap))
 	}
-	m := g.ExitMeaning(req.Command, res.Run.ShellStatus(), classify.Dialect(d.Shell))
+	// The report and statements the check read, in the dialect it was
+	// judged in: no second parse.
+	m := exitmeaning.InterpretParsed(d.Report, d.stmts, res.Run.ShellStatus(), exitmeaning.WithCatalog(g.pl.Catalog()), exitmeaning.WithDialect(classify.Dialect(d.Shell)))
 	res.Meaning = &m
 	if out.ExitCode == 0 {
 		res.Status = StatusOK

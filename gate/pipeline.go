@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
@@ -159,6 +161,16 @@ func (p *Pipeline) Input(command, cwd, mode string) (policy.Input, *readstation.
 // bash and zsh.
 func (p *Pipeline) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
 	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, p.env, p.boundary)
+}
+
+// inputStatements is InputEnv that passes the command's top-level
+// statements to fn (classify.WithStatements) when fn is not nil.
+func (p *Pipeline) inputStatements(command, cwd, mode string, shell classify.Dialect, env readstation.Env, fn func(*syntax.Stmt)) (policy.Input, *readstation.Station, error) {
+	opts := p.classOpts
+	if fn != nil {
+		opts = append(opts[:len(opts):len(opts)], classify.WithStatements(fn))
+	}
+	return p.input(p.cfg, opts, command, cwd, mode, shell, env, p.boundary)
 }
 
 // InputEnv is InputShell for a command that runs in the environment env
