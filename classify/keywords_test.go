@@ -95,6 +95,8 @@ func TestKeywordFindings(t *testing.T) {
 		{"parted /dev/sda $cmd", nil},
 		{"sudo sfdisk --delete /dev/sda 2", []string{"12-20 sfdisk --delete: rewrites a partition table, destroying the data of the partitions it removes or moves"}},
 		{"sfdisk -l /dev/sda", nil},
+		{"sfdisk --del /dev/sda 2", []string{"7-12 sfdisk --del: rewrites a partition table, destroying the data of the partitions it removes or moves"}},
+		{"sfdisk --d /dev/sda 2", nil},
 	}
 	for _, tc := range tests {
 		r := Classify(tc.cmd, WithDialect(DialectBash))

@@ -80,6 +80,7 @@ var decideCases = []struct {
 	{"parted /dev/sda print", policy.Ask, policy.Deny, nil},
 	{"parted -s /dev/sda mkl gpt", policy.Deny, policy.Deny, []string{"partition-table"}},
 	{"sudo sfdisk --delete /dev/sda 2", policy.Deny, policy.Deny, []string{"partition-table"}},
+	{"sfdisk --del /dev/sda 2", policy.Deny, policy.Deny, []string{"partition-table"}}, // getopt_long's --delete (was asked)
 	{"sfdisk -l /dev/sda", policy.Ask, policy.Deny, nil},
 	// -C DIR moves a program that writes where it runs.
 	{"tar -xzf a.tgz -C /", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
