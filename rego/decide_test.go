@@ -34,6 +34,7 @@ var decideCases = []struct {
 	{"git push -f origin master", policy.Deny, policy.Deny, []string{"force-push-protected"}},
 	{"git push origin +main", policy.Deny, policy.Deny, []string{"force-push-protected"}},
 	{"git push --force origin HEAD:refs/heads/master", policy.Deny, policy.Deny, []string{"force-push-protected"}},
+	{"git push --force main", policy.Ask, policy.Deny, nil}, // main is the repository, not a refspec (it was denied)
 	{"git push --force-with-lease origin feature", policy.Ask, policy.Deny, []string{"network"}},
 	{"git reset --hard HEAD~1", policy.Ask, policy.Deny, nil},
 	{"git checkout -b new", policy.Ask, policy.Deny, nil},
