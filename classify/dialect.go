@@ -633,3 +633,69 @@ func zshHookFunction(name string) bool {
 	}
 	return strings.HasPrefix(name, "TRAP")
 }
+
+// zshSameParse reports whether bash and zsh parse command into the same
+// tree, by its bytes: outside quotes only letters, digits, blanks,
+// newlines and -_./,:+@%=~!*? and the operators | || && & ; (not zsh's
+// &| &! or the case separators ;; ;& ;|); single-quoted text of any
+// bytes; double-quoted text without $, ` or \; and no word coproc (a
+// keyword in bash only). Every place where mvdan.cc/sh's parser reads
+// zsh otherwise needs one of the bytes left out: ( ) [ ] { } < > $ ` \ #.
+// TestZshSameParse and FuzzZshSameParse check it against both parsers.
+func zshSameParse(command string) bool {
+	if strings.Contains(command, "coproc") {
+		return false
+	}
+	var quote, prev byte
+	for i := 0; i < len(command); i++ {
+		b := command[i]
+		switch quote {
+		case '\'':
+			if b == '\'' {
+				quote = 0
+			}
+			continue
+		case '"':
+			switch b {
+			case '"':
+				quote = 0
+			case '$', '`', '\\':
+				return false
+			}
+			continue
+		}
+		switch {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		case b == '\'' || b == '"':
+			quote = b
+		case b == '|':
+			if prev == '&' || prev == ';' {
+				return false
+			}
+		case b == '&':
+			if prev == ';' || prev == '|' {
+				return false
+			}
+		case b == '!':
+			if prev == '&' {
+				return false
+			}
+		case b == ';':
+			if prev == ';' {
+				return false
+			}
+		case strings.IndexByte(" \t\n-_./,:+@%=~*?", b) >= 0:
+		default:
+			return false
+		}
+		prev = b
+	}
+	return quote == 0
+}
+
+// zshLitInert reports whether zshLitChecks leaves the unquoted literal v
+// alone: no = that begins the word, no glob qualifier, group,
+// alternative or number range, no **.
+func zshLitInert(v string, first bool) bool {
+	return !(first && len(v) > 1 && v[0] == '=') && !strings.ContainsAny(v, "()|<>") && !strings.Contains(v, "**")
+}
