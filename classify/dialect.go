@@ -635,18 +635,23 @@ func zshHookFunction(name string) bool {
 }
 
 // zshSameParse reports whether bash and zsh parse command into the same
-// tree, by its bytes: outside quotes only letters, digits, blanks,
-// newlines and -_./,:+@%=~!*? and the operators | || && & ; (not zsh's
-// &| &! or the case separators ;; ;& ;|); single-quoted text of any
-// bytes; double-quoted text without $, ` or \; and no word coproc (a
-// keyword in bash only). Every place where mvdan.cc/sh's parser reads
-// zsh otherwise needs one of the bytes left out: ( ) [ ] { } < > $ ` \ #.
-// TestZshSameParse and FuzzZshSameParse check it against both parsers.
+// tree, by its bytes. Outside quotes: letters, digits, blanks, newlines,
+// -_./,:+@%=~!*? and \ with the byte it escapes; the operators | || &&
+// & ; > >> >& &> >| (not zsh's &| &! >! >>& or the case separators ;;
+// ;& ;|); {} as a word that is not a command ({} alone is a block in
+// zsh). Single-quoted text of any bytes; double-quoted text without $ or
+// `. And no word coproc (a keyword in bash only). Every place where
+// mvdan.cc/sh's parser reads zsh otherwise needs one of the bytes left
+// out (( ) [ ] < $ ` #, a { or } not in a word {}) or a sequence refused.
+// TestZshSameParse and FuzzZshStandIn check it against both parsers.
 func zshSameParse(command string) bool {
 	if strings.Contains(command, "coproc") {
 		return false
 	}
-	var quote, prev byte
+	// prev is the byte before b outside quotes, word the last one that is
+	// not a blank (' ' for none).
+	var quote, prev, prev2 byte
+	word := byte(';')
 	for i := 0; i < len(command); i++ {
 		b := command[i]
 		switch quote {
@@ -659,7 +664,9 @@ func zshSameParse(command string) bool {
 			switch b {
 			case '"':
 				quote = 0
-			case '$', '`', '\\':
+			case '\\':
+				i++
+			case '$', '`':
 				return false
 			}
 			continue
@@ -668,30 +675,50 @@ func zshSameParse(command string) bool {
 		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
 		case b == '\'' || b == '"':
 			quote = b
+		case b == '\\':
+			if i+1 == len(command) {
+				return false
+			}
+			i++
+			b = 'a' // an escaped byte is a letter of a word
 		case b == '|':
 			if prev == '&' || prev == ';' {
 				return false
 			}
 		case b == '&':
-			if prev == ';' || prev == '|' {
+			if prev == ';' || prev == '|' || prev == '>' && prev2 == '>' {
 				return false
 			}
 		case b == '!':
-			if prev == '&' {
+			if prev == '&' || prev == '>' {
 				return false
 			}
 		case b == ';':
 			if prev == ';' {
 				return false
 			}
+		case b == '>':
+		case b == '{':
+			// Only the word {} after a word: find -exec rm {} +.
+			if i+1 >= len(command) || command[i+1] != '}' || !isBlankByte(prev) || strings.IndexByte(";|&!\n>", word) >= 0 ||
+				i+2 < len(command) && !isBlankByte(command[i+2]) && command[i+2] != '\n' && command[i+2] != ';' {
+				return false
+			}
+			i++
+			b = '}'
 		case strings.IndexByte(" \t\n-_./,:+@%=~*?", b) >= 0:
 		default:
 			return false
 		}
-		prev = b
+		if !isBlankByte(b) {
+			word = b
+		}
+		prev2, prev = prev, b
 	}
 	return quote == 0
 }
+
+func isBlankByte(b byte) bool { return b == ' ' || b == '\t' }
 
 // zshLitInert reports whether zshLitChecks leaves the unquoted literal v
 // alone: no = that begins the word, no glob qualifier, group,
