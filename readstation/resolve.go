@@ -44,8 +44,8 @@ func (r resolved) isDir() bool { return r.exists && r.mode.IsDir() }
 
 // fsCache memoises file-system lookups within one Judge or Recheck.
 type fsCache struct {
-	nodes    map[string]*node
-	resolved map[string]resolved
+	nodes    memo[string, *node]
+	resolved memo[string, resolved]
 	dirs     map[string]dirList
 }
 
@@ -59,7 +59,7 @@ func newFSCache() *fsCache {
 }
 
 func (c *fsCache) lstat(p string) *node {
-	if n, ok := c.nodes[p]; ok {
+	if n, ok := c.nodes.get(p); ok {
 		return n
 	}
 	n := &node{}
@@ -75,10 +75,7 @@ func (c *fsCache) lstat(p string) *node {
 			n.target, n.err = os.Readlink(p)
 		}
 	}
-	if c.nodes == nil {
-		c.nodes = map[string]*node{}
-	}
-	c.nodes[p] = n
+	c.nodes.put(p, n)
 	return n
 }
 
@@ -124,14 +121,11 @@ func moreComps(rest string) bool {
 // resolve resolves the absolute path p the way the kernel does when a
 // program opens it.
 func (c *fsCache) resolve(p string) resolved {
-	if r, ok := c.resolved[p]; ok {
+	if r, ok := c.resolved.get(p); ok {
 		return r
 	}
 	r := c.resolveUncached(p)
-	if c.resolved == nil {
-		c.resolved = map[string]resolved{}
-	}
-	c.resolved[p] = r
+	c.resolved.put(p, r)
 	return r
 }
 

@@ -223,6 +223,10 @@ type matcher struct {
 	anch  map[string][]int  // anchored rows by prefix, indexes in order
 	ext   map[string][]int  // names rows "*.x" (suffix with a dot) by extension x
 	other []int             // the other names rows
+	// deepLit indexes the deep rows "**/lit/..." by lit (indexes into
+	// deep, in order); deepOther are the other deep rows.
+	deepLit   map[string][]int
+	deepOther []int
 	// roots are the roots as written (cleaned, absolute) and their real
 	// paths.
 	roots []string
@@ -306,10 +310,31 @@ func (m *matcher) denied(p string) (string, bool) {
 			}
 		}
 	}
-	for i := range m.deep {
-		if matchComps(m.deep[i].rest, comps) {
-			return m.deep[i].src, true
+	// The first deep row that matches: "**/lit/tail" matches where a
+	// component is lit and tail matches what follows it.
+	best = -1
+	for k, c := range comps {
+		for _, i := range m.deepLit[c] {
+			if best >= 0 && i >= best {
+				break
+			}
+			if matchComps(m.deep[i].rest[2:], comps[k+1:]) {
+				best = i
+				break
+			}
 		}
+	}
+	for _, i := range m.deepOther {
+		if best >= 0 && i >= best {
+			break
+		}
+		if matchComps(m.deep[i].rest, comps) {
+			best = i
+			break
+		}
+	}
+	if best >= 0 {
+		return m.deep[best].src, true
 	}
 	return "", false
 }
@@ -340,6 +365,14 @@ func (m *matcher) index() {
 				m.other = append(m.other, i)
 			}
 		default:
+			if len(r.rest) >= 2 && r.rest[0].kind == segAny && r.rest[1].kind == segLit {
+				if m.deepLit == nil {
+					m.deepLit = map[string][]int{}
+				}
+				m.deepLit[r.rest[1].s] = append(m.deepLit[r.rest[1].s], len(m.deep))
+			} else {
+				m.deepOther = append(m.deepOther, len(m.deep))
+			}
 			m.deep = append(m.deep, r)
 		}
 	}
