@@ -113,9 +113,16 @@ func WithLimits(l Limits) Option {
 // as zsh, and is reversible only when both readings prove it. It is pure
 // (no I/O), never panics, and is safe for concurrent use.
 func Classify(command string, opts ...Option) *Report {
-	cfg := config{limits: DefaultLimits}
+	// The options see the config by pointer, so it would be allocated:
+	// it is reused instead (nothing keeps it after Classify).
+	cfg := configPool.Get().(*config)
+	defer func() {
+		*cfg = config{}
+		configPool.Put(cfg)
+	}()
+	*cfg = config{limits: DefaultLimits}
 	for _, o := range opts {
-		o(&cfg)
+		o(cfg)
 	}
 	var catErr error
 	if cfg.cat == nil {
@@ -123,19 +130,21 @@ func Classify(command string, opts ...Option) *Report {
 	}
 	switch cfg.dialect {
 	case DialectBash, DialectZsh, DialectSh:
-		r := classifyAs(command, &cfg, catErr, cfg.dialect)
+		r := classifyAs(command, cfg, catErr, cfg.dialect)
 		r.Dialect = string(cfg.dialect)
 		return r
 	}
-	b, zshSame := classifyBash(command, &cfg, catErr)
+	b, zshSame := classifyBash(command, cfg, catErr)
 	if zshSame {
 		// What mergeReadings returns when the readings agree.
 		b.Dialect = bothDialects
 		return b
 	}
-	z := classifyAs(command, &cfg, catErr, DialectZsh)
+	z := classifyAs(command, cfg, catErr, DialectZsh)
 	return mergeReadings(b, z)
 }
+
+var configPool = sync.Pool{New: func() any { return new(config) }}
 
 // classifyBash is the bash reading of a command whose shell is not known.
 // zshSame is set when the zsh reading is proven to agree with it (the

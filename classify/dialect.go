@@ -706,7 +706,7 @@ func zshSameParse(command string) bool {
 			}
 			i++
 			b = '}'
-		case strings.IndexByte(" \t\n-_./,:+@%=~*?", b) >= 0:
+		case plainByte[b]:
 		default:
 			return false
 		}
@@ -717,6 +717,15 @@ func zshSameParse(command string) bool {
 	}
 	return quote == 0
 }
+
+// plainByte are the bytes other than letters and digits that zshSameParse
+// accepts outside quotes with no condition.
+var plainByte = func() (t [256]bool) {
+	for _, b := range []byte(" \t\n-_./,:+@%=~*?") {
+		t[b] = true
+	}
+	return t
+}()
 
 func isBlankByte(b byte) bool { return b == ' ' || b == '\t' }
 

@@ -155,13 +155,23 @@ func (c *fsCache) resolveUncached(p string) resolved {
 }
 
 // resolveSlow resolves p's parent (through the cache) and then its last
-// name, or the whole path component by component.
+// name, or the whole path component by component. A parent that is
+// missing or not a directory (and established) makes p missing, at its
+// real path and the name: what walking p from the root finds, without
+// looking up its components again.
 func (c *fsCache) resolveSlow(p string) resolved {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		name := p[i+1:]
 		if name != "" && name != "." && name != ".." {
-			if real, ok := c.realDir(p[:i]); ok {
-				return c.walk(real, name, p)
+			if i == 0 {
+				return c.walk("/", name, p)
+			}
+			switch r := c.resolve(p[:i]); {
+			case r.err != nil:
+			case r.isDir():
+				return c.walk(r.real, name, p)
+			default:
+				return resolved{real: filepath.Clean(r.real + "/" + name)}
 			}
 		}
 	}
@@ -193,18 +203,6 @@ func storeFact(p string, f dirFact) {
 	}
 	factCache.m[p] = f
 	factCache.Unlock()
-}
-
-// realDir returns the real path of the directory d (absolute, as written).
-func (c *fsCache) realDir(d string) (string, bool) {
-	if d == "" {
-		return "/", true
-	}
-	r := c.resolve(d)
-	if r.err != nil || !r.isDir() {
-		return "", false
-	}
-	return r.real, true
 }
 
 // walk resolves rest (a path relative to the real directory cur, or an
