@@ -222,7 +222,10 @@ type matcher struct {
 	fold  bool              // compare lower-cased
 	anch  map[string][]int  // anchored rows by prefix, indexes in order
 	ext   map[string][]int  // names rows "*.x" (suffix with a dot) by extension x
-	other []int             // the other names rows
+	// otherBy are the other names rows whose name starts with a literal
+	// (prefix*, pre*suf), by that byte; otherAny the rest of them.
+	otherBy  map[byte][]int
+	otherAny []int
 	// deepLit indexes the deep rows "**/lit/..." by lit (indexes into
 	// deep, in order); deepOther are the other deep rows.
 	deepLit   map[string][]int
@@ -264,7 +267,7 @@ func (m *matcher) denied(p string) (string, bool) {
 	if m.fold {
 		p = strings.ToLower(p)
 	}
-	var arr [32]string
+	var arr [16]string
 	comps := splitAbs(p, arr[:0])
 	// Anchored rows: only those whose prefix is p or one of its ancestors
 	// can match; the first in row order wins.
@@ -304,10 +307,30 @@ func (m *matcher) denied(p string) (string, bool) {
 				}
 			}
 		}
-		for _, i := range m.other {
+		if len(c) == 0 {
+			continue
+		}
+		// The first of the other rows that matches c, in order: those
+		// that start with c's first byte, and those that start with a
+		// pattern.
+		first := -1
+		for _, i := range m.otherBy[c[0]] {
 			if m.names[i].rest[1].match(c) {
-				return m.names[i].src, true
+				first = i
+				break
 			}
+		}
+		for _, i := range m.otherAny {
+			if first >= 0 && i >= first {
+				break
+			}
+			if m.names[i].rest[1].match(c) {
+				first = i
+				break
+			}
+		}
+		if first >= 0 {
+			return m.names[first].src, true
 		}
 	}
 	// The first deep row that matches: "**/lit/tail" matches where a
@@ -362,7 +385,14 @@ func (m *matcher) index() {
 				// "*.tfstate.backup": a name ending so has extension "backup".
 				m.ext[seg.s[k+1:]] = append(m.ext[seg.s[k+1:]], i)
 			} else {
-				m.other = append(m.other, i)
+				if (seg.kind == segPrefix || seg.kind == segPreSuf) && seg.s != "" {
+					if m.otherBy == nil {
+						m.otherBy = map[byte][]int{}
+					}
+					m.otherBy[seg.s[0]] = append(m.otherBy[seg.s[0]], i)
+				} else {
+					m.otherAny = append(m.otherAny, i)
+				}
 			}
 		default:
 			if len(r.rest) >= 2 && r.rest[0].kind == segAny && r.rest[1].kind == segLit {
