@@ -64,12 +64,8 @@ func (c *fsCache) lstat(p string) *node {
 	}
 	n := &node{}
 	fsCalls.Add(1)
-	fi, err := os.Lstat(p)
-	if err != nil {
-		n.err = err
-	} else {
-		n.mode = fi.Mode()
-		n.dev, n.ino = devIno(fi)
+	n.mode, n.dev, n.ino, n.err = statID(p, false)
+	if n.err == nil {
 		if n.mode&fs.ModeSymlink != 0 {
 			fsCalls.Add(1)
 			n.target, n.err = os.Readlink(p)
@@ -140,11 +136,10 @@ func (c *fsCache) resolveUncached(p string) resolved {
 	// bind mounts give one object two real paths, and then the data is the
 	// same.
 	fsCalls.Add(1)
-	fi, serr := os.Stat(p)
+	mode, dev, ino, serr := statID(p, true)
 	if serr == nil {
-		dev, ino := devIno(fi)
 		if f, ok := lookupFact(p); ok && f.dev == dev && f.ino == ino && (dev != 0 || ino != 0) {
-			return resolved{real: f.real, exists: true, mode: fi.Mode(), dev: dev, ino: ino}
+			return resolved{real: f.real, exists: true, mode: mode, dev: dev, ino: ino}
 		}
 	}
 	r := c.resolveSlow(p)

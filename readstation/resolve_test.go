@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,4 +89,43 @@ func FuzzResolve(f *testing.F) {
 		}
 		checkResolve(t, filepath.Clean(dir+"/"+p))
 	})
+}
+
+// TestStatIDMatchesOS: statID reports what os.Stat and os.Lstat report (the
+// mode, the device and inode, the error's text) for a file, a directory,
+// links, a named pipe, a device, a setuid file, a sticky directory, a
+// missing path and a path through a file.
+func TestStatIDMatchesOS(t *testing.T) {
+	dir := resolveTree(t)
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o640))
+	must(t, os.WriteFile(filepath.Join(dir, "suid"), nil, 0o755))
+	must(t, os.Chmod(filepath.Join(dir, "suid"), 0o755|os.ModeSetuid|os.ModeSetgid))
+	must(t, os.Mkdir(filepath.Join(dir, "sticky"), 0o755))
+	must(t, os.Chmod(filepath.Join(dir, "sticky"), 0o1777|os.ModeSticky))
+	paths := []string{"/dev/null", "/", dir}
+	for _, p := range append(resolvePaths, "fifo", "suid", "sticky") {
+		paths = append(paths, filepath.Join(dir, p))
+	}
+	for _, p := range paths {
+		for _, follow := range []bool{true, false} {
+			var fi os.FileInfo
+			var err error
+			if follow {
+				fi, err = os.Stat(p)
+			} else {
+				fi, err = os.Lstat(p)
+			}
+			mode, dev, ino, gotErr := statID(p, follow)
+			want := fmt.Sprint(err)
+			var wdev, wino uint64
+			var wmode os.FileMode
+			if err == nil {
+				wmode, want = fi.Mode(), "<nil>"
+				wdev, wino = devIno(fi)
+			}
+			if got := fmt.Sprint(gotErr); got != want || mode != wmode || dev != wdev || ino != wino {
+				t.Errorf("statID(%s, follow %v) = %v %d %d %s, want %v %d %d %s", p, follow, mode, dev, ino, got, wmode, wdev, wino, want)
+			}
+		}
+	}
 }
