@@ -650,55 +650,67 @@ func zshSameParse(command string) bool {
 	}
 	// prev is the byte before b outside quotes, word the last one that is
 	// not a blank (' ' for none).
-	var quote, prev, prev2 byte
+	var prev, prev2 byte
 	word := byte(';')
 	for i := 0; i < len(command); i++ {
 		b := command[i]
-		switch quote {
-		case '\'':
-			if b == '\'' {
-				quote = 0
-			}
+		switch zshByte[b] {
+		case zshWordByte:
+			prev2, prev, word = prev, b, b
 			continue
-		case '"':
-			switch b {
-			case '"':
-				quote = 0
-			case '\\':
-				i++
-			case '$', '`':
+		case zshBlank:
+			prev2, prev = prev, b
+			continue
+		case zshRefused:
+			return false
+		}
+		switch b {
+		case '\'':
+			j := strings.IndexByte(command[i+1:], '\'')
+			if j < 0 {
 				return false
 			}
-			continue
-		}
-		switch {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		case b == '\'' || b == '"':
-			quote = b
-		case b == '\\':
+			i += j + 1
+		case '"':
+			for i++; ; i++ {
+				if i >= len(command) {
+					return false
+				}
+				c := command[i]
+				if c == '"' {
+					break
+				}
+				if c == '$' || c == '`' {
+					return false
+				}
+				if c == '\\' {
+					i++
+				}
+			}
+			b = '"'
+		case '\\':
 			if i+1 == len(command) {
 				return false
 			}
 			i++
 			b = 'a' // an escaped byte is a letter of a word
-		case b == '|':
+		case '|':
 			if prev == '&' || prev == ';' {
 				return false
 			}
-		case b == '&':
+		case '&':
 			if prev == ';' || prev == '|' || prev == '>' && prev2 == '>' {
 				return false
 			}
-		case b == '!':
+		case '!':
 			if prev == '&' || prev == '>' {
 				return false
 			}
-		case b == ';':
+		case ';':
 			if prev == ';' {
 				return false
 			}
-		case b == '>':
-		case b == '{':
+		case '{':
 			// Only the word {} after a word: find -exec rm {} +.
 			if i+1 >= len(command) || command[i+1] != '}' || !isBlankByte(prev) || strings.IndexByte(";|&!\n>", word) >= 0 ||
 				i+2 < len(command) && !isBlankByte(command[i+2]) && command[i+2] != '\n' && command[i+2] != ';' {
@@ -706,26 +718,43 @@ func zshSameParse(command string) bool {
 			}
 			i++
 			b = '}'
-		case plainByte[b]:
-		default:
-			return false
 		}
-		if !isBlankByte(b) {
-			word = b
-		}
+		// b is a word byte here: a quote, an escape, an operator or {}.
+		word = b
 		prev2, prev = prev, b
 	}
-	return quote == 0
+	return true
 }
 
-// plainByte are the bytes other than letters and digits that zshSameParse
-// accepts outside quotes with no condition.
-var plainByte = func() (t [256]bool) {
-	for _, b := range []byte(" \t\n-_./,:+@%=~*?") {
-		t[b] = true
+// zshByte classes the bytes outside quotes for zshSameParse: a byte of a
+// word (letters, digits, -_./,:+@%=~*?, newline), a blank, a byte it
+// looks at more closely (quotes, \, | & ! ; > {), or one it refuses.
+var zshByte = func() (t [256]uint8) {
+	for b := range t {
+		t[b] = zshRefused
+	}
+	for b := 'a'; b <= 'z'; b++ {
+		t[b], t[b-'a'+'A'] = zshWordByte, zshWordByte
+	}
+	for b := '0'; b <= '9'; b++ {
+		t[b] = zshWordByte
+	}
+	for _, b := range []byte("\n-_./,:+@%=~*?") {
+		t[b] = zshWordByte
+	}
+	t[' '], t['\t'] = zshBlank, zshBlank
+	for _, b := range []byte("'\"\\|&!;>{") {
+		t[b] = zshSpecial
 	}
 	return t
 }()
+
+const (
+	zshRefused = iota
+	zshWordByte
+	zshBlank
+	zshSpecial
+)
 
 func isBlankByte(b byte) bool { return b == ' ' || b == '\t' }
 

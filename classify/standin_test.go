@@ -139,3 +139,18 @@ func FuzzZshStandIn(f *testing.F) {
 		}
 	})
 }
+
+// TestZshSameParseEdges: unterminated quotes and escapes at the end are
+// refused, never read past.
+func TestZshSameParseEdges(t *testing.T) {
+	for _, c := range []string{`"a\`, `"a`, `'a`, `a\`, `"\`, `"`, `'`, `\`, "{", "a {", "a {}x", "a &>!f"} {
+		if zshSameParse(c) {
+			t.Errorf("zshSameParse(%q) = true, want false", c)
+		}
+	}
+	for _, c := range []string{`"a\"b"`, `'a"b'`, `a\ b`, "find . -exec rm {} +", "a 2>&1 | b", "a && b || c; d &"} {
+		if !zshSameParse(c) {
+			t.Errorf("zshSameParse(%q) = false, want true", c)
+		}
+	}
+}
