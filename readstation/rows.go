@@ -307,17 +307,16 @@ func (m *matcher) denied(p string) (string, bool) {
 				}
 			}
 		}
-		if len(c) == 0 {
-			continue
-		}
 		// The first of the other rows that matches c, in order: those
 		// that start with c's first byte, and those that start with a
 		// pattern.
 		first := -1
-		for _, i := range m.otherBy[c[0]] {
-			if m.names[i].rest[1].match(c) {
-				first = i
-				break
+		if c != "" {
+			for _, i := range m.otherBy[c[0]] {
+				if m.names[i].rest[1].match(c) {
+					first = i
+					break
+				}
 			}
 		}
 		for _, i := range m.otherAny {

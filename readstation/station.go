@@ -304,7 +304,9 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		return rd
 	}
 	j.judgeText(text, ref.Recursive, opt, &rd)
-	if res := j.fs.resolve(filepath.Clean(text)); ref.IfExists && rd.Verdict != VerdictOK && !res.exists && res.err == nil {
+	if !ref.IfExists || rd.Verdict == VerdictOK {
+		// nothing more to say
+	} else if res := j.fs.resolve(filepath.Clean(text)); !res.exists && res.err == nil {
 		// git takes a word that names no path as a revision: nothing is
 		// read (the admission has the path's absence).
 		rd.set(VerdictMissing, "", fmt.Sprintf("%s is not a path here, so git takes it as a revision", quote(ref.Path)))
