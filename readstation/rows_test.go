@@ -226,3 +226,21 @@ func deniedInOrder(m *matcher, p string) (string, bool) {
 	}
 	return "", false
 }
+
+// FuzzDenied compares the indexed rows with the rows in order on any path.
+func FuzzDenied(f *testing.F) {
+	for _, p := range []string{"/home/me/.ssh/id_rsa", "/x//y/.env", "//", "/a/b/.aws/credentials", "rel/x.pem", "/x/id_rsa.pub"} {
+		f.Add(p)
+	}
+	rows := append(append([]string(nil), DefaultDenyRows...), "*", "**/a*b/**", "**/x?y/z", "**/[ab]c")
+	m := compileMatcher(Boundary{Roots: []string{"/home/me/src/proj"}, Home: "/home/me", Cwd: "/home/me/src/proj", DenyRows: rows})
+	m0 := compileMatcher(Boundary{Roots: []string{"/home/me/src/proj"}, Home: "/home/me", Cwd: "/home/me/src/proj", DenyRows: DefaultDenyRows})
+	f.Fuzz(func(t *testing.T, p string) {
+		for _, m := range []*matcher{m, m0} {
+			got, gok := m.denied(p)
+			if want, wok := deniedInOrder(m, p); got != want || gok != wok {
+				t.Fatalf("denied(%q) = %q %v, the rows in order say %q %v", p, got, gok, want, wok)
+			}
+		}
+	})
+}
