@@ -762,5 +762,18 @@ func isBlankByte(b byte) bool { return b == ' ' || b == '\t' }
 // alone: no = that begins the word, no glob qualifier, group,
 // alternative or number range, no **.
 func zshLitInert(v string, first bool) bool {
-	return !(first && len(v) > 1 && v[0] == '=') && !strings.ContainsAny(v, "()|<>") && !strings.Contains(v, "**")
+	if first && len(v) > 1 && v[0] == '=' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '(', ')', '|', '<', '>':
+			return false
+		case '*':
+			if i+1 < len(v) && v[i+1] == '*' {
+				return false
+			}
+		}
+	}
+	return true
 }

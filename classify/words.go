@@ -70,6 +70,13 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 			} else if w.zshStandIn && !zshLitInert(v, first) {
 				w.zshReads()
 			}
+			if plainLit(v) {
+				// No tilde, glob, brace, escape or =: the checks below
+				// would find nothing.
+				val.WriteString(v)
+				pat.WriteString(v)
+				continue
+			}
 			if first && strings.HasPrefix(v, "~") {
 				prefix := v
 				if end := strings.IndexByte(v, '/'); end >= 0 {
@@ -583,6 +590,24 @@ func escapeGlob(s string) string {
 	}
 	return b.String()
 }
+
+// plainLit reports whether the unquoted literal s has none of the bytes
+// word looks for in one: ~ \\ * ? [ { =.
+func plainLit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if litSpecial[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var litSpecial = func() (t [256]bool) {
+	for _, b := range []byte("~\\*?[{=") {
+		t[b] = true
+	}
+	return t
+}()
 
 func hasUnescapedGlob(s string) bool {
 	for i := 0; i < len(s); i++ {
