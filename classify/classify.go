@@ -71,10 +71,74 @@ type scanned struct {
 // estimate now and the nesting when asked for it.
 func (cfg *config) scan(command string) *scanned {
 	if !cfg.scanned.done || cfg.scanned.command != command {
-		cfg.scanned = scanned{command: command, segs: segmentEstimate(command), done: true}
+		if len(command) > cfg.limits.MaxLength {
+			// Refused for its length: the nesting is never asked for.
+			cfg.scanned = scanned{command: command, segs: segmentEstimate(command), done: true}
+		} else {
+			segs, nesting := scanShape(command)
+			cfg.scanned = scanned{command: command, segs: segs, nesting: nesting, done: true, nestingScanned: true}
+		}
 	}
 	return &cfg.scanned
 }
+
+// scanShape is segmentEstimate and maxNesting in one pass over command.
+func scanShape(command string) (segs, nesting int) {
+	n, d, m := 1, 0, 0
+	inBackquote := false
+	for i := 0; i < len(command); i++ {
+		c := command[i]
+		if !shapeByte[c] {
+			continue
+		}
+		switch c {
+		case '&':
+			if n < 8 && !(i > 0 && (command[i-1] == '&' || command[i-1] == '>' || command[i-1] == '<') ||
+				i+1 < len(command) && command[i+1] == '>') {
+				n++
+			}
+		case '|', ';', '\n':
+			if n < 8 && (i == 0 || command[i-1] != c) {
+				n++
+			}
+		case '(':
+			if n < 8 && (i == 0 || command[i-1] != c) {
+				n++
+			}
+			if d++; d > m {
+				m = d
+			}
+		case '`':
+			if n < 8 && (i == 0 || command[i-1] != c) {
+				n++
+			}
+			if inBackquote = !inBackquote; !inBackquote {
+				if d > 0 {
+					d--
+				}
+			} else if d++; d > m {
+				m = d
+			}
+		case '{', '[':
+			if d++; d > m {
+				m = d
+			}
+		case ')', '}', ']':
+			if d > 0 {
+				d--
+			}
+		}
+	}
+	return n, m
+}
+
+// shapeByte are the bytes scanShape looks at.
+var shapeByte = func() (t [256]bool) {
+	for _, b := range []byte("&|;\n(`{[)}]") {
+		t[b] = true
+	}
+	return t
+}()
 
 // nesting is maxNesting(command), scanned once for both readings.
 func (sc *scanned) nestingDepth() int {

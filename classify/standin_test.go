@@ -134,6 +134,7 @@ func FuzzZshStandIn(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
+		checkScanShape(t, in)
 		if checkZshSameParse(t, in) {
 			checkStandIn(t, in)
 		}
@@ -152,5 +153,20 @@ func TestZshSameParseEdges(t *testing.T) {
 		if !zshSameParse(c) {
 			t.Errorf("zshSameParse(%q) = false, want true", c)
 		}
+	}
+}
+
+// TestScanShape checks the one-pass scan against segmentEstimate and
+// maxNesting.
+func TestScanShape(t *testing.T) {
+	for _, c := range append(standInInputs(t), "((((", "`a` `b`", "a&&b||c;;d\n\ne", "```", "$($($(", "a 2>&1 &>f >&2 &") {
+		checkScanShape(t, c)
+	}
+}
+
+func checkScanShape(t *testing.T, c string) {
+	t.Helper()
+	if segs, nesting := scanShape(c); segs != segmentEstimate(c) || nesting != maxNesting(c) {
+		t.Errorf("scanShape(%q) = %d, %d; want %d, %d", trunc(c), segs, nesting, segmentEstimate(c), maxNesting(c))
 	}
 }
