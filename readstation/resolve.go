@@ -166,7 +166,9 @@ func (c *fsCache) resolveSlow(p string) resolved {
 			case r.isDir():
 				return c.walk(r.real, name, p)
 			default:
-				return resolved{real: filepath.Clean(r.real + "/" + name)}
+				// r.real is clean and name one plain component: the join is
+				// clean.
+				return resolved{real: joinAbs(r.real, name)}
 			}
 		}
 	}

@@ -221,6 +221,8 @@ type matcher struct {
 	deep  []crow            // other any-depth rows
 	fold  bool              // compare lower-cased
 	anch  map[string][]int  // anchored rows by prefix, indexes in order
+	// anchLen[n] is set when an anchored prefix is n bytes long.
+	anchLen []bool
 	ext   map[string][]int  // names rows "*.x" (suffix with a dot) by extension x
 	// otherBy are the other names rows whose name starts with a literal
 	// (prefix*, pre*suf), by that byte; otherAny the rest of them.
@@ -269,27 +271,46 @@ func (m *matcher) denied(p string) (string, bool) {
 	}
 	var arr [16]string
 	comps := splitAbs(p, arr[:0])
+	// The offsets of p's slashes, from the first: each ancestor of p is p
+	// cut at one of them.
+	var slashArr [16]int
+	slashes := slashArr[:0]
+	for i := 0; ; i++ {
+		k := strings.IndexByte(p[i:], '/')
+		if k < 0 {
+			break
+		}
+		i += k
+		slashes = append(slashes, i)
+	}
 	// Anchored rows: only those whose prefix is p or one of its ancestors
-	// can match; the first in row order wins.
+	// can match; the first in row order wins. No prefix has the length
+	// of most ancestors: those are not looked up.
 	best := -1
-	for q, depth := p, len(comps); ; {
-		for _, i := range m.anch[q] {
-			if best >= 0 && i >= best {
-				break
-			}
-			if matchComps(m.rows[i].rest, comps[depth:]) {
-				best = i
-				break
+	for q, depth, k := p, len(comps), len(slashes); ; {
+		if len(q) < len(m.anchLen) && m.anchLen[len(q)] {
+			for _, i := range m.anch[q] {
+				if best >= 0 && i >= best {
+					break
+				}
+				if matchComps(m.rows[i].rest, comps[depth:]) {
+					best = i
+					break
+				}
 			}
 		}
 		if q == "/" || depth == 0 {
 			break
 		}
-		j := strings.LastIndexByte(q, '/')
-		if j <= 0 {
+		// q's parent: q cut at its last slash (the last of p's slashes
+		// inside q), or "/".
+		for k > 0 && slashes[k-1] >= len(q) {
+			k--
+		}
+		if k == 0 || slashes[k-1] <= 0 {
 			q = "/"
 		} else {
-			q = q[:j]
+			q = q[:slashes[k-1]]
 		}
 		depth--
 	}
@@ -369,6 +390,10 @@ func (m *matcher) index() {
 	for i, r := range m.rows {
 		if r.prefix != "" {
 			m.anch[r.prefix] = append(m.anch[r.prefix], i)
+			for len(m.anchLen) <= len(r.prefix) {
+				m.anchLen = append(m.anchLen, false)
+			}
+			m.anchLen[len(r.prefix)] = true
 			continue
 		}
 		switch {
