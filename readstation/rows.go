@@ -223,7 +223,7 @@ type matcher struct {
 	anch  map[string][]int  // anchored rows by prefix, indexes in order
 	// anchLen[n] is set when an anchored prefix is n bytes long.
 	anchLen []bool
-	ext   map[string][]int  // names rows "*.x" (suffix with a dot) by extension x
+	ext     map[string][]int // names rows "*.x" (suffix with a dot) by extension x
 	// otherBy are the other names rows whose name starts with a literal
 	// (prefix*, pre*suf), by that byte; otherAny the rest of them.
 	otherBy  map[byte][]int
