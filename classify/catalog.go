@@ -464,6 +464,13 @@ func (c *Catalog) LookupIn(name string, d Dialect) *Program {
 	return nil
 }
 
+// shellBound reports whether the catalog's entry for name holds in some
+// shells only (zsh's noglob), so that LookupIn depends on the dialect.
+func (c *Catalog) shellBound(name string) bool {
+	p := c.byName[name]
+	return p != nil && len(p.Shells) > 0
+}
+
 // Sub returns the subcommand spec, or nil.
 func (p *Program) Sub(name string) *Program {
 	return p.subIndex[name]
