@@ -127,6 +127,9 @@ var (
 	kPathGlob        = ast.StringTerm("path_glob")
 	kTracked         = ast.StringTerm("tracked")
 	kTraits          = ast.StringTerm("traits")
+	kPushes          = ast.StringTerm("pushes")
+	kBranch          = ast.StringTerm("branch")
+	kForce           = ast.StringTerm("force")
 	kDots            = ast.StringTerm("dots")
 	kGlobstar        = ast.StringTerm("globstar")
 	kDialect         = ast.StringTerm("dialect")
@@ -485,6 +488,19 @@ func segmentTerm(s *classify.Segment) *ast.Term {
 	o = o.add(kSpan, spanTerm(s.Span))
 	if len(s.Traits) > 0 {
 		o = o.add(kTraits, enumsTerm(s.Traits))
+	}
+	if len(s.Pushes) > 0 {
+		ts := make([]*ast.Term, len(s.Pushes))
+		for i, p := range s.Pushes {
+			po := obj{items: make([][2]*ast.Term, 0, 3)}
+			po = po.add(kBranch, str(p.Branch))
+			if p.Force {
+				po = po.add(kForce, boolean(true))
+			}
+			po = po.add(kSpan, spanTerm(p.Span))
+			ts[i] = po.term()
+		}
+		o = o.add(kPushes, ast.ArrayTerm(ts...))
 	}
 	return o.term()
 }
@@ -876,7 +892,7 @@ func hasTerm(h policy.HasFlags) *ast.Term {
 			v bool
 		}{
 			{"parse_error", h.ParseError}, {"not_reversible", h.NotReversible}, {"writes", h.Writes},
-			{"network", h.Network}, {"shell", h.Shell}, {"git", h.Git},
+			{"network", h.Network}, {"shell", h.Shell}, {"git", h.Git}, {"pushes", h.Pushes},
 			{"destructive_or_unknown", h.DestructiveOrUnknown}, {"fork_bomb", h.ForkBomb},
 			{"granted", h.Granted}, {"grant_refused", h.GrantRefused}, {"reads_unjudged", h.ReadsUnjudged}, {"station_reads", h.StationReads},
 			{"station_denied", h.StationDenied}, {"station_unsure", h.StationUnsure},
