@@ -159,9 +159,15 @@ func (b *Batcher) Run(ctx context.Context, read func(yield func(BatchItem) error
 }
 
 // batchWindow is how many items may be read ahead of the last answer
-// written, per worker: enough that a slow command does not stall the
-// workers behind it, few enough that memory stays flat.
-const batchWindow = 16
+// written, per worker: enough that a slow command (or a worker the system
+// does not run for a while) does not stall the workers behind it, few
+// enough that memory stays flat. batchWindowBytes bounds the commands in
+// flight too, for long lines (up to MaxBatchLine each): past it, a worker
+// waits for the answers before it to be written.
+const (
+	batchWindow      = 64
+	batchWindowBytes = 4 << 20
+)
 
 // errBatchStopped ends read once the batch stops.
 var errBatchStopped = errors.New("batch stopped")
@@ -183,6 +189,8 @@ type batchRun struct {
 	next func() (BatchItem, bool) // the reader, pulled (under in)
 	read atomic.Int64             // items read
 	eof  bool                     // under in
+	// bytes are the bytes of the commands read and not yet written.
+	bytes atomic.Int64
 
 	out     sync.Mutex
 	room    *sync.Cond // signalled when written grows or the run fails
@@ -195,9 +203,10 @@ type batchRun struct {
 
 // batchDone is the answer of an item read, until it is written.
 type batchDone struct {
-	set bool
-	a   BatchAnswer
-	err error
+	set  bool
+	size int // of the command
+	a    BatchAnswer
+	err  error
 }
 
 // run is Run; flush, when set, is called whenever every item read so far
@@ -264,7 +273,7 @@ func (r *batchRun) work() {
 			return
 		}
 		a, err := r.b.Answer(r.ctx, it)
-		r.put(n, a, err)
+		r.put(n, len(it.Command), a, err)
 	}
 }
 
@@ -277,9 +286,13 @@ func (r *batchRun) take() (n int64, it BatchItem, ok bool) {
 		return 0, it, false
 	}
 	n = r.read.Load()
-	if n-r.written.Load() >= int64(len(r.done)) {
+	full := func() bool {
+		w := r.written.Load()
+		return n-w >= int64(len(r.done)) || (n > w && r.bytes.Load() >= batchWindowBytes)
+	}
+	if full() {
 		r.out.Lock()
-		for r.err == nil && n-r.written.Load() >= int64(len(r.done)) {
+		for r.err == nil && full() {
 			r.room.Wait()
 		}
 		r.out.Unlock()
@@ -292,16 +305,17 @@ func (r *batchRun) take() (n int64, it BatchItem, ok bool) {
 		r.eof = true
 		return 0, it, false
 	}
+	r.bytes.Add(int64(len(it.Command)))
 	r.read.Store(n + 1)
 	return n, it, true
 }
 
-// put keeps the answer of item n, and writes every answer that is next
-// in input order.
-func (r *batchRun) put(n int64, a BatchAnswer, err error) {
+// put keeps the answer of item n (of a command of size bytes), and writes
+// every answer that is next in input order.
+func (r *batchRun) put(n int64, size int, a BatchAnswer, err error) {
 	r.out.Lock()
 	defer r.out.Unlock()
-	r.done[n%int64(len(r.done))] = batchDone{set: true, a: a, err: err}
+	r.done[n%int64(len(r.done))] = batchDone{set: true, size: size, a: a, err: err}
 	wrote := false
 	for r.err == nil {
 		w := r.written.Load()
@@ -317,6 +331,7 @@ func (r *batchRun) put(n int64, a BatchAnswer, err error) {
 		if err == nil {
 			err = r.write(d.a)
 		}
+		r.bytes.Add(-int64(d.size))
 		*d = batchDone{}
 		r.written.Store(w + 1)
 		wrote = true

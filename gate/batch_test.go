@@ -248,6 +248,52 @@ func TestBatcherLineFields(t *testing.T) {
 	}
 }
 
+// slowFirst is the pipeline's batch, slow on the first of
+// TestBatcherLongLines's commands.
+type slowFirst struct{ *Batch }
+
+func (s slowFirst) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
+	if strings.HasPrefix(command, "echo 0a") {
+		time.Sleep(300 * time.Millisecond)
+	}
+	return s.Batch.Check(ctx, command, cwd, mode, shell)
+}
+
+// TestBatcherLongLines: long commands are bounded in flight by their
+// bytes (batchWindowBytes, and one line more), not only by their number.
+func TestBatcherLongLines(t *testing.T) {
+	ws, pl := batchWorkspace(t)
+	const size = 512 << 10
+	cmds := make([]string, 40)
+	for i := range cmds {
+		cmds[i] = fmt.Sprintf("echo %d%s", i, strings.Repeat("a", size))
+	}
+	var read, written, most atomic.Int64
+	// The first is slow: the workers behind it run ahead as far as the
+	// window lets them.
+	b := Batcher{Checker: slowFirst{pl.Batch()}, Cwd: ws, Workers: 4}
+	err := b.Run(context.Background(), func(yield func(BatchItem) error) error {
+		return items(cmds)(func(it BatchItem) error {
+			if n := read.Add(1) - written.Load(); n > most.Load() {
+				most.Store(n)
+			}
+			return yield(it)
+		})
+	}, func(a BatchAnswer) error {
+		written.Add(1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if written.Load() != int64(len(cmds)) {
+		t.Fatalf("%d answers for %d commands", written.Load(), len(cmds))
+	}
+	if max := int64(batchWindowBytes/size + 2); most.Load() > max {
+		t.Errorf("%d long lines in flight at once; want at most %d", most.Load(), max)
+	}
+}
+
 // TestBatcherStreamFlushes: Stream buffers its answers but hands each on
 // once every command read so far is answered, so that an agent that
 // writes one command and waits for its answer gets it.
