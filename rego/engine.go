@@ -336,17 +336,20 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 		return policy.ErrorDecision("%v", err), f, nil
 	}
 	in.Mode = f.Mode
-	v, err := inputValue(in, f)
-	if err != nil {
-		return policy.ErrorDecision("building the policy input: %v", err), f, nil
-	}
 	var key memoKey
 	memoize := e.memo != nil && extra == nil
 	if memoize {
-		key = keyOf(in, f.Mode, v)
-		if d, ok := e.memo.get(key); ok {
+		// The key is hashed from the input's description without building
+		// the value: a decision answered from the memo builds nothing.
+		if key, err = keyFor(in, f); err != nil {
+			memoize = false
+		} else if d, ok := e.memo.get(key); ok {
 			return d, f, nil
 		}
+	}
+	v, err := inputValue(in, f)
+	if err != nil {
+		return policy.ErrorDecision("building the policy input: %v", err), f, nil
 	}
 	opts := make([]opa.EvalOption, 0, 3+len(extra))
 	opts = append(opts, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
