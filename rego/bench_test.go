@@ -373,10 +373,11 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 
 // BenchmarkInputValueKey measures, on the first 3,000 commands of the
 // shared agent corpus (classified and judged once, outside the timing),
-// the two per-decision steps before the evaluation: building the input
-// value ("value") and computing its memo key ("key", hashed from the same
-// description without building a value). One op is one command; cpu-ns/op
-// is CPU time per command.
+// the three per-decision steps: building the input value ("value"),
+// evaluating the default policy on a value built before ("eval") and
+// computing the memo key ("key", hashed from the same description without
+// building a value). One op is one command; cpu-ns/op is CPU time per
+// command.
 func BenchmarkInputValueKey(b *testing.B) {
 	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
 	if dir == "" {
@@ -422,6 +423,22 @@ func BenchmarkInputValueKey(b *testing.B) {
 	b.Run("value", func(b *testing.B) {
 		run(b, func(i int) {
 			if _, err := inputValue(&ins[i], facts[i]); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("eval", func(b *testing.B) {
+		vals := make([]ast.Object, len(ins))
+		for i := range ins {
+			v, err := inputValue(&ins[i], facts[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			vals[i] = v
+		}
+		ctx := context.Background()
+		run(b, func(i int) {
+			if _, err := f.engine.pq.Eval(ctx, opa.EvalParsedInput(vals[i]), opa.EvalMetrics(noMetrics), opa.EvalExternalCancel(notCancelled{})); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -63,7 +63,7 @@ func cached[K comparable](e enc, c *shared[K], k K, describe func(enc)) {
 		return
 	}
 	describe(b)
-	c.store(k, b.stack[len(b.stack)-1])
+	c.store(k, b.last)
 }
 
 // Object keys, built once and shared by every input (terms are never
@@ -260,16 +260,20 @@ var (
 	nameTerms     shared[string]
 )
 
-// builder is the encoder that builds the ast.Value. Values are pushed on
-// stack (an open object's keys and values alternate there); end replaces
-// the innermost open object's or array's items by its term.
+// builder is the encoder that builds the ast.Value. An open object's
+// members collect on pairs (key() starts a member, the value pushed next
+// completes it), an open array's elements on elems; end replaces the
+// innermost open object's or array's items by its term.
 type builder struct {
-	stack  []*ast.Term
-	frames []frame
+	elems  []*ast.Term
 	pairs  [][2]*ast.Term
+	frames []frame
+	// last is the term pushed last.
+	last *ast.Term
 }
 
-// frame is an open object or array: where its items start on the stack.
+// frame is an open object or array: where its items start on pairs or
+// elems.
 type frame struct {
 	start  int
 	object bool
@@ -277,13 +281,21 @@ type frame struct {
 
 // builders keeps builders and their stacks between decisions.
 var builders = sync.Pool{New: func() any {
-	return &builder{stack: make([]*ast.Term, 0, 256), frames: make([]frame, 0, 16), pairs: make([][2]*ast.Term, 0, 32)}
+	return &builder{elems: make([]*ast.Term, 0, 64), pairs: make([][2]*ast.Term, 0, 128), frames: make([]frame, 0, 16)}
 }}
 
-func (b *builder) push(t *ast.Term) { b.stack = append(b.stack, t) }
-func (b *builder) object()          { b.frames = append(b.frames, frame{len(b.stack), true}) }
-func (b *builder) array()           { b.frames = append(b.frames, frame{len(b.stack), false}) }
-func (b *builder) key(k *ast.Term)  { b.push(k) }
+func (b *builder) push(t *ast.Term) {
+	b.last = t
+	if n := len(b.frames); n > 0 && b.frames[n-1].object {
+		b.pairs[len(b.pairs)-1][1] = t
+		return
+	}
+	b.elems = append(b.elems, t)
+}
+
+func (b *builder) object()          { b.frames = append(b.frames, frame{len(b.pairs), true}) }
+func (b *builder) array()           { b.frames = append(b.frames, frame{len(b.elems), false}) }
+func (b *builder) key(k *ast.Term)  { b.pairs = append(b.pairs, [2]*ast.Term{k, nil}) }
 func (b *builder) num(n int)        { b.push(ast.InternedTerm(n)) }
 func (b *builder) boolean(v bool)   { b.push(ast.InternedTerm(v)) }
 func (b *builder) null()            { b.push(nullTerm) }
@@ -318,24 +330,21 @@ func (b *builder) config(c *policy.Config) { b.push(configTerm(c)) }
 func (b *builder) end() {
 	fr := b.frames[len(b.frames)-1]
 	b.frames = b.frames[:len(b.frames)-1]
-	items := b.stack[fr.start:]
 	var t *ast.Term
 	switch {
 	case fr.object:
-		pairs := b.pairs[:0]
-		for i := 0; i+1 < len(items); i += 2 {
-			pairs = append(pairs, [2]*ast.Term{items[i], items[i+1]})
-		}
-		t = ast.NewTerm(ast.NewObject(pairs...))
-		clear(pairs)
-		b.pairs = pairs[:0]
-	case len(items) == 0:
+		// NewObject copies the members.
+		t = ast.NewTerm(ast.NewObject(b.pairs[fr.start:]...))
+		b.pairs = b.pairs[:fr.start]
+	case len(b.elems) == fr.start:
 		t = emptyArray
 	default:
-		t = ast.ArrayTerm(slices.Clone(items)...)
+		ts := make([]*ast.Term, len(b.elems)-fr.start)
+		copy(ts, b.elems[fr.start:])
+		t = ast.ArrayTerm(ts...)
+		b.elems = b.elems[:fr.start]
 	}
-	clear(items)
-	b.stack = append(b.stack[:fr.start], t)
+	b.push(t)
 }
 
 // maxBuilderStack is the largest stack a builder keeps for the next
@@ -346,18 +355,21 @@ const maxBuilderStack = 1 << 16
 func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
 	b := builders.Get().(*builder)
 	defer func() {
-		b.stack, b.frames = b.stack[:0], b.frames[:0]
-		if cap(b.stack) <= maxBuilderStack {
+		// The terms left on the stacks are garbage: drop them.
+		clear(b.elems[:cap(b.elems)])
+		clear(b.pairs[:cap(b.pairs)])
+		b.elems, b.pairs, b.frames, b.last = b.elems[:0], b.pairs[:0], b.frames[:0], nil
+		if cap(b.elems)+cap(b.pairs) <= maxBuilderStack {
 			builders.Put(b)
 		}
 	}()
 	if err := describeInput(b, in, f); err != nil {
 		return nil, err
 	}
-	if len(b.stack) != 1 || len(b.frames) != 0 {
-		return nil, fmt.Errorf("internal error: the input's description left %d values and %d open", len(b.stack), len(b.frames))
+	if len(b.elems) != 1 || len(b.pairs) != 0 || len(b.frames) != 0 {
+		return nil, fmt.Errorf("internal error: the input's description left %d values, %d members and %d open", len(b.elems), len(b.pairs), len(b.frames))
 	}
-	return b.stack[0].Value.(ast.Object), nil
+	return b.elems[0].Value.(ast.Object), nil
 }
 
 // describeInput describes the whole input document.
