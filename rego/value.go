@@ -33,9 +33,9 @@ type enc interface {
 	array()
 	end()
 	key(k *ast.Term)
-	// str is a string; name is a frequent word (a program, a subcommand,
-	// an option) and enum an enum-like value (kinds, sources, roles): the
-	// builder shares their terms across inputs.
+	// str is a string; name is a frequent one (a program, a subcommand,
+	// an option, the cwd) and enum an enum-like value (kinds, sources,
+	// roles): the builder shares their terms across inputs.
 	str(s string)
 	name(s string)
 	enum(s string)
@@ -187,6 +187,11 @@ var (
 	kWrappers        = ast.StringTerm("wrappers")
 	kWrites          = ast.StringTerm("writes")
 	kWritten         = ast.StringTerm("written")
+	// Keys of the decision and its reasons.
+	kAction    = ast.StringTerm("action")
+	kReasons   = ast.StringTerm("reasons")
+	kGrantable = ast.StringTerm("grantable")
+	kRule      = ast.StringTerm("rule")
 )
 
 // enums holds one term for each frequent enum-like value (kinds, sources,
@@ -395,7 +400,7 @@ func describeInput(e enc, in *policy.Input, f *policy.Facts) error {
 	e.key(kMode)
 	e.enum(f.Mode)
 	e.key(kCwd)
-	e.str(in.Cwd)
+	e.name(in.Cwd)
 	if in.Shell != "" {
 		e.key(kShell)
 		e.enum(in.Shell)
@@ -921,10 +926,16 @@ func describeFacts(e enc, f *policy.Facts) {
 	e.object()
 	e.key(kMode)
 	e.enum(f.Mode)
+	// The cwd, the home and the roots are the same for most inputs: the
+	// builder shares their terms.
 	e.key(kHome)
-	e.str(f.Home)
+	e.name(f.Home)
 	e.key(kRoots)
-	describeStrings(e, f.Roots)
+	e.array()
+	for _, r := range f.Roots {
+		e.name(r)
+	}
+	e.end()
 	e.key(kSegments)
 	e.array()
 	for _, s := range f.Segments {
