@@ -206,6 +206,11 @@ type Program struct {
 	// "formatter"; see the Trait constants): a segment of the program
 	// carries them (Segment.Traits).
 	Traits []string `yaml:"traits,omitempty" json:"traits,omitempty"`
+	// Keywords are words the program gives a meaning of their own
+	// wherever they stand among its operands, each with an effect and a
+	// code (parted's commands that rewrite a partition table); see
+	// Keyword. A subcommand's add to its program's.
+	Keywords []Keyword `yaml:"keywords,omitempty" json:"keywords,omitempty"`
 
 	exits []exitRange
 }
@@ -459,6 +464,13 @@ func (c *Catalog) LookupIn(name string, d Dialect) *Program {
 	return nil
 }
 
+// shellBound reports whether the catalog's entry for name holds in some
+// shells only (zsh's noglob), so that LookupIn depends on the dialect.
+func (c *Catalog) shellBound(name string) bool {
+	p := c.byName[name]
+	return p != nil && len(p.Shells) > 0
+}
+
 // Sub returns the subcommand spec, or nil.
 func (p *Program) Sub(name string) *Program {
 	return p.subIndex[name]
@@ -517,6 +529,7 @@ func (p *Program) build(path string) []error {
 		}
 	}
 	p.checkKnowledge(bad)
+	p.checkKeywords(bad)
 	errs = append(errs, p.buildSubcommands(path, bad)...)
 	return errs
 }

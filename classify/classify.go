@@ -51,6 +51,9 @@ type config struct {
 	limits  Limits
 	dialect Dialect
 	stmtFn  func(*syntax.Stmt) // WithStatements
+	// bothReadings turns off the stand-in (zshStandIn): the zsh reading
+	// is always made. Tests compare the two ways.
+	bothReadings bool
 	// scanned is the command facts both readings of one command share,
 	// worked out by the first (scan).
 	scanned scanned
@@ -68,10 +71,74 @@ type scanned struct {
 // estimate now and the nesting when asked for it.
 func (cfg *config) scan(command string) *scanned {
 	if !cfg.scanned.done || cfg.scanned.command != command {
-		cfg.scanned = scanned{command: command, segs: segmentEstimate(command), done: true}
+		if len(command) > cfg.limits.MaxLength {
+			// Refused for its length: the nesting is never asked for.
+			cfg.scanned = scanned{command: command, segs: segmentEstimate(command), done: true}
+		} else {
+			segs, nesting := scanShape(command)
+			cfg.scanned = scanned{command: command, segs: segs, nesting: nesting, done: true, nestingScanned: true}
+		}
 	}
 	return &cfg.scanned
 }
+
+// scanShape is segmentEstimate and maxNesting in one pass over command.
+func scanShape(command string) (segs, nesting int) {
+	n, d, m := 1, 0, 0
+	inBackquote := false
+	for i := 0; i < len(command); i++ {
+		c := command[i]
+		if !shapeByte[c] {
+			continue
+		}
+		switch c {
+		case '&':
+			if n < 8 && !(i > 0 && (command[i-1] == '&' || command[i-1] == '>' || command[i-1] == '<') ||
+				i+1 < len(command) && command[i+1] == '>') {
+				n++
+			}
+		case '|', ';', '\n':
+			if n < 8 && (i == 0 || command[i-1] != c) {
+				n++
+			}
+		case '(':
+			if n < 8 && (i == 0 || command[i-1] != c) {
+				n++
+			}
+			if d++; d > m {
+				m = d
+			}
+		case '`':
+			if n < 8 && (i == 0 || command[i-1] != c) {
+				n++
+			}
+			if inBackquote = !inBackquote; !inBackquote {
+				if d > 0 {
+					d--
+				}
+			} else if d++; d > m {
+				m = d
+			}
+		case '{', '[':
+			if d++; d > m {
+				m = d
+			}
+		case ')', '}', ']':
+			if d > 0 {
+				d--
+			}
+		}
+	}
+	return n, m
+}
+
+// shapeByte are the bytes scanShape looks at.
+var shapeByte = func() (t [256]bool) {
+	for _, b := range []byte("&|;\n(`{[)}]") {
+		t[b] = true
+	}
+	return t
+}()
 
 // nesting is maxNesting(command), scanned once for both readings.
 func (sc *scanned) nestingDepth() int {
@@ -110,9 +177,16 @@ func WithLimits(l Limits) Option {
 // as zsh, and is reversible only when both readings prove it. It is pure
 // (no I/O), never panics, and is safe for concurrent use.
 func Classify(command string, opts ...Option) *Report {
-	cfg := config{limits: DefaultLimits}
+	// The options see the config by pointer, so it would be allocated:
+	// it is reused instead (nothing keeps it after Classify).
+	cfg := configPool.Get().(*config)
+	defer func() {
+		*cfg = config{}
+		configPool.Put(cfg)
+	}()
+	*cfg = config{limits: DefaultLimits}
 	for _, o := range opts {
-		o(&cfg)
+		o(cfg)
 	}
 	var catErr error
 	if cfg.cat == nil {
@@ -120,17 +194,41 @@ func Classify(command string, opts ...Option) *Report {
 	}
 	switch cfg.dialect {
 	case DialectBash, DialectZsh, DialectSh:
-		r := classifyAs(command, &cfg, catErr, cfg.dialect)
+		r := classifyAs(command, cfg, catErr, cfg.dialect)
 		r.Dialect = string(cfg.dialect)
 		return r
 	}
-	b := classifyAs(command, &cfg, catErr, DialectBash)
-	z := classifyAs(command, &cfg, catErr, DialectZsh)
+	b, zshSame := classifyBash(command, cfg, catErr)
+	if zshSame {
+		// What mergeReadings returns when the readings agree.
+		b.Dialect = bothDialects
+		return b
+	}
+	z := classifyAs(command, cfg, catErr, DialectZsh)
 	return mergeReadings(b, z)
 }
 
+var configPool = sync.Pool{New: func() any { return new(config) }}
+
+// classifyBash is the bash reading of a command whose shell is not known.
+// zshSame is set when the zsh reading is proven to agree with it (the
+// parsers build the same tree and the walk met nothing zsh reads
+// otherwise; see zshStandIn), so that it need not be made.
+func classifyBash(command string, cfg *config, catErr error) (r *Report, zshSame bool) {
+	standIn := catErr == nil && cfg.stmtFn == nil && !cfg.bothReadings && zshSameParse(command)
+	r = classifyAsIn(command, cfg, catErr, DialectBash, standIn, &zshSame)
+	return r, zshSame && r.Parse.OK
+}
+
 // classifyAs reads command in one dialect.
-func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report) {
+func classifyAs(command string, cfg *config, catErr error, d Dialect) *Report {
+	return classifyAsIn(command, cfg, catErr, d, false, nil)
+}
+
+// classifyAsIn reads command in dialect d. With standIn (a bash reading
+// of a command zshSameParse accepts), *zshSame is set at the end when
+// the walk met nothing zsh reads otherwise.
+func classifyAsIn(command string, cfg *config, catErr error, d Dialect, standIn bool, zshSame *bool) (r *Report) {
 	sc := cfg.scan(command)
 	r = &Report{
 		Command:   command,
@@ -145,13 +243,18 @@ func classifyAs(command string, cfg *config, catErr error, d Dialect) (r *Report
 	w.cfg, w.r, w.src, w.exact, w.producer = cfg, r, command, true, -1
 	w.st = cwdState{cwd: Cwd{Path: ".", Known: true}}
 	w.dialect, w.zsh = d, d == DialectZsh
+	w.zshStandIn = standIn
 	defer func() {
 		if p := recover(); p != nil {
 			// A bug in the walker must never turn into an allow.
 			r.Parse.OK = r.Parse.OK && true
+			w.zshStandIn = false
 			w.find("internal-error", fmt.Sprintf("the classifier failed: %v", p), Span{0, len(command)}, -1)
 		}
 		w.finish()
+		if zshSame != nil {
+			*zshSame = w.zshStandIn
+		}
 		w.release()
 	}()
 	whole := Span{0, len(command)}
@@ -425,6 +528,12 @@ type walker struct {
 	// script inside a zsh command is bash); zsh is dialect == DialectZsh.
 	dialect Dialect
 	zsh     bool
+	// zshStandIn is set while a bash reading stands in for the zsh one:
+	// the command's shell is not known, both parsers build the same tree
+	// (zshSameParse), and every place where the walk of a zsh script
+	// differs has so far found nothing that zsh reads otherwise. Such a
+	// place calls zshReads, and the zsh reading is then made as well.
+	zshStandIn bool
 
 	// span mapping for string-nested scripts
 	base  int
@@ -516,6 +625,18 @@ func (w *walker) release() {
 	}
 	*w = walker{seen: seen, infoBuf: infos, topFn: top}
 	walkerPool.Put(w)
+}
+
+// zshReads is called where zsh reads a script otherwise than bash, once
+// the condition for it holds. In the zsh reading it reports true; in a
+// bash reading standing in for the zsh one it ends the stand-in (the zsh
+// reading is then made) and reports false.
+func (w *walker) zshReads() bool {
+	if w.zsh {
+		return true
+	}
+	w.zshStandIn = false
+	return false
 }
 
 func (w *walker) span(n syntax.Node) Span {
@@ -660,7 +781,7 @@ func (w *walker) stmt(s *syntax.Stmt, c ctx) (o outcome) {
 	seg := -1
 	switch cmd := s.Cmd.(type) {
 	case nil:
-		if w.zsh && len(s.Redirs) > 0 && !c.subst {
+		if (w.zsh || w.zshStandIn) && len(s.Redirs) > 0 && !c.subst && w.zshReads() {
 			// < file runs $READNULLCMD (a pager) on it, > file runs
 			// $NULLCMD (cat), reading stdin.
 			w.find("zsh-null-command", "in zsh, a redirection with no command runs $READNULLCMD or $NULLCMD (a pager, cat), a program chosen by the environment", w.span(s), -1)
@@ -885,7 +1006,7 @@ func (w *walker) forClause(fc *syntax.ForClause, c ctx, start cwdState) outcome 
 		if l.Name != nil && fc.Select {
 			w.markAssigned(l.Name.Value) // a person picks the value
 		}
-		if l.Name != nil && w.zsh && zshSpecialVar(l.Name.Value) {
+		if l.Name != nil && (w.zsh || w.zshStandIn) && zshSpecialVar(l.Name.Value) && w.zshReads() {
 			// for path in .; do ls; done sets PATH=. and runs ./ls.
 			w.find("zsh-special-variable", fmt.Sprintf("in zsh, the loop assigns %s, a special variable (path is tied to PATH, cdpath to CDPATH, fpath to FPATH)", l.Name.Value), w.span(l.Name), -1)
 		}
@@ -930,10 +1051,10 @@ func (w *walker) funcDecl(fd *syntax.FuncDecl, c ctx) {
 	if fd.Name != nil {
 		name = fd.Name.Value
 	}
-	if w.zsh && fd.Name == nil && len(fd.Names) == 0 {
+	if (w.zsh || w.zshStandIn) && fd.Name == nil && len(fd.Names) == 0 && w.zshReads() {
 		w.find("zsh-anonymous-function", "in zsh, an anonymous function () { … } runs at once", w.spanPos(fd.Pos(), fd.Body.Pos()), -1)
 	}
-	if w.zsh && zshHookFunction(name) {
+	if (w.zsh || w.zshStandIn) && zshHookFunction(name) && w.zshReads() {
 		w.find("zsh-hook-function", "in zsh, a function named "+name+" is called by the shell itself (on a directory change, a signal, exit or a missing command)", w.spanPos(fd.Pos(), fd.Body.Pos()), -1)
 	}
 	w.find("function-definition", "defines a function "+name+", which later commands may call instead of a program", w.spanPos(fd.Pos(), fd.Body.Pos()), -1)

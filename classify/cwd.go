@@ -149,8 +149,9 @@ func (w *walker) cd(seg *Segment, c ctx) {
 	default:
 		to = joinPath(from, target.Value)
 	}
-	if w.zsh && (seg.Name == "cd" || seg.Name == "chdir" || seg.Name == "pushd") &&
-		(len(seg.Operands) > 1 || hasTarget && target.Static() && len(target.Value) > 1 && (target.Value[0] == '-' || target.Value[0] == '+') && isDigits(target.Value[1:])) {
+	if (w.zsh || w.zshStandIn) && (seg.Name == "cd" || seg.Name == "chdir" || seg.Name == "pushd") &&
+		(len(seg.Operands) > 1 || hasTarget && target.Static() && len(target.Value) > 1 && (target.Value[0] == '-' || target.Value[0] == '+') && isDigits(target.Value[1:])) &&
+		w.zshReads() {
 		// zsh: cd OLD NEW replaces OLD with NEW in $PWD; cd +N and cd -N
 		// pick from the directory stack.
 		to = Cwd{}

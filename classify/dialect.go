@@ -633,3 +633,147 @@ func zshHookFunction(name string) bool {
 	}
 	return strings.HasPrefix(name, "TRAP")
 }
+
+// zshSameParse reports whether bash and zsh parse command into the same
+// tree, by its bytes. Outside quotes: letters, digits, blanks, newlines,
+// -_./,:+@%=~!*? and \ with the byte it escapes; the operators | || &&
+// & ; > >> >& &> >| (not zsh's &| &! >! >>& or the case separators ;;
+// ;& ;|); {} as a word that is not a command ({} alone is a block in
+// zsh). Single-quoted text of any bytes; double-quoted text without $ or
+// `. And no word coproc (a keyword in bash only). Every place where
+// mvdan.cc/sh's parser reads zsh otherwise needs one of the bytes left
+// out (( ) [ ] < $ ` #, a { or } not in a word {}) or a sequence refused.
+// TestZshSameParse and FuzzZshStandIn check it against both parsers.
+func zshSameParse(command string) bool {
+	if strings.Contains(command, "coproc") {
+		return false
+	}
+	// prev is the byte before b outside quotes, word the last one that is
+	// not a blank (' ' for none).
+	var prev, prev2 byte
+	word := byte(';')
+	for i := 0; i < len(command); i++ {
+		b := command[i]
+		switch zshByte[b] {
+		case zshWordByte:
+			prev2, prev, word = prev, b, b
+			continue
+		case zshBlank:
+			prev2, prev = prev, b
+			continue
+		case zshRefused:
+			return false
+		}
+		switch b {
+		case '\'':
+			j := strings.IndexByte(command[i+1:], '\'')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+		case '"':
+			for i++; ; i++ {
+				if i >= len(command) {
+					return false
+				}
+				c := command[i]
+				if c == '"' {
+					break
+				}
+				if c == '$' || c == '`' {
+					return false
+				}
+				if c == '\\' {
+					i++
+				}
+			}
+			b = '"'
+		case '\\':
+			if i+1 == len(command) {
+				return false
+			}
+			i++
+			b = 'a' // an escaped byte is a letter of a word
+		case '|':
+			if prev == '&' || prev == ';' {
+				return false
+			}
+		case '&':
+			if prev == ';' || prev == '|' || prev == '>' && prev2 == '>' {
+				return false
+			}
+		case '!':
+			if prev == '&' || prev == '>' {
+				return false
+			}
+		case ';':
+			if prev == ';' {
+				return false
+			}
+		case '{':
+			// Only the word {} after a word: find -exec rm {} +.
+			if i+1 >= len(command) || command[i+1] != '}' || !isBlankByte(prev) || strings.IndexByte(";|&!\n>", word) >= 0 ||
+				i+2 < len(command) && !isBlankByte(command[i+2]) && command[i+2] != '\n' && command[i+2] != ';' {
+				return false
+			}
+			i++
+			b = '}'
+		}
+		// b is a word byte here: a quote, an escape, an operator or {}.
+		word = b
+		prev2, prev = prev, b
+	}
+	return true
+}
+
+// zshByte classes the bytes outside quotes for zshSameParse: a byte of a
+// word (letters, digits, -_./,:+@%=~*?, newline), a blank, a byte it
+// looks at more closely (quotes, \, | & ! ; > {), or one it refuses.
+var zshByte = func() (t [256]uint8) {
+	for b := range t {
+		t[b] = zshRefused
+	}
+	for b := 'a'; b <= 'z'; b++ {
+		t[b], t[b-'a'+'A'] = zshWordByte, zshWordByte
+	}
+	for b := '0'; b <= '9'; b++ {
+		t[b] = zshWordByte
+	}
+	for _, b := range []byte("\n-_./,:+@%=~*?") {
+		t[b] = zshWordByte
+	}
+	t[' '], t['\t'] = zshBlank, zshBlank
+	for _, b := range []byte("'\"\\|&!;>{") {
+		t[b] = zshSpecial
+	}
+	return t
+}()
+
+const (
+	zshRefused = iota
+	zshWordByte
+	zshBlank
+	zshSpecial
+)
+
+func isBlankByte(b byte) bool { return b == ' ' || b == '\t' }
+
+// zshLitInert reports whether zshLitChecks leaves the unquoted literal v
+// alone: no = that begins the word, no glob qualifier, group,
+// alternative or number range, no **.
+func zshLitInert(v string, first bool) bool {
+	if first && len(v) > 1 && v[0] == '=' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '(', ')', '|', '<', '>':
+			return false
+		case '*':
+			if i+1 < len(v) && v[i+1] == '*' {
+				return false
+			}
+		}
+	}
+	return true
+}

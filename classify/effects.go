@@ -6,30 +6,31 @@ type Effect string
 
 // The effects the catalog may use. Each has a handler (effectRegistry).
 const (
-	EffectWrite      Effect = "write"       // writes files (the option's value, when it has one, is the path)
-	EffectExec       Effect = "exec"        // runs other code
-	EffectFollow     Effect = "follow"      // never ends on its own (tail -f)
-	EffectDevice     Effect = "device"      // reads a device or endless source
-	EffectNetwork    Effect = "network"     // talks to the network
-	EffectRecursive  Effect = "recursive"   // file operands are read as whole trees
-	EffectReadsFile  Effect = "reads-file"  // the option's value is a path that is read
-	EffectWritesFile Effect = "writes-file" // the option's value is a path that is written
-	EffectScript     Effect = "script"      // the option's value is a shell script, parsed again
-	EffectCommand    Effect = "command"     // the following words, up to a terminator, are a command
-	EffectPattern    Effect = "pattern"     // supplies the pattern/script, so no pattern operand follows
-	EffectCwd        Effect = "cwd"         // the option's value is a directory the program works in
-	EffectInteract   Effect = "interactive" // waits for a person
-	EffectPrivilege  Effect = "privilege"   // changes user or privilege
-	EffectDestroy    Effect = "destructive" // irreversible loss of data or state
-	EffectStdin      Effect = "stdin"       // makes the program read stdin
-	EffectFilesFrom  Effect = "files-from"  // the option's value is a file that lists the paths to read
-	EffectLists      Effect = "lists"       // the file operands (or stdin) list the paths read (sha256sum -c)
-	EffectGitConfig  Effect = "git-config"  // prints git configuration: the repository's and the user's config files are read
-	EffectEnvPrint   Effect = "env-print"   // prints environment variables, where tokens live (ps e)
-	EffectNoStdin    Effect = "no-stdin"    // the program reads no stdin (jq -n)
-	EffectGitTracked Effect = "git-tracked" // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
-	EffectGitNames   Effect = "git-names"   // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
-	EffectForce      Effect = "force"       // overwrites what others have: a remote branch's history (git push --force)
+	EffectWrite      Effect = "write"           // writes files (the option's value, when it has one, is the path)
+	EffectExec       Effect = "exec"            // runs other code
+	EffectFollow     Effect = "follow"          // never ends on its own (tail -f)
+	EffectDevice     Effect = "device"          // reads a device or endless source
+	EffectNetwork    Effect = "network"         // talks to the network
+	EffectRecursive  Effect = "recursive"       // file operands are read as whole trees
+	EffectReadsFile  Effect = "reads-file"      // the option's value is a path that is read
+	EffectWritesFile Effect = "writes-file"     // the option's value is a path that is written
+	EffectScript     Effect = "script"          // the option's value is a shell script, parsed again
+	EffectCommand    Effect = "command"         // the following words, up to a terminator, are a command
+	EffectPattern    Effect = "pattern"         // supplies the pattern/script, so no pattern operand follows
+	EffectCwd        Effect = "cwd"             // the option's value is a directory the program works in
+	EffectInteract   Effect = "interactive"     // waits for a person
+	EffectPrivilege  Effect = "privilege"       // changes user or privilege
+	EffectDestroy    Effect = "destructive"     // irreversible loss of data or state
+	EffectStdin      Effect = "stdin"           // makes the program read stdin
+	EffectFilesFrom  Effect = "files-from"      // the option's value is a file that lists the paths to read
+	EffectLists      Effect = "lists"           // the file operands (or stdin) list the paths read (sha256sum -c)
+	EffectGitConfig  Effect = "git-config"      // prints git configuration: the repository's and the user's config files are read
+	EffectEnvPrint   Effect = "env-print"       // prints environment variables, where tokens live (ps e)
+	EffectNoStdin    Effect = "no-stdin"        // the program reads no stdin (jq -n)
+	EffectGitTracked Effect = "git-tracked"     // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
+	EffectGitNames   Effect = "git-names"       // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
+	EffectForce      Effect = "force"           // overwrites what others have: a remote branch's history (git push --force)
+	EffectPartition  Effect = "partition-table" // rewrites a partition table, destroying the data of the partitions it changes (parted rm)
 )
 
 // Category names an effect class of a program, an option or a segment
@@ -138,7 +139,8 @@ var effectRegistry = []*effectHandler{
 		mark: func(fl effectFlags) effectFlags { fl.trackedBy++; return fl }},
 	{Name: EffectGitNames, Doc: "prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)",
 		mark: func(fl effectFlags) effectFlags { fl.gitNames = true; return fl }},
-	{Name: EffectForce, Doc: "overwrites what others have: a remote branch's history (git push --force); the policy reads it from the option"},
+	{Name: EffectForce, Doc: "overwrites what others have: a remote branch's history (git push --force); every ref the segment pushes (Segment.Pushes) is forced"},
+	{Name: EffectPartition, Doc: "rewrites a partition table, destroying the data of the partitions it changes or moves (parted rm, sfdisk --delete); the policy denies its finding", code: "partition-table", category: CategoryDestructive, dangerous: true},
 }
 
 // The indexes of effectRegistry: by name, the sets the catalog check uses,

@@ -77,6 +77,7 @@ func (p *argParser) finish() {
 			p.scriptValues(h)
 		}
 	}
+	f.keywords()
 	f.shifted()
 	f.appended()
 	after := scan(p.effects)

@@ -3,6 +3,7 @@ package classify
 import (
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -466,4 +467,29 @@ func aliasWord(s *Segment) string {
 		}
 	}
 	return ""
+}
+
+// EnvNames returns the environment variables whose value changes what a
+// program of the catalog reads (a walk's hidden.config_env), sorted and
+// each once: what a request should say of the agent's environment.
+func (c *Catalog) EnvNames() []string {
+	seen := map[string]bool{}
+	var walk func(p *Program)
+	walk = func(p *Program) {
+		if p.Walk != nil && p.Walk.Hidden != nil && p.Walk.Hidden.ConfigEnv != "" {
+			seen[p.Walk.Hidden.ConfigEnv] = true
+		}
+		for _, s := range p.Subcommands {
+			walk(s)
+		}
+	}
+	for _, p := range c.Programs {
+		walk(p)
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

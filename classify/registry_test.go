@@ -13,12 +13,12 @@ import (
 var (
 	allRoles = []Role{RoleFile, RoleDir, RoleTree, RoleWrite, RoleDelete, RolePattern, RoleScript,
 		RoleCommand, RoleText, RoleNumber, RoleAny, RoleName, RoleAssign, RoleSource, RoleURL,
-		RoleExec, RoleAwk, RoleSed, RoleJq, RoleGitpath}
+		RoleExec, RoleAwk, RoleSed, RoleJq, RoleGitpath, RoleRefspec}
 	allEffects = []Effect{EffectWrite, EffectExec, EffectFollow, EffectDevice, EffectNetwork,
 		EffectRecursive, EffectReadsFile, EffectWritesFile, EffectScript, EffectCommand, EffectPattern,
 		EffectCwd, EffectInteract, EffectPrivilege, EffectDestroy, EffectStdin, EffectFilesFrom,
 		EffectLists, EffectGitConfig, EffectEnvPrint, EffectNoStdin, EffectGitTracked, EffectGitNames,
-		EffectForce}
+		EffectForce, EffectPartition}
 )
 
 // catalogUses walks a catalog and calls role and effect for every role
@@ -41,6 +41,9 @@ func catalogUses(c *Catalog, role func(where string, r Role), effect func(where 
 		}
 		for _, u := range p.Unless {
 			effect(where+" unless", u.Effect)
+		}
+		for _, k := range p.Keywords {
+			effect(where+" keyword "+k.Names[0], k.Effect)
 		}
 		operands(where, p.Operands)
 		for _, o := range p.Options {

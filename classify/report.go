@@ -151,6 +151,25 @@ type Segment struct {
 	// "deletes-matches", "signals" (the Trait constants). The policy tests
 	// these rather than lists of program names.
 	Traits []string `json:"traits,omitempty"`
+	// Pushes are the refs the segment updates on a remote: its static
+	// operands in the catalog role refspec (git push origin +main), each
+	// with whether the update is forced.
+	Pushes []Push `json:"pushes,omitempty"`
+}
+
+// Push is one ref a segment updates on a remote (an operand in the catalog
+// role refspec, [+]SRC[:DST]).
+type Push struct {
+	// Branch is the remote ref it updates: DST, else SRC, without a
+	// leading "refs/heads/" ("main" for HEAD:refs/heads/main; a tag stays
+	// "refs/tags/v1").
+	Branch string `json:"branch"`
+	// Force is set when the update may rewrite the remote's history: the
+	// refspec begins with "+", or an option of effect force is given
+	// (--force, --force-with-lease).
+	Force bool `json:"force,omitempty"`
+	// Span locates the refspec.
+	Span Span `json:"span"`
 }
 
 // Walk is how a segment reads a directory tree, from the catalog's walk

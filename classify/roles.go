@@ -31,6 +31,7 @@ const (
 	RoleSed     Role = "sed"     // a sed script, checked as such
 	RoleJq      Role = "jq"      // a jq program, checked as such
 	RoleGitpath Role = "gitpath" // a git revision, REV:PATH or pathspec (git log -- PATH)
+	RoleRefspec Role = "refspec" // a ref to update on a remote, [+]SRC[:DST] (git push origin +main): Segment.Pushes
 )
 
 // Base is the role without the "!" of an operand that failed the role's
@@ -119,6 +120,7 @@ var roleRegistry = []*roleHandler{
 	{Name: RoleName, Doc: "a name the program looks up"},
 	{Name: RoleAssign, Doc: "a NAME=VALUE assignment, set in the environment of the command that follows"},
 	{Name: RoleURL, Doc: "a URL"},
+	{Name: RoleRefspec, Doc: "a ref to update on a remote, [+]SRC[:DST]: the remote ref DST (else SRC) is updated, forced by a leading \"+\" or an option of effect force (Segment.Pushes)", apply: applyRefspec},
 }
 
 // roleHandlers indexes roleRegistry by name; roleCarries is what each
@@ -228,6 +230,26 @@ func applyWrite(f *finisher, _ int, op Operand) {
 		ref.Producer = f.producer
 	}
 	f.w.r.Writes = append(f.w.r.Writes, ref)
+}
+
+// applyRefspec records the remote ref a static refspec updates and
+// whether the update is forced (a leading "+", or an option of effect
+// force). A dynamic one names no ref the report can give.
+func applyRefspec(f *finisher, _ int, op Operand) {
+	if !op.Static() {
+		return
+	}
+	ref, plus := strings.CutPrefix(op.Value, "+")
+	if i := strings.LastIndexByte(ref, ':'); i >= 0 {
+		ref = ref[i+1:]
+	}
+	force := plus
+	for _, o := range f.seg.Options {
+		if o.Known && hasString(o.Effects, EffectForce) {
+			force = true
+		}
+	}
+	f.seg.Pushes = append(f.seg.Pushes, Push{Branch: strings.TrimPrefix(ref, "refs/heads/"), Force: force, Span: op.Span})
 }
 
 // applyScript keeps a shell script operand to parse once the segment is

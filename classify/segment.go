@@ -180,6 +180,9 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 		}
 	}
 	spec := w.cfg.cat.LookupIn(name, w.dialect)
+	if w.zshStandIn && w.cfg.cat.shellBound(name) {
+		w.zshReads() // zsh may know it otherwise (noglob)
+	}
 	if spec == nil {
 		if b, ok := shellBuiltins[name]; ok {
 			w.find(b.code, name+" "+b.msg, prog.Span, idx)
@@ -1178,11 +1181,11 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 	}
 	// The script is read in the language of the shell that runs it
 	// (the catalog's dialect), whatever the outer command's dialect.
-	d := w.dialect
+	d, own := w.dialect, false
 	if spec := w.cfg.cat.LookupIn(seg.Name, w.dialect); spec != nil && hasString(spec.Categories, CategoryShell) {
 		switch Dialect(spec.Dialect) {
 		case DialectBash, DialectZsh, DialectSh:
-			d = Dialect(spec.Dialect)
+			d, own = Dialect(spec.Dialect), true
 		default:
 			if spec.Dialect != "" || seg.Name != "eval" && seg.Name != "trap" && seg.Name != "emulate" {
 				w.find("unknown-dialect", seg.Name+" runs a script in a language shellgate does not read", a.Span, seg.Index)
@@ -1190,14 +1193,23 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 			}
 		}
 	}
+	if w.zshStandIn && !own {
+		// The script is read in the outer command's dialect: zsh's
+		// reading of it is not proven the same.
+		w.zshReads()
+	}
 	f, err := parse(a.Value, d.lang())
 	if err != nil {
 		w.find("parse-error", seg.Name+" cannot parse its script: "+err.Error(), a.Span, seg.Index)
 		return
 	}
-	savedDialect := w.dialect
-	w.dialect, w.zsh = d, d == DialectZsh
-	defer func() { w.dialect, w.zsh = savedDialect, savedDialect == DialectZsh }()
+	// A script in its shell's own dialect reads the same in both readings
+	// of the outer command: the stand-in does not look inside it.
+	savedDialect, savedStandIn := w.dialect, w.zshStandIn
+	w.dialect, w.zsh, w.zshStandIn = d, d == DialectZsh, false
+	defer func() {
+		w.dialect, w.zsh, w.zshStandIn = savedDialect, savedDialect == DialectZsh, savedStandIn
+	}()
 	savedSrc, savedBase, savedExact, savedOuter := w.src, w.base, w.exact, w.outer
 	raw := ""
 	if w.exact && a.Span.End <= len(w.r.Command) {

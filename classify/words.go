@@ -55,7 +55,7 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 	}
 	for i, part := range word.Parts {
 		first := i == 0
-		if w.zsh && !w.hdoc && zshHistoryModifier(word.Parts, i) {
+		if (w.zsh || w.zshStandIn) && !w.hdoc && zshHistoryModifier(word.Parts, i) && w.zshReads() {
 			w.find("zsh-history-modifier", "in zsh, the "+quote(word.Parts[i+1].(*syntax.Lit).Value)+" after $"+part.(*syntax.ParamExp).Param.Value+" is read as history modifiers, which change the value", w.span(word), -1)
 		}
 		switch p := part.(type) {
@@ -67,6 +67,15 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 			}
 			if w.zsh {
 				v = w.zshLitChecks(v, w.span(p), first, i == len(word.Parts)-1, &a, setDyn)
+			} else if w.zshStandIn && !zshLitInert(v, first) {
+				w.zshReads()
+			}
+			if plainLit(v) {
+				// No tilde, glob, brace, escape or =: the checks below
+				// would find nothing.
+				val.WriteString(v)
+				pat.WriteString(v)
+				continue
 			}
 			if first && strings.HasPrefix(v, "~") {
 				prefix := v
@@ -113,7 +122,7 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 				w.find("locale-string", "a $\"...\" string is translated through the locale's message catalog at run time", w.span(p), -1)
 			}
 			for j, dp := range p.Parts {
-				if w.zsh && !w.hdoc && zshHistoryModifier(p.Parts, j) {
+				if (w.zsh || w.zshStandIn) && !w.hdoc && zshHistoryModifier(p.Parts, j) && w.zshReads() {
 					w.find("zsh-history-modifier", "in zsh, the "+quote(p.Parts[j+1].(*syntax.Lit).Value)+" after $"+dp.(*syntax.ParamExp).Param.Value+" is read as history modifiers, even in double quotes, which change the value", w.span(p), -1)
 				}
 				switch q := dp.(type) {
@@ -153,7 +162,7 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 	switch dyn {
 	case "glob":
 		a.Pattern = pat.String()
-		if w.zsh && a.Pattern == "" {
+		if (w.zsh || w.zshStandIn) && a.Pattern == "" && w.zshReads() {
 			// A word that is only a qualifier group: the pattern is
 			// not the value.
 			a.Dynamic = "zsh-pattern"
@@ -259,7 +268,7 @@ func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strAcc, setDyn func(
 	switch p := part.(type) {
 	case *syntax.ParamExp:
 		setDyn("param", first)
-		if w.zsh {
+		if (w.zsh || w.zshStandIn) && w.zshReads() {
 			w.zshParamChecks(p)
 		}
 		w.paramExp(p, c)
@@ -581,6 +590,24 @@ func escapeGlob(s string) string {
 	}
 	return b.String()
 }
+
+// plainLit reports whether the unquoted literal s has none of the bytes
+// word looks for in one: ~ \\ * ? [ { =.
+func plainLit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if litSpecial[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var litSpecial = func() (t [256]bool) {
+	for _, b := range []byte("~\\*?[{=") {
+		t[b] = true
+	}
+	return t
+}()
 
 func hasUnescapedGlob(s string) bool {
 	for i := 0; i < len(s); i++ {

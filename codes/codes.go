@@ -132,7 +132,7 @@ var Registry = []Code{
 	{"write-shellgate-config", "rego", "writes shellgate's own configuration or policy"},
 	{"device-write", "rego", "writes a device other than the harmless ones (/dev/null, …)"},
 	{"mkfs", "rego", "makes a file system"},
-	{"partition-table", "rego", "changes a partition table"},
+	{"partition-table", "classify", "rewrites a partition table (a catalog keyword of effect partition-table: parted rm, sfdisk --delete); the policy denies it"},
 	{"fork-bomb", "rego", "a fork bomb"},
 	{"force-push-protected", "rego", "force-pushes a protected branch"},
 	{"system-stop", "rego", "stops, halts or reboots the machine"},

@@ -6,14 +6,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/shellgate/shellgate/exitmeaning"
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 )
 
 // GateChecker judges commands through a real gate: classify, the read
 // station and the policy, exactly as `shellgate check` and the hook do.
-// Exit meanings come from package exitmeaning.
+// Exit meanings are the gate's (Gate.ExitMeaning: its catalog, the
+// case's shell).
 type GateChecker struct {
 	Gate *gate.Gate
 }
@@ -81,9 +82,11 @@ func (c *GateChecker) Check(ctx context.Context, in Input) (Outcome, error) {
 	return o, nil
 }
 
-// ExitMeaning implements ExitMeaner with package exitmeaning.
-func (c *GateChecker) ExitMeaning(command string, code int) (bool, string) {
-	m := exitmeaning.Interpret(command, code)
+// ExitMeaning implements ExitMeaner with the gate's reading: its catalog,
+// in shell's dialect (else the config's shell, else bash).
+func (c *GateChecker) ExitMeaning(command, shell string, code int) (bool, string) {
+	d, _ := classify.ParseDialect(shell)
+	m := c.Gate.ExitMeaning(command, code, c.Gate.Pipeline().Shell(d))
 	return m.Error, m.Message
 }
 

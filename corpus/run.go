@@ -22,9 +22,10 @@ type Checker interface {
 }
 
 // ExitMeaner is implemented by checkers that can say what an exit code
-// means for a command; cases with exit_meaning need one.
+// means for a command run by shell (a case's shell: "bash", "zsh", "sh",
+// or "" and "unknown" when not known); cases with exit_meaning need one.
 type ExitMeaner interface {
-	ExitMeaning(command string, code int) (isError bool, message string)
+	ExitMeaning(command, shell string, code int) (isError bool, message string)
 }
 
 // Input is one request to a Checker.
@@ -274,7 +275,7 @@ func compare(c Case, got Outcome, chk Checker) []string {
 		if !ok {
 			p = append(p, "exit_meaning: the checker cannot interpret exit codes")
 		} else {
-			isErr, msg := em.ExitMeaning(c.Command, m.Code)
+			isErr, msg := em.ExitMeaning(c.Command, c.Shell, m.Code)
 			if (m.Error != nil && isErr != *m.Error) || (m.Message != "" && msg != m.Message) {
 				want := fmt.Sprintf("%q", m.Message)
 				if m.Error != nil {

@@ -12,7 +12,11 @@
 // AST is the classifier's (classify.WithStatements): the command is parsed
 // once, and each simple command is read from the classifier's report (its
 // program, subcommand and options as the catalog parses them), never from
-// its words again.
+// its words again. InterpretParsed takes a report and statements the
+// caller already has (the gate's, from the check before its run), and
+// parses nothing. The command is read in the dialect of the shell that ran
+// it (WithDialect: zsh's noglob returns the status of the command it runs;
+// in bash it is no program), and a nested shell's script in that shell's.
 //
 // Everything a program's status means comes from the command catalog
 // (classify.Catalog): its exit field says what each status means (grep's

@@ -31,12 +31,19 @@ type Meaning struct {
 type Option func(*config)
 
 type config struct {
-	cat *classify.Catalog
+	cat     *classify.Catalog
+	dialect classify.Dialect
 }
 
 // WithCatalog reads program knowledge (exit meanings, wrappers, options)
 // from c instead of the embedded catalog.
 func WithCatalog(c *classify.Catalog) Option { return func(cfg *config) { cfg.cat = c } }
+
+// WithDialect reads the command in dialect d, the language of the shell
+// that ran it (zsh -c): what a word is, and which catalog entries apply
+// (noglob is a zsh wrapper, and nothing in bash). The default, and
+// DialectUnknown, is bash.
+func WithDialect(d classify.Dialect) Option { return func(cfg *config) { cfg.dialect = d } }
 
 // maxNested is how deep string-nested scripts (bash -c inside bash -c)
 // are followed, in line with the classifier's default.
@@ -50,10 +57,37 @@ const NotePipefail = "pipefail: the status may come from any stage of the pipeli
 // statement may have ended the script.
 const NoteErrexit = "errexit: any statement after set -e may have ended the script"
 
-// Interpret says what exit status code means for command, a bash command
-// line as it was given to `bash -c`. It never panics; a command that does
-// not parse gets only the generic meanings (and 2 is a syntax error).
+// Interpret says what exit status code means for command, a command line
+// as it was given to `bash -c` (or the shell WithDialect names). It never
+// panics; a command that does not parse gets only the generic meanings
+// (and 2 is a syntax error).
 func Interpret(command string, code int, opts ...Option) (m Meaning) {
+	return interpret(command, nil, nil, code, opts)
+}
+
+// InterpretParsed is Interpret for a command already classified: rep is
+// the classifier's report, made in one dialect (its Dialect, which the
+// command is read in) with the catalog WithCatalog names, and stmts are
+// its top-level statements as the classifier passed them
+// (classify.WithStatements). It parses nothing of its own, except the
+// scripts of nested shells (bash -c 'script'). A report read in two
+// dialects, or without its statements, is interpreted from its command as
+// Interpret does.
+func InterpretParsed(rep *classify.Report, stmts []*syntax.Stmt, code int, opts ...Option) Meaning {
+	if rep == nil {
+		return Interpret("", code, opts...)
+	}
+	if strings.Contains(rep.Dialect, "+") {
+		return Interpret(rep.Command, code, opts...)
+	}
+	opts = append(opts[:len(opts):len(opts)], WithDialect(classify.Dialect(rep.Dialect)))
+	if !rep.Parse.OK || len(stmts) == 0 {
+		return Interpret(rep.Command, code, opts...)
+	}
+	return interpret(rep.Command, rep, stmts, code, opts)
+}
+
+func interpret(command string, rep *classify.Report, stmts []*syntax.Stmt, code int, opts []Option) (m Meaning) {
 	cfg := config{}
 	for _, o := range opts {
 		o(&cfg)
@@ -72,7 +106,13 @@ func Interpret(command string, code int, opts ...Option) (m Meaning) {
 			m = generic(code)
 		}
 	}()
-	in := &interp{cat: cfg.cat, code: code}
+	if cfg.dialect == classify.DialectUnknown {
+		cfg.dialect = classify.DialectBash
+	}
+	in := &interp{cat: cfg.cat, code: code, dialect: cfg.dialect}
+	if rep != nil {
+		return in.resolve(in.parsed(rep, stmts))
+	}
 	cands, ok := in.script(command)
 	if !ok {
 		if code == 2 {
@@ -85,9 +125,10 @@ func Interpret(command string, code int, opts ...Option) (m Meaning) {
 
 // interp holds one interpretation.
 type interp struct {
-	cat   *classify.Catalog
-	code  int
-	depth int
+	cat     *classify.Catalog
+	code    int
+	depth   int
+	dialect classify.Dialect // never DialectUnknown
 }
 
 // cand is one command whose status may be the one bash returned, with
@@ -102,17 +143,24 @@ type state struct {
 	errexit, pipefail bool
 }
 
-// script classifies src (read as bash, as bash -c runs it) and returns
+// script classifies src (read in the interpretation's dialect, as bash -c
+// or zsh -c runs it) and returns
 // the candidates, in run order (the last is the one named first). The
 // classifier's parse is the only one: its statements give the order in
 // which the shell runs things, its report what each program is.
 func (in *interp) script(src string) ([]cand, bool) {
 	var stmts []*syntax.Stmt
-	rep := classify.Classify(src, classify.WithCatalog(in.cat), classify.WithDialect(classify.DialectBash),
+	rep := classify.Classify(src, classify.WithCatalog(in.cat), classify.WithDialect(in.dialect),
 		classify.WithStatements(func(s *syntax.Stmt) { stmts = append(stmts, s) }))
 	if !rep.Parse.OK {
 		return nil, false
 	}
+	return in.parsed(rep, stmts), true
+}
+
+// parsed returns the candidates of a classified script: rep is its report
+// and stmts its top-level statements.
+func (in *interp) parsed(rep *classify.Report, stmts []*syntax.Stmt) []cand {
 	idx := map[classify.Span]int{}
 	for _, s := range rep.Segments {
 		if s.Parent == -1 && !s.Context.Substitution && s.Context.Depth == 0 {
@@ -122,7 +170,7 @@ func (in *interp) script(src string) ([]cand, bool) {
 		}
 	}
 	w := &walk{in: in, rep: rep, idx: idx}
-	return w.list(stmts, &state{}), true
+	return w.list(stmts, &state{})
 }
 
 // walk follows the status through one parsed script.
@@ -277,12 +325,20 @@ func (w *walk) segment(i, hops int) []cand {
 	if hops > 16 || seg.Name == "" {
 		return []cand{{m: generic(in.code)}}
 	}
-	p := in.cat.ProgramOf(seg, classify.DialectBash)
+	p := in.cat.ProgramOf(seg, in.dialect)
 	label := w.label(seg)
 	if p != nil && p.Dialect != "" {
 		// bash -c 'script': the script's own status.
 		if script, ok := shellScript(seg); ok && in.depth < maxNested {
-			sub := &interp{cat: in.cat, code: in.code, depth: in.depth + 1}
+			// The script is read in the shell's own dialect (zsh -c
+			// inside bash is zsh).
+			d := classify.Dialect(p.Dialect)
+			switch d {
+			case classify.DialectBash, classify.DialectZsh, classify.DialectSh:
+			default:
+				d = classify.DialectBash
+			}
+			sub := &interp{cat: in.cat, code: in.code, depth: in.depth + 1, dialect: d}
 			if cands, ok := sub.script(script); ok {
 				return cands
 			}
@@ -320,7 +376,7 @@ func (w *walk) segment(i, hops int) []cand {
 func (w *walk) commandMessage(tmpl string, child *classify.Segment) string {
 	name := w.label(child)
 	msg := strings.ReplaceAll(tmpl, "{command}", name)
-	if p := w.in.cat.ProgramOf(child, classify.DialectBash); p != nil {
+	if p := w.in.cat.ProgramOf(child, w.in.dialect); p != nil {
 		if e, ok := p.ExitMeaningOf(1, child.Options); ok && !e.Error {
 			msg += "; for " + name + " 1 means: " + e.Message
 		}
@@ -367,7 +423,7 @@ func shellScript(seg *classify.Segment) (string, bool) {
 // byName interprets the status of a program known only by its name (not a
 // segment of the report: a declaration keyword, a command past a limit).
 func (in *interp) byName(name string) cand {
-	return in.meaning(name, in.cat.LookupIn(name, classify.DialectBash), nil)
+	return in.meaning(name, in.cat.LookupIn(name, in.dialect), nil)
 }
 
 // meaning interprets the status for a run of p (nil when the catalog does

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/policy"
@@ -88,6 +90,15 @@ type Request struct {
 	// the person who approves it. Both or neither must be given.
 	Escalate      SandboxMode `json:"sandbox_escalation,omitempty"`
 	Justification string      `json:"justification,omitempty"`
+	// Env is what the caller knows of the environment the command will
+	// run in (the agent's), for Decide, Check, Explain and Grant: the
+	// values of the variables it lists, "" for one known not to be set;
+	// one it does not list is not known, and counts as set where it could
+	// make a program read more (RIPGREP_CONFIG_PATH may show rg hidden
+	// files). Nil: the gate's own environment (WithEnv's host), unless
+	// WithEnvFromRequests. Run judges in the environment it runs the
+	// command with.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Escalation is a request to run one call in a wider sandbox mode, as the
@@ -148,6 +159,10 @@ type Decision struct {
 	// before the spawn.
 	in     policy.Input
 	writes []policy.WriteFacts
+	// stmts are the command's top-level statements as the classifier
+	// read them, kept for a run: its exit meaning is read from them and
+	// the report, with no parse of its own.
+	stmts []*syntax.Stmt
 }
 
 // Limits bound a run.
@@ -201,6 +216,7 @@ type options struct {
 	catalog    *classify.Catalog
 	resolved   *policy.Resolved
 	pipeline   *Pipeline
+	envFromReq bool
 }
 
 // WithPipeline decides with p, built beforehand (a policy bundle's), in
@@ -321,6 +337,16 @@ func WithEnv(host []string, allow []string, set map[string]string) Option {
 	}
 }
 
+// WithEnvFromRequests says the commands the gate decides run in an
+// environment it does not share (a resident engine answering agents
+// started elsewhere): a Request's Env is all it knows of it, and a
+// request with none knows nothing, so a variable that could make a
+// program read more counts as set. Run still judges in the environment
+// it runs the command with.
+func WithEnvFromRequests() Option {
+	return func(o *options) error { o.envFromReq = true; return nil }
+}
+
 // WithResolvedConfig sets the configuration as already judged against a
 // trust store (policy.ResolveWith), in place of WithConfig: tests and
 // embedders that keep their own store use it.
@@ -343,12 +369,14 @@ func WithCatalog(c *classify.Catalog) Option {
 type Gate struct {
 	cwd       string
 	pl        *Pipeline
-	catalog   *classify.Catalog
 	roots     []string
 	noStation bool
 	runner    Runner
 	limits    Limits
 	env       []string
+	// hostEnv is the environment decided commands run in when a request
+	// does not say (nil: not known); runEnv the one Run gives them.
+	hostEnv, runEnv readstation.Env
 
 	refusedMu sync.Mutex
 	refused   map[string]bool // escalations refused: final for that command
@@ -400,13 +428,20 @@ func New(opts ...Option) (*Gate, error) {
 		o.runner = &BashRunner{}
 	}
 	host := o.hostEnv
+	var hostEnv readstation.Env = readstation.ProcessEnv
 	if host == nil {
 		host = os.Environ()
+	} else {
+		hostEnv = readstation.NewFullEnv(host)
 	}
+	if o.envFromReq {
+		hostEnv = nil
+	}
+	env := BuildEnv(host, o.envAllow, o.envSet)
 	return &Gate{
-		cwd: cwd, pl: pl, catalog: o.catalog,
+		cwd: cwd, pl: pl,
 		roots: o.roots, noStation: o.noStation, runner: o.runner, limits: o.limits,
-		env: BuildEnv(host, o.envAllow, o.envSet),
+		env: env, hostEnv: hostEnv, runEnv: readstation.NewFullEnv(env),
 	}, nil
 }
 
@@ -428,6 +463,22 @@ func (g *Gate) Pipeline() *Pipeline { return g.pl }
 // shellgate is a deny with code internal-error (the decision then has no
 // report).
 func (g *Gate) Decide(ctx context.Context, req Request) (*Decision, error) {
+	return g.decideIn(ctx, req, g.requestEnv(req), false)
+}
+
+// requestEnv is what is known of the environment req's command runs in:
+// the request's Env, else the gate's host environment (nil under
+// WithEnvFromRequests).
+func (g *Gate) requestEnv(req Request) readstation.Env {
+	if req.Env != nil {
+		return readstation.EnvMap(req.Env)
+	}
+	return g.hostEnv
+}
+
+// decideIn is Decide for a command that runs in env; run keeps the
+// statements the classifier read, for the exit meaning of the run.
+func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env, run bool) (*Decision, error) {
 	if err := validate(req); err != nil {
 		return nil, err
 	}
@@ -442,7 +493,7 @@ func (g *Gate) Decide(ctx context.Context, req Request) (*Decision, error) {
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req))
+	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env, run)
 }
 
 // dialect is the shell a request is judged in: its own, else the (trusted)
@@ -459,7 +510,7 @@ var checkHook = func() {}
 // of them (a bug) is caught and becomes a deny with code internal-error, so
 // that a long-lived caller (serve, mcp, an embedding program) neither
 // crashes nor runs what was not decided.
-func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect) (d *Decision, err error) {
+func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env, run bool) (d *Decision, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
@@ -473,8 +524,13 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	checkHook()
 	// A boundary that cannot be built leaves the station out: the policy
 	// then sees reads that are not established.
-	in, st, serr := g.pl.InputShell(command, cwd, mode, dialect)
-	d = &Decision{Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
+	var stmts []*syntax.Stmt
+	var keep func(*syntax.Stmt)
+	if run {
+		keep = func(s *syntax.Stmt) { stmts = append(stmts, s) }
+	}
+	in, st, serr := g.pl.inputStatements(command, cwd, mode, dialect, env, keep)
+	d = &Decision{stmts: stmts, Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
 	if serr != nil {
 		d.StationError = serr.Error()
 	}
@@ -640,7 +696,8 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 		// The default runner runs bash: that is the shell that runs it.
 		req.Shell = string(classify.DialectBash)
 	}
-	d, err := g.Decide(ctx, req)
+	// Judged in the environment the runner gives the command.
+	d, err := g.decideIn(ctx, req, g.runEnv, true)
 	if err != nil {
 		return fail(errResult(res, err))
 	}
@@ -772,8 +829,9 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	case StopOutputCap:
 		return res.fail(CodeOutputCap, fmt.Sprintf("the output passed the %d-byte capture cap; the process group was stopped", g.limits.CaptureCap))
 	}
-	code := res.Run.ShellStatus()
-	m := exitmeaning.Interpret(req.Command, code, exitmeaning.WithCatalog(g.catalogOrDefault()))
+	// The report and statements the check read, in the dialect it was
+	// judged in: no second parse.
+	m := exitmeaning.InterpretParsed(d.Report, d.stmts, res.Run.ShellStatus(), exitmeaning.WithCatalog(g.pl.Catalog()), exitmeaning.WithDialect(classify.Dialect(d.Shell)))
 	res.Meaning = &m
 	if out.ExitCode == 0 {
 		res.Status = StatusOK
@@ -783,11 +841,12 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	return res
 }
 
-func (g *Gate) catalogOrDefault() *classify.Catalog {
-	if g.catalog != nil {
-		return g.catalog
-	}
-	return classify.DefaultCatalog()
+// ExitMeaning says what exit status code means for command, run by a
+// shell of dialect shell (the one the gate judged it in; DialectUnknown
+// reads it as bash), with the gate's catalog: its exit entries, wrappers
+// and shell builtins. The hooks' exit explainer and Run say it this way.
+func (g *Gate) ExitMeaning(command string, code int, shell classify.Dialect) exitmeaning.Meaning {
+	return exitmeaning.Interpret(command, code, exitmeaning.WithCatalog(g.pl.Catalog()), exitmeaning.WithDialect(shell))
 }
 
 func signalNumber(name string) int {

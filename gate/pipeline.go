@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
@@ -32,6 +34,13 @@ type PipelineOptions struct {
 	// WithoutDefaultPolicy): Modules (a policy bundle's, which carries its
 	// own copy) then define data.shellgate.decision.
 	NoDefaultPolicy bool
+	// Env is what is known of the environment the commands run in (the
+	// agent's; see readstation.Boundary.Env) for Input, InputShell and
+	// Batch; InputEnv takes one per command. Nil knows nothing, so a
+	// variable that may make a program read more (RIPGREP_CONFIG_PATH)
+	// counts as set. A caller the agent started (shellgate check) gives
+	// readstation.ProcessEnv.
+	Env readstation.Env
 }
 
 // Pipeline is the decision pipeline of one configuration: classification
@@ -50,6 +59,8 @@ type Pipeline struct {
 	classOpts []classify.Option
 	fullOpts  []classify.Option
 	noStation bool
+	env       readstation.Env
+	catalog   *classify.Catalog // the base catalog (PipelineOptions.Catalog, else the embedded one)
 }
 
 // NewPipeline resolves the configuration's trust, builds the catalog and
@@ -66,7 +77,10 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 			return nil, err
 		}
 	}
-	p := &Pipeline{res: res, cfg: withRoots(res.Config, o.Roots), noStation: o.NoStation}
+	p := &Pipeline{res: res, cfg: withRoots(res.Config, o.Roots), noStation: o.NoStation, env: o.Env, catalog: o.Catalog}
+	if p.catalog == nil {
+		p.catalog = classify.DefaultCatalog()
+	}
 	var err error
 	if p.classOpts, err = classifyOptions(p.cfg, o.Catalog); err != nil {
 		return nil, err
@@ -119,6 +133,11 @@ func classifyOptions(c *policy.Config, cat *classify.Catalog) ([]classify.Option
 	return opts, nil
 }
 
+// Catalog returns the catalog the pipeline classifies with (before the
+// config's read_only_programs): PipelineOptions.Catalog, else the embedded
+// one. Exit meanings are read from it.
+func (p *Pipeline) Catalog() *classify.Catalog { return p.catalog }
+
 // Config returns the configuration in effect: for an untrusted project
 // config, its tightening part only.
 func (p *Pipeline) Config() *policy.Config { return p.cfg }
@@ -134,14 +153,31 @@ func (p *Pipeline) Engine() *rego.Engine { return p.engine }
 // boundary that cannot be built leaves the station out (the policy then
 // sees reads that are not established); the error says why.
 func (p *Pipeline) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, classify.DialectUnknown, p.boundary)
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, classify.DialectUnknown, p.env, p.boundary)
 }
 
 // InputShell is Input for a command that shell runs; DialectUnknown takes
 // the config's shell, and with none there the command is read as both
 // bash and zsh.
 func (p *Pipeline) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, p.boundary)
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, p.env, p.boundary)
+}
+
+// inputStatements is InputEnv that passes the command's top-level
+// statements to fn (classify.WithStatements) when fn is not nil.
+func (p *Pipeline) inputStatements(command, cwd, mode string, shell classify.Dialect, env readstation.Env, fn func(*syntax.Stmt)) (policy.Input, *readstation.Station, error) {
+	opts := p.classOpts
+	if fn != nil {
+		opts = append(opts[:len(opts):len(opts)], classify.WithStatements(fn))
+	}
+	return p.input(p.cfg, opts, command, cwd, mode, shell, env, p.boundary)
+}
+
+// InputEnv is InputShell for a command that runs in the environment env
+// (what is known of it: readstation.Boundary.Env) in place of the
+// pipeline's Env.
+func (p *Pipeline) InputEnv(command, cwd, mode string, shell classify.Dialect, env readstation.Env) (policy.Input, *readstation.Station, error) {
+	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, env, p.boundary)
 }
 
 // Shell is the dialect a request for shell s is judged in: s, else the
@@ -175,13 +211,13 @@ func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]batch
 
 // Input is Pipeline.Input with the boundary of cwd built once per batch.
 func (b *Batch) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, classify.DialectUnknown, b.boundary)
+	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, classify.DialectUnknown, b.p.env, b.boundary)
 }
 
 // InputShell is Input for a command that shell runs (see
 // Pipeline.InputShell).
 func (b *Batch) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
-	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, shell, b.boundary)
+	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, shell, b.p.env, b.boundary)
 }
 
 func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
@@ -201,7 +237,7 @@ func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, 
 	return e.b, e.err
 }
 
-func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, shell classify.Dialect, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
+func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, shell classify.Dialect, env readstation.Env, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
 	if mode == "" {
 		mode = p.cfg.Mode
 	}
@@ -219,6 +255,7 @@ func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cw
 	// One model of the file system: the boundary judges the writes (on
 	// what it knows even when it failed) and the reads.
 	b, err := boundary(cfg, cwd)
+	b.Env = env
 	in.Writes = readstation.JudgeWrites(in.Report, b)
 	if p.noStation {
 		return in, nil, nil
@@ -255,7 +292,10 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	if p.full != nil {
 		// The request's own shell; the whole config's applies when it
 		// named none (in.Shell is then the trusted part's, "").
-		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell), p.boundary)
+		// What is known of the command's environment is not in the
+		// input: the whole config's decision knows nothing of it, which
+		// can only make it stricter, and so the note rarer.
+		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell), nil, p.boundary)
 		if in.Station == nil {
 			whole.Station = nil
 		}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/shellgate/shellgate/classify/agentenv"
 	"github.com/shellgate/shellgate/classify/shells"
 )
 
@@ -38,6 +39,13 @@ type Flags struct {
 	// CLAUDE_CODE_SHELL, else in the login shell when that is bash or zsh.
 	ClaudeShell string `json:"claude_shell,omitempty"`
 	LoginShell  string `json:"login_shell,omitempty"`
+	// Env holds the values, in the hook process's environment (the
+	// agent's), of the variables that change what a program reads
+	// (package agentenv's names; "" for one not set), which ParseFlags
+	// fills in: the engine that judges the command runs in an environment
+	// of its own. A variable not listed is not known to the engine, which
+	// then judges as if it were set.
+	Env map[string]string `json:"env,omitempty"`
 }
 
 type multiFlag []string
@@ -107,6 +115,7 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 	}
 	f.Cwd, _ = os.Getwd()
 	f.ClaudeShell, f.LoginShell = os.Getenv("CLAUDE_CODE_SHELL"), os.Getenv("SHELL")
+	f.Env = agentenv.Values()
 	return f, ops, nil
 }
 
@@ -166,6 +175,22 @@ func (f Flags) Args() []string {
 	return a
 }
 
+// query is what a Decider (or an Explainer) is asked about p's command.
+func query(agent Agent, p Payload, f Flags) Query {
+	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode, Shell: ShellFor(agent, p, f), Env: f.Env}
+	if q.Cwd == "" {
+		q.Cwd = f.Cwd
+	} else if !filepath.IsAbs(q.Cwd) && f.Cwd != "" {
+		// A relative cwd is relative to the hook process's directory,
+		// wherever the engine that decides runs.
+		q.Cwd = filepath.Join(f.Cwd, q.Cwd)
+	}
+	if f.Mode == ModeReadonly {
+		q.Mode = ModeReadonly
+	}
+	return q
+}
+
 // Handle answers one hook call: it parses input as agent's payload, asks d
 // for a verdict on a shell command about to run, asks explain for the
 // meaning of an exit code after one ran, and renders the answer. It never
@@ -197,23 +222,12 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 		if explain == nil || !p.HasExitCode {
 			return NoOpinion(agent)
 		}
-		return RenderPost(p, explain(p.Command, p.ExitCode))
+		return RenderPost(p, explain(query(agent, p, f), p.ExitCode))
 	}
 	if d == nil {
 		return DenyError(agent, p.EventName, errors.New("no decider"))
 	}
-	q := Query{Command: p.Command, Cwd: p.Cwd, Mode: p.Mode, Shell: ShellFor(agent, p, f)}
-	if q.Cwd == "" {
-		q.Cwd = f.Cwd
-	} else if !filepath.IsAbs(q.Cwd) && f.Cwd != "" {
-		// A relative cwd is relative to the hook process's directory,
-		// wherever the engine that decides runs.
-		q.Cwd = filepath.Join(f.Cwd, q.Cwd)
-	}
-	if f.Mode == ModeReadonly {
-		q.Mode = ModeReadonly
-	}
-	v, err := d.Decide(ctx, q)
+	v, err := d.Decide(ctx, query(agent, p, f))
 	if err != nil {
 		return DenyError(agent, p.EventName, err)
 	}

@@ -65,8 +65,8 @@ func (f *fixed) Decide(_ context.Context, q Query) (Verdict, error) {
 	return Verdict{Action: Ask}, nil
 }
 
-func explain(cmd string, code int) string {
-	if strings.HasPrefix(cmd, "grep") && code == 1 {
+func explain(q Query, code int) string {
+	if strings.HasPrefix(q.Command, "grep") && code == 1 {
 		return "exit 1 from grep means no matches, not an error"
 	}
 	return ""
@@ -213,12 +213,14 @@ func TestReasonClipped(t *testing.T) {
 func TestParseFlags(t *testing.T) {
 	t.Setenv("SHELL", "/bin/zsh")
 	t.Setenv("CLAUDE_CODE_SHELL", "")
+	t.Setenv("RIPGREP_CONFIG_PATH", "/home/u/.ripgreprc")
 	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly", "--shell", "/usr/bin/bash"}, new(strings.Builder))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
-	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh"}
+	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh",
+		Env: map[string]string{"RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}} // the agent's value, for the engine
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
@@ -286,5 +288,36 @@ func TestParsePayloadShell(t *testing.T) {
 		if p.Shell != want {
 			t.Errorf("%s: shell %q, want %q", in, p.Shell, want)
 		}
+	}
+}
+
+// TestExplainerQuery: after a command ran, the explainer is asked about it
+// as the decider was before: its cwd and the shell the agent ran it in, so
+// that it reads the command with the catalog of the cwd's gate and in
+// that shell's language.
+func TestExplainerQuery(t *testing.T) {
+	tests := []struct {
+		name  string
+		agent Agent
+		in    []byte
+		flags Flags
+		want  Query
+	}{
+		{"claude in zsh", Claude, payload(claudePostFail, "noglob grep x f"), Flags{ClaudeShell: "/bin/zsh", Env: map[string]string{"RIPGREP_CONFIG_PATH": ""}},
+			Query{Command: "noglob grep x f", Cwd: "/home/u/proj", Mode: ModeDefault, Shell: "zsh", Env: map[string]string{"RIPGREP_CONFIG_PATH": ""}}},
+		{"gemini runs bash", Gemini, payload(geminiPost, "grep foo x"), Flags{Mode: ModeReadonly},
+			Query{Command: "grep foo x", Cwd: "/home/u/proj", Mode: ModeReadonly, Shell: "bash"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen []Query
+			Handle(context.Background(), tc.agent, tc.in, tc.flags, &fixed{}, func(q Query, code int) string {
+				seen = append(seen, q)
+				return ""
+			})
+			if diff := cmp.Diff([]Query{tc.want}, seen); diff != "" {
+				t.Errorf("explainer queries (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -30,6 +30,10 @@ type Query struct {
 	// Shell is the shell the agent runs the command in, "" when not known
 	// (see ShellFor).
 	Shell string `json:"shell,omitempty"`
+	// Env is what is known of the agent's environment (Flags.Env): the
+	// values of the variables it lists, "" for one not set. Nil: the
+	// Decider's own environment is the agent's (a hook run in process).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // Reason says why a command got its action. Code is a stable lower-case
@@ -61,6 +65,8 @@ type DeciderFunc func(ctx context.Context, q Query) (Verdict, error)
 func (f DeciderFunc) Decide(ctx context.Context, q Query) (Verdict, error) { return f(ctx, q) }
 
 // Explainer says what an exit code means for the command that produced it
-// ("exit 1 from grep means no matches, not an error"). It returns "" when it
+// ("exit 1 from grep means no matches, not an error"), which q describes as
+// a Decider sees it: its cwd (whose config names the catalog) and the shell
+// the agent ran it in (whose language it is read in). It returns "" when it
 // has nothing to add.
-type Explainer func(command string, code int) string
+type Explainer func(q Query, code int) string

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/internal/mcptest"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
 
@@ -82,7 +83,7 @@ func needConfinement(t *testing.T) {
 // sandbox_escalation and justification only when the server confines.
 func TestMCPEscalationFieldsOnlyWhenConfined(t *testing.T) {
 	needConfinement(t)
-	dir := mcpWorkspace(t)
+	dir := mcptest.Workspace(t)
 	off := filepath.Join(t.TempDir(), "off.yaml")
 	if err := os.WriteFile(off, []byte("sandbox: off\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -124,17 +125,17 @@ func TestMCPElicitation(t *testing.T) {
 	} {
 		for _, version := range []string{"", "2025-06-18"} {
 			t.Run(tc.name+" "+version, func(t *testing.T) {
-				dir := mcpWorkspace(t)
+				dir := mcptest.Workspace(t)
 				cs, asked := elicitingClientAt(t, mcpOpts(t, dir, ""), version, tc.answer)
 				if got := cs.InitializeResult().ProtocolVersion; version != "" && got != version {
 					t.Fatalf("negotiated %s, want %s", got, version)
 				}
-				c := toolCall{tool: "bash", args: map[string]any{"command": "echo hi > out.txt"}, text: `^Not run \(NOT_APPROVED\)`, isError: true, absent: "out.txt"}
+				c := mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "echo hi > out.txt"}, Text: `^Not run \(NOT_APPROVED\)`, IsError: true, Absent: "out.txt"}
 				if tc.runs {
-					c = toolCall{tool: "bash", args: map[string]any{"command": "echo hi > out.txt"}, text: `^Exit code 0`, field: "approved", value: true, creates: "out.txt"}
+					c = mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "echo hi > out.txt"}, Text: `^Exit code 0`, Field: "approved", Value: true, Creates: "out.txt"}
 				}
 				if tc.callErr {
-					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: c.args})
+					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: c.Args})
 					if err == nil || !strings.Contains(err.Error(), "the person walked away") {
 						t.Errorf("call error = %v, want the client's error", err)
 					}
@@ -142,7 +143,7 @@ func TestMCPElicitation(t *testing.T) {
 						t.Errorf("out.txt exists: the command ran")
 					}
 				} else {
-					callTool(t, cs, dir, c)
+					mcptest.Check(t, cs, dir, c)
 				}
 				if tc.answer == nil {
 					if len(*asked) != 0 {
@@ -166,29 +167,29 @@ func TestMCPElicitation(t *testing.T) {
 
 func TestMCPEscalation(t *testing.T) {
 	needConfinement(t)
-	dir := mcpWorkspace(t)
+	dir := mcptest.Workspace(t)
 	cs, asked := elicitingClient(t, mcpOpts(t, dir, ""), accept(true))
 	// bash_readonly is read-only: a write is refused by the kernel even
 	// though the command would be allowed.
-	callTool(t, cs, dir, toolCall{tool: "bash_readonly", args: map[string]any{"command": "cat notes.txt"},
-		text: `^Exit code 0`, field: "sandbox", value: map[string]any{"mode": "read-only", "enforced": true, "mechanism": "landlock",
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash_readonly", Args: map[string]any{"command": "cat notes.txt"},
+		Text: `^Exit code 0`, Field: "sandbox", Value: map[string]any{"mode": "read-only", "enforced": true, "mechanism": "landlock",
 			"abi": float64((&gate.BashRunner{}).SandboxSupport().ABI), "network": "denied", "network_guard": (&gate.BashRunner{}).SandboxSupport().NetworkGuard, "reason": "requested"}})
 	// Validation errors: nothing is asked.
-	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch a", "justification": "Needed."}, isError: true,
-		text: `^Not run \(INVALID_INPUT\) — a justification was given without a sandbox escalation`, absent: "a"})
-	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch a", "sandbox_escalation": "full-access"}, isError: true,
-		text: `^Not run \(INVALID_INPUT\) — a sandbox escalation to full-access needs a justification`, absent: "a"})
-	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch a", "sandbox_escalation": "workspace-write", "justification": "Needed."}, isError: true,
-		text: `^Not run \(INVALID_INPUT\) — the escalation to workspace-write is not wider than the mode this call runs in \(workspace-write\)`, absent: "a"})
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "touch a", "justification": "Needed."}, IsError: true,
+		Text: `^Not run \(INVALID_INPUT\) — a justification was given without a sandbox escalation`, Absent: "a"})
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "touch a", "sandbox_escalation": "full-access"}, IsError: true,
+		Text: `^Not run \(INVALID_INPUT\) — a sandbox escalation to full-access needs a justification`, Absent: "a"})
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "touch a", "sandbox_escalation": "workspace-write", "justification": "Needed."}, IsError: true,
+		Text: `^Not run \(INVALID_INPUT\) — the escalation to workspace-write is not wider than the mode this call runs in \(workspace-write\)`, Absent: "a"})
 	if len(*asked) != 0 {
 		t.Fatalf("validation errors asked the person %d times", len(*asked))
 	}
 	// An approved escalation: the person sees the justification.
 	home := os.Getenv("HOME")
-	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "touch " + home + "/made", "sandbox_escalation": "full-access", "justification": "The build writes its cache in the home directory."},
-		isError: true, text: `^Not run \(DENIED\)`})
-	callTool(t, cs, dir, toolCall{tool: "bash", args: map[string]any{"command": "echo hi > out.txt", "sandbox_escalation": "full-access", "justification": "The test needs full access."},
-		text: `^Exit code 0`, creates: "out.txt"})
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "touch " + home + "/made", "sandbox_escalation": "full-access", "justification": "The build writes its cache in the home directory."},
+		IsError: true, Text: `^Not run \(DENIED\)`})
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "echo hi > out.txt", "sandbox_escalation": "full-access", "justification": "The test needs full access."},
+		Text: `^Exit code 0`, Creates: "out.txt"})
 	if len(*asked) != 1 || !strings.Contains((*asked)[0], "The agent asks to run it once in the sandbox mode full-access instead of workspace-write: The test needs full access.") {
 		t.Fatalf("the person was asked %q", *asked)
 	}

@@ -30,7 +30,7 @@ type Facts struct {
 	// scanning: segments by program name ("name:git"), by program and
 	// subcommand ("subcommand:git:push"), and by category
 	// ("category:network"), segments the catalog does not know
-	// ("unknown"), findings by code ("code:fork-bomb"), granted segments
+	// ("unknown"), segments that update refs on a remote ("pushes"), findings by code ("code:fork-bomb"), granted segments
 	// ("granted"), segments whose project grant was refused
 	// ("grant_refused"), and station reads by verdict ("verdict:denied"). Each
 	// value lists indexes in order.
@@ -55,6 +55,8 @@ type HasFlags struct {
 	Shell bool `json:"shell"`
 	// Git: a segment runs git (the catalog marks it runs_git).
 	Git bool `json:"git"`
+	// Pushes: a segment updates refs on a remote (Segment.Pushes).
+	Pushes bool `json:"pushes"`
 	// DestructiveOrUnknown: a segment is destructive or not in the catalog.
 	DestructiveOrUnknown bool `json:"destructive_or_unknown"`
 	// ForkBomb: a fork-bomb finding.
@@ -149,6 +151,9 @@ func ComputeFacts(in *Input) *Facts {
 		}
 		if !seg.Known {
 			add("unknown", i)
+		}
+		if len(seg.Pushes) > 0 {
+			add("pushes", i)
 		}
 		for _, c := range seg.Categories {
 			add("category:"+string(c), i)
@@ -267,6 +272,7 @@ func (f *Facts) setHas(in *Input, st *readstation.Station) {
 		Network:              has("category:network"),
 		Shell:                has("category:shell"),
 		Git:                  runsGit(r),
+		Pushes:               has("pushes"),
 		DestructiveOrUnknown: has("category:destructive") || has("unknown"),
 		ForkBomb:             has("code:fork-bomb"),
 		Granted:              has("granted"),

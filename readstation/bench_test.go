@@ -105,3 +105,39 @@ func BenchmarkDenied(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJudgeAgent judges the first 3,000 one-line commands of the
+// shared agent corpus (the commands the batch benchmarks decide; set
+// SHELLGATE_CORPUS to its directory) in the fixture repository, one per
+// op, classified outside the timed loop: what the station costs on the
+// agent stream, where most paths are missing or outside the roots.
+func BenchmarkJudgeAgent(b *testing.B) {
+	dir := os.Getenv("SHELLGATE_CORPUS")
+	if dir == "" {
+		b.Skip("set SHELLGATE_CORPUS to the directory of agent-commands.txt")
+	}
+	data, err := os.ReadFile(dir + "/agent-commands.txt")
+	if err != nil {
+		b.Skip(err)
+	}
+	var reps []*classify.Report
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) != "" && len(reps) < 3000 {
+			reps = append(reps, classify.Classify(l))
+		}
+	}
+	f := newFixture(b)
+	bd := f.boundary(b, "proj")
+	bd.MaxWalkDirs = 64 // stay near the fixture, as TestCorpus does
+	for _, r := range reps {
+		Judge(r, bd) // warm the caches a batch keeps
+	}
+	b.ReportAllocs()
+	n0 := fsCalls.Load()
+	c0 := cpuTime()
+	for i := 0; b.Loop(); i++ {
+		Judge(reps[i%len(reps)], bd)
+	}
+	b.ReportMetric(float64(fsCalls.Load()-n0)/float64(b.N), "fscalls/op")
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+}

@@ -33,6 +33,11 @@ type Boundary struct {
 	// MaxWalkDirs caps the directories one recursive check may list
 	// (0: default).
 	MaxWalkDirs int
+	// Env is what is known of the environment the command runs in (the
+	// agent's): a variable that may make a program read more (a walk's
+	// config_env) counts as set unless Env knows it is not. Nil knows
+	// nothing.
+	Env Env
 }
 
 // DefaultDenyRows are the rows a boundary starts with: credentials, keys,

@@ -114,7 +114,7 @@ func (j *judger) producedOpts(ref *classify.PathRef, p *classify.Segment, what s
 	// What the producer prints decides which names the reader gets: one
 	// that skips hidden names (rg) prints none of them; find, grep and git
 	// ls-files print them all.
-	opt := walkOpts{hint: "narrow the producer's path", skipHidden: skipsHidden(p.Walk)}
+	opt := walkOpts{hint: "narrow the producer's path", skipHidden: skipsHidden(p.Walk, j.b.Env)}
 	if !ref.Recursive {
 		// A recursive reader (grep -r {}) reads the whole tree of a
 		// directory find prints (lib.go/.env under -name '*.go'), so then

@@ -44,8 +44,8 @@ func (r resolved) isDir() bool { return r.exists && r.mode.IsDir() }
 
 // fsCache memoises file-system lookups within one Judge or Recheck.
 type fsCache struct {
-	nodes    map[string]*node
-	resolved map[string]resolved
+	nodes    memo[string, *node]
+	resolved memo[string, resolved]
 	dirs     map[string]dirList
 }
 
@@ -59,26 +59,19 @@ func newFSCache() *fsCache {
 }
 
 func (c *fsCache) lstat(p string) *node {
-	if n, ok := c.nodes[p]; ok {
+	if n, ok := c.nodes.get(p); ok {
 		return n
 	}
 	n := &node{}
 	fsCalls.Add(1)
-	fi, err := os.Lstat(p)
-	if err != nil {
-		n.err = err
-	} else {
-		n.mode = fi.Mode()
-		n.dev, n.ino = devIno(fi)
+	n.mode, n.dev, n.ino, n.err = statID(p, false)
+	if n.err == nil {
 		if n.mode&fs.ModeSymlink != 0 {
 			fsCalls.Add(1)
 			n.target, n.err = os.Readlink(p)
 		}
 	}
-	if c.nodes == nil {
-		c.nodes = map[string]*node{}
-	}
-	c.nodes[p] = n
+	c.nodes.put(p, n)
 	return n
 }
 
@@ -124,14 +117,11 @@ func moreComps(rest string) bool {
 // resolve resolves the absolute path p the way the kernel does when a
 // program opens it.
 func (c *fsCache) resolve(p string) resolved {
-	if r, ok := c.resolved[p]; ok {
+	if r, ok := c.resolved.get(p); ok {
 		return r
 	}
 	r := c.resolveUncached(p)
-	if c.resolved == nil {
-		c.resolved = map[string]resolved{}
-	}
-	c.resolved[p] = r
+	c.resolved.put(p, r)
 	return r
 }
 
@@ -146,11 +136,10 @@ func (c *fsCache) resolveUncached(p string) resolved {
 	// bind mounts give one object two real paths, and then the data is the
 	// same.
 	fsCalls.Add(1)
-	fi, serr := os.Stat(p)
+	mode, dev, ino, serr := statID(p, true)
 	if serr == nil {
-		dev, ino := devIno(fi)
 		if f, ok := lookupFact(p); ok && f.dev == dev && f.ino == ino && (dev != 0 || ino != 0) {
-			return resolved{real: f.real, exists: true, mode: fi.Mode(), dev: dev, ino: ino}
+			return resolved{real: f.real, exists: true, mode: mode, dev: dev, ino: ino}
 		}
 	}
 	r := c.resolveSlow(p)
@@ -161,13 +150,25 @@ func (c *fsCache) resolveUncached(p string) resolved {
 }
 
 // resolveSlow resolves p's parent (through the cache) and then its last
-// name, or the whole path component by component.
+// name, or the whole path component by component. A parent that is
+// missing or not a directory (and established) makes p missing, at its
+// real path and the name: what walking p from the root finds, without
+// looking up its components again.
 func (c *fsCache) resolveSlow(p string) resolved {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		name := p[i+1:]
 		if name != "" && name != "." && name != ".." {
-			if real, ok := c.realDir(p[:i]); ok {
-				return c.walk(real, name, p)
+			if i == 0 {
+				return c.walk("/", name, p)
+			}
+			switch r := c.resolve(p[:i]); {
+			case r.err != nil:
+			case r.isDir():
+				return c.walk(r.real, name, p)
+			default:
+				// r.real is clean and name one plain component: the join is
+				// clean.
+				return resolved{real: joinAbs(r.real, name)}
 			}
 		}
 	}
@@ -199,18 +200,6 @@ func storeFact(p string, f dirFact) {
 	}
 	factCache.m[p] = f
 	factCache.Unlock()
-}
-
-// realDir returns the real path of the directory d (absolute, as written).
-func (c *fsCache) realDir(d string) (string, bool) {
-	if d == "" {
-		return "/", true
-	}
-	r := c.resolve(d)
-	if r.err != nil || !r.isDir() {
-		return "", false
-	}
-	return r.real, true
 }
 
 // walk resolves rest (a path relative to the real directory cur, or an

@@ -221,8 +221,17 @@ type matcher struct {
 	deep  []crow            // other any-depth rows
 	fold  bool              // compare lower-cased
 	anch  map[string][]int  // anchored rows by prefix, indexes in order
-	ext   map[string][]int  // names rows "*.x" (suffix with a dot) by extension x
-	other []int             // the other names rows
+	// anchLen[n] is set when an anchored prefix is n bytes long.
+	anchLen []bool
+	ext     map[string][]int // names rows "*.x" (suffix with a dot) by extension x
+	// otherBy are the other names rows whose name starts with a literal
+	// (prefix*, pre*suf), by that byte; otherAny the rest of them.
+	otherBy  map[byte][]int
+	otherAny []int
+	// deepLit indexes the deep rows "**/lit/..." by lit (indexes into
+	// deep, in order); deepOther are the other deep rows.
+	deepLit   map[string][]int
+	deepOther []int
 	// roots are the roots as written (cleaned, absolute) and their real
 	// paths.
 	roots []string
@@ -260,29 +269,48 @@ func (m *matcher) denied(p string) (string, bool) {
 	if m.fold {
 		p = strings.ToLower(p)
 	}
-	var arr [32]string
+	var arr [16]string
 	comps := splitAbs(p, arr[:0])
+	// The offsets of p's slashes, from the first: each ancestor of p is p
+	// cut at one of them.
+	var slashArr [16]int
+	slashes := slashArr[:0]
+	for i := 0; ; i++ {
+		k := strings.IndexByte(p[i:], '/')
+		if k < 0 {
+			break
+		}
+		i += k
+		slashes = append(slashes, i)
+	}
 	// Anchored rows: only those whose prefix is p or one of its ancestors
-	// can match; the first in row order wins.
+	// can match; the first in row order wins. No prefix has the length
+	// of most ancestors: those are not looked up.
 	best := -1
-	for q, depth := p, len(comps); ; {
-		for _, i := range m.anch[q] {
-			if best >= 0 && i >= best {
-				break
-			}
-			if matchComps(m.rows[i].rest, comps[depth:]) {
-				best = i
-				break
+	for q, depth, k := p, len(comps), len(slashes); ; {
+		if len(q) < len(m.anchLen) && m.anchLen[len(q)] {
+			for _, i := range m.anch[q] {
+				if best >= 0 && i >= best {
+					break
+				}
+				if matchComps(m.rows[i].rest, comps[depth:]) {
+					best = i
+					break
+				}
 			}
 		}
 		if q == "/" || depth == 0 {
 			break
 		}
-		j := strings.LastIndexByte(q, '/')
-		if j <= 0 {
+		// q's parent: q cut at its last slash (the last of p's slashes
+		// inside q), or "/".
+		for k > 0 && slashes[k-1] >= len(q) {
+			k--
+		}
+		if k == 0 || slashes[k-1] <= 0 {
 			q = "/"
 		} else {
-			q = q[:j]
+			q = q[:slashes[k-1]]
 		}
 		depth--
 	}
@@ -300,16 +328,56 @@ func (m *matcher) denied(p string) (string, bool) {
 				}
 			}
 		}
-		for _, i := range m.other {
+		// The first of the other rows that matches c, in order: those
+		// that start with c's first byte, and those that start with a
+		// pattern.
+		first := -1
+		if c != "" {
+			for _, i := range m.otherBy[c[0]] {
+				if m.names[i].rest[1].match(c) {
+					first = i
+					break
+				}
+			}
+		}
+		for _, i := range m.otherAny {
+			if first >= 0 && i >= first {
+				break
+			}
 			if m.names[i].rest[1].match(c) {
-				return m.names[i].src, true
+				first = i
+				break
+			}
+		}
+		if first >= 0 {
+			return m.names[first].src, true
+		}
+	}
+	// The first deep row that matches: "**/lit/tail" matches where a
+	// component is lit and tail matches what follows it.
+	best = -1
+	for k, c := range comps {
+		for _, i := range m.deepLit[c] {
+			if best >= 0 && i >= best {
+				break
+			}
+			if matchComps(m.deep[i].rest[2:], comps[k+1:]) {
+				best = i
+				break
 			}
 		}
 	}
-	for i := range m.deep {
-		if matchComps(m.deep[i].rest, comps) {
-			return m.deep[i].src, true
+	for _, i := range m.deepOther {
+		if best >= 0 && i >= best {
+			break
 		}
+		if matchComps(m.deep[i].rest, comps) {
+			best = i
+			break
+		}
+	}
+	if best >= 0 {
+		return m.deep[best].src, true
 	}
 	return "", false
 }
@@ -322,6 +390,10 @@ func (m *matcher) index() {
 	for i, r := range m.rows {
 		if r.prefix != "" {
 			m.anch[r.prefix] = append(m.anch[r.prefix], i)
+			for len(m.anchLen) <= len(r.prefix) {
+				m.anchLen = append(m.anchLen, false)
+			}
+			m.anchLen[len(r.prefix)] = true
 			continue
 		}
 		switch {
@@ -337,9 +409,24 @@ func (m *matcher) index() {
 				// "*.tfstate.backup": a name ending so has extension "backup".
 				m.ext[seg.s[k+1:]] = append(m.ext[seg.s[k+1:]], i)
 			} else {
-				m.other = append(m.other, i)
+				if (seg.kind == segPrefix || seg.kind == segPreSuf) && seg.s != "" {
+					if m.otherBy == nil {
+						m.otherBy = map[byte][]int{}
+					}
+					m.otherBy[seg.s[0]] = append(m.otherBy[seg.s[0]], i)
+				} else {
+					m.otherAny = append(m.otherAny, i)
+				}
 			}
 		default:
+			if len(r.rest) >= 2 && r.rest[0].kind == segAny && r.rest[1].kind == segLit {
+				if m.deepLit == nil {
+					m.deepLit = map[string][]int{}
+				}
+				m.deepLit[r.rest[1].s] = append(m.deepLit[r.rest[1].s], len(m.deep))
+			} else {
+				m.deepOther = append(m.deepOther, len(m.deep))
+			}
 			m.deep = append(m.deep, r)
 		}
 	}

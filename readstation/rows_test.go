@@ -1,6 +1,7 @@
 package readstation
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -147,4 +148,99 @@ func TestRowsFoldCase(t *testing.T) {
 			t.Errorf("fold %v: (-want +got):\n%s", tc.fold, diff)
 		}
 	}
+}
+
+// TestDeniedIndexes: the indexes of the any-depth rows find the row the
+// rows in order find, the first that matches, on paths with empty, dotted
+// and look-alike components.
+func TestDeniedIndexes(t *testing.T) {
+	rows := append(append([]string(nil), DefaultDenyRows...), "*", "**/a*b/**", "**/x?y/z", "**/[ab]c", "**/id_*.pub", "**/.env.local")
+	for _, fold := range []bool{false, true} {
+		m := compileMatcher(Boundary{Roots: []string{"/home/me/src/proj"}, Home: "/home/me", Cwd: "/home/me/src/proj", DenyRows: rows})
+		m.fold = fold
+		for _, p := range []string{
+			"/home/me/src/proj/a.go", "/home/me/src/proj//x", "/home/me/src/proj/.env.local", "/home/me/src/proj/id_rsa.pub",
+			"/x/.aws/credentials", "/x/.aws/other", "/x/axyb/q", "/x/xqy/z", "/x/bc", "/x/kubeconfig.yaml", "/x/service-account-1.json",
+			"/x/.env.prod", "/x/a/.dev.vars.x", "/home/me/.ssh", "/home/me/.ssh/id_ed25519", "/", "//", "/x//y/", "relative/.env",
+		} {
+			got, gok := m.denied(p)
+			want, wok := deniedInOrder(m, p)
+			if got != want || gok != wok {
+				t.Errorf("fold %v: denied(%q) = %q %v, the rows in order say %q %v", fold, p, got, gok, want, wok)
+			}
+		}
+	}
+}
+
+// deniedInOrder is denied without the indexes of the any-depth rows: the
+// first anchored row, else the first single-name row (a literal name, then
+// the rows in order), else the first deep row.
+func deniedInOrder(m *matcher, p string) (string, bool) {
+	if m.fold {
+		p = strings.ToLower(p)
+	}
+	comps := splitAbs(p, nil)
+	if i := func() int {
+		best := -1
+		for q, depth := p, len(comps); ; {
+			for _, i := range m.anch[q] {
+				if (best < 0 || i < best) && matchComps(m.rows[i].rest, comps[depth:]) {
+					best = i
+				}
+			}
+			if q == "/" || depth == 0 {
+				return best
+			}
+			if j := strings.LastIndexByte(q, '/'); j <= 0 {
+				q = "/"
+			} else {
+				q = q[:j]
+			}
+			depth--
+		}
+	}(); i >= 0 {
+		return m.rows[i].src, true
+	}
+	isExt := func(r crow) bool { return r.rest[1].kind == segSuffix && strings.LastIndexByte(r.rest[1].s, '.') >= 0 }
+	for _, c := range comps {
+		if src, ok := m.name[c]; ok {
+			return src, true
+		}
+		if k := strings.LastIndexByte(c, '.'); k >= 0 {
+			for _, i := range m.ext[c[k+1:]] {
+				if m.names[i].rest[1].match(c) {
+					return m.names[i].src, true
+				}
+			}
+		}
+		for _, r := range m.names {
+			if !isExt(r) && r.rest[1].match(c) {
+				return r.src, true
+			}
+		}
+	}
+	for _, r := range m.deep {
+		if matchComps(r.rest, comps) {
+			return r.src, true
+		}
+	}
+	return "", false
+}
+
+// FuzzDenied compares the indexed rows with the rows in order on any path.
+func FuzzDenied(f *testing.F) {
+	for _, p := range []string{"/home/me/.ssh/id_rsa", "/x//y/.env", "//", "/a/b/.aws/credentials", "rel/x.pem", "/x/id_rsa.pub"} {
+		f.Add(p)
+	}
+	rows := append(append([]string(nil), DefaultDenyRows...), "*", "**/a*b/**", "**/x?y/z", "**/[ab]c")
+	m := compileMatcher(Boundary{Roots: []string{"/home/me/src/proj"}, Home: "/home/me", Cwd: "/home/me/src/proj", DenyRows: rows})
+	m0 := compileMatcher(Boundary{Roots: []string{"/home/me/src/proj"}, Home: "/home/me", Cwd: "/home/me/src/proj", DenyRows: DefaultDenyRows})
+	f.Fuzz(func(t *testing.T, p string) {
+		for _, m := range []*matcher{m, m0} {
+			got, gok := m.denied(p)
+			if want, wok := deniedInOrder(m, p); got != want || gok != wok {
+				t.Fatalf("denied(%q) = %q %v, the rows in order say %q %v", p, got, gok, want, wok)
+			}
+		}
+	})
 }

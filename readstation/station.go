@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/shellgate/shellgate/classify"
 )
@@ -136,8 +137,8 @@ type judger struct {
 	m     *matcher
 	fs    *fsCache
 	adm   *Admission
-	cwd   map[string]cwdResult
-	cds   map[int]string // cd step index → "" when fine, else the problem
+	cwd   memo[string, cwdResult]
+	cds   memo[int, string] // cd step index → "" when fine, else the problem
 	trees map[treeKey]treeResult
 	// extra are reads the station adds: a git segment whose repository
 	// cannot be established.
@@ -149,6 +150,15 @@ type judger struct {
 	record *[]fileCand
 }
 
+// judgerScratch is a judger with its file-system cache, pooled: Judge
+// zeroes it before it is reused, and nothing it returns points into it.
+type judgerScratch struct {
+	j  judger
+	fs fsCache
+}
+
+var judgerPool = sync.Pool{New: func() any { return new(judgerScratch) }}
+
 type cwdResult struct {
 	abs string
 	err string
@@ -158,14 +168,21 @@ type cwdResult struct {
 // fails: anything it cannot establish is judged not-established, with a
 // message. It does not decide allow/ask/deny.
 func Judge(r *classify.Report, b Boundary) *Station {
-	st := &Station{Reads: []Read{}, RepoHelpers: []RepoHelper{}}
-	j := &judger{r: r, b: b, m: getMatcher(b), fs: newFSCache(),
-		adm: &Admission{b: b}}
-	st.adm = j.adm
+	// The station and its admission are one allocation; the judger and
+	// its file-system cache, which nothing keeps after Judge, are reused.
+	sa := &struct {
+		st  Station
+		adm Admission
+	}{st: Station{Reads: []Read{}, RepoHelpers: []RepoHelper{}}, adm: Admission{b: b}}
+	st := &sa.st
+	st.adm = &sa.adm
 	if r == nil {
 		st.Established = false
 		return st
 	}
+	js := judgerPool.Get().(*judgerScratch)
+	j := &js.j
+	*j = judger{r: r, b: b, m: getMatcher(b), fs: &js.fs, adm: st.adm}
 	defer func() {
 		if p := recover(); p != nil {
 			// A bug here must never turn into an established station.
@@ -173,7 +190,10 @@ func Judge(r *classify.Report, b Boundary) *Station {
 			st.adm.broken = fmt.Sprint(p)
 			st.Reads = append(st.Reads, Read{Kind: "dynamic", Source: "internal", Verdict: VerdictNotEstablished,
 				Message: fmt.Sprintf("the read station failed: %v", p), Segment: -1, Matches: []string{}})
+			return // a judger that panicked is dropped
 		}
+		*js = judgerScratch{}
+		judgerPool.Put(js)
 	}()
 	for i := range r.Reads {
 		st.Reads = append(st.Reads, j.judgeRef(&r.Reads[i]))
@@ -284,7 +304,9 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		return rd
 	}
 	j.judgeText(text, ref.Recursive, opt, &rd)
-	if res := j.fs.resolve(filepath.Clean(text)); ref.IfExists && rd.Verdict != VerdictOK && !res.exists && res.err == nil {
+	if !ref.IfExists || rd.Verdict == VerdictOK {
+		// nothing more to say
+	} else if res := j.fs.resolve(filepath.Clean(text)); !res.exists && res.err == nil {
 		// git takes a word that names no path as a revision: nothing is
 		// read (the admission has the path's absence).
 		rd.set(VerdictMissing, "", fmt.Sprintf("%s is not a path here, so git takes it as a revision", quote(ref.Path)))
@@ -351,14 +373,11 @@ func (j *judger) cwdOf(c classify.Cwd) cwdResult {
 		}
 		key = string(b)
 	}
-	if r, ok := j.cwd[key]; ok {
+	if r, ok := j.cwd.get(key); ok {
 		return r
 	}
 	r := j.cwdUncached(c)
-	if j.cwd == nil {
-		j.cwd = map[string]cwdResult{}
-	}
-	j.cwd[key] = r
+	j.cwd.put(key, r)
 	return r
 }
 
@@ -397,7 +416,7 @@ func (j *judger) lexCwd(p string) (string, string) {
 
 // cdStep checks that cd step idx leads to an existing directory.
 func (j *judger) cdStep(idx int) string {
-	if msg, ok := j.cds[idx]; ok {
+	if msg, ok := j.cds.get(idx); ok {
 		return msg
 	}
 	msg := ""
@@ -429,10 +448,7 @@ func (j *judger) cdStep(idx int) string {
 			msg = fmt.Sprintf("%s %s: %s is not a directory", step.Program, quote(step.Target.Value), show(abs))
 		}
 	}
-	if j.cds == nil {
-		j.cds = map[int]string{}
-	}
-	j.cds[idx] = msg
+	j.cds.put(idx, msg)
 	return msg
 }
 

@@ -79,17 +79,18 @@ func (j *judger) walkOpts(seg int) walkOpts {
 			o.hint = w.Hint
 		}
 		o.namesOnly = w.NamesOnly
-		o.skipHidden = skipsHidden(w)
+		o.skipHidden = skipsHidden(w, j.b.Env)
 	}
 	o.excl = encodeExclusions(s)
 	return o
 }
 
 // skipsHidden reports whether a walk skips hidden names: the catalog says
-// the program does and no option shows them, and no environment variable
-// that may show them (a config file's) is set.
-func skipsHidden(w *classify.Walk) bool {
-	return w != nil && w.SkipHidden && (w.HiddenEnv == "" || os.Getenv(w.HiddenEnv) == "")
+// the program does and no option shows them, and the environment variable
+// that may show them (a config file's) is known not to be set in the
+// environment the command runs in (env: the agent's, not this process's).
+func skipsHidden(w *classify.Walk, env Env) bool {
+	return w != nil && w.SkipHidden && (w.HiddenEnv == "" || !envMaySet(env, w.HiddenEnv))
 }
 
 // checkTree looks for deny rows and escaping symlinks under a directory

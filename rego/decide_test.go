@@ -33,6 +33,8 @@ var decideCases = []struct {
 	{"git push --force origin main", policy.Deny, policy.Deny, []string{"force-push-protected"}},
 	{"git push -f origin master", policy.Deny, policy.Deny, []string{"force-push-protected"}},
 	{"git push origin +main", policy.Deny, policy.Deny, []string{"force-push-protected"}},
+	{"git push --force origin HEAD:refs/heads/master", policy.Deny, policy.Deny, []string{"force-push-protected"}},
+	{"git push --force main", policy.Ask, policy.Deny, nil}, // main is the repository, not a refspec (it was denied)
 	{"git push --force-with-lease origin feature", policy.Ask, policy.Deny, []string{"network"}},
 	{"git reset --hard HEAD~1", policy.Ask, policy.Deny, nil},
 	{"git checkout -b new", policy.Ask, policy.Deny, nil},
@@ -77,6 +79,10 @@ var decideCases = []struct {
 	{"kill -9 1234", policy.Ask, policy.Deny, nil},
 	{"parted /dev/sda rm 1", policy.Deny, policy.Deny, []string{"partition-table"}},
 	{"parted /dev/sda print", policy.Ask, policy.Deny, nil},
+	{"parted -s /dev/sda mkl gpt", policy.Deny, policy.Deny, []string{"partition-table"}},
+	{"sudo sfdisk --delete /dev/sda 2", policy.Deny, policy.Deny, []string{"partition-table"}},
+	{"sfdisk --del /dev/sda 2", policy.Deny, policy.Deny, []string{"partition-table"}}, // getopt_long's --delete (was asked)
+	{"sfdisk -l /dev/sda", policy.Ask, policy.Deny, nil},
 	// -C DIR moves a program that writes where it runs.
 	{"tar -xzf a.tgz -C /", policy.Deny, policy.Deny, []string{"write-outside-roots"}},
 	{"tar -xzf a.tgz -C build", policy.Ask, policy.Deny, []string{"tar-extract"}},

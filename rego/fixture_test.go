@@ -79,6 +79,7 @@ func (f *fixture) input(t testing.TB, cmd, mode string) policy.Input {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.Env = readstation.FullEnv{} // the command runs with no RIPGREP_CONFIG_PATH
 	in.Station = readstation.Judge(in.Report, b)
 	in.Writes = readstation.JudgeWrites(in.Report, b)
 	return in

@@ -153,6 +153,9 @@ var (
 	kPathGlob        = ast.StringTerm("path_glob")
 	kTracked         = ast.StringTerm("tracked")
 	kTraits          = ast.StringTerm("traits")
+	kPushes          = ast.StringTerm("pushes")
+	kBranch          = ast.StringTerm("branch")
+	kForce           = ast.StringTerm("force")
 	kDots            = ast.StringTerm("dots")
 	kGlobstar        = ast.StringTerm("globstar")
 	kDialect         = ast.StringTerm("dialect")
@@ -661,6 +664,20 @@ func describeSegment(e enc, s *classify.Segment) {
 		e.key(kTraits)
 		describeEnums(e, s.Traits)
 	}
+	if len(s.Pushes) > 0 {
+		e.key(kPushes)
+		e.array()
+		for _, p := range s.Pushes {
+			e.object()
+			e.key(kBranch)
+			e.str(p.Branch)
+			flag(e, kForce, p.Force)
+			e.key(kSpan)
+			describeSpan(e, p.Span)
+			e.end()
+		}
+		e.end()
+	}
 	e.end()
 }
 
@@ -1019,7 +1036,7 @@ func describeIndex(e enc, idx map[string][]int) {
 // hasKeys are the keys of the facts' flags, in the order of hasValues.
 var hasKeys = func() []*ast.Term {
 	var ts []*ast.Term
-	for _, k := range strings.Fields(`parse_error not_reversible writes network shell git
+	for _, k := range strings.Fields(`parse_error not_reversible writes network shell git pushes
 		destructive_or_unknown fork_bomb granted grant_refused reads_unjudged station_reads
 		station_denied station_unsure station_unestablished station_unknown_verdict repo_helpers`) {
 		ts = append(ts, ast.StringTerm(k))
@@ -1028,8 +1045,8 @@ var hasKeys = func() []*ast.Term {
 }()
 
 // hasValues lists the flags in the order of hasKeys.
-func hasValues(h policy.HasFlags) [17]bool {
-	return [17]bool{h.ParseError, h.NotReversible, h.Writes, h.Network, h.Shell, h.Git,
+func hasValues(h policy.HasFlags) [18]bool {
+	return [18]bool{h.ParseError, h.NotReversible, h.Writes, h.Network, h.Shell, h.Git, h.Pushes,
 		h.DestructiveOrUnknown, h.ForkBomb, h.Granted, h.GrantRefused, h.ReadsUnjudged, h.StationReads,
 		h.StationDenied, h.StationUnsure, h.StationUnestablished, h.StationUnknownVerdict,
 		h.RepoHelpers}

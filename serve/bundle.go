@@ -8,6 +8,7 @@ import (
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego/fleet"
 )
 
@@ -48,7 +49,11 @@ func (b BundleDecider) Decide(ctx context.Context, q hook.Query) (hook.Verdict, 
 	if err != nil {
 		return hook.Verdict{}, err
 	}
-	in, _, err := b.Engine.Input(q.Command, q.Cwd, GateMode(q.Mode), shell)
+	var env readstation.Env = readstation.ProcessEnv // a hook run in process: the agent's
+	if q.Env != nil {
+		env = readstation.EnvMap(q.Env)
+	}
+	in, _, err := b.Engine.InputEnv(q.Command, q.Cwd, GateMode(q.Mode), shell, env)
 	if err != nil && in.Report == nil {
 		return hook.Verdict{}, err
 	}

@@ -28,8 +28,15 @@ func NewEngine() *Engine { return &Engine{caches: map[string]*Gates{}} }
 // of the call's flags (built at the first call that names them), in the
 // agent's own format.
 func (en *Engine) Handle(ctx context.Context, req hook.Request) hook.Answer {
+	if req.Flags.Env == nil {
+		// The engine's own environment is not the agent's: a variable
+		// the client did not send is not known (and an empty map is
+		// omitted on the wire).
+		req.Flags.Env = map[string]string{}
+	}
 	if en.Decider != nil {
-		return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, en.Decider(req.Flags), ExplainExit)
+		d := en.Decider(req.Flags)
+		return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, d, Explainer(d))
 	}
 	key := strings.Join(req.Flags.Policy, "\x00") + "\x01" + req.Flags.Config
 	en.mu.Lock()
@@ -39,5 +46,5 @@ func (en *Engine) Handle(ctx context.Context, req hook.Request) hook.Answer {
 		en.caches[key] = c
 	}
 	en.mu.Unlock()
-	return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, c, ExplainExit)
+	return hook.Handle(ctx, req.Agent, []byte(req.Payload), req.Flags, c, c.ExplainExit)
 }

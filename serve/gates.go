@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
@@ -131,7 +132,7 @@ func (c *Gates) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
-	d, err := g.Decide(ctx, gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: GateMode(q.Mode), Shell: q.Shell})
+	d, err := g.Decide(ctx, gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: GateMode(q.Mode), Shell: q.Shell, Env: q.Env})
 	if err != nil {
 		return hook.Verdict{}, err
 	}
@@ -166,11 +167,10 @@ func Verdict(d *gate.Decision) hook.Verdict {
 // space: a message for a line of an agent's or a model's text.
 func OneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// ExplainExit is the hooks' hook.Explainer: what an exit code means, for
-// the model, when it is worth saying ("" for exit 0 or an exit with no
-// known meaning).
-func ExplainExit(command string, code int) string {
-	m := exitmeaning.Interpret(command, code)
+// ExitText is what the hooks tell the model about exit code, whose
+// meaning is m, when it is worth saying: "" for exit 0 or an exit with no
+// known meaning.
+func ExitText(m exitmeaning.Meaning, code int) string {
 	if m.Message == "" || code == 0 {
 		return ""
 	}
@@ -182,4 +182,45 @@ func ExplainExit(command string, code int) string {
 		return fmt.Sprintf("exit %d%s means %s, not an error", code, who, m.Message)
 	}
 	return fmt.Sprintf("exit %d%s: %s", code, who, m.Message)
+}
+
+// ExplainExit is the hook.Explainer of no gate: the embedded catalog's
+// meaning of the exit, the command read in the query's shell (bash when
+// it is not known).
+func ExplainExit(q hook.Query, code int) string {
+	d, _ := classify.ParseDialect(q.Shell)
+	return ExitText(exitmeaning.Interpret(q.Command, code, exitmeaning.WithDialect(d)), code)
+}
+
+// ExplainExit is the gates' hook.Explainer: the meaning of the exit as the
+// gate for the command's cwd reads it (its catalog, and the query's shell
+// or else its config's). With no gate for that cwd it is ExplainExit's.
+func (c *Gates) ExplainExit(q hook.Query, code int) string {
+	return explainWith(c.GateFor, q, code)
+}
+
+// ExplainExit is the bundle's hook.Explainer: the meaning of the exit as
+// the bundle's gate for the command's cwd reads it.
+func (b BundleDecider) ExplainExit(q hook.Query, code int) string {
+	return explainWith(b.Engine.GateFor, q, code)
+}
+
+func explainWith(gateFor func(cwd string) (*gate.Gate, error), q hook.Query, code int) string {
+	g, err := gateFor(q.Cwd)
+	if err != nil || g == nil {
+		return ExplainExit(q, code)
+	}
+	d, _ := classify.ParseDialect(q.Shell)
+	return ExitText(g.ExitMeaning(q.Command, code, g.Pipeline().Shell(d)), code)
+}
+
+// Explainer is d's own exit explainer when it has one (Gates,
+// BundleDecider: the catalog of the gate that decides), else ExplainExit.
+func Explainer(d hook.Decider) hook.Explainer {
+	if e, ok := d.(interface {
+		ExplainExit(hook.Query, int) string
+	}); ok {
+		return e.ExplainExit
+	}
+	return ExplainExit
 }

@@ -155,7 +155,7 @@ func TestExplainExit(t *testing.T) {
 		{"grep -q x f", 0, ""},
 		{"grep -q x f", 2, "exit 2 from grep: "},
 	} {
-		if got := ExplainExit(tc.cmd, tc.code); (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+		if got := ExplainExit(hook.Query{Command: tc.cmd}, tc.code); (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("ExplainExit(%q, %d) = %q, want %q…", tc.cmd, tc.code, got, tc.want)
 		}
 	}

@@ -140,12 +140,14 @@ func versionOf(tb testing.TB, thin string) string {
 // policy pipeline), or it would start as slowly as the full binary.
 // thinClientPackages are the shellgate packages the thin client may link:
 // the hook protocol, the trust package's owner check and the catalog's
-// table of shells (standard library only; anything they pulled in would be
-// listed by go list -deps too).
+// tables of shells and of the environment variables it sends (standard
+// library only; anything they pulled in would be listed by go list -deps
+// too).
 var thinClientPackages = map[string]bool{
 	"github.com/shellgate/shellgate/hook":               true,
 	"github.com/shellgate/shellgate/trust":              true,
 	"github.com/shellgate/shellgate/classify/shells":    true,
+	"github.com/shellgate/shellgate/classify/agentenv":  true,
 	"github.com/shellgate/shellgate/cmd/shellgate-hook": true,
 }
 

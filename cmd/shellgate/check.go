@@ -140,8 +140,11 @@ func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
 			return nil, err
 		}
 	}
+	// shellgate check runs in the agent's environment: the commands it
+	// judges run in this process's.
 	d.pl, err = gate.NewPipeline(gate.PipelineOptions{
 		Config: cfg, Catalog: base, PolicyDirs: f.policies, Roots: absAll(f.roots), NoStation: *f.noStation,
+		Env: readstation.ProcessEnv,
 	})
 	if err != nil {
 		return nil, err

@@ -26,6 +26,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/bundle"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/internal/mcptest"
 	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/fleet"
@@ -351,7 +352,7 @@ func TestFleetBundleServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	_, isErr, md := call(t, connect(t, context.Background(), ct), "check", map[string]any{"command": "ls"})
+	_, isErr, md := mcptest.Call(t, mcptest.Connect(t, context.Background(), ct), "check", map[string]any{"command": "ls"})
 	if rs, _ := md["reasons"].([]any); isErr || md["action"] != "deny" || len(rs) != 1 || rs[0].(map[string]any)["code"] != "org-v1" {
 		t.Fatalf("mcp check under bundle v1: %+v", md)
 	}

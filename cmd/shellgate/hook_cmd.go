@@ -53,7 +53,7 @@ func runHook(e *env) int {
 			defer f.Stop()
 			dec = serve.BundleDecider{Engine: f, Flags: flags}
 		}
-		ans = hook.Handle(context.Background(), agent, input, flags, dec, serve.ExplainExit)
+		ans = hook.Handle(context.Background(), agent, input, flags, dec, serve.Explainer(dec))
 	}
 	if _, err := e.stdout.Write(ans.Stdout); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate hook:", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/internal/mcptest"
 	"github.com/shellgate/shellgate/serve"
 )
 
@@ -30,7 +31,7 @@ const pytestRun = `python3 -m pytest -x tests`
 // workspace in it.
 func trustHome(t *testing.T) string {
 	t.Helper()
-	proj := mcpWorkspace(t)
+	proj := mcptest.Workspace(t)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(filepath.Dir(proj), "state"))
 	return proj
 }

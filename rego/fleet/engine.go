@@ -222,8 +222,15 @@ func (e *Engine) Fallback() (*gate.Pipeline, error) {
 // (see gate.Pipeline.InputShell): the project's tightening (a readonly
 // mode, deny rows) applies to the input as well. When that pipeline cannot
 // be had, the bundle's base pipeline, or the fallback, builds the input
-// (Decide then says why).
+// (Decide then says why). The command runs in this process's environment
+// (the CLI, started by the agent); InputEnv takes another.
 func (e *Engine) Input(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
+	return e.InputEnv(command, cwd, mode, shell, readstation.ProcessEnv)
+}
+
+// InputEnv is Input for a command that runs in the environment env (what
+// is known of the agent's: readstation.Boundary.Env).
+func (e *Engine) InputEnv(command, cwd, mode string, shell classify.Dialect, env readstation.Env) (policy.Input, *readstation.Station, error) {
 	pl, err := e.PipelineFor(cwd)
 	if err != nil || pl == nil {
 		if pl = e.Pipeline(); pl == nil {
@@ -232,7 +239,7 @@ func (e *Engine) Input(command, cwd, mode string, shell classify.Dialect) (polic
 			}
 		}
 	}
-	return pl.InputShell(command, cwd, mode, shell)
+	return pl.InputEnv(command, cwd, mode, shell, env)
 }
 
 // Decide decides on in (built by Input) with the bundle in force, or

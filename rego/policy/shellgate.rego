@@ -13,6 +13,7 @@
 # segment, for each write its absolute path and whether it is outside the
 # roots, critical, a device, or shellgate's own configuration, and an index
 # (segments by "name:git", "subcommand:git:push" and "category:network",
+# segments that update refs on a remote by "pushes",
 # "unknown" segments the catalog does not know, findings by
 # "code:fork-bomb", station reads by "verdict:denied", writes by
 # "write:critical", "granted" segments) so rules look up instead of scan,
@@ -470,40 +471,27 @@ deny contains {
 	f := input.report.findings[j]
 }
 
-# force-push-protected: git push --force (or +ref) to a protected branch.
+# force-push-protected: a forced update of a protected branch on a remote
+# (git push --force origin main, git push origin +main). The classifier
+# lists the refs a segment pushes (seg.pushes, from operands in the catalog
+# role refspec), each with the branch and whether an option of effect
+# force or a leading "+" forces it.
 deny contains {
 	"code": "force-push-protected",
-	"message": concat("", ["force-pushes to ", branch, ", rewriting the history others build on"]),
+	"message": concat("", ["force-pushes to ", p.branch, ", rewriting the history others build on"]),
 	"span": seg.span,
 	"segment": i,
 	"rule": "force-push-protected",
 } if {
-	input.facts.has.git == true
-	some i in input.facts.index["subcommand:git:push"]
+	input.facts.has.pushes == true
+	some i in input.facts.index.pushes
 	seg := segments[i]
-	some op in seg.operands
-	branch := push_target(op.value)
-	protected_branches[branch]
-	force_push(seg, op.value)
+	some p in seg.pushes
+	p.force
+	protected_branches[p.branch]
 }
 
 protected_branches := {"main", "master"}
-
-# force_push: an option the catalog gives the effect force (--force,
-# --force-with-lease), or a refspec that begins with "+".
-force_push(seg, _) if {
-	some o in seg.options
-	"force" in o.effects
-}
-
-force_push(_, ref) if startswith(ref, "+")
-
-# push_target: the remote branch a refspec names ("+main", "x:main",
-# "refs/heads/main").
-push_target(ref) := b if {
-	parts := split(trim_prefix(ref, "+"), ":")
-	b := trim_prefix(parts[count(parts) - 1], "refs/heads/")
-}
 
 # pipe-to-shell: something downloaded is piped into a shell.
 deny contains {
@@ -612,39 +600,21 @@ option_value(seg, a) if {
 	o.value.span == a.span
 }
 
-# partition-table: parted rewriting a partition table (rm, mklabel,
-# mkpart, resizepart, rescue; parted accepts unambiguous prefixes, so any
-# operand of two or more letters that begins one of them counts) or sfdisk
-# --delete destroys the data of the partitions it removes or moves.
+# partition-table: a word that rewrites a partition table (parted rm,
+# mklabel or any beginning of one parted takes; sfdisk --delete), which
+# destroys the data of the partitions it removes or moves. The catalog
+# names the words (keywords with the effect partition-table), and the
+# classifier reports each with a finding of that code.
 deny contains {
 	"code": "partition-table",
-	"message": concat("", [seg.name, " ", op.value, " rewrites a partition table, destroying the data of the partitions it changes"]),
-	"span": op.span,
-	"segment": i,
+	"message": f.message,
+	"span": f.span,
+	"segment": f.segment,
 	"rule": "partition-table",
 } if {
-	input.facts.has.destructive_or_unknown == true
-	some k in ["category:destructive", "unknown"]
-	some i in input.facts.index[k]
-	seg := segments[i]
-	edits := partition_edits[seg.name]
-	some op in seg.operands
-	not op.dynamic
-	partition_edit(edits, op.value)
-}
-
-partition_edits := {
-	"parted": {"rm", "mklabel", "mktable", "mkpart", "mkpartfs", "resizepart", "resize", "rescue", "move"},
-	"sfdisk": {"--delete", "--wipe", "--wipe-partitions", "--move-data"},
-}
-
-partition_edit(edits, v) if edits[v]
-
-partition_edit(edits, v) if {
-	count(v) >= 2
-	not startswith(v, "-")
-	some e in edits
-	startswith(e, v)
+	input.facts.has.destructive_or_unknown == true # the effect makes the segment destructive
+	some j in input.facts.index["code:partition-table"]
+	f := input.report.findings[j]
 }
 
 # script_runner: a program that runs a script operand: a shell (bash

@@ -69,6 +69,7 @@ has_for(inp, ix) := {
 	"network": nonempty(ix, "category:network"),
 	"shell": nonempty(ix, "category:shell"),
 	"git": nonempty(ix, "name:git"),
+	"pushes": nonempty(ix, "pushes"),
 	"destructive_or_unknown": some_true([nonempty(ix, "category:destructive"), nonempty(ix, "unknown")]),
 	"fork_bomb": nonempty(ix, "code:fork-bomb"),
 	"granted": nonempty(ix, "granted"),
@@ -114,6 +115,7 @@ index_for(inp) := object.union_n([
 	{"granted": [i | some i, g in inp.facts.segments; g.grant != ""]},
 	{"grant_refused": [i | some i, g in inp.facts.segments; object.get(g, "grant_refused", "") != ""]},
 	{"unknown": [i | some i, s in segs; not s.known]},
+	{"pushes": [i | some i, s in segs; count(object.get(s, "pushes", [])) > 0]},
 	{concat("", ["write:", k]): [j | some j, w in fws; w[f] == true] | some k, f in write_flags},
 ]) if {
 	fws := object.get(inp, ["facts", "writes"], [])
@@ -604,25 +606,17 @@ stop_cases := {
 		"input": mk([seg(0, "kill", {"categories": ["destructive"], "read_only": false, "args": [{"value": "-9", "span": [5, 7]}, {"value": "-1", "span": [8, 10]}]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["kill-all"],
 	},
-	"parted rm is denied": {
-		"input": mk([seg(0, "parted", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "/dev/sda", "span": [7, 15]}, {"value": "rm", "span": [16, 18]}, {"value": "1", "span": [19, 20]}]})], not_reversible([finding("not-read-only", 0)])),
+	"a partition-table finding is denied": {
+		"input": mk([destroyer(0, "parted")], not_reversible([finding("not-read-only", 0), finding("partition-table", 0)])),
 		"action": "deny", "has": ["partition-table"],
 	},
-	"parted mkl (a prefix of mklabel) is denied": {
-		"input": mk([seg(0, "parted", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "/dev/sda", "span": [7, 15]}, {"value": "mkl", "span": [16, 19]}, {"value": "gpt", "span": [20, 23]}]})], not_reversible([finding("not-read-only", 0)])),
-		"action": "deny", "has": ["partition-table"],
-	},
-	"parted print asks": {
-		"input": mk([seg(0, "parted", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "/dev/sda", "span": [7, 15]}, {"value": "print", "span": [16, 21]}]})], not_reversible([finding("not-read-only", 0)])),
+	"parted without one asks": {
+		"input": mk([destroyer(0, "parted")], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["partition-table"],
 	},
-	"sfdisk --delete is denied": {
-		"input": mk([seg(0, "sfdisk", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "--delete", "span": [7, 15]}, {"value": "/dev/sda", "span": [16, 24]}]})], not_reversible([finding("not-read-only", 0)])),
+	"any program with the finding, by its code, not its name": {
+		"input": mk([destroyer(0, "diskpart-x")], not_reversible([finding("partition-table", 0)])),
 		"action": "deny", "has": ["partition-table"],
-	},
-	"sfdisk -l asks": {
-		"input": mk([seg(0, "sfdisk", {"categories": ["destructive", "write"], "read_only": false, "operands": [{"value": "-l", "span": [7, 9]}]})], not_reversible([finding("not-read-only", 0)])),
-		"action": "ask", "lacks": ["partition-table"],
 	},
 }
 
@@ -706,7 +700,11 @@ formatter(i, name) := object.union(destroyer(i, name), {"traits": ["formatter"]}
 
 operand(v) := {"value": v, "role": "any", "span": [0, 1]}
 
-push(options, operands) := seg(0, "git", {"subcommand": "push", "categories": ["network", "write"], "read_only": false, "options": options, "operands": operands})
+# push(pushes) is git push with the refs it updates on the remote, as the
+# classifier lists them (operands in the catalog role refspec).
+push(pushes) := seg(0, "git", {"subcommand": "push", "categories": ["network", "write"], "read_only": false, "pushes": pushes})
+
+pushed(branch, forced) := {"branch": branch, "force": forced, "span": [0, 1]}
 
 destructive_cases := {
 	"mkfs.ext4 is denied": {
@@ -741,37 +739,29 @@ destructive_cases := {
 		"input": mk([seg(0, "f", {})], not_reversible([finding("function-definition", -1)])),
 		"action": "ask", "lacks": ["fork-bomb"],
 	},
-	"git push --force origin main is denied": {
-		"input": mk([push([force("--force")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+	"a forced push to main is denied": {
+		"input": mk([push([pushed("main", true)])], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["force-push-protected"],
 	},
-	"git push origin +master is denied": {
-		"input": mk([push([], [operand("origin"), operand("+master")])], not_reversible([finding("not-read-only", 0)])),
+	"a forced push to master is denied": {
+		"input": mk([push([pushed("feature", true), pushed("master", true)])], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["force-push-protected"],
 	},
-	"git push -f origin HEAD:refs/heads/main is denied": {
-		"input": mk([push([force("--force")], [operand("origin"), operand("HEAD:refs/heads/main")])], not_reversible([finding("not-read-only", 0)])),
-		"action": "deny", "has": ["force-push-protected"],
-	},
-	"git push --force-with-lease origin main is denied": {
-		"input": mk([push([force("--force-with-lease")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
-		"action": "deny", "has": ["force-push-protected"],
-	},
-	"git push origin main without force asks": {
-		"input": mk([push([], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+	"a push to main without force asks": {
+		"input": mk([push([pushed("main", false)])], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["force-push-protected"],
 	},
-	"git push --force to a feature branch asks": {
-		"input": mk([push([force("--force")], [operand("origin"), operand("feature")])], not_reversible([finding("not-read-only", 0)])),
+	"a forced push to a feature branch asks": {
+		"input": mk([push([pushed("feature", true)])], not_reversible([finding("not-read-only", 0)])),
 		"action": "ask", "lacks": ["force-push-protected"],
 	},
-	"git push --force-if-includes origin main is denied": {
-		"input": mk([push([force("--force-if-includes")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
+	"a force option with no ref pushed asks": {
+		"input": mk([seg(0, "git", {"subcommand": "push", "categories": ["network", "write"], "read_only": false, "options": [force("--force")], "operands": [operand("main")]})], not_reversible([finding("not-read-only", 0)])),
+		"action": "ask", "lacks": ["force-push-protected"],
+	},
+	"any program that pushes, by its facts, not its name": {
+		"input": mk([seg(0, "hg-sync", {"categories": ["network"], "read_only": false, "pushes": [pushed("main", true)]})], not_reversible([finding("not-read-only", 0)])),
 		"action": "deny", "has": ["force-push-protected"],
-	},
-	"an option forces by its effect, not its name": {
-		"input": mk([push([opt("--force")], [operand("origin"), operand("main")])], not_reversible([finding("not-read-only", 0)])),
-		"action": "ask", "lacks": ["force-push-protected"],
 	},
 }
 

@@ -1,0 +1,169 @@
+// Package mcptest holds what the MCP server's tests share, in the library
+// (mcpserver) and in the command (cmd/shellgate): a workspace with a home of
+// its own, a connected client, tool calls checked against a table row, and
+// waiting on a background job's process.
+package mcptest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Workspace returns a project directory (a git workspace) with one file,
+// notes.txt, in a home of its own (HOME and XDG_CONFIG_HOME set for the
+// test) so that no user config applies.
+func Workspace(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	dir := filepath.Join(home, "proj")
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Connect connects a client over tr; the session is closed when the test
+// ends.
+func Connect(t testing.TB, ctx context.Context, tr mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "shellgate-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// InMemory connects a client to srv over the SDK's in-memory transport;
+// both sessions are closed when the test ends.
+func InMemory(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	return Connect(t, ctx, ct)
+}
+
+// ToolCall is one tool call and what must hold of its result.
+type ToolCall struct {
+	Tool    string
+	Args    map[string]any
+	IsError bool
+	Text    string // a regexp the text content must match
+	Field   string // a structured output field to check ...
+	Value   any    // ... and its value
+	Creates string // a file (in the workspace) that must exist afterwards ("" = none)
+	Absent  string // a file that must not exist afterwards: the command did not run
+}
+
+// Check calls c.Tool with c.Args and reports every way the result differs
+// from c; dir is the workspace c.Creates and c.Absent are in.
+func Check(t testing.TB, cs *mcp.ClientSession, dir string, c ToolCall) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.Tool, Arguments: c.Args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", c.Tool, c.Args, err)
+	}
+	if res.IsError != c.IsError {
+		t.Errorf("%s %v: isError %v, want %v", c.Tool, c.Args, res.IsError, c.IsError)
+	}
+	if len(res.Content) == 0 {
+		t.Fatalf("%s %v: no content", c.Tool, c.Args)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !regexp.MustCompile(c.Text).MatchString(text) {
+		t.Errorf("%s %v: text %q does not match %q", c.Tool, c.Args, text, c.Text)
+	}
+	if c.Field != "" {
+		var out map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("%s %v: structured content %s: %v", c.Tool, c.Args, b, err)
+		}
+		if diff := cmp.Diff(c.Value, out[c.Field]); diff != "" {
+			t.Errorf("%s %v: structured %s (-want +got):\n%s", c.Tool, c.Args, c.Field, diff)
+		}
+	}
+	if c.Creates != "" {
+		if _, err := os.Stat(filepath.Join(dir, c.Creates)); err != nil {
+			t.Errorf("%s %v: %s was not created: %v", c.Tool, c.Args, c.Creates, err)
+		}
+	}
+	if c.Absent != "" {
+		if _, err := os.Stat(filepath.Join(dir, c.Absent)); err == nil {
+			t.Errorf("%s %v: %s exists: the command ran", c.Tool, c.Args, c.Absent)
+		}
+	}
+}
+
+// Call calls a tool and returns its text, whether it was a tool error,
+// and its structured output.
+func Call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	var out map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &out)
+	text := ""
+	if len(res.Content) > 0 {
+		text = res.Content[0].(*mcp.TextContent).Text
+	}
+	return text, res.IsError, out
+}
+
+// PidFrom waits (up to 10 s) for a job to write its pid and a newline to
+// file.
+func PidFrom(t testing.TB, file string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err == nil {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", file)
+	return 0
+}
+
+// WaitGone waits (up to 10 s) for pid to be gone, and fails the test,
+// killing it, when it survives.
+func WaitGone(t testing.TB, pid int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("%s: the job's process %d survived", what, pid)
+}
