@@ -19,7 +19,7 @@ func devIno(fi fs.FileInfo) (dev, ino uint64) {
 // nanoseconds.
 func changeTimes(fi fs.FileInfo) (mtime, ctime int64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return fi.ModTime().UnixNano(), st.Ctim.Sec*1e9 + st.Ctim.Nsec
+		return fi.ModTime().UnixNano(), statCtime(st)
 	}
 	return fi.ModTime().UnixNano(), 0
 }

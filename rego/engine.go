@@ -336,17 +336,20 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 		return policy.ErrorDecision("%v", err), f, nil
 	}
 	in.Mode = f.Mode
-	v, err := inputValue(in, f)
-	if err != nil {
-		return policy.ErrorDecision("building the policy input: %v", err), f, nil
-	}
 	var key memoKey
 	memoize := e.memo != nil && extra == nil
 	if memoize {
-		key = keyOf(in, f.Mode, v)
-		if d, ok := e.memo.get(key); ok {
+		// The key is hashed from the input's description without building
+		// the value: a decision answered from the memo builds nothing.
+		if key, err = keyFor(in, f); err != nil {
+			memoize = false
+		} else if d, ok := e.memo.get(key); ok {
 			return d, f, nil
 		}
+	}
+	v, err := inputValue(in, f)
+	if err != nil {
+		return policy.ErrorDecision("building the policy input: %v", err), f, nil
 	}
 	opts := make([]opa.EvalOption, 0, 3+len(extra))
 	opts = append(opts, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
@@ -394,14 +397,14 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 	}
 	var d policy.Decision
 	var at ast.String
-	if a := o.Get(ast.StringTerm("action")); a != nil {
+	if a := o.Get(kAction); a != nil {
 		at, _ = a.Value.(ast.String)
 	}
 	d.Action = policy.Action(at)
 	if !d.Action.Valid() {
-		return policy.ErrorDecision("the decision's action %v is not allow, ask or deny", o.Get(ast.StringTerm("action")))
+		return policy.ErrorDecision("the decision's action %v is not allow, ask or deny", o.Get(kAction))
 	}
-	rt := o.Get(ast.StringTerm("reasons"))
+	rt := o.Get(kReasons)
 	if rt == nil {
 		return policy.ErrorDecision("the decision has no reasons")
 	}
@@ -431,7 +434,7 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 	}
 	policy.SortReasons(d.Reasons)
 	if d.Action == policy.Ask {
-		if g := o.Get(ast.StringTerm("grantable")); g != nil {
+		if g := o.Get(kGrantable); g != nil {
 			d.SuggestedGrants, d.NoGrants = suggest(g.Value, in.Report)
 		}
 	}
@@ -480,7 +483,7 @@ func (e *Engine) reason(t *ast.Term, n int) (policy.Reason, error) {
 		return policy.Reason{}, fmt.Errorf("malformed reason %v: a reason is an object {\"code\", \"message\", \"span\", \"segment\"}", t)
 	}
 	r := policy.Reason{Segment: -1}
-	if rt := o.Get(ast.StringTerm("rule")); rt != nil {
+	if rt := o.Get(kRule); rt != nil {
 		s, ok := rt.Value.(ast.String)
 		if !ok {
 			return r, fmt.Errorf("malformed reason %v: \"rule\" is not a string", t)
@@ -490,47 +493,51 @@ func (e *Engine) reason(t *ast.Term, n int) (policy.Reason, error) {
 			r.Rule += " (" + loc + ")"
 		}
 	}
-	from := ""
-	if r.Rule != "" {
-		from = " from rule " + r.Rule
+	// from names the rule in an error (built only for one).
+	from := func() string {
+		if r.Rule == "" {
+			return ""
+		}
+		return " from rule " + r.Rule
 	}
-	get := func(k string) (string, error) {
-		v := o.Get(ast.StringTerm(k))
+	get := func(kt *ast.Term) (string, error) {
+		k := string(kt.Value.(ast.String))
+		v := o.Get(kt)
 		if v == nil {
-			return "", fmt.Errorf("malformed reason%s: no %q in %v", from, k, t)
+			return "", fmt.Errorf("malformed reason%s: no %q in %v", from(), k, t)
 		}
 		s, ok := v.Value.(ast.String)
 		if !ok || s == "" {
-			return "", fmt.Errorf("malformed reason%s: %q is not a non-empty string in %v", from, k, t)
+			return "", fmt.Errorf("malformed reason%s: %q is not a non-empty string in %v", from(), k, t)
 		}
 		return string(s), nil
 	}
 	var err error
-	if r.Code, err = get("code"); err != nil {
+	if r.Code, err = get(kCode); err != nil {
 		return r, err
 	}
-	if r.Message, err = get("message"); err != nil {
+	if r.Message, err = get(kMessage); err != nil {
 		return r, err
 	}
-	if st := o.Get(ast.StringTerm("segment")); st != nil {
+	if st := o.Get(kSegment); st != nil {
 		num, ok := st.Value.(ast.Number)
 		i, ok2 := num.Int()
 		if !ok || !ok2 {
-			return r, fmt.Errorf("malformed reason%s: \"segment\" is not an integer in %v", from, t)
+			return r, fmt.Errorf("malformed reason%s: \"segment\" is not an integer in %v", from(), t)
 		}
 		r.Segment = i
 	}
 	sp := classify.Span{Start: 0, End: n}
-	if st := o.Get(ast.StringTerm("span")); st != nil {
+	if st := o.Get(kSpan); st != nil {
 		if _, null := st.Value.(ast.Null); !null {
 			a, ok := st.Value.(*ast.Array)
 			if !ok || a.Len() != 2 {
-				return r, fmt.Errorf("malformed reason%s: \"span\" is not [start, end] in %v", from, t)
+				return r, fmt.Errorf("malformed reason%s: \"span\" is not [start, end] in %v", from(), t)
 			}
 			s0, ok0 := intOf(a.Elem(0))
 			s1, ok1 := intOf(a.Elem(1))
 			if !ok0 || !ok1 || s0 < 0 || s1 < s0 || s1 > n {
-				return r, fmt.Errorf("malformed reason%s: \"span\" %v is not a byte range of the command in %v", from, st, t)
+				return r, fmt.Errorf("malformed reason%s: \"span\" %v is not a byte range of the command in %v", from(), st, t)
 			}
 			sp = classify.Span{Start: s0, End: s1}
 		}

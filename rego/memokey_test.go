@@ -160,3 +160,81 @@ func mutateAll(t *testing.T, v reflect.Value, path string, check func(string)) {
 		t.Fatalf("%s: cannot mutate a %s", path, v.Kind())
 	}
 }
+
+// TestMemoKeyMatchesValue builds the value and the key of many inputs
+// (commands, modes, configs, a station of a foreign type) and requires
+// that two inputs have the same key exactly when the policy sees the same
+// document: the memo is sound (different documents never share a key) and
+// answers every repeat (equal documents always do).
+func TestMemoKeyMatchesValue(t *testing.T) {
+	project := &policy.Config{Grants: []string{"python3 -c *", "env **"}, Source: policy.SourceProject}
+	cmds := []string{
+		"git status", "git status ", "git  status", "ls -la src/", "ls -la src", "cat README.md", "cat README.md notes.txt",
+		"cd src && grep -rn TODO . | head -20", "cd src && grep -rn TODO . | head -2", "echo hi > out.txt", "echo hi >> out.txt",
+		"python3 -c 'print(1)' && env FOO=1 touch x", "find . -name '*.go' -exec rm {} +", "rm -rf /", "cat .env ~/.ssh/id_rsa",
+		"for f in src/*.go; do wc -l $f; done", "ls |", "", "curl x | sh", "git push --force origin main",
+	}
+	type doc struct {
+		what string
+		key  memoKey
+		val  ast.Value
+	}
+	var docs []doc
+	for _, cfg := range []*policy.Config{nil, project} {
+		f := newFixture(t, cfg)
+		for _, mode := range []string{policy.ModeDefault, policy.ModeReadonly} {
+			for _, c := range cmds {
+				for _, foreign := range []bool{false, true, false, true} {
+					// Each input is made twice, from scratch: the same
+					// document from different Go values.
+					in := f.input(t, c, mode)
+					if foreign {
+						// A station of a type this package does not know
+						// reaches the policy as its JSON.
+						b, err := json.Marshal(in.Station)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var m map[string]any
+						if err := json.Unmarshal(b, &m); err != nil {
+							t.Fatal(err)
+						}
+						in.Station = m
+					}
+					facts, err := prepare(&in)
+					if err != nil {
+						t.Fatal(err)
+					}
+					in.Mode = facts.Mode
+					k, err := keyFor(&in, facts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					v, err := inputValue(&in, facts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					docs = append(docs, doc{fmt.Sprintf("%q mode %s config %v foreign station %v", c, mode, cfg != nil, foreign), k, v})
+				}
+			}
+		}
+	}
+	same := 0
+	for i := range docs {
+		for j := i + 1; j < len(docs); j++ {
+			a, b := docs[i], docs[j]
+			eqVal := a.val.Compare(b.val) == 0
+			switch {
+			case a.key == b.key && !eqVal:
+				t.Errorf("%s and %s share a memo key but the policy sees different documents", a.what, b.what)
+			case a.key != b.key && eqVal && a.key.cfg == b.key.cfg:
+				t.Errorf("%s and %s are the same document under different memo keys", a.what, b.what)
+			case eqVal:
+				same++
+			}
+		}
+	}
+	if same == 0 {
+		t.Errorf("no two of the %d inputs are the same document: the test does not reach a repeat", len(docs))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,31 +15,56 @@ import (
 	"github.com/shellgate/shellgate/readstation"
 )
 
-// This file builds the policy input as an ast.Value directly, without a
-// JSON round trip. Its shape is exactly the JSON encoding of policy.Input
-// (plus "facts"); TestInputValueCoversEveryField holds it to that for every
-// field of the input types, and the memo key is a hash of this value
-// (memokey.go), so the three cannot drift apart.
+// This file describes the policy input once, as a stream of JSON values
+// (describeInput and the functions it calls, written against enc). Two
+// encoders read that one description: the builder (below) makes the
+// ast.Value the policy evaluates, and the hasher (memokey.go) makes the
+// memo key, without building anything. The value's shape is exactly the
+// JSON encoding of policy.Input (plus "facts"):
+// TestInputValueCoversEveryField holds the builder to that for every field
+// of the input types, and TestMemoKeyCoversEveryField holds the hasher to
+// see every field, so the JSON, the value and the key cannot drift apart.
 
-func str(s string) *ast.Term {
-	if s == "" {
-		return emptyString
-	}
-	return ast.StringTerm(s)
+// enc receives the input document in order. An object is object(), then
+// key(k) and one value per member, then end(); an array is array(), its
+// elements, then end().
+type enc interface {
+	object()
+	array()
+	end()
+	key(k *ast.Term)
+	// str is a string; name is a frequent one (a program, a subcommand,
+	// an option, the cwd) and enum an enum-like value (kinds, sources,
+	// roles): the builder shares their terms across inputs.
+	str(s string)
+	name(s string)
+	enum(s string)
+	num(n int)
+	boolean(b bool)
+	null()
+	// term is a value built elsewhere (a station of a foreign type).
+	term(t *ast.Term)
+	// config is the input's config, which the builder encodes once per
+	// config and the memo key holds by identity.
+	config(c *policy.Config)
 }
 
-var emptyString = ast.StringTerm("")
-
-// nameTerm returns a term for a frequent word (a program, a subcommand, an
-// option), shared across inputs.
-func nameTerm(s string) *ast.Term {
-	if s == "" {
-		return emptyString
+// cached describes a value that is a function of k alone (a span, an
+// argument, a finding): the builder reuses the term it built for an equal
+// k before, held in c; the hasher writes it in full.
+func cached[K comparable](e enc, c *shared[K], k K, describe func(enc)) {
+	b, ok := e.(*builder)
+	if !ok {
+		describe(e)
+		return
 	}
-	return nameTerms.get(s, func() *ast.Term { return ast.StringTerm(s) })
+	if t := c.lookup(k); t != nil {
+		b.push(t)
+		return
+	}
+	describe(b)
+	c.store(k, b.last)
 }
-func num(n int) *ast.Term      { return ast.InternedTerm(n) }
-func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
 
 // Object keys, built once and shared by every input (terms are never
 // changed once built).
@@ -164,6 +190,11 @@ var (
 	kWrappers        = ast.StringTerm("wrappers")
 	kWrites          = ast.StringTerm("writes")
 	kWritten         = ast.StringTerm("written")
+	// Keys of the decision and its reasons.
+	kAction    = ast.StringTerm("action")
+	kReasons   = ast.StringTerm("reasons")
+	kGrantable = ast.StringTerm("grantable")
+	kRule      = ast.StringTerm("rule")
 )
 
 // enums holds one term for each frequent enum-like value (kinds, sources,
@@ -182,29 +213,12 @@ var enums = func() map[string]*ast.Term {
 	return m
 }()
 
-// enum returns the shared term for a frequent value, or a new one.
-func enum(s string) *ast.Term {
-	if t := enums[s]; t != nil {
-		return t
-	}
-	return ast.StringTerm(s)
-}
-
-func enumsTerm[S ~string](list []S) *ast.Term {
-	ts := make([]*ast.Term, len(list))
-	for i, s := range list {
-		ts[i] = enum(string(s))
-	}
-	return ast.ArrayTerm(ts...)
-}
-
-// obj collects an object's members. It is used by value (o = o.add(k, v)),
-// never through a pointer, so that the members' slice stays on the stack:
-// ast.NewObject copies them.
-type obj struct{ items [][2]*ast.Term }
-
-func (o obj) add(k, v *ast.Term) obj { o.items = append(o.items, [2]*ast.Term{k, v}); return o }
-func (o obj) term() *ast.Term        { return ast.NewTerm(ast.NewObject(o.items...)) }
+// Terms shared by every input (terms are never changed once built).
+var (
+	emptyString = ast.StringTerm("")
+	nullTerm    = ast.NullTerm()
+	emptyArray  = ast.ArrayTerm()
+)
 
 // shared caches terms that recur across inputs (spans, contexts, cwds).
 // Terms are never changed once built, so inputs evaluated at the same time
@@ -216,90 +230,290 @@ type shared[K comparable] struct {
 
 const maxShared = 4096
 
-func (c *shared[K]) get(k K, build func() *ast.Term) *ast.Term {
+func (c *shared[K]) lookup(k K) *ast.Term {
 	c.mu.RLock()
-	t, ok := c.m[k]
+	t := c.m[k]
 	c.mu.RUnlock()
-	if ok {
-		return t
-	}
-	t = build()
+	return t
+}
+
+func (c *shared[K]) store(k K, t *ast.Term) {
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxShared {
 		c.m = make(map[K]*ast.Term, 64)
 	}
 	c.m[k] = t
 	c.mu.Unlock()
+}
+
+func (c *shared[K]) get(k K, build func() *ast.Term) *ast.Term {
+	if t := c.lookup(k); t != nil {
+		return t
+	}
+	t := build()
+	c.store(k, t)
 	return t
 }
 
 var (
-	spanTerms    shared[classify.Span]
-	contextTerms shared[classify.Context]
-	cwdTerms     shared[cwdKey]
-	argTerms     shared[classify.Arg]
-	operandTerms shared[classify.Operand]
-	findingTerms shared[classify.Finding]
+	spanTerms     shared[classify.Span]
+	contextTerms  shared[classify.Context]
+	cwdTerms      shared[cwdKey]
+	argTerms      shared[classify.Arg]
+	operandTerms  shared[classify.Operand]
+	findingTerms  shared[classify.Finding]
+	hasTerms      shared[policy.HasFlags]
+	indexKeyTerms shared[string]
+	grantTerms    shared[string]
+	nameTerms     shared[string]
 )
 
-func spanTerm(s classify.Span) *ast.Term {
-	return spanTerms.get(s, func() *ast.Term { return ast.ArrayTerm(num(s.Start), num(s.End)) })
+// builder is the encoder that builds the ast.Value. An open object's
+// members collect on pairs (key() starts a member, the value pushed next
+// completes it), an open array's elements on elems; end replaces the
+// innermost open object's or array's items by its term.
+type builder struct {
+	elems  []*ast.Term
+	pairs  [][2]*ast.Term
+	frames []frame
+	// last is the term pushed last.
+	last *ast.Term
 }
 
-func stringsTerm(list []string) *ast.Term {
-	ts := make([]*ast.Term, len(list))
-	for i, s := range list {
-		ts[i] = str(s)
+// frame is an open object or array: where its items start on pairs or
+// elems.
+type frame struct {
+	start  int
+	object bool
+}
+
+// builders keeps builders and their stacks between decisions.
+var builders = sync.Pool{New: func() any {
+	return &builder{elems: make([]*ast.Term, 0, 64), pairs: make([][2]*ast.Term, 0, 128), frames: make([]frame, 0, 16)}
+}}
+
+func (b *builder) push(t *ast.Term) {
+	b.last = t
+	if n := len(b.frames); n > 0 && b.frames[n-1].object {
+		b.pairs[len(b.pairs)-1][1] = t
+		return
 	}
-	return ast.ArrayTerm(ts...)
+	b.elems = append(b.elems, t)
 }
 
-func argTerm(a classify.Arg) *ast.Term {
-	return argTerms.get(a, func() *ast.Term { return buildArgTerm(a, nil) })
+func (b *builder) object()          { b.frames = append(b.frames, frame{len(b.pairs), true}) }
+func (b *builder) array()           { b.frames = append(b.frames, frame{len(b.elems), false}) }
+func (b *builder) key(k *ast.Term)  { b.pairs = append(b.pairs, [2]*ast.Term{k, nil}) }
+func (b *builder) num(n int)        { b.push(ast.InternedTerm(n)) }
+func (b *builder) boolean(v bool)   { b.push(ast.InternedTerm(v)) }
+func (b *builder) null()            { b.push(nullTerm) }
+func (b *builder) term(t *ast.Term) { b.push(t) }
+
+func (b *builder) str(s string) {
+	if s == "" {
+		b.push(emptyString)
+		return
+	}
+	b.push(ast.StringTerm(s))
 }
 
-func operandTerm(op classify.Operand) *ast.Term {
-	return operandTerms.get(op, func() *ast.Term {
-		return buildArgTerm(op.Arg, enum(string(op.Role)))
-	})
+func (b *builder) name(s string) {
+	if s == "" {
+		b.push(emptyString)
+		return
+	}
+	b.push(nameTerms.get(s, func() *ast.Term { return ast.StringTerm(s) }))
 }
 
-func findingTerm(f classify.Finding) *ast.Term {
-	return findingTerms.get(f, func() *ast.Term {
-		fo := obj{items: make([][2]*ast.Term, 0, 4)}
-		fo = fo.add(kCode, enum(f.Code))
-		fo = fo.add(kMessage, str(f.Message))
-		fo = fo.add(kSpan, spanTerm(f.Span))
-		fo = fo.add(kSegment, num(f.Segment))
-		if f.Dialect != "" {
-			fo = fo.add(kDialect, enum(f.Dialect))
+func (b *builder) enum(s string) {
+	if t := enums[s]; t != nil {
+		b.push(t)
+		return
+	}
+	b.str(s)
+}
+
+func (b *builder) config(c *policy.Config) { b.push(configTerm(c)) }
+
+func (b *builder) end() {
+	fr := b.frames[len(b.frames)-1]
+	b.frames = b.frames[:len(b.frames)-1]
+	var t *ast.Term
+	switch {
+	case fr.object:
+		// NewObject copies the members.
+		t = ast.NewTerm(ast.NewObject(b.pairs[fr.start:]...))
+		b.pairs = b.pairs[:fr.start]
+	case len(b.elems) == fr.start:
+		t = emptyArray
+	default:
+		ts := make([]*ast.Term, len(b.elems)-fr.start)
+		copy(ts, b.elems[fr.start:])
+		t = ast.ArrayTerm(ts...)
+		b.elems = b.elems[:fr.start]
+	}
+	b.push(t)
+}
+
+// maxBuilderStack is the largest stack a builder keeps for the next
+// decision.
+const maxBuilderStack = 1 << 16
+
+// inputValue builds the whole input document.
+func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
+	b := builders.Get().(*builder)
+	defer func() {
+		// The terms left on the stacks are garbage: drop them.
+		clear(b.elems[:cap(b.elems)])
+		clear(b.pairs[:cap(b.pairs)])
+		b.elems, b.pairs, b.frames, b.last = b.elems[:0], b.pairs[:0], b.frames[:0], nil
+		if cap(b.elems)+cap(b.pairs) <= maxBuilderStack {
+			builders.Put(b)
 		}
-		return fo.term()
+	}()
+	if err := describeInput(b, in, f); err != nil {
+		return nil, err
+	}
+	if len(b.elems) != 1 || len(b.pairs) != 0 || len(b.frames) != 0 {
+		return nil, fmt.Errorf("internal error: the input's description left %d values, %d members and %d open", len(b.elems), len(b.pairs), len(b.frames))
+	}
+	return b.elems[0].Value.(ast.Object), nil
+}
+
+// describeInput describes the whole input document.
+func describeInput(e enc, in *policy.Input, f *policy.Facts) error {
+	var station *ast.Term
+	if in.Station != nil && !isNilStation(in.Station) {
+		if _, ok := in.Station.(*readstation.Station); !ok {
+			v, err := jsonValue(in.Station)
+			if err != nil {
+				return fmt.Errorf("station: %w", err)
+			}
+			if _, isNull := v.(ast.Null); !isNull {
+				station = ast.NewTerm(v)
+			}
+		}
+	}
+	if _, err := configValue(in.Config); err != nil {
+		return err
+	}
+	e.object()
+	e.key(kCommand)
+	e.str(in.Command)
+	e.key(kMode)
+	e.enum(f.Mode)
+	e.key(kCwd)
+	e.name(in.Cwd)
+	if in.Shell != "" {
+		e.key(kShell)
+		e.enum(in.Shell)
+	}
+	e.key(kReport)
+	describeReport(e, in.Report)
+	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
+		e.key(kStation)
+		describeStation(e, st)
+	} else if station != nil {
+		e.key(kStation)
+		e.term(station)
+	}
+	e.key(kConfig)
+	e.config(in.Config)
+	e.key(kFacts)
+	describeFacts(e, f)
+	e.end()
+	return nil
+}
+
+func isNilStation(x any) bool {
+	st, ok := x.(*readstation.Station)
+	return ok && st == nil
+}
+
+func describeSpan(e enc, s classify.Span) {
+	cached(e, &spanTerms, s, func(e enc) {
+		e.array()
+		e.num(s.Start)
+		e.num(s.End)
+		e.end()
 	})
 }
 
-// buildArgTerm is an argument's object, with its role when role is not
-// nil (an operand).
-func buildArgTerm(a classify.Arg, role *ast.Term) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 5)}
-	o = o.add(kValue, str(a.Value))
+func describeStrings(e enc, list []string) {
+	e.array()
+	for _, s := range list {
+		e.str(s)
+	}
+	e.end()
+}
+
+func describeEnums[S ~string](e enc, list []S) {
+	e.array()
+	for _, s := range list {
+		e.enum(string(s))
+	}
+	e.end()
+}
+
+func describeArg(e enc, a classify.Arg) {
+	cached(e, &argTerms, a, func(e enc) { describeArgOf(e, a, nil) })
+}
+
+func describeOperand(e enc, op classify.Operand) {
+	cached(e, &operandTerms, op, func(e enc) {
+		role := string(op.Role)
+		describeArgOf(e, op.Arg, &role)
+	})
+}
+
+// describeArgOf describes an argument's object, with its role when role
+// is not nil (an operand).
+func describeArgOf(e enc, a classify.Arg, role *string) {
+	e.object()
+	e.key(kValue)
+	e.str(a.Value)
 	if a.Dynamic != "" {
-		o = o.add(kDynamic, enum(a.Dynamic))
+		e.key(kDynamic)
+		e.enum(a.Dynamic)
 	}
 	if a.Pattern != "" {
-		o = o.add(kPattern, str(a.Pattern))
+		e.key(kPattern)
+		e.str(a.Pattern)
 	}
 	if a.Dots {
-		o = o.add(kDots, boolean(true))
+		e.key(kDots)
+		e.boolean(true)
 	}
 	if a.Globstar {
-		o = o.add(kGlobstar, boolean(true))
+		e.key(kGlobstar)
+		e.boolean(true)
 	}
-	o = o.add(kSpan, spanTerm(a.Span))
+	e.key(kSpan)
+	describeSpan(e, a.Span)
 	if role != nil {
-		o = o.add(kRole, role)
+		e.key(kRole)
+		e.enum(*role)
 	}
-	return o.term()
+	e.end()
+}
+
+func describeFinding(e enc, f classify.Finding) {
+	cached(e, &findingTerms, f, func(e enc) {
+		e.object()
+		e.key(kCode)
+		e.enum(f.Code)
+		e.key(kMessage)
+		e.str(f.Message)
+		e.key(kSpan)
+		describeSpan(e, f.Span)
+		e.key(kSegment)
+		e.num(f.Segment)
+		if f.Dialect != "" {
+			e.key(kDialect)
+			e.enum(f.Dialect)
+		}
+		e.end()
+	})
 }
 
 // cwdKey is a Cwd without its After list, for the cache.
@@ -308,440 +522,621 @@ type cwdKey struct {
 	known bool
 }
 
-func cwdTerm(c classify.Cwd) *ast.Term {
+func describeCwd(e enc, c classify.Cwd) {
 	if len(c.After) == 0 {
-		return cwdTerms.get(cwdKey{c.Path, c.Known}, func() *ast.Term { return buildCwdTerm(c) })
+		cached(e, &cwdTerms, cwdKey{c.Path, c.Known}, func(e enc) { describeCwdOf(e, c) })
+		return
 	}
-	return buildCwdTerm(c)
+	describeCwdOf(e, c)
 }
 
-func buildCwdTerm(c classify.Cwd) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 3)}
-	o = o.add(kPath, str(c.Path))
-	o = o.add(kKnown, boolean(c.Known))
+func describeCwdOf(e enc, c classify.Cwd) {
+	e.object()
+	e.key(kPath)
+	e.str(c.Path)
+	e.key(kKnown)
+	e.boolean(c.Known)
 	if len(c.After) > 0 {
-		ts := make([]*ast.Term, len(c.After))
-		for i, n := range c.After {
-			ts[i] = num(n)
+		e.key(kAfter)
+		e.array()
+		for _, n := range c.After {
+			e.num(n)
 		}
-		o = o.add(kAfter, ast.ArrayTerm(ts...))
+		e.end()
 	}
-	return o.term()
+	e.end()
 }
 
-func contextTerm(c classify.Context) *ast.Term {
-	return contextTerms.get(c, func() *ast.Term { return buildContextTerm(c) })
+func describeContext(e enc, c classify.Context) {
+	cached(e, &contextTerms, c, func(e enc) {
+		e.object()
+		e.key(kPipeline)
+		e.num(c.Pipeline)
+		e.key(kPipelineLen)
+		e.num(c.PipelineLen)
+		flag(e, kSubstitution, c.Substitution)
+		flag(e, kLoop, c.Loop)
+		flag(e, kBackground, c.Background)
+		flag(e, kNegated, c.Negated)
+		flag(e, kSubshell, c.Subshell)
+		flag(e, kFunction, c.Function)
+		flag(e, kCondition, c.Condition)
+		flag(e, kStdinFed, c.StdinFed)
+		if c.Depth != 0 {
+			e.key(kDepth)
+			e.num(c.Depth)
+		}
+		e.end()
+	})
 }
 
-func buildContextTerm(c classify.Context) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 11)}
-	o = o.add(kPipeline, num(c.Pipeline))
-	o = o.add(kPipelineLen, num(c.PipelineLen))
-	if c.Substitution {
-		o = o.add(kSubstitution, boolean(true))
+// flag describes a member k: true that the JSON omits when false.
+func flag(e enc, k *ast.Term, v bool) {
+	if v {
+		e.key(k)
+		e.boolean(true)
 	}
-	if c.Loop {
-		o = o.add(kLoop, boolean(true))
-	}
-	if c.Background {
-		o = o.add(kBackground, boolean(true))
-	}
-	if c.Negated {
-		o = o.add(kNegated, boolean(true))
-	}
-	if c.Subshell {
-		o = o.add(kSubshell, boolean(true))
-	}
-	if c.Function {
-		o = o.add(kFunction, boolean(true))
-	}
-	if c.Condition {
-		o = o.add(kCondition, boolean(true))
-	}
-	if c.StdinFed {
-		o = o.add(kStdinFed, boolean(true))
-	}
-	if c.Depth != 0 {
-		o = o.add(kDepth, num(c.Depth))
-	}
-	return o.term()
 }
 
-func segmentTerm(s *classify.Segment) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 20)}
-	o = o.add(kIndex, num(s.Index))
-	o = o.add(kProgram, nameTerm(s.Program))
-	o = o.add(kName, nameTerm(s.Name))
-	if s.PathPrefixed {
-		o = o.add(kPathPrefixed, boolean(true))
+// nonEmpty describes a member k that the JSON omits when empty.
+func nonEmpty(e enc, k *ast.Term, s string, as func(string)) {
+	if s != "" {
+		e.key(k)
+		as(s)
 	}
-	if s.DynamicProgram {
-		o = o.add(kDynamicProgram, boolean(true))
-	}
-	o = o.add(kKnown, boolean(s.Known))
-	if s.Subcommand != "" {
-		o = o.add(kSubcommand, nameTerm(s.Subcommand))
-	}
-	args := make([]*ast.Term, len(s.Args))
-	for i, a := range s.Args {
-		args[i] = argTerm(a)
-	}
+}
+
+func describeSegment(e enc, s *classify.Segment) {
+	e.object()
+	e.key(kIndex)
+	e.num(s.Index)
+	e.key(kProgram)
+	e.name(s.Program)
+	e.key(kName)
+	e.name(s.Name)
+	flag(e, kPathPrefixed, s.PathPrefixed)
+	flag(e, kDynamicProgram, s.DynamicProgram)
+	e.key(kKnown)
+	e.boolean(s.Known)
+	nonEmpty(e, kSubcommand, s.Subcommand, e.name)
+	e.key(kArgs)
 	if s.Args == nil {
-		o = o.add(kArgs, ast.NullTerm())
+		e.null()
 	} else {
-		o = o.add(kArgs, ast.ArrayTerm(args...))
+		e.array()
+		for _, a := range s.Args {
+			describeArg(e, a)
+		}
+		e.end()
 	}
 	if len(s.Assigns) > 0 {
-		ts := make([]*ast.Term, len(s.Assigns))
-		for i, a := range s.Assigns {
-			ao := obj{items: make([][2]*ast.Term, 0, 3)}
-			ao = ao.add(kName, str(a.Name))
-			ao = ao.add(kValue, argTerm(a.Value))
-			ao = ao.add(kSpan, spanTerm(a.Span))
-			ts[i] = ao.term()
+		e.key(kAssigns)
+		e.array()
+		for _, a := range s.Assigns {
+			e.object()
+			e.key(kName)
+			e.str(a.Name)
+			e.key(kValue)
+			describeArg(e, a.Value)
+			e.key(kSpan)
+			describeSpan(e, a.Span)
+			e.end()
 		}
-		o = o.add(kAssigns, ast.ArrayTerm(ts...))
+		e.end()
 	}
 	if len(s.Options) > 0 {
-		ts := make([]*ast.Term, len(s.Options))
-		for i, op := range s.Options {
-			oo := obj{items: make([][2]*ast.Term, 0, 6)}
-			oo = oo.add(kName, nameTerm(op.Name))
-			oo = oo.add(kWritten, nameTerm(op.Written))
-			if op.Value != nil {
-				oo = oo.add(kValue, argTerm(*op.Value))
-			}
-			oo = oo.add(kKnown, boolean(op.Known))
-			if len(op.Effects) > 0 {
-				oo = oo.add(kEffects, enumsTerm(op.Effects))
-			}
-			oo = oo.add(kSpan, spanTerm(op.Span))
-			ts[i] = oo.term()
+		e.key(kOptions)
+		e.array()
+		for i := range s.Options {
+			describeOption(e, &s.Options[i])
 		}
-		o = o.add(kOptions, ast.ArrayTerm(ts...))
+		e.end()
 	}
 	if len(s.Operands) > 0 {
-		ts := make([]*ast.Term, len(s.Operands))
-		for i, op := range s.Operands {
-			ts[i] = operandTerm(op)
+		e.key(kOperands)
+		e.array()
+		for _, op := range s.Operands {
+			describeOperand(e, op)
 		}
-		o = o.add(kOperands, ast.ArrayTerm(ts...))
+		e.end()
 	}
 	if len(s.Wrappers) > 0 {
-		o = o.add(kWrappers, enumsTerm(s.Wrappers))
+		e.key(kWrappers)
+		describeEnums(e, s.Wrappers)
 	}
-	o = o.add(kParent, num(s.Parent))
-	o = o.add(kContext, contextTerm(s.Context))
-	o = o.add(kCwd, cwdTerm(s.Cwd))
+	e.key(kParent)
+	e.num(s.Parent)
+	e.key(kContext)
+	describeContext(e, s.Context)
+	e.key(kCwd)
+	describeCwd(e, s.Cwd)
 	if len(s.Categories) > 0 {
-		o = o.add(kCategories, enumsTerm(s.Categories))
+		e.key(kCategories)
+		describeEnums(e, s.Categories)
 	}
-	o = o.add(kReadOnly, boolean(s.ReadOnly))
-	if s.RunsGit {
-		o = o.add(kRunsGit, boolean(true))
-	}
-	if len(s.RepoCode) > 0 {
-		ts := make([]*ast.Term, len(s.RepoCode))
-		for i, rc := range s.RepoCode {
-			ro := obj{items: make([][2]*ast.Term, 0, 3)}
-			ro = ro.add(kFile, str(rc.File))
-			if rc.Match != "" {
-				ro = ro.add(kMatch, str(rc.Match))
-			}
-			if rc.Key != "" {
-				ro = ro.add(kKey, str(rc.Key))
-			}
-			ts[i] = ro.term()
-		}
-		o = o.add(kRepoCode, ast.ArrayTerm(ts...))
-	}
-	if len(s.Code) > 0 {
-		ts := make([]*ast.Term, len(s.Code))
-		for i, c := range s.Code {
-			co := obj{items: make([][2]*ast.Term, 0, 3)}
-			co = co.add(kCarries, enum(c.Carries))
-			co = co.add(kVia, nameTerm(c.Via))
-			co = co.add(kSpan, spanTerm(c.Span))
-			ts[i] = co.term()
-		}
-		o = o.add(kCode, ast.ArrayTerm(ts...))
-	}
-	if s.Walk != nil {
-		o = o.add(kWalk, walkTerm(s.Walk))
-	}
-	if s.Produces != nil {
-		o = o.add(kProduces, producesTerm(s.Produces))
-	}
-	if s.InputArgs != nil {
-		io := obj{items: make([][2]*ast.Term, 0, 2)}
-		if s.InputArgs.Nul {
-			io = io.add(kNul, boolean(true))
-		}
-		if s.InputArgs.Replace != "" {
-			io = io.add(kReplace, str(s.InputArgs.Replace))
-		}
-		o = o.add(kInputArgs, io.term())
-	}
-	if s.ConfigAlias != "" {
-		o = o.add(kConfigAlias, nameTerm(s.ConfigAlias))
-	}
-	o = o.add(kSpan, spanTerm(s.Span))
+	e.key(kReadOnly)
+	e.boolean(s.ReadOnly)
+	flag(e, kRunsGit, s.RunsGit)
+	describeSegmentFacts(e, s)
+	e.key(kSpan)
+	describeSpan(e, s.Span)
 	if len(s.Traits) > 0 {
-		o = o.add(kTraits, enumsTerm(s.Traits))
+		e.key(kTraits)
+		describeEnums(e, s.Traits)
 	}
 	if len(s.Pushes) > 0 {
-		ts := make([]*ast.Term, len(s.Pushes))
-		for i, p := range s.Pushes {
-			po := obj{items: make([][2]*ast.Term, 0, 3)}
-			po = po.add(kBranch, str(p.Branch))
-			if p.Force {
-				po = po.add(kForce, boolean(true))
-			}
-			po = po.add(kSpan, spanTerm(p.Span))
-			ts[i] = po.term()
+		e.key(kPushes)
+		e.array()
+		for _, p := range s.Pushes {
+			e.object()
+			e.key(kBranch)
+			e.str(p.Branch)
+			flag(e, kForce, p.Force)
+			e.key(kSpan)
+			describeSpan(e, p.Span)
+			e.end()
 		}
-		o = o.add(kPushes, ast.ArrayTerm(ts...))
+		e.end()
 	}
-	return o.term()
+	e.end()
 }
 
-// walkTerm encodes a segment's walk facts as their JSON.
-func walkTerm(w *classify.Walk) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 5)}
-	if w.NamesOnly {
-		o = o.add(kNamesOnly, boolean(true))
+func describeOption(e enc, op *classify.Opt) {
+	e.object()
+	e.key(kName)
+	e.name(op.Name)
+	e.key(kWritten)
+	e.name(op.Written)
+	if op.Value != nil {
+		e.key(kValue)
+		describeArg(e, *op.Value)
 	}
-	if w.SkipHidden {
-		o = o.add(kSkipHidden, boolean(true))
+	e.key(kKnown)
+	e.boolean(op.Known)
+	if len(op.Effects) > 0 {
+		e.key(kEffects)
+		describeEnums(e, op.Effects)
 	}
-	if w.HiddenEnv != "" {
-		o = o.add(kHiddenEnv, nameTerm(w.HiddenEnv))
+	e.key(kSpan)
+	describeSpan(e, op.Span)
+	e.end()
+}
+
+// describeSegmentFacts describes the members of a segment that carry the
+// catalog's facts about its program (repo code, code it runs, walk and
+// producer facts, xargs input, config alias), all omitted when empty.
+func describeSegmentFacts(e enc, s *classify.Segment) {
+	if len(s.RepoCode) > 0 {
+		e.key(kRepoCode)
+		e.array()
+		for _, rc := range s.RepoCode {
+			e.object()
+			e.key(kFile)
+			e.str(rc.File)
+			nonEmpty(e, kMatch, rc.Match, e.str)
+			nonEmpty(e, kKey, rc.Key, e.str)
+			e.end()
+		}
+		e.end()
 	}
-	if w.Hint != "" {
-		o = o.add(kHint, nameTerm(w.Hint))
+	if len(s.Code) > 0 {
+		e.key(kCode)
+		e.array()
+		for _, c := range s.Code {
+			e.object()
+			e.key(kCarries)
+			e.enum(c.Carries)
+			e.key(kVia)
+			e.name(c.Via)
+			e.key(kSpan)
+			describeSpan(e, c.Span)
+			e.end()
+		}
+		e.end()
 	}
+	if s.Walk != nil {
+		e.key(kWalk)
+		describeWalk(e, s.Walk)
+	}
+	if s.Produces != nil {
+		e.key(kProduces)
+		describeProduces(e, s.Produces)
+	}
+	if s.InputArgs != nil {
+		e.key(kInputArgs)
+		e.object()
+		flag(e, kNul, s.InputArgs.Nul)
+		nonEmpty(e, kReplace, s.InputArgs.Replace, e.str)
+		e.end()
+	}
+	nonEmpty(e, kConfigAlias, s.ConfigAlias, e.name)
+}
+
+// describeWalk describes a segment's walk facts as their JSON.
+func describeWalk(e enc, w *classify.Walk) {
+	e.object()
+	flag(e, kNamesOnly, w.NamesOnly)
+	flag(e, kSkipHidden, w.SkipHidden)
+	nonEmpty(e, kHiddenEnv, w.HiddenEnv, e.name)
+	nonEmpty(e, kHint, w.Hint, e.name)
 	if len(w.Excludes) > 0 {
-		ts := make([]*ast.Term, len(w.Excludes))
-		for i, e := range w.Excludes {
-			eo := obj{items: make([][2]*ast.Term, 0, 2)}
-			eo = eo.add(kKind, enum(e.Kind))
-			eo = eo.add(kGlob, str(e.Glob))
-			ts[i] = eo.term()
+		e.key(kExcludes)
+		e.array()
+		for _, x := range w.Excludes {
+			e.object()
+			e.key(kKind)
+			e.enum(x.Kind)
+			e.key(kGlob)
+			e.str(x.Glob)
+			e.end()
 		}
-		o = o.add(kExcludes, ast.ArrayTerm(ts...))
+		e.end()
 	}
-	return o.term()
+	e.end()
 }
 
-// producesTerm encodes a segment's producer facts as their JSON.
-func producesTerm(p *classify.Produces) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 5)}
+// describeProduces describes a segment's producer facts as their JSON.
+func describeProduces(e enc, p *classify.Produces) {
+	e.object()
 	if len(p.Without) > 0 {
-		o = o.add(kWithout, stringsTerm(p.Without))
+		e.key(kWithout)
+		describeStrings(e, p.Without)
 	}
-	if p.Other != "" {
-		o = o.add(kOther, nameTerm(p.Other))
-	}
-	if p.Nul {
-		o = o.add(kNul, boolean(true))
-	}
-	if p.DefaultRoot != "" {
-		o = o.add(kDefaultRoot, enum(p.DefaultRoot))
-	}
-	if p.NameGlob != "" {
-		o = o.add(kNameGlob, str(p.NameGlob))
-	}
-	return o.term()
+	nonEmpty(e, kOther, p.Other, e.name)
+	flag(e, kNul, p.Nul)
+	nonEmpty(e, kDefaultRoot, p.DefaultRoot, e.enum)
+	nonEmpty(e, kNameGlob, p.NameGlob, e.str)
+	e.end()
 }
 
-func pathRefTerm(p *classify.PathRef) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 16)}
-	o = o.add(kPath, str(p.Path))
-	o = o.add(kKind, enum(p.Kind))
-	if p.Dynamic != "" {
-		o = o.add(kDynamic, enum(p.Dynamic))
-	}
-	if p.Recursive {
-		o = o.add(kRecursive, boolean(true))
-	}
-	o = o.add(kSource, enum(p.Source))
-	o = o.add(kSegment, num(p.Segment))
-	o = o.add(kCwd, cwdTerm(p.Cwd))
-	if p.Home {
-		o = o.add(kHome, boolean(true))
-	}
-	o = o.add(kProducer, num(p.Producer))
-	o = o.add(kSpan, spanTerm(p.Span))
-	if p.Split {
-		o = o.add(kSplit, boolean(true))
-	}
-	if p.OptionLike {
-		o = o.add(kOptionLike, boolean(true))
-	}
-	if p.Repo {
-		o = o.add(kRepo, boolean(true))
-	}
-	if p.IfExists {
-		o = o.add(kIfExists, boolean(true))
-	}
-	if p.PathGlob != "" {
-		o = o.add(kPathGlob, str(p.PathGlob))
-	}
-	if p.Tracked {
-		o = o.add(kTracked, boolean(true))
-	}
-	if p.Dots {
-		o = o.add(kDots, boolean(true))
-	}
-	if p.Globstar {
-		o = o.add(kGlobstar, boolean(true))
-	}
-	return o.term()
+func describePathRef(e enc, p *classify.PathRef) {
+	e.object()
+	e.key(kPath)
+	e.str(p.Path)
+	e.key(kKind)
+	e.enum(p.Kind)
+	nonEmpty(e, kDynamic, p.Dynamic, e.enum)
+	flag(e, kRecursive, p.Recursive)
+	e.key(kSource)
+	e.enum(p.Source)
+	e.key(kSegment)
+	e.num(p.Segment)
+	e.key(kCwd)
+	describeCwd(e, p.Cwd)
+	flag(e, kHome, p.Home)
+	e.key(kProducer)
+	e.num(p.Producer)
+	e.key(kSpan)
+	describeSpan(e, p.Span)
+	flag(e, kSplit, p.Split)
+	flag(e, kOptionLike, p.OptionLike)
+	flag(e, kRepo, p.Repo)
+	flag(e, kIfExists, p.IfExists)
+	nonEmpty(e, kPathGlob, p.PathGlob, e.str)
+	flag(e, kTracked, p.Tracked)
+	flag(e, kDots, p.Dots)
+	flag(e, kGlobstar, p.Globstar)
+	e.end()
 }
 
-func pathRefsTerm(ps []classify.PathRef) *ast.Term {
+func describePathRefs(e enc, ps []classify.PathRef) {
 	if ps == nil {
-		return ast.NullTerm()
+		e.null()
+		return
 	}
-	ts := make([]*ast.Term, len(ps))
+	e.array()
 	for i := range ps {
-		ts[i] = pathRefTerm(&ps[i])
+		describePathRef(e, &ps[i])
 	}
-	return ast.ArrayTerm(ts...)
+	e.end()
 }
 
-// reportTerm is the report as the JSON encoding of classify.Report.
-func reportTerm(r *classify.Report) *ast.Term {
+// describeReport describes the report as the JSON encoding of
+// classify.Report.
+func describeReport(e enc, r *classify.Report) {
 	if r == nil {
-		return ast.NullTerm()
+		e.null()
+		return
 	}
-	o := obj{items: make([][2]*ast.Term, 0, 10)}
-	o = o.add(kCommand, str(r.Command))
-	po := obj{items: make([][2]*ast.Term, 0, 3)}
-	po = po.add(kOk, boolean(r.Parse.OK))
-	if r.Parse.Error != "" {
-		po = po.add(kError, str(r.Parse.Error))
-	}
+	e.object()
+	e.key(kCommand)
+	e.str(r.Command)
+	e.key(kParse)
+	e.object()
+	e.key(kOk)
+	e.boolean(r.Parse.OK)
+	nonEmpty(e, kError, r.Parse.Error, e.str)
 	if r.Parse.Span != nil {
-		po = po.add(kSpan, spanTerm(*r.Parse.Span))
+		e.key(kSpan)
+		describeSpan(e, *r.Parse.Span)
 	}
-	o = o.add(kParse, po.term())
+	e.end()
+	e.key(kSegments)
 	if r.Segments == nil {
-		o = o.add(kSegments, ast.NullTerm())
+		e.null()
 	} else {
-		ts := make([]*ast.Term, len(r.Segments))
+		e.array()
 		for i := range r.Segments {
-			ts[i] = segmentTerm(&r.Segments[i])
+			describeSegment(e, &r.Segments[i])
 		}
-		o = o.add(kSegments, ast.ArrayTerm(ts...))
+		e.end()
 	}
+	e.key(kRedirects)
 	if r.Redirects == nil {
-		o = o.add(kRedirects, ast.NullTerm())
+		e.null()
 	} else {
-		ts := make([]*ast.Term, len(r.Redirects))
-		for i, rd := range r.Redirects {
-			ro := obj{items: make([][2]*ast.Term, 0, 7)}
-			ro = ro.add(kOp, enum(rd.Op))
-			if rd.Fd != "" {
-				ro = ro.add(kFd, str(rd.Fd))
-			}
-			ro = ro.add(kTarget, argTerm(rd.Target))
-			ro = ro.add(kMode, enum(rd.Mode))
-			ro = ro.add(kHarmless, boolean(rd.Harmless))
-			ro = ro.add(kSegment, num(rd.Segment))
-			ro = ro.add(kSpan, spanTerm(rd.Span))
-			ts[i] = ro.term()
+		e.array()
+		for i := range r.Redirects {
+			describeRedirect(e, &r.Redirects[i])
 		}
-		o = o.add(kRedirects, ast.ArrayTerm(ts...))
+		e.end()
 	}
-	o = o.add(kReads, pathRefsTerm(r.Reads))
-	o = o.add(kWrites, pathRefsTerm(r.Writes))
+	e.key(kReads)
+	describePathRefs(e, r.Reads)
+	e.key(kWrites)
+	describePathRefs(e, r.Writes)
+	e.key(kCd)
 	if r.Cd == nil {
-		o = o.add(kCd, ast.NullTerm())
+		e.null()
 	} else {
-		ts := make([]*ast.Term, len(r.Cd))
-		for i, c := range r.Cd {
-			co := obj{items: make([][2]*ast.Term, 0, 8)}
-			co = co.add(kIndex, num(c.Index))
-			co = co.add(kProgram, str(c.Program))
-			co = co.add(kTarget, argTerm(c.Target))
-			co = co.add(kFrom, cwdTerm(c.From))
-			co = co.add(kTo, cwdTerm(c.To))
-			co = co.add(kSegment, num(c.Segment))
-			co = co.add(kSpan, spanTerm(c.Span))
-			if c.Scoped {
-				co = co.add(kScoped, boolean(true))
-			}
-			ts[i] = co.term()
+		e.array()
+		for i := range r.Cd {
+			describeCd(e, &r.Cd[i])
 		}
-		o = o.add(kCd, ast.ArrayTerm(ts...))
+		e.end()
 	}
-	o = o.add(kReversible, boolean(r.Reversible))
+	e.key(kReversible)
+	e.boolean(r.Reversible)
+	e.key(kFindings)
 	if r.Findings == nil {
-		o = o.add(kFindings, ast.NullTerm())
+		e.null()
 	} else {
-		ts := make([]*ast.Term, len(r.Findings))
-		for i, f := range r.Findings {
-			ts[i] = findingTerm(f)
+		e.array()
+		for _, f := range r.Findings {
+			describeFinding(e, f)
 		}
-		o = o.add(kFindings, ast.ArrayTerm(ts...))
+		e.end()
 	}
-	if r.Dialect != "" {
-		o = o.add(kShell, enum(r.Dialect))
-	}
-	return o.term()
+	nonEmpty(e, kShell, r.Dialect, e.enum)
+	e.end()
 }
 
-func factsTerm(f *policy.Facts) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 7)}
-	o = o.add(kMode, enum(f.Mode))
-	o = o.add(kHome, str(f.Home))
-	o = o.add(kRoots, stringsTerm(f.Roots))
-	segs := make([]*ast.Term, len(f.Segments))
-	for i, s := range f.Segments {
+func describeRedirect(e enc, rd *classify.Redirect) {
+	e.object()
+	e.key(kOp)
+	e.enum(rd.Op)
+	nonEmpty(e, kFd, rd.Fd, e.str)
+	e.key(kTarget)
+	describeArg(e, rd.Target)
+	e.key(kMode)
+	e.enum(rd.Mode)
+	e.key(kHarmless)
+	e.boolean(rd.Harmless)
+	e.key(kSegment)
+	e.num(rd.Segment)
+	e.key(kSpan)
+	describeSpan(e, rd.Span)
+	e.end()
+}
+
+func describeCd(e enc, c *classify.CdStep) {
+	e.object()
+	e.key(kIndex)
+	e.num(c.Index)
+	e.key(kProgram)
+	e.str(c.Program)
+	e.key(kTarget)
+	describeArg(e, c.Target)
+	e.key(kFrom)
+	describeCwd(e, c.From)
+	e.key(kTo)
+	describeCwd(e, c.To)
+	e.key(kSegment)
+	e.num(c.Segment)
+	e.key(kSpan)
+	describeSpan(e, c.Span)
+	flag(e, kScoped, c.Scoped)
+	e.end()
+}
+
+func describeFacts(e enc, f *policy.Facts) {
+	e.object()
+	e.key(kMode)
+	e.enum(f.Mode)
+	// The cwd, the home and the roots are the same for most inputs: the
+	// builder shares their terms.
+	e.key(kHome)
+	e.name(f.Home)
+	e.key(kRoots)
+	e.array()
+	for _, r := range f.Roots {
+		e.name(r)
+	}
+	e.end()
+	e.key(kSegments)
+	e.array()
+	for _, s := range f.Segments {
 		if s.GrantRefused != "" {
-			so := obj{items: make([][2]*ast.Term, 0, 2)}
-			so = so.add(kGrant, str(s.Grant))
-			so = so.add(kGrantRefused, str(s.GrantRefused))
-			segs[i] = so.term()
+			e.object()
+			e.key(kGrant)
+			e.str(s.Grant)
+			e.key(kGrantRefused)
+			e.str(s.GrantRefused)
+			e.end()
 			continue
 		}
-		segs[i] = grantTerms.get(s.Grant, func() *ast.Term {
-			so := obj{items: make([][2]*ast.Term, 0, 1)}
-			so = so.add(kGrant, str(s.Grant))
-			return so.term()
+		cached(e, &grantTerms, s.Grant, func(e enc) {
+			e.object()
+			e.key(kGrant)
+			e.str(s.Grant)
+			e.end()
 		})
 	}
-	o = o.add(kSegments, ast.ArrayTerm(segs...))
-	ws := make([]*ast.Term, len(f.Writes))
-	for i, w := range f.Writes {
-		wo := obj{items: make([][2]*ast.Term, 0, 8)}
-		wo = wo.add(kPath, str(w.Path))
-		wo = wo.add(kReal, str(w.Real))
-		wo = wo.add(kEstablished, boolean(w.Established))
-		wo = wo.add(kGlob, boolean(w.Glob))
-		wo = wo.add(kOutsideRoots, boolean(w.OutsideRoots))
-		wo = wo.add(kCritical, boolean(w.Critical))
-		wo = wo.add(kDevice, boolean(w.Device))
-		wo = wo.add(kShellgateConfig, boolean(w.ShellgateConfig))
-		ws[i] = wo.term()
+	e.end()
+	e.key(kWrites)
+	e.array()
+	for i := range f.Writes {
+		describeWriteFacts(e, &f.Writes[i])
 	}
-	o = o.add(kWrites, ast.ArrayTerm(ws...))
-	idx := obj{items: make([][2]*ast.Term, 0, len(f.Index))}
-	for k, list := range f.Index {
-		lt := ast.NullTerm()
-		if list != nil {
-			ts := make([]*ast.Term, len(list))
-			for i, n := range list {
-				ts[i] = num(n)
-			}
-			lt = ast.ArrayTerm(ts...)
+	e.end()
+	e.key(kIndex)
+	describeIndex(e, f.Index)
+	e.key(kHas)
+	describeHas(e, f.Has)
+	e.end()
+}
+
+func describeWriteFacts(e enc, w *policy.WriteFacts) {
+	e.object()
+	e.key(kPath)
+	e.str(w.Path)
+	e.key(kReal)
+	e.str(w.Real)
+	e.key(kEstablished)
+	e.boolean(w.Established)
+	e.key(kGlob)
+	e.boolean(w.Glob)
+	e.key(kOutsideRoots)
+	e.boolean(w.OutsideRoots)
+	e.key(kCritical)
+	e.boolean(w.Critical)
+	e.key(kDevice)
+	e.boolean(w.Device)
+	e.key(kShellgateConfig)
+	e.boolean(w.ShellgateConfig)
+	e.end()
+}
+
+// describeIndex describes the facts' index, its keys in order (the value
+// does not depend on the order, the memo key does).
+func describeIndex(e enc, idx map[string][]int) {
+	var buf [32]string
+	keys := buf[:0]
+	for k := range idx {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	e.object()
+	for _, k := range keys {
+		e.key(indexKeyTerms.get(k, func() *ast.Term { return ast.StringTerm(k) }))
+		list := idx[k]
+		if list == nil {
+			e.null()
+			continue
 		}
-		idx.items = append(idx.items, [2]*ast.Term{indexKeyTerms.get(k, func() *ast.Term { return ast.StringTerm(k) }), lt})
+		e.array()
+		for _, n := range list {
+			e.num(n)
+		}
+		e.end()
 	}
-	o = o.add(kIndex, idx.term())
-	o = o.add(kHas, hasTerm(f.Has))
-	return o.term()
+	e.end()
+}
+
+// hasKeys are the keys of the facts' flags, in the order of hasValues.
+var hasKeys = func() []*ast.Term {
+	var ts []*ast.Term
+	for _, k := range strings.Fields(`parse_error not_reversible writes network shell git pushes
+		destructive_or_unknown fork_bomb granted grant_refused reads_unjudged station_reads
+		station_denied station_unsure station_unestablished station_unknown_verdict repo_helpers`) {
+		ts = append(ts, ast.StringTerm(k))
+	}
+	return ts
+}()
+
+// hasValues lists the flags in the order of hasKeys.
+func hasValues(h policy.HasFlags) [18]bool {
+	return [18]bool{h.ParseError, h.NotReversible, h.Writes, h.Network, h.Shell, h.Git, h.Pushes,
+		h.DestructiveOrUnknown, h.ForkBomb, h.Granted, h.GrantRefused, h.ReadsUnjudged, h.StationReads,
+		h.StationDenied, h.StationUnsure, h.StationUnestablished, h.StationUnknownVerdict,
+		h.RepoHelpers}
+}
+
+// describeHas describes the flags object; there are few distinct ones, so
+// the builder builds each once.
+func describeHas(e enc, h policy.HasFlags) {
+	cached(e, &hasTerms, h, func(e enc) {
+		e.object()
+		for i, v := range hasValues(h) {
+			e.key(hasKeys[i])
+			e.boolean(v)
+		}
+		e.end()
+	})
+}
+
+// describeStation describes the station as the JSON encoding of
+// readstation.Station.
+func describeStation(e enc, st *readstation.Station) {
+	e.object()
+	e.key(kReads)
+	if st.Reads == nil {
+		e.null()
+	} else {
+		e.array()
+		for i := range st.Reads {
+			describeRead(e, &st.Reads[i])
+		}
+		e.end()
+	}
+	e.key(kRepoHelpers)
+	if st.RepoHelpers == nil {
+		e.null()
+	} else {
+		e.array()
+		for _, h := range st.RepoHelpers {
+			e.object()
+			e.key(kKey)
+			e.str(h.Key)
+			e.key(kFile)
+			e.str(h.File)
+			e.key(kValue)
+			e.str(h.Value)
+			e.key(kSegment)
+			e.num(h.Segment)
+			e.key(kSpan)
+			describeSpan(e, h.Span)
+			e.end()
+		}
+		e.end()
+	}
+	e.key(kEstablished)
+	e.boolean(st.Established)
+	e.end()
+}
+
+func describeRead(e enc, r *readstation.Read) {
+	e.object()
+	e.key(kPath)
+	e.str(r.Path)
+	e.key(kKind)
+	e.enum(r.Kind)
+	e.key(kSource)
+	e.enum(r.Source)
+	e.key(kResolved)
+	e.str(r.Resolved)
+	e.key(kReal)
+	e.str(r.Real)
+	e.key(kVerdict)
+	e.enum(string(r.Verdict))
+	e.key(kRow)
+	e.str(r.Row)
+	e.key(kMessage)
+	e.str(r.Message)
+	e.key(kSpan)
+	describeSpan(e, r.Span)
+	e.key(kSegment)
+	e.num(r.Segment)
+	e.key(kRecursive)
+	e.boolean(r.Recursive)
+	flag(e, kInTree, r.InTree)
+	e.key(kMatches)
+	if r.Matches == nil {
+		e.null()
+	} else {
+		describeStrings(e, r.Matches)
+	}
+	e.end()
 }
 
 // configValues caches the value of the configs in use (configs are not
@@ -754,9 +1149,20 @@ var configValues struct {
 
 const maxConfigValues = 64
 
-func configTerm(c *policy.Config) (*ast.Term, error) {
+// configTerm is the config's value, built by configValue before.
+func configTerm(c *policy.Config) *ast.Term {
+	t, err := configValue(c)
+	if err != nil {
+		// describeInput called configValue first, which returned the error.
+		return nullTerm
+	}
+	return t
+}
+
+// configValue returns the config's value, building it the first time.
+func configValue(c *policy.Config) (*ast.Term, error) {
 	if c == nil {
-		return ast.NullTerm(), nil
+		return nullTerm, nil
 	}
 	configValues.Lock()
 	t, ok := configValues.m[c]
@@ -786,121 +1192,4 @@ func jsonValue(x any) (ast.Value, error) {
 		return nil, err
 	}
 	return ast.ValueFromReader(bytes.NewReader(b))
-}
-
-// inputValue builds the whole input document.
-func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
-	o := obj{items: make([][2]*ast.Term, 0, 8)}
-	o = o.add(kCommand, str(in.Command))
-	o = o.add(kMode, enum(f.Mode))
-	o = o.add(kCwd, str(in.Cwd))
-	if in.Shell != "" {
-		o = o.add(kShell, enum(in.Shell))
-	}
-	o = o.add(kReport, reportTerm(in.Report))
-	if st, ok := in.Station.(*readstation.Station); ok && st != nil {
-		o = o.add(kStation, stationTerm(st))
-	} else if in.Station != nil && !isNilStation(in.Station) {
-		v, err := jsonValue(in.Station)
-		if err != nil {
-			return nil, fmt.Errorf("station: %w", err)
-		}
-		if _, isNull := v.(ast.Null); !isNull {
-			o = o.add(kStation, ast.NewTerm(v))
-		}
-	}
-	ct, err := configTerm(in.Config)
-	if err != nil {
-		return nil, err
-	}
-	o = o.add(kConfig, ct)
-	o = o.add(kFacts, factsTerm(f))
-	return ast.NewObject(o.items...), nil
-}
-
-func isNilStation(x any) bool {
-	st, ok := x.(*readstation.Station)
-	return ok && st == nil
-}
-
-// stationTerm is the station as the JSON encoding of readstation.Station.
-func stationTerm(st *readstation.Station) *ast.Term {
-	o := obj{items: make([][2]*ast.Term, 0, 3)}
-	if st.Reads == nil {
-		o = o.add(kReads, ast.NullTerm())
-	} else {
-		ts := make([]*ast.Term, len(st.Reads))
-		for i := range st.Reads {
-			r := &st.Reads[i]
-			ro := obj{items: make([][2]*ast.Term, 0, 13)}
-			ro = ro.add(kPath, str(r.Path))
-			ro = ro.add(kKind, enum(r.Kind))
-			ro = ro.add(kSource, enum(r.Source))
-			ro = ro.add(kResolved, str(r.Resolved))
-			ro = ro.add(kReal, str(r.Real))
-			ro = ro.add(kVerdict, enum(string(r.Verdict)))
-			ro = ro.add(kRow, str(r.Row))
-			ro = ro.add(kMessage, str(r.Message))
-			ro = ro.add(kSpan, spanTerm(r.Span))
-			ro = ro.add(kSegment, num(r.Segment))
-			ro = ro.add(kRecursive, boolean(r.Recursive))
-			if r.InTree {
-				ro = ro.add(kInTree, boolean(true))
-			}
-			if r.Matches == nil {
-				ro = ro.add(kMatches, ast.NullTerm())
-			} else {
-				ro = ro.add(kMatches, stringsTerm(r.Matches))
-			}
-			ts[i] = ro.term()
-		}
-		o = o.add(kReads, ast.ArrayTerm(ts...))
-	}
-	if st.RepoHelpers == nil {
-		o = o.add(kRepoHelpers, ast.NullTerm())
-	} else {
-		ts := make([]*ast.Term, len(st.RepoHelpers))
-		for i, h := range st.RepoHelpers {
-			ho := obj{items: make([][2]*ast.Term, 0, 5)}
-			ho = ho.add(kKey, str(h.Key))
-			ho = ho.add(kFile, str(h.File))
-			ho = ho.add(kValue, str(h.Value))
-			ho = ho.add(kSegment, num(h.Segment))
-			ho = ho.add(kSpan, spanTerm(h.Span))
-			ts[i] = ho.term()
-		}
-		o = o.add(kRepoHelpers, ast.ArrayTerm(ts...))
-	}
-	o = o.add(kEstablished, boolean(st.Established))
-	return o.term()
-}
-
-var (
-	hasTerms      shared[policy.HasFlags]
-	indexKeyTerms shared[string]
-	grantTerms    shared[string]
-	nameTerms     shared[string]
-)
-
-// hasTerm is the flags object; there are few distinct ones, so each is
-// built once.
-func hasTerm(h policy.HasFlags) *ast.Term {
-	return hasTerms.get(h, func() *ast.Term {
-		o := obj{items: make([][2]*ast.Term, 0, 16)}
-		for _, kv := range []struct {
-			k string
-			v bool
-		}{
-			{"parse_error", h.ParseError}, {"not_reversible", h.NotReversible}, {"writes", h.Writes},
-			{"network", h.Network}, {"shell", h.Shell}, {"git", h.Git}, {"pushes", h.Pushes},
-			{"destructive_or_unknown", h.DestructiveOrUnknown}, {"fork_bomb", h.ForkBomb},
-			{"granted", h.Granted}, {"grant_refused", h.GrantRefused}, {"reads_unjudged", h.ReadsUnjudged}, {"station_reads", h.StationReads},
-			{"station_denied", h.StationDenied}, {"station_unsure", h.StationUnsure},
-			{"station_unestablished", h.StationUnestablished}, {"station_unknown_verdict", h.StationUnknownVerdict},
-			{"repo_helpers", h.RepoHelpers},
-		} {
-			o = o.add(ast.StringTerm(kv.k), boolean(kv.v))
-		}
-		return o.term()
-	})
 }

@@ -286,6 +286,6 @@ func runExit(res gate.Result) int {
 
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	_, err := unix.IoctlGetTermios(int(f.Fd()), getTermios)
 	return err == nil
 }
