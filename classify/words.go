@@ -157,6 +157,14 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 		a.Value = val.String()
 		return a, info
 	}
+	w.setDynamic(&a, word, dyn, &pat)
+	return a, info
+}
+
+// setDynamic records how a word is dynamic (dyn): its source as its value
+// and, for a glob or a word that starts with ~ or $HOME, the pattern pat
+// it stands for.
+func (w *walker) setDynamic(a *Arg, word *syntax.Word, dyn string, pat *strAcc) {
 	a.Dynamic = dyn
 	a.Value = w.srcOf(word)
 	switch dyn {
@@ -181,7 +189,6 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 			a.Pattern = ""
 		}
 	}
-	return a, info
 }
 
 // strAcc accumulates a string like strings.Builder, but a string written
