@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"go/format"
-	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -37,20 +36,7 @@ func agentEnvNames(t *testing.T) []byte {
 // catalog's.
 func TestAgentEnvNames(t *testing.T) {
 	want := agentEnvNames(t)
-	const file = "agentenv/names.go"
-	if *update {
-		if err := os.WriteFile(file, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Fatalf("%s is stale (run go test ./classify -run TestAgentEnvNames -update) (-want +got):\n%s", file, diff)
-	}
+	checkGenerated(t, "agentenv/names.go", want, "TestAgentEnvNames")
 	if !cmp.Equal(agentenv.Names, DefaultCatalog().EnvNames()) || len(agentenv.Names) == 0 {
 		t.Errorf("agentenv.Names = %v, the catalog says %v", agentenv.Names, DefaultCatalog().EnvNames())
 	}

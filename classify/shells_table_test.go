@@ -50,7 +50,19 @@ func shellsTable(t *testing.T) []byte {
 // shells, each with its dialect: the thin client's table is the catalog's.
 func TestShellsTable(t *testing.T) {
 	want := shellsTable(t)
-	const file = "shells/table.go"
+	checkGenerated(t, "shells/table.go", want, "TestShellsTable")
+	c := DefaultCatalog()
+	for _, n := range []string{"bash", "/bin/bash", "-zsh", "sh", "dash", "/usr/bin/dash", "ksh", "fish", "grep", ""} {
+		if got, want := shells.Dialect(n), string(c.ShellDialect(n)); got != want {
+			t.Errorf("shells.Dialect(%q) = %q, the catalog says %q", n, got, want)
+		}
+	}
+}
+
+// checkGenerated holds the generated file to want, or with -update
+// rewrites it; test is the test to run with -update.
+func checkGenerated(t *testing.T, file string, want []byte, test string) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(file, want, 0o644); err != nil {
 			t.Fatal(err)
@@ -62,12 +74,6 @@ func TestShellsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Fatalf("%s is stale (run go test ./classify -run TestShellsTable -update) (-want +got):\n%s", file, diff)
-	}
-	c := DefaultCatalog()
-	for _, n := range []string{"bash", "/bin/bash", "-zsh", "sh", "dash", "/usr/bin/dash", "ksh", "fish", "grep", ""} {
-		if got, want := shells.Dialect(n), string(c.ShellDialect(n)); got != want {
-			t.Errorf("shells.Dialect(%q) = %q, the catalog says %q", n, got, want)
-		}
+		t.Fatalf("%s is stale (run go test ./classify -run %s -update) (-want +got):\n%s", file, test, diff)
 	}
 }

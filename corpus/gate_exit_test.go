@@ -5,29 +5,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/internal/catalogtest"
 )
 
 // TestGateCheckerExitMeaning: a corpus case's exit_meaning is read as the
 // gate reads it: with the gate's catalog (frob's exit 3) and in the case's
 // shell (zsh's noglob runs grep).
 func TestGateCheckerExitMeaning(t *testing.T) {
-	ext, err := classify.ParseCatalog([]byte(`
-programs:
-  - name: frob
-    doc: frobs files
-    exit:
-      3: {message: Frob jammed, error: true}
-    operands: [file...]
-`), "frob.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := classify.DefaultCatalog().Extend(ext)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := catalogtest.Extend(t, catalogtest.Frob)
 	chk, err := NewGateChecker(gate.WithCwd(t.TempDir()), gate.WithCatalog(cat))
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/exitmeaning"
+	"github.com/shellgate/shellgate/internal/catalogtest"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
 
@@ -32,21 +33,7 @@ func TestRunExitMeaning(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("alpha\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ext, err := classify.ParseCatalog([]byte(`
-programs:
-  - name: frob
-    doc: frobs files
-    exit:
-      3: {message: Frob jammed, error: true}
-    operands: [file...]
-`), "frob.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := classify.DefaultCatalog().Extend(ext)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := catalogtest.Extend(t, catalogtest.Frob)
 	env := WithEnv([]string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + dir}, nil, nil)
 	tests := []struct {
 		name  string

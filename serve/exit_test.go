@@ -5,9 +5,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/internal/catalogtest"
 )
 
 // TestGatesExplainExit: the hooks' exit explainer reads the command in the
@@ -15,21 +15,7 @@ import (
 // catalog that adds frob and what its exit 3 means), as Run does.
 func TestGatesExplainExit(t *testing.T) {
 	ws := workspace(t)
-	ext, err := classify.ParseCatalog([]byte(`
-programs:
-  - name: frob
-    doc: frobs files
-    exit:
-      3: {message: Frob jammed, error: true}
-    operands: [file...]
-`), "frob.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := classify.DefaultCatalog().Extend(ext)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := catalogtest.Extend(t, catalogtest.Frob)
 	frobGate, err := gate.New(gate.WithCwd(ws), gate.WithCatalog(cat))
 	if err != nil {
 		t.Fatal(err)
