@@ -635,7 +635,9 @@ func zshHookFunction(name string) bool {
 }
 
 // zshSameParse reports whether bash and zsh parse command into the same
-// tree, by its bytes. Outside quotes: letters, digits, blanks, newlines,
+// tree, by its bytes: when bash parses it, zsh parses it into the same
+// tree (bash may refuse what zsh takes, such as an empty do ... done; the
+// stand-in is used only for a bash reading that parsed). Outside quotes: letters, digits, blanks, newlines,
 // -_./,:+@%=~!*? and \ with the byte it escapes; the operators | || &&
 // & ; > >> >& &> >| (not zsh's &| &! >! >>& or the case separators ;;
 // ;& ;|); {} as a word that is not a command ({} alone is a block in

@@ -58,8 +58,15 @@ func checkZshSameParse(t *testing.T, in string) bool {
 	}
 	b, errB := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(in), "")
 	z, errZ := syntax.NewParser(syntax.Variant(syntax.LangZsh), syntax.KeepComments(true)).Parse(strings.NewReader(in), "")
-	if (errB == nil) != (errZ == nil) {
-		t.Errorf("zshSameParse(%q), but bash says %v and zsh %v", trunc(in), errB, errZ)
+	// Bash may refuse what zsh takes (an empty list: for 0 do done): the
+	// stand-in is then not used (classifyBash wants a parsed bash
+	// reading), and both readings are made. The other way would stand a
+	// bash reading in for a zsh parse error.
+	if errB == nil && errZ != nil {
+		t.Errorf("zshSameParse(%q), but bash parses it and zsh says %v", trunc(in), errZ)
+		return true
+	}
+	if errB != nil {
 		return true
 	}
 	if errB == nil && !reflect.DeepEqual(b, z) {
