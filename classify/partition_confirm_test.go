@@ -17,9 +17,6 @@ import (
 // none, except the beginnings the program refuses as ambiguous, which the
 // catalog counts all the same (fail closed, across versions).
 func TestConfirmPartitionKeywords(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs parted and sfdisk for every spelling")
-	}
 	parted := testenv.LookPath(t, "parted")
 	sfdisk := testenv.LookPath(t, "sfdisk")
 	dir := t.TempDir()

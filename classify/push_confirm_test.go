@@ -17,9 +17,6 @@ import (
 // The first operand is the repository, never a refspec (git push --force
 // main pushes to a repository named main, and fails).
 func TestConfirmPushes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs git push for every spelling")
-	}
 	git := testenv.LookPath(t, "git")
 	bash := testenv.LookPath(t, "bash")
 	tests := []string{
