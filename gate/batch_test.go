@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
 )
 
@@ -26,18 +26,7 @@ import (
 // in a fresh home, and the pipeline of the default config.
 func batchWorkspace(t testing.TB) (string, *Pipeline) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	ws := filepath.Join(home, "ws")
-	for _, d := range []string{".git", "sub"} {
-		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ws := testenv.Project(t, "ws", map[string]string{".git/": "", "sub/": "", "README.md": "hi\n"})
 	pl, err := NewPipeline(PipelineOptions{})
 	if err != nil {
 		t.Fatal(err)

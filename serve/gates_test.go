@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/hook"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 const echoDenyModule = `package shellgate
@@ -33,17 +34,7 @@ deny contains {"code": "no-such", "message": "never fires", "span": seg.span, "s
 // home of its own so that no user config applies.
 func workspace(t *testing.T) string {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	dir := filepath.Join(home, "proj")
-	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return testenv.Project(t, "proj", map[string]string{".git/": "", "notes.txt": "alpha\nbeta\n"})
 }
 
 // TestGateCacheSeesChangeDuringBuild: a config or policy file changed

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // batchInput is a --batch --input jsonl stream of n lines mixing allowed,
@@ -50,19 +50,7 @@ func batchInput(n int) (string, []string) {
 
 func batchProject(t *testing.T) string {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	ws := filepath.Join(home, "ws")
-	for _, d := range []string{".git", "sub"} {
-		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(ws, "README.md"), []byte("hi\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return ws
+	return testenv.Project(t, "ws", map[string]string{".git/": "", "sub/": "", "README.md": "hi\n"})
 }
 
 // TestCheckBatchOrder: --batch decides on every core, yet its answers are

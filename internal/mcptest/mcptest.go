@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // Workspace returns a project directory (a git workspace) with one file,
@@ -25,17 +27,7 @@ import (
 // test) so that no user config applies.
 func Workspace(t testing.TB) string {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	dir := filepath.Join(home, "proj")
-	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return testenv.Project(t, "proj", map[string]string{".git/": "", "notes.txt": "alpha\nbeta\n"})
 }
 
 // Connect connects a client over tr; the session is closed when the test
