@@ -1,48 +1,31 @@
-package main
+package serve
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/shellgate/shellgate/hook"
-	"github.com/shellgate/shellgate/serve"
+	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // The resident engine checks the stamp of its inputs (the config file, the
 // policy directories, the trust store) before every decision. Compare, in
 // one run:
 //
-//	go test -run '^$' -bench 'GateCache' ./cmd/shellgate
+//	go test -run '^$' -bench 'GateCache' ./serve
 //
 // BenchmarkGateCacheStamp is that check alone (finding the config from the
 // cwd, then stamping); BenchmarkGateCacheDecide is a whole decision of the
 // engine, the check included.
 
-// The modules of the project's policy directory: one that fires on echo,
-// one that never fires.
-const echoDenyModule = `package shellgate
-
-deny contains {"code": "no-echo", "message": "no echoing", "span": seg.span, "segment": i} if {
-	some i, seg in input.report.segments
-	seg.name == "echo"
-}
-`
-
-const unrelatedModule = `package shellgate
-
-deny contains {"code": "no-such", "message": "never fires", "span": seg.span, "segment": i} if {
-	some i, seg in input.report.segments
-	seg.name == "no-such-program-anywhere"
-}
-`
-
 // stampProject is a project with a trusted config and a policy directory
-// of two modules, in a home of its own.
+// of two modules (echoDenyModule fires on echo, unrelatedModule never
+// fires), in a home of its own.
 func stampProject(b *testing.B) string {
 	home := b.TempDir()
 	b.Setenv("HOME", home)
@@ -64,8 +47,24 @@ func stampProject(b *testing.B) string {
 			b.Fatal(err)
 		}
 	}
-	if code := run([]string{"trust", proj}, nil, io.Discard, os.Stderr); code != 0 {
-		b.Fatalf("trust: exit %d", code)
+	// Trusted as `shellgate trust` trusts it.
+	path, err := trust.Path()
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, err := trust.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, entries, err := policy.ProjectEntries(proj, time.Now().UTC().Truncate(time.Second))
+	if err != nil || len(entries) == 0 {
+		b.Fatalf("trust entries: %v %v", entries, err)
+	}
+	for _, en := range entries {
+		store.Add(en)
+	}
+	if err := store.Save(path); err != nil {
+		b.Fatal(err)
 	}
 	// Past the racy window, as an engine is between edits: the stamp is
 	// then stats only (TestInputStampRacy covers the window).
@@ -75,7 +74,7 @@ func stampProject(b *testing.B) string {
 
 func BenchmarkGateCacheStamp(b *testing.B) {
 	proj := stampProject(b)
-	c := serve.NewGates(hook.Flags{})
+	c := NewGates(hook.Flags{})
 	if _, err := c.GateFor(proj); err != nil {
 		b.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func BenchmarkGateCacheStamp(b *testing.B) {
 
 func BenchmarkGateCacheDecide(b *testing.B) {
 	proj := stampProject(b)
-	c := serve.NewGates(hook.Flags{})
+	c := NewGates(hook.Flags{})
 	ctx := context.Background()
 	q := hook.Query{Command: "git status && grep -rn TODO src | head -20", Cwd: proj}
 	v, err := c.Decide(ctx, q)
@@ -113,7 +112,7 @@ func BenchmarkGateCacheDecide(b *testing.B) {
 // share of a decision).
 func BenchmarkGateCacheStampShare(b *testing.B) {
 	proj := stampProject(b)
-	c := serve.NewGates(hook.Flags{})
+	c := NewGates(hook.Flags{})
 	ctx := context.Background()
 	if _, err := c.Decide(ctx, hook.Query{Command: "ls", Cwd: proj}); err != nil {
 		b.Fatal(err)
