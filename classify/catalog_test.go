@@ -111,11 +111,7 @@ func TestCatalogRoleKeys(t *testing.T) {
 // TestCatalogValidateRejects feeds small broken catalogs to ParseCatalog:
 // each must fail with an error that names the offending part.
 func TestCatalogValidateRejects(t *testing.T) {
-	tests := []struct {
-		name string
-		yaml string
-		want []string // substrings of the error
-	}{
+	tests := []refusedCatalog{
 		{
 			name: "unknown program effect",
 			yaml: "programs:\n  - name: foo\n    effects: [explode]\n",
@@ -342,19 +338,7 @@ func TestCatalogValidateRejects(t *testing.T) {
 			want: []string{"bad.yaml"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseCatalog([]byte(tt.yaml), "bad.yaml")
-			if err == nil {
-				t.Fatalf("ParseCatalog accepted:\n%s", tt.yaml)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
-	}
+	checkRefused(t, tests)
 }
 
 // TestCatalogSpot classifies commands that exercise the catalog's entries and
@@ -1169,5 +1153,32 @@ func TestCatalogExit1(t *testing.T) {
 		if m, ok := p.Exit["1"]; !ok || strings.TrimSpace(m.Message) == "" {
 			t.Errorf("%v: no meaning for exit status 1", path)
 		}
+	}
+}
+
+// refusedCatalog is a catalog file ParseCatalog must refuse, and what its
+// error must mention.
+type refusedCatalog struct {
+	name string
+	yaml string
+	want []string // substrings of the error
+}
+
+// checkRefused parses each catalog file (as bad.yaml) and fails unless it
+// is refused with an error that mentions every want.
+func checkRefused(t *testing.T, tests []refusedCatalog) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseCatalog([]byte(tt.yaml), "bad.yaml")
+			if err == nil {
+				t.Fatalf("ParseCatalog accepted:\n%s", tt.yaml)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
 	}
 }
