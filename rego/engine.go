@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/ir"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	opa "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
 
 // Query is the rule the engine evaluates.
@@ -29,6 +32,7 @@ type options struct {
 	untrusted map[string]string
 	noDefault bool
 	memo      int
+	topdown   bool
 }
 
 // WithPolicyDirs adds the .rego modules under each directory (recursively;
@@ -75,13 +79,23 @@ func WithoutDefaultPolicy() Option { return func(o *options) { o.noDefault = tru
 // turns memoization off). The default is DefaultMemo.
 func WithMemo(n int) Option { return func(o *options) { o.memo = n } }
 
+// WithTopdown has OPA's topdown evaluator decide every input, as Explain
+// always does. By default the engine evaluates the plan OPA's planner makes
+// of the policy (package irvm): the same rules with less bookkeeping,
+// falling back to topdown for a policy the plan evaluator does not take.
+func WithTopdown() Option { return func(o *options) { o.topdown = true } }
+
 // DefaultMemo is the default number of memoized decisions.
 const DefaultMemo = 4096
 
 // Engine decides on policy inputs with a prepared query. It is safe for
 // concurrent use.
 type Engine struct {
-	pq      opa.PreparedEvalQuery
+	pq opa.PreparedEvalQuery
+	// vm evaluates the planned query (nil: topdown evaluates every
+	// decision; vmErr says why).
+	vm      *irvm.Program
+	vmErr   error
 	modules map[string]*ast.Module
 	index   map[string]string // rule name → file:line
 	files   []string
@@ -166,7 +180,56 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 		return nil, err
 	}
 	e.pq = pq
+	if !o.topdown {
+		e.vm, e.vmErr = plan(args)
+	}
 	return e, nil
+}
+
+// irTarget is the rego target under which planPlugin hands over the plan.
+const irTarget = "shellgate-ir"
+
+// planPlugin is a rego target plugin that only keeps the plan OPA's planner
+// made: PrepareForEval under irTarget plans the query, and plan compiles
+// that plan for irvm. Plans are made one at a time (planMu).
+type planPlugin struct{ last *ir.Policy }
+
+func (p *planPlugin) IsTarget(t string) bool { return t == irTarget }
+
+func (p *planPlugin) PrepareForEval(_ context.Context, pol *ir.Policy, _ ...opa.PrepareOption) (opa.TargetPluginEval, error) {
+	p.last = pol
+	return noEval{}, nil
+}
+
+// noEval is the plugin's evaluator, never used: the engine evaluates the
+// plan itself.
+type noEval struct{}
+
+func (noEval) Eval(context.Context, *opa.EvalContext, ast.Value) (ast.Value, error) {
+	return nil, errors.New("shellgate evaluates its plans itself")
+}
+
+var (
+	planMu     sync.Mutex
+	planOnce   sync.Once
+	thePlanner = &planPlugin{}
+)
+
+// plan has OPA's planner lower the query to its intermediate
+// representation and compiles that for irvm. A policy the planner or irvm
+// does not take is evaluated by topdown (the error says why).
+func plan(args []func(*opa.Rego)) (*irvm.Program, error) {
+	planOnce.Do(func() { opa.RegisterPlugin(irTarget, thePlanner) })
+	planMu.Lock()
+	defer planMu.Unlock()
+	thePlanner.last = nil
+	if _, err := opa.New(append(args[:len(args):len(args)], opa.Target(irTarget))...).PrepareForEval(context.Background()); err != nil {
+		return nil, err
+	}
+	if thePlanner.last == nil {
+		return nil, errors.New("the planner made no plan")
+	}
+	return irvm.Compile(thePlanner.last)
 }
 
 // notCancelled is the Cancel of an evaluation whose context cannot be
@@ -365,14 +428,26 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 		defer stop()
 		opts = append(opts, opa.EvalExternalCancel(c))
 	}
-	rs, err := e.pq.Eval(ctx, append(opts, extra...)...)
-	if err != nil {
-		if ctx.Err() != nil {
-			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), f, ctx.Err()
+	var d policy.Decision
+	if e.vm != nil && extra == nil {
+		rs, err := e.vm.Eval(ctx, ast.NewTerm(v), nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), f, ctx.Err()
+			}
+			return policy.ErrorDecision("policy evaluation failed: %v", err), f, nil
 		}
-		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), f, nil
+		d = e.planDecision(rs, in)
+	} else {
+		rs, err := e.pq.Eval(ctx, append(opts, extra...)...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), f, ctx.Err()
+			}
+			return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), f, nil
+		}
+		d = e.decision(rs, in)
 	}
-	d := e.decision(rs, in)
 	if memoize {
 		e.memo.put(key, d)
 	}
@@ -391,6 +466,29 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 	if !ok {
 		return policy.ErrorDecision("the decision is not a value")
 	}
+	return e.decisionOf(t, in)
+}
+
+// planDecision reads the plan's result set (one object binding the query's
+// one variable per result) into a Decision, as decision does topdown's.
+func (e *Engine) planDecision(rs []*ast.Term, in *policy.Input) policy.Decision {
+	if len(rs) == 0 {
+		return policy.ErrorDecision("the policy produced no decision (%s is undefined)", Query)
+	}
+	if len(rs) > 1 {
+		return policy.ErrorDecision("the policy produced %d decisions", len(rs))
+	}
+	b, ok := rs[0].Value.(ast.Object)
+	if !ok || b.Len() != 1 {
+		return policy.ErrorDecision("the plan's result is not one binding")
+	}
+	var t *ast.Term
+	b.Foreach(func(_, v *ast.Term) { t = v })
+	return e.decisionOf(t, in)
+}
+
+// decisionOf reads the decision's value, failing closed.
+func (e *Engine) decisionOf(t *ast.Term, in *policy.Input) policy.Decision {
 	o, ok := t.Value.(ast.Object)
 	if !ok {
 		return policy.ErrorDecision("the decision is %s, not an object", ast.ValueName(t.Value))
