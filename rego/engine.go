@@ -410,9 +410,48 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 			return d, f, nil
 		}
 	}
+	var (
+		d  policy.Decision
+		ok bool
+	)
+	if e.vm != nil && extra == nil {
+		d, ok, err = e.evalPlan(ctx, in, f)
+	} else {
+		d, ok, err = e.evalTopdown(ctx, in, f, extra)
+	}
+	if err != nil || !ok {
+		return d, f, err
+	}
+	if memoize {
+		e.memo.put(key, d)
+	}
+	return d, f, nil
+}
+
+// evalPlan decides from the plan, on the input built as Records. ok is
+// false when the input could not be built or the evaluation failed (the
+// decision is a policy error that says why, and is not memoized).
+func (e *Engine) evalPlan(ctx context.Context, in *policy.Input, f *policy.Facts) (d policy.Decision, ok bool, err error) {
+	t, err := inputRecord(in, f)
+	if err != nil {
+		return policy.ErrorDecision("building the policy input: %v", err), false, nil
+	}
+	rs, err := e.vm.Eval(ctx, t, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
+		}
+		return policy.ErrorDecision("policy evaluation failed: %v", err), false, nil
+	}
+	return e.planDecision(rs, in), true, nil
+}
+
+// evalTopdown decides with OPA's topdown evaluator (extra: options such as
+// a tracer), as evalPlan does.
+func (e *Engine) evalTopdown(ctx context.Context, in *policy.Input, f *policy.Facts, extra []opa.EvalOption) (d policy.Decision, ok bool, err error) {
 	v, err := inputValue(in, f)
 	if err != nil {
-		return policy.ErrorDecision("building the policy input: %v", err), f, nil
+		return policy.ErrorDecision("building the policy input: %v", err), false, nil
 	}
 	opts := make([]opa.EvalOption, 0, 3+len(extra))
 	opts = append(opts, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
@@ -428,30 +467,14 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 		defer stop()
 		opts = append(opts, opa.EvalExternalCancel(c))
 	}
-	var d policy.Decision
-	if e.vm != nil && extra == nil {
-		rs, err := e.vm.Eval(ctx, ast.NewTerm(v), nil)
-		if err != nil {
-			if ctx.Err() != nil {
-				return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), f, ctx.Err()
-			}
-			return policy.ErrorDecision("policy evaluation failed: %v", err), f, nil
+	rs, err := e.pq.Eval(ctx, append(opts, extra...)...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
 		}
-		d = e.planDecision(rs, in)
-	} else {
-		rs, err := e.pq.Eval(ctx, append(opts, extra...)...)
-		if err != nil {
-			if ctx.Err() != nil {
-				return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), f, ctx.Err()
-			}
-			return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), f, nil
-		}
-		d = e.decision(rs, in)
+		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), false, nil
 	}
-	if memoize {
-		e.memo.put(key, d)
-	}
-	return d, f, nil
+	return e.decision(rs, in), true, nil
 }
 
 // decision reads the result set into a Decision, failing closed.

@@ -10,8 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
 
 // TestPlanTakesTheDefaultPolicy: the default policy is evaluated from its
@@ -241,4 +243,45 @@ func corpusCommands(path string) ([]string, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// TestInputRecordMatchesValue: the input built for the plan evaluator
+// (Records and Lists) is, materialized, the value topdown evaluates, for
+// the decide table and the agent corpus in both modes.
+func TestInputRecordMatchesValue(t *testing.T) {
+	cmds := []string{}
+	for _, c := range decideCases {
+		cmds = append(cmds, c.cmd)
+	}
+	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "corpus-data")
+	}
+	if more, err := corpusCommands(filepath.Join(dir, "agent-commands.txt")); err == nil {
+		cmds = append(cmds, more...)
+	}
+	grants := policy.DefaultConfig()
+	grants.Grants = []string{"python3 -c *", "git push", "cp **"}
+	f := newFixture(t, grants, WithMemo(0))
+	for _, cmd := range cmds {
+		for _, mode := range []string{policy.ModeDefault, policy.ModeReadonly} {
+			in := f.input(t, cmd, mode)
+			facts, err := prepare(&in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := inputValue(&in, facts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := inputRecord(&in, facts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := irvm.Materialize(rec)
+			if ast.Compare(got.Value, want) != 0 {
+				t.Fatalf("%q [%s]: the Records differ from the value:\n got %v\nwant %v", cmd, mode, got, want)
+			}
+		}
+	}
 }

@@ -98,7 +98,7 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			if v == nil {
 				return 0, nil
 			}
-			e.results = append(e.results, v)
+			e.results = append(e.results, Materialize(v))
 		case opReturn:
 			return returned, nil
 		case opBlock:
@@ -159,7 +159,7 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			if v == nil {
 				continue
 			}
-			if old := locals[s.target]; old != nil && old.Value.Compare(v.Value) != 0 {
+			if old := locals[s.target]; old != nil && compare(old, v) != 0 {
 				return 0, e.conflict(s, "complete rules must not produce multiple outputs")
 			}
 			locals[s.target] = v
@@ -208,7 +208,7 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			if a == nil || c == nil {
 				return 0, nil
 			}
-			if (a.Value.Compare(c.Value) == 0) != (s.op == opEqual) {
+			if (compare(a, c) == 0) != (s.op == opEqual) {
 				return 0, nil
 			}
 		case opMakeArray:
@@ -224,9 +224,9 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			}
 			var ok bool
 			switch v.Value.(type) {
-			case *ast.Array:
+			case *ast.Array, *List:
 				ok = s.op == opIsArray
-			case ast.Object:
+			case ast.Object, *Record:
 				ok = s.op == opIsObject
 			case ast.Set:
 				ok = s.op == opIsSet
@@ -250,7 +250,7 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			if !ok || v == nil {
 				return 0, fmt.Errorf("malformed plan: append to %v", locals[s.target])
 			}
-			locals[s.target].Value = arr.Append(v)
+			locals[s.target].Value = arr.Append(Materialize(v))
 		case opObjectInsert, opObjectInsertOnce:
 			obj, ok := collection[ast.Object](locals[s.target])
 			k, v := s.a.get(locals), s.b.get(locals)
@@ -258,18 +258,18 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 				return 0, fmt.Errorf("malformed plan: insert into %v", locals[s.target])
 			}
 			if s.op == opObjectInsertOnce {
-				if old := obj.Get(k); old != nil && old.Value.Compare(v.Value) != 0 {
+				if old := obj.Get(k); old != nil && compare(old, v) != 0 {
 					return 0, e.conflict(s, "object keys must be unique")
 				}
 			}
-			obj.Insert(k, v)
+			obj.Insert(Materialize(k), Materialize(v))
 		case opSetAdd:
 			set, ok := collection[ast.Set](locals[s.target])
 			v := s.a.get(locals)
 			if !ok || v == nil {
 				return 0, fmt.Errorf("malformed plan: add to %v", locals[s.target])
 			}
-			set.Add(v)
+			set.Add(Materialize(v))
 		case opNop:
 		}
 	}
@@ -323,6 +323,18 @@ func (e *evaluator) scan(s *stmt, locals []*ast.Term, depth int) (int, error) {
 		}
 	}
 	switch c := src.Value.(type) {
+	case *List:
+		for i, v := range c.elems {
+			if visit(ast.InternedTerm(i), v) {
+				break
+			}
+		}
+	case *Record:
+		for i, k := range c.keys {
+			if visit(ast.StringTerm(k), c.vals[i]) {
+				break
+			}
+		}
 	case *ast.Array:
 		for i := 0; i < c.Len(); i++ {
 			if visit(ast.InternedTerm(i), c.Elem(i)) {
@@ -341,6 +353,18 @@ func (e *evaluator) scan(s *stmt, locals []*ast.Term, depth int) (int, error) {
 // set's element itself.
 func dot(src, key *ast.Term) *ast.Term {
 	switch c := src.Value.(type) {
+	case *Record:
+		if k, ok := key.Value.(ast.String); ok {
+			return c.get(string(k))
+		}
+		return nil
+	case *List:
+		if n, ok := key.Value.(ast.Number); ok {
+			if i, ok := n.Int(); ok && i >= 0 && i < len(c.elems) {
+				return c.elems[i]
+			}
+		}
+		return nil
 	case ast.Object:
 		return c.Get(key)
 	case *ast.Array:
@@ -355,6 +379,10 @@ func dot(src, key *ast.Term) *ast.Term {
 
 func length(v ast.Value) (int, bool) {
 	switch c := v.(type) {
+	case *List:
+		return len(c.elems), true
+	case *Record:
+		return len(c.keys), true
 	case *ast.Array:
 		return c.Len(), true
 	case ast.Object:
@@ -370,12 +398,22 @@ func length(v ast.Value) (int, bool) {
 func (e *evaluator) builtin(s *stmt, locals []*ast.Term) (*ast.Term, error) {
 	var buf [4]*ast.Term
 	args := buf[:0]
+	deferred := false
 	for _, a := range s.args {
 		v := a.get(locals)
 		if v == nil {
 			return nil, nil
 		}
+		deferred = deferred || isDeferred(v)
 		args = append(args, v)
+	}
+	if deferred {
+		if t, ok := native(s.builtin.name, args); ok {
+			return t, nil
+		}
+		for i, a := range args {
+			args[i] = Materialize(a)
+		}
 	}
 	if !e.cache {
 		e.bctx.Cache, e.cache = builtins.Cache{}, true
@@ -410,4 +448,44 @@ func (e *evaluator) conflict(s *stmt, msg string) error {
 		}
 	}
 	return err
+}
+
+// compare orders two values as ast.Compare does, Records and Lists as
+// their materialized values.
+func compare(a, b *ast.Term) int {
+	return plain(a.Value).Compare(plain(b.Value))
+}
+
+// native answers count and membership on a Record or List without
+// materializing it, exactly as topdown's count and internal.member_2 do on
+// the materialized value.
+func native(name string, args []*ast.Term) (*ast.Term, bool) {
+	switch name {
+	case ast.Count.Name:
+		if n, ok := length(args[0].Value); ok && len(args) == 1 {
+			return ast.InternedTerm(n), true
+		}
+	case ast.Member.Name:
+		if len(args) != 2 || isDeferred(args[0]) {
+			return nil, false
+		}
+		x := args[0]
+		switch c := args[1].Value.(type) {
+		case *List:
+			for _, v := range c.elems {
+				if compare(x, v) == 0 {
+					return ast.InternedTerm(true), true
+				}
+			}
+			return ast.InternedTerm(false), true
+		case *Record:
+			for _, v := range c.vals {
+				if compare(x, v) == 0 {
+					return ast.InternedTerm(true), true
+				}
+			}
+			return ast.InternedTerm(false), true
+		}
+	}
+	return nil, false
 }
