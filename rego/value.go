@@ -290,8 +290,8 @@ type builder struct {
 	// plan evaluator), not ast.Object and *ast.Array.
 	records bool
 	elems   []*ast.Term
-	pairs  [][2]*ast.Term
-	frames []frame
+	pairs   [][2]*ast.Term
+	frames  []frame
 	// last is the term pushed last.
 	last *ast.Term
 }
