@@ -360,11 +360,9 @@ func (b *builder) end() {
 	var t *ast.Term
 	switch {
 	case fr.object && b.records:
-		r, ok := irvm.NewRecord(b.pairs[fr.start:])
-		if !ok {
+		var ok bool
+		if t, ok = irvm.NewRecord(b.pairs[fr.start:]); !ok {
 			t = ast.NewTerm(ast.NewObject(b.pairs[fr.start:]...))
-		} else {
-			t = ast.NewTerm(r)
 		}
 		b.pairs = b.pairs[:fr.start]
 	case fr.object:
@@ -377,7 +375,7 @@ func (b *builder) end() {
 		ts := make([]*ast.Term, len(b.elems)-fr.start)
 		copy(ts, b.elems[fr.start:])
 		if b.records {
-			t = ast.NewTerm(irvm.NewList(ts))
+			t = irvm.NewList(ts)
 		} else {
 			t = ast.ArrayTerm(ts...)
 		}

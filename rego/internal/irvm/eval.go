@@ -292,61 +292,68 @@ func (e *evaluator) scan(s *stmt, locals []*ast.Term, depth int) (int, error) {
 	if src == nil {
 		return done, nil
 	}
-	body := s.blocks[0]
-	var (
-		out  = done
-		fail error
-	)
-	visit := func(k, v *ast.Term) bool {
-		if e.steps++; e.steps&1023 == 0 {
-			if err := e.ctx.Err(); err != nil {
-				fail = err
-				return true
-			}
-		}
-		locals[s.b.local], locals[s.c.local] = k, v
-		r, err := e.exec(body, locals, depth)
-		switch {
-		case err != nil:
-			fail = err
-			return true
-		case r == done || r == 0:
-			return false
-		case r == returned:
-			out = returned
-			return true
-		case r == 1:
-			return true
-		default:
-			out = r - 2
-			return true
-		}
-	}
+	next := func(k, v *ast.Term) (bool, int, error) { return e.step(s, locals, depth, k, v) }
 	switch c := src.Value.(type) {
 	case *List:
 		for i, v := range c.elems {
-			if visit(ast.InternedTerm(i), v) {
-				break
+			if stop, out, err := e.step(s, locals, depth, ast.InternedTerm(i), v); stop {
+				return out, err
 			}
 		}
 	case *Record:
-		for i, k := range c.keys {
-			if visit(ast.StringTerm(k), c.vals[i]) {
-				break
+		for _, m := range c.members {
+			if stop, out, err := e.step(s, locals, depth, m.key, m.val); stop {
+				return out, err
 			}
 		}
 	case *ast.Array:
 		for i := 0; i < c.Len(); i++ {
-			if visit(ast.InternedTerm(i), c.Elem(i)) {
-				break
+			if stop, out, err := e.step(s, locals, depth, ast.InternedTerm(i), c.Elem(i)); stop {
+				return out, err
 			}
 		}
 	case ast.Object:
-		c.Until(visit)
+		out, fail := done, error(nil)
+		c.Until(func(k, v *ast.Term) bool {
+			stop, o, err := next(k, v)
+			out, fail = o, err
+			return stop
+		})
+		return out, fail
 	case ast.Set:
-		c.Until(func(t *ast.Term) bool { return visit(t, t) })
+		out, fail := done, error(nil)
+		c.Until(func(t *ast.Term) bool {
+			stop, o, err := next(t, t)
+			out, fail = o, err
+			return stop
+		})
+		return out, fail
 	}
-	return out, fail
+	return done, nil
+}
+
+// step runs a scan's block on one element: stop says the scan is over,
+// with out and err.
+func (e *evaluator) step(s *stmt, locals []*ast.Term, depth int, k, v *ast.Term) (stop bool, out int, err error) {
+	if e.steps++; e.steps&1023 == 0 {
+		if err := e.ctx.Err(); err != nil {
+			return true, 0, err
+		}
+	}
+	locals[s.b.local], locals[s.c.local] = k, v
+	r, err := e.exec(s.blocks[0], locals, depth)
+	switch {
+	case err != nil:
+		return true, 0, err
+	case r == done || r == 0:
+		return false, done, nil
+	case r == returned:
+		return true, returned, nil
+	case r == 1:
+		return true, done, nil
+	default:
+		return true, r - 2, nil
+	}
 }
 
 // dot looks key up in src: an object's member, an array's element, a
@@ -382,7 +389,7 @@ func length(v ast.Value) (int, bool) {
 	case *List:
 		return len(c.elems), true
 	case *Record:
-		return len(c.keys), true
+		return len(c.members), true
 	case *ast.Array:
 		return c.Len(), true
 	case ast.Object:
@@ -453,7 +460,43 @@ func (e *evaluator) conflict(s *stmt, msg string) error {
 // compare orders two values as ast.Compare does, Records and Lists as
 // their materialized values.
 func compare(a, b *ast.Term) int {
+	if isDeferred(a) || isDeferred(b) {
+		if ka, kb := kind(a.Value), kind(b.Value); ka != kb {
+			// Values of different types are ordered by type alone: an
+			// empty value of the same type stands for the Record or List
+			// (materializing the station to compare it with false would
+			// cost more than the rest of the decision).
+			return proxy(a.Value).Compare(proxy(b.Value))
+		}
+	}
 	return plain(a.Value).Compare(plain(b.Value))
+}
+
+var (
+	emptyObject ast.Value = ast.NewObject()
+	emptyArray  ast.Value = ast.NewArray()
+)
+
+// kind tells objects (1) and arrays (2), deferred or not, from the rest
+// (0).
+func kind(v ast.Value) int {
+	switch v.(type) {
+	case *Record, ast.Object:
+		return 1
+	case *List, *ast.Array:
+		return 2
+	}
+	return 0
+}
+
+func proxy(v ast.Value) ast.Value {
+	switch v.(type) {
+	case *Record:
+		return emptyObject
+	case *List:
+		return emptyArray
+	}
+	return v
 }
 
 // native answers count and membership on a Record or List without
@@ -479,8 +522,8 @@ func native(name string, args []*ast.Term) (*ast.Term, bool) {
 			}
 			return ast.InternedTerm(false), true
 		case *Record:
-			for _, v := range c.vals {
-				if compare(x, v) == 0 {
+			for _, m := range c.members {
+				if compare(x, m.val) == 0 {
 					return ast.InternedTerm(true), true
 				}
 			}

@@ -15,66 +15,79 @@ import (
 // A Record is never changed once made, so many inputs may share one.
 // Its ast.Value methods answer for the materialized object.
 type Record struct {
-	keys []string
-	vals []*ast.Term
-	mat  atomic.Pointer[ast.Term]
+	term    ast.Term // the Record's own term (one allocation for both)
+	members []member
+	mat     atomic.Pointer[ast.Term]
+}
+
+// member is a Record's member: the key's term (as built, shared between
+// inputs) and its text.
+type member struct {
+	key  *ast.Term
+	name string
+	val  *ast.Term
 }
 
 // List is an array of the input document built for the plan evaluator,
 // for the same reason as Record: an *ast.Array hashes every element when
 // it is made.
 type List struct {
+	term  ast.Term
 	elems []*ast.Term
 	mat   atomic.Pointer[ast.Term]
 }
 
-// NewRecord makes a Record of the members (key, value); keys are strings,
-// and a later member replaces an earlier one of the same key, as
-// ast.NewObject does. The slice is not kept.
-func NewRecord(members [][2]*ast.Term) (*Record, bool) {
-	r := &Record{keys: make([]string, 0, len(members)), vals: make([]*ast.Term, 0, len(members))}
+// NewRecord returns the term of a Record of the members (key, value);
+// keys are strings (ok is false otherwise), and a later member replaces
+// an earlier one of the same key, as ast.NewObject does. The slice is not
+// kept.
+func NewRecord(members [][2]*ast.Term) (t *ast.Term, ok bool) {
+	r := &Record{members: make([]member, 0, len(members))}
 	for _, m := range members {
 		k, ok := m[0].Value.(ast.String)
 		if !ok {
 			return nil, false
 		}
-		r.insert(string(k), m[1])
+		r.insert(member{m[0], string(k), m[1]})
 	}
-	return r, true
+	r.term.Value = r
+	return &r.term, true
 }
 
-func (r *Record) insert(k string, v *ast.Term) {
-	i := len(r.keys)
-	for i > 0 && r.keys[i-1] > k {
+func (r *Record) insert(m member) {
+	i := len(r.members)
+	for i > 0 && r.members[i-1].name > m.name {
 		i--
 	}
-	if i > 0 && r.keys[i-1] == k {
-		r.vals[i-1] = v
+	if i > 0 && r.members[i-1].name == m.name {
+		r.members[i-1] = m
 		return
 	}
-	r.keys = append(r.keys, "")
-	r.vals = append(r.vals, nil)
-	copy(r.keys[i+1:], r.keys[i:])
-	copy(r.vals[i+1:], r.vals[i:])
-	r.keys[i], r.vals[i] = k, v
+	r.members = append(r.members, member{})
+	copy(r.members[i+1:], r.members[i:])
+	r.members[i] = m
 }
 
-// NewList makes a List of elems (the slice is kept).
-func NewList(elems []*ast.Term) *List { return &List{elems: elems} }
+// NewList returns the term of a List of elems (the slice is kept).
+func NewList(elems []*ast.Term) *ast.Term {
+	l := &List{elems: elems}
+	l.term.Value = l
+	return &l.term
+}
 
 // get returns the member k, or nil.
 func (r *Record) get(k string) *ast.Term {
-	lo, hi := 0, len(r.keys)
+	lo, hi := 0, len(r.members)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if r.keys[m] < k {
+		if r.members[m].name < k {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(r.keys) && r.keys[lo] == k {
-		return r.vals[lo]
+	if lo < len(r.members) && r.members[lo].name == k {
+		return r.members[lo].val
 	}
 	return nil
 }
@@ -98,9 +111,9 @@ func (r *Record) materialize() *ast.Term {
 	if t := r.mat.Load(); t != nil {
 		return t
 	}
-	members := make([][2]*ast.Term, len(r.keys))
-	for i, k := range r.keys {
-		members[i] = [2]*ast.Term{ast.StringTerm(k), Materialize(r.vals[i])}
+	members := make([][2]*ast.Term, len(r.members))
+	for i, m := range r.members {
+		members[i] = [2]*ast.Term{m.key, Materialize(m.val)}
 	}
 	t := ast.NewTerm(ast.NewObject(members...))
 	r.mat.Store(t)
