@@ -91,7 +91,12 @@ const DefaultMemo = 4096
 // Engine decides on policy inputs with a prepared query. It is safe for
 // concurrent use.
 type Engine struct {
-	pq opa.PreparedEvalQuery
+	// args make the rego query; pq is its preparation for topdown,
+	// made once (pqOnce) when needed.
+	args   []func(*opa.Rego)
+	pqOnce sync.Once
+	pq     opa.PreparedEvalQuery
+	pqErr  error
 	// vm evaluates the planned query (nil: topdown evaluates every
 	// decision; vmErr says why).
 	vm      *irvm.Program
@@ -172,18 +177,37 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 		args = append(args, opa.ParsedModule(m))
 	}
 	sort.Strings(e.files)
-	pq, err := opa.New(args...).PrepareForEval(context.Background())
-	if err != nil {
-		return nil, formatErrors(err)
-	}
-	if err := checkTypes(pq, mods); err != nil {
+	if err := checkTypes(mods); err != nil {
 		return nil, err
 	}
-	e.pq = pq
+	e.args = args
 	if !o.topdown {
-		e.vm, e.vmErr = plan(args)
+		// Planning compiles the policy with every check topdown's
+		// preparation makes; topdown is prepared only when it is needed
+		// (Explain), unless the policy cannot be planned or irvm does not
+		// take the plan.
+		if e.vm, e.vmErr = plan(args); e.vm != nil {
+			return e, nil
+		}
+	}
+	if err := e.prepareTopdown(); err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// prepareTopdown prepares the query for topdown, once; the error is a
+// compile error with file, line and column.
+func (e *Engine) prepareTopdown() error {
+	e.pqOnce.Do(func() {
+		pq, err := opa.New(e.args...).PrepareForEval(context.Background())
+		if err != nil {
+			e.pqErr = formatErrors(err)
+			return
+		}
+		e.pq = pq
+	})
+	return e.pqErr
 }
 
 // irTarget is the rego target under which planPlugin hands over the plan.
@@ -246,7 +270,7 @@ var noMetrics = metrics.NoOp()
 func rawTerm(t *ast.Term, _ *opa.EvalContext) (any, error) { return t, nil }
 
 // checkTypes rejects a policy whose decision rule is missing.
-func checkTypes(_ opa.PreparedEvalQuery, mods map[string]*ast.Module) error {
+func checkTypes(mods map[string]*ast.Module) error {
 	for _, m := range mods {
 		if len(m.Package.Path) != 2 {
 			continue
@@ -452,6 +476,9 @@ func (e *Engine) evalTopdown(ctx context.Context, in *policy.Input, f *policy.Fa
 	v, err := inputValue(in, f)
 	if err != nil {
 		return policy.ErrorDecision("building the policy input: %v", err), false, nil
+	}
+	if err := e.prepareTopdown(); err != nil {
+		return policy.ErrorDecision("preparing the policy for topdown: %v", err), false, nil
 	}
 	opts := make([]opa.EvalOption, 0, 3+len(extra))
 	opts = append(opts, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
