@@ -18,7 +18,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -31,7 +33,10 @@ var ErrUnsupported = errors.New("not supported by the plan evaluator")
 
 // Program is a compiled plan, safe for concurrent use.
 type Program struct {
-	files   []string
+	// evaluators keeps evaluators (their stacks and memos) between
+	// evaluations.
+	evaluators sync.Pool
+	files      []string
 	plan    *fn
 	funcs   []*fn
 	strings []*ast.Term
@@ -398,16 +403,43 @@ func (e *ConflictError) Error() string {
 // query's plan builds it.
 func (p *Program) Eval(ctx context.Context, input, data *ast.Term) ([]Result, error) {
 	if data == nil {
-		data = ast.ObjectTerm()
+		data = emptyData
 	}
-	e := &evaluator{prog: p, ctx: ctx, memo: make([]*ast.Term, len(p.funcs)), memoSet: make([]bool, len(p.funcs))}
+	e, _ := p.evaluators.Get().(*evaluator)
+	if e == nil {
+		e = &evaluator{prog: p, memo: make([]*ast.Term, len(p.funcs)), memoSet: make([]bool, len(p.funcs))}
+	}
+	defer p.release(e)
+	e.ctx = ctx
 	e.bctx = topdown.BuiltinContext{Context: ctx}
-	locals := make([]*ast.Term, p.plan.nlocals)
+	e.stack = slices.Grow(e.stack[:0], p.plan.nlocals)[:p.plan.nlocals]
+	locals := e.stack[:p.plan.nlocals:p.plan.nlocals]
 	locals[ir.Input], locals[ir.Data] = input, data
 	for _, b := range p.plan.blocks {
 		if _, err := e.block(b, locals); err != nil {
 			return nil, err
 		}
 	}
-	return e.results, nil
+	return slices.Clone(e.results), nil
 }
+
+// emptyData is the data document when the caller has none.
+var emptyData = ast.ObjectTerm()
+
+// release clears an evaluator of everything one evaluation left in it and
+// keeps it for the next.
+func (p *Program) release(e *evaluator) {
+	clear(e.stack[:cap(e.stack)])
+	clear(e.memo)
+	clear(e.memoSet)
+	clear(e.results)
+	e.stack, e.results, e.ctx, e.cache, e.steps = e.stack[:0], e.results[:0], nil, false, 0
+	e.bctx = topdown.BuiltinContext{}
+	if cap(e.stack) <= maxStack {
+		p.evaluators.Put(e)
+	}
+}
+
+// maxStack is the largest stack an evaluator keeps for the next
+// evaluation.
+const maxStack = 1 << 14

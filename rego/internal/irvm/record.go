@@ -21,12 +21,13 @@ type Record struct {
 }
 
 // member is a Record's member: the key's term (as built, shared between
-// inputs) and its text.
+// inputs; always an ast.String) and the value.
 type member struct {
-	key  *ast.Term
-	name string
-	val  *ast.Term
+	key *ast.Term
+	val *ast.Term
 }
+
+func (m *member) name() string { return string(m.key.Value.(ast.String)) }
 
 // List is an array of the input document built for the plan evaluator,
 // for the same reason as Record: an *ast.Array hashes every element when
@@ -44,11 +45,10 @@ type List struct {
 func NewRecord(members [][2]*ast.Term) (t *ast.Term, ok bool) {
 	r := &Record{members: make([]member, 0, len(members))}
 	for _, m := range members {
-		k, ok := m[0].Value.(ast.String)
-		if !ok {
+		if _, ok := m[0].Value.(ast.String); !ok {
 			return nil, false
 		}
-		r.insert(member{m[0], string(k), m[1]})
+		r.insert(member{m[0], m[1]})
 	}
 	r.term.Value = r
 	return &r.term, true
@@ -56,10 +56,11 @@ func NewRecord(members [][2]*ast.Term) (t *ast.Term, ok bool) {
 
 func (r *Record) insert(m member) {
 	i := len(r.members)
-	for i > 0 && r.members[i-1].name > m.name {
+	name := m.name()
+	for i > 0 && r.members[i-1].name() > name {
 		i--
 	}
-	if i > 0 && r.members[i-1].name == m.name {
+	if i > 0 && r.members[i-1].name() == name {
 		r.members[i-1] = m
 		return
 	}
@@ -80,13 +81,13 @@ func (r *Record) get(k string) *ast.Term {
 	lo, hi := 0, len(r.members)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if r.members[m].name < k {
+		if r.members[m].name() < k {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(r.members) && r.members[lo].name == k {
+	if lo < len(r.members) && r.members[lo].name() == k {
 		return r.members[lo].val
 	}
 	return nil
