@@ -37,9 +37,9 @@ type Program struct {
 	// evaluations.
 	evaluators sync.Pool
 	files      []string
-	plan    *fn
-	funcs   []*fn
-	strings []*ast.Term
+	plan       *fn
+	funcs      []*fn
+	strings    []*ast.Term
 }
 
 // fn is a plan function (or the query plan itself, with two locals: input
