@@ -208,8 +208,8 @@ func shownByWord(s string) bool {
 }
 
 // knowledgeFacts gives every catalogued segment of the report the facts
-// its catalog entry holds about walks, produced paths, input arguments and
-// config aliases.
+// its catalog entry holds about walks, produced paths, input arguments,
+// config aliases and what points the git it runs elsewhere.
 func (w *walker) knowledgeFacts() {
 	for i := range w.r.Segments {
 		s := &w.r.Segments[i]
@@ -228,6 +228,9 @@ func (w *walker) knowledgeFacts() {
 		}
 		if root.ConfigAliases {
 			s.ConfigAlias = aliasWord(s)
+		}
+		if s.RunsGit {
+			w.gitRepoFacts(s, root, spec)
 		}
 	}
 }
