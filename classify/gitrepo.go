@@ -139,13 +139,18 @@ func (p *argParser) gitRepoOption(o Opt) {
 
 // gitRepoFacts adds to segment s, which runs git, the assignments that
 // point git elsewhere: its own and those of the segments that run it,
-// whose environment it inherits. root and spec are its catalog entries.
+// whose environment it inherits. root and spec are its catalog entries
+// (segmentSpecs), both nil when its subcommand is not catalogued (git
+// frob): its program's entry then says.
 func (w *walker) gitRepoFacts(s *Segment, root, spec *Program) {
+	if root == nil && w.cfg.cat != nil && s.Name != "" {
+		root = w.cfg.cat.Lookup(s.Name)
+	}
 	var env []string
-	if root.GitRepo != nil {
+	if root != nil && root.GitRepo != nil {
 		env = root.GitRepo.Env
 	}
-	if spec != root && spec.GitRepo != nil {
+	if spec != nil && spec != root && spec.GitRepo != nil {
 		env = append(append([]string(nil), env...), spec.GitRepo.Env...)
 	}
 	var found []Assign

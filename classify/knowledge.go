@@ -214,6 +214,10 @@ func (w *walker) knowledgeFacts() {
 	for i := range w.r.Segments {
 		s := &w.r.Segments[i]
 		root, spec, walk := w.cfg.cat.segmentSpecs(s)
+		if s.RunsGit {
+			// before the subcommand is known: git frob runs git too
+			w.gitRepoFacts(s, root, spec)
+		}
 		if spec == nil {
 			continue
 		}
@@ -228,9 +232,6 @@ func (w *walker) knowledgeFacts() {
 		}
 		if root.ConfigAliases {
 			s.ConfigAlias = aliasWord(s)
-		}
-		if s.RunsGit {
-			w.gitRepoFacts(s, root, spec)
 		}
 	}
 }
