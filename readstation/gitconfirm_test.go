@@ -13,22 +13,23 @@ import (
 
 // TestGitPointedConfirm runs the real git, once per spelling that points
 // it elsewhere (every variable and option of the catalog's git_repo has
-// one), in a project whose repository
-// configures a command (core.fsmonitor, alias.hi) that leaves a marker
-// when it runs, and holds the station to what git did: whenever git ran a
-// command a config file chose, the station reported a helper in that file
-// or was not established. src says which file git takes it from, so that
-// every case really exercises what it names (a case whose premise fails,
-// fails).
+// one), in a project whose repository configures a command
+// (core.fsmonitor, alias.hi) that leaves a marker when it runs, and holds
+// the station to what git did: whenever git ran a command a config file
+// chose, the station reported a helper in that file or was not
+// established. src says which file git takes it from, so that every case
+// really exercises what it names (a case whose premise fails, fails).
 //
-// The project proj is a repository whose config sets both; proj/sub is a
-// clean repository; proj's top level also looks like a git directory
-// (HEAD, objects, refs) whose ./config sets alias.bh (git --bare reads
-// it); ~/evil is a repository outside the roots that sets both, and
-// ~/evil.cfg a config file that sets alias.hi.
+// The project proj is a repository whose config sets both, and a Go main
+// package (go list runs git status there); proj/sub is a clean
+// repository; proj's top level also looks like a git directory (HEAD,
+// objects, refs) whose ./config sets alias.bh, which git --bare reads;
+// ~/evil is a repository outside the roots that sets both, and ~/evil.cfg
+// a config file that sets alias.hi.
 func TestGitPointedConfirm(t *testing.T) {
 	git := testenv.LookPath(t, "git")
 	bash := testenv.LookPath(t, "bash")
+	testenv.LookPath(t, "go")
 	const projCfg, evilCfg = "proj/.git/config", "evil/.git/config"
 	tests := []struct {
 		cmd string
@@ -50,6 +51,10 @@ func TestGitPointedConfirm(t *testing.T) {
 		{"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.hi GIT_CONFIG_VALUE_0='!touch ../../marker' git -C sub hi", "(environment)"},
 		{"GIT_WORK_TREE=sub git status", projCfg},
 		{"GIT_PAGER=cat GIT_OPTIONAL_LOCKS=0 git -C sub hi", ""},
+		// go list stamps the main package with git status, in its own
+		// environment (catalog runs_git, and git_repo on go list).
+		{"go list", projCfg},
+		{"GIT_DIR=../evil/.git go list", evilCfg},
 	}
 	// Every variable and option the catalog's git_repo names is one of
 	// the cases: the catalog claims nothing the real git did not show.
@@ -83,7 +88,8 @@ func TestGitPointedConfirm(t *testing.T) {
 	home := t.TempDir()
 	proj, marker := filepath.Join(home, "proj"), filepath.Join(home, "marker")
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0",
+		"GOCACHE="+filepath.Join(home, "gocache"), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
 	for _, r := range []string{proj, filepath.Join(proj, "sub"), filepath.Join(home, "evil")} {
 		c := exec.Command(git, "init", "-q", r)
 		c.Env = env
@@ -101,6 +107,8 @@ func TestGitPointedConfirm(t *testing.T) {
 		must(t, f.Close())
 	}
 	must(t, os.WriteFile(filepath.Join(home, "evil.cfg"), []byte("[alias]\n\thi = "+touch+"\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(proj, "go.mod"), []byte("module m\n\ngo 1.21\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(proj, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
 	writeGitDir(t, proj, "[core]\n\trepositoryformatversion = 0\n\tbare = true\n[alias]\n\tbh = "+touch+"\n")
 	for _, tc := range tests {
 		t.Run(tc.cmd, func(t *testing.T) {
