@@ -115,26 +115,24 @@ func gitRepoEnv(list []string, name string) bool {
 
 // gitRepoOption records option o, just parsed by the entry p.spec, in the
 // segment's GitRepo when the entry's git_repo names it.
-func (p *argParser) gitRepoOption(o Opt) {
+func (p *argParser) gitRepoOption(o *Opt) {
 	g := p.spec.GitRepo
-	if g == nil || !o.Known {
+	if g == nil || !o.Known || o.Name != g.GitDir && o.Name != g.WorkTree && o.Name != g.Bare {
 		return
+	}
+	if p.seg.GitRepo == nil {
+		p.seg.GitRepo = &GitRepo{}
 	}
 	gr := p.seg.GitRepo
-	if gr == nil {
-		gr = &GitRepo{}
-	}
 	switch o.Name {
 	case g.GitDir:
-		gr.GitDir = append(gr.GitDir, o)
+		gr.GitDir = append(gr.GitDir, *o)
 	case g.WorkTree:
-		gr.WorkTree = append(gr.WorkTree, o)
-	case g.Bare:
-		gr.Bare = &o
+		gr.WorkTree = append(gr.WorkTree, *o)
 	default:
-		return
+		bare := *o
+		gr.Bare = &bare
 	}
-	p.seg.GitRepo = gr
 }
 
 // gitRepoFacts adds to segment s, which runs git, the assignments that
