@@ -167,6 +167,11 @@ var (
 	kVia             = ast.StringTerm("via")
 	kGrantRefused    = ast.StringTerm("grant_refused")
 	kRunsGit         = ast.StringTerm("runs_git")
+	kGitRepo         = ast.StringTerm("git_repo")
+	kEnv             = ast.StringTerm("env")
+	kGitDir          = ast.StringTerm("git_dir")
+	kBare            = ast.StringTerm("bare")
+	kWorkTree        = ast.StringTerm("work_tree")
 	kWalk            = ast.StringTerm("walk")
 	kNamesOnly       = ast.StringTerm("names_only")
 	kSkipHidden      = ast.StringTerm("skip_hidden")
@@ -658,14 +663,7 @@ func describeSegment(e enc, s *classify.Segment) {
 		e.key(kAssigns)
 		e.array()
 		for _, a := range s.Assigns {
-			e.object()
-			e.key(kName)
-			e.str(a.Name)
-			e.key(kValue)
-			describeArg(e, a.Value)
-			e.key(kSpan)
-			describeSpan(e, a.Span)
-			e.end()
+			describeAssign(e, a)
 		}
 		e.end()
 	}
@@ -702,6 +700,10 @@ func describeSegment(e enc, s *classify.Segment) {
 	e.key(kReadOnly)
 	e.boolean(s.ReadOnly)
 	flag(e, kRunsGit, s.RunsGit)
+	if s.GitRepo != nil {
+		e.key(kGitRepo)
+		describeGitRepo(e, s.GitRepo)
+	}
 	describeSegmentFacts(e, s)
 	e.key(kSpan)
 	describeSpan(e, s.Span)
@@ -720,6 +722,52 @@ func describeSegment(e enc, s *classify.Segment) {
 			e.key(kSpan)
 			describeSpan(e, p.Span)
 			e.end()
+		}
+		e.end()
+	}
+	e.end()
+}
+
+func describeAssign(e enc, a classify.Assign) {
+	e.object()
+	e.key(kName)
+	e.str(a.Name)
+	e.key(kValue)
+	describeArg(e, a.Value)
+	e.key(kSpan)
+	describeSpan(e, a.Span)
+	e.end()
+}
+
+// describeGitRepo describes what points a segment's git elsewhere as its
+// JSON.
+func describeGitRepo(e enc, g *classify.GitRepo) {
+	e.object()
+	if len(g.Env) > 0 {
+		e.key(kEnv)
+		e.array()
+		for _, a := range g.Env {
+			describeAssign(e, a)
+		}
+		e.end()
+	}
+	if len(g.GitDir) > 0 {
+		e.key(kGitDir)
+		e.array()
+		for i := range g.GitDir {
+			describeOption(e, &g.GitDir[i])
+		}
+		e.end()
+	}
+	if g.Bare != nil {
+		e.key(kBare)
+		describeOption(e, g.Bare)
+	}
+	if len(g.WorkTree) > 0 {
+		e.key(kWorkTree)
+		e.array()
+		for i := range g.WorkTree {
+			describeOption(e, &g.WorkTree[i])
 		}
 		e.end()
 	}
