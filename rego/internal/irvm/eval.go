@@ -117,14 +117,13 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 		case opBreak:
 			return s.index, nil
 		case opCall:
+			// An argument may be undefined (input, when there is none):
+			// the function gets it as it is and checks it where it reads
+			// it, as the Wasm target's functions do.
 			var buf [4]*ast.Term
 			args := buf[:0]
 			for _, a := range s.args {
-				v := a.get(locals)
-				if v == nil {
-					return 0, nil
-				}
-				args = append(args, v)
+				args = append(args, a.get(locals))
 			}
 			v, err := e.call(e.prog.funcs[s.fn], args, depth+1)
 			if err != nil {
@@ -189,6 +188,9 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 				return 0, nil
 			}
 			v := dot(src, key)
+			if v == nil && s.base {
+				v = baseDot(src, key)
+			}
 			if v == nil {
 				return 0, nil
 			}
@@ -380,6 +382,22 @@ func dot(src, key *ast.Term) *ast.Term {
 		if c.Contains(key) {
 			return key
 		}
+	}
+	return nil
+}
+
+// baseDot looks a number key up in a base document read from the data
+// document as topdown does: by path, where the key is the number's text
+// (storage.NewPathForRef), so that data.x[2] is the member "2" of an
+// object data.x. An array's index is looked up as dot does.
+func baseDot(src, key *ast.Term) *ast.Term {
+	n, ok := key.Value.(ast.Number)
+	if !ok {
+		return nil
+	}
+	switch src.Value.(type) {
+	case *Record, ast.Object:
+		return dot(src, ast.StringTerm(n.String()))
 	}
 	return nil
 }

@@ -16,11 +16,14 @@ package irvm
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -112,6 +115,12 @@ type stmt struct {
 	builtin *builtinCall
 	index   int
 	loc     *ir.Location
+	// base: a DotStmt that reads the data document's base documents
+	// (its source is the data local, or a value read from it by a
+	// DotStmt or a ScanStmt): topdown reads them from the store by path,
+	// so a number key names the member by its text (data.x[2] is the
+	// member "2" of data.x).
+	base bool
 }
 
 type builtinCall struct {
@@ -168,6 +177,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 	plan := p.Plans.Plans[0]
 	c.prog.plan = &fn{name: plan.Name, params: []int{int(ir.Input), int(ir.Data)}, ret: -1, index: -1}
 	c.max = int(ir.Data)
+	c.base = map[int]bool{int(ir.Data): true}
 	for _, b := range plan.Blocks {
 		cb, err := c.block(b)
 		if err != nil {
@@ -184,6 +194,10 @@ type compiler struct {
 	funcIndex map[string]int
 	builtins  map[string]*builtinCall
 	max       int
+	// base holds the locals of the function being compiled that hold a
+	// base document read along a path from the data local (see
+	// stmt.base).
+	base map[int]bool
 }
 
 func (c *compiler) function(out *fn, f *ir.Func) error {
@@ -196,6 +210,8 @@ func (c *compiler) function(out *fn, f *ir.Func) error {
 	}
 	out.ret = int(f.Return)
 	out.memo = len(f.Params) == 2
+	// A plan function's second parameter is the data document.
+	c.base = map[int]bool{int(f.Params[1]): true}
 	for _, b := range f.Blocks {
 		cb, err := c.block(b)
 		if err != nil {
@@ -296,6 +312,9 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 	case *ir.ScanStmt:
 		out.op = opScan
 		out.a = operand{local: c.local(s.Source)}
+		if c.base[int(s.Source)] {
+			c.base[int(s.Value)] = true
+		}
 		out.b = operand{local: c.local(s.Key)}
 		out.c = operand{local: c.local(s.Value)}
 		var b *block
@@ -310,6 +329,10 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		out.op, out.target = opDot, c.local(s.Target)
 		ops(&out.a, s.Source)
 		ops(&out.b, s.Key)
+		if l, ok := s.Source.Value.(ir.Local); ok && c.base[int(l)] {
+			out.base = true
+			c.base[int(s.Target)] = true
+		}
 	case *ir.LenStmt:
 		out.op, out.target = opLen, c.local(s.Target)
 		ops(&out.a, s.Source)
@@ -331,7 +354,9 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		}
 		out.op, out.target = opMakeNumber, c.local(s.Target)
 		n, ok := c.prog.strings[s.Index].Value.(ast.String)
-		if _, err := strconv.ParseFloat(string(n), 64); !ok || err != nil {
+		// A number beyond float64's range (1e400) is still a number:
+		// topdown computes with it exactly.
+		if _, err := strconv.ParseFloat(string(n), 64); !ok || (err != nil && !errors.Is(err, strconv.ErrRange)) {
 			return out, fmt.Errorf("number %v is not a number", c.prog.strings[s.Index])
 		}
 		out.a = operand{local: -1, term: ast.NewTerm(ast.Number(n))}
@@ -411,7 +436,14 @@ func (p *Program) Eval(ctx context.Context, input, data *ast.Term) ([]Result, er
 	}
 	defer p.release(e)
 	e.ctx = ctx
-	e.bctx = topdown.BuiltinContext{Context: ctx}
+	// The clock and the source of randomness topdown gives its built-ins
+	// by default: time.now_ns, io.jwt.decode_verify, rand.intn and
+	// uuid.rfc4122 read them (nil, they panic).
+	e.bctx = topdown.BuiltinContext{
+		Context: ctx,
+		Time:    ast.NumberTerm(json.Number(strconv.FormatInt(time.Now().UnixNano(), 10))),
+		Seed:    rand.Reader,
+	}
 	e.stack = slices.Grow(e.stack[:0], p.plan.nlocals)[:p.plan.nlocals]
 	locals := e.stack[:p.plan.nlocals:p.plan.nlocals]
 	locals[ir.Input], locals[ir.Data] = input, data
