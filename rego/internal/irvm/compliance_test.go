@@ -99,8 +99,8 @@ func complianceDir(t *testing.T) string {
 		}
 		testenv.Missing(t, "the OPA module's directory (go list -m: %v)", err)
 	}
-	dir = filepath.Join(dir, "v1", "test", "cases", "testdata", "v1")
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	dir = filepath.Join(dir, "v1", "test", "cases", "testdata")
+	if fi, err := os.Stat(filepath.Join(dir, "v1")); err != nil || !fi.IsDir() {
 		testenv.Missing(t, "OPA's compliance cases (%s)", dir)
 	}
 	return dir
@@ -115,15 +115,12 @@ func complianceDir(t *testing.T) string {
 // (strict_error: an empty result set) needs none here: topdown runs with
 // the engine's settings (built-in errors are undefined), so it gives that
 // empty result set itself.
+//
+// The suite's cases are in Rego v1 (testdata/v1) and, most of them again,
+// in Rego v0 (testdata/v0); the engine compiles v1 only, but the plans of
+// v0 policies are more plans for irvm, so both are run.
 func TestCompliance(t *testing.T) {
-	dir := complianceDir(t)
-	set, err := cases.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(set.Cases) < 1000 {
-		t.Fatalf("%s holds only %d cases", dir, len(set.Cases))
-	}
+	root := complianceDir(t)
 	registerPlugin.Do(func() {
 		opa.RegisterPlugin(complianceTarget, thePlugin)
 		// The built-in OPA's runners add for the case "time caching".
@@ -138,24 +135,42 @@ func TestCompliance(t *testing.T) {
 	})
 	pluginMu.Lock()
 	defer pluginMu.Unlock()
-
-	var st complianceStats
-	st.refused = map[string]int{}
-	for _, tc := range set.Sorted().Cases {
-		name := strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(tc.Filename, dir)), "/") + "/" + tc.Note
-		t.Run(name, func(t *testing.T) { runCase(t, tc, &st) })
+	for _, version := range []struct {
+		dir string
+		v   ast.RegoVersion
+	}{{"v1", ast.RegoV1}, {"v0", ast.RegoV0}} {
+		dir := filepath.Join(root, version.dir)
+		set, err := cases.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(set.Cases) < 1000 {
+			t.Fatalf("%s holds only %d cases", dir, len(set.Cases))
+		}
+		st := complianceStats{refused: map[string]int{}}
+		t.Run(version.dir, func(t *testing.T) {
+			for _, tc := range set.Sorted().Cases {
+				name := strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(tc.Filename, dir)), "/") + "/" + tc.Note
+				t.Run(name, func(t *testing.T) { runCase(t, tc, version.v, &st) })
+			}
+		})
+		st.report(t, version.dir, len(set.Cases))
 	}
+}
+
+// report logs the counts of one directory's cases.
+func (st *complianceStats) report(t *testing.T, dir string, n int) {
 	if len(st.unexpected) > 0 {
 		// The harness does not run topdown as OPA's runners do: the
 		// comparison would prove little.
-		t.Errorf("in %d cases topdown's answer is not the one the case wants: %q", len(st.unexpected), st.unexpected)
+		t.Errorf("%s: in %d cases topdown's answer is not the one the case wants: %q", dir, len(st.unexpected), st.unexpected)
 	}
 	refused := 0
 	for _, n := range st.refused {
 		refused += n
 	}
-	t.Logf("%d cases: %d run by irvm (%d equal to topdown, %d of them errors in both), %d refused by irvm.Compile, %d not planned, %d not prepared by topdown",
-		len(set.Cases), st.run, st.equal, st.errs, refused, st.unplanned, st.unprepared)
+	t.Logf("%s: %d cases: %d run by irvm (%d equal to topdown, %d of them errors in both), %d refused by irvm.Compile, %d not planned, %d not prepared by topdown",
+		dir, n, st.run, st.equal, st.errs, refused, st.unplanned, st.unprepared)
 	reasons := slices.Collect(maps.Keys(st.refused))
 	sort.Slice(reasons, func(i, j int) bool {
 		if st.refused[reasons[i]] != st.refused[reasons[j]] {
@@ -164,7 +179,7 @@ func TestCompliance(t *testing.T) {
 		return reasons[i] < reasons[j]
 	})
 	for _, r := range reasons {
-		t.Logf("refused %4d: %s", st.refused[r], r)
+		t.Logf("%s: refused %4d: %s", dir, st.refused[r], r)
 	}
 }
 
@@ -173,10 +188,10 @@ type complianceStats struct {
 	// unexpected are the cases run where topdown's answer is not the
 	// one the case wants.
 	unexpected []string
-	refused                                  map[string]int
+	refused    map[string]int
 }
 
-func runCase(t *testing.T, tc cases.TestCase, st *complianceStats) {
+func runCase(t *testing.T, tc cases.TestCase, version ast.RegoVersion, st *complianceStats) {
 	for k, v := range tc.Env {
 		t.Setenv(k, v)
 	}
@@ -208,7 +223,7 @@ func runCase(t *testing.T, tc cases.TestCase, st *complianceStats) {
 	args := func(extra ...func(*opa.Rego)) []func(*opa.Rego) {
 		a := []func(*opa.Rego){
 			opa.Query(tc.Query),
-			opa.SetRegoVersion(ast.RegoV1),
+			opa.SetRegoVersion(version),
 			opa.Capabilities(ast.CapabilitiesForThisVersion(ast.CapabilitiesExperimentalKeywords(tc.ExperimentalKeywords))),
 			// Raw values: sets stay sets (sort_bindings needs no
 			// sorting), and results compare as Rego values.
