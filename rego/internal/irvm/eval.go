@@ -451,8 +451,10 @@ func (e *evaluator) builtin(s *stmt, locals []*ast.Term) (*ast.Term, error) {
 		return nil
 	})
 	if err != nil {
-		var h topdown.Halt
-		if errors.As(err, &h) {
+		// Only a Halt itself stops the evaluation: topdown asserts the
+		// type (a built-in's error that wraps a Halt is a built-in error,
+		// undefined).
+		if h, ok := err.(topdown.Halt); ok {
 			return nil, h.Err
 		}
 		return nil, nil

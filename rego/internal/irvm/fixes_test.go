@@ -2,13 +2,18 @@ package irvm_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	opa "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/open-policy-agent/opa/v1/types"
 
 	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
@@ -216,5 +221,41 @@ verified := io.jwt.verify_es256(signed, json.marshal(object.remove(key, ["d"])))
 	}
 	if got := binding(t, planModule(t, module, "x := data.test.verified"), nil, nil); !equalTerms(got, ast.BooleanTerm(true)) {
 		t.Errorf("a token io.jwt.encode_sign signed with ES256 verifies: %v, want true", got)
+	}
+}
+
+var registerWrappedHalt sync.Once
+
+// TestWrappedHalt: a built-in's error that wraps a Halt is a built-in
+// error (the call is undefined), as in topdown, which stops only on a
+// Halt itself.
+func TestWrappedHalt(t *testing.T) {
+	registerWrappedHalt.Do(func() {
+		opa.RegisterBuiltin1(&opa.Function{
+			Name: "test.wrapped_halt",
+			Decl: types.NewFunction(types.Args(types.S), types.S),
+		}, func(_ opa.BuiltinContext, op *ast.Term) (*ast.Term, error) {
+			if op.Value.Compare(ast.String("halt")) == 0 {
+				return nil, fmt.Errorf("wrapped: %w", topdown.Halt{Err: errors.New("halted")})
+			}
+			return op, nil
+		})
+	})
+	const module = `package test
+
+p := test.wrapped_halt("halt")
+
+q if not test.wrapped_halt("halt")
+`
+	for query, want := range map[string]*ast.Term{
+		"x := data.test.p": nil,
+		"x := data.test.q": ast.BooleanTerm(true),
+	} {
+		if td := topdownBinding(t, module, query, nil, nil); !equalTerms(td, want) {
+			t.Fatalf("%s: topdown gives %v, the test wants %v", query, td, want)
+		}
+		if got := binding(t, planModule(t, module, query), nil, nil); !equalTerms(got, want) {
+			t.Errorf("%s: irvm gives %v, want %v", query, got, want)
+		}
 	}
 }
