@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/topdown/builtins"
+	"github.com/open-policy-agent/opa/v1/util"
 )
 
 // A block's outcome: done (it ran to its end), returned (a function's
@@ -386,18 +387,31 @@ func dot(src, key *ast.Term) *ast.Term {
 	return nil
 }
 
-// baseDot looks a number key up in a base document read from the data
-// document as topdown does: by path, where the key is the number's text
-// (storage.NewPathForRef), so that data.x[2] is the member "2" of an
-// object data.x. An array's index is looked up as dot does.
+// baseDot looks a key up in a base document read from the data document
+// as topdown does: by path (storage.NewPathForRef), where a number key is
+// its text and an array's index is a path element read as an integer
+// (util.Atoi), so that data.x[2] is the member "2" of an object data.x,
+// and data.y["1"] the element 1 of an array data.y. dot has already
+// looked the key up by value.
 func baseDot(src, key *ast.Term) *ast.Term {
-	n, ok := key.Value.(ast.Number)
-	if !ok {
+	var path string
+	switch k := key.Value.(type) {
+	case ast.Number:
+		path = k.String()
+	case ast.String:
+		path = string(k)
+	default:
 		return nil
 	}
 	switch src.Value.(type) {
 	case *Record, ast.Object:
-		return dot(src, ast.StringTerm(n.String()))
+		if _, ok := key.Value.(ast.Number); ok {
+			return dot(src, ast.StringTerm(path))
+		}
+	case *List, *ast.Array:
+		if i, ok := util.Atoi(path); ok {
+			return dot(src, ast.InternedTerm(i))
+		}
 	}
 	return nil
 }

@@ -147,8 +147,9 @@ id := uuid.rfc4122("k")
 }
 
 // TestBaseDocumentNumberKey: a number key in a reference to a base
-// document names the member by its text (topdown reads the store by path),
-// only along the reference: a value the policy holds (a variable bound to
+// document names the member by its text, and a string key names an
+// array's element by the integer it spells (topdown reads the store by
+// path), only along the reference: a value the policy holds (a variable bound to
 // a base document, the input) is looked up by value.
 func TestBaseDocumentNumberKey(t *testing.T) {
 	const module = `package test
@@ -167,8 +168,14 @@ w := k if {
 	some k, _ in data.x
 	data.x[to_number(k)] == "bar"
 }
+
+a := [data.arr["1"], data.arr["+1"], data.arr["1.0"], data.arr[1.00]]
+
+b := [v | v := data.nested[_]["1"]]
+
+c := v["1"] if v := data.arr
 `
-	data := map[string]any{"x": map[string]any{"2": "bar", "y": map[string]any{"2": "baz"}}, "arr": []any{"a", "b"}}
+	data := map[string]any{"x": map[string]any{"2": "bar", "y": map[string]any{"2": "baz"}}, "arr": []any{"a", "b"}, "nested": []any{[]any{"a", "b"}, map[string]any{"1": "o"}}}
 	dt, _ := ast.InterfaceToValue(data)
 	input := ast.MustParseTerm(`{"x": {"2": "bar"}}`)
 	for query, want := range map[string]*ast.Term{
@@ -178,6 +185,9 @@ w := k if {
 		"x := data.test.s": nil,
 		"x := data.test.u": nil,
 		"x := data.test.w": ast.StringTerm("2"),
+		"x := data.test.a": ast.MustParseTerm(`["b", "b", "b", "b"]`),
+		"x := data.test.b": ast.MustParseTerm(`["b", "o"]`),
+		"x := data.test.c": nil,
 	} {
 		if td := topdownBinding(t, module, query, input.Value, data); !equalTerms(td, want) {
 			t.Fatalf("%s: topdown gives %v, the test wants %v", query, td, want)
