@@ -177,7 +177,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 	plan := p.Plans.Plans[0]
 	c.prog.plan = &fn{name: plan.Name, params: []int{int(ir.Input), int(ir.Data)}, ret: -1, index: -1}
 	c.max = int(ir.Data)
-	c.base = map[int]bool{int(ir.Data): true}
+	c.baseLocals(int(ir.Data), plan.Blocks)
 	for _, b := range plan.Blocks {
 		cb, err := c.block(b)
 		if err != nil {
@@ -196,8 +196,11 @@ type compiler struct {
 	max       int
 	// base holds the locals of the function being compiled that hold a
 	// base document read along a path from the data local (see
-	// stmt.base).
+	// stmt.base): only a local no other statement writes.
 	base map[int]bool
+	// writes counts the statements of the function being compiled
+	// that write each local.
+	writes map[int]int
 }
 
 func (c *compiler) function(out *fn, f *ir.Func) error {
@@ -211,7 +214,7 @@ func (c *compiler) function(out *fn, f *ir.Func) error {
 	out.ret = int(f.Return)
 	out.memo = len(f.Params) == 2
 	// A plan function's second parameter is the data document.
-	c.base = map[int]bool{int(f.Params[1]): true}
+	c.baseLocals(int(f.Params[1]), f.Blocks)
 	for _, b := range f.Blocks {
 		cb, err := c.block(b)
 		if err != nil {
@@ -312,7 +315,7 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 	case *ir.ScanStmt:
 		out.op = opScan
 		out.a = operand{local: c.local(s.Source)}
-		if c.base[int(s.Source)] {
+		if c.base[int(s.Source)] && c.writes[int(s.Value)] == 1 {
 			c.base[int(s.Value)] = true
 		}
 		out.b = operand{local: c.local(s.Key)}
@@ -331,7 +334,9 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		ops(&out.b, s.Key)
 		if l, ok := s.Source.Value.(ir.Local); ok && c.base[int(l)] {
 			out.base = true
-			c.base[int(s.Target)] = true
+			if c.writes[int(s.Target)] == 1 {
+				c.base[int(s.Target)] = true
+			}
 		}
 	case *ir.LenStmt:
 		out.op, out.target = opLen, c.local(s.Target)
@@ -475,3 +480,75 @@ func (p *Program) release(e *evaluator) {
 // maxStack is the largest stack an evaluator keeps for the next
 // evaluation.
 const maxStack = 1 << 14
+
+// baseLocals starts the base locals of a function (or the plan) whose data
+// local is data and whose body is blocks.
+func (c *compiler) baseLocals(data int, blocks []*ir.Block) {
+	c.writes = map[int]int{}
+	for _, b := range blocks {
+		_ = ir.Walk(writeCounter(c.writes), b)
+	}
+	c.base = map[int]bool{}
+	if c.writes[data] == 0 {
+		c.base[data] = true
+	}
+}
+
+// writeCounter is an ir.Visitor that counts the statements that write
+// each local.
+type writeCounter map[int]int
+
+func (w writeCounter) Before(any) {}
+func (w writeCounter) After(any)  {}
+
+func (w writeCounter) Visit(x any) (ir.Visitor, error) {
+	var locals []ir.Local
+	switch s := x.(type) {
+	case *ir.CallStmt:
+		locals = []ir.Local{s.Result}
+	case *ir.CallDynamicStmt:
+		locals = []ir.Local{s.Result}
+	case *ir.AssignVarStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.AssignVarOnceStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.AssignIntStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.ScanStmt:
+		locals = []ir.Local{s.Key, s.Value}
+	case *ir.DotStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.LenStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeNullStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeNumberIntStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeNumberRefStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeArrayStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeObjectStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeSetStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.ResetLocalStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.ArrayAppendStmt:
+		locals = []ir.Local{s.Array}
+	case *ir.ObjectInsertStmt:
+		locals = []ir.Local{s.Object}
+	case *ir.ObjectInsertOnceStmt:
+		locals = []ir.Local{s.Object}
+	case *ir.ObjectMergeStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.SetAddStmt:
+		locals = []ir.Local{s.Set}
+	case *ir.WithStmt:
+		locals = []ir.Local{s.Local}
+	}
+	for _, l := range locals {
+		w[int(l)]++
+	}
+	return w, nil
+}
