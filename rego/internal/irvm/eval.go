@@ -260,12 +260,15 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			if !ok || k == nil || v == nil {
 				return 0, fmt.Errorf("malformed plan: insert into %v", locals[s.target])
 			}
+			// A Record or a List finds its key by its value
+			// (ast.Object compares keys of its own types only).
+			k = Materialize(k)
 			if s.op == opObjectInsertOnce {
 				if old := obj.Get(k); old != nil && compare(old, v) != 0 {
 					return 0, e.conflict(s, "object keys must be unique")
 				}
 			}
-			obj.Insert(Materialize(k), Materialize(v))
+			obj.Insert(k, Materialize(v))
 		case opSetAdd:
 			set, ok := collection[ast.Set](locals[s.target])
 			v := s.a.get(locals)
@@ -376,11 +379,13 @@ func dot(src, key *ast.Term) *ast.Term {
 		}
 		return nil
 	case ast.Object:
-		return c.Get(key)
+		// A Record or a List key finds the member its value names
+		// (ast.Object compares keys of its own types only); so in a set.
+		return c.Get(Materialize(key))
 	case *ast.Array:
 		return c.Get(key)
 	case ast.Set:
-		if c.Contains(key) {
+		if key = Materialize(key); c.Contains(key) {
 			return key
 		}
 	}

@@ -269,3 +269,50 @@ q if not test.wrapped_halt("halt")
 		}
 	}
 }
+
+// TestRecordAsKey: a Record (an input object as the engine builds it) or a
+// List used as a key finds what its value finds: a member of an object or
+// a set the policy built, and a conflict between two values of one key in
+// an object comprehension (missed, it let the last value win).
+func TestRecordAsKey(t *testing.T) {
+	const module = `package test
+
+p := {input.a: 1}[input.b]
+
+q := x if {
+	s := {input.a}
+	x := s[input.b]
+}
+
+r := {k: i | some i, k in input.pair}
+
+s := {input.l: 1}[input.l]
+`
+	input := ast.MustParseTerm(`{"a": {"x": 1, "y": [1, 2]}, "b": {"y": [1, 2], "x": 1}, "pair": [{"x": 1}, {"x": 1}], "l": [1, {"x": 1}]}`)
+	for query, want := range map[string]*ast.Term{
+		"x := data.test.p": ast.IntNumberTerm(1),
+		"x := data.test.q": ast.MustParseTerm(`{"x": 1, "y": [1, 2]}`),
+		"x := data.test.s": ast.IntNumberTerm(1),
+	} {
+		if td := topdownBinding(t, module, query, input.Value, nil); !equalTerms(td, want) {
+			t.Fatalf("%s: topdown gives %v, the test wants %v", query, td, want)
+		}
+		prog := planModule(t, module, query)
+		for _, in := range []*ast.Term{input, records(input)} {
+			if got := binding(t, prog, in, nil); !equalTerms(got, want) {
+				t.Errorf("%s on %T: irvm gives %v, want %v", query, in.Value, got, want)
+			}
+		}
+	}
+	if _, err := opa.New(opa.Query("x := data.test.r"), opa.Module("m.rego", module), opa.ParsedInput(input.Value)).Eval(context.Background()); !topdown.IsError(err) {
+		t.Fatalf("data.test.r: topdown gives %v, want a conflict", err)
+	}
+	prog := planModule(t, module, "x := data.test.r")
+	for _, in := range []*ast.Term{input, records(input)} {
+		rs, err := prog.Eval(context.Background(), in, nil)
+		var ce *irvm.ConflictError
+		if !errors.As(err, &ce) {
+			t.Errorf("data.test.r on %T: irvm gives %v, %v; want a conflict", in.Value, rs, err)
+		}
+	}
+}
