@@ -2,11 +2,8 @@ package rego
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +12,7 @@ import (
 	opa "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/internal/corpusdata"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 )
@@ -246,19 +244,9 @@ func cpuTime() time.Duration {
 // decision, cpu-ns/cmd is the CPU time per decision. "memo" starts each pass with an empty memo (DefaultMemo), as a
 // fresh engine would; hit-% is the share of decisions it answered.
 func BenchmarkDecideAgentStream(b *testing.B) {
-	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus-data")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "agent-commands.txt"))
+	cmds, err := corpusdata.Read(corpusdata.Agent)
 	if err != nil {
 		b.Skipf("no agent corpus: %v", err)
-	}
-	var cmds []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(l) != "" {
-			cmds = append(cmds, l)
-		}
 	}
 	f := newFixture(b, nil, WithMemo(0))
 	boundary, err := f.cfg.Boundary(f.ws)
@@ -381,11 +369,7 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 // the test binary under GOGC=off GOMAXPROCS=1 valgrind --tool=cachegrind
 // at two -test.benchtime lengths (1000x, 3000x) and divide the difference.
 func BenchmarkInputValueKey(b *testing.B) {
-	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus-data")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "agent-commands.txt"))
+	cmds, err := corpusdata.Read(corpusdata.Agent)
 	if err != nil {
 		b.Skipf("no agent corpus: %v", err)
 	}
@@ -396,10 +380,7 @@ func BenchmarkInputValueKey(b *testing.B) {
 	}
 	var ins []policy.Input
 	var facts []*policy.Facts
-	for _, c := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(c) == "" {
-			continue
-		}
+	for _, c := range cmds {
 		in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 		in.Station = readstation.Judge(in.Report, boundary)
 		in.Writes = readstation.JudgeWrites(in.Report, boundary)
