@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	opa "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/internal/corpusdata"
@@ -153,12 +152,12 @@ func BenchmarkNew(b *testing.B) {
 
 // BenchmarkDecideFloor calibrates the machine: the same inputs through
 // policies that do almost nothing, so the default policy's cost can be told
-// from OPA's fixed cost per Eval (with building the input):
+// from the fixed cost of an evaluation (with building the input):
 //
-//	input:      building the input document alone (facts + value), as
+//	input:      building the input document alone (facts + Records), as
 //	            the input contract (the whole report and station) costs
-//	eval-empty: the trivial policy's Eval on an empty input: OPA's fixed
-//	            cost per evaluation
+//	eval-empty: the trivial policy's evaluation (from its plan) on an
+//	            empty input: the fixed cost per evaluation
 //	trivial:    decision is a constant
 //	three-sets: deny, ask and allow with one rule each that never fires,
 //	            combined as the default policy combines them (the least a
@@ -177,23 +176,22 @@ func BenchmarkDecideFloor(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := inputValue(&in, facts); err != nil {
+			if _, err := inputRecord(&in, facts); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("eval-empty", func(b *testing.B) {
-		f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"}))
-		empty := ast.NewObject()
+		f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": floorPolicy}))
 		runMix(b, func(int) {
-			if _, err := f.engine.pq.Eval(ctx, opa.EvalParsedInput(empty), opa.EvalMetrics(noMetrics)); err != nil {
+			if _, err := f.engine.vm.Eval(ctx, emptyInput, nil); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	reason := `{"code": "c", "message": "m", "span": null, "segment": -1, "rule": "r"}`
 	floors := []struct{ name, src string }{
-		{"trivial", "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"},
+		{"trivial", floorPolicy},
 		{"three-sets", `package shellgate
 
 deny contains ` + reason + ` if input.facts.has.fork_bomb == true
@@ -226,6 +224,12 @@ decision := {"action": "deny", "reasons": deny} if {
 		})
 	}
 }
+
+// floorPolicy is the trivial policy: its decision is a constant.
+const floorPolicy = "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"
+
+// emptyInput is an empty input document.
+var emptyInput = ast.ObjectTerm()
 
 // cpuTime is the process's user+system CPU time so far.
 func cpuTime() time.Duration {
@@ -311,12 +315,11 @@ func BenchmarkDecideAgentStream(b *testing.B) {
 func BenchmarkDecideVsFloor(b *testing.B) {
 	ctx := context.Background()
 	f := newFixture(b, nil, WithMemo(0))
-	floor := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"}))
+	floor := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": floorPolicy}))
 	boundary, err := f.cfg.Boundary(f.ws)
 	if err != nil {
 		b.Fatal(err)
 	}
-	empty := ast.NewObject()
 	input := func(c string) policy.Input {
 		in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 		in.Station = readstation.Judge(in.Report, boundary)
@@ -334,10 +337,10 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := inputValue(&in, facts); err != nil {
+		if _, err := inputRecord(&in, facts); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := floor.engine.pq.Eval(ctx, opa.EvalParsedInput(empty), opa.EvalMetrics(noMetrics)); err != nil {
+		if _, err := floor.engine.vm.Eval(ctx, emptyInput, nil); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
@@ -405,15 +408,15 @@ func BenchmarkInputValueKey(b *testing.B) {
 	}
 	b.Run("value", func(b *testing.B) {
 		run(b, func(i int) {
-			if _, err := inputValue(&ins[i], facts[i]); err != nil {
+			if _, err := inputRecord(&ins[i], facts[i]); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("eval", func(b *testing.B) {
-		vals := make([]ast.Object, len(ins))
+		vals := make([]*ast.Term, len(ins))
 		for i := range ins {
-			v, err := inputValue(&ins[i], facts[i])
+			v, err := inputRecord(&ins[i], facts[i])
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -421,7 +424,7 @@ func BenchmarkInputValueKey(b *testing.B) {
 		}
 		ctx := context.Background()
 		run(b, func(i int) {
-			if _, err := f.engine.pq.Eval(ctx, opa.EvalParsedInput(vals[i]), opa.EvalMetrics(noMetrics), opa.EvalExternalCancel(notCancelled{})); err != nil {
+			if _, err := f.engine.vm.Eval(ctx, vals[i], nil); err != nil {
 				b.Fatal(err)
 			}
 		})
