@@ -1,17 +1,13 @@
 package rego
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/shellgate/shellgate/internal/corpusdata"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
@@ -152,12 +148,8 @@ func TestPlanMatchesTopdown(t *testing.T) {
 	for _, c := range decideCases {
 		cmds = append(cmds, c.cmd)
 	}
-	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus-data")
-	}
-	for _, name := range []string{"agent-commands.txt", "agent-commands-multiline.jsonl", "nl2bash.cm"} {
-		more, err := corpusCommands(filepath.Join(dir, name))
+	for _, name := range corpusdata.Files {
+		more, err := corpusdata.Read(name)
 		if err != nil {
 			t.Logf("no shared corpus file: %v", err)
 			continue
@@ -216,35 +208,6 @@ func TestPlanMatchesTopdown(t *testing.T) {
 	}
 }
 
-// corpusCommands reads one corpus file: a command per line, or the
-// "command" of each JSON line.
-func corpusCommands(path string) ([]string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	var out []string
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasSuffix(path, ".jsonl") {
-			var rec struct {
-				Command string `json:"command"`
-			}
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				return nil, err
-			}
-			line = rec.Command
-		}
-		if strings.TrimSpace(line) != "" {
-			out = append(out, line)
-		}
-	}
-	return out, sc.Err()
-}
-
 // TestInputRecordMatchesValue: the input built for the plan evaluator
 // (Records and Lists) is, materialized, the value topdown evaluates, for
 // the decide table and the agent corpus in both modes.
@@ -253,11 +216,7 @@ func TestInputRecordMatchesValue(t *testing.T) {
 	for _, c := range decideCases {
 		cmds = append(cmds, c.cmd)
 	}
-	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus-data")
-	}
-	if more, err := corpusCommands(filepath.Join(dir, "agent-commands.txt")); err == nil {
+	if more, err := corpusdata.Read(corpusdata.Agent); err == nil {
 		cmds = append(cmds, more...)
 	}
 	grants := policy.DefaultConfig()
