@@ -89,17 +89,12 @@ func (o operand) get(locals []*ast.Term) *ast.Term {
 	return o.term
 }
 
-// exec runs a block's statements in order.
+// exec runs a block's statements in order: the statements that change
+// the flow here, the others in step.
 func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 	for i := range b.stmts {
 		s := &b.stmts[i]
 		switch s.op {
-		case opResultSetAdd:
-			v := locals[s.a.local]
-			if v == nil {
-				return 0, nil
-			}
-			e.results = append(e.results, Materialize(v))
 		case opReturn:
 			return returned, nil
 		case opBlock:
@@ -145,26 +140,6 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 				}
 				locals[s.target] = v
 			}
-		case opAssign:
-			v := s.a.get(locals)
-			if v == nil {
-				// The wasm target copies the undefined value; every
-				// planned read of it checks for it first.
-				locals[s.target] = nil
-				continue
-			}
-			locals[s.target] = v
-		case opAssignOnce:
-			v := s.a.get(locals)
-			if v == nil {
-				continue
-			}
-			if old := locals[s.target]; old != nil && compare(old, v) != 0 {
-				return 0, e.conflict(s, "complete rules must not produce multiple outputs")
-			}
-			locals[s.target] = v
-		case opAssignInt, opMakeNumber, opMakeNull:
-			locals[s.target] = s.a.term
 		case opScan:
 			r, err := e.scan(s, locals, depth)
 			if err != nil || r != done {
@@ -183,103 +158,137 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			case r > 0:
 				return r - 1, nil
 			}
-		case opDot:
-			src, key := s.a.get(locals), s.b.get(locals)
-			if src == nil || key == nil {
-				return 0, nil
+		default:
+			if ok, err := e.simple(s, locals); err != nil || !ok {
+				return 0, err
 			}
-			v := dot(src, key)
-			if v == nil && s.base {
-				v = baseDot(src, key)
-			}
-			if v == nil {
-				return 0, nil
-			}
-			locals[s.target] = v
-		case opLen:
-			src := s.a.get(locals)
-			if src == nil {
-				return 0, nil
-			}
-			n, ok := length(src.Value)
-			if !ok {
-				return 0, nil
-			}
-			locals[s.target] = ast.InternedTerm(n)
-		case opEqual, opNotEqual:
-			a, c := s.a.get(locals), s.b.get(locals)
-			if a == nil || c == nil {
-				return 0, nil
-			}
-			if (compare(a, c) == 0) != (s.op == opEqual) {
-				return 0, nil
-			}
-		case opMakeArray:
-			locals[s.target] = ast.NewTerm(ast.NewArrayWithCapacity(s.index))
-		case opMakeObject:
-			locals[s.target] = ast.NewTerm(ast.NewObject())
-		case opMakeSet:
-			locals[s.target] = ast.NewTerm(ast.NewSet())
-		case opIsArray, opIsObject, opIsSet:
-			v := s.a.get(locals)
-			if v == nil {
-				return 0, nil
-			}
-			var ok bool
-			switch v.Value.(type) {
-			case *ast.Array, *List:
-				ok = s.op == opIsArray
-			case ast.Object, *Record:
-				ok = s.op == opIsObject
-			case ast.Set:
-				ok = s.op == opIsSet
-			}
-			if !ok {
-				return 0, nil
-			}
-		case opIsDefined:
-			if locals[s.a.local] == nil {
-				return 0, nil
-			}
-		case opIsUndefined:
-			if locals[s.a.local] != nil {
-				return 0, nil
-			}
-		case opResetLocal:
-			locals[s.target] = nil
-		case opArrayAppend:
-			arr, ok := collection[*ast.Array](locals[s.target])
-			v := s.a.get(locals)
-			if !ok || v == nil {
-				return 0, fmt.Errorf("malformed plan: append to %v", locals[s.target])
-			}
-			locals[s.target].Value = arr.Append(Materialize(v))
-		case opObjectInsert, opObjectInsertOnce:
-			obj, ok := collection[ast.Object](locals[s.target])
-			k, v := s.a.get(locals), s.b.get(locals)
-			if !ok || k == nil || v == nil {
-				return 0, fmt.Errorf("malformed plan: insert into %v", locals[s.target])
-			}
-			// A Record or a List finds its key by its value
-			// (ast.Object compares keys of its own types only).
-			k = Materialize(k)
-			if s.op == opObjectInsertOnce {
-				if old := obj.Get(k); old != nil && compare(old, v) != 0 {
-					return 0, e.conflict(s, "object keys must be unique")
-				}
-			}
-			obj.Insert(k, Materialize(v))
-		case opSetAdd:
-			set, ok := collection[ast.Set](locals[s.target])
-			v := s.a.get(locals)
-			if !ok || v == nil {
-				return 0, fmt.Errorf("malformed plan: add to %v", locals[s.target])
-			}
-			set.Add(Materialize(v))
-		case opNop:
 		}
 	}
 	return done, nil
+}
+
+// simple runs one statement that does not change the flow; ok is false when
+// it is undefined (its block ends).
+func (e *evaluator) simple(s *stmt, locals []*ast.Term) (ok bool, err error) {
+	switch s.op {
+	case opResultSetAdd:
+		v := locals[s.a.local]
+		if v == nil {
+			return false, nil
+		}
+		e.results = append(e.results, Materialize(v))
+	case opAssign:
+		// An undefined source is copied too, as the Wasm target does;
+		// every planned read of it checks for it first.
+		locals[s.target] = s.a.get(locals)
+	case opAssignOnce:
+		v := s.a.get(locals)
+		if v == nil {
+			return true, nil
+		}
+		if old := locals[s.target]; old != nil && compare(old, v) != 0 {
+			return false, e.conflict(s, "complete rules must not produce multiple outputs")
+		}
+		locals[s.target] = v
+	case opAssignInt, opMakeNumber, opMakeNull:
+		locals[s.target] = s.a.term
+	case opDot:
+		src, key := s.a.get(locals), s.b.get(locals)
+		if src == nil || key == nil {
+			return false, nil
+		}
+		v := dot(src, key)
+		if v == nil && s.base {
+			v = baseDot(src, key)
+		}
+		if v == nil {
+			return false, nil
+		}
+		locals[s.target] = v
+	case opLen:
+		src := s.a.get(locals)
+		if src == nil {
+			return false, nil
+		}
+		n, ok := length(src.Value)
+		if !ok {
+			return false, nil
+		}
+		locals[s.target] = ast.InternedTerm(n)
+	case opEqual, opNotEqual:
+		a, c := s.a.get(locals), s.b.get(locals)
+		return a != nil && c != nil && (compare(a, c) == 0) == (s.op == opEqual), nil
+	case opMakeArray:
+		locals[s.target] = ast.NewTerm(ast.NewArrayWithCapacity(s.index))
+	case opMakeObject:
+		locals[s.target] = ast.NewTerm(ast.NewObject())
+	case opMakeSet:
+		locals[s.target] = ast.NewTerm(ast.NewSet())
+	case opIsArray, opIsObject, opIsSet:
+		return isType(s.op, s.a.get(locals)), nil
+	case opIsDefined:
+		return locals[s.a.local] != nil, nil
+	case opIsUndefined:
+		return locals[s.a.local] == nil, nil
+	case opResetLocal:
+		locals[s.target] = nil
+	case opArrayAppend, opObjectInsert, opObjectInsertOnce, opSetAdd:
+		return true, e.insert(s, locals)
+	case opNop:
+	}
+	return true, nil
+}
+
+// isType tells whether v is of the type op tests.
+func isType(o op, v *ast.Term) bool {
+	if v == nil {
+		return false
+	}
+	switch v.Value.(type) {
+	case *ast.Array, *List:
+		return o == opIsArray
+	case ast.Object, *Record:
+		return o == opIsObject
+	case ast.Set:
+		return o == opIsSet
+	}
+	return false
+}
+
+// insert adds a value to an array, object or set the plan is building.
+func (e *evaluator) insert(s *stmt, locals []*ast.Term) error {
+	switch s.op {
+	case opArrayAppend:
+		arr, ok := collection[*ast.Array](locals[s.target])
+		v := s.a.get(locals)
+		if !ok || v == nil {
+			return fmt.Errorf("malformed plan: append to %v", locals[s.target])
+		}
+		locals[s.target].Value = arr.Append(Materialize(v))
+	case opObjectInsert, opObjectInsertOnce:
+		obj, ok := collection[ast.Object](locals[s.target])
+		k, v := s.a.get(locals), s.b.get(locals)
+		if !ok || k == nil || v == nil {
+			return fmt.Errorf("malformed plan: insert into %v", locals[s.target])
+		}
+		// A Record or a List finds its key by its value
+		// (ast.Object compares keys of its own types only).
+		k = Materialize(k)
+		if s.op == opObjectInsertOnce {
+			if old := obj.Get(k); old != nil && compare(old, v) != 0 {
+				return e.conflict(s, "object keys must be unique")
+			}
+		}
+		obj.Insert(k, Materialize(v))
+	case opSetAdd:
+		set, ok := collection[ast.Set](locals[s.target])
+		v := s.a.get(locals)
+		if !ok || v == nil {
+			return fmt.Errorf("malformed plan: add to %v", locals[s.target])
+		}
+		set.Add(Materialize(v))
+	}
+	return nil
 }
 
 func collection[T ast.Value](t *ast.Term) (T, bool) {
