@@ -623,7 +623,7 @@ func (p *Program) checkFiles(bad func(string, ...any)) {
 			bad("repo_code: file %q is not a file name", rc.File)
 		}
 		if rc.Match != "" {
-			if _, err := regexp.Compile(rc.Match); err != nil {
+			if _, err := compileMatch(rc.Match); err != nil {
 				bad("repo_code %s: match: %v", rc.File, err)
 			}
 		}
@@ -726,7 +726,7 @@ func (o *OptSpec) check(p *Program, bad func(string, ...any)) (danger bool) {
 		bad("option %s: unknown value_role %q", o.Names[0], o.ValueRole)
 	}
 	if o.Match != "" {
-		re, err := regexp.Compile(o.Match)
+		re, err := compileMatch(o.Match)
 		if err != nil {
 			bad("option %s: match: %v", o.Names[0], err)
 		}
@@ -880,13 +880,46 @@ func (r *OperandSpec) build(path string) []error {
 		}
 	}
 	if r.Match != "" {
-		re, err := regexp.Compile(r.Match)
+		re, err := compileMatch(r.Match)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: operand %s: match: %v", path, r.Role, err))
 		}
 		r.match = re
 	}
 	return errs
+}
+
+// matchCache holds the catalog's compiled matches by source, shared by the
+// specs (and catalogs) that have the same one: the embedded catalog has
+// 53 matches and 28 sources. At most maxMatchCache are kept.
+var matchCache struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}
+
+const maxMatchCache = 1024
+
+// compileMatch compiles a catalog match, once per source.
+func compileMatch(src string) (*regexp.Regexp, error) {
+	matchCache.Lock()
+	re := matchCache.m[src]
+	matchCache.Unlock()
+	if re != nil {
+		return re, nil
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	matchCache.Lock()
+	if matchCache.m == nil {
+		matchCache.m = map[string]*regexp.Regexp{}
+	}
+	if len(matchCache.m) < maxMatchCache {
+		matchCache.m[src] = re
+	}
+	matchCache.Unlock()
+	return re, nil
 }
 
 func hasString[S ~string](list []S, s S) bool {
