@@ -658,7 +658,12 @@ func (p *Program) buildOptions(path string, bad func(string, ...any)) []error {
 	for _, o := range p.Options {
 		n += len(o.Names)
 	}
-	p.optIndex = make(map[string]*OptSpec, n)
+	// A program without options (or subcommands) has no index: a nil
+	// map reads as empty, and one more map costs at start-up.
+	p.optIndex = nil
+	if n > 0 {
+		p.optIndex = make(map[string]*OptSpec, n)
+	}
 	p.longs = nil
 	p.risky = false
 	for _, o := range p.Options {
@@ -815,7 +820,10 @@ func (p *Program) buildSubcommands(path string, bad func(string, ...any)) []erro
 	for _, s := range p.Subcommands {
 		n += len(s.Aliases)
 	}
-	p.subIndex = make(map[string]*Program, n)
+	p.subIndex = nil
+	if n > 0 {
+		p.subIndex = make(map[string]*Program, n)
+	}
 	for _, s := range p.Subcommands {
 		for n := range s.names {
 			if p.subIndex[n] != nil {
