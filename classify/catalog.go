@@ -122,6 +122,11 @@ type Program struct {
 	// in (go list stamps main packages with git status): the read station
 	// checks that repository's helpers as it does for git.
 	RunsGit bool `yaml:"runs_git,omitempty" json:"runs_git,omitempty"`
+	// GitRepo says which environment variables and options point the git
+	// it runs at another repository, config or work tree (GIT_DIR,
+	// --git-dir, --bare, --work-tree); a program with RunsGit needs one.
+	// See GitRepoSpec.
+	GitRepo *GitRepoSpec `yaml:"git_repo,omitempty" json:"git_repo,omitempty"`
 	// Dialect is the language a shell reads its script in ("bash", "zsh",
 	// "sh"): bash -c, zsh -c and sh -c scripts are read as such whatever
 	// the outer command's dialect. The entries with a dialect are the
@@ -552,6 +557,7 @@ func (p *Program) build(path string) []error {
 		}
 	}
 	p.checkKnowledge(bad)
+	p.checkGitRepo(bad)
 	p.checkKeywords(bad)
 	errs = append(errs, p.buildSubcommands(path, bad)...)
 	return errs

@@ -1,68 +1,35 @@
 package classify
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/shellgate/shellgate/internal/corpusdata"
 )
 
-// corpusDir is where the shared corpus of real commands lives; set
-// SHELLGATE_CORPUS_DATA to use another copy.
-func corpusDir() string {
-	if d := os.Getenv("SHELLGATE_CORPUS_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "corpus-data")
-}
-
-// readCorpus returns the commands of one corpus file: one per line, or
-// the "command" field of each JSON line.
-func readCorpus(t *testing.T, path string) []string {
-	f, err := os.Open(path)
+// readCorpus returns the commands of one corpus file (internal/corpusdata).
+func readCorpus(t *testing.T, name string) []string {
+	t.Helper()
+	cmds, err := corpusdata.Read(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasSuffix(path, ".jsonl") {
-			var rec struct {
-				Command string `json:"command"`
-			}
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				t.Fatalf("%s: %v", path, err)
-			}
-			out = append(out, rec.Command)
-			continue
-		}
-		if strings.TrimSpace(line) != "" {
-			out = append(out, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return cmds
 }
 
 // TestCorpus classifies every command of the shared corpus (real commands
 // from the web and from a coding agent) and checks the invariants.
 func TestCorpus(t *testing.T) {
-	dir := corpusDir()
+	dir := corpusdata.Dir()
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("no corpus at %s", dir)
 	}
-	for _, name := range []string{"nl2bash.cm", "agent-commands.txt", "agent-commands-multiline.jsonl"} {
+	for _, name := range corpusdata.Files {
 		t.Run(name, func(t *testing.T) {
-			cmds := readCorpus(t, filepath.Join(dir, name))
+			cmds := readCorpus(t, name)
 			if len(cmds) == 0 {
 				t.Fatal("no commands")
 			}

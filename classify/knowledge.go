@@ -208,12 +208,16 @@ func shownByWord(s string) bool {
 }
 
 // knowledgeFacts gives every catalogued segment of the report the facts
-// its catalog entry holds about walks, produced paths, input arguments and
-// config aliases.
+// its catalog entry holds about walks, produced paths, input arguments,
+// config aliases and what points the git it runs elsewhere.
 func (w *walker) knowledgeFacts() {
 	for i := range w.r.Segments {
 		s := &w.r.Segments[i]
 		root, spec, walk := w.cfg.cat.segmentSpecs(s)
+		if s.RunsGit {
+			// before the subcommand is known: git frob runs git too
+			w.gitRepoFacts(s, root, spec)
+		}
 		if spec == nil {
 			continue
 		}

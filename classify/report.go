@@ -124,6 +124,11 @@ type Segment struct {
 	// RunsGit is set when the program runs git in its repository (catalog
 	// runs_git): the read station checks the repository's helpers.
 	RunsGit bool `json:"runs_git,omitempty"`
+	// GitRepo is set on a segment that runs git when the command points
+	// git at a repository, config or work tree other than the one it finds
+	// from Cwd (catalog git_repo: GIT_DIR=x, --git-dir, --bare,
+	// --work-tree); nil when nothing does.
+	GitRepo *GitRepo `json:"git_repo,omitempty"`
 	// Code lists the arguments that carry code or a command (catalog
 	// carries): the code python -c runs, the script of bash -c, the
 	// command env or xargs runs, a sed program, make's VAR=value. A

@@ -593,6 +593,7 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		p.unsafe = true
 		p.w.find("unknown-option", p.specName()+": option "+o.Written+" is not known to be safe", o.Span, p.seg.Index)
 	}
+	p.gitRepoOption(&o)
 	if p.seg.Options == nil {
 		p.seg.Options = make([]Opt, 0, 2)
 	}

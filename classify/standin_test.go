@@ -2,13 +2,14 @@ package classify
 
 import (
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/shellgate/shellgate/internal/corpusdata"
 )
 
 // withBothReadings makes Classify read a command of unknown shell as zsh
@@ -35,9 +36,9 @@ func standInInputs(t testing.TB) []string {
 		"for path in .; do ls; done", "eval 'echo x'", "bash -c 'ls *(e:x:)'", "zsh -c 'echo =ls'",
 		"sh -c 'ls'", "echo a&|b", "echo a &! b", "coproc ls", "ls 'a(b)' \"c(d)\"", "x=~/a ls")
 	if t, ok := t.(*testing.T); ok {
-		if dir := corpusDir(); dirExists(dir) {
-			for _, name := range []string{"nl2bash.cm", "agent-commands.txt", "agent-commands-multiline.jsonl"} {
-				in = append(in, readCorpus(t, filepath.Join(dir, name))...)
+		if dirExists(corpusdata.Dir()) {
+			for _, name := range corpusdata.Files {
+				in = append(in, readCorpus(t, name)...)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/internal/corpusdata"
 )
 
 // BenchmarkJudge measures what the station adds per decision, with a warm
@@ -108,23 +109,17 @@ func BenchmarkDenied(b *testing.B) {
 
 // BenchmarkJudgeAgent judges the first 3,000 one-line commands of the
 // shared agent corpus (the commands the batch benchmarks decide; set
-// SHELLGATE_CORPUS to its directory) in the fixture repository, one per
+// internal/corpusdata) in the fixture repository, one per
 // op, classified outside the timed loop: what the station costs on the
 // agent stream, where most paths are missing or outside the roots.
 func BenchmarkJudgeAgent(b *testing.B) {
-	dir := os.Getenv("SHELLGATE_CORPUS")
-	if dir == "" {
-		b.Skip("set SHELLGATE_CORPUS to the directory of agent-commands.txt")
-	}
-	data, err := os.ReadFile(dir + "/agent-commands.txt")
+	cmds, err := corpusdata.Read(corpusdata.Agent)
 	if err != nil {
-		b.Skip(err)
+		b.Skipf("no agent corpus: %v", err)
 	}
 	var reps []*classify.Report
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(l) != "" && len(reps) < 3000 {
-			reps = append(reps, classify.Classify(l))
-		}
+	for _, l := range cmds[:min(len(cmds), 3000)] {
+		reps = append(reps, classify.Classify(l))
 	}
 	f := newFixture(b)
 	bd := f.boundary(b, "proj")

@@ -193,11 +193,20 @@
 // status and git diff run git in each, with its own config): the git
 // directories under <common>/modules, nested ones included, and a .git
 // directory at a path .gitmodules names. Config files are re-read only
-// when their size, mtime or inode changed. A git segment whose directory cannot be established (cd "$X"),
-// or that GIT_DIR / GIT_COMMON_DIR / GIT_CONFIG* or a dynamic --git-dir
-// point elsewhere, or whose repository has a file git reads that the
-// station cannot (larger than 1 MiB, not a regular file, unreadable), adds
-// a read of its own with source "repository" and verdict not-established.
+// when their size, mtime or inode changed.
+//
+// What points git elsewhere is the catalog's git_repo, read as the
+// segment's facts (classify.Segment.GitRepo): a git directory named
+// statically (git --git-dir=DIR) is the repository whose config is read,
+// and one named bare (git --bare) is the directory git runs in; a work
+// tree (git --work-tree=DIR) does not move the directory git finds its
+// repository from. A git segment whose directory cannot be established
+// (cd "$X"), or that an assignment (GIT_DIR, GIT_CONFIG_GLOBAL, on it or
+// on a segment that runs it), a work tree or a git directory not known
+// statically points elsewhere, or whose repository has a file git reads
+// that the station cannot (larger than 1 MiB, not a regular file,
+// unreadable), adds a read of its own with source "repository" and
+// verdict not-established.
 //
 // # Cost
 //

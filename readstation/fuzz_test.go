@@ -20,6 +20,7 @@ func FuzzJudge(f *testing.F) {
 		"git -C src status", `cd "$X" && git ls-files`, "ls -Ra ~/.aws/..", "cat $'docs/\\xff.txt'",
 		"cat traps/loop", "rg -l foo | xargs -0 cat", "cat [", "cat ~/[a-", "cat \\*",
 		"git grep -n x", "git log -p -- src", "git diff HEAD~1 README.md", "git show HEAD:cfg/.env",
+		"git -C src --work-tree=.. status", "GIT_DIR=x timeout 5 git status", "git --bare --git-dir=$X log",
 	} {
 		f.Add(s)
 	}

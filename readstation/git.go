@@ -499,7 +499,7 @@ func (j *judger) repoHelpers() []RepoHelper {
 		if !s.RunsGit {
 			continue
 		}
-		cwd, ok := j.effectiveCwd(s)
+		cwd, ok := j.cwdAfter(s, s.GitRepo.InWorkTree)
 		if !ok {
 			// git runs in a repository whose config cannot be read: say
 			// so with a read of its own.
@@ -512,32 +512,8 @@ func (j *judger) repoHelpers() []RepoHelper {
 		if !res.isDir() {
 			continue
 		}
-		var top, gitdir string
-		for _, a := range s.Assigns {
-			if a.Name == "GIT_DIR" || a.Name == "GIT_COMMON_DIR" || strings.HasPrefix(a.Name, "GIT_CONFIG") {
-				j.extra = append(j.extra, Read{Path: a.Value.Value, Kind: "literal", Source: "repository",
-					Verdict: VerdictNotEstablished, Message: a.Name + " points git at a repository or config the station does not inspect",
-					Span: a.Span, Segment: s.Index, Matches: []string{}})
-			}
-		}
-		dynamicDir := false
-		for _, o := range s.Options {
-			if o.Name == "--git-dir" && o.Value != nil && !o.Value.Static() {
-				j.extra = append(j.extra, Read{Path: o.Value.Value, Kind: "dynamic", Source: "repository",
-					Verdict: VerdictNotEstablished, Message: "--git-dir is not known statically, so the repository git uses and the commands its config names cannot be established",
-					Span: o.Span, Segment: s.Index, Matches: []string{}})
-				dynamicDir = true
-			}
-			if o.Name == "--git-dir" && o.Value != nil && o.Value.Static() {
-				gitdir = o.Value.Value
-				if !filepath.IsAbs(gitdir) {
-					gitdir = filepath.Join(res.real, gitdir)
-				}
-				gitdir = j.fs.resolve(gitdir).real
-				top = gitdir
-			}
-		}
-		if dynamicDir {
+		top, gitdir, ok := j.pointedRepo(s, res.real)
+		if !ok {
 			continue
 		}
 		mark := len(j.unreadable)
@@ -561,6 +537,62 @@ func (j *judger) repoHelpers() []RepoHelper {
 		}
 	}
 	return out
+}
+
+// pointedRepo reads what points git segment s, running in the real
+// directory dir, at a repository, config or work tree other than the one
+// it finds from dir (classify.Segment.GitRepo, from the catalog's
+// git_repo): each such assignment or work tree, and a git directory not
+// known statically, adds a not-established read. It returns the git
+// directory named statically, or dir itself for a bare one (top is then
+// the git directory: no work tree), or "" to find it from dir; ok is false
+// when the repository cannot be established at all.
+func (j *judger) pointedRepo(s *classify.Segment, dir string) (top, gitdir string, ok bool) {
+	g := s.GitRepo
+	if g == nil {
+		return "", "", true
+	}
+	for _, a := range g.Env {
+		j.extra = append(j.extra, Read{Path: a.Value.Value, Kind: "literal", Source: "repository",
+			Verdict: VerdictNotEstablished, Message: a.Name + " points git at a repository, config or work tree the station does not inspect",
+			Span: a.Span, Segment: s.Index, Matches: []string{}})
+	}
+	for _, o := range g.WorkTree {
+		if o.Value == nil {
+			continue
+		}
+		kind := "literal"
+		if !o.Value.Static() {
+			kind = "dynamic"
+		}
+		j.extra = append(j.extra, Read{Path: o.Value.Value, Kind: kind, Source: "repository",
+			Verdict: VerdictNotEstablished, Message: o.Name + " points git at a work tree the station does not inspect: which files git reads there, and which of them it prints, cannot be established",
+			Span: o.Span, Segment: s.Index, Matches: []string{}})
+	}
+	ok = true
+	for _, o := range g.GitDir {
+		switch {
+		case o.Value == nil:
+		case !o.Value.Static():
+			j.extra = append(j.extra, Read{Path: o.Value.Value, Kind: "dynamic", Source: "repository",
+				Verdict: VerdictNotEstablished, Message: o.Name + " is not known statically, so the repository git uses and the commands its config names cannot be established",
+				Span: o.Span, Segment: s.Index, Matches: []string{}})
+			ok = false
+		default:
+			gitdir = o.Value.Value
+			if !filepath.IsAbs(gitdir) {
+				gitdir = filepath.Join(dir, gitdir)
+			}
+			gitdir = j.fs.resolve(gitdir).real
+			top = gitdir
+		}
+	}
+	if gitdir == "" && g.Bare != nil {
+		// git --bare: the directory git runs in is its git directory, and
+		// its config (a file named config there) is the one git reads.
+		top, gitdir = dir, dir
+	}
+	return top, gitdir, ok
 }
 
 // unreadableReads adds a not-established read for every repository file

@@ -119,3 +119,64 @@ func TestGitFileCacheBound(t *testing.T) {
 		t.Errorf("the cache holds %d bytes, over %d", held, maxGitCacheBytes)
 	}
 }
+
+// TestGitPointedElsewhere: what points git at another repository, config
+// or work tree (the segment's GitRepo facts, from the catalog's git_repo)
+// is judged as git uses it. The repository is proj, whose .git/config
+// sets core.fsmonitor; proj/sub is a clean repository of its own; proj's
+// top level also looks like a git directory (HEAD, objects, refs) with a
+// config of its own, which git --bare reads. A work tree does not move the
+// directory git finds its repository from (git --work-tree=sub status in
+// proj runs proj's fsmonitor), and is not inspected; an assignment that
+// points git elsewhere is a read the station cannot establish.
+func TestGitPointedElsewhere(t *testing.T) {
+	f := newFixture(t)
+	must(t, os.WriteFile(filepath.Join(f.proj, ".git/config"), []byte("[core]\n\tfsmonitor = ./m\n"), 0o644))
+	writeGitDir(t, filepath.Join(f.proj, "sub/.git"), "[core]\n\tbare = false\n")
+	writeGitDir(t, f.proj, "[core]\n\tbare = true\n\tpager = ./p\n")
+	monitor := "helper core.fsmonitor=./m in ~/proj/.git/config"
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"git status", []string{". ok", monitor}},
+		{"git -C sub status", []string{"sub ok", ". ok"}},
+		{"git --work-tree=sub status", []string{"sub ok", ". ok", "sub not-established", monitor}},
+		// The tracked content is judged in sub's repository, not proj's
+		// that git prints: the work tree's own read says so.
+		{"git --work-tree sub log -p", []string{"sub ok", ". ok", "sub not-established", monitor}},
+		{"git -C sub --work-tree=.. status", []string{"sub ok", ".. ok", ". ok", ".. not-established"}},
+		{"git --work-tree=$X status", []string{"$X not-established", ". not-established", "$X not-established", monitor}},
+		{"GIT_WORK_TREE=sub git status", []string{". ok", "sub not-established", monitor}},
+		{"git --bare log", []string{"helper core.pager=./p in ~/proj/config"}},
+		{"git -C sub --bare log", []string{"sub ok"}},
+		{"git --bare --git-dir=.git log", []string{monitor}},
+		{"GIT_CONFIG_GLOBAL=g git status", []string{". ok", "g not-established", monitor}},
+		{"env GIT_DIR=/elsewhere git status", []string{". ok", "/elsewhere not-established", monitor}},
+		{"GIT_DIR=/elsewhere timeout 5 git status", []string{". ok", "/elsewhere not-established", monitor}},
+		{"GIT_COMMON_DIR=/elsewhere go list", []string{"/elsewhere not-established", monitor}},
+		{"GIT_PAGER=cat git status", []string{". ok", monitor}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cmd, func(t *testing.T) {
+			st := judge(t, tc.cmd, f.boundary(t, "proj"))
+			if diff := cmp.Diff(tc.want, f.summary(st)); diff != "" {
+				t.Errorf("%s: station (-want +got):\n%s", tc.cmd, diff)
+				for _, r := range st.Reads {
+					t.Logf("  %s: %s (%s)", r.Path, r.Message, r.Real)
+				}
+			}
+		})
+	}
+}
+
+// writeGitDir makes dir look like a git directory (HEAD, objects, refs)
+// with the config given.
+func writeGitDir(t *testing.T, dir, config string) {
+	t.Helper()
+	for _, d := range []string{"objects", "refs"} {
+		must(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "config"), []byte(config), 0o644))
+}

@@ -221,6 +221,13 @@ func producerNamesNoPath(p *classify.Segment) bool {
 // effectiveCwd is the cwd a segment really runs in: its cwd with git -C
 // (cwd-flag reads) applied.
 func (j *judger) effectiveCwd(s *classify.Segment) (string, bool) {
+	return j.cwdAfter(s, nil)
+}
+
+// cwdAfter is effectiveCwd without the cwd options whose read skip
+// reports (git --work-tree: git finds its repository from where it runs,
+// not from the work tree).
+func (j *judger) cwdAfter(s *classify.Segment, skip func(classify.Span) bool) (string, bool) {
 	c := j.cwdOf(s.Cwd)
 	if c.err != "" {
 		return "", false
@@ -228,7 +235,7 @@ func (j *judger) effectiveCwd(s *classify.Segment) (string, bool) {
 	cur := c.abs
 	for i := range j.r.Reads {
 		r := &j.r.Reads[i]
-		if r.Segment != s.Index || r.Source != "cwd-flag" {
+		if r.Segment != s.Index || r.Source != "cwd-flag" || skip != nil && skip(r.Span) {
 			continue
 		}
 		if r.Kind != "literal" {

@@ -2,19 +2,16 @@ package rego
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	opa "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/internal/corpusdata"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 )
@@ -155,12 +152,12 @@ func BenchmarkNew(b *testing.B) {
 
 // BenchmarkDecideFloor calibrates the machine: the same inputs through
 // policies that do almost nothing, so the default policy's cost can be told
-// from OPA's fixed cost per Eval (with building the input):
+// from the fixed cost of an evaluation (with building the input):
 //
-//	input:      building the input document alone (facts + value), as
+//	input:      building the input document alone (facts + Records), as
 //	            the input contract (the whole report and station) costs
-//	eval-empty: the trivial policy's Eval on an empty input: OPA's fixed
-//	            cost per evaluation
+//	eval-empty: the trivial policy's evaluation (from its plan) on an
+//	            empty input: the fixed cost per evaluation
 //	trivial:    decision is a constant
 //	three-sets: deny, ask and allow with one rule each that never fires,
 //	            combined as the default policy combines them (the least a
@@ -179,23 +176,22 @@ func BenchmarkDecideFloor(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := inputValue(&in, facts); err != nil {
+			if _, err := inputRecord(&in, facts); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("eval-empty", func(b *testing.B) {
-		f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"}))
-		empty := ast.NewObject()
+		f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": floorPolicy}))
 		runMix(b, func(int) {
-			if _, err := f.engine.pq.Eval(ctx, opa.EvalParsedInput(empty), opa.EvalMetrics(noMetrics)); err != nil {
+			if _, err := f.engine.vm.Eval(ctx, emptyInput, nil); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	reason := `{"code": "c", "message": "m", "span": null, "segment": -1, "rule": "r"}`
 	floors := []struct{ name, src string }{
-		{"trivial", "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"},
+		{"trivial", floorPolicy},
 		{"three-sets", `package shellgate
 
 deny contains ` + reason + ` if input.facts.has.fork_bomb == true
@@ -229,6 +225,12 @@ decision := {"action": "deny", "reasons": deny} if {
 	}
 }
 
+// floorPolicy is the trivial policy: its decision is a constant.
+const floorPolicy = "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"
+
+// emptyInput is an empty input document.
+var emptyInput = ast.ObjectTerm()
+
 // cpuTime is the process's user+system CPU time so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -246,19 +248,9 @@ func cpuTime() time.Duration {
 // decision, cpu-ns/cmd is the CPU time per decision. "memo" starts each pass with an empty memo (DefaultMemo), as a
 // fresh engine would; hit-% is the share of decisions it answered.
 func BenchmarkDecideAgentStream(b *testing.B) {
-	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus-data")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "agent-commands.txt"))
+	cmds, err := corpusdata.Read(corpusdata.Agent)
 	if err != nil {
 		b.Skipf("no agent corpus: %v", err)
-	}
-	var cmds []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(l) != "" {
-			cmds = append(cmds, l)
-		}
 	}
 	f := newFixture(b, nil, WithMemo(0))
 	boundary, err := f.cfg.Boundary(f.ws)
@@ -323,12 +315,11 @@ func BenchmarkDecideAgentStream(b *testing.B) {
 func BenchmarkDecideVsFloor(b *testing.B) {
 	ctx := context.Background()
 	f := newFixture(b, nil, WithMemo(0))
-	floor := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"}))
+	floor := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": floorPolicy}))
 	boundary, err := f.cfg.Boundary(f.ws)
 	if err != nil {
 		b.Fatal(err)
 	}
-	empty := ast.NewObject()
 	input := func(c string) policy.Input {
 		in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 		in.Station = readstation.Judge(in.Report, boundary)
@@ -346,10 +337,10 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := inputValue(&in, facts); err != nil {
+		if _, err := inputRecord(&in, facts); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := floor.engine.pq.Eval(ctx, opa.EvalParsedInput(empty), opa.EvalMetrics(noMetrics)); err != nil {
+		if _, err := floor.engine.vm.Eval(ctx, emptyInput, nil); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
@@ -381,11 +372,7 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 // the test binary under GOGC=off GOMAXPROCS=1 valgrind --tool=cachegrind
 // at two -test.benchtime lengths (1000x, 3000x) and divide the difference.
 func BenchmarkInputValueKey(b *testing.B) {
-	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "corpus-data")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "agent-commands.txt"))
+	cmds, err := corpusdata.Read(corpusdata.Agent)
 	if err != nil {
 		b.Skipf("no agent corpus: %v", err)
 	}
@@ -396,10 +383,7 @@ func BenchmarkInputValueKey(b *testing.B) {
 	}
 	var ins []policy.Input
 	var facts []*policy.Facts
-	for _, c := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(c) == "" {
-			continue
-		}
+	for _, c := range cmds {
 		in := policy.Input{Command: c, Mode: policy.ModeDefault, Cwd: f.ws, Config: f.cfg, Report: classify.Classify(c)}
 		in.Station = readstation.Judge(in.Report, boundary)
 		in.Writes = readstation.JudgeWrites(in.Report, boundary)
@@ -424,15 +408,15 @@ func BenchmarkInputValueKey(b *testing.B) {
 	}
 	b.Run("value", func(b *testing.B) {
 		run(b, func(i int) {
-			if _, err := inputValue(&ins[i], facts[i]); err != nil {
+			if _, err := inputRecord(&ins[i], facts[i]); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("eval", func(b *testing.B) {
-		vals := make([]ast.Object, len(ins))
+		vals := make([]*ast.Term, len(ins))
 		for i := range ins {
-			v, err := inputValue(&ins[i], facts[i])
+			v, err := inputRecord(&ins[i], facts[i])
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -440,7 +424,7 @@ func BenchmarkInputValueKey(b *testing.B) {
 		}
 		ctx := context.Background()
 		run(b, func(i int) {
-			if _, err := f.engine.pq.Eval(ctx, opa.EvalParsedInput(vals[i]), opa.EvalMetrics(noMetrics), opa.EvalExternalCancel(notCancelled{})); err != nil {
+			if _, err := f.engine.vm.Eval(ctx, vals[i], nil); err != nil {
 				b.Fatal(err)
 			}
 		})

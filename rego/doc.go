@@ -4,6 +4,20 @@
 // a decision rule by rule, formats modules, and runs the Rego unit tests
 // (*_test.rego) through OPA's tester.
 //
+// # Evaluation
+//
+// A decision is evaluated from the plan OPA's planner makes of the query:
+// the intermediate representation OPA compiles to Wasm, run in Go by
+// package irvm with topdown's own built-in functions, on an input whose
+// objects are sorted member lists rather than hashed ast.Objects. The
+// rules are the same; the bookkeeping of OPA's evaluator (topdown:
+// unification, rule indexing, backtracking) is not needed to run them.
+// A policy the planner or irvm does not take (a with statement, the walk
+// relation) is evaluated by topdown, as is every Explain (its trace is
+// topdown's) and every decision of an engine made WithTopdown.
+// TestPlanMatchesTopdown and FuzzPlanMatchesTopdown hold both evaluators to
+// the same decisions.
+//
 // # Writing rules
 //
 // A module is in package shellgate (helpers may live below it, in
@@ -46,11 +60,11 @@
 //	               and "write:shellgate-config"
 //
 // Rules look facts up through input.facts.index rather than scan, test a
-// has flag first (OPA's rule index then skips a rule whose subject the
-// command does not have), and leave path matching to Go: the evaluation
-// cost then stays proportional to what the command does. Each Eval has a
-// fixed cost of its own (BenchmarkDecideFloor measures it), so a policy
-// that does nothing is not free. `shellgate explain` prints every rule that fired
+// has flag first (a rule whose subject the command does not have then
+// stops at its first statement), and leave path matching to Go: the
+// evaluation cost then stays proportional to what the command does. Each
+// evaluation has a fixed cost of its own (BenchmarkDecideFloor measures
+// it), so a policy that does nothing is not free. `shellgate explain` prints every rule that fired
 // with its file:line, and the input; `shellgate policy lint` compiles a
 // directory and checks its formatting.
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
+	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
 
 // This file describes the policy input once, as a stream of JSON values
@@ -58,12 +59,12 @@ func cached[K comparable](e enc, c *shared[K], k K, describe func(enc)) {
 		describe(e)
 		return
 	}
-	if t := c.lookup(k); t != nil {
+	if t := c.lookup(b.records, k); t != nil {
 		b.push(t)
 		return
 	}
 	describe(b)
-	c.store(k, b.last)
+	c.store(b.records, k, b.last)
 }
 
 // Object keys, built once and shared by every input (terms are never
@@ -166,6 +167,11 @@ var (
 	kVia             = ast.StringTerm("via")
 	kGrantRefused    = ast.StringTerm("grant_refused")
 	kRunsGit         = ast.StringTerm("runs_git")
+	kGitRepo         = ast.StringTerm("git_repo")
+	kEnv             = ast.StringTerm("env")
+	kGitDir          = ast.StringTerm("git_dir")
+	kBare            = ast.StringTerm("bare")
+	kWorkTree        = ast.StringTerm("work_tree")
 	kWalk            = ast.StringTerm("walk")
 	kNamesOnly       = ast.StringTerm("names_only")
 	kSkipHidden      = ast.StringTerm("skip_hidden")
@@ -225,33 +231,45 @@ var (
 // may share them. Each cache is emptied when it grows past maxShared.
 type shared[K comparable] struct {
 	mu sync.RWMutex
-	m  map[K]*ast.Term
+	// m holds the terms an ast.Value builder made (m[0]) and those a
+	// record builder made (m[1]).
+	m [2]map[K]*ast.Term
 }
 
 const maxShared = 4096
 
-func (c *shared[K]) lookup(k K) *ast.Term {
+func side(records bool) int {
+	if records {
+		return 1
+	}
+	return 0
+}
+
+func (c *shared[K]) lookup(records bool, k K) *ast.Term {
 	c.mu.RLock()
-	t := c.m[k]
+	t := c.m[side(records)][k]
 	c.mu.RUnlock()
 	return t
 }
 
-func (c *shared[K]) store(k K, t *ast.Term) {
+func (c *shared[K]) store(records bool, k K, t *ast.Term) {
+	i := side(records)
 	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxShared {
-		c.m = make(map[K]*ast.Term, 64)
+	if c.m[i] == nil || len(c.m[i]) >= maxShared {
+		c.m[i] = make(map[K]*ast.Term, 64)
 	}
-	c.m[k] = t
+	c.m[i][k] = t
 	c.mu.Unlock()
 }
 
+// get returns the term for k (a string, the same for both builders),
+// building it the first time.
 func (c *shared[K]) get(k K, build func() *ast.Term) *ast.Term {
-	if t := c.lookup(k); t != nil {
+	if t := c.lookup(false, k); t != nil {
 		return t
 	}
 	t := build()
-	c.store(k, t)
+	c.store(false, k, t)
 	return t
 }
 
@@ -273,9 +291,12 @@ var (
 // completes it), an open array's elements on elems; end replaces the
 // innermost open object's or array's items by its term.
 type builder struct {
-	elems  []*ast.Term
-	pairs  [][2]*ast.Term
-	frames []frame
+	// records: objects and arrays are irvm Records and Lists (for the
+	// plan evaluator), not ast.Object and *ast.Array.
+	records bool
+	elems   []*ast.Term
+	pairs   [][2]*ast.Term
+	frames  []frame
 	// last is the term pushed last.
 	last *ast.Term
 }
@@ -287,10 +308,13 @@ type frame struct {
 	object bool
 }
 
-// builders keeps builders and their stacks between decisions.
-var builders = sync.Pool{New: func() any {
-	return &builder{elems: make([]*ast.Term, 0, 64), pairs: make([][2]*ast.Term, 0, 128), frames: make([]frame, 0, 16)}
-}}
+// builders keeps builders and their stacks between decisions: [0] makes
+// ast values, [1] Records and Lists.
+var builders = [2]sync.Pool{{New: func() any { return newBuilder(false) }}, {New: func() any { return newBuilder(true) }}}
+
+func newBuilder(records bool) *builder {
+	return &builder{records: records, elems: make([]*ast.Term, 0, 64), pairs: make([][2]*ast.Term, 0, 128), frames: make([]frame, 0, 16)}
+}
 
 func (b *builder) push(t *ast.Term) {
 	b.last = t
@@ -340,6 +364,12 @@ func (b *builder) end() {
 	b.frames = b.frames[:len(b.frames)-1]
 	var t *ast.Term
 	switch {
+	case fr.object && b.records:
+		var ok bool
+		if t, ok = irvm.NewRecord(b.pairs[fr.start:]); !ok {
+			t = ast.NewTerm(ast.NewObject(b.pairs[fr.start:]...))
+		}
+		b.pairs = b.pairs[:fr.start]
 	case fr.object:
 		// NewObject copies the members.
 		t = ast.NewTerm(ast.NewObject(b.pairs[fr.start:]...))
@@ -349,7 +379,11 @@ func (b *builder) end() {
 	default:
 		ts := make([]*ast.Term, len(b.elems)-fr.start)
 		copy(ts, b.elems[fr.start:])
-		t = ast.ArrayTerm(ts...)
+		if b.records {
+			t = irvm.NewList(ts)
+		} else {
+			t = ast.ArrayTerm(ts...)
+		}
 		b.elems = b.elems[:fr.start]
 	}
 	b.push(t)
@@ -361,14 +395,30 @@ const maxBuilderStack = 1 << 16
 
 // inputValue builds the whole input document.
 func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
-	b := builders.Get().(*builder)
+	t, err := buildInput(false, in, f)
+	if err != nil {
+		return nil, err
+	}
+	return t.Value.(ast.Object), nil
+}
+
+// inputRecord builds the whole input document for the plan evaluator: its
+// objects are Records, its arrays Lists (irvm.Materialize turns it into
+// the value inputValue builds).
+func inputRecord(in *policy.Input, f *policy.Facts) (*ast.Term, error) {
+	return buildInput(true, in, f)
+}
+
+func buildInput(records bool, in *policy.Input, f *policy.Facts) (*ast.Term, error) {
+	pool := &builders[side(records)]
+	b := pool.Get().(*builder)
 	defer func() {
 		// The terms left on the stacks are garbage: drop them.
 		clear(b.elems[:cap(b.elems)])
 		clear(b.pairs[:cap(b.pairs)])
 		b.elems, b.pairs, b.frames, b.last = b.elems[:0], b.pairs[:0], b.frames[:0], nil
 		if cap(b.elems)+cap(b.pairs) <= maxBuilderStack {
-			builders.Put(b)
+			pool.Put(b)
 		}
 	}()
 	if err := describeInput(b, in, f); err != nil {
@@ -377,7 +427,7 @@ func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
 	if len(b.elems) != 1 || len(b.pairs) != 0 || len(b.frames) != 0 {
 		return nil, fmt.Errorf("internal error: the input's description left %d values, %d members and %d open", len(b.elems), len(b.pairs), len(b.frames))
 	}
-	return b.elems[0].Value.(ast.Object), nil
+	return b.elems[0], nil
 }
 
 // describeInput describes the whole input document.
@@ -613,14 +663,7 @@ func describeSegment(e enc, s *classify.Segment) {
 		e.key(kAssigns)
 		e.array()
 		for _, a := range s.Assigns {
-			e.object()
-			e.key(kName)
-			e.str(a.Name)
-			e.key(kValue)
-			describeArg(e, a.Value)
-			e.key(kSpan)
-			describeSpan(e, a.Span)
-			e.end()
+			describeAssign(e, a)
 		}
 		e.end()
 	}
@@ -657,6 +700,10 @@ func describeSegment(e enc, s *classify.Segment) {
 	e.key(kReadOnly)
 	e.boolean(s.ReadOnly)
 	flag(e, kRunsGit, s.RunsGit)
+	if s.GitRepo != nil {
+		e.key(kGitRepo)
+		describeGitRepo(e, s.GitRepo)
+	}
 	describeSegmentFacts(e, s)
 	e.key(kSpan)
 	describeSpan(e, s.Span)
@@ -675,6 +722,52 @@ func describeSegment(e enc, s *classify.Segment) {
 			e.key(kSpan)
 			describeSpan(e, p.Span)
 			e.end()
+		}
+		e.end()
+	}
+	e.end()
+}
+
+func describeAssign(e enc, a classify.Assign) {
+	e.object()
+	e.key(kName)
+	e.str(a.Name)
+	e.key(kValue)
+	describeArg(e, a.Value)
+	e.key(kSpan)
+	describeSpan(e, a.Span)
+	e.end()
+}
+
+// describeGitRepo describes what points a segment's git elsewhere as its
+// JSON.
+func describeGitRepo(e enc, g *classify.GitRepo) {
+	e.object()
+	if len(g.Env) > 0 {
+		e.key(kEnv)
+		e.array()
+		for _, a := range g.Env {
+			describeAssign(e, a)
+		}
+		e.end()
+	}
+	if len(g.GitDir) > 0 {
+		e.key(kGitDir)
+		e.array()
+		for i := range g.GitDir {
+			describeOption(e, &g.GitDir[i])
+		}
+		e.end()
+	}
+	if g.Bare != nil {
+		e.key(kBare)
+		describeOption(e, g.Bare)
+	}
+	if len(g.WorkTree) > 0 {
+		e.key(kWorkTree)
+		e.array()
+		for i := range g.WorkTree {
+			describeOption(e, &g.WorkTree[i])
 		}
 		e.end()
 	}

@@ -15,25 +15,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shellgate/shellgate/internal/corpusdata"
 )
 
 // agentCommands returns n one-line commands of the shared agent corpus
 // in the order the agent ran them (../shared/corpus-data/agent-commands.txt, or the directory
 // SHELLGATE_CORPUS_DATA names), or skips.
 func agentCommands(b *testing.B, n int) []string {
-	dir := os.Getenv("SHELLGATE_CORPUS_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus-data")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "agent-commands.txt"))
+	lines, err := corpusdata.Read(corpusdata.Agent)
 	if err != nil {
 		b.Skipf("no agent corpus: %v", err)
-	}
-	var lines []string
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
-		}
 	}
 	// Past the end of the corpus the stream starts again from its top.
 	cmds := make([]string, n)

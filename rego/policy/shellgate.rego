@@ -17,8 +17,9 @@
 # "unknown" segments the catalog does not know, findings by
 # "code:fork-bomb", station reads by "verdict:denied", writes by
 # "write:critical", "granted" segments) so rules look up instead of scan,
-# and flags (input.facts.has) each rule tests first, so that OPA's rule
-# index skips a rule whose subject the command does not have.
+# and flags (input.facts.has) each rule tests first, so that a rule whose
+# subject the command does not have stops at its first test (under topdown,
+# OPA's rule index skips it).
 # The rules map facts to reasons. What kind of program a segment runs
 # comes from the catalog, never from a list of names here: seg.traits
 # ("shell", "runs-script", "formatter", "stops-system", "deletes-matches",
