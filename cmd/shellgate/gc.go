@@ -17,29 +17,22 @@ func residentGC() {
 }
 
 // batchMemoryLimit is the soft limit of the Go heap during --batch (when
-// neither GOGC nor GOMEMLIMIT is set): about nine times the live heap of
-// a batch (12–15 MiB over the agent corpus), so that the collector runs
-// about once per 110 MiB allocated, some 3,000 decisions, and the
-// resident set stays flat near 150 MB however long the stream. Under the
-// earlier 96 MiB the first 3,000 agent commands ran one collection near
-// their end (its mark is most of the difference) and 25,000 ran about
-// ten: 128 MiB took 14–16 % less user time on both (0.31 s against 0.36 s,
-// 3.0 s against 3.6 s; medians of alternating runs) at the same system
-// time, for a peak resident set of 134 MB against 119 MB (3,000) and 152
-// MB against 123 MB (25,000).
-const batchMemoryLimit = 128 << 20
+// neither GOGC nor GOMEMLIMIT is set): about seven times the live heap of
+// a batch (10–16 MiB over the agent corpus), so that the collector runs
+// about once per 80 MiB allocated, a thousand or two decisions, and the
+// resident set stays flat near 120 MB however long the stream.
+const batchMemoryLimit = 96 << 20
 
 // batchGCPercent is the collector's target percentage during --batch: off,
 // so that the memory limit alone decides when it runs. A batch is a
 // resident engine for its length: its live heap is small and every
 // decision allocates tens of KiB, so a cycle costs about the same (a mark
 // of the live heap) however much garbage it collects. Over 25,000 agent
-// commands GOGC=400 under a 64 MiB limit ran 39 cycles; 96 MiB then ran
-// about 17, for 4.5 s of CPU instead of 5.9 s (load average 6, three runs
-// each), resident set 120 MB instead of 87. With today's decisions 96 MiB
-// runs 14 cycles there and 128 MiB 8. A higher limit saves cycles but a batch
-// then pays for more fresh pages: 3,000 commands under 128 MiB take 26,600
-// page faults against 22,700 under 96 MiB, at the same system time.
+// commands GOGC=400 under a 64 MiB limit ran 39 cycles; this runs about
+// 17, for 4.5 s of CPU instead of 5.9 s (load average 6, three runs
+// each), resident set 120 MB instead of 87. A higher limit saves cycles
+// but a short batch then pays for the fresh pages (3,000 commands under
+// 128 MiB: twice the page faults, 40 ms more system time).
 const batchGCPercent = -1
 
 // batchGC tunes the collector for check, one command or a batch, and
