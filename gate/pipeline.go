@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -273,6 +274,10 @@ type batchBoundary struct {
 	err  error
 }
 
+// errNoBoundary is the boundary error of a batch's cwd whose boundary
+// could not be built at all.
+var errNoBoundary = errors.New("the boundary of the cwd could not be built")
+
 // Batch starts a batch of decisions.
 func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]*batchBoundary{}} }
 
@@ -298,7 +303,12 @@ func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, 
 		b.bounds[cwd] = e
 	}
 	b.mu.Unlock()
-	e.once.Do(func() { e.b, e.err = b.p.boundary(cfg, cwd) })
+	e.once.Do(func() {
+		// Should building it panic, the lines that wait for it get an
+		// error (reads not established), never a zero boundary.
+		e.err = errNoBoundary
+		e.b, e.err = b.p.boundary(cfg, cwd)
+	})
 	return e.b, e.err
 }
 
