@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/topdown/builtins"
+	"github.com/open-policy-agent/opa/v1/util"
 )
 
 // A block's outcome: done (it ran to its end), returned (a function's
@@ -117,14 +118,13 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 		case opBreak:
 			return s.index, nil
 		case opCall:
+			// An argument may be undefined (input, when there is none):
+			// the function gets it as it is and checks it where it reads
+			// it, as the Wasm target's functions do.
 			var buf [4]*ast.Term
 			args := buf[:0]
 			for _, a := range s.args {
-				v := a.get(locals)
-				if v == nil {
-					return 0, nil
-				}
-				args = append(args, v)
+				args = append(args, a.get(locals))
 			}
 			v, err := e.call(e.prog.funcs[s.fn], args, depth+1)
 			if err != nil {
@@ -189,6 +189,9 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 				return 0, nil
 			}
 			v := dot(src, key)
+			if v == nil && s.base {
+				v = baseDot(src, key)
+			}
 			if v == nil {
 				return 0, nil
 			}
@@ -257,12 +260,15 @@ func (e *evaluator) exec(b *block, locals []*ast.Term, depth int) (int, error) {
 			if !ok || k == nil || v == nil {
 				return 0, fmt.Errorf("malformed plan: insert into %v", locals[s.target])
 			}
+			// A Record or a List finds its key by its value
+			// (ast.Object compares keys of its own types only).
+			k = Materialize(k)
 			if s.op == opObjectInsertOnce {
 				if old := obj.Get(k); old != nil && compare(old, v) != 0 {
 					return 0, e.conflict(s, "object keys must be unique")
 				}
 			}
-			obj.Insert(Materialize(k), Materialize(v))
+			obj.Insert(k, Materialize(v))
 		case opSetAdd:
 			set, ok := collection[ast.Set](locals[s.target])
 			v := s.a.get(locals)
@@ -373,12 +379,43 @@ func dot(src, key *ast.Term) *ast.Term {
 		}
 		return nil
 	case ast.Object:
-		return c.Get(key)
+		// A Record or a List key finds the member its value names
+		// (ast.Object compares keys of its own types only); so in a set.
+		return c.Get(Materialize(key))
 	case *ast.Array:
 		return c.Get(key)
 	case ast.Set:
-		if c.Contains(key) {
+		if key = Materialize(key); c.Contains(key) {
 			return key
+		}
+	}
+	return nil
+}
+
+// baseDot looks a key up in a base document read from the data document
+// as topdown does: by path (storage.NewPathForRef), where a number key is
+// its text and an array's index is a path element read as an integer
+// (util.Atoi), so that data.x[2] is the member "2" of an object data.x,
+// and data.y["1"] the element 1 of an array data.y. dot has already
+// looked the key up by value.
+func baseDot(src, key *ast.Term) *ast.Term {
+	var path string
+	switch k := key.Value.(type) {
+	case ast.Number:
+		path = k.String()
+	case ast.String:
+		path = string(k)
+	default:
+		return nil
+	}
+	switch src.Value.(type) {
+	case *Record, ast.Object:
+		if _, ok := key.Value.(ast.Number); ok {
+			return dot(src, ast.StringTerm(path))
+		}
+	case *List, *ast.Array:
+		if i, ok := util.Atoi(path); ok {
+			return dot(src, ast.InternedTerm(i))
 		}
 	}
 	return nil
@@ -433,8 +470,10 @@ func (e *evaluator) builtin(s *stmt, locals []*ast.Term) (*ast.Term, error) {
 		return nil
 	})
 	if err != nil {
-		var h topdown.Halt
-		if errors.As(err, &h) {
+		// Only a Halt itself stops the evaluation: topdown asserts the
+		// type (a built-in's error that wraps a Halt is a built-in error,
+		// undefined).
+		if h, ok := err.(topdown.Halt); ok {
 			return nil, h.Err
 		}
 		return nil, nil

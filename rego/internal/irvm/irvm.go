@@ -16,11 +16,14 @@ package irvm
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -112,6 +115,12 @@ type stmt struct {
 	builtin *builtinCall
 	index   int
 	loc     *ir.Location
+	// base: a DotStmt that reads the data document's base documents
+	// (its source is the data local, or a value read from it by a
+	// DotStmt or a ScanStmt): topdown reads them from the store by path,
+	// so a number key names the member by its text (data.x[2] is the
+	// member "2" of data.x).
+	base bool
 }
 
 type builtinCall struct {
@@ -168,6 +177,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 	plan := p.Plans.Plans[0]
 	c.prog.plan = &fn{name: plan.Name, params: []int{int(ir.Input), int(ir.Data)}, ret: -1, index: -1}
 	c.max = int(ir.Data)
+	c.baseLocals(int(ir.Data), plan.Blocks)
 	for _, b := range plan.Blocks {
 		cb, err := c.block(b)
 		if err != nil {
@@ -184,6 +194,13 @@ type compiler struct {
 	funcIndex map[string]int
 	builtins  map[string]*builtinCall
 	max       int
+	// base holds the locals of the function being compiled that hold a
+	// base document read along a path from the data local (see
+	// stmt.base): only a local no other statement writes.
+	base map[int]bool
+	// writes counts the statements of the function being compiled
+	// that write each local.
+	writes map[int]int
 }
 
 func (c *compiler) function(out *fn, f *ir.Func) error {
@@ -196,6 +213,8 @@ func (c *compiler) function(out *fn, f *ir.Func) error {
 	}
 	out.ret = int(f.Return)
 	out.memo = len(f.Params) == 2
+	// A plan function's second parameter is the data document.
+	c.baseLocals(int(f.Params[1]), f.Blocks)
 	for _, b := range f.Blocks {
 		cb, err := c.block(b)
 		if err != nil {
@@ -296,6 +315,9 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 	case *ir.ScanStmt:
 		out.op = opScan
 		out.a = operand{local: c.local(s.Source)}
+		if c.base[int(s.Source)] && c.writes[int(s.Value)] == 1 {
+			c.base[int(s.Value)] = true
+		}
 		out.b = operand{local: c.local(s.Key)}
 		out.c = operand{local: c.local(s.Value)}
 		var b *block
@@ -310,6 +332,12 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		out.op, out.target = opDot, c.local(s.Target)
 		ops(&out.a, s.Source)
 		ops(&out.b, s.Key)
+		if l, ok := s.Source.Value.(ir.Local); ok && c.base[int(l)] {
+			out.base = true
+			if c.writes[int(s.Target)] == 1 {
+				c.base[int(s.Target)] = true
+			}
+		}
 	case *ir.LenStmt:
 		out.op, out.target = opLen, c.local(s.Target)
 		ops(&out.a, s.Source)
@@ -331,7 +359,9 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		}
 		out.op, out.target = opMakeNumber, c.local(s.Target)
 		n, ok := c.prog.strings[s.Index].Value.(ast.String)
-		if _, err := strconv.ParseFloat(string(n), 64); !ok || err != nil {
+		// A number beyond float64's range (1e400) is still a number:
+		// topdown computes with it exactly.
+		if _, err := strconv.ParseFloat(string(n), 64); !ok || (err != nil && !errors.Is(err, strconv.ErrRange)) {
 			return out, fmt.Errorf("number %v is not a number", c.prog.strings[s.Index])
 		}
 		out.a = operand{local: -1, term: ast.NewTerm(ast.Number(n))}
@@ -411,7 +441,14 @@ func (p *Program) Eval(ctx context.Context, input, data *ast.Term) ([]Result, er
 	}
 	defer p.release(e)
 	e.ctx = ctx
-	e.bctx = topdown.BuiltinContext{Context: ctx}
+	// The clock and the source of randomness topdown gives its built-ins
+	// by default: time.now_ns, io.jwt.decode_verify, rand.intn and
+	// uuid.rfc4122 read them (nil, they panic).
+	e.bctx = topdown.BuiltinContext{
+		Context: ctx,
+		Time:    ast.NumberTerm(json.Number(strconv.FormatInt(time.Now().UnixNano(), 10))),
+		Seed:    rand.Reader,
+	}
 	e.stack = slices.Grow(e.stack[:0], p.plan.nlocals)[:p.plan.nlocals]
 	locals := e.stack[:p.plan.nlocals:p.plan.nlocals]
 	locals[ir.Input], locals[ir.Data] = input, data
@@ -443,3 +480,75 @@ func (p *Program) release(e *evaluator) {
 // maxStack is the largest stack an evaluator keeps for the next
 // evaluation.
 const maxStack = 1 << 14
+
+// baseLocals starts the base locals of a function (or the plan) whose data
+// local is data and whose body is blocks.
+func (c *compiler) baseLocals(data int, blocks []*ir.Block) {
+	c.writes = map[int]int{}
+	for _, b := range blocks {
+		_ = ir.Walk(writeCounter(c.writes), b)
+	}
+	c.base = map[int]bool{}
+	if c.writes[data] == 0 {
+		c.base[data] = true
+	}
+}
+
+// writeCounter is an ir.Visitor that counts the statements that write
+// each local.
+type writeCounter map[int]int
+
+func (w writeCounter) Before(any) {}
+func (w writeCounter) After(any)  {}
+
+func (w writeCounter) Visit(x any) (ir.Visitor, error) {
+	var locals []ir.Local
+	switch s := x.(type) {
+	case *ir.CallStmt:
+		locals = []ir.Local{s.Result}
+	case *ir.CallDynamicStmt:
+		locals = []ir.Local{s.Result}
+	case *ir.AssignVarStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.AssignVarOnceStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.AssignIntStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.ScanStmt:
+		locals = []ir.Local{s.Key, s.Value}
+	case *ir.DotStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.LenStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeNullStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeNumberIntStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeNumberRefStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeArrayStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeObjectStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.MakeSetStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.ResetLocalStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.ArrayAppendStmt:
+		locals = []ir.Local{s.Array}
+	case *ir.ObjectInsertStmt:
+		locals = []ir.Local{s.Object}
+	case *ir.ObjectInsertOnceStmt:
+		locals = []ir.Local{s.Object}
+	case *ir.ObjectMergeStmt:
+		locals = []ir.Local{s.Target}
+	case *ir.SetAddStmt:
+		locals = []ir.Local{s.Set}
+	case *ir.WithStmt:
+		locals = []ir.Local{s.Local}
+	}
+	for _, l := range locals {
+		w[int(l)]++
+	}
+	return w, nil
+}
