@@ -3,7 +3,6 @@ package classify
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -17,13 +16,13 @@ import (
 //go:embed catalog.yaml
 var defaultCatalogYAML []byte
 
-// catalog.json is catalog.yaml decoded and written as JSON, which loads in
-// a tenth of the time (start-up matters: a hook runs before every command).
-// TestCatalogJSON fails when it is stale; `go test ./classify -run
-// TestCatalogJSON -update` rewrites it.
+// catalog.bin is catalog.yaml decoded and written in a binary form (see
+// catalog_bin.go), which loads in a fraction of the time (start-up
+// matters: a hook runs before every command). TestCatalogBin fails when it
+// is stale; `go test ./classify -run TestCatalogBin -update` rewrites it.
 //
-//go:embed catalog.json
-var defaultCatalogJSON []byte
+//go:embed catalog.bin
+var defaultCatalogBin string
 
 // Carries names what an argument carries when it carries code or a
 // command (catalog "carries"): a grant never puts a wildcard over such an
@@ -281,6 +280,19 @@ type OptSpec struct {
 	match *regexp.Regexp
 }
 
+// effectsAndElse yields the option's effects, then its Else when it has
+// one.
+func (o *OptSpec) effectsAndElse(yield func(Effect) bool) {
+	for _, e := range o.Effects {
+		if !yield(e) {
+			return
+		}
+	}
+	if o.Else != "" {
+		yield(o.Else)
+	}
+}
+
 // CarriesWhat returns what the option's value (or, without a value, the
 // option and the command it takes) carries, "" when it carries no code.
 func (o *OptSpec) CarriesWhat() string {
@@ -391,26 +403,12 @@ var (
 // embedded file is broken, which the tests rule out.
 func DefaultCatalog() *Catalog {
 	defaultOnce.Do(func() {
-		defaultCat, defaultErr = parseCatalogJSON(defaultCatalogJSON, "catalog.json")
+		defaultCat, defaultErr = parseCatalogBin(defaultCatalogBin, "catalog.bin")
 	})
 	if defaultErr != nil {
 		panic("classify: embedded catalog: " + defaultErr.Error())
 	}
 	return defaultCat
-}
-
-// parseCatalogJSON decodes the JSON form of a catalog and validates it.
-func parseCatalogJSON(data []byte, name string) (*Catalog, error) {
-	var c Catalog
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := c.build(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &c, nil
 }
 
 // ParseCatalog parses and validates a catalog file. Unknown keys are errors.
@@ -476,6 +474,18 @@ func (c *Catalog) shellBound(name string) bool {
 	return p != nil && len(p.Shells) > 0
 }
 
+// names yields the program's name, then its aliases.
+func (p *Program) names(yield func(string) bool) {
+	if !yield(p.Name) {
+		return
+	}
+	for _, a := range p.Aliases {
+		if !yield(a) {
+			return
+		}
+	}
+}
+
 // Sub returns the subcommand spec, or nil.
 func (p *Program) Sub(name string) *Program {
 	return p.subIndex[name]
@@ -493,7 +503,13 @@ func (c *Catalog) Validate() error { return c.build() }
 
 func (c *Catalog) build() error {
 	var errs []error
-	c.byName = map[string]*Program{}
+	n := len(c.Programs)
+	for _, p := range c.Programs {
+		if p != nil {
+			n += len(p.Aliases)
+		}
+	}
+	c.byName = make(map[string]*Program, n)
 	c.harmEnv = map[string]bool{}
 	for _, e := range c.HarmlessEnv {
 		c.harmEnv[e] = true
@@ -502,12 +518,16 @@ func (c *Catalog) build() error {
 	for _, e := range c.HarmlessVars {
 		c.harmVars[e] = true
 	}
-	for _, p := range c.Programs {
+	for i, p := range c.Programs {
+		if p == nil {
+			errs = append(errs, fmt.Errorf("program %d is empty (null)", i+1))
+			continue
+		}
 		if p.Name == "" {
 			errs = append(errs, errors.New("program with no name"))
 			continue
 		}
-		for _, n := range append([]string{p.Name}, p.Aliases...) {
+		for n := range p.names {
 			if c.byName[n] != nil {
 				errs = append(errs, fmt.Errorf("program %q: duplicate name %q", p.Name, n))
 			}
@@ -522,6 +542,9 @@ func (p *Program) build(path string) []error {
 	var errs []error
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{path}, a...)...))
+	}
+	if p.checkNulls(bad) {
+		return errs
 	}
 	p.checkFields(bad)
 	p.checkFiles(bad)
@@ -538,6 +561,25 @@ func (p *Program) build(path string) []error {
 	p.checkKeywords(bad)
 	errs = append(errs, p.buildSubcommands(path, bad)...)
 	return errs
+}
+
+// checkNulls reports each option or subcommand entry that is empty (a
+// YAML null) and whether there was one: the program is then not built.
+func (p *Program) checkNulls(bad func(string, ...any)) bool {
+	found := false
+	for i, o := range p.Options {
+		if o == nil {
+			bad("option %d is empty (null)", i+1)
+			found = true
+		}
+	}
+	for i, s := range p.Subcommands {
+		if s == nil {
+			bad("subcommand %d is empty (null)", i+1)
+			found = true
+		}
+	}
+	return found
 }
 
 // checkFields checks the program's own enumerated fields: syntax, stdin,
@@ -587,7 +629,7 @@ func (p *Program) checkFiles(bad func(string, ...any)) {
 			bad("repo_code: file %q is not a file name", rc.File)
 		}
 		if rc.Match != "" {
-			if _, err := regexp.Compile(rc.Match); err != nil {
+			if _, err := compileMatch(rc.Match); err != nil {
 				bad("repo_code %s: match: %v", rc.File, err)
 			}
 		}
@@ -618,7 +660,16 @@ func (p *Program) checkFiles(bad func(string, ...any)) {
 // buildOptions indexes the options by spelling and checks each.
 func (p *Program) buildOptions(path string, bad func(string, ...any)) []error {
 	var errs []error
-	p.optIndex = map[string]*OptSpec{}
+	n := 0
+	for _, o := range p.Options {
+		n += len(o.Names)
+	}
+	// A program without options (or subcommands) has no index: a nil
+	// map reads as empty, and one more map costs at start-up.
+	p.optIndex = nil
+	if n > 0 {
+		p.optIndex = make(map[string]*OptSpec, n)
+	}
 	p.longs = nil
 	p.risky = false
 	for _, o := range p.Options {
@@ -655,10 +706,7 @@ func (o *OptSpec) check(p *Program, bad func(string, ...any)) (danger bool) {
 	default:
 		bad("option %s: unknown value kind %q", o.Names[0], o.Value)
 	}
-	for _, e := range append(append([]Effect{}, o.Effects...), o.Else) {
-		if e == "" {
-			continue
-		}
+	for e := range o.effectsAndElse {
 		if !knownEffects[e] {
 			bad("option %s: unknown effect %q", o.Names[0], e)
 		}
@@ -689,7 +737,7 @@ func (o *OptSpec) check(p *Program, bad func(string, ...any)) (danger bool) {
 		bad("option %s: unknown value_role %q", o.Names[0], o.ValueRole)
 	}
 	if o.Match != "" {
-		re, err := regexp.Compile(o.Match)
+		re, err := compileMatch(o.Match)
 		if err != nil {
 			bad("option %s: match: %v", o.Names[0], err)
 		}
@@ -774,9 +822,16 @@ func (p *Program) buildOperands(path string) []error {
 // buildSubcommands indexes and builds the subcommands.
 func (p *Program) buildSubcommands(path string, bad func(string, ...any)) []error {
 	var errs []error
-	p.subIndex = map[string]*Program{}
+	n := len(p.Subcommands)
 	for _, s := range p.Subcommands {
-		for _, n := range append([]string{s.Name}, s.Aliases...) {
+		n += len(s.Aliases)
+	}
+	p.subIndex = nil
+	if n > 0 {
+		p.subIndex = make(map[string]*Program, n)
+	}
+	for _, s := range p.Subcommands {
+		for n := range s.names {
 			if p.subIndex[n] != nil {
 				bad("duplicate subcommand %q", n)
 			}
@@ -803,7 +858,7 @@ func (o *OptSpec) checkCarries(path string) []error {
 		bad("unknown carries %q", o.Carries)
 	}
 	runs := false
-	for _, e := range append(append([]Effect{}, o.Effects...), o.Else) {
+	for e := range o.effectsAndElse {
 		if runEffects[e] {
 			runs = true
 		}
@@ -839,13 +894,46 @@ func (r *OperandSpec) build(path string) []error {
 		}
 	}
 	if r.Match != "" {
-		re, err := regexp.Compile(r.Match)
+		re, err := compileMatch(r.Match)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: operand %s: match: %v", path, r.Role, err))
 		}
 		r.match = re
 	}
 	return errs
+}
+
+// matchCache holds the catalog's compiled matches by source, shared by the
+// specs (and catalogs) that have the same one: the embedded catalog has
+// 53 matches and 28 sources. At most maxMatchCache are kept.
+var matchCache struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}
+
+const maxMatchCache = 1024
+
+// compileMatch compiles a catalog match, once per source.
+func compileMatch(src string) (*regexp.Regexp, error) {
+	matchCache.Lock()
+	re := matchCache.m[src]
+	matchCache.Unlock()
+	if re != nil {
+		return re, nil
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	matchCache.Lock()
+	if matchCache.m == nil {
+		matchCache.m = map[string]*regexp.Regexp{}
+	}
+	if len(matchCache.m) < maxMatchCache {
+		matchCache.m[src] = re
+	}
+	matchCache.Unlock()
+	return re, nil
 }
 
 func hasString[S ~string](list []S, s S) bool {

@@ -149,6 +149,9 @@ var knownTraits = map[string]bool{
 	TraitStopsSystem: true, TraitDeletesMatches: true, TraitSignals: true,
 }
 
+// exitPlaceholders removes the placeholders an exit message may have.
+var exitPlaceholders = strings.NewReplacer("{code}", "", "{command}", "")
+
 // buildFacts validates and indexes the fields of this file (exit,
 // exit_status, traits); build calls it once the program's options and
 // subcommands are indexed.
@@ -196,7 +199,7 @@ func (p *Program) buildFacts(path string) []error {
 			bad("exit %s: command %q does not name the {command}", k, m.Command)
 		}
 		for _, s := range []string{m.Message, m.Command} {
-			if rest := strings.NewReplacer("{code}", "", "{command}", "").Replace(s); strings.ContainsAny(rest, "{}") {
+			if rest := exitPlaceholders.Replace(s); strings.ContainsAny(rest, "{}") {
 				bad("exit %s: %q: only {code} and {command} may be replaced", k, s)
 			}
 		}

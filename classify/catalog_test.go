@@ -158,6 +158,21 @@ func TestCatalogValidateRejects(t *testing.T) {
 			want: []string{"foo", "-q", `unknown category "quiet"`},
 		},
 		{
+			name: "null program",
+			yaml: "programs:\n  - name: foo\n  - ~\n",
+			want: []string{"program 2 is empty (null)"},
+		},
+		{
+			name: "null option",
+			yaml: "programs:\n  - name: foo\n    options: [~]\n",
+			want: []string{"foo", "option 1 is empty (null)"},
+		},
+		{
+			name: "null subcommand",
+			yaml: "programs:\n  - name: foo\n    subcommands:\n      - name: bar\n      - null\n",
+			want: []string{"foo", "subcommand 2 is empty (null)"},
+		},
+		{
 			name: "duplicate program",
 			yaml: "programs:\n  - name: foo\n  - name: foo\n",
 			want: []string{`duplicate name "foo"`},

@@ -368,9 +368,9 @@ func hasExtGlob(s string) bool {
 }
 
 // stripQuotes drops the quote characters of a word's source text.
-func stripQuotes(s string) string {
-	return strings.NewReplacer("\"", "", "'", "").Replace(s)
-}
+func stripQuotes(s string) string { return quoteChars.Replace(s) }
+
+var quoteChars = strings.NewReplacer("\"", "", "'", "")
 
 // isStdin reports operands that mean the process's stdin.
 func isStdin(p string) bool {

@@ -806,7 +806,7 @@ func (p *argParser) abbrev(name string, sp Span) *OptSpec {
 	if found == nil {
 		return nil
 	}
-	for _, e := range append(append([]Effect{}, found.Effects...), found.Else) {
+	for e := range found.effectsAndElse {
 		if dangerousEffects[e] {
 			return found
 		}

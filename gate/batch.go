@@ -133,6 +133,12 @@ type Batcher struct {
 	// written, and is Run's error (a policy compiled in the background,
 	// see PipelineOptions.Background, that did not compile).
 	Ready func() error
+	// Pending, when set, reports whether the Checker's policy is still
+	// compiling in the background (see Pipeline.Compiling). When it is as
+	// a run starts, the run starts more workers, each for one line: the
+	// lines are classified and judged on the cores the compilation leaves
+	// idle, each then waiting for the policy to decide it.
+	Pending func() bool
 }
 
 // Stream decides the commands on r (read by ReadBatch in format) and
@@ -238,11 +244,16 @@ func (b *Batcher) run(ctx context.Context, read func(yield func(BatchItem) error
 	})
 	r.next = next
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	early := 0
+	if b.Pending != nil && b.Pending() {
+		early = len(r.done) * 3 / 4
+	}
+	for w := 0; w < workers+early; w++ {
 		wg.Add(1)
+		once := w >= workers
 		go func() {
 			defer wg.Done()
-			r.work()
+			r.work(once)
 		}()
 	}
 	wg.Wait()
@@ -265,8 +276,9 @@ func (b *Batcher) run(ctx context.Context, read func(yield func(BatchItem) error
 }
 
 // work reads, decides and answers items until there are none or the run
-// fails.
-func (r *batchRun) work() {
+// fails, or after one item when once is set (a worker started while the
+// policy compiles: see Batcher.Pending).
+func (r *batchRun) work(once bool) {
 	for {
 		n, it, ok := r.take()
 		if !ok {
@@ -274,6 +286,9 @@ func (r *batchRun) work() {
 		}
 		a, err := r.b.Answer(r.ctx, it)
 		r.put(n, len(it.Command), a, err)
+		if once {
+			return
+		}
 	}
 }
 

@@ -334,7 +334,7 @@ func TestBatcherBackgroundPolicy(t *testing.T) {
 	ws, pl := batchWorkspace(t)
 	in := "{\"command\":\"ls\"}\nnot json\n{\"command\":\"rm -rf /\"}\n{\"command\":\"echo hi > out.txt\"}\n"
 	stream := func(p *Pipeline, in string) (string, error) {
-		b := Batcher{Checker: p.Batch(), Cwd: ws, Ready: p.Compiled, Workers: 2}
+		b := Batcher{Checker: p.Batch(), Cwd: ws, Ready: p.Compiled, Pending: p.Compiling, Workers: 2}
 		var out bytes.Buffer
 		err := b.Stream(context.Background(), strings.NewReader(in), BatchJSONL, &out)
 		return out.String(), err
@@ -377,6 +377,85 @@ func TestBatcherBackgroundPolicy(t *testing.T) {
 	// Without Background, the same policy fails NewPipeline.
 	if _, err := NewPipeline(PipelineOptions{Modules: bad}); err == nil {
 		t.Error("NewPipeline compiled a broken policy")
+	}
+}
+
+// compiling is the pipeline's batch behind a policy that compiles until
+// release is closed: a line's Check counts it as entered, then waits for
+// the policy, as a pipeline compiling in the background does after its
+// classification and read station.
+type compiling struct {
+	*Batch
+	entered atomic.Int64
+	release chan struct{}
+}
+
+func (c *compiling) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
+	c.entered.Add(1)
+	<-c.release
+	return c.Batch.Check(ctx, command, cwd, mode, shell)
+}
+
+func (c *compiling) pending() bool {
+	select {
+	case <-c.release:
+		return false
+	default:
+		return true
+	}
+}
+
+// TestBatcherPending: while the policy compiles (Batcher.Pending), a run
+// on two workers takes more lines than two, each waiting for the policy,
+// so that idle cores classify and judge them; within the window, and the
+// answers are the one-by-one answers in input order.
+func TestBatcherPending(t *testing.T) {
+	ws, pl := batchWorkspace(t)
+	cmds := batchCommands(300)
+	ctx := context.Background()
+	var want bytes.Buffer
+	for _, c := range cmds {
+		res, err := pl.Check(ctx, c, ws, "", classify.DialectUnknown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := jsonLine(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Write(b)
+	}
+	c := &compiling{Batch: pl.Batch(), release: make(chan struct{})}
+	const workers = 2
+	window := int64(workers * batchWindow)
+	var atRelease atomic.Int64
+	go func() {
+		deadline := time.Now().Add(20 * time.Second)
+		for c.entered.Load() < window*3/4+workers && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		atRelease.Store(c.entered.Load())
+		close(c.release)
+	}()
+	var got bytes.Buffer
+	b := Batcher{Checker: c, Cwd: ws, Workers: workers, Pending: c.pending}
+	n := 0
+	err := b.Run(ctx, items(cmds), func(a BatchAnswer) error {
+		n++
+		if a.Item.Line != n {
+			return fmt.Errorf("answer %d is for line %d", n, a.Item.Line)
+		}
+		got.Write(a.JSON)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := atRelease.Load(); e <= workers || e > window {
+		t.Errorf("%d lines taken while the policy compiled on %d workers; want more than %d, at most the window (%d)", e, workers, workers, window)
+	}
+	if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+		t.Errorf("answers differ from one by one (-want +got):\n%s", diff)
 	}
 }
 

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -144,6 +145,20 @@ func newEngine(ropts []rego.Option) (*rego.Engine, error) {
 	return e, nil
 }
 
+// Compiling reports whether the policy is still compiling in the
+// background (see PipelineOptions.Background): whether Compiled would wait.
+func (p *Pipeline) Compiling() bool {
+	if p.compiled == nil {
+		return false
+	}
+	select {
+	case <-p.compiled:
+		return false
+	default:
+		return true
+	}
+}
+
 // Compiled waits for the policy (see PipelineOptions.Background) and
 // returns why it did not compile; without Background it is nil at once.
 func (p *Pipeline) Compiled() error {
@@ -248,16 +263,23 @@ func (p *Pipeline) Shell(s classify.Dialect) classify.Dialect {
 type Batch struct {
 	p      *Pipeline
 	mu     sync.Mutex
-	bounds map[string]batchBoundary
+	bounds map[string]*batchBoundary
 }
 
+// batchBoundary is the boundary of a cwd, built once: the lines of the
+// cwd that come while it is built wait for it.
 type batchBoundary struct {
-	b   readstation.Boundary
-	err error
+	once sync.Once
+	b    readstation.Boundary
+	err  error
 }
+
+// errNoBoundary is the boundary error of a batch's cwd whose boundary
+// could not be built at all.
+var errNoBoundary = errors.New("the boundary of the cwd could not be built")
 
 // Batch starts a batch of decisions.
-func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]batchBoundary{}} }
+func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]*batchBoundary{}} }
 
 // Input is Pipeline.Input with the boundary of cwd built once per batch.
 func (b *Batch) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
@@ -272,18 +294,21 @@ func (b *Batch) InputShell(command, cwd, mode string, shell classify.Dialect) (p
 
 func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
 	b.mu.Lock()
-	e, ok := b.bounds[cwd]
-	b.mu.Unlock()
-	if ok {
-		return e.b, e.err
+	e := b.bounds[cwd]
+	if e == nil {
+		if len(b.bounds) >= maxValid {
+			clear(b.bounds)
+		}
+		e = &batchBoundary{}
+		b.bounds[cwd] = e
 	}
-	e.b, e.err = b.p.boundary(cfg, cwd)
-	b.mu.Lock()
-	if len(b.bounds) >= maxValid {
-		clear(b.bounds)
-	}
-	b.bounds[cwd] = e
 	b.mu.Unlock()
+	e.once.Do(func() {
+		// Should building it panic, the lines that wait for it get an
+		// error (reads not established), never a zero boundary.
+		e.err = errNoBoundary
+		e.b, e.err = b.p.boundary(cfg, cwd)
+	})
 	return e.b, e.err
 }
 

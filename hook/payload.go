@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // MaxPayload is the largest hook payload read from an agent, in bytes. A
@@ -198,7 +199,9 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 	return p, nil
 }
 
-var exitCodeRE = regexp.MustCompile(`(?i)\bexit(?:ed with)? code:? (\d{1,3})\b`)
+var exitCodeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bexit(?:ed with)? code:? (\d{1,3})\b`)
+})
 
 // exitCodeOf finds the exit code of a shell call that ran: a numeric field
 // of tool_response when there is one, "Exit Code: N" in Gemini CLI's
@@ -218,7 +221,7 @@ func exitCodeOf(raw rawPayload) (int, bool) {
 			// Gemini CLI: the result text for the model holds
 			// "Exit Code: N" when the command failed.
 			if v, ok := resp["llmContent"]; ok && json.Unmarshal(v, &text) == nil {
-				if m := exitCodeRE.FindStringSubmatch(text); m != nil {
+				if m := exitCodeRE().FindStringSubmatch(text); m != nil {
 					if n, err := strconv.Atoi(m[1]); err == nil && n <= 255 {
 						return n, true
 					}
@@ -234,7 +237,7 @@ func exitCodeOf(raw rawPayload) (int, bool) {
 	} else if raw.HookEventName == "PostToolUse" {
 		return 0, true
 	}
-	if m := exitCodeRE.FindStringSubmatch(text); m != nil {
+	if m := exitCodeRE().FindStringSubmatch(text); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err == nil && n <= 255 {
 			return n, true

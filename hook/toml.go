@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -307,7 +308,7 @@ func (p *tomlParser) keyValue(t *tomlTable, base []string, top bool) error {
 	return nil
 }
 
-var bareKeyRE = regexp.MustCompile(`^[A-Za-z0-9_-]+`)
+var bareKeyRE = lazyRE(`^[A-Za-z0-9_-]+`)
 
 func (p *tomlParser) key() ([]string, error) {
 	var parts []string
@@ -336,7 +337,7 @@ func (p *tomlParser) key() ([]string, error) {
 			}
 			parts = append(parts, s)
 		default:
-			m := bareKeyRE.FindString(p.src[p.pos:])
+			m := bareKeyRE().FindString(p.src[p.pos:])
 			if m == "" {
 				return nil, p.fail("expected a key, found %q", p.src[p.pos])
 			}
@@ -359,12 +360,18 @@ type (
 	tomlNumber   string
 )
 
+// The scalar patterns compile on first use: most processes read no TOML.
 var (
-	numberRE   = regexp.MustCompile(`^[+-]?(?:inf|nan|0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+|[0-9_]+(?:\.[0-9_]+)?(?:[eE][+-]?[0-9_]+)?)$`)
-	datetimeRE = regexp.MustCompile(`^(?:\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$`)
-	tokenRE    = regexp.MustCompile(`^[0-9A-Za-z_+.:-]+`)
-	dateTimeRE = regexp.MustCompile(`^ \d{2}:\d{2}[0-9A-Za-z_+.:-]*`)
+	numberRE   = lazyRE(`^[+-]?(?:inf|nan|0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+|[0-9_]+(?:\.[0-9_]+)?(?:[eE][+-]?[0-9_]+)?)$`)
+	datetimeRE = lazyRE(`^(?:\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$`)
+	tokenRE    = lazyRE(`^[0-9A-Za-z_+.:-]+`)
+	dateTimeRE = lazyRE(`^ \d{2}:\d{2}[0-9A-Za-z_+.:-]*`)
 )
+
+// lazyRE is a regular expression compiled on its first use.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 func (p *tomlParser) value() (any, error) {
 	if p.pos >= len(p.src) {
@@ -385,7 +392,7 @@ func (p *tomlParser) value() (any, error) {
 	case rest[0] == '{':
 		return p.inlineTable()
 	}
-	tok := tokenRE.FindString(rest)
+	tok := tokenRE().FindString(rest)
 	if tok == "" {
 		return nil, p.fail("expected a value, found %q", rest[0])
 	}
@@ -397,14 +404,14 @@ func (p *tomlParser) value() (any, error) {
 		p.pos += len(tok)
 		return false, nil
 	}
-	if m := dateTimeRE.FindString(rest[len(tok):]); m != "" && datetimeRE.MatchString(tok+strings.Replace(m, " ", "T", 1)) {
+	if m := dateTimeRE().FindString(rest[len(tok):]); m != "" && datetimeRE().MatchString(tok+strings.Replace(m, " ", "T", 1)) {
 		tok += m
 	}
 	p.pos += len(tok)
-	if datetimeRE.MatchString(strings.Replace(tok, " ", "T", 1)) {
+	if datetimeRE().MatchString(strings.Replace(tok, " ", "T", 1)) {
 		return tomlDatetime(tok), nil
 	}
-	if numberRE.MatchString(tok) {
+	if numberRE().MatchString(tok) {
 		return tomlNumber(tok), nil
 	}
 	return nil, p.fail("%q is not a TOML value", tok)

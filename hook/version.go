@@ -3,15 +3,19 @@ package hook
 import (
 	"runtime/debug"
 	"strconv"
+	"sync"
 )
 
 // BuildVersion identifies this build for the client/engine handshake: the
 // protocol version, the main module's version and, when the build recorded
 // them, the VCS revision and whether the tree was modified. The thin client
 // and the engine talk only when their BuildVersions are equal.
-func BuildVersion() string { return buildVersion }
+func BuildVersion() string { return buildVersion() }
 
-var buildVersion = func() string {
+// buildVersion is worked out on first use, not at start-up: reading the
+// build info parses a line per module the binary holds (some 600
+// allocations), and most processes never ask.
+var buildVersion = sync.OnceValue(func() string {
 	v := "p" + strconv.Itoa(ProtocolVersion)
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -29,4 +33,4 @@ var buildVersion = func() string {
 		}
 	}
 	return v
-}()
+})

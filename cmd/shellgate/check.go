@@ -265,9 +265,9 @@ func (d *decider) grant(ctx context.Context, in policy.Input) (gate.Grants, erro
 // batcher decides check --batch's lines: with the bundle in force, or
 // with the pipeline's boundaries built once per cwd for the batch.
 func (d *decider) batcher() *gate.Batcher {
-	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch(), Ready: d.compiled}
+	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch(), Ready: d.compiled, Pending: d.pl.Compiling}
 	if d.fleet != nil {
-		b.Checker = d.fleet
+		b.Checker, b.Pending = d.fleet, nil
 	}
 	return b
 }
