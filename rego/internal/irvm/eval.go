@@ -2,9 +2,12 @@ package irvm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
@@ -21,6 +24,7 @@ const (
 )
 
 type evaluator struct {
+	start   time.Time
 	prog    *Program
 	ctx     context.Context
 	bctx    topdown.BuiltinContext
@@ -469,6 +473,9 @@ func (e *evaluator) builtin(s *stmt, locals []*ast.Term) (*ast.Term, error) {
 		}
 	}
 	if !e.cache {
+		// The clock is the evaluation's start, as topdown's; the term is
+		// made for the first built-in called.
+		e.bctx.Time = ast.NumberTerm(json.Number(strconv.FormatInt(e.start.UnixNano(), 10)))
 		e.bctx.Cache, e.cache = builtins.Cache{}, true
 	}
 	var out *ast.Term

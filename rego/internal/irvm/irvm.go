@@ -17,7 +17,6 @@ package irvm
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -444,11 +443,8 @@ func (p *Program) Eval(ctx context.Context, input, data *ast.Term) ([]Result, er
 	// The clock and the source of randomness topdown gives its built-ins
 	// by default: time.now_ns, io.jwt.decode_verify, rand.intn and
 	// uuid.rfc4122 read them (nil, they panic).
-	e.bctx = topdown.BuiltinContext{
-		Context: ctx,
-		Time:    ast.NumberTerm(json.Number(strconv.FormatInt(time.Now().UnixNano(), 10))),
-		Seed:    rand.Reader,
-	}
+	e.bctx = topdown.BuiltinContext{Context: ctx, Seed: rand.Reader}
+	e.start = time.Now()
 	e.stack = slices.Grow(e.stack[:0], p.plan.nlocals)[:p.plan.nlocals]
 	locals := e.stack[:p.plan.nlocals:p.plan.nlocals]
 	locals[ir.Input], locals[ir.Data] = input, data
