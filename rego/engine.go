@@ -93,18 +93,21 @@ const DefaultMemo = 4096
 type Engine struct {
 	// args make the rego query; pq is its preparation for topdown,
 	// made once (pqOnce) when needed.
-	args   []func(*opa.Rego)
+	args []func(*opa.Rego)
+	// srcs are the modules when args are made only when topdown is
+	// prepared (the default policy's engine, which evaluates a plan made
+	// when shellgate was built).
+	srcs   map[string]string
 	pqOnce sync.Once
 	pq     opa.PreparedEvalQuery
 	pqErr  error
 	// vm evaluates the planned query (nil: topdown evaluates every
 	// decision; vmErr says why).
-	vm      *irvm.Program
-	vmErr   error
-	modules map[string]*ast.Module
-	index   map[string]string // rule name → file:line
-	files   []string
-	memo    *memo
+	vm    *irvm.Program
+	vmErr error
+	index map[string]string // rule name → file:line
+	files []string
+	memo  *memo
 	// whole is the query with the untrusted modules too (nil when there
 	// are none).
 	whole *Engine
@@ -138,6 +141,13 @@ func New(opts ...Option) (*Engine, error) {
 		}
 		srcs[k] = v
 	}
+	if !o.noDefault && !o.topdown && len(o.dirs)+len(o.untrusted) == 0 && len(srcs) == len(DefaultModules(false)) {
+		// The default policy alone: its plan was made when shellgate was
+		// built (TestDefaultPlan holds it to the embedded modules).
+		if e, err := defaultEngine(srcs, o); err == nil {
+			return e, nil
+		}
+	}
 	e, err := compile(srcs, o)
 	if err != nil {
 		return nil, err
@@ -165,28 +175,20 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{modules: mods, index: index, memo: newMemo(o.memo)}
-	args := []func(*opa.Rego){
-		opa.Query(Query),
-		opa.Capabilities(capabilities),
-		opa.SetRegoVersion(ast.RegoV1),
-		opa.GenerateJSON(rawTerm),
-	}
-	for n, m := range mods {
+	e := &Engine{index: index, memo: newMemo(o.memo), args: queryArgs(mods)}
+	for n := range mods {
 		e.files = append(e.files, n)
-		args = append(args, opa.ParsedModule(m))
 	}
 	sort.Strings(e.files)
 	if err := checkTypes(mods); err != nil {
 		return nil, err
 	}
-	e.args = args
 	if !o.topdown {
 		// Planning compiles the policy with every check topdown's
 		// preparation makes; topdown is prepared only when it is needed
 		// (Explain), unless the policy cannot be planned or irvm does not
 		// take the plan.
-		if e.vm, e.vmErr = plan(args); e.vm != nil {
+		if e.vm, e.vmErr = plan(e.args); e.vm != nil {
 			return e, nil
 		}
 	}
@@ -200,6 +202,14 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 // compile error with file, line and column.
 func (e *Engine) prepareTopdown() error {
 	e.pqOnce.Do(func() {
+		if e.args == nil {
+			mods, _, err := parseModules(e.srcs, false)
+			if err != nil {
+				e.pqErr = err
+				return
+			}
+			e.args = queryArgs(mods)
+		}
 		pq, err := opa.New(e.args...).PrepareForEval(context.Background())
 		if err != nil {
 			e.pqErr = formatErrors(err)
@@ -208,6 +218,20 @@ func (e *Engine) prepareTopdown() error {
 		e.pq = pq
 	})
 	return e.pqErr
+}
+
+// queryArgs are the rego options that make the query of mods.
+func queryArgs(mods map[string]*ast.Module) []func(*opa.Rego) {
+	args := []func(*opa.Rego){
+		opa.Query(Query),
+		opa.Capabilities(capabilities),
+		opa.SetRegoVersion(ast.RegoV1),
+		opa.GenerateJSON(rawTerm),
+	}
+	for _, m := range mods {
+		args = append(args, opa.ParsedModule(m))
+	}
+	return args
 }
 
 // irTarget is the rego target under which planPlugin hands over the plan.
@@ -243,6 +267,15 @@ var (
 // representation and compiles that for irvm. A policy the planner or irvm
 // does not take is evaluated by topdown (the error says why).
 func plan(args []func(*opa.Rego)) (*irvm.Program, error) {
+	p, err := planOf(args)
+	if err != nil {
+		return nil, err
+	}
+	return irvm.Compile(p)
+}
+
+// planOf is the plan OPA's planner makes of the query args make.
+func planOf(args []func(*opa.Rego)) (*ir.Policy, error) {
 	planOnce.Do(func() { opa.RegisterPlugin(irTarget, thePlanner) })
 	planMu.Lock()
 	defer planMu.Unlock()
@@ -253,7 +286,7 @@ func plan(args []func(*opa.Rego)) (*irvm.Program, error) {
 	if thePlanner.last == nil {
 		return nil, errors.New("the planner made no plan")
 	}
-	return irvm.Compile(thePlanner.last)
+	return thePlanner.last, nil
 }
 
 // notCancelled is the Cancel of an evaluation whose context cannot be

@@ -47,6 +47,11 @@ func (e *evaluator) call(f *fn, args []*ast.Term, depth int) (*ast.Term, error) 
 	if depth > maxDepth {
 		return nil, errors.New("plan calls nest too deep")
 	}
+	if e.steps++; e.steps&1023 == 0 {
+		if err := e.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	base := len(e.stack)
 	e.stack = slices.Grow(e.stack, f.nlocals)[:base+f.nlocals]
 	locals := e.stack[base : base+f.nlocals : base+f.nlocals]

@@ -146,16 +146,11 @@ func Compile(p *ir.Policy) (*Program, error) {
 			c.prog.strings = append(c.prog.strings, ast.StringTerm(s.Value))
 		}
 		for _, b := range p.Static.BuiltinFuncs {
-			f := topdown.GetBuiltin(b.Name)
-			if f == nil {
-				return nil, fmt.Errorf("%w: built-in %s has no implementation", ErrUnsupported, b.Name)
+			bc, err := lookupBuiltin(b.Name)
+			if err != nil {
+				return nil, err
 			}
-			if d, ok := ast.BuiltinMap[b.Name]; !ok || d.Relation {
-				// A relation (walk) gives many outputs; the plan wants
-				// them as one collection.
-				return nil, fmt.Errorf("%w: built-in %s", ErrUnsupported, b.Name)
-			}
-			c.builtins[b.Name] = &builtinCall{name: b.Name, f: f, result: b.Decl == nil || b.Decl.Result() != nil}
+			c.builtins[b.Name] = bc
 		}
 	}
 	if p.Funcs != nil {
@@ -186,6 +181,23 @@ func Compile(p *ir.Policy) (*Program, error) {
 	}
 	c.prog.plan.nlocals = c.max + 1
 	return c.prog, nil
+}
+
+// lookupBuiltin is topdown's implementation of the built-in name, with
+// the declaration OPA registers (not a plan's copy: a plan read back from
+// JSON may lack it).
+func lookupBuiltin(name string) (*builtinCall, error) {
+	f := topdown.GetBuiltin(name)
+	if f == nil {
+		return nil, fmt.Errorf("%w: built-in %s has no implementation", ErrUnsupported, name)
+	}
+	d, ok := ast.BuiltinMap[name]
+	if !ok || d.Relation || d.Decl == nil {
+		// A relation (walk) gives many outputs; the plan wants them as
+		// one collection.
+		return nil, fmt.Errorf("%w: built-in %s", ErrUnsupported, name)
+	}
+	return &builtinCall{name: name, f: f, result: d.Decl.Result() != nil}, nil
 }
 
 type compiler struct {
