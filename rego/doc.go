@@ -16,7 +16,10 @@
 // relation) is evaluated by topdown, as is every Explain (its trace is
 // topdown's) and every decision of an engine made WithTopdown.
 // TestPlanMatchesTopdown and FuzzPlanMatchesTopdown hold both evaluators to
-// the same decisions.
+// the same decisions, irvm's TestCompliance holds irvm to OPA's own
+// compliance suite. The default policy's plan is compiled when shellgate
+// is built (policy/shellgate.plan.bin, TestDefaultPlan): an engine of the
+// default policy alone compiles nothing at start.
 //
 // # Writing rules
 //
