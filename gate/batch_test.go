@@ -91,18 +91,7 @@ func TestBatcherOrder(t *testing.T) {
 		cmds[i] += fmt.Sprintf(" # %d", i)
 	}
 	ctx := context.Background()
-	var want bytes.Buffer
-	for _, c := range cmds {
-		res, err := pl.Check(ctx, c, ws, "", classify.DialectUnknown)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := jsonLine(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want.Write(b)
-	}
+	want := oneByOne(t, pl, ws, cmds)
 	actions := map[policy.Action]int{}
 	for _, workers := range []int{1, 2, 8, 32} {
 		var got bytes.Buffer
@@ -413,18 +402,7 @@ func TestBatcherPending(t *testing.T) {
 	ws, pl := batchWorkspace(t)
 	cmds := batchCommands(300)
 	ctx := context.Background()
-	var want bytes.Buffer
-	for _, c := range cmds {
-		res, err := pl.Check(ctx, c, ws, "", classify.DialectUnknown)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := jsonLine(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want.Write(b)
-	}
+	want := oneByOne(t, pl, ws, cmds)
 	c := &compiling{Batch: pl.Batch(), release: make(chan struct{})}
 	const workers = 2
 	window := int64(workers * batchWindow)
@@ -481,4 +459,23 @@ func BenchmarkBatcher(b *testing.B) {
 			b.ReportMetric(float64(len(cmds)*b.N)/b.Elapsed().Seconds(), "cmds/s")
 		})
 	}
+}
+
+// oneByOne is the JSON lines of cmds checked one at a time, in order: what
+// a batch must answer.
+func oneByOne(t *testing.T, pl *Pipeline, ws string, cmds []string) *bytes.Buffer {
+	t.Helper()
+	var want bytes.Buffer
+	for _, c := range cmds {
+		res, err := pl.Check(context.Background(), c, ws, "", classify.DialectUnknown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := jsonLine(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Write(b)
+	}
+	return &want
 }
