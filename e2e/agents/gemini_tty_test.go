@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -54,6 +56,34 @@ func (m *tmuxSession) waitFor(what string, timeout time.Duration, ok func(screen
 	}
 }
 
+// stop ends the session and waits for the agent to be gone: Gemini CLI
+// goes on writing its files under the sandbox's HOME for a moment after
+// its terminal closes, and the temporary directories are removed next
+// (CI once failed removing them: "directory not empty").
+func (m *tmuxSession) stop() {
+	out, err := m.command("list-panes", "-t", "agent", "-F", "#{pane_pid}").Output()
+	m.command("kill-server").Run()
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || perr != nil || pid <= 0 {
+		return
+	}
+	// The pane's process leads a process group of its own: wait for the
+	// group to be gone, kill it after 10 s, give up 5 s later (a zombie
+	// nobody reaps still answers signal 0).
+	gone := func(d time.Duration) bool {
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			if syscall.Kill(-pid, 0) != nil {
+				return true
+			}
+		}
+		return false
+	}
+	if !gone(10 * time.Second) {
+		syscall.Kill(-pid, syscall.SIGKILL)
+		gone(5 * time.Second)
+	}
+}
+
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // TestGeminiCLIAskInTerminal drives Gemini CLI's own terminal UI: an ask
@@ -88,7 +118,7 @@ func TestGeminiCLIAskInTerminal(t *testing.T) {
 	}
 	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
 	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
-	t.Cleanup(func() { m.command("kill-server").Run() })
+	t.Cleanup(m.stop)
 	start := time.Now()
 
 	m.waitFor("Gemini CLI's prompt", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Type your message") })
