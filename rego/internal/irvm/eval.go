@@ -83,14 +83,6 @@ func (e *evaluator) call(f *fn, args []*ast.Term, depth int) (*ast.Term, error) 
 	return out, nil
 }
 
-func (e *evaluator) block(b *block, locals []*ast.Term) (int, error) {
-	r, err := e.exec(b, locals, 0)
-	if err != nil {
-		return 0, err
-	}
-	return r, nil
-}
-
 func (o operand) get(locals []*ast.Term) *ast.Term {
 	if o.local >= 0 {
 		return locals[o.local]

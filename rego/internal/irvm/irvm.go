@@ -461,7 +461,7 @@ func (p *Program) Eval(ctx context.Context, input, data *ast.Term) ([]Result, er
 	locals := e.stack[:p.plan.nlocals:p.plan.nlocals]
 	locals[ir.Input], locals[ir.Data] = input, data
 	for _, b := range p.plan.blocks {
-		if _, err := e.block(b, locals); err != nil {
+		if _, err := e.exec(b, locals, 0); err != nil {
 			return nil, err
 		}
 	}
