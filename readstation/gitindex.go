@@ -40,6 +40,35 @@ var errIndexUnsupported = errors.New("unsupported index")
 // (directory entries stand for the paths below them) do not list every
 // tracked path: they are errIndexUnsupported.
 func parseIndex(data []byte) ([]string, error) {
+	es, err := parseIndexEntries(data)
+	return entryPaths(es), err
+}
+
+// indexEntry is one entry of a git index: its path and its mode (0o160000
+// for a gitlink: a submodule's commit, which git status and git diff step
+// into).
+type indexEntry struct {
+	path string
+	mode uint32
+}
+
+// gitlinkMode is the mode of an index entry that records a submodule.
+const gitlinkMode = 0o160000
+
+// entryPaths are the entries' paths, or nil for none.
+func entryPaths(es []indexEntry) []string {
+	if es == nil {
+		return nil
+	}
+	paths := make([]string, len(es))
+	for i, e := range es {
+		paths[i] = e.path
+	}
+	return paths
+}
+
+// parseIndexEntries is parseIndex with each entry's mode.
+func parseIndexEntries(data []byte) ([]indexEntry, error) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
 		return nil, errors.New("not a git index (no DIRC header)")
 	}
@@ -56,9 +85,9 @@ func parseIndex(data []byte) ([]string, error) {
 		if !bytes.Equal(sum, make([]byte, hashLen)) && !checksumOK(body, sum) {
 			continue
 		}
-		paths, err := parseEntries(body, version, hashLen)
+		es, err := parseEntryList(body, version, hashLen)
 		if err == nil || errors.Is(err, errIndexUnsupported) {
-			return paths, err
+			return es, err
 		}
 		if firstErr == nil {
 			firstErr = err
@@ -85,13 +114,19 @@ func checksumOK(body, sum []byte) bool {
 // parseEntries parses the entries and extensions of an index whose
 // trailing checksum is cut off; every byte must be accounted for.
 func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
+	es, err := parseEntryList(data, version, hashLen)
+	return entryPaths(es), err
+}
+
+// parseEntryList is parseEntries with each entry's mode.
+func parseEntryList(data []byte, version uint32, hashLen int) ([]indexEntry, error) {
 	n := binary.BigEndian.Uint32(data[8:12])
 	// Each entry takes at least 40 bytes of stat data, the object name
 	// and 2 bytes of flags: a count the data cannot hold is corrupt.
 	if uint64(n)*uint64(40+hashLen+2) > uint64(len(data)) {
 		return nil, fmt.Errorf("the index claims %d entries in %d bytes", n, len(data))
 	}
-	paths := make([]string, 0, n)
+	paths := make([]indexEntry, 0, n)
 	off := 12
 	var prev []byte
 	empty := false
@@ -155,7 +190,7 @@ func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
 			empty = true
 			continue
 		}
-		paths = append(paths, string(name))
+		paths = append(paths, indexEntry{string(name), mode})
 		prev = name
 	}
 	for off < len(data) {
@@ -310,7 +345,10 @@ type trackedDenial struct {
 // (absolute, sorted), or why the index cannot be read.
 type trackedResult struct {
 	denied []trackedDenial
-	err    string
+	// gitlinks are the paths (relative to the top level) the index
+	// records as submodules (mode 160000).
+	gitlinks []string
+	err      string
 }
 
 type trackedKey struct {
@@ -394,12 +432,16 @@ func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
 	if int64(len(data)) != st.size {
 		return trackedResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
 	}
-	paths, err := parseIndex(data)
+	entries, err := parseIndexEntries(data)
 	if err != nil {
 		return trackedResult{err: fmt.Sprintf("the paths the repository tracks are not known: the index %s: %v", show(p), err)}
 	}
 	var res trackedResult
-	for _, rel := range paths {
+	for _, e := range entries {
+		rel := e.path
+		if e.mode&0o170000 == gitlinkMode {
+			res.gitlinks = append(res.gitlinks, rel)
+		}
 		if strings.HasPrefix(rel, "/") || strings.Contains("/"+rel+"/", "/../") {
 			return trackedResult{err: fmt.Sprintf("the index %s lists the path %s, which leaves the work tree", show(p), quote(rel))}
 		}
