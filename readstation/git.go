@@ -394,6 +394,10 @@ func (j *judger) loadConfig(p string, depth int, out *[]cfgEntry) {
 
 type repoInfo struct {
 	top, gitdir string
+	// common is the git directory's common directory; subs are the
+	// submodules git steps into (submodule.go).
+	common string
+	subs   []gitRepoRef
 	config      []cfgEntry
 	attrs       []RepoHelper
 	// unreadable are the repository files that exist but could not be read.
@@ -429,11 +433,15 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	mark := len(j.unreadable)
 	defer func() { ri.unreadable = slices.Clone(j.unreadable[mark:]) }()
 	common := j.commonDir(gitdir)
+	ri.common = common
 	for _, f := range configFiles(gitdir, common) {
 		j.loadConfig(f, 0, &ri.config)
 	}
-	for _, f := range j.submoduleConfigs(top, gitdir, common) {
-		j.loadConfig(f, 0, &ri.config)
+	ri.subs = j.submoduleRepos(top, gitdir, common)
+	for _, sr := range ri.subs {
+		for _, f := range configFiles(sr.gitdir, sr.common) {
+			j.loadConfig(f, 0, &ri.config)
+		}
 	}
 	drivers := map[string]cfgEntry{}
 	for _, e := range ri.config {
@@ -527,7 +535,9 @@ func (j *judger) repoHelpers() []RepoHelper {
 		ri := j.repo(top, gitdir, res.real, cache)
 		j.unreadableReads(s, append(found, ri.unreadable...))
 		for _, e := range ri.config {
-			if helperKey(e, s.ConfigAlias) {
+			// core.hooksPath runs nothing itself: the hooks git would run
+			// there are judged one by one (gitTraps).
+			if helperKey(e, s.ConfigAlias) && !(e.section == "core" && e.key == "hookspath") {
 				out = append(out, RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span})
 			}
 		}
@@ -535,6 +545,9 @@ func (j *judger) repoHelpers() []RepoHelper {
 			a.Segment, a.Span = s.Index, s.Span
 			out = append(out, a)
 		}
+		mark = len(j.unreadable)
+		out = append(out, j.gitTraps(s, ri)...)
+		j.unreadableReads(s, j.unreadable[mark:])
 	}
 	return out
 }

@@ -43,16 +43,6 @@ type gitRepoRef struct {
 	via string
 }
 
-// submoduleConfigs returns the config files of the submodules of the
-// repository at top (git directory gitdir, common directory common).
-func (j *judger) submoduleConfigs(top, gitdir, common string) []string {
-	var out []string
-	for _, r := range j.submoduleRepos(top, gitdir, common) {
-		out = append(out, configFiles(r.gitdir, r.common)...)
-	}
-	return out
-}
-
 // submoduleRepos returns the submodule repositories of the repository at
 // top (git directory gitdir, common directory common), each once:
 // through the gitlinks of its index (recursively), the paths .gitmodules
