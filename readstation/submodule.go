@@ -15,7 +15,7 @@ import (
 // whose work tree has a .git: a directory, or a file ("gitdir: PATH")
 // naming a git directory anywhere; and, recursively, into the gitlinks of
 // that submodule's own index (confirmed with the real git by
-// TestGitTrapsConfirm). The station finds the same repositories, and
+// gate.TestGitTrapsConfirm). The station finds the same repositories, and
 // also the git directories under the superproject's <common>/modules
 // (where git submodule puts them; a nested submodule's below its
 // parent's) and at the paths .gitmodules names, and judges them all.
