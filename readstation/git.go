@@ -398,8 +398,8 @@ type repoInfo struct {
 	// submodules git steps into (submodule.go).
 	common string
 	subs   []gitRepoRef
-	config      []cfgEntry
-	attrs       []RepoHelper
+	config []cfgEntry
+	attrs  []RepoHelper
 	// unreadable are the repository files that exist but could not be read.
 	unreadable []unreadableFile
 }

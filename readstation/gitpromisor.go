@@ -12,7 +12,7 @@ import (
 // not have from that remote, over the network, whatever the command: git
 // log -p, git show, git grep REV, git blame, git cat-file, git log --stat
 // and git diff all may (confirmed with the real git: they exec git fetch,
-// and the transport to the remote's URL; TestGitTrapsConfirm). A remote
+// and the transport to the remote's URL; gate.TestGitTrapsConfirm). A remote
 // is a promisor when remote.NAME.promisor is true or
 // extensions.partialClone names it; the packs a partial clone fetched
 // carry a .promisor file. git 2.44 added git --no-lazy-fetch (and
