@@ -233,13 +233,14 @@ func TestParseFlags(t *testing.T) {
 	t.Setenv("SHELL", "/bin/zsh")
 	t.Setenv("CLAUDE_CODE_SHELL", "")
 	t.Setenv("RIPGREP_CONFIG_PATH", "/home/u/.ripgreprc")
+	t.Setenv("PATH", "/usr/bin:/bin")
 	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly", "--shell", "/usr/bin/bash"}, new(strings.Builder))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
 	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh",
-		Env: map[string]string{"RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}} // the agent's value, for the engine
+		Env: map[string]string{"PATH": "/usr/bin:/bin", "RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}} // the agent's values, for the engine
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
