@@ -40,7 +40,7 @@ var errIndexUnsupported = errors.New("unsupported index")
 // (directory entries stand for the paths below them) do not list every
 // tracked path: they are errIndexUnsupported.
 func parseIndex(data []byte) ([]string, error) {
-	es, err := parseIndexEntries(data)
+	es, err := parseIndexEntries(data, nil)
 	return entryPaths(es), err
 }
 
@@ -67,8 +67,10 @@ func entryPaths(es []indexEntry) []string {
 	return paths
 }
 
-// parseIndexEntries is parseIndex with each entry's mode.
-func parseIndexEntries(data []byte) ([]indexEntry, error) {
+// parseIndexEntries is parseIndex with each entry's mode; when keep is
+// not nil, only the entries whose mode it keeps are returned (the others
+// are parsed and checked all the same, without a copy of their path).
+func parseIndexEntries(data []byte, keep func(mode uint32) bool) ([]indexEntry, error) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
 		return nil, errors.New("not a git index (no DIRC header)")
 	}
@@ -85,7 +87,7 @@ func parseIndexEntries(data []byte) ([]indexEntry, error) {
 		if !bytes.Equal(sum, make([]byte, hashLen)) && !checksumOK(body, sum) {
 			continue
 		}
-		es, err := parseEntryList(body, version, hashLen)
+		es, err := parseEntryList(body, version, hashLen, keep)
 		if err == nil || errors.Is(err, errIndexUnsupported) {
 			return es, err
 		}
@@ -114,19 +116,22 @@ func checksumOK(body, sum []byte) bool {
 // parseEntries parses the entries and extensions of an index whose
 // trailing checksum is cut off; every byte must be accounted for.
 func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
-	es, err := parseEntryList(data, version, hashLen)
+	es, err := parseEntryList(data, version, hashLen, nil)
 	return entryPaths(es), err
 }
 
 // parseEntryList is parseEntries with each entry's mode.
-func parseEntryList(data []byte, version uint32, hashLen int) ([]indexEntry, error) {
+func parseEntryList(data []byte, version uint32, hashLen int, keep func(mode uint32) bool) ([]indexEntry, error) {
 	n := binary.BigEndian.Uint32(data[8:12])
 	// Each entry takes at least 40 bytes of stat data, the object name
 	// and 2 bytes of flags: a count the data cannot hold is corrupt.
 	if uint64(n)*uint64(40+hashLen+2) > uint64(len(data)) {
 		return nil, fmt.Errorf("the index claims %d entries in %d bytes", n, len(data))
 	}
-	paths := make([]indexEntry, 0, n)
+	var paths []indexEntry
+	if keep == nil {
+		paths = make([]indexEntry, 0, n)
+	}
 	off := 12
 	var prev []byte
 	empty := false
@@ -190,7 +195,9 @@ func parseEntryList(data []byte, version uint32, hashLen int) ([]indexEntry, err
 			empty = true
 			continue
 		}
-		paths = append(paths, indexEntry{string(name), mode})
+		if keep == nil || keep(mode) {
+			paths = append(paths, indexEntry{string(name), mode})
+		}
 		prev = name
 	}
 	for off < len(data) {
@@ -345,10 +352,7 @@ type trackedDenial struct {
 // (absolute, sorted), or why the index cannot be read.
 type trackedResult struct {
 	denied []trackedDenial
-	// gitlinks are the paths (relative to the top level) the index
-	// records as submodules (mode 160000).
-	gitlinks []string
-	err      string
+	err    string
 }
 
 type trackedKey struct {
@@ -432,16 +436,13 @@ func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
 	if int64(len(data)) != st.size {
 		return trackedResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
 	}
-	entries, err := parseIndexEntries(data)
+	entries, err := parseIndexEntries(data, nil)
 	if err != nil {
 		return trackedResult{err: fmt.Sprintf("the paths the repository tracks are not known: the index %s: %v", show(p), err)}
 	}
 	var res trackedResult
 	for _, e := range entries {
 		rel := e.path
-		if e.mode&0o170000 == gitlinkMode {
-			res.gitlinks = append(res.gitlinks, rel)
-		}
 		if strings.HasPrefix(rel, "/") || strings.Contains("/"+rel+"/", "/../") {
 			return trackedResult{err: fmt.Sprintf("the index %s lists the path %s, which leaves the work tree", show(p), quote(rel))}
 		}

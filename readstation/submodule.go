@@ -2,8 +2,10 @@ package readstation
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // git status, git diff and git describe --dirty look into each submodule,
@@ -96,12 +98,12 @@ func (j *judger) submoduleRepos(top, gitdir, common string) []gitRepoRef {
 		for len(queue) > 0 {
 			l := queue[0]
 			queue = queue[1:]
-			idx, why := j.index(l.top, l.gitdir)
+			links, why := j.gitlinks(l.gitdir)
 			if why != "" {
 				j.unreadable = append(j.unreadable, unreadableFile{joinAbs(l.gitdir, "index"), "which submodules git steps into is not known: " + why})
 				continue
 			}
-			for _, rel := range idx.gitlinks {
+			for _, rel := range links {
 				if len(out) >= maxSubmoduleRepos || l.depth >= maxSubmoduleDepth {
 					j.unreadable = append(j.unreadable, unreadableFile{joinAbs(l.gitdir, "index"),
 						fmt.Sprintf("it records submodules beyond what the station follows (%d repositories, %d levels)", maxSubmoduleRepos, maxSubmoduleDepth)})
@@ -187,4 +189,90 @@ func (j *judger) submoduleRepos(top, gitdir, common string) []gitRepoRef {
 		}
 	}
 	return out
+}
+
+// gitlinkResult is what an index says about submodules: the paths it
+// records as gitlinks, or why it cannot be read.
+type gitlinkResult struct {
+	links []string
+	err   string
+}
+
+type gitlinkKey struct {
+	index string
+	stamp fileStamp
+}
+
+// gitlinkCache remembers each index's gitlinks while the index is
+// unchanged. Unlike the tracked paths (gitindex.go) they do not depend on
+// the deny rows, so reading them costs the parse alone.
+var gitlinkCache struct {
+	sync.Mutex
+	m map[gitlinkKey]gitlinkResult
+}
+
+// gitlinks returns the paths (relative to the work tree's top level) the
+// index of git directory gitdir records as submodules. A missing index
+// records none; why says why the index cannot be read.
+func (j *judger) gitlinks(gitdir string) ([]string, string) {
+	p := joinAbs(gitdir, "index")
+	fsCalls.Add(1)
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil && notFound(err):
+		j.adm.addFile(p, fileStamp{})
+		return nil, ""
+	case err != nil:
+		return nil, fmt.Sprintf("the index %s cannot be read: %v", show(p), err)
+	}
+	_, ino := devIno(fi)
+	st := fileStamp{fi.Size(), fi.ModTime(), ino}
+	j.adm.addFile(p, st)
+	switch {
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Sprintf("the index %s is a %s", show(p), typeName(fi.Mode()))
+	case fi.Size() > maxIndexBytes:
+		return nil, fmt.Sprintf("the index %s is larger than %d bytes", show(p), maxIndexBytes)
+	}
+	k := gitlinkKey{p, st}
+	gitlinkCache.Lock()
+	res, ok := gitlinkCache.m[k]
+	gitlinkCache.Unlock()
+	if !ok {
+		res = readGitlinks(p, st)
+		gitlinkCache.Lock()
+		if gitlinkCache.m == nil || len(gitlinkCache.m) >= maxTrackedCache {
+			gitlinkCache.m = map[gitlinkKey]gitlinkResult{}
+		}
+		gitlinkCache.m[k] = res
+		gitlinkCache.Unlock()
+	}
+	return res.links, res.err
+}
+
+// readGitlinks reads the index p (stamp st) for its gitlinks.
+func readGitlinks(p string, st fileStamp) gitlinkResult {
+	fsCalls.Add(3)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return gitlinkResult{err: fmt.Sprintf("the index %s cannot be read: %v", show(p), err)}
+	}
+	if int64(len(data)) != st.size {
+		return gitlinkResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
+	}
+	entries, err := parseIndexEntries(data, func(mode uint32) bool { return mode&0o170000 == gitlinkMode })
+	if err != nil {
+		return gitlinkResult{err: fmt.Sprintf("the index %s: %v", show(p), err)}
+	}
+	var res gitlinkResult
+	for _, e := range entries {
+		if e.mode&0o170000 != gitlinkMode {
+			continue
+		}
+		if strings.HasPrefix(e.path, "/") || strings.Contains("/"+e.path+"/", "/../") {
+			return gitlinkResult{err: fmt.Sprintf("the index %s records the submodule %s, which leaves the work tree", show(p), quote(e.path))}
+		}
+		res.links = append(res.links, e.path)
+	}
+	return res
 }
