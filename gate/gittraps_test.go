@@ -160,6 +160,18 @@ func TestGitTrapsConfirm(t *testing.T) {
 			run(b, "config", "core.worktree", b)
 			fsmonitor(b)
 		}, cmd: "git status", fired: ran, want: []string{"core.fsmonitor", "/store/b.git/config"}},
+		{name: "grep into a submodule", build: func(ws string) {
+			gitlink(ws, "lib")
+			lib := filepath.Join(ws, "lib")
+			write(filepath.Join(lib, ".env"), "TOKEN=supersecret\n", 0o644)
+			run(lib, "add", ".env")
+			run(lib, "commit", "-q", "-m", "env")
+			run(ws, "update-index", "--cacheinfo", "160000,"+run(lib, "rev-parse", "HEAD")+",lib")
+			write(filepath.Join(ws, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = ./lib\n", 0o644)
+			run(ws, "config", "submodule.recurse", "true")
+			run(ws, "config", "submodule.lib.active", "true")
+		}, cmd: "git grep TOKEN", fired: func(_, out, _ string) bool { return strings.Contains(out, "supersecret") },
+			want: []string{"/lib/.env", "deny row", "submodule.recurse"}},
 		{name: "partial clone", build: func(ws string) {
 			if err := os.RemoveAll(filepath.Join(ws, ".git")); err != nil {
 				t.Fatal(err)
