@@ -190,6 +190,15 @@ func TestGitTrapsConfirm(t *testing.T) {
 			write(filepath.Join(ws, ".git"), "gitdir: "+filepath.Join(private, ".git")+"\n", 0o644)
 		}, cmd: "git log -p", fired: func(_, out, _ string) bool { return strings.Contains(out, "TOPSECRET") },
 			want: []string{private + "/.git", "outside the roots"}},
+		{name: "git symlink", build: func(ws string) {
+			if err := os.RemoveAll(filepath.Join(ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(private, ".git"), filepath.Join(ws, ".git")); err != nil {
+				t.Fatal(err)
+			}
+		}, cmd: "git log -p", fired: func(_, out, _ string) bool { return strings.Contains(out, "TOPSECRET") },
+			want: []string{private + "/.git", "outside the roots"}},
 		{name: "commondir", build: func(ws string) {
 			write(filepath.Join(ws, ".git/commondir"), filepath.Join(private, ".git")+"\n", 0o644)
 		}, cmd: "git log -p", fired: func(_, out, _ string) bool { return strings.Contains(out, "TOPSECRET") },
@@ -270,7 +279,16 @@ func TestGitTrapsConfirm(t *testing.T) {
 		if m, _ := filepath.Glob(filepath.Join(samples, ".git/hooks/*.sample")); len(m) == 0 {
 			t.Fatal("git init wrote no sample hooks")
 		}
+		// A linked worktree and a submodule, each the workspace: their git
+		// directories are elsewhere, but git's own layout points back.
+		main := repo(filepath.Join(home, "main"))
+		wt := filepath.Join(home, "ws", "wt")
+		run(main, "worktree", "add", "-q", wt)
+		super := repo(filepath.Join(home, "super"))
+		run(super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", main, "lib")
+		lib := filepath.Join(super, "lib")
 		for _, tc := range []struct{ dir, cmd string }{
+			{wt, "git status"}, {wt, "git log -p"}, {lib, "git status"}, {lib, "git log -p"},
 			{ws, "git log -p"}, {ws, "git show"}, {ws, "git branch"},
 			{husky, "git status"}, {husky, "git diff"}, {husky, "git log -p"},
 			{samples, "git status"}, {samples, "git diff"}, {samples, "git describe --dirty --always"},

@@ -47,7 +47,7 @@ func (j *judger) redirects(s *classify.Segment, r gitRepoRef, cfg []cfgEntry) {
 }
 
 // ownGitDir reports that r's git directory is its work tree's own: its
-// .git directory, a linked worktree's git directory whose gitdir file
+// .git directory (not a symlink to one), a linked worktree's git directory whose gitdir file
 // names r's .git, or a submodule's git directory whose core.worktree is
 // r's work tree.
 func (j *judger) ownGitDir(r gitRepoRef, cfg []cfgEntry) bool {
@@ -57,8 +57,9 @@ func (j *judger) ownGitDir(r gitRepoRef, cfg []cfgEntry) bool {
 		}
 		return filepath.Clean(p)
 	}
-	dotgit := joinAbs(r.top, ".git")
-	if real(dotgit) == r.gitdir {
+	// A .git directory of the work tree's own (a .git symlink to
+	// another repository resolves elsewhere, and is judged).
+	if joinAbs(r.top, ".git") == r.gitdir {
 		return true
 	}
 	if j.linkedWorktree(r) {
