@@ -172,6 +172,17 @@ func TestGitTrapsConfirm(t *testing.T) {
 			run(ws, "config", "submodule.lib.active", "true")
 		}, cmd: "git grep TOKEN", fired: func(_, out, _ string) bool { return strings.Contains(out, "supersecret") },
 			want: []string{"/lib/.env", "deny row", "submodule.recurse"}},
+		{name: "diff into a submodule", build: func(ws string) {
+			gitlink(ws, "lib")
+			lib := filepath.Join(ws, "lib")
+			write(filepath.Join(lib, ".env"), "TOKEN=supersecret\n", 0o644)
+			run(lib, "add", ".env")
+			run(lib, "commit", "-q", "-m", "env")
+			run(ws, "update-index", "--cacheinfo", "160000,"+run(lib, "rev-parse", "HEAD")+",lib")
+			write(filepath.Join(lib, ".env"), "TOKEN=changed\n", 0o644)
+			run(ws, "config", "diff.submodule", "diff")
+		}, cmd: "git diff", fired: func(_, out, _ string) bool { return strings.Contains(out, "supersecret") },
+			want: []string{"/lib/.env", "deny row", "diff.submodule=diff"}},
 		{name: "partial clone", build: func(ws string) {
 			if err := os.RemoveAll(filepath.Join(ws, ".git")); err != nil {
 				t.Fatal(err)

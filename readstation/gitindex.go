@@ -276,23 +276,23 @@ func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
 		rd.set(VerdictDenied, d.row, fmt.Sprintf("the repository %s tracks %s (deny row %s), and with no pathspec to narrow it git prints what the repository tracks (and its history, with log -p or show): name the paths after --", show(top), show(d.path), quote(d.row)))
 	default:
 		rd.set(VerdictOK, "", fmt.Sprintf("the repository %s tracks no path a deny row covers (its history is not read)", show(top)))
-		if ref.Segment >= 0 && ref.Segment < len(j.r.Segments) && firstWord(j.r.Segments[ref.Segment].Subcommand) == "grep" {
-			j.trackedInSubmodules(top, gitdir, rd)
-		}
+		j.trackedInSubmodules(top, gitdir, rd)
 	}
 }
 
 // trackedInSubmodules judges what the submodules of the repository at top
-// track, for git grep: with submodule.recurse set (in any config, the
-// user's global one included, which the station does not read) it
-// searches every active submodule's tracked files too (confirmed with the
-// real git: a .env a submodule tracks is printed). rd is an ok read.
+// track: with submodule.recurse set git grep searches every active
+// submodule's tracked files too, and with diff.submodule=diff git diff,
+// git log -p and git show print the changes inside submodules (in any
+// config, the user's global one included, which the station does not
+// read; both confirmed with the real git: a .env a submodule tracks is
+// printed). rd is an ok read.
 func (j *judger) trackedInSubmodules(top, gitdir string, rd *Read) {
 	mark := len(j.unreadable)
 	subs := j.submoduleRepos(top, gitdir, j.commonDir(gitdir))
 	if u := j.unreadable[mark:]; len(u) > 0 {
 		j.unreadable = j.unreadable[:mark]
-		rd.set(VerdictNotEstablished, "", fmt.Sprintf("git grep searches submodules (submodule.recurse), and which ones cannot be established: %s: %s", show(u[0].path), u[0].why))
+		rd.set(VerdictNotEstablished, "", fmt.Sprintf("git prints what submodules track (git grep with submodule.recurse, diffs with diff.submodule=diff), and which submodules there are cannot be established: %s: %s", show(u[0].path), u[0].why))
 		return
 	}
 	for _, sub := range subs {
@@ -306,7 +306,7 @@ func (j *judger) trackedInSubmodules(top, gitdir string, rd *Read) {
 			return
 		case found:
 			rd.InTree = true
-			rd.set(VerdictDenied, d.row, fmt.Sprintf("the submodule %s tracks %s (deny row %s), and git grep searches submodules too when submodule.recurse is set: name the paths after --", show(sub.top), show(d.path), quote(d.row)))
+			rd.set(VerdictDenied, d.row, fmt.Sprintf("the submodule %s tracks %s (deny row %s), and git prints what submodules track (git grep with submodule.recurse, diffs with diff.submodule=diff): name the paths after --", show(sub.top), show(d.path), quote(d.row)))
 			return
 		}
 	}
