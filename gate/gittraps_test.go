@@ -12,6 +12,7 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // time0 is a modification time long past: a file with it makes the
@@ -219,7 +220,9 @@ func TestGitTrapsConfirm(t *testing.T) {
 		}, cmd: "git cat-file -p " + secretBlob, fired: func(_, out, _ string) bool { return strings.Contains(out, "TOPSECRET") },
 			want: []string{private + "/.git/objects", "alternates", "outside the roots"}},
 	}
-	p, err := NewPipeline(PipelineOptions{})
+	// The pipeline knows the environment git runs in, as the hook
+	// client tells it.
+	p, err := NewPipeline(PipelineOptions{Env: readstation.NewFullEnv(env)})
 	if err != nil {
 		t.Fatal(err)
 	}
