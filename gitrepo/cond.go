@@ -11,6 +11,10 @@ import (
 // marks the Config a superset): reading more than git reads can only find
 // more helpers.
 func (l *loader) condition(cond, file string) (bool, error) {
+	if l.o.AllConditions {
+		l.cfg.Superset = true
+		return true, nil
+	}
 	switch {
 	case strings.HasPrefix(cond, "gitdir:"):
 		return l.gitdirCond(cond[len("gitdir:"):], file, false), nil

@@ -98,6 +98,10 @@ type Options struct {
 	// repository. CommonDir is the directory its config lives in (GitDir
 	// when there is no commondir file).
 	GitDir, CommonDir string
+	// AllConditions takes every includeIf condition as true (and marks
+	// the Config a superset): for a file read without the repository git
+	// would evaluate its conditions in (LoadFile).
+	AllConditions bool
 	// SystemConfig is the system file when GIT_CONFIG_SYSTEM is not set
 	// ("" means /etc/gitconfig, where Debian's git and most builds look).
 	SystemConfig string
@@ -183,6 +187,28 @@ type loader struct {
 func Load(o Options) (*Config, error) {
 	l := &loader{o: o, cfg: &Config{}}
 	if err := l.load(); err != nil {
+		return nil, err
+	}
+	return l.cfg, nil
+}
+
+// LoadFile reads one config file and what it includes, as git reads it
+// in scope (a missing file is no entries). Options' GitDir, when set, is
+// the repository whose gitdir: and onbranch: conditions apply; Env gives
+// HOME (for "~/" includes).
+func LoadFile(o Options, path string, scope Scope) (*Config, error) {
+	l := &loader{o: o, cfg: &Config{}, scope: scope}
+	var err error
+	if l.home, l.homeSet, err = l.env("HOME"); err != nil {
+		return nil, err
+	}
+	l.gitReal = o.GitDir
+	if o.GitDir != "" {
+		if r, err := o.Files.RealPath(o.GitDir); err == nil {
+			l.gitReal = r
+		}
+	}
+	if err := l.topFile(path); err != nil {
 		return nil, err
 	}
 	return l.cfg, nil

@@ -231,4 +231,3 @@ func FuzzConfigMatchesGit(f *testing.F) {
 		w.compare(t, "fuzz")
 	})
 }
-

@@ -70,6 +70,9 @@ type HelperKey struct {
 	// Driver is set for a driver's key (diff, filter, merge): git runs it
 	// only for paths whose attributes select the driver.
 	Driver string
+	// UserOnly: git reads the key only from the system and global
+	// configuration (and the environment's), never from a repository's.
+	UserOnly bool
 	// Runs are the read-only commands, of ReadCommands, that run it in a
 	// repository without a terminal (a driver's: for a path its attributes
 	// select). TestKeysRunWhenTheTableSays holds each row to real git.
@@ -97,9 +100,9 @@ var Keys = []HelperKey{
 	{Section: "log", Key: "showsignature", Value: ValueNotFalse, When: WhenSignature, Runs: []string{"log -p"}, Doc: "makes git log run gpg.program (or gpg) on every signed commit"},
 	{Section: "gpg", Sub: SubOptional, Key: "program", When: WhenSignature, Doc: "the signing program, run to verify a signature"},
 	{Section: "gpg", Sub: SubOptional, Key: "defaultkeycommand", When: WhenSignature, Doc: "a command that names the signing key"},
-	{Section: "trace2", Key: "normaltarget", When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to"},
-	{Section: "trace2", Key: "perftarget", When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to"},
-	{Section: "trace2", Key: "eventtarget", When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to"},
+	{Section: "trace2", Key: "normaltarget", UserOnly: true, When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to (read from the user's configuration only)"},
+	{Section: "trace2", Key: "perftarget", UserOnly: true, When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to (read from the user's configuration only)"},
+	{Section: "trace2", Key: "eventtarget", UserOnly: true, When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to (read from the user's configuration only)"},
 	{Section: "core", Key: "pager", When: WhenTTY, Doc: "the pager, run when output goes to a terminal"},
 	{Section: "pager", Sub: SubOptional, Key: "", When: WhenTTY, Doc: "a command's pager, run when output goes to a terminal"},
 	{Section: "core", Key: "editor", When: WhenEditor, Doc: "the editor"},
@@ -214,19 +217,38 @@ type Helper struct {
 func Helpers(c *Config, alias string) []Helper {
 	var out []Helper
 	for _, e := range c.Entries {
-		if alias != "" && e.Section() == "alias" && e.Subsection() == "" && strings.EqualFold(e.Key(), alias) {
-			out = append(out, Helper{Entry: e})
-			continue
-		}
-		row, ok := Lookup(e)
-		if !ok {
-			continue
-		}
-		if e.Scope.Repository() || row.Driver == "" && row.RunByReadCommand() {
+		if row, ok := IsHelper(e, alias); ok {
 			out = append(out, Helper{Entry: e, Row: row})
 		}
 	}
 	return out
+}
+
+// IsHelper reports whether e, in its scope, is a setting Helpers returns
+// for a command whose first word is alias, and the row it matches (nil
+// for an alias).
+func IsHelper(e Entry, alias string) (*HelperKey, bool) {
+	if alias != "" && e.Section() == "alias" && strings.Count(e.Name, ".") == 1 && strings.EqualFold(e.Key(), alias) {
+		return nil, true
+	}
+	row, ok := Lookup(e)
+	if !ok {
+		return nil, false
+	}
+	if e.Scope.Repository() {
+		return row, !row.UserOnly
+	}
+	return row, row.Driver == "" && row.RunByReadCommand()
+}
+
+// DriverKey returns "kind=name" (diff=x) when e names a driver's program
+// that counts (see Drivers), else "".
+func DriverKey(e Entry) string {
+	row, ok := Lookup(e)
+	if !ok || row.Driver == "" || !e.Scope.Repository() && !row.RunByReadCommand() {
+		return ""
+	}
+	return row.Driver + "=" + e.Subsection()
 }
 
 // Drivers returns the drivers (diff, filter, merge) of c that name a
@@ -236,11 +258,9 @@ func Helpers(c *Config, alias string) []Helper {
 func Drivers(c *Config) map[string]Entry {
 	out := map[string]Entry{}
 	for _, e := range c.Entries {
-		row, ok := Lookup(e)
-		if !ok || row.Driver == "" || !e.Scope.Repository() && !row.RunByReadCommand() {
-			continue
+		if k := DriverKey(e); k != "" {
+			out[k] = e
 		}
-		out[row.Driver+"="+e.Subsection()] = e
 	}
 	return out
 }

@@ -323,15 +323,14 @@ func parseConfig(data []byte, emit func(rawEntry) error) error {
 }
 
 // ParseFile parses one config file as git reads it, without following its
-// includes: the entries in order, or the error that makes git refuse it.
+// includes: the entries in order, and the error (a *SyntaxError) that
+// makes git refuse it, with the entries before the bad line (git's
+// callbacks saw those before it died).
 func ParseFile(data []byte) ([]Entry, error) {
 	var out []Entry
 	err := parseConfig(data, func(e rawEntry) error {
 		out = append(out, Entry{Name: e.name, Value: e.value, NoValue: e.noValue})
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
