@@ -160,7 +160,10 @@ func (l *loader) envConfig() error {
 				return &NotEstablishedError{Scope: l.scope, Why: fmt.Sprintf("GIT_CONFIG_KEY_%d=%q is not a key git reads: git dies", i, k)}
 			}
 			l.depth = 0
-			if err := l.entry(rawEntry{name: name, value: v}, ""); err != nil {
+			l.envKey = fmt.Sprintf("GIT_CONFIG_KEY_%d", i)
+			err = l.entry(rawEntry{name: name, value: v}, "")
+			l.envKey = ""
+			if err != nil {
 				return err
 			}
 		}

@@ -37,6 +37,9 @@ type Entry struct {
 	// git reads as true.
 	Value   string
 	NoValue bool
+	// EnvKey names the variable that set it when File is ""
+	// (GIT_CONFIG_KEY_0).
+	EnvKey string
 }
 
 // Section, Subsection and Key split Name the way git does: the section
@@ -176,6 +179,7 @@ type loader struct {
 	gitReal string // the real path of GitDir, for gitdir: conditions
 	home    string
 	homeSet bool
+	envKey  string // the variable of the entry being read, for Entry.EnvKey
 }
 
 // Load reads the configuration git 2.39 reads for a command run with
@@ -386,7 +390,11 @@ func (l *loader) file(p string) error {
 
 // entry is git_config_include: the entry, then what it includes.
 func (l *loader) entry(e rawEntry, file string) error {
-	l.cfg.Entries = append(l.cfg.Entries, Entry{Scope: l.scope, File: file, Name: e.name, Value: e.value, NoValue: e.noValue})
+	ek := ""
+	if file == "" {
+		ek = l.envKey
+	}
+	l.cfg.Entries = append(l.cfg.Entries, Entry{Scope: l.scope, File: file, Name: e.name, Value: e.value, NoValue: e.noValue, EnvKey: ek})
 	if e.name == "include.path" {
 		return l.include(e, file)
 	}

@@ -70,6 +70,10 @@ type HelperKey struct {
 	// Driver is set for a driver's key (diff, filter, merge): git runs it
 	// only for paths whose attributes select the driver.
 	Driver string
+	// BuiltinIfTrue: a boolean true runs git's own code (core.fsmonitor
+	// = true is git's built-in monitor), so in the user's configuration
+	// only another value (a program) counts.
+	BuiltinIfTrue bool
 	// UserOnly: git reads the key only from the system and global
 	// configuration (and the environment's), never from a repository's.
 	UserOnly bool
@@ -88,8 +92,8 @@ var ReadCommands = []string{"status", "diff", "log -p"}
 // Keys are the configuration keys that make git run a program: the one
 // table the read station consults (a row per key, data, not a switch).
 var Keys = []HelperKey{
-	{Section: "core", Key: "fsmonitor", Value: ValueNotFalse, When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "the file system monitor hook, run to learn which files changed"},
-	{Section: "core", Key: "hookspath", When: WhenIndex, Runs: []string{"status"}, Doc: "the hooks directory: git status runs its post-index-change hook when it refreshes the index"},
+	{Section: "core", Key: "fsmonitor", Value: ValueNotFalse, BuiltinIfTrue: true, When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "the file system monitor hook, run to learn which files changed"},
+	{Section: "core", Key: "hookspath", When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "the hooks directory: git status and git diff run its post-index-change hook when a refresh rewrites the index"},
 	{Section: "diff", Key: "external", When: WhenDiff, Runs: []string{"diff"}, Doc: "the external diff program git diff runs (log -p only with --ext-diff)"},
 	{Section: "diff", Sub: SubRequired, Key: "textconv", When: WhenDiff, Driver: "diff", Runs: []string{"diff", "log -p"}, Doc: "a diff driver's text conversion program"},
 	{Section: "diff", Sub: SubRequired, Key: "command", When: WhenDiff, Driver: "diff", Runs: []string{"diff"}, Doc: "a diff driver's external diff program"},
@@ -207,19 +211,39 @@ type Helper struct {
 // Helpers returns the settings of c that make git run a program for a
 // command: in the repository's own configuration every row of Keys, and
 // alias.<alias> when alias is the command's first word; in the user's
-// (system, global) and the environment's, only the rows a read-only
-// command runs without a driver (a driver counts when attributes select
-// it: see Drivers), and the alias. Keys that run only on a terminal, in an
+// (system, global) and the environment's, only the value git uses (the
+// last of its name), for the rows a read-only command runs without a
+// driver (a driver counts when attributes select it: see Drivers), and
+// not core.fsmonitor = true (git's built-in monitor), and the alias. Keys that run only on a terminal, in an
 // editor, over the network or when writing do not ask there: those are
 // the settings a developer keeps in ~/.gitconfig (core.pager, core.editor,
 // credential.helper), and a read-only command without a terminal does not
 // run them.
 func Helpers(c *Config, alias string) []Helper {
 	var out []Helper
-	for _, e := range c.Entries {
+	shadowed := c.Shadowed()
+	for i, e := range c.Entries {
+		if !e.Scope.Repository() && shadowed[i] {
+			continue
+		}
 		if row, ok := IsHelper(e, alias); ok {
 			out = append(out, Helper{Entry: e, Row: row})
 		}
+	}
+	return out
+}
+
+// Shadowed returns, for each entry of c, whether a later entry has its
+// name, so that git does not use its value (for a key of one value; every
+// key of the table that a read-only command runs is one).
+func (c *Config) Shadowed() []bool {
+	last := make(map[string]int, len(c.Entries))
+	for i, e := range c.Entries {
+		last[e.Name] = i
+	}
+	out := make([]bool, len(c.Entries))
+	for i, e := range c.Entries {
+		out[i] = last[e.Name] != i
 	}
 	return out
 }
@@ -237,6 +261,11 @@ func IsHelper(e Entry, alias string) (*HelperKey, bool) {
 	}
 	if e.Scope.Repository() {
 		return row, !row.UserOnly
+	}
+	if row.BuiltinIfTrue {
+		if b, ok := parseBool(e.Value, e.NoValue); ok && b {
+			return row, false
+		}
 	}
 	return row, row.Driver == "" && row.RunByReadCommand()
 }

@@ -111,11 +111,12 @@ func TestKeysRunWhenTheTableSays(t *testing.T) {
 			must(t, err)
 			must(t, f.Close())
 			var ran []string
-			for _, cmd := range ReadCommands {
+			for i, cmd := range ReadCommands {
 				_ = os.Remove(mark)
-				// b.txt's content is unchanged, its mtime not: a refresh
-				// rewrites its index entry.
-				must(t, os.Chtimes(w.repo+"/b.txt", old, old))
+				// b.txt's content is unchanged, its mtime not (another
+				// for each command): a refresh rewrites its index entry.
+				at := old.Add(time.Duration(i) * time.Minute)
+				must(t, os.Chtimes(w.repo+"/b.txt", at, at))
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				c := exec.CommandContext(ctx, "git", strings.Fields(cmd)...)
 				c.Dir, c.Env = w.repo, w.environ()

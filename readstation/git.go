@@ -30,6 +30,9 @@ type cfgEntry struct {
 	file              string
 	scope             gitrepo.Scope
 	noValue           bool
+	// shadowed: a later entry has the name, so git does not use this
+	// value (a key of one value).
+	shadowed bool
 }
 
 func (e cfgEntry) name() string {
@@ -49,7 +52,11 @@ func fromEntry(e gitrepo.Entry) cfgEntry {
 	if e.NoValue {
 		v = "true" // a bare key reads as true
 	}
-	return cfgEntry{section: e.Section(), sub: e.Subsection(), key: e.Key(), value: v, file: e.File, scope: e.Scope, noValue: e.NoValue}
+	file := e.File
+	if file == "" && e.EnvKey != "" {
+		file = "the environment (" + e.EnvKey + ")"
+	}
+	return cfgEntry{section: e.Section(), sub: e.Subsection(), key: e.Key(), value: v, file: file, scope: e.Scope, noValue: e.NoValue}
 }
 
 // parseGitConfig parses a config file as git does (gitrepo.ParseFile),
@@ -128,8 +135,14 @@ func (j *judger) configEntries(cfg *gitrepo.Config, err error) []cfgEntry {
 		return nil
 	}
 	out := make([]cfgEntry, 0, len(cfg.Entries))
-	for _, e := range cfg.Entries {
-		out = append(out, fromEntry(e))
+	shadowed := cfg.Shadowed()
+	for i, e := range cfg.Entries {
+		if e.Scope == gitrepo.ScopeCommand && ownGitConfig(j.b.Env) {
+			continue // the runner's own overrides (gate's GitOverrides)
+		}
+		c := fromEntry(e)
+		c.shadowed = shadowed[i]
+		out = append(out, c)
 	}
 	return out
 }
@@ -347,8 +360,11 @@ func (j *judger) repoTop(abs string) (string, bool) {
 // helperKey reports whether a config key names a command git may run
 // (the table gitrepo.Keys): in the repository's own config every key of
 // the table; in the user's (system, global) and the environment's, the
-// keys a read-only command runs (gitrepo.IsHelper).
+// keys a read-only command runs, in the value git uses (gitrepo.IsHelper).
 func helperKey(e cfgEntry, alias string) bool {
+	if e.shadowed && !e.scope.Repository() {
+		return false // git uses a later value
+	}
 	_, ok := gitrepo.IsHelper(e.entry(), alias)
 	return ok
 }
