@@ -116,7 +116,7 @@ func TestGitConfigEveryScope(t *testing.T) {
 			"home/.gitconfig": "[diff]\n\texternal = difft\n",
 		}, cmds: []string{"git diff"}, want: []string{"diff.external $H/.gitconfig"}},
 		{name: "~/.gitconfig filter selected by the repository's attributes", files: map[string]string{
-			"home/.gitconfig":         "[filter \"x\"]\n\tclean = ~/evil\n",
+			"home/.gitconfig":          "[filter \"x\"]\n\tclean = ~/evil\n",
 			"home/repo/.gitattributes": "*.txt filter=x\n",
 		}, cmds: []string{"git status"}, want: []string{"attribute filter=x $H/repo/.gitattributes"}},
 		{name: "GIT_CONFIG_COUNT", env: EnvMap{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "./evil"},
