@@ -180,6 +180,10 @@ type loader struct {
 	home    string
 	homeSet bool
 	envKey  string // the variable of the entry being read, for Entry.EnvKey
+	last    struct {
+		path string
+		data []byte
+	}
 }
 
 // Load reads the configuration git 2.39 reads for a command run with
@@ -331,7 +335,7 @@ func (l *loader) load() error {
 // includes, and only in a repository of format version 1 (a version git
 // does not know makes it ignore the repository: not established).
 func (l *loader) worktreeConfig(local string) (bool, error) {
-	data, err := l.o.Files.ReadFile(local)
+	data, err := l.read(local)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
@@ -363,6 +367,19 @@ func (l *loader) worktreeConfig(local string) (bool, error) {
 	return on && version >= 1, nil
 }
 
+// read reads p through Files once per Load (the repository's config is
+// read for its format, then for its settings).
+func (l *loader) read(p string) ([]byte, error) {
+	if l.last.path == p && l.last.data != nil {
+		return l.last.data, nil
+	}
+	data, err := l.o.Files.ReadFile(p)
+	if err == nil {
+		l.last.path, l.last.data = p, data
+	}
+	return data, err
+}
+
 // topFile reads a scope's file: a missing one is skipped, as git skips it.
 func (l *loader) topFile(p string) error {
 	l.depth = 0
@@ -373,7 +390,7 @@ func (l *loader) file(p string) error {
 	if p == "/dev/null" {
 		return nil // git reads it as an empty file
 	}
-	data, err := l.o.Files.ReadFile(p)
+	data, err := l.read(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
