@@ -512,8 +512,12 @@ func parseInt(v string) (int64, bool) {
 	// 0x as hex and a leading 0 as octal.
 	num = strings.TrimLeft(num, " \t\n\v\f\r")
 	n, err := strconv.ParseInt(num, 0, 32)
-	if err != nil || strings.Contains(num, "_") || strings.HasPrefix(strings.TrimLeft(num, "+-"), "0o") || strings.HasPrefix(strings.TrimLeft(num, "+-"), "0b") {
-		return 0, false
+	digits := strings.ToLower(strings.TrimLeft(num, "+-"))
+	if err != nil || strings.Contains(num, "_") || strings.HasPrefix(digits, "0o") || strings.HasPrefix(digits, "0b") {
+		return 0, false // Go's base 0 reads what strtoimax does not
+	}
+	if n*mult > 1<<31-1 || n*mult < -1<<31 {
+		return 0, false // git: out of range, and it dies
 	}
 	return n * mult, true
 }

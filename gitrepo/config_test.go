@@ -231,3 +231,37 @@ func FuzzConfigMatchesGit(f *testing.F) {
 		w.compare(t, "fuzz")
 	})
 }
+
+// TestParseBool: git_parse_maybe_bool, then git_parse_int.
+func TestParseBool(t *testing.T) {
+	tests := []struct {
+		in    string
+		b, ok bool
+	}{
+		{"", false, true}, {"TRUE", true, true}, {"Off", false, true}, {"yes", true, true},
+		{"0", false, true}, {"2", true, true}, {" 1", true, true}, {"0x10", true, true}, {"-1", true, true},
+		{"1k", true, true}, {"0k", false, true}, {"3g", false, false}, {"1 ", false, false},
+		{"0o7", false, false}, {"0B1", false, false}, {"1_0", false, false}, {"maybe", false, false},
+	}
+	for _, tc := range tests {
+		b, ok := parseBool(tc.in, false)
+		if b != tc.b || ok != tc.ok {
+			t.Errorf("parseBool(%q) = %v, %v, want %v, %v", tc.in, b, ok, tc.b, tc.ok)
+		}
+	}
+}
+
+// TestBoolMatchesGit: GIT_CONFIG_NOSYSTEM and extensions.worktreeConfig
+// read as git reads a boolean (or refused where git dies).
+func TestBoolMatchesGit(t *testing.T) {
+	needGit(t)
+	for _, v := range []string{"", "TRUE", "Off", "2", " 1", "0x10", "-1", "1k", "0k", "3g", "1 ", "0o7", "0B1", "1_0", "maybe", "010"} {
+		w := newWorld(t)
+		w.write(t, map[string]string{"s": "[core]\n\tfsmonitor = s\n",
+			"repo/.git/config":          "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = " + v + "\n",
+			"repo/.git/config.worktree": "[core]\n\tpager = wt\n"})
+		w.env["GIT_CONFIG_SYSTEM"] = w.root + "/s"
+		w.env["GIT_CONFIG_NOSYSTEM"] = v
+		w.compare(t, "boolean "+strconv.Quote(v))
+	}
+}
