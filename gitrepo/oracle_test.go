@@ -65,7 +65,19 @@ func newWorld(t testing.TB) *world {
 	if err := os.MkdirAll(w.home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w.git(t, root, "init", "-q", "-b", "main", w.repo)
+	// A repository as git init makes it, without running git init (the
+	// fuzz target makes one per input).
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(w.repo+"/.git/"+d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(w.repo+"/.git/HEAD", []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.repo+"/.git/config", []byte("[core]\n\trepositoryformatversion = 0\n\tbare = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 
