@@ -134,13 +134,11 @@ func notDir(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "not a directory")
 }
 
-// ownConfig reads the config of repository r alone (not its submodules').
+// ownConfig reads the configuration git reads in repository r (every
+// scope, gitrepo; not its submodules').
 func (j *judger) ownConfig(r gitRepoRef) []cfgEntry {
-	var cfg []cfgEntry
 	mark := len(j.unreadable)
-	for _, f := range configFiles(r.gitdir, r.common) {
-		j.loadConfig(f, 0, &cfg)
-	}
+	cfg := j.gitConfig(r.gitdir, r.common)
 	// repo read the same files: what it could not read it has reported.
 	j.unreadable = j.unreadable[:mark]
 	return cfg
