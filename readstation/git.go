@@ -99,7 +99,7 @@ func (f gitFiles) RealPath(p string) (string, error) {
 // agent's (Boundary.Env; one it does not know is not known).
 func (j *judger) gitEnv(name string) (string, bool) {
 	if name == "HOME" {
-		return j.b.Home, true
+		return j.b.Home, j.b.Home != "" // no home: where git looks is not known
 	}
 	if j.b.Env == nil {
 		return "", false
