@@ -346,6 +346,23 @@ segment_label(i) := l if {
 
 # --- deny ----------------------------------------------------------------
 
+# config-unreadable: a shellgate config file that applies (the project's
+# .shellgate.yaml in any form: a directory, a dangling symlink, a FIFO, a
+# file that does not parse; a policy directory or module it names; the
+# user's config) exists but cannot be used, so the rules it holds are not
+# known. Go sets input.config.problem (which file, and why). It is denied,
+# as a config that does not parse always was.
+deny contains {
+	"code": "config-unreadable",
+	"message": input.config.problem,
+	"span": null,
+	"segment": -1,
+	"rule": "config-unreadable",
+} if {
+	is_string(input.config.problem)
+	input.config.problem != ""
+}
+
 # read-denied: a read the station's deny rows cover.
 deny contains {
 	"code": "read-denied",

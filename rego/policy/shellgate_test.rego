@@ -913,3 +913,21 @@ test_denied_read_message_from_station if {
 	r.code == "read-denied"
 	contains(r.message, "~/.ssh/**")
 }
+
+# --- config-unreadable ---------------------------------------------------
+
+test_config_unreadable_denies_in_every_mode if {
+	some m in ["default", "readonly"]
+	inp := mk([seg(0, "ls", {})], {"mode": m, "facts": {"mode": m}, "config": {"problem": "the shellgate config /w/.shellgate.yaml exists but cannot be used (a directory)"}})
+	dec := shellgate.decision with input as inp
+	dec.action == "deny"
+	[r] := [r | some r in dec.reasons]
+	r.code == "config-unreadable"
+	contains(r.message, "/w/.shellgate.yaml")
+}
+
+test_config_without_problem_allows if {
+	inp := mk([seg(0, "ls", {})], {"config": {"mode": "default"}})
+	dec := shellgate.decision with input as inp
+	dec.action == "allow"
+}
