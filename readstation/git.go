@@ -569,7 +569,11 @@ func (j *judger) repoHelpers() []RepoHelper {
 			// core.hooksPath runs nothing itself: the hooks git would run
 			// there are judged one by one (gitTraps).
 			if helperKey(e, s.ConfigAlias) && !(e.section == "core" && e.key == "hookspath") {
-				out = append(out, RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span})
+				h := RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span}
+				if e.scope != gitrepo.ScopeLocal && e.scope != gitrepo.ScopeWorktree {
+					h.Kind = HelperUserConfig
+				}
+				out = append(out, h)
 			}
 		}
 		for _, a := range ri.attrs {

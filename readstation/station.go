@@ -133,7 +133,8 @@ type RepoHelper struct {
 	// HelperHook for a hook file git runs (File); HelperPromisor for a
 	// partial clone's promisor remote, from which git fetches missing
 	// objects over the network (Key the setting or File the pack that
-	// makes it one, Value the remote's URL).
+	// makes it one, Value the remote's URL); HelperUserConfig for a
+	// setting of git's system or global configuration or the environment.
 	Kind string `json:"kind,omitempty"`
 }
 
@@ -141,6 +142,9 @@ type RepoHelper struct {
 const (
 	HelperHook     = "hook"
 	HelperPromisor = "promisor"
+	// HelperUserConfig: a setting of git's system or global configuration
+	// or of the environment (GIT_CONFIG_COUNT), not the repository's own.
+	HelperUserConfig = "user-config"
 )
 
 // judger holds the state of one Judge.

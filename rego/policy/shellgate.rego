@@ -321,6 +321,8 @@ repo_helper_message(h) := concat("", ["the repository has ", h.file, ", so ", se
 	object.get(h, "kind", "") == "hook"
 } else := concat("", ["the repository is a partial clone (", promisor_source(h), "), so ", segment_label(h.segment), " may fetch missing objects from ", promisor_url(h), " over the network"]) if {
 	object.get(h, "kind", "") == "promisor"
+} else := concat("", ["git's configuration outside the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run the program it names"]) if {
+	object.get(h, "kind", "") == "user-config"
 } else := concat("", [segment_label(h.segment), " would run ", h.file, ", a program file of the workspace (found through the ", h.value, ")"]) if {
 	h.key == "PATH"
 } else := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {

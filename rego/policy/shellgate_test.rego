@@ -898,6 +898,20 @@ test_repo_helper_hook_and_promisor_messages if {
 	d.message == "the repository is a partial clone (it has /w/.git/objects/pack/p.promisor), so git log may fetch missing objects from its promisor remote over the network"
 }
 
+# A setting of git's configuration outside the repository (~/.gitconfig,
+# the environment) says where it is, and a program file the shell finds
+# through PATH says which entry found it.
+test_repo_helper_user_config_and_path_messages if {
+	user := {"key": "core.fsmonitor", "file": "/h/.gitconfig", "value": "x", "segment": 0, "span": [0, 10], "kind": "user-config"}
+	a := shellgate.ask with input as mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [user]}})
+	some r in a
+	r.message == "git's configuration outside the repository sets core.fsmonitor in /h/.gitconfig, so git status would run the program it names"
+	path := {"key": "PATH", "file": "/w/bin/git", "value": "PATH entry \"bin\"", "segment": 0, "span": [0, 10]}
+	b := shellgate.ask with input as mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [path]}})
+	some q in b
+	q.message == "git status would run /w/bin/git, a program file of the workspace (found through the PATH entry \"bin\")"
+}
+
 # A helper whose segment index names no segment still asks.
 test_repo_helper_without_its_segment_asks if {
 	h := {"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 7, "span": [0, 3]}
