@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gitrepo"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 )
@@ -176,8 +177,8 @@ func isRegular(p string) bool {
 }
 
 // submoduleWorktree returns the value of core.worktree in the small git
-// config file p, as git submodule writes it ("\tworktree = ../../../sub"
-// under [core]).
+// config file p (a submodule's, where git submodule writes it), read by
+// git's own syntax (gitrepo.ParseFile); the last value wins, as in git.
 func submoduleWorktree(p string) (string, bool) {
 	if !isRegular(p) {
 		return "", false
@@ -186,19 +187,17 @@ func submoduleWorktree(p string) (string, bool) {
 	if err != nil || len(data) > 64<<10 {
 		return "", false
 	}
-	section := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			section = strings.ToLower(strings.Trim(line, "[] \t"))
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "worktree") {
-			return strings.TrimSpace(v), true
+	entries, err := gitrepo.ParseFile(data)
+	if err != nil {
+		return "", false
+	}
+	wt, ok := "", false
+	for _, e := range entries {
+		if e.Name == "core.worktree" {
+			wt, ok = e.Value, true
 		}
 	}
-	return "", false
+	return wt, ok && wt != ""
 }
 
 // approvedReads are the reads outside the roots that the decision
