@@ -313,9 +313,12 @@ ask contains {
 	some h in input.station.repo_helpers
 }
 
-# repo_helper_message: a setting that names a program, or a project file
-# whose existence makes the program run it (.pnpmfile.cjs).
-repo_helper_message(h) := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
+# repo_helper_message: a hidden input that says what it does (a file, what
+# it says, what the program would do), a setting that names a program, or
+# a project file whose existence makes the program run it (.pnpmfile.cjs).
+repo_helper_message(h) := concat("", [h.file, " ", h.why, ", so ", segment_label(h.segment), " would ", h.does]) if {
+	h.does != ""
+} else := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
 	h.key != ""
 } else := concat("", ["the repository has ", h.file, ", so ", segment_label(h.segment), " would run code the repository chose"])
 
