@@ -30,6 +30,7 @@ var goSetups = []goSetup{
 	{name: "toolchain line, auto", files: map[string]string{"envfile": "GOTOOLCHAIN=auto\n", "m/go.mod": "module m\n\ngo 1.20\ntoolchain go1.99.1 // pinned\n"}, cwd: "m/sub"},
 	{name: "toolchain with suffix", files: map[string]string{"envfile": "GOTOOLCHAIN=auto\n", "m/go.mod": "module m\n\ngo 1.20\ntoolchain go1.99.1-custom\n"}, cwd: "m"},
 	{name: "toolchain default", files: map[string]string{"envfile": "GOTOOLCHAIN=auto\n", "m/go.mod": "module m\n\ngo 1.20\ntoolchain default\n"}, cwd: "m"},
+	{name: "toolchain default, go newer", files: map[string]string{"envfile": "GOTOOLCHAIN=auto\n", "m/go.mod": "module m\n\ngo 1.99\ntoolchain default\n"}, cwd: "m"},
 	{name: "toolchain older", files: map[string]string{"envfile": "GOTOOLCHAIN=auto\n", "m/go.mod": "module m\n\ngo 1.20\ntoolchain go1.21.0\n"}, cwd: "m"},
 	{name: "local in the env file", files: map[string]string{"envfile": "GOTOOLCHAIN=local\n", "m/go.mod": "module m\n\ngo 1.99\n"}, cwd: "m"},
 	{name: "local in the environment", files: map[string]string{"envfile": "GOTOOLCHAIN=auto\n", "m/go.mod": "module m\n\ngo 1.99\n"}, cwd: "m", env: map[string]string{"GOTOOLCHAIN": "local"}},
@@ -87,7 +88,9 @@ func TestGoToolchainOracle(t *testing.T) {
 			writeTree(t, dir, s.files)
 			cwd := filepath.Join(dir, s.cwd)
 			must(t, os.MkdirAll(cwd, 0o755))
-			must(t, os.MkdirAll(filepath.Join(dir, "home"), 0o755))
+			// Telemetry off: go would otherwise write below home while
+			// the test removes it.
+			writeTree(t, dir, map[string]string{"home/.config/go/telemetry/mode": "off"})
 			env := goOracleEnv(t, dir, s, goBin)
 
 			run := func(args ...string) string {
