@@ -12,14 +12,15 @@ import (
 // rustup's proxies (cargo, rustc, rustdoc, …) run the toolchain that the
 // nearest rust-toolchain or rust-toolchain.toml from the directory they
 // run in names (unless RUSTUP_TOOLCHAIN is set), with the components and
-// targets it lists. One not installed is installed from the network when
-// auto-install is on (rustup before 1.28 always; later ones with
-// RUSTUP_AUTO_INSTALL=1: confirmed with rustup 1.29.0 against an
-// unreachable dist server, "syncing channel updates"). The station
-// compares what the file names with the toolchains under
-// $RUSTUP_HOME/toolchains; RUSTUP_AUTO_INSTALL=0 (the catalog's
-// unless_env) makes it harmless. A path line (another toolchain's
-// programs) is the catalog's regular expression.
+// targets it lists. One not installed is installed from the network
+// unless auto-install is off (confirmed with rustup 1.29.0 against an
+// unreachable dist server: "syncing channel updates" by default and with
+// RUSTUP_AUTO_INSTALL=1, even when settings.toml says auto_install =
+// "disable"; a refusal with RUSTUP_AUTO_INSTALL=0, or with it unset and
+// settings.toml's "disable"). The station compares what the file names
+// with the toolchains under $RUSTUP_HOME/toolchains; RUSTUP_AUTO_INSTALL=0
+// is the catalog's unless_env. A path line (another toolchain's programs)
+// is the catalog's regular expression.
 
 // checkRustToolchain: rustup would install the toolchain, components or
 // targets a rust-toolchain file names.
@@ -73,6 +74,9 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 	}
 	settings, _ := h.read(filepath.Join(home, "settings.toml"))
 	st, _ := parseRustToolchain(append([]byte("[toolchain]\n"), settings...))
+	if v, known := h.env("RUSTUP_AUTO_INSTALL"); known && v == "" && st.autoInstall == "disable" {
+		return nil // rustup refuses to install
+	}
 	channel := tf.channel
 	if channel == "" {
 		channel = st.defaultToolchain
@@ -152,6 +156,7 @@ type rustToolchainFile struct {
 	channel, path          string
 	components, targets    []string
 	defaultToolchain, host string
+	autoInstall            string
 }
 
 // parseRustToolchain reads a rust-toolchain file: TOML whose [toolchain]
@@ -196,7 +201,7 @@ func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
 			continue
 		}
 		switch key {
-		case "channel", "path", "default_toolchain", "default_host_triple":
+		case "channel", "path", "default_toolchain", "default_host_triple", "auto_install":
 			s, err := strconv.Unquote(val)
 			if err != nil {
 				s, ok = tomlLiteral(val)
@@ -211,6 +216,8 @@ func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
 				tf.path = s
 			case "default_toolchain":
 				tf.defaultToolchain = s
+			case "auto_install":
+				tf.autoInstall = s
 			default:
 				tf.host = s
 			}

@@ -55,6 +55,8 @@ func TestRustToolchain(t *testing.T) {
 		{cmd: "cargo --version", cwd: "plain", want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_TOOLCHAIN": "stable"}, want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off"}, want: []string{}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off", "RUSTUP_AUTO_INSTALL": "1"}, want: []string{`channel $T/new/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup-off/toolchains => ` + miss}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "?"}, want: []string{"not-established: cargo: RUSTUP_HOME is not known, so whether rustup installs the toolchain $T/new/rust-toolchain.toml names cannot be established"}},
 	}
 	for _, tc := range tests {
@@ -65,7 +67,7 @@ func TestRustToolchain(t *testing.T) {
 					delete(env, k)
 					continue
 				}
-				env[k] = v
+				env[k] = strings.ReplaceAll(v, "$T", dir)
 			}
 			st := judge(t, tc.cmd, Boundary{Roots: []string{dir}, Cwd: filepath.Join(dir, tc.cwd), Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
 			if d := cmp.Diff(tc.want, hiddenGot(st, dir)); d != "" {
