@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/classify/agentenv"
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // agentEnvNames renders classify/agentenv/names.go from the embedded
@@ -41,13 +42,20 @@ func TestAgentEnvNames(t *testing.T) {
 		t.Errorf("agentenv.Names = %v, the catalog says %v", agentenv.Names, DefaultCatalog().EnvNames())
 	}
 	t.Setenv(agentenv.Names[0], "/x/config")
-	if v := agentenv.Values(); v[agentenv.Names[0]] != "/x/config" || len(v) != len(agentenv.Names) {
+	t.Setenv("GIT_CONFIG_COUNT", "")
+	// The catalog's names, and those git reads its configuration from.
+	all := map[string]bool{}
+	for _, n := range append(append([]string(nil), agentenv.Names...), gitrepo.EnvNames...) {
+		all[n] = true // the catalog's and git's names overlap (XDG_CONFIG_HOME)
+	}
+	if v := agentenv.Values(); v[agentenv.Names[0]] != "/x/config" || len(v) != len(all) {
 		t.Errorf("Values() = %v", v)
 	}
 }
 
 // TestEnvNames: a made-up program's config_env is one of the catalog's
-// names, in a subcommand too.
+// names, in a subcommand too, and PATH, which the read station reads for every
+// catalog.
 func TestEnvNames(t *testing.T) {
 	ext, err := ParseCatalog([]byte(`
 programs:
@@ -67,7 +75,7 @@ programs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"TOOL_SCAN_CONFIG", "WALKER_CONFIG"}
+	want := []string{"PATH", "TOOL_SCAN_CONFIG", "WALKER_CONFIG"} // PATH: the station looks programs up in it
 	if diff := cmp.Diff(want, ext.EnvNames()); diff != "" {
 		t.Errorf("EnvNames (-want +got):\n%s", diff)
 	}

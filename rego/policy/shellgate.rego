@@ -313,10 +313,13 @@ ask contains {
 	some h in input.station.repo_helpers
 }
 
-# repo_helper_message: a hidden input that says what it does (a file, what
-# it says, what the program would do), a setting that names a program, or
-# a project file whose existence makes the program run it (.pnpmfile.cjs).
-repo_helper_message(h) := concat("", [h.file, " ", h.why, ", so ", segment_label(h.segment), " would ", h.does]) if {
+# repo_helper_message: a program file of the workspace found through PATH,
+# a hidden input that says what it does (a file, what it says, what the
+# program would do), a setting that names a program, or a project file
+# whose existence makes the program run it (.pnpmfile.cjs).
+repo_helper_message(h) := concat("", [segment_label(h.segment), " would run ", h.file, ", a program file of the workspace (found through the ", h.value, ")"]) if {
+	h.key == "PATH"
+} else := concat("", [h.file, " ", h.why, ", so ", segment_label(h.segment), " would ", h.does]) if {
 	h.does != ""
 } else := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
 	h.key != ""
