@@ -35,6 +35,7 @@ func TestRustToolchain(t *testing.T) {
 		"nested/inner/deeper/f":       "",
 		"path/rust-toolchain.toml":    "[toolchain]\npath = \"/opt/x\"\n",
 		"plain/f":                     "",
+		"rustup-off/settings.toml":    "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
 	})
 	const miss = "have rustup download and install it (set RUSTUP_AUTO_INSTALL=0 to make rustup refuse)"
 	tests := []struct {
