@@ -28,9 +28,27 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 	if v, known := h.env("RUSTUP_TOOLCHAIN"); known && v != "" {
 		return nil // the environment chooses the toolchain; the file is not read
 	}
+	// rustup's directory overrides (rustup override set, kept in
+	// settings.toml) come before a toolchain file of the same directory.
+	var overrides map[string]string
+	var settingsFile string
+	if home, known := h.env("RUSTUP_HOME"); known {
+		if home == "" && h.j.b.Home != "" {
+			home = filepath.Join(h.j.b.Home, ".rustup")
+		}
+		if home != "" {
+			settingsFile = filepath.Join(home, "settings.toml")
+			data, _ := h.read(settingsFile)
+			overrides = parseRustOverrides(data)
+		}
+	}
 	var file string
 	var data []byte
 	for d := h.cwd; file == ""; {
+		if tc, ok := overrides[d]; ok {
+			file, data = settingsFile, []byte(tc+"\n")
+			break
+		}
 		for _, name := range []string{"rust-toolchain", "rust-toolchain.toml"} {
 			p := filepath.Join(d, name)
 			bad := h.bad
@@ -285,4 +303,31 @@ func tomlStrings(v string) ([]string, bool) {
 		out = append(out, s)
 	}
 	return out, true
+}
+
+// parseRustOverrides reads the [overrides] table of rustup's settings.toml:
+// directory → toolchain.
+func parseRustOverrides(data []byte) map[string]string {
+	m := map[string]string{}
+	section := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(stripTOMLComment(line))
+		if strings.HasPrefix(line, "[") {
+			section = strings.TrimSpace(strings.Trim(line, "[]"))
+			continue
+		}
+		if section != "overrides" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		dir, err1 := strconv.Unquote(strings.TrimSpace(k))
+		tc, err2 := strconv.Unquote(strings.TrimSpace(v))
+		if err1 == nil && err2 == nil && filepath.IsAbs(dir) {
+			m[filepath.Clean(dir)] = tc
+		}
+	}
+	return m
 }

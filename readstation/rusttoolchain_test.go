@@ -35,8 +35,14 @@ func TestRustToolchain(t *testing.T) {
 		"nested/inner/deeper/f":       "",
 		"path/rust-toolchain.toml":    "[toolchain]\npath = \"/opt/x\"\n",
 		"plain/f":                     "",
+		"rustup-ovr/settings.toml":    "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
 		"rustup-off/settings.toml":    "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
 	})
+	ovr := filepath.Join(dir, "rustup-ovr", "settings.toml")
+	b, err := os.ReadFile(ovr)
+	must(t, err)
+	must(t, os.WriteFile(ovr, []byte(strings.ReplaceAll(string(b), "$T", dir)), 0o644))
+	must(t, os.Symlink(filepath.Join(dir, "rustup", "toolchains"), filepath.Join(dir, "rustup-ovr", "toolchains")))
 	const miss = "have rustup download and install it (set RUSTUP_AUTO_INSTALL=0 to make rustup refuse)"
 	tests := []struct {
 		cmd, cwd string
@@ -56,6 +62,9 @@ func TestRustToolchain(t *testing.T) {
 		{cmd: "cargo --version", cwd: "plain", want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_TOOLCHAIN": "stable"}, want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{}},
+		// A directory override comes before the toolchain file.
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-ovr"}, want: []string{}},
+		{cmd: "cargo --version", cwd: "legacy", env: EnvMap{"RUSTUP_HOME": "$T/rustup-ovr"}, want: []string{`channel $T/rustup-ovr/settings.toml: names the toolchain 1.60.0-x86_64-unknown-linux-gnu, which is not installed in $T/rustup-ovr/toolchains => ` + miss}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off"}, want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off", "RUSTUP_AUTO_INSTALL": "1"}, want: []string{`channel $T/new/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup-off/toolchains => ` + miss}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "?"}, want: []string{"not-established: cargo: RUSTUP_HOME is not known, so whether rustup installs the toolchain $T/new/rust-toolchain.toml names cannot be established"}},
