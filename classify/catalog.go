@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -44,18 +45,56 @@ var knownCarries = map[string]bool{
 // valueRoleCarries is what an option value with a value_role carries.
 var valueRoleCarries = map[Role]string{RoleSed: CarriesCode, RoleAwk: CarriesCode}
 
-// RepoCode is a project file through which a program runs code the
-// repository chose. The program reads it from the directory it runs in or
-// the nearest parent that has one; the read station looks in all of them.
-type RepoCode struct {
-	// File is the file's name (".pnpmfile.cjs", ".yarnrc.yml").
-	File string `yaml:"file" json:"file"`
+// HiddenInput is a file a program reads whatever the command says, through
+// which it runs code, reaches the network or prints a secret the file
+// chose: pnpm's .pnpmfile.cjs, the yarn release a .yarnrc.yml names, the
+// Go toolchain a go.mod's toolchain line names, a kubeconfig's exec
+// plugin. The read station looks for it where In says, judges it (Match,
+// Check), and reports each one that applies as a RepoHelper, which the
+// policy asks about with a reason that names the file.
+type HiddenInput struct {
+	// File is the file's name or path below where it is looked for
+	// (".pnpmfile.cjs", ".cargo/config.toml", "go/env"); its last element
+	// may be a glob ("contexts/meta/*/meta.json"). Empty with Check.
+	File string `yaml:"file,omitempty" json:"file,omitempty"`
+	// In says where File is looked for: "" (or "up") the directory the
+	// program runs in and every parent up to the root, "cwd" that
+	// directory only, or a directory: alternatives separated by "|", the
+	// first that applies wins, each "~" or "~/PATH" (the home directory)
+	// or "$VAR" or "$VAR/PATH" (when the variable is set to an absolute
+	// path; one whose value is not known is not established):
+	// "$CARGO_HOME|~/.cargo", "$XDG_CONFIG_HOME|~/.config".
+	In string `yaml:"in,omitempty" json:"in,omitempty"`
+	// FileEnv is an environment variable that, when set, names the file
+	// itself (a list, as PATH is: KUBECONFIG), in place of In and File;
+	// the value "off" names none (GOENV=off).
+	FileEnv string `yaml:"file_env,omitempty" json:"file_env,omitempty"`
 	// Match, when set, is a regular expression for a line of the file
-	// that makes the program run code (^\s*yarnPath:); without it the
+	// that makes the program do it (^\s*yarnPath:); without it the
 	// file's existence does.
 	Match string `yaml:"match,omitempty" json:"match,omitempty"`
 	// Key names the setting Match finds, for a person ("yarnPath").
 	Key string `yaml:"key,omitempty" json:"key,omitempty"`
+	// Check names a comparison the station makes where a regular
+	// expression cannot be exact (see the read station's hidden-input
+	// checks: go-toolchain, go-modules, rust-toolchain): it reads the
+	// files and the environment itself.
+	Check string `yaml:"check,omitempty" json:"check,omitempty"`
+	// Via, when set, is a glob the program the agent's PATH would run must
+	// resolve to (symbolic links followed) for the input to apply: a
+	// version manager's shim ("**/.volta/**"). A PATH not known applies.
+	Via string `yaml:"via,omitempty" json:"via,omitempty"`
+	// Unless are environment variables whose value, when known and
+	// matching the regular expression, makes the input harmless
+	// (RUSTUP_AUTO_INSTALL: "^(0|false)$"); a variable not known does not.
+	Unless map[string]string `yaml:"unless_env,omitempty" json:"unless_env,omitempty"`
+	// Env are the other environment variables the input's Check reads,
+	// so that a request carries them.
+	Env []string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Does says what the program would do, for a person: the end of "so
+	// kubectl get would ..." ("run the program its exec plugin names").
+	// Required for a file outside the project (In not up or cwd).
+	Does string `yaml:"does,omitempty" json:"does,omitempty"`
 }
 
 // Catalog is the command catalog: what each program does, as data.
@@ -118,11 +157,15 @@ type Program struct {
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
 	Implicit string `yaml:"implicit,omitempty" json:"implicit,omitempty"`
-	// RepoCode are project files through which the program runs code the
-	// repository chose (pnpm's .pnpmfile.cjs, the yarn release a .yarnrc.yml
-	// names): the read station looks for them in the directory the program
-	// runs in and its parents. A subcommand's add to its program's.
-	RepoCode []RepoCode `yaml:"repo_code,omitempty" json:"repo_code,omitempty"`
+	// HiddenInputs are the files (and environment) the program reads
+	// whatever the command says, through which it runs code, reaches the
+	// network or prints a secret they chose: project files, rc files in
+	// the home directory, toolchain pins. See HiddenInput. A subcommand's
+	// add to its program's.
+	HiddenInputs []HiddenInput `yaml:"hidden_inputs,omitempty" json:"hidden_inputs,omitempty"`
+	// LegacyRepoCode is the field hidden_inputs replaced ("repo_code");
+	// a catalog that still has it is refused with the spelling to use.
+	LegacyRepoCode []HiddenInput `yaml:"repo_code,omitempty" json:"-"`
 	// RunsGit is set on a program that runs git in the repository it works
 	// in (go list stamps main packages with git status): the read station
 	// checks that repository's helpers as it does for git.
@@ -653,21 +696,14 @@ func (p *Program) checkFields(bad func(string, ...any)) {
 }
 
 // checkFiles checks the fields the confirm harness and the read station
-// read about files and helpers: repo_code, helpers, caches, opens,
+// read about files and helpers: hidden_inputs, helpers, caches, opens,
 // unconfirmed.
 func (p *Program) checkFiles(bad func(string, ...any)) {
-	for _, rc := range p.RepoCode {
-		if rc.File == "" || strings.ContainsAny(rc.File, "/\x00") || rc.File == "." || rc.File == ".." {
-			bad("repo_code: file %q is not a file name", rc.File)
-		}
-		if rc.Match != "" {
-			if _, err := compileMatch(rc.Match); err != nil {
-				bad("repo_code %s: match: %v", rc.File, err)
-			}
-		}
-		if (rc.Match == "") != (rc.Key == "") {
-			bad("repo_code %s: match and key go together", rc.File)
-		}
+	if len(p.LegacyRepoCode) > 0 {
+		bad("repo_code is now hidden_inputs (same entries)")
+	}
+	for _, hi := range p.HiddenInputs {
+		hi.check(bad)
 	}
 	for _, h := range p.Helpers {
 		if h == "" || strings.ContainsAny(h, "/ \x00") {
@@ -987,4 +1023,133 @@ func knownKeys(n *yaml.Node, known map[string]bool, what string) error {
 		}
 	}
 	return nil
+}
+
+// HiddenInputChecks are the comparisons a hidden input's check may name;
+// the read station implements each.
+var HiddenInputChecks = map[string]string{
+	"go-toolchain":   "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
+	"go-modules":     "the modules go.mod (or go.work's modules) require against the module cache",
+	"rust-toolchain": "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
+}
+
+// check validates one hidden input.
+func (hi HiddenInput) check(bad func(string, ...any)) {
+	name := hi.File
+	if name == "" {
+		name = hi.Check + hi.FileEnv
+	}
+	if hi.Check != "" {
+		if _, ok := HiddenInputChecks[hi.Check]; !ok {
+			bad("hidden_inputs: unknown check %q", hi.Check)
+		}
+		if hi.File != "" || hi.Match != "" || hi.In != "" || hi.FileEnv != "" {
+			bad("hidden_inputs %s: a check reads its files itself (no file, in, file_env or match)", hi.Check)
+		}
+	} else if hi.File == "" && hi.FileEnv != "" {
+		if hi.In != "" {
+			bad("hidden_inputs %s: in without a file", hi.FileEnv)
+		}
+	} else {
+		if hi.File == "" || strings.ContainsRune(hi.File, 0) || strings.HasPrefix(hi.File, "/") || hi.File == "." || hi.File == ".." ||
+			strings.Contains("/"+hi.File+"/", "/../") {
+			bad("hidden_inputs: file %q is not a relative path", hi.File)
+		} else if _, err := path.Match(hi.File, ""); err != nil {
+			bad("hidden_inputs %s: bad glob: %v", hi.File, err)
+		}
+	}
+	switch hi.In {
+	case "", "up", "cwd":
+		if hi.In != "cwd" && strings.ContainsAny(hi.File, "*?[") {
+			bad("hidden_inputs %s: a glob is looked for in one directory (in: cwd or a directory)", name)
+		}
+	default:
+		for _, alt := range strings.Split(hi.In, "|") {
+			if !validInDir(alt) {
+				bad("hidden_inputs %s: in %q: %q is not ~, ~/PATH, $VAR or $VAR/PATH", name, hi.In, alt)
+			}
+		}
+		if hi.Does == "" {
+			bad("hidden_inputs %s: a file outside the project needs does (what the program would do)", name)
+		}
+	}
+	if hi.FileEnv != "" && !envName.MatchString(hi.FileEnv) {
+		bad("hidden_inputs %s: file_env %q is not an environment variable name", name, hi.FileEnv)
+	}
+	if hi.Match != "" {
+		if _, err := compileMatch(hi.Match); err != nil {
+			bad("hidden_inputs %s: match: %v", name, err)
+		}
+	}
+	if (hi.Match == "") != (hi.Key == "") {
+		bad("hidden_inputs %s: match and key go together", name)
+	}
+	if hi.Via != "" && !strings.Contains(hi.Via, "*") && !strings.HasPrefix(hi.Via, "/") {
+		bad("hidden_inputs %s: via %q is not a glob of a path", name, hi.Via)
+	}
+	for k, v := range hi.Unless {
+		if !envName.MatchString(k) {
+			bad("hidden_inputs %s: unless_env %q is not an environment variable name", name, k)
+		}
+		if _, err := regexp.Compile(v); err != nil {
+			bad("hidden_inputs %s: unless_env %s: %v", name, k, err)
+		}
+	}
+	for _, e := range hi.Env {
+		if !envName.MatchString(e) {
+			bad("hidden_inputs %s: env %q is not an environment variable name", name, e)
+		}
+	}
+}
+
+// validInDir reports whether s is one alternative of a hidden input's in:
+// ~, ~/PATH, $VAR or $VAR/PATH, PATH relative and without "..".
+func validInDir(s string) bool {
+	var rest string
+	switch {
+	case s == "~":
+		return true
+	case strings.HasPrefix(s, "~/"):
+		rest = s[2:]
+	case strings.HasPrefix(s, "$"):
+		v, r, _ := strings.Cut(s[1:], "/")
+		if !envName.MatchString(v) {
+			return false
+		}
+		rest = r
+	default:
+		return false
+	}
+	return !strings.ContainsAny(rest, "*?[\x00") && !strings.HasPrefix(rest, "/") && !strings.Contains("/"+rest+"/", "/../")
+}
+
+// InDirs splits a hidden input's in into its alternatives (nil for the
+// project forms "", "up" and "cwd").
+func (hi HiddenInput) InDirs() []string {
+	switch hi.In {
+	case "", "up", "cwd":
+		return nil
+	}
+	return strings.Split(hi.In, "|")
+}
+
+// EnvNames are the environment variables whose value changes what the
+// input reads or whether it applies.
+func (hi HiddenInput) EnvNames() []string {
+	var out []string
+	if hi.FileEnv != "" {
+		out = append(out, hi.FileEnv)
+	}
+	for _, alt := range hi.InDirs() {
+		if v, _, _ := strings.Cut(strings.TrimPrefix(alt, "$"), "/"); strings.HasPrefix(alt, "$") {
+			out = append(out, v)
+		}
+	}
+	for k := range hi.Unless {
+		out = append(out, k)
+	}
+	if hi.Via != "" {
+		out = append(out, "PATH")
+	}
+	return append(out, hi.Env...)
 }

@@ -540,6 +540,16 @@ func TestCatalogSpot(t *testing.T) {
 		{"deno --version", true, nil},
 		{"deno lint src", true, nil},
 		{"deno run main.ts", false, notRO},
+		{"deno types", true, nil},
+		{"deno check main.ts", false, []string{"network"}}, // downloads the remote modules it imports
+		{"deno info main.ts", false, []string{"network"}},
+		{"bun --version", true, nil},
+		{"bun check", false, []string{"interpreter"}}, // bun NAME runs the package.json script NAME
+		{"bun lint src", false, []string{"interpreter", "interpreter"}},
+		{"go list ./...", true, nil},
+		{"go list -m all", true, nil},
+		{"go list -m golang.org/x/text@v0.3.0", false, []string{"network"}}, // a module query asks the proxy
+		{"go list ./... example.com/m@latest", false, []string{"network"}},
 
 		{`sed "s/x/$HOME/" notes.txt`, true, nil},
 		{`sed "s/x/$USER/" notes.txt`, false, []string{"dynamic-script"}},

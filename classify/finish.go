@@ -134,9 +134,9 @@ func (f *finisher) describe() {
 			seg.Categories = addCat(seg.Categories, c)
 		}
 	}
-	seg.RepoCode = append([]RepoCode(nil), p.root.RepoCode...) // nil when none
+	seg.HiddenInputs = append([]HiddenInput(nil), p.root.HiddenInputs...) // nil when none
 	if spec != p.root {
-		seg.RepoCode = append(seg.RepoCode, spec.RepoCode...)
+		seg.HiddenInputs = append(seg.HiddenInputs, spec.HiddenInputs...)
 	}
 	seg.RunsGit = p.root.RunsGit || spec.RunsGit
 	f.name = p.specName()

@@ -474,7 +474,8 @@ func aliasWord(s *Segment) string {
 }
 
 // EnvNames returns the environment variables whose value changes what a
-// program of the catalog reads (a walk's hidden.config_env), sorted and
+// program of the catalog reads (a walk's hidden.config_env, the variables
+// a hidden input names), sorted and
 // each once: what a request should say of the agent's environment.
 func (c *Catalog) EnvNames() []string {
 	seen := map[string]bool{}
@@ -482,6 +483,11 @@ func (c *Catalog) EnvNames() []string {
 	walk = func(p *Program) {
 		if p.Walk != nil && p.Walk.Hidden != nil && p.Walk.Hidden.ConfigEnv != "" {
 			seen[p.Walk.Hidden.ConfigEnv] = true
+		}
+		for _, hi := range p.HiddenInputs {
+			for _, n := range hi.EnvNames() {
+				seen[n] = true
+			}
 		}
 		for _, s := range p.Subcommands {
 			walk(s)

@@ -117,10 +117,11 @@ type Segment struct {
 	Categories []Category `json:"categories,omitempty"`
 	// ReadOnly is set when this segment on its own is proven read-only.
 	ReadOnly bool `json:"read_only"`
-	// RepoCode are the project files through which the program runs code
-	// the repository chose (catalog repo_code); the read station looks for
-	// them from Cwd up.
-	RepoCode []RepoCode `json:"repo_code,omitempty"`
+	// HiddenInputs are the files through which the program runs code,
+	// reaches the network or prints a secret they chose, whatever the
+	// command says (catalog hidden_inputs); the read station looks for them
+	// and judges them.
+	HiddenInputs []HiddenInput `json:"hidden_inputs,omitempty"`
 	// RunsGit is set when the program runs git in its repository (catalog
 	// runs_git): the read station checks the repository's helpers.
 	RunsGit bool `json:"runs_git,omitempty"`

@@ -54,7 +54,7 @@ type Outcome struct {
 	Reversible bool `json:"reversible"`
 	// Reads are the read station's verdicts, and repository helpers as
 	// reads with the verdict repo-helper (the path is the helper's key, or
-	// for a project file of catalog repo_code with no key its name).
+	// for a file of catalog hidden_inputs with no key its name).
 	Reads []Read `json:"reads,omitempty"`
 }
 

@@ -53,11 +53,15 @@
 //     level (PathRef.Repo), a word that is a path only when it exists and
 //     a revision otherwise (PathRef.IfExists), and a pathspec glob matched
 //     against every path below the cwd (PathRef.PathGlob);
-//   - reports, as RepoHelpers, the project files through which a program
-//     runs code the repository chose (catalog repo_code: pnpm's
-//     .pnpmfile.cjs, the release a .yarnrc.yml's yarnPath names, the
-//     toolchain a rust-toolchain.toml's path names), looked for from the
-//     directory the program runs in up to the root;
+//   - reports, as RepoHelpers, the files through which a program runs
+//     code or reaches the network whatever the command says (catalog
+//     hidden_inputs: pnpm's .pnpmfile.cjs, the release a .yarnrc.yml's
+//     yarnPath names, the toolchain a rust-toolchain.toml's path names, a
+//     kubeconfig's exec plugin), looked for from the directory the program
+//     runs in up to the root or in the home directory, and the checks a
+//     regular expression cannot make (hiddenChecks: the Go toolchain
+//     go.mod, go.work and the go env files choose, the modules go list
+//     would download, the toolchain rustup would install);
 //   - judges what a repository tracks where git prints it (catalog effect
 //     git-tracked: git grep, git log -p, git show, git diff): the index
 //     (versions 2 to 4, SHA-1 or SHA-256; a split or sparse index is not

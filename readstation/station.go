@@ -63,7 +63,7 @@ type Station struct {
 	Reads []Read `json:"reads"`
 	// RepoHelpers are commands a repository configured that its git
 	// segments may run, and project files through which a segment's
-	// program runs code the repository chose (catalog repo_code).
+	// program runs code the repository chose (catalog hidden_inputs).
 	RepoHelpers []RepoHelper `json:"repo_helpers"`
 	// Established is true only when every read is ok or missing.
 	Established bool `json:"established"`
@@ -112,18 +112,27 @@ type Read struct {
 
 // RepoHelper is code a repository chose, which a segment may run: a git
 // helper its config or attributes name, or a project file of catalog
-// repo_code.
+// hidden_inputs.
 type RepoHelper struct {
 	// Key is the config key ("core.fsmonitor", "diff.x.textconv"), for
-	// an attribute "attribute diff=x", for a project file of catalog
-	// repo_code the setting it names ("yarnPath"), or "" when the file's
+	// an attribute "attribute diff=x", for a file of catalog
+	// hidden_inputs the setting it names ("yarnPath"), or "" when the file's
 	// existence is what runs code (.pnpmfile.cjs).
 	Key string `json:"key"`
 	// File is the file that sets it.
 	File string `json:"file"`
 	// Value is the configured value (the attribute line for attributes,
-	// the line for a repo_code file).
+	// the line for a hidden input's file).
 	Value string `json:"value"`
+	// Why, for a hidden input, says what the file says that matters
+	// ("says toolchain go1.99, newer than the local go1.26.8"); "" for a
+	// git helper and a project file whose existence runs code.
+	Why string `json:"why"`
+	// Does, for a hidden input, says what the program would do, for a
+	// person: the end of "so go version would ..." ("download and run
+	// that Go toolchain"). When it is set, the message is the file, Why
+	// and Does.
+	Does string `json:"does"`
 	// Segment is the segment that would run it.
 	Segment int `json:"segment"`
 	// Span covers the segment.
@@ -215,7 +224,7 @@ func Judge(r *classify.Report, b Boundary) *Station {
 	for i := range r.Reads {
 		st.Reads = append(st.Reads, j.judgeRef(&r.Reads[i]))
 	}
-	st.RepoHelpers = append(append(j.repoHelpers(), j.repoCode()...), j.pathPrograms()...)
+	st.RepoHelpers = append(append(j.repoHelpers(), j.hiddenInputs()...), j.pathPrograms()...)
 	st.Reads = append(st.Reads, j.extra...)
 	if j.m.err != nil && len(st.Reads) == 0 {
 		// A command with no reads is still judged against a boundary that

@@ -136,7 +136,8 @@ func mutateAll(t *testing.T, v reflect.Value, path string, check func(string)) {
 		}
 		k.SetString("mutated")
 		if v.IsNil() {
-			t.Fatalf("%s: nil map", path)
+			v.Set(reflect.MakeMap(v.Type()))
+			defer v.Set(reflect.Zero(v.Type()))
 		}
 		v.SetMapIndex(k, reflect.Zero(v.Type().Elem()))
 		check(path + " (grown)")

@@ -162,7 +162,13 @@ var (
 	kDialect         = ast.StringTerm("dialect")
 	kShell           = ast.StringTerm("shell")
 	kMatch           = ast.StringTerm("match")
-	kRepoCode        = ast.StringTerm("repo_code")
+	kHiddenInputs    = ast.StringTerm("hidden_inputs")
+	kIn              = ast.StringTerm("in")
+	kFileEnv         = ast.StringTerm("file_env")
+	kCheck           = ast.StringTerm("check")
+	kUnlessEnv       = ast.StringTerm("unless_env")
+	kDoes            = ast.StringTerm("does")
+	kWhy             = ast.StringTerm("why")
 	kCarries         = ast.StringTerm("carries")
 	kVia             = ast.StringTerm("via")
 	kGrantRefused    = ast.StringTerm("grant_refused")
@@ -795,20 +801,52 @@ func describeOption(e enc, op *classify.Opt) {
 	e.end()
 }
 
+// describeHiddenInput describes a catalog hidden input as its JSON form
+// has it (every member omitted when empty).
+func describeHiddenInput(e enc, hi *classify.HiddenInput) {
+	e.object()
+	nonEmpty(e, kFile, hi.File, e.str)
+	nonEmpty(e, kIn, hi.In, e.str)
+	nonEmpty(e, kFileEnv, hi.FileEnv, e.str)
+	nonEmpty(e, kMatch, hi.Match, e.str)
+	nonEmpty(e, kKey, hi.Key, e.str)
+	nonEmpty(e, kCheck, hi.Check, e.str)
+	nonEmpty(e, kVia, hi.Via, e.str)
+	if len(hi.Unless) > 0 {
+		e.key(kUnlessEnv)
+		e.object()
+		names := make([]string, 0, len(hi.Unless))
+		for k := range hi.Unless {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			e.key(ast.StringTerm(k))
+			e.str(hi.Unless[k])
+		}
+		e.end()
+	}
+	if len(hi.Env) > 0 {
+		e.key(kEnv)
+		e.array()
+		for _, v := range hi.Env {
+			e.str(v)
+		}
+		e.end()
+	}
+	nonEmpty(e, kDoes, hi.Does, e.str)
+	e.end()
+}
+
 // describeSegmentFacts describes the members of a segment that carry the
 // catalog's facts about its program (repo code, code it runs, walk and
 // producer facts, xargs input, config alias), all omitted when empty.
 func describeSegmentFacts(e enc, s *classify.Segment) {
-	if len(s.RepoCode) > 0 {
-		e.key(kRepoCode)
+	if len(s.HiddenInputs) > 0 {
+		e.key(kHiddenInputs)
 		e.array()
-		for _, rc := range s.RepoCode {
-			e.object()
-			e.key(kFile)
-			e.str(rc.File)
-			nonEmpty(e, kMatch, rc.Match, e.str)
-			nonEmpty(e, kKey, rc.Key, e.str)
-			e.end()
+		for _, hi := range s.HiddenInputs {
+			describeHiddenInput(e, &hi)
 		}
 		e.end()
 	}
@@ -1185,6 +1223,10 @@ func describeStation(e enc, st *readstation.Station) {
 			e.str(h.File)
 			e.key(kValue)
 			e.str(h.Value)
+			e.key(kWhy)
+			e.str(h.Why)
+			e.key(kDoes)
+			e.str(h.Does)
 			e.key(kSegment)
 			e.num(h.Segment)
 			e.key(kSpan)

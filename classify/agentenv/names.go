@@ -5,6 +5,28 @@ package agentenv
 // Names are the environment variables whose value changes what a program
 // of the embedded catalog reads.
 var Names = []string{
+	"CARGO_HOME",
+	"DOCKER_CONFIG",
+	"GO111MODULE",
+	"GOENV",
+	"GOFLAGS",
+	"GOMODCACHE",
+	"GOPATH",
+	"GOPROXY",
+	"GOROOT",
+	"GOTOOLCHAIN",
+	"GOWORK",
+	"KUBECONFIG",
+	"LESSKEY",
+	"LESSKEYIN",
 	"PATH",
+	"PIP_CONFIG_FILE",
 	"RIPGREP_CONFIG_PATH",
+	"RUSTUP_AUTO_INSTALL",
+	"RUSTUP_HOME",
+	"RUSTUP_TOOLCHAIN",
+	"TMPDIR",
+	"VIRTUAL_ENV",
+	"XDG_CONFIG_HOME",
+	"ZDOTDIR",
 }

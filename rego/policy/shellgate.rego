@@ -315,8 +315,10 @@ ask contains {
 
 # repo_helper_message: a hook file git runs, a partial clone's promisor
 # remote (git fetches missing objects from it), a program file of the
-# workspace found through PATH, a setting that names a program, or a
-# project file whose existence makes the program run it (.pnpmfile.cjs).
+# workspace found through PATH, a hidden input that says what it does (a
+# file, what it says, what the program would do), a setting that names a
+# program, or a project file whose existence makes the program run it
+# (.pnpmfile.cjs).
 repo_helper_message(h) := concat("", ["the repository has ", h.file, ", so ", segment_label(h.segment), " would run it"]) if {
 	object.get(h, "kind", "") == "hook"
 } else := concat("", ["the repository is a partial clone (", promisor_source(h), "), so ", segment_label(h.segment), " may fetch missing objects from ", promisor_url(h), " over the network"]) if {
@@ -325,6 +327,8 @@ repo_helper_message(h) := concat("", ["the repository has ", h.file, ", so ", se
 	object.get(h, "kind", "") == "user-config"
 } else := concat("", [segment_label(h.segment), " would run ", h.file, ", a program file of the workspace (found through the ", h.value, ")"]) if {
 	h.key == "PATH"
+} else := concat("", [h.file, " ", h.why, ", so ", segment_label(h.segment), " would ", h.does]) if {
+	h.does != ""
 } else := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
 	h.key != ""
 } else := concat("", ["the repository has ", h.file, ", so ", segment_label(h.segment), " would run code the repository chose"])

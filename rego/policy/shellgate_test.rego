@@ -867,7 +867,8 @@ test_station[name] if {
 }
 
 # A helper names its setting; a project file whose existence runs code
-# (catalog repo_code, key "") names the file.
+# (catalog hidden_inputs, key "") names the file; a hidden input that says
+# what it does names the file, what it says and what would happen.
 test_repo_helper_messages if {
 	helper := {"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 0, "span": [0, 3]}
 	a := shellgate.ask with input as mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [helper]}})
@@ -879,6 +880,11 @@ test_repo_helper_messages if {
 	some q in b
 	q.code == "repo-helper"
 	q.message == "the repository has /w/.pnpmfile.cjs, so pnpm list would run code the repository chose"
+	pin := {"key": "toolchain", "file": "/w/go.mod", "value": "toolchain go1.99.0", "why": "says \"toolchain go1.99.0\", newer than the local go1.26.8", "does": "download and run the Go toolchain go1.99.0", "segment": 0, "span": [0, 10]}
+	c := shellgate.ask with input as mk([seg(0, "go", {"subcommand": "version"})], {"station": {"repo_helpers": [pin]}})
+	some x in c
+	x.code == "repo-helper"
+	x.message == "/w/go.mod says \"toolchain go1.99.0\", newer than the local go1.26.8, so go version would download and run the Go toolchain go1.99.0"
 }
 
 # A hook git runs, and a partial clone's promisor remote, say so.

@@ -1,0 +1,135 @@
+package readstation
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRustToolchain: what a rust-toolchain file makes rustup install,
+// against a RUSTUP_HOME with stable and one component.
+func TestRustToolchain(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	const host = "x86_64-unknown-linux-gnu"
+	writeTree(t, dir, map[string]string{
+		"rustup/settings.toml": "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nprofile = \"default\"\n\n[overrides]\n",
+		"rustup/toolchains/stable-" + host + "/lib/rustlib/components":     "rustc-" + host + "\ncargo-" + host + "\nclippy-preview-" + host + "\nrust-src\n",
+		"rustup/toolchains/stable-" + host + "/lib/rustlib/" + host + "/x": "",
+		"new/rust-toolchain.toml":     "[toolchain]\nchannel = \"1.70.0\"\n",
+		"stable/rust-toolchain.toml":  "[toolchain]\nchannel = \"stable\" # the default\ncomponents = [ \"clippy\", \"rust-src\" ]\ntargets = [\n  \"" + host + "\",\n]\n",
+		"comp/rust-toolchain.toml":    "[toolchain]\nchannel = \"stable\"\ncomponents = [\"miri\"]\n",
+		"target/rust-toolchain.toml":  "[toolchain]\nchannel = 'stable'\ntargets = ['wasm32-unknown-unknown']\n",
+		"legacy/rust-toolchain":       "stable\n",
+		"legacy2/rust-toolchain":      "nightly-2020-01-01\n",
+		"full/rust-toolchain":         "stable-" + host + "\n",
+		"bad/rust-toolchain.toml":     "[toolchain\nchannel = stable\n",
+		"nested/rust-toolchain.toml":  "[toolchain]\nchannel = \"1.70.0\"\n",
+		"nested/inner/rust-toolchain": "stable\n",
+		"nested/inner/deeper/f":       "",
+		"path/rust-toolchain.toml":    "[toolchain]\npath = \"/opt/x\"\n",
+		"plain/f":                     "",
+		"rustup-ovr/settings.toml":    "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
+		"rustup-off/settings.toml":    "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
+	})
+	ovr := filepath.Join(dir, "rustup-ovr", "settings.toml")
+	b, err := os.ReadFile(ovr)
+	must(t, err)
+	must(t, os.WriteFile(ovr, []byte(strings.ReplaceAll(string(b), "$T", dir)), 0o644))
+	must(t, os.Symlink(filepath.Join(dir, "rustup", "toolchains"), filepath.Join(dir, "rustup-ovr", "toolchains")))
+	const miss = "have rustup download and install it (set RUSTUP_AUTO_INSTALL=0 to make rustup refuse)"
+	tests := []struct {
+		cmd, cwd string
+		env      EnvMap
+		want     []string
+	}{
+		{cmd: "cargo --version", cwd: "new", want: []string{`channel $T/new/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup/toolchains => ` + miss}},
+		{cmd: "rustc --version", cwd: "stable", want: []string{}},
+		{cmd: "cargo version", cwd: "comp", want: []string{`components $T/comp/rust-toolchain.toml: names the component miri, which stable-x86_64-unknown-linux-gnu does not have => ` + miss}},
+		{cmd: "cargo --version", cwd: "target", want: []string{`targets $T/target/rust-toolchain.toml: names the target wasm32-unknown-unknown, which stable-x86_64-unknown-linux-gnu does not have => ` + miss}},
+		{cmd: "cargo --version", cwd: "legacy", want: []string{}},
+		{cmd: "cargo --version", cwd: "full", want: []string{}},
+		{cmd: "cargo --version", cwd: "legacy2", want: []string{`channel $T/legacy2/rust-toolchain: names the toolchain nightly-2020-01-01, which is not installed in $T/rustup/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "nested/inner/deeper", want: []string{}},
+		{cmd: "cargo --version", cwd: "bad", want: []string{"not-established: cargo: $T/bad/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "path", want: []string{`path $T/path/rust-toolchain.toml`}},
+		{cmd: "cargo --version", cwd: "plain", want: []string{}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_TOOLCHAIN": "stable"}, want: []string{}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{}},
+		// A directory override comes before the toolchain file.
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-ovr"}, want: []string{}},
+		{cmd: "cargo --version", cwd: "legacy", env: EnvMap{"RUSTUP_HOME": "$T/rustup-ovr"}, want: []string{`channel $T/rustup-ovr/settings.toml: names the toolchain 1.60.0-x86_64-unknown-linux-gnu, which is not installed in $T/rustup-ovr/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off"}, want: []string{}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off", "RUSTUP_AUTO_INSTALL": "1"}, want: []string{`channel $T/new/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup-off/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "?"}, want: []string{"not-established: cargo: RUSTUP_HOME is not known, so whether rustup installs the toolchain $T/new/rust-toolchain.toml names cannot be established"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cwd+" "+tc.cmd, func(t *testing.T) {
+			env := EnvMap{"RUSTUP_HOME": filepath.Join(dir, "rustup"), "RUSTUP_TOOLCHAIN": "", "RUSTUP_AUTO_INSTALL": "", "CARGO_HOME": ""}
+			for k, v := range tc.env {
+				if v == "?" {
+					delete(env, k)
+					continue
+				}
+				env[k] = strings.ReplaceAll(v, "$T", dir)
+			}
+			st := judge(t, tc.cmd, Boundary{Roots: []string{dir}, Cwd: filepath.Join(dir, tc.cwd), Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
+			if d := cmp.Diff(tc.want, hiddenGot(st, dir)); d != "" {
+				t.Errorf("%s: (-want +got):\n%s", tc.cmd, d)
+			}
+		})
+	}
+}
+
+// TestRustToolchainOracle holds the rust-toolchain check to the real
+// rustup: cargo --version runs with RUSTUP_AUTO_INSTALL=1 against a dist
+// server on 127.0.0.1:9 (nothing listens); "syncing channel updates" or
+// "downloading" means rustup went to install, and the station must have
+// found the file that made it.
+func TestRustToolchainOracle(t *testing.T) {
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		t.Skip("no cargo on PATH")
+	}
+	out, err := exec.Command("rustup", "show", "home").Output()
+	if err != nil {
+		t.Skip("no rustup")
+	}
+	home := strings.TrimSpace(string(out))
+	setups := map[string]string{
+		"installed channel":   "[toolchain]\nchannel = \"stable\"\n",
+		"missing version":     "[toolchain]\nchannel = \"1.70.0\"\n",
+		"missing component":   "[toolchain]\nchannel = \"stable\"\ncomponents = [\"miri\"]\n",
+		"installed component": "[toolchain]\nchannel = \"stable\"\ncomponents = [\"clippy\"]\n",
+		"missing target":      "[toolchain]\nchannel = \"stable\"\ntargets = [\"wasm32-unknown-unknown\"]\n",
+		"legacy missing":      "nightly-2020-01-01\n",
+		"legacy installed":    "stable\n",
+	}
+	for name, body := range setups {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := "rust-toolchain.toml"
+			if !strings.Contains(body, "[") {
+				file = "rust-toolchain"
+			}
+			writeTree(t, dir, map[string]string{file: body})
+			cmd := exec.Command(cargo, "--version")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "RUSTUP_AUTO_INSTALL=1", "RUSTUP_DIST_SERVER=http://127.0.0.1:9", "RUSTUP_UPDATE_ROOT=http://127.0.0.1:9", "RUSTUP_TOOLCHAIN=", "RUSTUP_HOME="+home)
+			out, _ := cmd.CombinedOutput()
+			installs := strings.Contains(string(out), "syncing channel updates") || strings.Contains(string(out), "downloading")
+			env := EnvMap{"RUSTUP_HOME": home, "RUSTUP_TOOLCHAIN": "", "RUSTUP_AUTO_INSTALL": "1", "CARGO_HOME": ""}
+			st := judge(t, "cargo --version", Boundary{Roots: []string{dir}, Cwd: dir, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
+			got := hiddenGot(st, dir)
+			if installs != (len(got) > 0) {
+				t.Errorf("rustup installs=%v, station found %q\nrustup said: %s", installs, got, out)
+			}
+		})
+	}
+}
