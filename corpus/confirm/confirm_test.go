@@ -469,6 +469,22 @@ func confirmIn(t *testing.T, strace string, sp space, cases []corpus.Case, start
 	sum.notRun = len(notRun)
 	t.Logf("cases: %d generated, %d allowed and run, %d asked, %d failed, %d timed out; slowest run %v; decided in %v, total %v with %d workers",
 		len(all), sum.spellings, asked, sum.failed, timeouts, slowest.Round(time.Millisecond), decided.Round(time.Millisecond), time.Since(start).Round(time.Second), workers)
+	var ran []result
+	for _, r := range results {
+		if r.allowed && !r.skipped && r.err == nil {
+			ran = append(ran, r)
+		}
+	}
+	sort.Slice(ran, func(i, j int) bool { return ran[i].dur > ran[j].dur })
+	var slow []string
+	var total time.Duration
+	for i, r := range ran {
+		total += r.dur
+		if i < 10 {
+			slow = append(slow, fmt.Sprintf("%v %s", r.dur.Round(time.Millisecond), r.c.Command))
+		}
+	}
+	t.Logf("runs took %v in all; the slowest:\n  %s", total.Round(time.Second), strings.Join(slow, "\n  "))
 	t.Logf("confirmed: %s", strings.Join(sum.confirmed, " "))
 	t.Logf("%d allowed corpus cases not run in %s (unconfirmed):\n  %s", len(notRun), where, strings.Join(notRun, "\n  "))
 	return sum

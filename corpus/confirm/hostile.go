@@ -89,6 +89,8 @@ type Workspace struct {
 	Env []string
 	// Canaries maps each canary string to where it was planted.
 	Canaries map[string]string
+	// finish are the steps Finish runs.
+	finish []func() error
 }
 
 // Path resolves a trap's file name: "~/…" in Home, anything else relative
@@ -739,6 +741,17 @@ func (w *Workspace) modified() error {
 // copy of itself and points the promisor remote at url: the history's
 // blobs are missing, so a command that reads one fetches it.
 func (w *Workspace) promisor(url string) error {
+	// A file only the history holds: its blob stays missing whatever the
+	// work tree makes git fetch while the traps are planted.
+	if err := w.commitFile("hostile/history.txt", "x in the history\n"); err != nil {
+		return err
+	}
+	if _, err := w.Git(".", "rm", "-q", "hostile/history.txt"); err != nil {
+		return err
+	}
+	if _, err := w.Git(".", "commit", "-q", "-m", "remove hostile/history.txt"); err != nil {
+		return err
+	}
 	server := filepath.Join(w.Dir, "promisor-server.git")
 	clone := filepath.Join(w.Dir, "promisor-clone")
 	if _, err := w.Git(".", "clone", "-q", "--bare", w.Work, server); err != nil {
@@ -757,29 +770,48 @@ func (w *Workspace) promisor(url string) error {
 		return err
 	}
 	_ = os.RemoveAll(clone)
-	_ = os.RemoveAll(server)
-	for _, kv := range [][2]string{
-		{"remote.origin.url", url}, {"remote.origin.promisor", "true"}, {"extensions.partialClone", "origin"},
-	} {
-		if _, err := w.Git(".", "config", kv[0], kv[1]); err != nil {
-			return err
-		}
-	}
 	// The index from the tree (trees are all here), its stat data from
-	// the work tree (hashing the files needs no blob).
+	// the work tree: hashing the files needs no blob, but a text
+	// attribute makes git read the indexed blob, fetched here from the
+	// local server.
 	if _, err := w.Git(".", "read-tree", "HEAD"); err != nil {
 		return err
 	}
 	if _, err := w.Git(".", "update-index", "-q", "--refresh"); err != nil && !strings.Contains(err.Error(), "needs update") {
 		return err
 	}
-	missing, err := w.Git(".", "rev-list", "--objects", "--missing=print", "--all")
-	if err != nil {
-		return err
+	// The remote moves to url once every trap is planted (planting
+	// commits, and a commit may read a blob).
+	w.finish = append(w.finish, func() error {
+		_ = os.RemoveAll(server)
+		for _, kv := range [][2]string{
+			{"remote.origin.url", url}, {"remote.origin.promisor", "true"}, {"extensions.partialClone", "origin"},
+		} {
+			if _, err := w.Git(".", "config", kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		missing, err := w.Git(".", "rev-list", "--objects", "--missing=print", "--all")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(missing, "\n?") && !strings.HasPrefix(missing, "?") {
+			return errors.New("promisor: the partial clone misses no object")
+		}
+		return nil
+	})
+	return nil
+}
+
+// Finish ends the planting: the steps traps left for after every trap is
+// planted (the promisor remote moves to the listener).
+func (w *Workspace) Finish() error {
+	for _, f := range w.finish {
+		if err := f(); err != nil {
+			return err
+		}
 	}
-	if !strings.Contains(missing, "\n?") && !strings.HasPrefix(missing, "?") {
-		return errors.New("promisor: the partial clone misses no object")
-	}
+	w.finish = nil
 	return nil
 }
 
@@ -850,8 +882,8 @@ func (w *Workspace) settle() error {
 	return nil
 }
 
-// Plant lays trap t in the workspace; the markers directory is emptied
-// after (planting runs no trap, but say so if it did).
+// Plant lays trap t in the workspace (Finish ends the planting); no trap
+// may fire while it is planted.
 func (w *Workspace) Plant(t Trap) error {
 	if err := t.Plant(w); err != nil {
 		return fmt.Errorf("planting %s: %w", t.Name, err)
@@ -906,7 +938,8 @@ func baseEnv(home, markers, net string) []string {
 		"SG_MARKERS=" + markers, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
 		"GOTOOLCHAIN=auto", "GOPROXY=http://" + net + "/goproxy", "GOFLAGS=",
 		"RUSTUP_DIST_SERVER=http://" + net + "/rustup", "RUSTUP_UPDATE_ROOT=http://" + net + "/rustup",
-		"COREPACK_NPM_REGISTRY=http://" + net + "/npm", "npm_config_update_notifier=false",
+		"COREPACK_NPM_REGISTRY=http://" + net + "/npm", "npm_config_registry=http://" + net + "/npm/",
+		"npm_config_fetch_retries=0", "npm_config_update_notifier=false", "YARN_REGISTRY=http://" + net + "/npm/",
 	}
 	realHome, _ := os.UserHomeDir()
 	for _, v := range []struct{ name, def string }{{"RUSTUP_HOME", ".rustup"}, {"CARGO_HOME", ".cargo"}} {
@@ -963,11 +996,14 @@ func NewHostile(dir string, fixture corpus.Fixture, net string) (*Hostile, error
 		}
 		h.Planted = append(h.Planted, t.Name)
 	}
+	if err := w.Finish(); err != nil {
+		return nil, err
+	}
 	// The decoy's environment, with Go's own toolchain default, the
 	// servers at net, rustup's homes, and an ssh session (for ~/.bashrc).
 	env := d.envWithout("GOTOOLCHAIN", "GOPROXY", "PATH")
 	for _, e := range baseEnv(d.Home, d.Markers, net) {
-		for _, n := range []string{"PATH=", "GOTOOLCHAIN=", "GOPROXY=", "GOFLAGS=", "RUSTUP", "CARGO_HOME=", "COREPACK"} {
+		for _, n := range []string{"PATH=", "GOTOOLCHAIN=", "GOPROXY=", "GOFLAGS=", "RUSTUP", "CARGO_HOME=", "COREPACK", "npm_config_", "YARN_"} {
 			if strings.HasPrefix(e, n) {
 				env = append(env, e)
 			}

@@ -288,6 +288,9 @@ func TestHostileTraps(t *testing.T) {
 				if err := trapped.Plant(tr); err != nil {
 					t.Fatal(err)
 				}
+				if err := trapped.Finish(); err != nil {
+					t.Fatal(err)
+				}
 				envOf := func(w *Workspace) []string {
 					var extra []string
 					for _, e := range tr.Env {
