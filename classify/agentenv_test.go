@@ -47,7 +47,8 @@ func TestAgentEnvNames(t *testing.T) {
 }
 
 // TestEnvNames: a made-up program's config_env is one of the catalog's
-// names, in a subcommand too.
+// names, in a subcommand too, and PATH, which the read station reads for every
+// catalog.
 func TestEnvNames(t *testing.T) {
 	ext, err := ParseCatalog([]byte(`
 programs:
@@ -67,7 +68,7 @@ programs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"TOOL_SCAN_CONFIG", "WALKER_CONFIG"}
+	want := []string{"PATH", "TOOL_SCAN_CONFIG", "WALKER_CONFIG"} // PATH: the station looks programs up in it
 	if diff := cmp.Diff(want, ext.EnvNames()); diff != "" {
 		t.Errorf("EnvNames (-want +got):\n%s", diff)
 	}

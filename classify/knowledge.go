@@ -490,6 +490,9 @@ func (c *Catalog) EnvNames() []string {
 	for _, p := range c.Programs {
 		walk(p)
 	}
+	// PATH: the read station looks bare program names up in it, to find
+	// a program file the workspace ships (readstation's pathPrograms).
+	seen["PATH"] = true
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)

@@ -2,9 +2,11 @@ package gate
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
@@ -82,35 +84,121 @@ func userGitConfig(home string) []string {
 // gitDirs returns the git directories a root's .git file points to (a
 // worktree's or a submodule's "gitdir: X", and X's commondir): they are
 // part of the workspace, so the sandbox treats them as roots.
-func gitDirs(root string) []string {
+//
+// The .git file is written by whoever wrote the workspace, so it is taken
+// only when the directory it names points back at this root as git itself
+// records it: a worktree's git directory holds a file "gitdir" naming
+// root/.git (and its commondir holds worktrees/<name>, that directory), a
+// submodule's git directory has core.worktree naming root. A .git file
+// that names any other directory (~/.ssh, another project) widens nothing;
+// neither does one whose target a deny row of the boundary covers.
+func gitDirs(root string, b readstation.Boundary) []string {
 	dotgit := filepath.Join(root, ".git")
-	fi, err := os.Lstat(dotgit)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
-		return nil
-	}
-	b, err := os.ReadFile(dotgit)
-	if err != nil {
-		return nil
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	dir, ok := readGitPointer(dotgit, "gitdir:")
 	if !ok {
 		return nil
 	}
-	dir = strings.TrimSpace(dir)
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(root, dir)
 	}
-	dir = filepath.Clean(dir)
-	out := []string{dir}
-	if c, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil && len(c) < 4096 {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(dir, common)
-		}
-		out = append(out, filepath.Clean(common))
+	dir, err := filepath.EvalSymlinks(filepath.Clean(dir))
+	if err != nil || !isRegular(filepath.Join(dir, "HEAD")) {
+		return nil
 	}
-	return out
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
+	allowed := func(p string) bool {
+		_, denied := b.DeniedBy(p)
+		return !denied
+	}
+	if !allowed(dir) {
+		return nil
+	}
+	// A worktree: <common>/worktrees/<name>, whose gitdir file names
+	// root/.git.
+	if back, ok := readGitPointer(filepath.Join(dir, "gitdir"), ""); ok {
+		if !filepath.IsAbs(back) || filepath.Clean(back) != filepath.Join(realRoot, ".git") && filepath.Clean(back) != dotgit {
+			return nil
+		}
+		out := []string{dir}
+		if c, ok := readGitPointer(filepath.Join(dir, "commondir"), ""); ok {
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(dir, c)
+			}
+			common, err := filepath.EvalSymlinks(filepath.Clean(c))
+			if err == nil && allowed(common) && filepath.Join(common, "worktrees", filepath.Base(dir)) == dir {
+				out = append(out, common)
+			}
+		}
+		return out
+	}
+	// A submodule: its config's core.worktree names root.
+	if wt, ok := submoduleWorktree(filepath.Join(dir, "config")); ok {
+		if !filepath.IsAbs(wt) {
+			wt = filepath.Join(dir, wt)
+		}
+		if real, err := filepath.EvalSymlinks(filepath.Clean(wt)); err == nil && real == realRoot {
+			return []string{dir}
+		}
+	}
+	return nil
+}
+
+// readGitPointer reads the first line of a small regular file git keeps a
+// path in (".git", "gitdir", "commondir"), without its prefix; ok is false
+// when the file is missing, not regular, large or lacks the prefix.
+func readGitPointer(p, prefix string) (string, bool) {
+	if !isRegular(p) {
+		return "", false
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	buf := make([]byte, 4097)
+	n, _ := io.ReadFull(f, buf)
+	if n == 0 || n > 4096 {
+		return "", false
+	}
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
+	v = strings.TrimSpace(v)
+	return v, ok && v != ""
+}
+
+// isRegular reports whether p is a regular file (not through a symlink).
+func isRegular(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// submoduleWorktree returns the value of core.worktree in the small git
+// config file p, as git submodule writes it ("\tworktree = ../../../sub"
+// under [core]).
+func submoduleWorktree(p string) (string, bool) {
+	if !isRegular(p) {
+		return "", false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil || len(data) > 64<<10 {
+		return "", false
+	}
+	section := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if ok && section == "core" && strings.EqualFold(strings.TrimSpace(k), "worktree") {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }
 
 // approvedReads are the reads outside the roots that the decision
@@ -174,7 +262,7 @@ func (g *Gate) sandboxRoots(cwd string) (roots []string, home string) {
 	}
 	defer func() {
 		for _, r := range roots {
-			roots = append(roots, gitDirs(r)...)
+			roots = append(roots, gitDirs(r, b)...)
 		}
 	}()
 	return append(out, b.AbsRoots()...), b.Home

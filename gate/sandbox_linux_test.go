@@ -4,6 +4,7 @@ package gate
 
 import (
 	"context"
+	"github.com/shellgate/shellgate/readstation"
 	"net"
 	"os"
 	"os/exec"
@@ -330,5 +331,87 @@ func TestSandboxGitWorktree(t *testing.T) {
 	}
 	if strings.Contains(res.Output.String(), "[sandbox:") {
 		t.Errorf("output: %s", res.Output.String())
+	}
+}
+
+// TestSandboxGitFileWidensNothing: a workspace's .git file is written by
+// whoever wrote the workspace. One that names a directory elsewhere (a
+// fake git directory in home, beside a secret) must not make that
+// directory a sandbox root, while a real worktree's and a real
+// submodule's git directories (which point back at the workspace) stay
+// roots: git commit works in both.
+func TestSandboxGitFileWidensNothing(t *testing.T) {
+	git := needTool(t, "git")
+	needLandlock(t)
+	base, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = T\n\temail = t@example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitEnv := append(os.Environ(), "HOME="+home)
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Env = gitEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	// The planted pointer: home/stash looks like a git directory and holds
+	// a key; the workspace's .git file names it.
+	stash := filepath.Join(home, "stash")
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.MkdirAll(filepath.Join(stash, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range map[string]string{"HEAD": "ref: refs/heads/main\n", "key": "SECRET-KEY\n"} {
+		if err := os.WriteFile(filepath.Join(stash, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostile := filepath.Join(base, "hostile")
+	if err := os.MkdirAll(hostile, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hostile, ".git"), []byte("gitdir: "+stash+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitDirs(hostile, readstation.Boundary{}); len(got) != 0 {
+		t.Errorf("gitDirs(hostile) = %q, want none", got)
+	}
+	// A script the gate cannot see into, approved by a person: only the
+	// sandbox stands between it and home.
+	script := "cat " + filepath.Join(stash, "key") + "; echo planted > " + filepath.Join(stash, "hooks") + "\n"
+	if err := os.WriteFile(filepath.Join(hostile, "run.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newGate(t, hostile)
+	res := g.Run(context.Background(), Request{Command: "sh run.sh", Approver: approve(true)})
+	if !res.Ran() {
+		t.Fatalf("sh run.sh did not run: %s", res.StatusLine())
+	}
+	if strings.Contains(res.Output.String(), "SECRET-KEY") || exists(filepath.Join(stash, "hooks")) {
+		t.Errorf("a .git file widened the sandbox to %s: %s\n%s", stash, res.StatusLine(), res.Output.String())
+	}
+
+	// A real submodule: its git directory is under the superproject's
+	// .git/modules, and git commit inside it still works.
+	lib, super := filepath.Join(base, "lib"), filepath.Join(base, "super")
+	run("init", "-q", "-b", "main", lib)
+	run("-C", lib, "commit", "-q", "--allow-empty", "-m", "lib")
+	run("init", "-q", "-b", "main", super)
+	run("-C", super, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	sub := filepath.Join(super, "lib")
+	got := gitDirs(sub, readstation.Boundary{})
+	want, _ := filepath.EvalSymlinks(filepath.Join(super, ".git", "modules", "lib"))
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("gitDirs(submodule) = %q, want [%s]", got, want)
+	}
+	gs := newGate(t, sub)
+	res = gs.Run(context.Background(), Request{Command: "git commit -q --allow-empty -m second", Approver: approve(true)})
+	if res.Status != StatusOK || strings.Contains(res.Output.String(), "[sandbox:") {
+		t.Fatalf("git commit in a submodule, workspace-write: %s\n%s", res.StatusLine(), res.Output.String())
 	}
 }

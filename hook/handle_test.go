@@ -95,6 +95,25 @@ func TestHandle(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"shellgate: allowed"}}`,
 			&Query{Command: "ls", Cwd: "/home/u/proj", Mode: ModeReadonly}},
 		{"claude other tool", Claude, []byte(claudeEdit), Flags{}, "", nil},
+		{"claude auto mode: an ask is a deny", Claude, []byte(`{"cwd":"/p","permission_mode":"auto","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm install"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: denied: no-person: Claude Code's permission mode \"auto\" puts no question to a person, so what shellgate would ask is denied; not-reversible: npm install is not read-only"}}`, nil},
+		{"claude dontAsk mode: an ask is a deny", Claude, []byte(`{"permission_mode":"dontAsk","tool_name":"Bash","tool_input":{"command":"npm install"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: denied: no-person: Claude Code's permission mode \"dontAsk\" puts no question to a person, so what shellgate would ask is denied; not-reversible: npm install is not read-only"}}`, nil},
+		{"claude bypassPermissions: an allow stays", Claude, []byte(`{"permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"ls -la"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"shellgate: allowed"}}`, nil},
+		{"claude unknown mode: an ask is a deny", Claude, []byte(`{"permission_mode":"yolo2","tool_name":"Bash","tool_input":{"command":"npm install"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: denied: no-person: Claude Code's permission mode \"yolo2\" puts no question to a person, so what shellgate would ask is denied; not-reversible: npm install is not read-only"}}`, nil},
+		{"claude acceptEdits still asks", Claude, []byte(`{"permission_mode":"acceptEdits","tool_name":"Bash","tool_input":{"command":"npm install"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"shellgate: a person must approve this command: not-reversible: npm install is not read-only"}}`, nil},
+		{"another tool that carries a command is judged (Qwen Code)", Claude, []byte(`{"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"rm -rf /"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate: denied: rm-recursive: deletes a tree"}}`, nil},
+		{"another tool that carries a command is judged (droid)", Claude, []byte(`{"cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Execute","tool_input":{"command":"ls -la"}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"shellgate: allowed"}}`,
+			&Query{Command: "ls -la", Cwd: "/p", Mode: ModeDefault}},
+		{"another tool whose command is not a string is denied", Claude, []byte(`{"hook_event_name":"PreToolUse","tool_name":"Execute","tool_input":{"command":["rm","-rf","/"]}}`), Flags{},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate could not decide, so the command is denied: tool_input.command is not a string"}}`, nil},
+		{"gemini: another tool that carries a command is judged", Gemini, []byte(`{"cwd":"/p","hook_event_name":"BeforeTool","tool_name":"shell","tool_input":{"command":"rm -rf /"}}`), Flags{},
+			`{"decision":"deny","reason":"shellgate: denied: rm-recursive: deletes a tree"}`, nil},
 		{"claude malformed", Claude, []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"`), Flags{},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"shellgate could not decide, so the command is denied: hook payload is not a JSON object: unexpected EOF"}}`, nil},
 		{"claude no tool name is judged", Claude, []byte(`{"hook_event_name":"PreToolUse","tool_input":{"command":"rm -rf /"}}`), Flags{},
@@ -214,13 +233,14 @@ func TestParseFlags(t *testing.T) {
 	t.Setenv("SHELL", "/bin/zsh")
 	t.Setenv("CLAUDE_CODE_SHELL", "")
 	t.Setenv("RIPGREP_CONFIG_PATH", "/home/u/.ripgreprc")
+	t.Setenv("PATH", "/usr/bin:/bin")
 	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly", "--shell", "/usr/bin/bash"}, new(strings.Builder))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
 	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh",
-		Env: map[string]string{"RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}} // the agent's value, for the engine
+		Env: map[string]string{"PATH": "/usr/bin:/bin", "RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}} // the agent's values, for the engine
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}

@@ -55,7 +55,18 @@ type Payload struct {
 	// Shell is the shell the payload says runs the command (a "shell"
 	// field at the top level or in tool_input), or "".
 	Shell string
+	// NoPerson, when set, says why nobody will be asked in the agent's
+	// permission mode (Claude Code's auto, dontAsk, bypassPermissions, or
+	// a mode shellgate does not know): an ask is then rendered as a deny.
+	NoPerson string
 }
+
+// askingModes are Claude Code's permission modes in which a hook's ask
+// reaches a person ("" when the payload names none; plan is readonly).
+// In auto the call proceeds regardless of a hook's ask (reported on
+// Claude Code's tracker), dontAsk refuses what is not pre-approved, and
+// bypassPermissions asks nobody; a mode not listed is not known to ask.
+var askingModes = map[string]bool{"": true, "default": true, "acceptEdits": true, "plan": true}
 
 // Errors Parse returns; each becomes a deny.
 var (
@@ -110,6 +121,9 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 	if raw.PermissionMode == "plan" {
 		p.Mode = ModeReadonly
 	}
+	if agent == Claude && !askingModes[raw.PermissionMode] {
+		p.NoPerson = fmt.Sprintf("Claude Code's permission mode %q puts no question to a person", raw.PermissionMode)
+	}
 	switch agent {
 	case Claude, Codex:
 		switch raw.HookEventName {
@@ -120,10 +134,13 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 				p.Event = EventPost
 			}
 		}
-		if raw.ToolName != "Bash" && raw.ToolName != "" {
+		if raw.ToolName != "Bash" && raw.ToolName != "" && !carriesCommand(raw.ToolInput) {
 			// A PreToolUse hook installed with a wider matcher sees other
 			// tools; they are not shellgate's to judge. A call that names
-			// no tool is judged as a shell call: not proven otherwise.
+			// no tool, or whose input carries a command (another agent's
+			// shell tool under Claude's protocol: Qwen Code's
+			// run_shell_command, Factory droid's Execute), is judged as a
+			// shell call: not proven otherwise.
 			p.Event = EventOther
 		}
 	case Gemini:
@@ -133,7 +150,7 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 		case "AfterTool":
 			p.Event = EventPost
 		}
-		if raw.ToolName != "run_shell_command" && raw.ToolName != "" {
+		if raw.ToolName != "run_shell_command" && raw.ToolName != "" && !carriesCommand(raw.ToolInput) {
 			p.Event = EventOther
 		}
 	case Cursor:
@@ -244,4 +261,18 @@ func exitCodeOf(raw rawPayload) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// carriesCommand reports whether a tool's input has a "command" member
+// that is not null: whatever the tool is called, a call that carries a
+// command is judged (or, when the command is not a string, denied), never
+// passed.
+func carriesCommand(toolInput json.RawMessage) bool {
+	var in struct {
+		Command json.RawMessage `json:"command"`
+	}
+	if len(toolInput) == 0 || json.Unmarshal(toolInput, &in) != nil {
+		return false
+	}
+	return len(in.Command) > 0 && string(in.Command) != "null"
 }

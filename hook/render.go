@@ -60,6 +60,12 @@ func Render(p Payload, v Verdict, o Options) Answer {
 		}}, v.Reasons...)}
 		action = Deny
 	}
+	if action == Ask && p.NoPerson != "" {
+		return renderDecision(p, Deny, reasonText(p.Agent, Deny, append([]Reason{{
+			Code:    "no-person",
+			Message: p.NoPerson + ", so what shellgate would ask is denied",
+		}}, v.Reasons...)))
+	}
 	if action == Ask && p.Agent.AskAsApplies() {
 		askAs := o.AskAs
 		if askAs == "" && !p.Agent.CanAsk() {

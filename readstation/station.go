@@ -198,7 +198,7 @@ func Judge(r *classify.Report, b Boundary) *Station {
 	for i := range r.Reads {
 		st.Reads = append(st.Reads, j.judgeRef(&r.Reads[i]))
 	}
-	st.RepoHelpers = append(j.repoHelpers(), j.repoCode()...)
+	st.RepoHelpers = append(append(j.repoHelpers(), j.repoCode()...), j.pathPrograms()...)
 	st.Reads = append(st.Reads, j.extra...)
 	if j.m.err != nil && len(st.Reads) == 0 {
 		// A command with no reads is still judged against a boundary that

@@ -5,5 +5,6 @@ package agentenv
 // Names are the environment variables whose value changes what a program
 // of the embedded catalog reads.
 var Names = []string{
+	"PATH",
 	"RIPGREP_CONFIG_PATH",
 }

@@ -315,7 +315,9 @@ ask contains {
 
 # repo_helper_message: a setting that names a program, or a project file
 # whose existence makes the program run it (.pnpmfile.cjs).
-repo_helper_message(h) := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
+repo_helper_message(h) := concat("", [segment_label(h.segment), " would run ", h.file, ", a program file of the workspace (found through the ", h.value, ")"]) if {
+	h.key == "PATH"
+} else := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
 	h.key != ""
 } else := concat("", ["the repository has ", h.file, ", so ", segment_label(h.segment), " would run code the repository chose"])
 

@@ -1,0 +1,121 @@
+package readstation
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A program written as a bare name (git, go, ls) is the first executable
+// file of that name in the directories of PATH. When PATH names a
+// directory in the workspace (a project's bin, node_modules/.bin, an
+// activated .venv/bin, a direnv PATH_add) or a relative one ("." or an
+// empty entry, which the shell takes from the directory it is in), the
+// repository chooses what "git status" runs: a file it ships named git.
+// The station looks the names up as the shell would and reports such a
+// file as a RepoHelper (File the program file, Value the PATH entry), so
+// the policy asks about it with the file named.
+//
+// PATH comes from what is known of the command's environment
+// (Boundary.Env): the hook client sends the agent's. When it is not known
+// the lookup is not done: the engine cannot guess the agent's PATH, and a
+// PATH it does not know names no directory of the workspace it can see.
+
+// maxPathEntries bounds the PATH entries looked at.
+const maxPathEntries = 256
+
+// pathPrograms reports the program files, found through PATH, that the
+// repository controls.
+func (j *judger) pathPrograms() []RepoHelper {
+	if j.b.Env == nil {
+		return nil
+	}
+	path, known := j.b.Env.Lookup("PATH")
+	if !known {
+		return nil
+	}
+	entries := filepath.SplitList(path)
+	if len(entries) > maxPathEntries {
+		entries = entries[:maxPathEntries]
+	}
+	// The workspace: the roots, but not one that holds the home directory
+	// (a root of ~ or / would make ~/.local/bin and /usr/bin the
+	// workspace's).
+	var roots []string
+	for _, r := range j.b.AbsRoots() {
+		if j.b.Home == "" || !within(filepath.Clean(j.b.Home), r) {
+			roots = append(roots, r)
+		}
+	}
+	// Most PATHs name no directory in a root and no relative one: then no
+	// lookup can land in the workspace, and nothing is stat'ed.
+	risky := false
+	for _, e := range entries {
+		if !filepath.IsAbs(e) || withinAny(filepath.Clean(e), roots) {
+			risky = true
+			break
+		}
+	}
+	if !risky {
+		return nil
+	}
+	var out []RepoHelper
+	for i := range j.r.Segments {
+		s := &j.r.Segments[i]
+		names := make([]string, 0, 1+len(s.Wrappers))
+		if s.Name != "" && !s.PathPrefixed && !s.DynamicProgram {
+			names = append(names, s.Name)
+		}
+		for _, w := range s.Wrappers {
+			if w != "" && !strings.Contains(w, "/") {
+				names = append(names, w)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		c := j.cwdOf(s.Cwd)
+		for _, name := range names {
+			if strings.Contains(name, "/") {
+				continue
+			}
+			if h, ok := j.lookPath(name, entries, c.abs, c.err == "", roots); ok {
+				h.Segment, h.Span = s.Index, s.Span
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// lookPath finds name in the PATH entries as the shell does (the first
+// regular file with an execute bit; an empty or relative entry is taken
+// from cwd) and reports it when that file is the workspace's: in a root,
+// or found through a relative entry. A relative entry when the cwd is not
+// known counts as the workspace's.
+func (j *judger) lookPath(name string, entries []string, cwd string, cwdKnown bool, roots []string) (RepoHelper, bool) {
+	for _, e := range entries {
+		dir := e
+		relative := !filepath.IsAbs(e)
+		if relative {
+			if !cwdKnown {
+				return RepoHelper{Key: "PATH", File: filepath.Join(e, name), Value: fmt.Sprintf("PATH entry %q", e)}, true
+			}
+			dir = filepath.Join(cwd, e)
+		}
+		p := joinAbs(filepath.Clean(dir), name)
+		fsCalls.Add(1)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		// A symlink from elsewhere into the workspace (npm link's) is the
+		// user's own doing, and is not followed here.
+		if relative || withinAny(p, roots) {
+			return RepoHelper{Key: "PATH", File: p, Value: fmt.Sprintf("PATH entry %q", e)}, true
+		}
+		return RepoHelper{}, false
+	}
+	return RepoHelper{}, false
+}

@@ -1,0 +1,97 @@
+package readstation
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPathPrograms: a bare program name that PATH resolves to a file of
+// the workspace (through a directory in a root or a relative entry) is a
+// program the repository chose; one that resolves outside, or a PATH that
+// names nothing of the workspace, is not. Each row is held to the real
+// bash's own lookup (command -v) in the same directory and PATH.
+func TestPathPrograms(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	ws, sys := filepath.Join(dir, "ws"), filepath.Join(dir, "sys")
+	writeTree(t, dir, map[string]string{"ws/README": "x\n", "ws/bin/notes": "not a program\n"})
+	for _, p := range []string{"ws/bin/git", "ws/node_modules/.bin/grep", "ws/sub/ls", "sys/git", "sys/grep", "sys/ls", "sys/timeout"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\n"), 0o755))
+	}
+	// A symlink in PATH's system directory to a program in the workspace
+	// (npm link makes these): the user's own doing, not followed.
+	must(t, os.Symlink(filepath.Join(ws, "bin", "git"), filepath.Join(sys, "tig")))
+	tests := []struct {
+		cmd, cwd, path string
+		want           []string
+	}{
+		{cmd: "git status", path: sys, want: nil},
+		{cmd: "git status", path: ws + "/bin:" + sys, want: []string{"$T/ws/bin/git"}},
+		{cmd: "git status", path: sys + ":" + ws + "/bin", want: nil},
+		{cmd: "git status", path: "bin:" + sys, want: []string{"$T/ws/bin/git"}},
+		{cmd: "grep -r x .", path: "node_modules/.bin:" + sys, want: []string{"$T/ws/node_modules/.bin/grep"}},
+		{cmd: "cd sub && ls", path: ":" + sys, want: []string{"$T/ws/sub/ls"}},
+		{cmd: "ls", path: ":" + sys, want: nil},
+		{cmd: "timeout 5 git log", path: ws + "/bin:" + sys, want: []string{"$T/ws/bin/git"}},
+		{cmd: "notes", path: ws + "/bin:" + sys, want: nil},
+		{cmd: "tig", path: sys, want: nil},
+		{cmd: "tig", path: ws + "/none:" + sys, want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path+" "+tc.cmd, func(t *testing.T) {
+			b := Boundary{Roots: []string{ws}, Cwd: ws, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: EnvMap{"PATH": tc.path}}
+			st := judge(t, tc.cmd, b)
+			var got []string
+			for _, h := range st.RepoHelpers {
+				if h.Key == "PATH" {
+					got = append(got, strings.ReplaceAll(h.File, dir, "$T"))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("PATH programs (-want +got):\n%s", diff)
+			}
+			// bash's own lookup of each flagged program lands on the file.
+			for _, h := range st.RepoHelpers {
+				name := filepath.Base(h.File)
+				cd := ws
+				if strings.HasPrefix(tc.cmd, "cd sub") {
+					cd = filepath.Join(ws, "sub")
+				}
+				cmd := exec.Command(bash, "-c", "command -v "+name)
+				cmd.Dir, cmd.Env = cd, []string{"PATH=" + tc.path}
+				out, _ := cmd.Output()
+				got := strings.TrimSpace(string(out))
+				if !filepath.IsAbs(got) {
+					got = filepath.Join(cd, got)
+				}
+				if got != h.File {
+					t.Errorf("bash runs %q for %s, the station says %q", got, name, h.File)
+				}
+			}
+		})
+	}
+	// A root that holds the home directory is not the workspace: a program
+	// in ~/bin is the user's.
+	home := filepath.Join(dir, "sys")
+	st0 := judge(t, "git status", Boundary{Roots: []string{dir}, Cwd: ws, Home: home, DenyRows: DefaultDenyRows, Env: EnvMap{"PATH": sys}})
+	if len(st0.RepoHelpers) != 0 {
+		t.Errorf("root holding home: %v", st0.RepoHelpers)
+	}
+	// Not known: nothing is looked up.
+	st := judge(t, "git status", Boundary{Roots: []string{ws}, Cwd: ws, DenyRows: DefaultDenyRows, Env: EnvMap{}})
+	if len(st.RepoHelpers) != 0 {
+		t.Errorf("PATH not known: %v", st.RepoHelpers)
+	}
+}
