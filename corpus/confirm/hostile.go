@@ -261,9 +261,10 @@ var Traps = []Trap{
 			if _, err := w.Git(".", "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(sha)+","+sub); err != nil {
 				return err
 			}
-			// A modified file in its work tree: git describe --dirty asks
-			// the submodule whether it is dirty.
-			if err := w.Append(sub+"/lib.txt", "changed\n"); err != nil {
+			// git describe --dirty stops at the first change it finds:
+			// the repository's own files are left unchanged, so that it
+			// reaches the submodule and asks it (git status inside).
+			if _, err := w.Git(".", "checkout", "-q", "--", "README.md"); err != nil {
 				return err
 			}
 			return w.Append(sub+"/.git/config", w.gitConfigFsmonitor())
@@ -627,6 +628,16 @@ var Traps = []Trap{
 		Tools:    []string{"pnpm"},
 		Fires:    FireMarker,
 		Plant:    func(w *Workspace) error { return w.Write(".pnpmfile.cjs", markerJS) },
+	},
+	{
+		Name: "pnpm-config-dependencies", Doc: "pnpm-workspace.yaml's configDependencies: pnpm installs them (from the registry) before any command",
+		Files:    []string{"pnpm-workspace.yaml"},
+		Commands: []string{"pnpm list"},
+		Tools:    []string{"pnpm"},
+		Fires:    FireNetwork,
+		Plant: func(w *Workspace) error {
+			return w.Write("pnpm-workspace.yaml", "configDependencies:\n  sg-config: \"1.0.0+sha512-AAAA\"\n")
+		},
 	},
 	{
 		Name: "yarn-path", Doc: ".yarnrc's yarn-path: any yarn command runs the release it names",

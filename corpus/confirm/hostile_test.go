@@ -415,7 +415,7 @@ func TestConfirmHostile(t *testing.T) {
 		}
 	}
 	before, _ := ln.count()
-	sum := confirmIn(t, strace, space{decoy: h.Decoy, label: "hostile", env: env}, cases, start)
+	sum := confirmIn(t, strace, space{decoy: h.Decoy, label: "hostile", env: env, entryOperands: true}, cases, start)
 	if n, first := ln.count(); n > before {
 		t.Errorf("the listener had %d connections (last %q): an allowed case reached the network", n-before, first)
 	}
