@@ -235,6 +235,32 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "promisor-ext", Doc: "the promisor remote is an ext:: URL (protocol.ext.allow=always): a lazy fetch runs the command in the URL",
+		Files:    []string{".git/config"},
+		Commands: []string{"git log -p", "git show HEAD~1"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.promisor("ext::" + w.Marker + " %S"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[protocol \"ext\"]\n\tallow = always\n")
+		},
+	},
+	{
+		Name: "promisor-insteadof", Doc: "the promisor remote's URL looks harmless (https://example.invalid/), and url.<base>.insteadOf rewrites it to the listener",
+		Files:    []string{".git/config"},
+		Commands: []string{"git log -p", "git show HEAD~1"},
+		Fires:    FireNetwork,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.promisor("https://example.invalid/hostile.git"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[url \"http://"+w.Net+"/\"]\n\tinsteadOf = https://example.invalid/\n")
+		},
+	},
+	{
 		Name: "submodule-gitlink", Doc: "a gitlink at depth 2 recorded only in the index (no .gitmodules), whose own .git/config sets core.fsmonitor: git status enters it",
 		Files:    []string{"vendor/lib/.git/config"},
 		Names:    []string{"vendor/lib"},
