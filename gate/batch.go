@@ -51,49 +51,104 @@ const (
 // Blank lines are skipped; a line that is not a command is an item with
 // Err, naming the line. The error is fn's, or the reader's.
 func ReadBatch(r io.Reader, format string, fn func(BatchItem) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), MaxBatchLine)
+	switch format {
+	case "", BatchLines, BatchJSONL:
+	default:
+		return fmt.Errorf("unknown batch input format %q (want lines or jsonl)", format)
+	}
+	br := bufio.NewReaderSize(r, 64*1024)
 	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		it := BatchItem{Line: n}
-		switch format {
-		case "", BatchLines:
-			it.Command = line
-		case BatchJSONL:
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(line), &obj); err != nil {
-				it.Err = fmt.Errorf("line %d: %v", n, err)
-			} else if raw, ok := obj["command"]; !ok {
-				it.Err = fmt.Errorf("line %d: no \"command\" field", n)
-			} else if err := json.Unmarshal(raw, &it.Command); err != nil {
-				it.Err = fmt.Errorf("line %d: \"command\" is not a string", n)
-			} else {
-				delete(obj, "command")
-				it.Fields = obj
+	for {
+		line, long, err := readLine(br)
+		if err != nil && (err != io.EOF || line == nil && !long) {
+			if err == io.EOF {
+				return nil
 			}
-		default:
-			return fmt.Errorf("unknown batch input format %q (want lines or jsonl)", format)
+			return fmt.Errorf("reading stdin: line %d: %w", n+1, err)
 		}
-		if err := fn(it); err != nil {
-			return err
+		n++
+		if long {
+			// One line too long to read is answered with an error, and
+			// the batch goes on with the next.
+			if ferr := fn(BatchItem{Line: n, Err: fmt.Errorf("line %d is longer than %d bytes", n, MaxBatchLine)}); ferr != nil {
+				return ferr
+			}
+		} else if strings.TrimSpace(string(line)) != "" {
+			if ferr := fn(batchItem(n, string(line), format)); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading stdin: line %d: %w", n+1, err)
+}
+
+// readLine reads one line (without its newline, or a final CR of a CRLF
+// line: bufio.Scanner's lines) of at most MaxBatchLine bytes; a longer one
+// is read to its end and dropped (long). err is io.EOF after the last line.
+func readLine(br *bufio.Reader) (line []byte, long bool, err error) {
+	for {
+		chunk, e := br.ReadSlice('\n')
+		if !long {
+			if len(line)+len(chunk) > MaxBatchLine+1 {
+				long, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case e == bufio.ErrBufferFull:
+			continue
+		case e != nil && e != io.EOF:
+			return nil, false, e
+		}
+		if long {
+			return nil, true, e
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if e == io.EOF && len(line) == 0 {
+			return nil, false, io.EOF
+		}
+		if len(line) > MaxBatchLine {
+			return nil, true, e
+		}
+		return line, false, e
 	}
-	return nil
+}
+
+// batchItem reads one non-blank line of a batch as a command.
+func batchItem(n int, line, format string) BatchItem {
+	it := BatchItem{Line: n}
+	if format == BatchJSONL {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			it.Err = fmt.Errorf("line %d: %v", n, err)
+		} else if raw, ok := obj["command"]; !ok {
+			it.Err = fmt.Errorf("line %d: no \"command\" field", n)
+		} else if string(bytes.TrimSpace(raw)) == "null" {
+			it.Err = fmt.Errorf("line %d: \"command\" is null", n)
+		} else if err := json.Unmarshal(raw, &it.Command); err != nil {
+			it.Err = fmt.Errorf("line %d: \"command\" is not a string", n)
+		} else {
+			delete(obj, "command")
+			it.Fields = obj
+		}
+		return it
+	}
+	it.Command = line
+	return it
 }
 
 // BatchError is the answer for a batch line that could not be decided.
 type BatchError struct {
 	Line    int    `json:"line"`
 	Command string `json:"command,omitempty"`
-	Error   string `json:"error"`
+	// Action is always "deny": a line that could not be decided is not
+	// allowed, in the batch as in the hook.
+	Action string `json:"action"`
+	Error  string `json:"error"`
 }
 
 // BatchAnswer is one line's answer: the decision, or why there is none.
@@ -380,6 +435,7 @@ func (r *batchRun) fail(err error) {
 func (b *Batcher) Answer(ctx context.Context, it BatchItem) (BatchAnswer, error) {
 	a := BatchAnswer{Item: it}
 	fail := func(e BatchError) (BatchAnswer, error) {
+		e.Action = "deny"
 		a.Err = &e
 		var err error
 		a.JSON, err = jsonLine(e)

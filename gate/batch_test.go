@@ -190,6 +190,9 @@ func TestBatcherLineFields(t *testing.T) {
 		`{"command":"ls","shell":"zsh","cwd":"` + ws + `"}`,
 		`{"cmd":"ls"}`,
 		`{"command":"touch x"}`,
+		`{"command":null}`,
+		`{"command":"` + strings.Repeat("a", MaxBatchLine) + `"}`,
+		`{"command":"ls"}`,
 	}, "\n") + "\n"
 	type answer struct {
 		Line                         int
@@ -213,13 +216,18 @@ func TestBatcherLineFields(t *testing.T) {
 	want := []answer{
 		{Command: "ls", Action: "allow", Mode: "default", Shell: "bash+zsh", Cwd: filepath.Join(ws, "sub")},
 		{Command: "touch x", Action: "deny", Mode: "readonly", Shell: "bash+zsh", Cwd: ws},
-		{Line: 3, Command: "ls", Error: `mode "bogus": want default or readonly`},
-		{Line: 4, Error: bad},
-		{Line: 5, Command: "ls", Error: `"cwd" is not a string`},
-		{Line: 7, Command: "ls", Error: `unknown shell "fish" (want bash, zsh or sh)`},
+		{Line: 3, Command: "ls", Action: "deny", Error: `mode "bogus": want default or readonly`},
+		{Line: 4, Action: "deny", Error: bad},
+		{Line: 5, Command: "ls", Action: "deny", Error: `"cwd" is not a string`},
+		{Line: 7, Command: "ls", Action: "deny", Error: `unknown shell "fish" (want bash, zsh or sh)`},
 		{Command: "ls", Action: "allow", Mode: "default", Shell: "zsh", Cwd: ws},
-		{Line: 9, Error: `line 9: no "command" field`},
+		{Line: 9, Action: "deny", Error: `line 9: no "command" field`},
 		{Command: "touch x", Action: "ask", Mode: "default", Shell: "bash+zsh", Cwd: ws},
+		// null is no command (as in the hook); a line too long to read is
+		// answered and the batch goes on.
+		{Line: 11, Action: "deny", Error: `line 11: "command" is null`},
+		{Line: 12, Action: "deny", Error: fmt.Sprintf("line 12 is longer than %d bytes", MaxBatchLine)},
+		{Command: "ls", Action: "allow", Mode: "default", Shell: "bash+zsh", Cwd: ws},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("answers (-want +got):\n%s", diff)
@@ -478,4 +486,46 @@ func oneByOne(t *testing.T, pl *Pipeline, ws string, cmds []string) *bytes.Buffe
 		want.Write(b)
 	}
 	return &want
+}
+
+// TestReadBatchLines: lines as bufio.Scanner split them (a final line
+// without a newline, CRLF, blank lines skipped), a line of exactly
+// MaxBatchLine bytes read, one byte more answered with an error and the
+// next line read.
+func TestReadBatchLines(t *testing.T) {
+	at := strings.Repeat("b", MaxBatchLine)
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"\n\n", nil},
+		{"ls", []string{"1:ls"}},
+		{"ls\r\npwd\n", []string{"1:ls", "2:pwd"}},
+		{"ls\n\n  \npwd", []string{"1:ls", "4:pwd"}},
+		{at + "\nls\n", []string{"1:" + at[:8], "2:ls"}},
+		{at + "b\nls", []string{fmt.Sprintf("1!line 1 is longer than %d bytes", MaxBatchLine), "2:ls"}},
+		{"ls\n" + at + "bb", []string{"1:ls", fmt.Sprintf("2!line 2 is longer than %d bytes", MaxBatchLine)}},
+	}
+	for i, tc := range tests {
+		var got []string
+		err := ReadBatch(strings.NewReader(tc.in), BatchLines, func(it BatchItem) error {
+			if it.Err != nil {
+				got = append(got, fmt.Sprintf("%d!%v", it.Line, it.Err))
+				return nil
+			}
+			c := it.Command
+			if len(c) > 8 {
+				c = c[:8]
+			}
+			got = append(got, fmt.Sprintf("%d:%s", it.Line, c))
+			return nil
+		})
+		if err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("case %d (-want +got):\n%s", i, diff)
+		}
+	}
 }

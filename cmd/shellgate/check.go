@@ -284,8 +284,9 @@ Exit status:
   2   deny
   64  usage error: bad flags, cwd, config or policy
   70  internal error
-With --batch the exit status is 0 once every line was decided (each line's
-action is in its JSON object), 64 or 70 otherwise.
+With --batch the exit status is 0 once every line was answered (each line's
+action is in its JSON object; a line that cannot be decided is answered with
+"action": "deny" and an "error"), 64 or 70 otherwise.
 
 Flags:`
 
