@@ -132,11 +132,12 @@ func (d decision) names(names []string) bool {
 	return false
 }
 
-// decideIn decides command in w's repository as shellgate check does: the
-// configuration that applies there (a project's .shellgate.yaml or the
-// defaults), HOME the workspace's home, env set in the process. A decision
-// that takes more than 20 s is an error (a FIFO must not block it).
-func decideIn(t *testing.T, w *Workspace, env []string, command, mode string) decision {
+// decideIn decides command in w's repository in each mode as shellgate
+// check does: the configuration that applies there (a project's
+// .shellgate.yaml or the defaults), HOME the workspace's home, env set in
+// the process. A decision that takes more than 20 s is an error (a FIFO
+// must not block it).
+func decideIn(t *testing.T, w *Workspace, env []string, command string, modes ...string) []decision {
 	t.Helper()
 	t.Setenv("HOME", w.Home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(w.Home, ".config"))
@@ -145,26 +146,37 @@ func decideIn(t *testing.T, w *Workspace, env []string, command, mode string) de
 			t.Setenv(k, v)
 		}
 	}
-	done := make(chan decision, 1)
+	all := func(d decision) []decision {
+		out := make([]decision, len(modes))
+		for i := range out {
+			out[i] = d
+		}
+		return out
+	}
+	done := make(chan []decision, 1)
 	go func() {
 		cfg, err := policy.LoadConfigFor("", w.Work)
 		if err != nil {
-			done <- decision{err: fmt.Errorf("config: %w", err)}
+			done <- all(decision{err: fmt.Errorf("config: %w", err)})
 			return
 		}
 		g, err := gate.New(gate.WithConfig(cfg), gate.WithCwd(w.Work))
 		if err != nil {
-			done <- decision{err: err}
+			done <- all(decision{err: err})
 			return
 		}
-		dec, err := g.Check(context.Background(), gate.Request{Command: command, Cwd: w.Work, Mode: mode})
-		if err != nil {
-			done <- decision{err: err}
-			return
-		}
-		out := decision{action: string(dec.Action)}
-		for _, r := range dec.Reasons {
-			out.reasons = append(out.reasons, r.Code+": "+r.Message)
+		var out []decision
+		for _, mode := range modes {
+			dec, err := g.Check(context.Background(), gate.Request{Command: command, Cwd: w.Work, Mode: mode})
+			if err != nil {
+				out = append(out, decision{err: err})
+				continue
+			}
+			d := decision{action: string(dec.Action)}
+			for _, r := range dec.Reasons {
+				d.reasons = append(d.reasons, r.Code+": "+r.Message)
+			}
+			out = append(out, d)
 		}
 		done <- out
 	}()
@@ -172,7 +184,7 @@ func decideIn(t *testing.T, w *Workspace, env []string, command, mode string) de
 	case d := <-done:
 		return d
 	case <-time.After(20 * time.Second):
-		return decision{err: errors.New("the decision did not come within 20 s (blocked on a file?)")}
+		return all(decision{err: errors.New("the decision did not come within 20 s (blocked on a file?)")})
 	}
 }
 
@@ -302,7 +314,7 @@ func TestHostileTraps(t *testing.T) {
 
 				// The plain repository: allowed, and nothing fires.
 				pc := plain.Expand(plainCmd)
-				if d := decideIn(t, plain, envOf(plain), pc, corpus.ModeDefault); d.action != "allow" {
+				if d := decideIn(t, plain, envOf(plain), pc, corpus.ModeDefault)[0]; d.action != "allow" {
 					fail("plain repository: %s: want allow, got %s (a harmless read regressed, or the plain layout is wrong)", pc, d)
 				}
 				if ev, err := fired(t, strace, tr, plain, ln, append(append([]string{}, plain.Env...), envOf(plain)...), pc); err != nil {
@@ -315,8 +327,9 @@ func TestHostileTraps(t *testing.T) {
 				// reason naming the planted file.
 				c := trapped.Expand(cmd)
 				env := envOf(trapped)
-				for _, m := range []struct{ mode, want string }{{corpus.ModeDefault, "ask"}, {corpus.ModeReadonly, "deny"}} {
-					d := decideIn(t, trapped, env, c, m.mode)
+				ds := decideIn(t, trapped, env, c, corpus.ModeDefault, corpus.ModeReadonly)
+				for i, m := range []struct{ mode, want string }{{corpus.ModeDefault, "ask"}, {corpus.ModeReadonly, "deny"}} {
+					d := ds[i]
 					switch {
 					case d.err != nil && d.names(names):
 						// A configuration that cannot be read stops
