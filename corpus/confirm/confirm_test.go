@@ -295,6 +295,7 @@ func confirmIn(t *testing.T, strace string, sp space, cases []corpus.Case, start
 	results := make([]result, len(all))
 	var toRun []int
 	asked := 0
+	whyAsked := map[string]string{} // a program's first asked spelling, with its reasons
 	for i, c := range all {
 		results[i].c = c
 		dec, err := g.Check(ctx, gate.Request{Command: c.Command, Cwd: c.Cwd, Mode: corpus.ModeDefault})
@@ -305,6 +306,13 @@ func confirmIn(t *testing.T, strace string, sp space, cases []corpus.Case, start
 		results[i].decision = string(dec.Action)
 		if dec.Action != "allow" {
 			asked++
+			if _, ok := whyAsked[c.Program]; !ok && c.Program != "" {
+				var rs []string
+				for _, r := range dec.Reasons {
+					rs = append(rs, r.String())
+				}
+				whyAsked[c.Program] = c.Command + ": " + string(dec.Action) + " (" + strings.Join(rs, "; ") + ")"
+			}
 			if c.Source == "corpus" {
 				var codes []string
 				for _, r := range dec.Reasons {
@@ -451,6 +459,9 @@ func confirmIn(t *testing.T, strace string, sp space, cases []corpus.Case, start
 			sum.unconfirmed = append(sum.unconfirmed, p.Name+" (not installed)")
 		case st == nil:
 			sum.unconfirmed = append(sum.unconfirmed, p.Name+" (no spelling is allowed in "+where+")")
+			if w := whyAsked[p.Name]; w != "" {
+				t.Logf("no spelling of %s is allowed in %s; the first: %s", p.Name, where, w)
+			}
 		case st.failed > 0:
 			sum.unconfirmed = append(sum.unconfirmed, fmt.Sprintf("%s (%d of %d spellings failed)", p.Name, st.failed, st.ran))
 		default:
