@@ -261,6 +261,32 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "promisor-uploadpack", Doc: "the promisor remote is a local path and remote.origin.uploadpack names the program a lazy fetch runs as git-upload-pack",
+		Files:    []string{".git/config"},
+		Commands: []string{"git log -p", "git show HEAD~1"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.promisor(w.Dir + "/upstream.git"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[remote \"origin\"]\n\tuploadpack = "+w.Marker+"\n")
+		},
+	},
+	{
+		Name: "diff-driver-command", Doc: "an external diff driver (diff.<driver>.command) chosen by .gitattributes: git diff runs it",
+		Files:    []string{".git/config", ".gitattributes"},
+		Commands: []string{"git diff"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Append(".gitattributes", "*.md diff=sgcmd\n"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[diff \"sgcmd\"]\n\tcommand = "+w.Marker+"\n")
+		},
+	},
+	{
 		Name: "submodule-gitlink", Doc: "a gitlink at depth 2 recorded only in the index (no .gitmodules), whose own .git/config sets core.fsmonitor: git status enters it",
 		Files:    []string{"vendor/lib/.git/config"},
 		Names:    []string{"vendor/lib"},
