@@ -134,14 +134,14 @@ func (d decision) names(names []string) bool {
 
 // decideIn decides command in w's repository in each mode as shellgate
 // check does: the configuration that applies there (a project's
-// .shellgate.yaml or the defaults), HOME the workspace's home, env set in
-// the process. A decision that takes more than 20 s is an error (a FIFO
+// .shellgate.yaml or the defaults), with the process's environment the
+// one the command runs with (the workspace's Env, then env): what the
+// program will do depends on it (GOTOOLCHAIN, HOME, SSH_CLIENT). A decision that takes more than 20 s is an error (a FIFO
 // must not block it).
 func decideIn(t *testing.T, w *Workspace, env []string, command string, modes ...string) []decision {
 	t.Helper()
-	t.Setenv("HOME", w.Home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(w.Home, ".config"))
-	for _, e := range env {
+	for _, e := range append(append([]string{}, w.Env...), env...) {
 		if k, v, ok := strings.Cut(e, "="); ok {
 			t.Setenv(k, v)
 		}
@@ -423,17 +423,10 @@ func TestConfirmHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("planted: %s", strings.Join(h.Planted, " "))
-	// The environment a hook would see (an ssh session: ~/.bashrc).
-	var env []string
-	for _, tr := range Traps {
-		if !tr.Alone {
-			for _, e := range tr.Env {
-				env = append(env, h.W.Expand(e))
-			}
-		}
-	}
+	// The gate decides in the environment the cases run with (a hook's
+	// process has the agent's): GOTOOLCHAIN=auto, an ssh session, ….
 	before, _ := ln.count()
-	sum := confirmIn(t, strace, space{decoy: h.Decoy, label: "hostile", env: env, entryOperands: true}, cases, start)
+	sum := confirmIn(t, strace, space{decoy: h.Decoy, label: "hostile", env: h.Env, entryOperands: true}, cases, start)
 	if n, first := ln.count(); n > before {
 		t.Errorf("the listener had %d connections (last %q): an allowed case reached the network", n-before, first)
 	}
