@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/classify/agentenv"
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // agentEnvNames renders classify/agentenv/names.go from the embedded
@@ -41,7 +42,9 @@ func TestAgentEnvNames(t *testing.T) {
 		t.Errorf("agentenv.Names = %v, the catalog says %v", agentenv.Names, DefaultCatalog().EnvNames())
 	}
 	t.Setenv(agentenv.Names[0], "/x/config")
-	if v := agentenv.Values(); v[agentenv.Names[0]] != "/x/config" || len(v) != len(agentenv.Names) {
+	t.Setenv("GIT_CONFIG_COUNT", "")
+	// The catalog's names, and those git reads its configuration from.
+	if v := agentenv.Values(); v[agentenv.Names[0]] != "/x/config" || len(v) != len(agentenv.Names)+len(gitrepo.EnvNames) {
 		t.Errorf("Values() = %v", v)
 	}
 }

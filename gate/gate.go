@@ -441,7 +441,7 @@ func New(opts ...Option) (*Gate, error) {
 	return &Gate{
 		cwd: cwd, pl: pl,
 		roots: o.roots, noStation: o.noStation, runner: o.runner, limits: o.limits,
-		env: env, hostEnv: hostEnv, runEnv: readstation.NewFullEnv(env),
+		env: env, hostEnv: hostEnv, runEnv: readstation.NewRunnerEnv(env),
 	}, nil
 }
 

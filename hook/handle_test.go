@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // Realistic payloads, with the field names of each agent's documentation.
@@ -234,13 +235,21 @@ func TestParseFlags(t *testing.T) {
 	t.Setenv("CLAUDE_CODE_SHELL", "")
 	t.Setenv("RIPGREP_CONFIG_PATH", "/home/u/.ripgreprc")
 	t.Setenv("PATH", "/usr/bin:/bin")
+	t.Setenv("GIT_CONFIG_COUNT", "")
 	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly", "--shell", "/usr/bin/bash"}, new(strings.Builder))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
+	// The agent's values, for the engine: the catalog's variables and
+	// those git reads its configuration from (GIT_CONFIG_COUNT counts
+	// GIT_CONFIG_KEY_0 and GIT_CONFIG_VALUE_0).
+	env := map[string]string{"PATH": "/usr/bin:/bin", "RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}
+	for _, n := range gitrepo.EnvNames {
+		env[n] = os.Getenv(n)
+	}
 	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh",
-		Env: map[string]string{"PATH": "/usr/bin:/bin", "RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}} // the agent's values, for the engine
+		Env: env}
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}

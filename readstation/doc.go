@@ -173,23 +173,26 @@
 // can a program that runs git there (catalog runs_git: git itself, and go
 // list, which stamps main packages with git status). For every such segment the station finds the
 // repository (after cd and -C,
-// through .git files and commondir, bare repositories too), reads its
-// config (config, config.worktree and include/includeIf files) and
-// attributes (info/attributes and the .gitattributes from the top level
-// down to the cwd), and reports a RepoHelper naming the key and the file
-// for: core.fsmonitor (unless false), core.pager, core.sshCommand,
-// core.editor, core.askPass, core.hooksPath, core.gitProxy,
-// core.alternateRefsCommand, diff.external, diff.*.textconv and .command,
-// filter.*.clean/smudge/process, merge.*.driver, gpg.program,
-// gpg.*.program and gpg.ssh.defaultKeyCommand, tar.*.command,
-// hook.*.command, log.showSignature (when true), pager.*, alias.<the word
-// used> (catalog config_aliases: classify.Segment.ConfigAlias), credential.helper, remote.*.uploadpack/receivepack/proxy and
-// ext:: URLs, sequence.editor, interactive.diffFilter, difftool/mergetool/
-// browser/man *.cmd and *.path, web.browser, uploadpack.packObjectsHook,
-// submodule.*.update "!cmd", protocol.ext.allow=always; and every attribute
-// line that selects a diff, filter or merge driver the config defines. The
-// user's own config (~/.gitconfig) is not the repository's and is not
-// reported. The configs of the repository's submodules are read too (git
+// through .git files and commondir, bare repositories too), reads the
+// configuration git reads there with package gitrepo (exactly as git 2.39
+// reads it: system, global, local, worktree and GIT_CONFIG_COUNT from the
+// agent's environment, includes and includeIf; a file git refuses, or one
+// the station cannot read, is not established) and the attributes
+// (core.attributesFile, info/attributes and the .gitattributes from the
+// top level down to the cwd), and reports a RepoHelper naming the key and
+// the file for each key of gitrepo.Keys (the table of keys that make git
+// run a program: core.fsmonitor, diff.external, diff.*.textconv,
+// filter.*.clean, core.pager, credential.helper, …) and alias.<the word
+// used> (catalog config_aliases: classify.Segment.ConfigAlias); and every
+// attribute line that selects a diff, filter or merge driver the
+// configuration defines. In the repository's own configuration every key
+// of the table counts; in the user's (system, global) and the
+// environment's only the value git uses of a key that git status, git
+// diff or git log -p runs without a terminal (gitrepo.IsHelper): a
+// developer's core.pager, core.editor or credential.helper asks nothing.
+// core.worktree in the repository's configuration that points outside its
+// top level is not established. The configs of the repository's
+// submodules are read too (git
 // status and git diff run git in each, with its own config): the git
 // directories under <common>/modules, nested ones included, and a .git
 // directory at a path .gitmodules names. Config files are re-read only

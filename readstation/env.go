@@ -67,3 +67,19 @@ func envMaySet(env Env, name string) bool {
 	v, known := env.Lookup(name)
 	return !known || v != ""
 }
+
+// RunnerEnv is the whole environment of a command the gate runs itself:
+// like FullEnv, and the git settings it passes in GIT_CONFIG_COUNT are the
+// gate's own overrides (which neutralise a repository's programs), not
+// settings that name programs of their own.
+type RunnerEnv struct{ FullEnv }
+
+// NewRunnerEnv returns the runner environment of "NAME=VALUE" entries.
+func NewRunnerEnv(kv []string) RunnerEnv { return RunnerEnv{NewFullEnv(kv)} }
+
+// ownGitConfig reports whether env's GIT_CONFIG_COUNT settings are the
+// gate's own.
+func ownGitConfig(env Env) bool {
+	_, ok := env.(RunnerEnv)
+	return ok
+}

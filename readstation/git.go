@@ -3,6 +3,7 @@ package readstation
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // maxConfigBytes bounds a git config or attributes file that is read.
@@ -21,11 +23,16 @@ const maxConfigBytes = 1 << 20
 // maxIncludeDepth bounds include.path chains, as git does (10).
 const maxIncludeDepth = 10
 
-// cfgEntry is one key in a git config file.
+// cfgEntry is one key of git's configuration (package gitrepo reads it).
 type cfgEntry struct {
 	section, sub, key string // section and key lower-cased; sub as written
 	value             string
 	file              string
+	scope             gitrepo.Scope
+	noValue           bool
+	// shadowed: a later entry has the name, so git does not use this
+	// value (a key of one value).
+	shadowed bool
 }
 
 func (e cfgEntry) name() string {
@@ -35,85 +42,117 @@ func (e cfgEntry) name() string {
 	return e.section + "." + e.key
 }
 
-// parseGitConfig parses git's config syntax: [section], [section "sub"],
-// [section.sub], key = value, bare keys (true), ; and # comments, quotes,
-// escapes and backslash-newline continuations.
+// entry is e as package gitrepo names it.
+func (e cfgEntry) entry() gitrepo.Entry {
+	return gitrepo.Entry{Scope: e.scope, File: e.file, Name: e.name(), Value: e.value, NoValue: e.noValue}
+}
+
+func fromEntry(e gitrepo.Entry) cfgEntry {
+	v := e.Value
+	if e.NoValue {
+		v = "true" // a bare key reads as true
+	}
+	file := e.File
+	if file == "" && e.EnvKey != "" {
+		file = "the environment (" + e.EnvKey + ")"
+	}
+	return cfgEntry{section: e.Section(), sub: e.Subsection(), key: e.Key(), value: v, file: file, scope: e.Scope, noValue: e.NoValue}
+}
+
+// parseGitConfig parses a config file as git does (gitrepo.ParseFile),
+// without its includes: the entries before a line git refuses.
 func parseGitConfig(data []byte, file string) []cfgEntry {
-	var out []cfgEntry
-	section, sub := "", ""
-	lines := strings.Split(string(data), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSpace(strings.TrimSuffix(lines[i], "\r"))
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			end := strings.LastIndexByte(line, ']')
-			if end < 0 {
-				section, sub = "", ""
-				continue
-			}
-			h := strings.TrimSpace(line[1:end])
-			rest := strings.TrimSpace(line[end+1:])
-			if q := strings.IndexByte(h, '"'); q >= 0 {
-				section = strings.ToLower(strings.TrimSpace(h[:q]))
-				sub = strings.TrimSuffix(h[q+1:], `"`)
-				sub = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub)
-			} else if d := strings.IndexByte(h, '.'); d >= 0 {
-				section, sub = strings.ToLower(h[:d]), strings.ToLower(h[d+1:])
-			} else {
-				section, sub = strings.ToLower(h), ""
-			}
-			if rest == "" || rest[0] == '#' || rest[0] == ';' {
-				continue
-			}
-			line = rest // "[core] pager = x" on one line
-		}
-		if section == "" {
-			continue // no section, or a broken header: git refuses the file
-		}
-		key, raw, hasEq := strings.Cut(line, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		if !hasEq {
-			out = append(out, cfgEntry{section, sub, key, "true", file})
-			continue
-		}
-		for strings.HasSuffix(raw, "\\") && !strings.HasSuffix(raw, "\\\\") && i+1 < len(lines) {
-			i++
-			raw = strings.TrimSuffix(raw, "\\") + strings.TrimSuffix(lines[i], "\r")
-		}
-		out = append(out, cfgEntry{section, sub, key, configValue(raw), file})
+	es, _ := gitrepo.ParseFile(data)
+	out := make([]cfgEntry, 0, len(es))
+	for _, e := range es {
+		e.File, e.Scope = file, gitrepo.ScopeLocal
+		out = append(out, fromEntry(e))
 	}
 	return out
 }
 
-// configValue unquotes a config value and strips a trailing comment.
-func configValue(raw string) string {
-	var b strings.Builder
-	inq := false
-	raw = strings.TrimSpace(raw)
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case c == '"':
-			inq = !inq
-		case c == '\\' && i+1 < len(raw):
-			i++
-			switch raw[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(raw[i])
-			}
-		case (c == '#' || c == ';') && !inq:
-			return strings.TrimSpace(b.String())
-		default:
-			b.WriteByte(c)
+// gitFiles reads git's files for package gitrepo through the judger: each
+// is recorded (stamp in the admission, and in j.record).
+type gitFiles struct{ j *judger }
+
+func (f gitFiles) ReadFile(p string) ([]byte, error) {
+	data, problem := f.j.readRecorded(p)
+	switch {
+	case problem != "":
+		return nil, errors.New(problem)
+	case data == nil:
+		return nil, fs.ErrNotExist
+	}
+	return data, nil
+}
+
+func (f gitFiles) RealPath(p string) (string, error) {
+	res := f.j.fs.resolve(p)
+	if res.err != nil {
+		return "", res.err
+	}
+	return res.real, nil
+}
+
+// gitEnv is the environment git runs in, as far as it is known: HOME is
+// the boundary's home (the station's "~"), every other variable the
+// agent's (Boundary.Env; one it does not know is not known).
+func (j *judger) gitEnv(name string) (string, bool) {
+	if name == "HOME" {
+		return j.b.Home, true
+	}
+	if j.b.Env == nil {
+		return "", false
+	}
+	return j.b.Env.Lookup(name)
+}
+
+// gitConfig reads the configuration git reads in the repository whose git
+// directory is gitdir (every scope: system, global, local, worktree, the
+// environment's). What cannot be read exactly as git reads it is noted
+// in j.unreadable, and then there are no entries.
+func (j *judger) gitConfig(gitdir, common string) []cfgEntry {
+	cfg, err := gitrepo.Load(gitrepo.Options{Files: gitFiles{j}, Env: j.gitEnv, GitDir: gitdir, CommonDir: common})
+	if err == nil && !cfg.WorktreeConfig {
+		// git does not read config.worktree now; one that appears before
+		// the spawn is still a change (with the extension set with it).
+		p := joinAbs(gitdir, "config.worktree")
+		if st, err := statStamp(p); err == nil {
+			j.adm.addFile(p, st)
 		}
 	}
-	return strings.TrimSpace(b.String())
+	return j.configEntries(cfg, err)
+}
+
+func (j *judger) configEntries(cfg *gitrepo.Config, err error) []cfgEntry {
+	if err != nil {
+		var ne *gitrepo.NotEstablishedError
+		if errors.As(err, &ne) {
+			j.unreadable = append(j.unreadable, unreadableFile{ne.File, ne.Why})
+		} else {
+			j.unreadable = append(j.unreadable, unreadableFile{"", err.Error()})
+		}
+		return nil
+	}
+	out := make([]cfgEntry, 0, len(cfg.Entries))
+	shadowed := cfg.Shadowed()
+	for i, e := range cfg.Entries {
+		if e.Scope == gitrepo.ScopeCommand && ownGitConfig(j.b.Env) {
+			continue // the runner's own overrides (gate's GitOverrides)
+		}
+		c := fromEntry(e)
+		c.shadowed = shadowed[i]
+		out = append(out, c)
+	}
+	return out
+}
+
+// loadConfig reads a repository's config file and the files it includes
+// (every includeIf taken as true: the file is read without the repository
+// git would evaluate its conditions in), appending to out.
+func (j *judger) loadConfig(p string, _ int, out *[]cfgEntry) {
+	cfg, err := gitrepo.LoadFile(gitrepo.Options{Files: gitFiles{j}, Env: j.gitEnv, AllConditions: true}, p, gitrepo.ScopeLocal)
+	*out = append(*out, j.configEntries(cfg, err)...)
 }
 
 type fileStamp struct {
@@ -151,15 +190,23 @@ type gitFile struct {
 // may read what the station cannot, so the commands it configures are not
 // known.
 func (j *judger) read(p string) ([]byte, bool) {
+	data, problem := j.readRecorded(p)
+	if problem != "" {
+		j.unreadable = append(j.unreadable, unreadableFile{p, problem})
+	}
+	return data, data != nil
+}
+
+// readRecorded reads p as read does, without noting a problem: the data
+// (nil when p cannot be read) and, when p exists but cannot be read
+// whole, why.
+func (j *judger) readRecorded(p string) ([]byte, string) {
 	data, st, problem := readSmallStamp(p)
 	j.adm.addFile(p, st)
 	if j.record != nil {
 		*j.record = append(*j.record, fileCand{p, st})
 	}
-	if problem != "" {
-		j.unreadable = append(j.unreadable, unreadableFile{p, problem})
-	}
-	return data, data != nil
+	return data, problem
 }
 
 // unreadableFile is a repository file the station could not read.
@@ -310,92 +357,25 @@ func (j *judger) repoTop(abs string) (string, bool) {
 	return top, true
 }
 
-// helperKey reports whether a config key names a command git may run.
+// helperKey reports whether a config key names a command git may run
+// (the table gitrepo.Keys): in the repository's own config every key of
+// the table; in the user's (system, global) and the environment's, the
+// keys a read-only command runs, in the value git uses (gitrepo.IsHelper).
 func helperKey(e cfgEntry, alias string) bool {
-	falsy := func(v string) bool {
-		switch strings.ToLower(v) {
-		case "", "false", "no", "off", "0":
-			return true
-		}
-		return false
+	if e.shadowed && !e.scope.Repository() {
+		return false // git uses a later value
 	}
-	switch e.section {
-	case "core":
-		switch e.key {
-		case "fsmonitor":
-			return !falsy(e.value)
-		case "pager", "sshcommand", "editor", "askpass", "hookspath", "gitproxy", "alternaterefscommand":
-			return e.sub == ""
-		}
-	case "diff":
-		return e.sub == "" && e.key == "external" || e.sub != "" && (e.key == "textconv" || e.key == "command")
-	case "filter":
-		return e.sub != "" && (e.key == "clean" || e.key == "smudge" || e.key == "process")
-	case "merge":
-		return e.sub != "" && e.key == "driver"
-	case "gpg":
-		return e.key == "program" || e.key == "defaultkeycommand"
-	case "tar":
-		return e.sub != "" && e.key == "command"
-	case "hook":
-		return e.sub != "" && e.key == "command"
-	case "log":
-		return e.key == "showsignature" && !falsy(e.value)
-	case "pager":
-		return true
-	case "alias":
-		return alias != "" && strings.EqualFold(e.key, alias)
-	case "credential":
-		return e.key == "helper"
-	case "remote":
-		return e.key == "uploadpack" || e.key == "receivepack" || e.key == "proxy" ||
-			(e.key == "url" || e.key == "pushurl") && strings.HasPrefix(e.value, "ext::")
-	case "sequence":
-		return e.key == "editor"
-	case "interactive":
-		return e.key == "difffilter"
-	case "difftool", "mergetool", "browser", "man":
-		return e.key == "cmd" || e.key == "path"
-	case "web":
-		return e.key == "browser"
-	case "uploadpack":
-		return e.key == "packobjectshook"
-	case "submodule":
-		return e.key == "update" && strings.HasPrefix(e.value, "!")
-	case "protocol":
-		return e.key == "allow" && e.sub == "ext" && strings.EqualFold(e.value, "always")
-	}
-	return false
-}
-
-// loadConfig reads a config file and the files it includes.
-func (j *judger) loadConfig(p string, depth int, out *[]cfgEntry) {
-	if depth > maxIncludeDepth {
-		return
-	}
-	data, ok := j.read(p)
-	if !ok {
-		return
-	}
-	for _, e := range parseGitConfig(data, p) {
-		*out = append(*out, e)
-		if e.key == "path" && (e.section == "include" && e.sub == "" || e.section == "includeif") {
-			inc := e.value
-			switch {
-			case strings.HasPrefix(inc, "~/") && j.b.Home != "":
-				inc = filepath.Join(j.b.Home, inc[2:])
-			case !filepath.IsAbs(inc):
-				inc = filepath.Join(filepath.Dir(p), inc)
-			}
-			j.loadConfig(inc, depth+1, out)
-		}
-	}
+	_, ok := gitrepo.IsHelper(e.entry(), alias)
+	return ok
 }
 
 type repoInfo struct {
 	top, gitdir string
-	config      []cfgEntry
-	attrs       []RepoHelper
+	// problems are what makes the repository's reading not established
+	// beyond a file that cannot be read (a work tree elsewhere).
+	problems []unreadableFile
+	config   []cfgEntry
+	attrs    []RepoHelper
 	// unreadable are the repository files that exist but could not be read.
 	unreadable []unreadableFile
 }
@@ -429,26 +409,19 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	mark := len(j.unreadable)
 	defer func() { ri.unreadable = slices.Clone(j.unreadable[mark:]) }()
 	common := j.commonDir(gitdir)
-	for _, f := range configFiles(gitdir, common) {
-		j.loadConfig(f, 0, &ri.config)
-	}
+	ri.config = j.gitConfig(gitdir, common)
+	ri.problems = j.worktreeElsewhere(top, gitdir, ri.config)
 	for _, f := range j.submoduleConfigs(top, gitdir, common) {
 		j.loadConfig(f, 0, &ri.config)
 	}
 	drivers := map[string]cfgEntry{}
 	for _, e := range ri.config {
-		if e.sub == "" {
-			continue
-		}
-		switch {
-		case e.section == "diff" && (e.key == "textconv" || e.key == "command"),
-			e.section == "filter" && (e.key == "clean" || e.key == "smudge" || e.key == "process"),
-			e.section == "merge" && e.key == "driver":
-			drivers[e.section+"="+e.sub] = e
+		if k := gitrepo.DriverKey(e.entry()); k != "" {
+			drivers[k] = e
 		}
 	}
 	if len(drivers) > 0 {
-		files := []string{joinAbs(common, "info/attributes")}
+		files := []string{j.attributesFile(ri.config), joinAbs(common, "info/attributes")}
 		if top != gitdir {
 			// .gitattributes from the top level down to the cwd.
 			files = append(files, joinAbs(top, ".gitattributes"))
@@ -461,6 +434,9 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 			}
 		}
 		for _, f := range files {
+			if f == "" {
+				continue
+			}
 			data, ok := j.read(f)
 			if !ok {
 				continue
@@ -486,6 +462,56 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	}
 	cache[key] = ri
 	return ri
+}
+
+// attributesFile is the attributes file git reads besides the
+// repository's: core.attributesFile (its last value; "~/" is home), else
+// $XDG_CONFIG_HOME/git/attributes or ~/.config/git/attributes; "" when
+// none is known.
+func (j *judger) attributesFile(cfg []cfgEntry) string {
+	for i := len(cfg) - 1; i >= 0; i-- {
+		if e := cfg[i]; e.section == "core" && e.sub == "" && e.key == "attributesfile" {
+			switch v := e.value; {
+			case strings.HasPrefix(v, "~/") && j.b.Home != "":
+				return joinAbs(j.b.Home, v[2:])
+			case filepath.IsAbs(v):
+				return filepath.Clean(v)
+			default:
+				return "" // relative: to the cwd git runs in (rare)
+			}
+		}
+	}
+	if x, known := j.gitEnv("XDG_CONFIG_HOME"); known && x != "" && filepath.IsAbs(x) {
+		return joinAbs(filepath.Clean(x), "git/attributes")
+	}
+	if j.b.Home != "" {
+		return joinAbs(j.b.Home, ".config/git/attributes")
+	}
+	return ""
+}
+
+// worktreeElsewhere: core.worktree in the repository's own config makes
+// git use another directory as its work tree (git diff prints the files
+// there that the index, which the repository also controls, tracks). One
+// that is the repository's top level, or inside it, changes nothing that
+// matters; anywhere else the reads of git are not established.
+func (j *judger) worktreeElsewhere(top, gitdir string, cfg []cfgEntry) []unreadableFile {
+	var out []unreadableFile
+	for _, e := range cfg {
+		if e.section != "core" || e.sub != "" || e.key != "worktree" || !e.scope.Repository() {
+			continue
+		}
+		wt := e.value
+		if !filepath.IsAbs(wt) {
+			wt = filepath.Join(gitdir, wt) // git: relative to the git directory
+		}
+		res := j.fs.resolve(wt)
+		if top != gitdir && res.err == nil && (res.real == top || strings.HasPrefix(res.real, top+"/")) {
+			continue
+		}
+		out = append(out, unreadableFile{e.file, fmt.Sprintf("it sets core.worktree = %s, so git reads and prints the files of that directory as its work tree", e.value)})
+	}
+	return out
 }
 
 // repoHelpers reports, for every segment whose program runs git (catalog
@@ -526,6 +552,11 @@ func (j *judger) repoHelpers() []RepoHelper {
 		found := slices.Clone(j.unreadable[mark:])
 		ri := j.repo(top, gitdir, res.real, cache)
 		j.unreadableReads(s, append(found, ri.unreadable...))
+		for _, p := range ri.problems {
+			j.extra = append(j.extra, Read{Path: p.path, Kind: "literal", Source: "repository", Resolved: p.path,
+				Verdict: VerdictNotEstablished, Message: fmt.Sprintf("%s %s: what git reads and prints cannot be established", show(p.path), p.why),
+				Span: s.Span, Segment: s.Index, Matches: []string{}})
+		}
 		for _, e := range ri.config {
 			if helperKey(e, s.ConfigAlias) {
 				out = append(out, RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span})
@@ -600,6 +631,13 @@ func (j *judger) pointedRepo(s *classify.Segment, dir string) (top, gitdir strin
 // there (a helper, another repository) is not known.
 func (j *judger) unreadableReads(s *classify.Segment, files []unreadableFile) {
 	for _, f := range files {
+		if f.path == "" {
+			// the environment git runs in (gitrepo)
+			j.extra = append(j.extra, Read{Path: "$GIT_CONFIG_*", Kind: "dynamic", Source: "repository",
+				Verdict: VerdictNotEstablished, Message: fmt.Sprintf("git reads its configuration from the environment, and %s, so the commands it configures cannot be established", f.why),
+				Span: s.Span, Segment: s.Index, Matches: []string{}})
+			continue
+		}
 		j.extra = append(j.extra, Read{Path: f.path, Kind: "literal", Source: "repository", Resolved: f.path,
 			Verdict: VerdictNotEstablished, Message: fmt.Sprintf("git reads %s, which cannot be read (%s), so the commands it configures cannot be established", show(f.path), f.why),
 			Span: s.Span, Segment: s.Index, Matches: []string{}})

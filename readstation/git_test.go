@@ -42,7 +42,7 @@ func TestParseGitConfig(t *testing.T) {
 		"diff.My Driver.textconv=./conv",
 		"filter.crypt.smudge=./dec",
 		`alias.st=!f() { echo "hi"; }; f`,
-		"core.pager=more",
+		// git refuses the file at "[broken": the entries before it.
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -10,12 +10,19 @@
 // and `go test ./classify -run TestAgentEnvNames -update` rewrites it.
 package agentenv
 
-import "os"
+import (
+	"os"
+
+	"github.com/shellgate/shellgate/gitrepo"
+)
 
 // Values returns the value of each of Names in this process's environment,
-// "" for one that is not set: what a request says of the agent's.
+// "" for one that is not set, and of every variable git reads to find its
+// configuration (gitrepo.EnvValues: GIT_CONFIG_COUNT and the settings it
+// counts, GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME, …): what a request says of
+// the agent's.
 func Values() map[string]string {
-	m := make(map[string]string, len(Names))
+	m := gitrepo.EnvValues(os.Getenv)
 	for _, n := range Names {
 		m[n] = os.Getenv(n)
 	}

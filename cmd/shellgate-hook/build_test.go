@@ -148,6 +148,7 @@ var thinClientPackages = map[string]bool{
 	"github.com/shellgate/shellgate/trust":              true,
 	"github.com/shellgate/shellgate/classify/shells":    true,
 	"github.com/shellgate/shellgate/classify/agentenv":  true,
+	"github.com/shellgate/shellgate/gitrepo":            true,
 	"github.com/shellgate/shellgate/cmd/shellgate-hook": true,
 }
 

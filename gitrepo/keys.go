@@ -1,0 +1,295 @@
+package gitrepo
+
+import "strings"
+
+// When names the commands for which git runs what a key names.
+type When string
+
+// The occasions on which git runs a configured program.
+const (
+	// WhenIndex: commands that compare the work tree with the index and
+	// refresh it (status, diff, describe --dirty, add, commit).
+	WhenIndex When = "index"
+	// WhenDiff: commands that print a diff or convert a blob (diff, log
+	// -p, show, blame, grep --textconv).
+	WhenDiff When = "diff"
+	// WhenSignature: commands that show a commit's signature (log and
+	// show with log.showSignature, verify-commit).
+	WhenSignature When = "signature"
+	// WhenAlways: every command that reads the configuration.
+	WhenAlways When = "always"
+	// WhenNetwork: commands that contact a remote (fetch, pull, push,
+	// clone, ls-remote, and a lazy fetch of a partial clone).
+	WhenNetwork When = "network"
+	// WhenTTY: output to a terminal (the pager).
+	WhenTTY When = "tty"
+	// WhenEditor: commands that open an editor (commit, rebase -i, tag -a).
+	WhenEditor When = "editor"
+	// WhenWrite: commands that write the work tree, the index or history
+	// (checkout, merge, archive, submodule update, add -p).
+	WhenWrite When = "write"
+	// WhenTool: commands that start a named tool (difftool, mergetool,
+	// help --web, instaweb).
+	WhenTool When = "tool"
+	// WhenAlias: a command word that is not git's own and names an alias.
+	WhenAlias When = "alias"
+)
+
+// Value conditions: which values of a key make git run something.
+const (
+	ValueAny      = ""         // any value
+	ValueNotFalse = "notfalse" // a value that is not a boolean false ("", false, no, off, 0)
+	ValueBang     = "bang"     // a value that begins with "!" (a shell command)
+	ValueExt      = "ext"      // a value that begins with "ext::" (the ext transport runs it)
+	ValueAlways   = "always"   // "always" (protocol.allow: every transport, ext:: included)
+)
+
+// Subsection rules of a HelperKey.
+const (
+	SubNone     = ""  // section.key, no subsection
+	SubRequired = "*" // section.SUB.key
+	SubOptional = "?" // either
+)
+
+// HelperKey is a configuration key whose value makes git run a program
+// (or write a file): a row of the table Keys.
+type HelperKey struct {
+	// Section and Key are lower-case; Key "" matches every key of the
+	// section (pager.<cmd>).
+	Section, Key string
+	// Sub is SubNone, SubRequired, SubOptional, or a subsection that must
+	// match exactly (protocol.ext.allow).
+	Sub string
+	// SubPrefix, when set, is a prefix the subsection must have
+	// (url."ext::…".insteadOf).
+	SubPrefix string
+	// Value is the value condition (ValueAny, ValueNotFalse, …).
+	Value string
+	// When says which commands run it.
+	When When
+	// Driver is set for a driver's key (diff, filter, merge): git runs it
+	// only for paths whose attributes select the driver.
+	Driver string
+	// BuiltinIfTrue: a boolean true runs git's own code (core.fsmonitor
+	// = true is git's built-in monitor), so in the user's configuration
+	// only another value (a program) counts.
+	BuiltinIfTrue bool
+	// UserOnly: git reads the key only from the system and global
+	// configuration (and the environment's), never from a repository's.
+	UserOnly bool
+	// Runs are the read-only commands, of ReadCommands, that run it in a
+	// repository without a terminal (a driver's: for a path its attributes
+	// select). TestKeysRunWhenTheTableSays holds each row to real git.
+	Runs []string
+	// Doc says what git runs.
+	Doc string
+}
+
+// ReadCommands are the read-only commands the table's Runs are measured
+// on.
+var ReadCommands = []string{"status", "diff", "log -p"}
+
+// Keys are the configuration keys that make git run a program: the one
+// table the read station consults (a row per key, data, not a switch).
+var Keys = []HelperKey{
+	{Section: "core", Key: "fsmonitor", Value: ValueNotFalse, BuiltinIfTrue: true, When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "the file system monitor hook, run to learn which files changed"},
+	{Section: "core", Key: "hookspath", When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "the hooks directory: git status and git diff run its post-index-change hook when a refresh rewrites the index"},
+	{Section: "diff", Key: "external", When: WhenDiff, Runs: []string{"diff"}, Doc: "the external diff program git diff runs (log -p only with --ext-diff)"},
+	{Section: "diff", Sub: SubRequired, Key: "textconv", When: WhenDiff, Driver: "diff", Runs: []string{"diff", "log -p"}, Doc: "a diff driver's text conversion program"},
+	{Section: "diff", Sub: SubRequired, Key: "command", When: WhenDiff, Driver: "diff", Runs: []string{"diff"}, Doc: "a diff driver's external diff program"},
+	{Section: "filter", Sub: SubRequired, Key: "clean", When: WhenIndex, Driver: "filter", Runs: []string{"status", "diff"}, Doc: "a filter's clean program, run on a work tree file git hashes"},
+	{Section: "filter", Sub: SubRequired, Key: "process", When: WhenIndex, Driver: "filter", Runs: []string{"status", "diff"}, Doc: "a filter's long-running process"},
+	{Section: "filter", Sub: SubRequired, Key: "smudge", When: WhenWrite, Driver: "filter", Doc: "a filter's smudge program, run on checkout"},
+	{Section: "merge", Sub: SubRequired, Key: "driver", When: WhenWrite, Driver: "merge", Doc: "a merge driver"},
+	{Section: "log", Key: "showsignature", Value: ValueNotFalse, When: WhenSignature, Runs: []string{"log -p"}, Doc: "makes git log run gpg.program (or gpg) on every signed commit"},
+	{Section: "gpg", Sub: SubOptional, Key: "program", When: WhenSignature, Doc: "the signing program, run to verify a signature"},
+	{Section: "gpg", Sub: SubOptional, Key: "defaultkeycommand", When: WhenSignature, Doc: "a command that names the signing key"},
+	{Section: "trace2", Key: "normaltarget", UserOnly: true, When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to (read from the user's configuration only)"},
+	{Section: "trace2", Key: "perftarget", UserOnly: true, When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to (read from the user's configuration only)"},
+	{Section: "trace2", Key: "eventtarget", UserOnly: true, When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to (read from the user's configuration only)"},
+	{Section: "core", Key: "pager", When: WhenTTY, Doc: "the pager, run when output goes to a terminal"},
+	{Section: "pager", Sub: SubOptional, Key: "", When: WhenTTY, Doc: "a command's pager, run when output goes to a terminal"},
+	{Section: "core", Key: "editor", When: WhenEditor, Doc: "the editor"},
+	{Section: "sequence", Sub: SubOptional, Key: "editor", When: WhenEditor, Doc: "the rebase todo editor"},
+	{Section: "core", Key: "sshcommand", When: WhenNetwork, Doc: "the ssh program of ssh transports"},
+	{Section: "core", Key: "askpass", When: WhenNetwork, Doc: "the program that asks for a password"},
+	{Section: "core", Key: "gitproxy", When: WhenNetwork, Doc: "the proxy command of git:// transports"},
+	{Section: "credential", Sub: SubOptional, Key: "helper", When: WhenNetwork, Doc: "a credential helper"},
+	{Section: "remote", Sub: SubRequired, Key: "uploadpack", When: WhenNetwork, Doc: "the program run on the remote side (locally for a local remote)"},
+	{Section: "remote", Sub: SubRequired, Key: "receivepack", When: WhenNetwork, Doc: "the program run on the remote side of a push"},
+	{Section: "remote", Sub: SubRequired, Key: "proxy", When: WhenNetwork, Doc: "the remote's proxy"},
+	{Section: "remote", Sub: SubRequired, Key: "vcs", When: WhenNetwork, Doc: "the remote helper git-remote-<vcs>"},
+	{Section: "remote", Sub: SubRequired, Key: "url", Value: ValueExt, When: WhenNetwork, Doc: "an ext:: URL, a command the transport runs"},
+	{Section: "remote", Sub: SubRequired, Key: "pushurl", Value: ValueExt, When: WhenNetwork, Doc: "an ext:: URL, a command the transport runs"},
+	{Section: "url", Sub: SubRequired, SubPrefix: "ext::", Key: "insteadof", When: WhenNetwork, Doc: "rewrites URLs to an ext:: command"},
+	{Section: "url", Sub: SubRequired, SubPrefix: "ext::", Key: "pushinsteadof", When: WhenNetwork, Doc: "rewrites push URLs to an ext:: command"},
+	{Section: "protocol", Sub: "ext", Key: "allow", Value: ValueAlways, When: WhenNetwork, Doc: "allows the ext:: transport, which runs a command"},
+	{Section: "protocol", Key: "allow", Value: ValueAlways, When: WhenNetwork, Doc: "allows every transport, ext:: (which runs a command) included"},
+	{Section: "core", Key: "alternaterefscommand", When: WhenNetwork, Doc: "the command that lists an alternate's refs"},
+	{Section: "uploadpack", Key: "packobjectshook", When: WhenNetwork, Doc: "a wrapper of pack-objects on the serving side"},
+	{Section: "hook", Sub: SubRequired, Key: "command", When: WhenIndex, Doc: "a configured hook (git 2.46 and later)"},
+	{Section: "tar", Sub: SubRequired, Key: "command", When: WhenWrite, Doc: "the compressor of git archive"},
+	{Section: "submodule", Sub: SubRequired, Key: "update", Value: ValueBang, When: WhenWrite, Doc: "a shell command git submodule update runs"},
+	{Section: "interactive", Key: "difffilter", When: WhenWrite, Doc: "the filter of git add -p"},
+	{Section: "difftool", Sub: SubOptional, Key: "cmd", When: WhenTool, Doc: "a diff tool"},
+	{Section: "difftool", Sub: SubOptional, Key: "path", When: WhenTool, Doc: "a diff tool's program"},
+	{Section: "mergetool", Sub: SubOptional, Key: "cmd", When: WhenTool, Doc: "a merge tool"},
+	{Section: "mergetool", Sub: SubOptional, Key: "path", When: WhenTool, Doc: "a merge tool's program"},
+	{Section: "browser", Sub: SubOptional, Key: "cmd", When: WhenTool, Doc: "a web browser"},
+	{Section: "browser", Sub: SubOptional, Key: "path", When: WhenTool, Doc: "a web browser's program"},
+	{Section: "man", Sub: SubOptional, Key: "cmd", When: WhenTool, Doc: "a man viewer"},
+	{Section: "man", Sub: SubOptional, Key: "path", When: WhenTool, Doc: "a man viewer's program"},
+	{Section: "web", Key: "browser", When: WhenTool, Doc: "the web browser"},
+}
+
+// Match reports whether e names a program the row's condition makes git
+// run.
+func (k *HelperKey) Match(e Entry) bool {
+	section, sub, key := splitName(e.Name)
+	if section != k.Section || k.Key != "" && key != k.Key {
+		return false
+	}
+	hasSub := strings.Count(e.Name, ".") >= 2
+	switch k.Sub {
+	case SubNone:
+		if hasSub {
+			return false
+		}
+	case SubRequired:
+		if !hasSub {
+			return false
+		}
+	case SubOptional:
+	default:
+		if !hasSub || sub != k.Sub {
+			return false
+		}
+	}
+	if k.SubPrefix != "" && !strings.HasPrefix(sub, k.SubPrefix) {
+		return false
+	}
+	switch k.Value {
+	case ValueNotFalse:
+		b, ok := parseBool(e.Value, e.NoValue)
+		return !ok || b
+	case ValueBang:
+		return strings.HasPrefix(e.Value, "!")
+	case ValueExt:
+		return strings.HasPrefix(e.Value, "ext::")
+	case ValueAlways:
+		return strings.EqualFold(e.Value, "always")
+	}
+	return true
+}
+
+// RunByReadCommand reports whether a read-only command (ReadCommands) can
+// run the row's program: the rows that ask in the user's own (system,
+// global) configuration.
+func (k *HelperKey) RunByReadCommand() bool { return len(k.Runs) > 0 }
+
+// Lookup returns the first row that e matches.
+func Lookup(e Entry) (*HelperKey, bool) {
+	for i := range Keys {
+		if Keys[i].Match(e) {
+			return &Keys[i], true
+		}
+	}
+	return nil, false
+}
+
+// Repository reports whether a scope is the repository's own (local,
+// worktree): every row there asks, since the repository chose it.
+func (s Scope) Repository() bool { return s == ScopeLocal || s == ScopeWorktree }
+
+// Helper is a setting that makes git run a program.
+type Helper struct {
+	Entry
+	// Row is the table row it matches; nil for an alias.
+	Row *HelperKey
+}
+
+// Helpers returns the settings of c that make git run a program for a
+// command: in the repository's own configuration every row of Keys, and
+// alias.<alias> when alias is the command's first word; in the user's
+// (system, global) and the environment's, only the value git uses (the
+// last of its name), for the rows a read-only command runs without a
+// driver (a driver counts when attributes select it: see Drivers), and
+// not core.fsmonitor = true (git's built-in monitor), and the alias. Keys that run only on a terminal, in an
+// editor, over the network or when writing do not ask there: those are
+// the settings a developer keeps in ~/.gitconfig (core.pager, core.editor,
+// credential.helper), and a read-only command without a terminal does not
+// run them.
+func Helpers(c *Config, alias string) []Helper {
+	var out []Helper
+	shadowed := c.Shadowed()
+	for i, e := range c.Entries {
+		if !e.Scope.Repository() && shadowed[i] {
+			continue
+		}
+		if row, ok := IsHelper(e, alias); ok {
+			out = append(out, Helper{Entry: e, Row: row})
+		}
+	}
+	return out
+}
+
+// Shadowed returns, for each entry of c, whether a later entry has its
+// name, so that git does not use its value (for a key of one value; every
+// key of the table that a read-only command runs is one).
+func (c *Config) Shadowed() []bool {
+	last := make(map[string]int, len(c.Entries))
+	for i, e := range c.Entries {
+		last[e.Name] = i
+	}
+	out := make([]bool, len(c.Entries))
+	for i, e := range c.Entries {
+		out[i] = last[e.Name] != i
+	}
+	return out
+}
+
+// IsHelper reports whether e, in its scope, is a setting Helpers returns
+// for a command whose first word is alias, and the row it matches (nil
+// for an alias).
+func IsHelper(e Entry, alias string) (*HelperKey, bool) {
+	if alias != "" && e.Section() == "alias" && strings.Count(e.Name, ".") == 1 && strings.EqualFold(e.Key(), alias) {
+		return nil, true
+	}
+	row, ok := Lookup(e)
+	if !ok {
+		return nil, false
+	}
+	if e.Scope.Repository() {
+		return row, !row.UserOnly
+	}
+	if row.BuiltinIfTrue {
+		if b, ok := parseBool(e.Value, e.NoValue); ok && b {
+			return row, false
+		}
+	}
+	return row, row.Driver == "" && row.RunByReadCommand()
+}
+
+// DriverKey returns "kind=name" (diff=x) when e names a driver's program
+// that counts (see Drivers), else "".
+func DriverKey(e Entry) string {
+	row, ok := Lookup(e)
+	if !ok || row.Driver == "" || !e.Scope.Repository() && !row.RunByReadCommand() {
+		return ""
+	}
+	return row.Driver + "=" + e.Subsection()
+}
+
+// Drivers returns the drivers (diff, filter, merge) of c that name a
+// program, by "kind=name" (diff=x): a path whose attributes select one
+// makes git run it. In the user's configuration only the drivers a
+// read-only command runs count (a filter's clean, not its smudge).
+func Drivers(c *Config) map[string]Entry {
+	out := map[string]Entry{}
+	for _, e := range c.Entries {
+		if k := DriverKey(e); k != "" {
+			out[k] = e
+		}
+	}
+	return out
+}

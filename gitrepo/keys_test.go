@@ -1,0 +1,165 @@
+package gitrepo
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// rowExample is the setting of row as the repository's config spells it,
+// its value the program path prog (or what the row's value condition
+// needs), and the extra config the row needs to be reached.
+func rowExample(row HelperKey, prog, root string) string {
+	sub := ""
+	switch row.Sub {
+	case SubRequired:
+		sub = "x"
+	case SubNone, SubOptional:
+	default:
+		sub = row.Sub
+	}
+	if row.SubPrefix != "" {
+		sub = row.SubPrefix + prog
+	}
+	key := row.Key
+	if key == "" {
+		key = "log" // pager.log
+	}
+	value := prog
+	extra := ""
+	switch row.Value {
+	case ValueBang:
+		value = "!" + prog
+	case ValueExt:
+		value = "ext::" + prog
+	case ValueAlways:
+		value = "always"
+	}
+	switch {
+	case row.Section == "log" && row.Key == "showsignature":
+		value = "true"
+		extra = "[gpg]\n\tprogram = " + prog + "\n"
+	case row.Section == "core" && row.Key == "hookspath":
+		value = root + "/hooks"
+	case row.Section == "trace2":
+		value = root + "/ran"
+	case row.SubPrefix != "":
+		value = "https://example.invalid/"
+	}
+	header := "[" + row.Section + "]"
+	if sub != "" {
+		header = "[" + row.Section + " \"" + sub + "\"]"
+	}
+	return header + "\n\t" + key + " = " + value + "\n" + extra
+}
+
+// TestKeysRunWhenTheTableSays: each row of Keys, set in a repository's
+// config to a program that leaves a mark, runs for exactly the read-only
+// commands its Runs lists (git status, git diff, git log -p, without a
+// terminal, in a repository with a modified file, a file whose mtime
+// changed, attributes selecting every driver, and a signed commit). This
+// is what decides which rows ask in the user's own configuration.
+func TestKeysRunWhenTheTableSays(t *testing.T) {
+	needGit(t)
+	type run struct {
+		row   HelperKey
+		scope Scope
+	}
+	var runs []run
+	for _, row := range Keys {
+		if !row.UserOnly {
+			runs = append(runs, run{row, ScopeLocal})
+		}
+		// In the user's configuration: the rows that ask there, and those
+		// a developer keeps there (they must not run).
+		if row.UserOnly || row.RunByReadCommand() || row.When == WhenTTY || row.When == WhenEditor || row.Key == "helper" {
+			runs = append(runs, run{row, ScopeGlobal})
+		}
+	}
+	for _, r := range runs {
+		row := r.row
+		name := string(r.scope) + ":" + row.Section + "." + row.Sub + "." + row.Key
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			mark := w.root + "/ran"
+			prog := w.root + "/prog"
+			script := "#!/bin/sh\necho \"$0 $*\" >> " + mark + "\nif [ -f \"$1\" ]; then cat \"$1\"; fi\nexit 0\n"
+			must(t, os.WriteFile(prog, []byte(script), 0o755))
+			must(t, os.MkdirAll(w.root+"/hooks", 0o755))
+			for _, h := range []string{"post-index-change", "pre-commit", "post-checkout", "reference-transaction", "fsmonitor-watchman"} {
+				must(t, os.WriteFile(w.root+"/hooks/"+h, []byte(script), 0o755))
+			}
+			w.signedHistory(t)
+			w.write(t, map[string]string{"repo/.gitattributes": "* diff=x filter=x merge=x\n"})
+			must(t, os.WriteFile(w.repo+"/a.txt", []byte("two\n"), 0o644))
+			old := time.Now().Add(-time.Hour)
+			cfg := rowExample(row, prog, w.root)
+			file := w.repo + "/.git/config"
+			if r.scope == ScopeGlobal {
+				file = w.home + "/.gitconfig"
+			}
+			f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+			must(t, err)
+			_, err = f.WriteString(cfg)
+			must(t, err)
+			must(t, f.Close())
+			var ran []string
+			for i, cmd := range ReadCommands {
+				_ = os.Remove(mark)
+				// b.txt's content is unchanged, its mtime not (another
+				// for each command): a refresh rewrites its index entry.
+				at := old.Add(time.Duration(i) * time.Minute)
+				must(t, os.Chtimes(w.repo+"/b.txt", at, at))
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				c := exec.CommandContext(ctx, "git", strings.Fields(cmd)...)
+				c.Dir, c.Env = w.repo, w.environ()
+				out, _ := c.CombinedOutput()
+				cancel()
+				if _, err := os.Stat(mark); err == nil {
+					ran = append(ran, cmd)
+				}
+				_ = out
+			}
+			want := slices.Clone(row.Runs)
+			if want == nil {
+				want = []string{}
+			}
+			if ran == nil {
+				ran = []string{}
+			}
+			if diff := cmp.Diff(want, ran); diff != "" {
+				t.Errorf("%s: the commands that run it (-table +git):\n%s\nconfig:\n%s", name, diff, cfg)
+			}
+		})
+	}
+}
+
+// signedHistory commits a.txt and b.txt in a commit that carries a (fake)
+// signature, so that log.showSignature makes git log verify it.
+func (w *world) signedHistory(t *testing.T) {
+	t.Helper()
+	must(t, os.WriteFile(w.repo+"/a.txt", []byte("one\n"), 0o644))
+	must(t, os.WriteFile(w.repo+"/b.txt", []byte("same\n"), 0o644))
+	w.git(t, w.repo, "add", "a.txt", "b.txt")
+	tree := strings.TrimSpace(w.git(t, w.repo, "write-tree"))
+	commit := "tree " + tree + "\nauthor A <a@example.invalid> 1700000000 +0000\ncommitter A <a@example.invalid> 1700000000 +0000\n" +
+		"gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned\n"
+	p := filepath.Join(w.root, "commit")
+	must(t, os.WriteFile(p, []byte(commit), 0o644))
+	id := strings.TrimSpace(w.git(t, w.repo, "hash-object", "-t", "commit", "-w", p))
+	w.git(t, w.repo, "update-ref", "refs/heads/main", id)
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
