@@ -89,6 +89,11 @@ type Program struct {
 	// options, long options with abbreviations), "long" (find-style
 	// single-dash words), "keyvalue" (dd's k=v), "none" (no options: echo).
 	Syntax string `yaml:"syntax,omitempty" json:"syntax,omitempty"`
+	// ShellOptions says the program takes a shell's options (bash, sh,
+	// zsh, the set builtin): "+X" words are options too, and an option
+	// the catalog does not list is reported with the spec's code. See
+	// ShellOptionsSpec.
+	ShellOptions *ShellOptionsSpec `yaml:"shell_options,omitempty" json:"shell_options,omitempty"`
 	// StopAtOperand ends option parsing at the first operand (wrappers,
 	// POSIX programs).
 	StopAtOperand bool `yaml:"stop_at_operand,omitempty" json:"stop_at_operand,omitempty"`
@@ -226,6 +231,25 @@ type Unless struct {
 	Effect  Effect   `yaml:"effect" json:"effect"`
 	Code    string   `yaml:"code,omitempty" json:"code,omitempty"`
 	Doc     string   `yaml:"doc,omitempty" json:"doc,omitempty"`
+}
+
+// ShellOptionsSpec is how a shell (or its set builtin) reads its options.
+// A shell option can change how the script is read or what runs before it
+// (bash -o keyword turns a NAME=VALUE word anywhere into an environment
+// assignment; -i and -l run startup files; zsh -o globsubst globs
+// parameter values), so the catalog lists only the options proven
+// harmless, each confirmed against the real shell, and any other (one not
+// listed, one whose name is only known at run time) is a finding of Code.
+type ShellOptionsSpec struct {
+	// NextValue says an option letter that takes a value takes the next
+	// word even inside a cluster, and the cluster goes on (bash and dash:
+	// -oe errexit is -o errexit -e; -oerrexit is -o, then -e, -r, ...);
+	// without it the rest of the word is the value (zsh: -oerrexit).
+	NextValue bool `yaml:"next_value,omitempty" json:"next_value,omitempty"`
+	// Code is the finding code of an option the catalog does not list.
+	Code string `yaml:"code" json:"code,omitempty"`
+	// Doc says why such an option is not safe, for the finding's message.
+	Doc string `yaml:"doc" json:"doc,omitempty"`
 }
 
 // OptSpec is one option of a program in the catalog.
@@ -617,6 +641,14 @@ func (p *Program) checkFields(bad func(string, ...any)) {
 	}
 	if p.NumericOption != "" && p.Syntax != "" && p.Syntax != "gnu" {
 		bad("numeric_option needs gnu syntax")
+	}
+	if so := p.ShellOptions; so != nil {
+		if so.Code == "" || so.Doc == "" {
+			bad("shell_options needs a code and a doc")
+		}
+		if p.Syntax != "" && p.Syntax != "gnu" {
+			bad("shell_options needs gnu syntax")
+		}
 	}
 }
 

@@ -37,6 +37,9 @@ func FuzzClassify(f *testing.F) {
 	for _, l := range seedLines(f) {
 		f.Add(l)
 	}
+	for _, tc := range shellOptionCases {
+		f.Add(tc.in)
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		r := Classify(in)
 		for _, fd := range r.Findings {

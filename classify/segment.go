@@ -387,7 +387,8 @@ func (p *argParser) run() {
 		syntaxKind = p.spec.Syntax
 		endOpts = endOpts || p.endOpts // an ends_options option (python -c) ended them
 		if !a.Static() && !endOpts && (syntaxKind != "none" && syntaxKind != "long" &&
-			strings.HasPrefix(info.prefix, "-") && info.prefix != "-" && info.prefix != "--" ||
+			(strings.HasPrefix(info.prefix, "-") || p.spec.ShellOptions != nil && strings.HasPrefix(info.prefix, "+")) &&
+			info.prefix != "-" && info.prefix != "--" && info.prefix != "+" ||
 			syntaxKind == "keyvalue" && strings.Contains(info.prefix, "=") && !strings.HasPrefix(info.prefix, "-")) {
 			// An option whose value (or tail) is dynamic: --file=$HOME/x, -f"$X".
 			i = p.dynamicOption(i, info.prefix)
@@ -429,6 +430,8 @@ func (p *argParser) run() {
 			i = p.longOpt(i)
 		case syntaxKind == "keyvalue" && strings.Contains(v, "=") && !strings.HasPrefix(v, "-"):
 			p.keyValue(i)
+		case p.spec.ShellOptions != nil && len(v) > 1 && (v[0] == '+' || v[0] == '-' && v[1] != '-'):
+			i = p.shellShort(i)
 		case strings.HasPrefix(v, "--"):
 			i = p.gnuLong(i)
 		case strings.HasPrefix(v, "-") && len(v) > 1:
@@ -547,7 +550,12 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 		}
 		if spec.match != nil && o.Value != nil {
 			if !o.Value.Static() || !spec.match.MatchString(o.Value.Value) {
-				p.effects = append(p.effects, effectAt{effect: spec.Else, code: spec.Code, doc: spec.Doc, who: who, span: o.Span})
+				w := who
+				if p.spec.ShellOptions != nil {
+					// Name the shell option: "bash -o keyword".
+					w += " " + o.Value.Value
+				}
+				p.effects = append(p.effects, effectAt{effect: spec.Else, code: spec.Code, doc: spec.Doc, who: w, span: o.Span})
 			}
 		}
 		for _, cat := range spec.Categories {
@@ -589,6 +597,11 @@ func (p *argParser) addOpt(o Opt, spec *OptSpec) {
 				}
 			}
 		}
+	} else if so := p.spec.ShellOptions; so != nil {
+		// A shell option not proven harmless: it may change how the
+		// script is read or what runs before it.
+		p.unsafe = true
+		p.effects = append(p.effects, effectAt{effect: EffectExec, code: so.Code, doc: so.Doc, who: p.specName() + " " + o.Written, span: o.Span})
 	} else {
 		p.unsafe = true
 		p.w.find("unknown-option", p.specName()+": option "+o.Written+" is not known to be safe", o.Span, p.seg.Index)
@@ -731,7 +744,7 @@ func (p *argParser) dynamicOption(i int, prefix string) int {
 		return i
 	}
 	for j := 1; j < len(prefix); j++ {
-		name := "-" + prefix[j:j+1]
+		name := prefix[:1] + prefix[j:j+1] // "-x", or a shell's "+x"
 		spec := p.spec.optIndex[name]
 		if spec == nil {
 			return unknown()
@@ -864,6 +877,51 @@ func (p *argParser) gnuShort(i int) int {
 			return i
 		}
 		p.addOpt(o, spec)
+	}
+	return i
+}
+
+// shellShort handles a shell's option cluster: "-eu", "+x", "-o NAME"
+// (see ShellOptionsSpec). Each letter is an option of its own, named with
+// the cluster's sign ("+o" unsets what "-o" sets). A letter that takes a
+// value takes the next word when the shell does so (bash -oo errexit
+// pipefail), else the rest of the word or, at its end, the next word (zsh
+// -oerrexit). An unknown letter does not end the cluster: the shell reads
+// the letters after it too.
+func (p *argParser) shellShort(i int) int {
+	a := p.args[i]
+	v := a.Value
+	next := p.spec.ShellOptions.NextValue
+	for j := 1; j < len(v); j++ {
+		name := v[:1] + v[j:j+1]
+		sp := Span{a.Span.Start, a.Span.End}
+		if a.Span.End-a.Span.Start == len(v) {
+			sp = Span{a.Span.Start + j, a.Span.Start + j + 1}
+		}
+		o := Opt{Name: name, Written: name, Span: sp}
+		spec := p.spec.optIndex[name]
+		if spec == nil {
+			p.addOpt(o, nil)
+			continue
+		}
+		if spec.Value == "" {
+			p.addOpt(o, spec)
+			continue
+		}
+		if !next && j+1 < len(v) {
+			val := subArg(a, j+1)
+			o.Value = &val
+			o.Span.End = a.Span.End
+			p.addOpt(o, spec)
+			return i
+		}
+		if spec.Value == "required" {
+			i = p.takeValue(&o, i)
+		}
+		p.addOpt(o, spec)
+		if !next {
+			return i
+		}
 	}
 	return i
 }

@@ -104,11 +104,11 @@ var zshCases = []struct {
 	{in: "- ls", want: "not reversible: unknown-program 0-1"},
 	{in: "autoload -Uz compinit", want: "not reversible: not-read-only 0-21"},
 	{in: "zmodload zsh/files", want: "not reversible: not-read-only 0-18"},
-	{in: "emulate -c 'ls' sh", want: "not reversible: not-read-only 0-18"},
+	{in: "emulate -c 'ls' sh", want: "not reversible: set-option 8-10 set-option 11-15 set-option 16-18"},
 	{in: "print -P '%~'", want: "not reversible: zsh-prompt-expansion 7-8"},
 	{in: "print -r -- hello", want: "reversible"},
 	{in: "whence -v ls", want: "reversible"},
-	{in: "setopt extendedglob", want: "not reversible: not-read-only 0-19"},
+	{in: "setopt extendedglob", want: "not reversible: set-option 7-19"},
 	{in: "hash foo=/bin/rm", want: "not reversible: not-read-only 0-16"},
 	// cd OLD NEW and the directory stack: where it goes is not known
 	{in: "cd a b && cat x", want: "not reversible: unexpected-operand 5-6 device-read 14-15"},
@@ -291,6 +291,9 @@ func FuzzClassifyZsh(f *testing.F) {
 		f.Add(tc.in)
 	}
 	for _, tc := range classifyCases {
+		f.Add(tc.in)
+	}
+	for _, tc := range shellOptionCases {
 		f.Add(tc.in)
 	}
 	f.Fuzz(func(t *testing.T, in string) {

@@ -116,6 +116,7 @@ var Registry = []Code{
 	{"project-config-untrusted", "gate", "a project's configuration would have allowed more, but the user has not trusted it"},
 	// The default Rego policy.
 	{"not-proven", "rego", "the command is not proven safe, so a person is asked"},
+	{"config-unreadable", "rego", "a shellgate config file that applies (a project's .shellgate.yaml in any form, a policy module it names, the user's config) exists but cannot be used: every command is denied"},
 	{"granted", "rego", "a grant of the configuration covers the segment"},
 	{"grant-wildcards-code", "rego", "a project config's grant matches only through a wildcard over an argument that carries code, so it does not apply"},
 	{"shell-stdin", "rego", "a shell or interpreter runs code fed to it on stdin (curl … | sh)"},

@@ -57,9 +57,32 @@ var OfflineEnv = map[string]string{
 	"npm_config_offline": "true",
 	"PIP_NO_INDEX":       "1",
 	"CARGO_NET_OFFLINE":  "true",
+	// A partial clone's read of a missing object fetches it from the
+	// promisor remote; git (2.39.5 here, and 2.44 on) refuses to with
+	// this set ("lazy fetching disabled").
+	"GIT_NO_LAZY_FETCH": "1",
+	// rustup installs the toolchain a rust-toolchain.toml names when it
+	// is missing (rustup 1.28 on); with 0 it refuses.
+	"RUSTUP_AUTO_INSTALL": "0",
 }
 
-// withOffline returns env (sorted "K=V") with OfflineEnv set on top.
+// OfflineGitOverrides are git configuration values forced, after the
+// GitOverrides, for a command allowed as reversible: no transport at all,
+// even one the repository's own config allows (protocol.NAME.allow
+// overrides protocol.allow, so each transport git knows is named), so that
+// a lazy fetch, a url.insteadOf or an ext:: remote reaches nothing.
+var OfflineGitOverrides = [][2]string{
+	{"protocol.allow", "never"},
+	{"protocol.file.allow", "never"},
+	{"protocol.git.allow", "never"},
+	{"protocol.ssh.allow", "never"},
+	{"protocol.http.allow", "never"},
+	{"protocol.https.allow", "never"},
+	{"protocol.ext.allow", "never"},
+}
+
+// withOffline returns env (sorted "K=V") with OfflineEnv set on top and
+// OfflineGitOverrides added to its git overrides.
 func withOffline(env []string) []string {
 	out := make([]string, 0, len(env)+len(OfflineEnv))
 	for _, kv := range env {
@@ -71,6 +94,53 @@ func withOffline(env []string) []string {
 	for k, v := range OfflineEnv {
 		out = append(out, k+"="+v)
 	}
+	return appendGitConfig(out, OfflineGitOverrides)
+}
+
+// gitConfigIndexBelow reports whether k is not a GIT_CONFIG_KEY_i or
+// GIT_CONFIG_VALUE_i, or is one with i below n (one git reads).
+func gitConfigIndexBelow(k string, n int) bool {
+	i, ok := strings.CutPrefix(k, "GIT_CONFIG_KEY_")
+	if !ok {
+		if i, ok = strings.CutPrefix(k, "GIT_CONFIG_VALUE_"); !ok {
+			return true
+		}
+	}
+	c, err := strconv.Atoi(i)
+	return err == nil && c >= 0 && c < n
+}
+
+// appendGitConfig returns env (a "K=V" list) with kvs added after the git
+// configuration overrides it already has (GIT_CONFIG_COUNT and its
+// GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n): later ones win, and none of the
+// earlier is lost. A count that is not a number is taken as none; a key
+// or value git would not read (numbered at or past the count) is dropped.
+// The result is sorted.
+func appendGitConfig(env []string, kvs [][2]string) []string {
+	n := -1
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
+			if c, err := strconv.Atoi(v); err == nil && c >= 0 && c < 1<<16 {
+				n = c
+			}
+		}
+	}
+	out := make([]string, 0, len(env)+2*len(kvs)+1)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GIT_CONFIG_COUNT" || !gitConfigIndexBelow(k, n) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	if n < 0 {
+		n = 0
+	}
+	for i, kv := range kvs {
+		s := strconv.Itoa(n + i)
+		out = append(out, "GIT_CONFIG_KEY_"+s+"="+kv[0], "GIT_CONFIG_VALUE_"+s+"="+kv[1])
+	}
+	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(kvs)))
 	sort.Strings(out)
 	return out
 }

@@ -168,14 +168,12 @@ func (l *loader) envConfig() error {
 			}
 		}
 	}
-	params, set, err := l.env("GIT_CONFIG_PARAMETERS")
-	if err != nil {
+	if _, set, err := l.env("GIT_CONFIG_PARAMETERS"); err != nil || set {
+		if err == nil {
+			err = &NotEstablishedError{Scope: l.scope, Why: "GIT_CONFIG_PARAMETERS is set (git -c settings passed down), and its settings are not read", unsure: true}
+		}
 		return err
 	}
-	if set {
-		return &NotEstablishedError{Scope: l.scope, Why: "GIT_CONFIG_PARAMETERS is set (git -c settings passed down), and its settings are not read", unsure: true}
-	}
-	_ = params
 	return nil
 }
 

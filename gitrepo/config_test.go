@@ -265,3 +265,30 @@ func TestBoolMatchesGit(t *testing.T) {
 		w.compare(t, "boolean "+strconv.Quote(v))
 	}
 }
+
+// FuzzIncludeIfMatchesGit: an includeIf gitdir:, gitdir/i: or onbranch:
+// pattern includes a file exactly when git includes it (the wildmatch
+// port, the ~/ and ./ expansions, the trailing-slash rule).
+func FuzzIncludeIfMatchesGit(f *testing.F) {
+	for _, p := range []string{"**/repo/", "$ROOT/re*/", "*/repo", "~/", "./", "repo/.git", "**/r?po/**", "/**/.git", "$ROOT/*/.git", "$ROOT/**/", "re*", "**", "*", "~/../re*/.git", "./.git"} {
+		f.Add(p, uint8(0))
+	}
+	f.Add("ma*", uint8(2))
+	f.Add("m**", uint8(2))
+	f.Add("*/x", uint8(2))
+	f.Add("$ROOT/REPO/", uint8(1))
+	needGit(f)
+	f.Fuzz(func(t *testing.T, pattern string, kind uint8) {
+		if len(pattern) > 200 || strings.ContainsAny(pattern, "\n\x00") {
+			return
+		}
+		cond := []string{"gitdir:", "gitdir/i:", "onbranch:"}[int(kind)%3]
+		q := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(pattern)
+		w := newWorld(t)
+		w.write(t, map[string]string{
+			"repo/.git/config": "[includeIf \"" + cond + q + "\"]\n\tpath = yes\n",
+			"repo/.git/yes":    "[core]\n\tfsmonitor = yes\n",
+		})
+		w.compare(t, cond+pattern)
+	})
+}

@@ -239,6 +239,9 @@ func Helpers(c *Config, alias string) []Helper {
 func (c *Config) Shadowed() []bool {
 	last := make(map[string]int, len(c.Entries))
 	for i, e := range c.Entries {
+		if row, ok := Lookup(e); ok && row.UserOnly && e.Scope.Repository() {
+			continue // git does not read it there, so it sets nothing
+		}
 		last[e.Name] = i
 	}
 	out := make([]bool, len(c.Entries))

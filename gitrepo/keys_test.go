@@ -163,3 +163,54 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestHelpers: which settings ask, by scope: every row in the
+// repository's own configuration; in the user's, the value git uses of a
+// key a read-only command runs, not the settings a developer keeps there.
+func TestHelpers(t *testing.T) {
+	e := func(scope Scope, name, value string) Entry {
+		return Entry{Scope: scope, File: string(scope), Name: name, Value: value}
+	}
+	cfg := &Config{Entries: []Entry{
+		e(ScopeSystem, "credential.helper", "store"),
+		e(ScopeGlobal, "core.pager", "delta"),
+		e(ScopeGlobal, "core.editor", "vim"),
+		e(ScopeGlobal, "core.fsmonitor", "true"),
+		e(ScopeGlobal, "diff.external", "difft"),
+		e(ScopeGlobal, "trace2.eventtarget", "/tmp/t"),
+		e(ScopeGlobal, "filter.lfs.process", "git-lfs filter-process"),
+		e(ScopeGlobal, "alias.st", "!evil"),
+		e(ScopeGlobal, "log.showsignature", "false"),
+		e(ScopeGlobal, "core.hookspath", "~/hooks"),
+		e(ScopeLocal, "core.hookspath", ".githooks"),
+		e(ScopeLocal, "core.pager", "./pager"),
+		e(ScopeLocal, "trace2.eventtarget", "/tmp/t"),
+		e(ScopeLocal, "core.fsmonitor", "true"),
+		e(ScopeCommand, "diff.external", "./x"),
+		e(ScopeWorktree, "filter.x.smudge", "./s"),
+	}}
+	var got []string
+	for _, h := range Helpers(cfg, "st") {
+		got = append(got, string(h.Scope)+" "+h.Name)
+	}
+	want := []string{
+		"global trace2.eventtarget",
+		"global alias.st",
+		"local core.hookspath",
+		"local core.pager",
+		"local core.fsmonitor",
+		"command diff.external",
+		"worktree filter.x.smudge",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("helpers (-want +got):\n%s", diff)
+	}
+	drivers := []string{}
+	for k := range Drivers(cfg) {
+		drivers = append(drivers, k)
+	}
+	slices.Sort(drivers)
+	if diff := cmp.Diff([]string{"filter=lfs", "filter=x"}, drivers); diff != "" {
+		t.Errorf("drivers (-want +got):\n%s", diff)
+	}
+}

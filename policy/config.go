@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"unicode/utf8"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/trust"
@@ -70,6 +72,11 @@ type Config struct {
 	// a grant, since the user chose it; check, explain, grant and run warn
 	// when they load one.
 	Source Source `yaml:"-" json:"-"`
+	// Problem, when not "", says that a config file that applies exists
+	// but cannot be used, which and why (see LoadFoundConfig): every
+	// decision is then a deny with this message, under the reason code
+	// ConfigUnreadable.
+	Problem string `yaml:"-" json:"problem,omitempty"`
 
 	grants []grantPattern
 	// grantAt locates each grant in its file ("file:line:col").
@@ -279,26 +286,15 @@ func LoadConfig(path string) (*Config, error) { return LoadConfigFrom(path, Sour
 // says. The bytes are read once: the digest the trust store is checked
 // against is that of the bytes parsed.
 func LoadConfigFrom(path string, src Source) (*Config, error) {
-	// A FIFO or device named .shellgate.yaml would block the read or
-	// never end: only a regular file is a config.
-	if st, err := os.Stat(path); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	} else if st.Size() > MaxConfigBytes {
-		return nil, fmt.Errorf("%s: %d bytes, over the %d-byte limit of a config", path, st.Size(), MaxConfigBytes)
-	}
-	f, err := os.Open(path)
+	// Only a regular file is a config: a FIFO or a device named
+	// .shellgate.yaml would block the read or never end, and is never
+	// opened in a way that can block (trust.ReadRegular).
+	data, err := trust.ReadRegular(path, MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
-	f.Close()
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxConfigBytes {
-		return nil, fmt.Errorf("%s: over the %d-byte limit of a config", path, MaxConfigBytes)
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%s: not valid UTF-8", path)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -328,12 +324,16 @@ func FindConfigSource(cwd string) (string, Source, error) {
 	if err != nil {
 		return "", "", err
 	}
+	// Whatever is at the name, in any form (a directory, a dangling or
+	// looping symlink, a FIFO, a file that cannot be read), is the
+	// project's config: LoadConfigFrom then says why it cannot be used.
+	// Taking it for "no config" would drop the project's rules.
 	for {
 		p := filepath.Join(dir, ConfigFileName)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		if present, err := exists(p); present {
 			return p, SourceProject, nil
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
-			return "", "", err
+		} else if err != nil {
+			return p, SourceProject, err
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -342,11 +342,26 @@ func FindConfigSource(cwd string) (string, Source, error) {
 		dir = parent
 	}
 	if p := UserConfigPath(); p != "" {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		if present, err := exists(p); present {
 			return p, SourceUser, nil
+		} else if err != nil {
+			return p, SourceUser, err
 		}
 	}
 	return "", "", nil
+}
+
+// exists reports whether anything is at p (a symlink counts, whatever it
+// names); the error is for a p whose presence cannot be told.
+func exists(p string) (bool, error) {
+	_, err := os.Lstat(p)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return false, nil
+	}
+	return false, fmt.Errorf("%s cannot be looked at: %w", p, err)
 }
 
 // UserConfigPath returns shellgate/config.yaml in the user config
@@ -367,13 +382,55 @@ func LoadConfigFor(explicit, cwd string) (*Config, error) {
 		return LoadConfig(explicit)
 	}
 	path, src, err := FindConfigSource(cwd)
-	if err != nil {
+	if err != nil && path == "" {
 		return nil, err
 	}
 	if path == "" {
 		return DefaultConfig(), nil
 	}
-	return LoadConfigFrom(path, src)
+	return LoadFoundConfig(path, src, err), nil
+}
+
+// LoadFoundConfig loads the config file FindConfigSource found at path
+// (findErr is the error it gave with it, if any). A file that cannot be
+// used, in whatever form it is there (see LoadConfigFrom and
+// FindConfigSource), is not "no config": the result is then a config with
+// no rules of its own whose Problem says which file and why, under which
+// every decision is a deny with the reason code ConfigUnreadable, as a
+// config that does not parse always was (the hooks deny on the error).
+func LoadFoundConfig(path string, src Source, findErr error) *Config {
+	err := findErr
+	if err == nil {
+		var c *Config
+		if c, err = LoadConfigFrom(path, src); err == nil {
+			return c
+		}
+	}
+	return ProblemConfig(path, src, err)
+}
+
+// ConfigUnreadable is the reason code of every decision made where a
+// shellgate config file that applies (a project's .shellgate.yaml, a
+// policy directory or module it names, the user's config) exists but
+// cannot be used: the rules it holds are not known.
+const ConfigUnreadable = "config-unreadable"
+
+// ProblemConfig is the config in effect where the config file at path
+// (found as src says) exists but cannot be used, for the reason err: the
+// defaults, with Problem saying so.
+func ProblemConfig(path string, src Source, err error) *Config {
+	c := DefaultConfig()
+	abs, aerr := filepath.Abs(path)
+	if aerr != nil {
+		abs = path
+	}
+	c.Path, c.Source = abs, src
+	why := "it cannot be read"
+	if err != nil {
+		why = err.Error()
+	}
+	c.Problem = fmt.Sprintf("the shellgate config %s exists but cannot be used (%s), so the rules it holds are not known and every command is denied until it is fixed or removed", abs, why)
+	return c
 }
 
 // ConfigGrantProblem is a config grant that puts a wildcard over code.

@@ -68,8 +68,10 @@ type Resolved struct {
 
 // Resolve judges cfg against the trust store at trust.Path(). A store that
 // cannot be read (corrupt, writable by others, owned by another user) trusts
-// nothing; its error is in StoreError. The error result is for a policy
-// directory that cannot be read.
+// nothing; its error is in StoreError. A project's policy directory that
+// cannot be read (one of its modules a FIFO, a link to a device or to
+// nothing) is not skipped: it is the config's Problem, and every decision
+// is then denied.
 func Resolve(cfg *Config) (*Resolved, error) {
 	if cfg == nil || cfg.Source != SourceProject {
 		return ResolveWith(cfg, nil, "", nil)
@@ -98,11 +100,16 @@ func ResolveWith(cfg *Config, store *trust.Store, storePath string, storeErr err
 		store = nil
 	}
 	trustDir := filepath.Dir(cfg.Path)
+	var problems []string
 	for _, d := range cfg.PolicyDirs {
 		dir := filepath.Clean(expandHome(d))
 		t, err := trust.ReadTree(dir)
 		if err != nil {
-			return nil, fmt.Errorf("policy directory (named in %s): %w", cfg.Path, err)
+			// A module that cannot be read (a FIFO, a link to a
+			// device, a dangling link) is never skipped: the whole
+			// project's rules are then not known.
+			problems = append(problems, fmt.Sprintf("the policy directory %s (named in %s) cannot be used (%v), so the rules it holds are not known and every command is denied until it is fixed or removed", dir, cfg.Path, err))
+			continue
 		}
 		mods := map[string]string{}
 		for p, b := range t.Files {
@@ -120,16 +127,32 @@ func ResolveWith(cfg *Config, store *trust.Store, storePath string, storeErr err
 			Ignored: []string{"any allow (grant) its Rego modules produce, and every rule they add besides deny and ask"},
 		})
 	}
-	if store.Trusted(cfg.Path, trust.KindFile, cfg.sum) {
+	if store.Trusted(cfg.Path, trust.KindFile, cfg.sum) && cfg.Problem == "" {
+		r.Config = withProblems(r.Config, problems)
 		return r, nil
 	}
 	tight, ignored := cfg.tightening()
-	r.Config = tight
+	r.Config = withProblems(tight, problems)
 	if len(ignored) > 0 {
-		r.Full = cfg
+		r.Full = withProblems(cfg, problems)
 		r.Untrusted = append([]Untrusted{{Path: cfg.Path, Kind: trust.KindFile, TrustDir: trustDir, Ignored: ignored}}, r.Untrusted...)
 	}
 	return r, nil
+}
+
+// withProblems is c with problems added to its Problem (a copy, when
+// there are any).
+func withProblems(c *Config, problems []string) *Config {
+	if len(problems) == 0 {
+		return c
+	}
+	cc := *c
+	all := problems
+	if cc.Problem != "" {
+		all = append([]string{cc.Problem}, problems...)
+	}
+	cc.Problem = strings.Join(all, "; ")
+	return &cc
 }
 
 // tightening returns the part of c that can only make the gate stricter
@@ -138,6 +161,7 @@ func ResolveWith(cfg *Config, store *trust.Store, storePath string, storeErr err
 // one shell judges a command as that shell alone, not as bash and zsh).
 func (c *Config) tightening() (*Config, []string) {
 	t := &Config{
+		Problem:    c.Problem,
 		Mode:       c.Mode,
 		DenyReads:  append([]string(nil), c.DenyReads...),
 		PolicyDirs: append([]string(nil), c.PolicyDirs...),

@@ -211,6 +211,33 @@
 // unreadable), adds a read of its own with source "repository" and
 // verdict not-established.
 //
+// # Hooks, submodules, partial clones, repositories elsewhere
+//
+// Beyond its config, a repository can make a read-only git command run
+// code, reach the network or print another repository (githooks.go,
+// submodule.go, gitpromisor.go, gitredirect.go; each trap built with the
+// real git and its decision checked in gate's TestGitTrapsConfirm). For
+// every git segment the station looks at the repository and every
+// submodule git steps into: each gitlink its index records (mode 160000,
+// at any depth, whether .gitmodules names it or not) whose .git is a
+// directory or a gitdir: file, and their own gitlinks, up to 64
+// repositories and 8 levels (past that, not established); the git
+// directories under <common>/modules and at the paths .gitmodules names.
+// In each it reports as a RepoHelper (Kind "hook") every executable file
+// (or symlink to one) of a hook a read-only command runs (readHooks:
+// post-index-change under git status, git diff and git describe, held to
+// the real git by TestGitHooksConfirm) in <common>/hooks and in every
+// core.hooksPath (relative to the work tree's top level, ~/ the home
+// directory); core.hooksPath itself is no longer reported. It reports a
+// promisor remote (remote.NAME.promisor, extensions.partialClone, or a
+// .promisor pack) as a RepoHelper of Kind "promisor": every git segment
+// there may fetch. It judges like reads the git directory a .git file or
+// symlink names, a commondir and every alternate object directory, unless
+// git's own layout points back (a linked worktree's gitdir file, a
+// submodule's core.worktree): outside the roots they are asked about.
+// Every git read of tracked content also judges what the submodules track
+// (submodule.recurse, diff.submodule=diff print it).
+//
 // # Cost
 //
 // Judge caches lookups within one call, compiles the rows once per

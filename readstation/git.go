@@ -99,7 +99,7 @@ func (f gitFiles) RealPath(p string) (string, error) {
 // agent's (Boundary.Env; one it does not know is not known).
 func (j *judger) gitEnv(name string) (string, bool) {
 	if name == "HOME" {
-		return j.b.Home, true
+		return j.b.Home, j.b.Home != "" // no home: where git looks is not known
 	}
 	if j.b.Env == nil {
 		return "", false
@@ -371,6 +371,10 @@ func helperKey(e cfgEntry, alias string) bool {
 
 type repoInfo struct {
 	top, gitdir string
+	// common is the git directory's common directory; subs are the
+	// submodules git steps into (submodule.go).
+	common string
+	subs   []gitRepoRef
 	// problems are what makes the repository's reading not established
 	// beyond a file that cannot be read (a work tree elsewhere).
 	problems []unreadableFile
@@ -409,10 +413,14 @@ func (j *judger) repo(top, gitdir string, cwd string, cache map[string]*repoInfo
 	mark := len(j.unreadable)
 	defer func() { ri.unreadable = slices.Clone(j.unreadable[mark:]) }()
 	common := j.commonDir(gitdir)
+	ri.common = common
 	ri.config = j.gitConfig(gitdir, common)
 	ri.problems = j.worktreeElsewhere(top, gitdir, ri.config)
-	for _, f := range j.submoduleConfigs(top, gitdir, common) {
-		j.loadConfig(f, 0, &ri.config)
+	ri.subs = j.submoduleRepos(top, gitdir, common)
+	for _, sr := range ri.subs {
+		for _, f := range configFiles(sr.gitdir, sr.common) {
+			j.loadConfig(f, 0, &ri.config)
+		}
 	}
 	drivers := map[string]cfgEntry{}
 	for _, e := range ri.config {
@@ -558,7 +566,9 @@ func (j *judger) repoHelpers() []RepoHelper {
 				Span: s.Span, Segment: s.Index, Matches: []string{}})
 		}
 		for _, e := range ri.config {
-			if helperKey(e, s.ConfigAlias) {
+			// core.hooksPath runs nothing itself: the hooks git would run
+			// there are judged one by one (gitTraps).
+			if helperKey(e, s.ConfigAlias) && !(e.section == "core" && e.key == "hookspath") {
 				out = append(out, RepoHelper{Key: e.name(), File: e.file, Value: e.value, Segment: s.Index, Span: s.Span})
 			}
 		}
@@ -566,6 +576,9 @@ func (j *judger) repoHelpers() []RepoHelper {
 			a.Segment, a.Span = s.Index, s.Span
 			out = append(out, a)
 		}
+		mark = len(j.unreadable)
+		out = append(out, j.gitTraps(s, ri)...)
+		j.unreadableReads(s, j.unreadable[mark:])
 	}
 	return out
 }

@@ -40,6 +40,37 @@ var errIndexUnsupported = errors.New("unsupported index")
 // (directory entries stand for the paths below them) do not list every
 // tracked path: they are errIndexUnsupported.
 func parseIndex(data []byte) ([]string, error) {
+	es, err := parseIndexEntries(data, nil)
+	return entryPaths(es), err
+}
+
+// indexEntry is one entry of a git index: its path and its mode (0o160000
+// for a gitlink: a submodule's commit, which git status and git diff step
+// into).
+type indexEntry struct {
+	path string
+	mode uint32
+}
+
+// gitlinkMode is the mode of an index entry that records a submodule.
+const gitlinkMode = 0o160000
+
+// entryPaths are the entries' paths, or nil for none.
+func entryPaths(es []indexEntry) []string {
+	if es == nil {
+		return nil
+	}
+	paths := make([]string, len(es))
+	for i, e := range es {
+		paths[i] = e.path
+	}
+	return paths
+}
+
+// parseIndexEntries is parseIndex with each entry's mode; when keep is
+// not nil, only the entries whose mode it keeps are returned (the others
+// are parsed and checked all the same, without a copy of their path).
+func parseIndexEntries(data []byte, keep func(mode uint32) bool) ([]indexEntry, error) {
 	if len(data) < 12 || string(data[:4]) != "DIRC" {
 		return nil, errors.New("not a git index (no DIRC header)")
 	}
@@ -56,9 +87,9 @@ func parseIndex(data []byte) ([]string, error) {
 		if !bytes.Equal(sum, make([]byte, hashLen)) && !checksumOK(body, sum) {
 			continue
 		}
-		paths, err := parseEntries(body, version, hashLen)
+		es, err := parseEntryList(body, version, hashLen, keep)
 		if err == nil || errors.Is(err, errIndexUnsupported) {
-			return paths, err
+			return es, err
 		}
 		if firstErr == nil {
 			firstErr = err
@@ -85,13 +116,22 @@ func checksumOK(body, sum []byte) bool {
 // parseEntries parses the entries and extensions of an index whose
 // trailing checksum is cut off; every byte must be accounted for.
 func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
+	es, err := parseEntryList(data, version, hashLen, nil)
+	return entryPaths(es), err
+}
+
+// parseEntryList is parseEntries with each entry's mode.
+func parseEntryList(data []byte, version uint32, hashLen int, keep func(mode uint32) bool) ([]indexEntry, error) {
 	n := binary.BigEndian.Uint32(data[8:12])
 	// Each entry takes at least 40 bytes of stat data, the object name
 	// and 2 bytes of flags: a count the data cannot hold is corrupt.
 	if uint64(n)*uint64(40+hashLen+2) > uint64(len(data)) {
 		return nil, fmt.Errorf("the index claims %d entries in %d bytes", n, len(data))
 	}
-	paths := make([]string, 0, n)
+	var paths []indexEntry
+	if keep == nil {
+		paths = make([]indexEntry, 0, n)
+	}
 	off := 12
 	var prev []byte
 	empty := false
@@ -155,7 +195,9 @@ func parseEntries(data []byte, version uint32, hashLen int) ([]string, error) {
 			empty = true
 			continue
 		}
-		paths = append(paths, string(name))
+		if keep == nil || keep(mode) {
+			paths = append(paths, indexEntry{string(name), mode})
+		}
 		prev = name
 	}
 	for off < len(data) {
@@ -234,6 +276,39 @@ func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
 		rd.set(VerdictDenied, d.row, fmt.Sprintf("the repository %s tracks %s (deny row %s), and with no pathspec to narrow it git prints what the repository tracks (and its history, with log -p or show): name the paths after --", show(top), show(d.path), quote(d.row)))
 	default:
 		rd.set(VerdictOK, "", fmt.Sprintf("the repository %s tracks no path a deny row covers (its history is not read)", show(top)))
+		j.trackedInSubmodules(top, gitdir, rd)
+	}
+}
+
+// trackedInSubmodules judges what the submodules of the repository at top
+// track: with submodule.recurse set git grep searches every active
+// submodule's tracked files too, and with diff.submodule=diff git diff,
+// git log -p and git show print the changes inside submodules (in any
+// config, the user's global one included, which the station does not
+// read; both confirmed with the real git: a .env a submodule tracks is
+// printed). rd is an ok read.
+func (j *judger) trackedInSubmodules(top, gitdir string, rd *Read) {
+	mark := len(j.unreadable)
+	subs := j.submoduleRepos(top, gitdir, j.commonDir(gitdir))
+	if u := j.unreadable[mark:]; len(u) > 0 {
+		j.unreadable = j.unreadable[:mark]
+		rd.set(VerdictNotEstablished, "", fmt.Sprintf("git prints what submodules track (git grep with submodule.recurse, diffs with diff.submodule=diff), and which submodules there are cannot be established: %s: %s", show(u[0].path), u[0].why))
+		return
+	}
+	for _, sub := range subs {
+		if sub.top == "" || sub.top == sub.gitdir {
+			continue // under modules with no work tree known: not checked out there
+		}
+		d, found, why := j.trackedDenied(sub.top, sub.gitdir, sub.top)
+		switch {
+		case why != "":
+			rd.set(VerdictNotEstablished, "", why)
+			return
+		case found:
+			rd.InTree = true
+			rd.set(VerdictDenied, d.row, fmt.Sprintf("the submodule %s tracks %s (deny row %s), and git prints what submodules track (git grep with submodule.recurse, diffs with diff.submodule=diff): name the paths after --", show(sub.top), show(d.path), quote(d.row)))
+			return
+		}
 	}
 }
 
@@ -394,12 +469,13 @@ func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
 	if int64(len(data)) != st.size {
 		return trackedResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
 	}
-	paths, err := parseIndex(data)
+	entries, err := parseIndexEntries(data, nil)
 	if err != nil {
 		return trackedResult{err: fmt.Sprintf("the paths the repository tracks are not known: the index %s: %v", show(p), err)}
 	}
 	var res trackedResult
-	for _, rel := range paths {
+	for _, e := range entries {
+		rel := e.path
 		if strings.HasPrefix(rel, "/") || strings.Contains("/"+rel+"/", "/../") {
 			return trackedResult{err: fmt.Sprintf("the index %s lists the path %s, which leaves the work tree", show(p), quote(rel))}
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // The fixtures in testdata/gitindex were written by git 2.39
@@ -147,6 +149,21 @@ func FuzzParseIndex(f *testing.F) {
 				}
 			}
 		}
+		// The gitlinks alone are the full parse's gitlinks.
+		all, errAll := parseIndexEntries(data, nil)
+		links, errLinks := parseIndexEntries(data, func(m uint32) bool { return m&0o170000 == gitlinkMode })
+		if (errAll == nil) != (errLinks == nil) {
+			t.Fatalf("the full parse: %v; the gitlinks alone: %v", errAll, errLinks)
+		}
+		var want []indexEntry
+		for _, e := range all {
+			if e.mode&0o170000 == gitlinkMode {
+				want = append(want, e)
+			}
+		}
+		if errAll == nil && !slices.Equal(want, links) {
+			t.Fatalf("gitlinks %v, want %v", links, want)
+		}
 		paths, err := parseIndex(data)
 		if err != nil {
 			return
@@ -228,7 +245,8 @@ func TestJudgeTracked(t *testing.T) {
 		// The other index formats.
 		{cmd: "git grep TOKEN", cwd: "v4", want: []string{". denied **/.env in-tree"}},
 		{cmd: "git grep TOKEN", cwd: "sha256", want: []string{". denied **/.env in-tree"}},
-		{cmd: "git grep TOKEN", cwd: "split", want: []string{". not-established"}},
+		// A split index does not list the gitlinks git steps into either.
+		{cmd: "git grep TOKEN", cwd: "split", want: []string{". not-established", "$T/split/.git/index not-established"}},
 		// Nothing tracked yet, no repository, a bare one.
 		{cmd: "git grep TOKEN", cwd: "fresh", want: []string{". ok"}},
 		{cmd: "git grep TOKEN", cwd: "plain", want: []string{". ok"}},
@@ -245,7 +263,7 @@ func TestJudgeTracked(t *testing.T) {
 			st := judge(t, tc.cmd, rootBoundary(dir, cwd))
 			got := []string{}
 			for _, r := range st.Reads {
-				s := r.Path + " " + string(r.Verdict)
+				s := strings.ReplaceAll(r.Path, dir, "$T") + " " + string(r.Verdict)
 				if r.Row != "" {
 					s += " " + r.Row
 				}
@@ -369,6 +387,20 @@ func BenchmarkTrackedIndex(b *testing.B) {
 			check(b)
 		}
 	})
+	// git status reads no tracked content, only the gitlinks git steps
+	// into: its cold cost is the parse, not the deny rows.
+	status := classify.Classify("git status")
+	b.Run("status-cold", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			gitlinkCache.Lock()
+			gitlinkCache.m = nil
+			gitlinkCache.Unlock()
+			if st := Judge(status, bd); !st.Established {
+				b.Fatalf("reads %+v", st.Reads)
+			}
+		}
+	})
 }
 
 // TestRepoReadsUnderAnUnresolvableCwd: a cwd that cannot be resolved (a
@@ -392,5 +424,68 @@ func TestRepoReadsUnderAnUnresolvableCwd(t *testing.T) {
 		if st.Established {
 			t.Errorf("%s: the station is established", cmd)
 		}
+	}
+}
+
+// TestIndexEntriesAgainstGit holds parseIndexEntries to git ls-files
+// --stage on indexes the real git wrote (versions 2, 3 and 4), with
+// regular files, an executable, a symlink and gitlinks at several depths:
+// the same paths with the same modes, and the gitlinks alone when only
+// they are kept.
+func TestIndexEntriesAgainstGit(t *testing.T) {
+	git := testenv.LookPath(t, "git")
+	dir := t.TempDir()
+	env := []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+	run := func(args ...string) string {
+		t.Helper()
+		c := exec.Command(git, args...)
+		c.Dir, c.Env = dir, env
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	run("init", "-q", ".")
+	writeTree(t, dir, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n", "dir/sub dir/c.txt": "c\n"})
+	must(t, os.Chmod(filepath.Join(dir, "dir/b.txt"), 0o755))
+	must(t, os.Symlink("a.txt", filepath.Join(dir, "link")))
+	run("add", ".")
+	sha := strings.Repeat("ab", 20)
+	for _, p := range []string{"vendor/lib", "deep/er/inner", "z"} {
+		run("update-index", "--add", "--cacheinfo", "160000,"+sha+","+p)
+	}
+	writeTree(t, dir, map[string]string{"ita.txt": "i\n"})
+	run("add", "-N", "ita.txt") // an extended flag: version 3 at least
+	for _, v := range []string{"2", "3", "4"} {
+		t.Run("v"+v, func(t *testing.T) {
+			run("update-index", "--index-version", v)
+			want, links := []string{}, []string{}
+			for _, l := range strings.Split(strings.TrimSpace(run("ls-files", "--stage")), "\n") {
+				meta, path, _ := strings.Cut(l, "\t")
+				mode := strings.Fields(meta)[0]
+				want = append(want, mode+" "+path)
+				if mode == "160000" {
+					links = append(links, mode+" "+path)
+				}
+			}
+			data, err := os.ReadFile(filepath.Join(dir, ".git/index"))
+			must(t, err)
+			for _, keep := range []func(uint32) bool{nil, func(m uint32) bool { return m&0o170000 == gitlinkMode }} {
+				es, err := parseIndexEntries(data, keep)
+				must(t, err)
+				got := []string{}
+				for _, e := range es {
+					got = append(got, fmt.Sprintf("%06o %s", e.mode, e.path))
+				}
+				w := want
+				if keep != nil {
+					w = links
+				}
+				if d := cmp.Diff(w, got); d != "" {
+					t.Errorf("entries (-git ls-files --stage +parseIndexEntries):\n%s", d)
+				}
+			}
+		})
 	}
 }

@@ -128,7 +128,20 @@ type RepoHelper struct {
 	Segment int `json:"segment"`
 	// Span covers the segment.
 	Span classify.Span `json:"span"`
+	// Kind says how the repository's choice takes effect: "" for a
+	// config key, an attribute or a project file that names code to run;
+	// HelperHook for a hook file git runs (File); HelperPromisor for a
+	// partial clone's promisor remote, from which git fetches missing
+	// objects over the network (Key the setting or File the pack that
+	// makes it one, Value the remote's URL).
+	Kind string `json:"kind,omitempty"`
 }
+
+// The kinds of RepoHelper other than a setting or a project file.
+const (
+	HelperHook     = "hook"
+	HelperPromisor = "promisor"
+)
 
 // judger holds the state of one Judge.
 type judger struct {

@@ -66,7 +66,9 @@ func TestSubmoduleHelpers(t *testing.T) {
 		{"slash", []string{"core.pager in $T/slash/.git/modules/libs/json/config"}},
 		{"nested", []string{"core.fsmonitor in $T/nested/.git/modules/outer/modules/inner/config"}},
 		{"legacy", []string{"core.fsmonitor in $T/legacy/vendor/x/.git/config"}},
-		{"gitfile", []string{"core.fsmonitor in $T/elsewhere/x.git/config"}},
+		// The submodule's git directory is outside the roots: git status
+		// (status.submoduleSummary) prints that repository's history.
+		{"gitfile", []string{"core.fsmonitor in $T/elsewhere/x.git/config", "outside-roots: $T/elsewhere/x.git"}},
 		{"linked", []string{"core.fsmonitor in $T/store/sub/config"}},
 		{"looped", []string{"not-established: $T/looped/.git/modules"}},
 		{"clean", []string{}},

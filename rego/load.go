@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 //go:embed policy/*.rego
@@ -60,7 +62,10 @@ func ReadPolicyDir(dir string, tests bool) (map[string]string, error) {
 		if d.IsDir() || !strings.HasSuffix(p, ".rego") || (!tests && isTest(p)) {
 			return nil
 		}
-		b, err := os.ReadFile(p)
+		// A module is a regular file (a symlink to one counts): a FIFO
+		// or a link to a device would block or never end, and is an
+		// error, never skipped.
+		b, err := trust.ReadRegular(p, MaxModuleBytes)
 		if err != nil {
 			return err
 		}
@@ -72,6 +77,9 @@ func ReadPolicyDir(dir string, tests bool) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// MaxModuleBytes bounds one policy module read from a directory.
+const MaxModuleBytes = 4 << 20
 
 var parserOptions = ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
 

@@ -1189,6 +1189,7 @@ func describeStation(e enc, st *readstation.Station) {
 			e.num(h.Segment)
 			e.key(kSpan)
 			describeSpan(e, h.Span)
+			nonEmpty(e, kKind, h.Kind, e.str)
 			e.end()
 		}
 		e.end()

@@ -58,10 +58,13 @@ const maxGates = 64
 // an input changed since it was built.
 func (c *Gates) GateFor(cwd string) (*gate.Gate, error) {
 	cfgPath, src := c.flags.Config, policy.SourceExplicit
+	var findErr error
 	if cfgPath == "" {
-		var err error
-		if cfgPath, src, err = policy.FindConfigSource(cwd); err != nil {
-			return nil, fmt.Errorf("finding the config: %w", err)
+		// A config found in any form that cannot be used (a directory,
+		// a FIFO, a dangling symlink) is not "no config": its gate
+		// denies every command, naming the file (policy.LoadFoundConfig).
+		if cfgPath, src, findErr = policy.FindConfigSource(cwd); findErr != nil && cfgPath == "" {
+			return nil, fmt.Errorf("finding the config: %w", findErr)
 		}
 	}
 	key := string(src) + "\x00" + cfgPath
@@ -91,7 +94,7 @@ func (c *Gates) GateFor(cwd string) (*gate.Gate, error) {
 		}
 	}
 	e.stamps = []*hook.InputStamp{hook.NewInputStamp(paths...)}
-	e.g, e.err = c.build(cfgPath, src, func(dirs []string) {
+	e.g, e.err = c.build(cfgPath, src, findErr, func(dirs []string) {
 		e.stamps = append(e.stamps, hook.NewInputStamp(dirs...))
 	})
 	if c.afterBuild != nil {
@@ -111,13 +114,18 @@ func changed(stamps []*hook.InputStamp) bool {
 
 // build loads the config and builds its gate; stampDirs is called with
 // the config's policy dirs before they are read.
-func (c *Gates) build(cfgPath string, src policy.Source, stampDirs func([]string)) (*gate.Gate, error) {
+func (c *Gates) build(cfgPath string, src policy.Source, findErr error, stampDirs func([]string)) (*gate.Gate, error) {
 	cfg := policy.DefaultConfig()
-	if cfgPath != "" {
+	switch {
+	case cfgPath == "":
+	case src == policy.SourceExplicit:
+		// The file the user named: an error of theirs to fix.
 		var err error
 		if cfg, err = policy.LoadConfigFrom(cfgPath, src); err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
+	default:
+		cfg = policy.LoadFoundConfig(cfgPath, src, findErr)
 	}
 	stampDirs(cfg.PolicyDirs)
 	return gate.New(gate.WithConfig(cfg), gate.WithPolicyDirs(c.flags.Policy...))

@@ -121,7 +121,20 @@ func validDigest(s string) bool {
 // others, is owned by another user, or does not parse is refused: the
 // error says why, and the caller must then trust nothing.
 func Load(path string) (*Store, error) {
-	f, err := os.Open(path)
+	// A FIFO or a device must never block the read (a resident engine
+	// would hang on it): its type is checked before it is opened, it is
+	// opened without blocking, and checked again once open.
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Store{Version: Version}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trust store: %v (ignored: nothing is trusted)", describeStatError(path, err))
+	}
+	if what := FileKind(fi.Mode()); what != "" {
+		return nil, fmt.Errorf("trust store %s is %s, not a regular file (ignored: nothing is trusted)", path, what)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Store{Version: Version}, nil
 	}
@@ -129,12 +142,11 @@ func Load(path string) (*Store, error) {
 		return nil, fmt.Errorf("trust store %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err = f.Stat(); err != nil {
 		return nil, fmt.Errorf("trust store %s: %w", path, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("trust store %s is not a regular file (ignored: nothing is trusted)", path)
+	if what := FileKind(fi.Mode()); what != "" {
+		return nil, fmt.Errorf("trust store %s is %s, not a regular file (ignored: nothing is trusted)", path, what)
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		return nil, fmt.Errorf("trust store %s is writable by others (mode %v; ignored: nothing is trusted; fix with chmod 600 %s)", path, fi.Mode().Perm(), path)
@@ -293,7 +305,16 @@ func ReadTree(dir string) (Tree, error) {
 				return err
 			}
 			fmt.Fprintf(h, "link\x00%s\x00%s\x00", rel, target)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			fi, err := os.Stat(p)
+			if err != nil {
+				// A module that links to nothing, or loops, is not
+				// skipped: what it would hold is not known.
+				return describeStatError(p, err)
+			}
+			if m := fi.Mode(); !m.IsRegular() && !m.IsDir() {
+				return fmt.Errorf("%s is a symlink to %s, which is %s, not a regular file", p, target, FileKind(m))
+			}
+			if fi.Mode().IsRegular() {
 				b, err := readBounded(p, &total)
 				if err != nil {
 					return err
@@ -309,7 +330,10 @@ func ReadTree(dir string) (Tree, error) {
 			fmt.Fprintf(h, "file\x00%s\x00%s\x00", rel, Sum(b))
 			t.Files[key] = b
 		default:
-			fmt.Fprintf(h, "other\x00%s\x00%v\x00", rel, d.Type())
+			// A FIFO, a socket or a device in a policy directory is
+			// never read (it could block or never end), and never
+			// skipped either: what it would hold is not known.
+			return fmt.Errorf("%s is %s, not a regular file", p, FileKind(d.Type()))
 		}
 		return nil
 	})
@@ -321,12 +345,7 @@ func ReadTree(dir string) (Tree, error) {
 }
 
 func readBounded(p string, total *int) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(MaxTreeBytes-*total)+1))
+	b, err := ReadRegular(p, int64(MaxTreeBytes-*total))
 	if err != nil {
 		return nil, err
 	}

@@ -86,9 +86,15 @@ func TestCheckBatchOrder(t *testing.T) {
 		if cmds[i] == "" && obj.Line != i+1 {
 			t.Fatalf("line %d: error for line %d: %s", i+1, obj.Line, l)
 		}
+		if obj.Error != "" {
+			if obj.Action != "deny" {
+				t.Fatalf("line %d: an error line's action is %q, want deny: %s", i+1, obj.Action, l)
+			}
+			obj.Action = "error"
+		}
 		actions[obj.Action]++
 	}
-	for _, a := range []string{"allow", "ask", "deny", ""} {
+	for _, a := range []string{"allow", "ask", "deny", "error"} {
 		if actions[a] == 0 {
 			t.Errorf("no %q answer in the stream: %v", a, actions)
 		}

@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/render"
+	"github.com/shellgate/shellgate/trust"
 )
 
 func init() {
@@ -89,9 +89,13 @@ func runClassify(e *env) int {
 	return exitOK
 }
 
+// maxCatalogBytes bounds a user catalog file.
+const maxCatalogBytes = 16 << 20
+
 // loadCatalog reads a user catalog and lays it over the embedded one.
 func loadCatalog(path string) (*classify.Catalog, error) {
-	data, err := os.ReadFile(path)
+	// A FIFO or a device named as the catalog must not block the read.
+	data, err := trust.ReadRegular(path, maxCatalogBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/shellgate/shellgate/rego/fleet"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // OPAConfigEnv names the environment variable that gives every command
@@ -34,13 +34,7 @@ func startFleet(path string, roots []string, noStation bool) (*fleet.Engine, err
 }
 
 // readSmallFile reads a regular file of at most 1 MiB.
+// It never blocks on a FIFO or a device (trust.ReadRegular).
 func readSmallFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > 1<<20 {
-		return nil, fmt.Errorf("%s: not a regular file of at most 1 MiB", path)
-	}
-	return os.ReadFile(path)
+	return trust.ReadRegular(path, 1<<20)
 }

@@ -313,13 +313,30 @@ ask contains {
 	some h in input.station.repo_helpers
 }
 
-# repo_helper_message: a setting that names a program, or a project file
-# whose existence makes the program run it (.pnpmfile.cjs).
-repo_helper_message(h) := concat("", [segment_label(h.segment), " would run ", h.file, ", a program file of the workspace (found through the ", h.value, ")"]) if {
+# repo_helper_message: a hook file git runs, a partial clone's promisor
+# remote (git fetches missing objects from it), a program file of the
+# workspace found through PATH, a setting that names a program, or a
+# project file whose existence makes the program run it (.pnpmfile.cjs).
+repo_helper_message(h) := concat("", ["the repository has ", h.file, ", so ", segment_label(h.segment), " would run it"]) if {
+	object.get(h, "kind", "") == "hook"
+} else := concat("", ["the repository is a partial clone (", promisor_source(h), "), so ", segment_label(h.segment), " may fetch missing objects from ", promisor_url(h), " over the network"]) if {
+	object.get(h, "kind", "") == "promisor"
+} else := concat("", [segment_label(h.segment), " would run ", h.file, ", a program file of the workspace (found through the ", h.value, ")"]) if {
 	h.key == "PATH"
 } else := concat("", ["the repository sets ", h.key, " in ", h.file, ", so ", segment_label(h.segment), " would run a program the repository chose"]) if {
 	h.key != ""
 } else := concat("", ["the repository has ", h.file, ", so ", segment_label(h.segment), " would run code the repository chose"])
+
+# promisor_source: the setting, or the pack file, that makes a repository
+# a partial clone.
+promisor_source(h) := concat("", [h.key, " in ", h.file]) if {
+	h.key != ""
+} else := concat("", ["it has ", h.file])
+
+# promisor_url: the promisor remote's URL, when it is set.
+promisor_url(h) := h.value if {
+	h.value != ""
+} else := "its promisor remote"
 
 # segment_label: the segment's label, or "the command" when the index
 # names no segment (a message must never leave a reason undefined).
@@ -328,6 +345,23 @@ segment_label(i) := l if {
 } else := "the command"
 
 # --- deny ----------------------------------------------------------------
+
+# config-unreadable: a shellgate config file that applies (the project's
+# .shellgate.yaml in any form: a directory, a dangling symlink, a FIFO, a
+# file that does not parse; a policy directory or module it names; the
+# user's config) exists but cannot be used, so the rules it holds are not
+# known. Go sets input.config.problem (which file, and why). It is denied,
+# as a config that does not parse always was.
+deny contains {
+	"code": "config-unreadable",
+	"message": input.config.problem,
+	"span": null,
+	"segment": -1,
+	"rule": "config-unreadable",
+} if {
+	is_string(input.config.problem)
+	input.config.problem != ""
+}
 
 # read-denied: a read the station's deny rows cover.
 deny contains {

@@ -881,6 +881,23 @@ test_repo_helper_messages if {
 	q.message == "the repository has /w/.pnpmfile.cjs, so pnpm list would run code the repository chose"
 }
 
+# A hook git runs, and a partial clone's promisor remote, say so.
+test_repo_helper_hook_and_promisor_messages if {
+	hook := {"key": "", "file": "/w/.git/hooks/post-index-change", "value": "", "segment": 0, "span": [0, 10], "kind": "hook"}
+	a := shellgate.ask with input as mk([seg(0, "git", {"subcommand": "status"})], {"station": {"repo_helpers": [hook]}})
+	some r in a
+	r.message == "the repository has /w/.git/hooks/post-index-change, so git status would run it"
+	remote := {"key": "remote.origin.promisor", "file": "/w/.git/config", "value": "https://example.com/x.git", "segment": 0, "span": [0, 10], "kind": "promisor"}
+	b := shellgate.ask with input as mk([seg(0, "git", {"subcommand": "log"})], {"station": {"repo_helpers": [remote]}})
+	some q in b
+	q.message == "the repository is a partial clone (remote.origin.promisor in /w/.git/config), so git log may fetch missing objects from https://example.com/x.git over the network"
+	pack := {"key": "", "file": "/w/.git/objects/pack/p.promisor", "value": "", "segment": 0, "span": [0, 10], "kind": "promisor"}
+	c := shellgate.decision with input as mk([seg(0, "git", {"subcommand": "log"})], object.union(readonly, {"station": {"repo_helpers": [pack]}}))
+	c.action == "deny"
+	some d in c.reasons
+	d.message == "the repository is a partial clone (it has /w/.git/objects/pack/p.promisor), so git log may fetch missing objects from its promisor remote over the network"
+}
+
 # A helper whose segment index names no segment still asks.
 test_repo_helper_without_its_segment_asks if {
 	h := {"key": "core.fsmonitor", "file": ".git/config", "value": "x", "segment": 7, "span": [0, 3]}
@@ -895,4 +912,22 @@ test_denied_read_message_from_station if {
 	some r in d
 	r.code == "read-denied"
 	contains(r.message, "~/.ssh/**")
+}
+
+# --- config-unreadable ---------------------------------------------------
+
+test_config_unreadable_denies_in_every_mode if {
+	some m in ["default", "readonly"]
+	inp := mk([seg(0, "ls", {})], {"mode": m, "facts": {"mode": m}, "config": {"problem": "the shellgate config /w/.shellgate.yaml exists but cannot be used (a directory)"}})
+	dec := shellgate.decision with input as inp
+	dec.action == "deny"
+	[r] := [r | some r in dec.reasons]
+	r.code == "config-unreadable"
+	contains(r.message, "/w/.shellgate.yaml")
+}
+
+test_config_without_problem_allows if {
+	inp := mk([seg(0, "ls", {})], {"config": {"mode": "default"}})
+	dec := shellgate.decision with input as inp
+	dec.action == "allow"
 }
