@@ -155,20 +155,8 @@ func TestConfirm(t *testing.T) {
 	needTool(t, "bash")
 	needTool(t, "git")
 	start := time.Now()
-
-	cases, err := corpus.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fixture corpus.Fixture
-	for _, c := range cases {
-		if strings.HasSuffix(c.File, ".sh") && len(c.Fixture) > 0 {
-			fixture = c.Fixture
-			break
-		}
-	}
-	base := t.TempDir()
-	decoyDir := filepath.Join(base, "decoy")
+	cases, fixture := embeddedCases(t)
+	decoyDir := filepath.Join(t.TempDir(), "decoy")
 	if err := os.Mkdir(decoyDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +164,70 @@ func TestConfirm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum := confirmIn(t, strace, space{decoy: d}, cases, start)
+	fmt.Printf("confirmed %d of %d read-only programs (%d spellings), unconfirmed: %s\n",
+		len(sum.confirmed), sum.readOnly, sum.spellings, strings.Join(sum.unconfirmed, ", "))
+	fmt.Printf("confirmed --help/--version alone for %d of %d help: true programs, unconfirmed: %s\n",
+		len(sum.helpOK), len(sum.helpOK)+len(sum.helpNot), strings.Join(sum.helpNot, ", "))
+	fmt.Printf("corpus: %d allowed cases run in the decoy, %d not run here (asked there, or their own fixtures; -v lists them)\n", sum.corpusRun, sum.notRun)
+}
+
+// embeddedCases are the embedded corpus's cases and the fixture of its
+// shell cases (laid into the decoy so that they find their files).
+func embeddedCases(t *testing.T) ([]corpus.Case, corpus.Fixture) {
+	t.Helper()
+	cases, err := corpus.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		if strings.HasSuffix(c.File, ".sh") && len(c.Fixture) > 0 {
+			return cases, c.Fixture
+		}
+	}
+	return cases, nil
+}
+
+// space is where confirmIn runs the cases: the decoy, or the hostile
+// workspace (a decoy with traps planted; label "hostile").
+type space struct {
+	decoy *Decoy
+	label string
+	// env is set in the test's own process while the gate decides (the
+	// environment a hook would see).
+	env []string
+	// entryOperands keeps, of the generated spellings, each entry and
+	// option alone and with a file, leaving out the other operand
+	// variants (@file, host:file, a glob, -, a directory).
+	entryOperands bool
+}
+
+// summary is what confirmIn counted.
+type summary struct {
+	confirmed, unconfirmed, helpOK, helpNot []string
+	readOnly, spellings, corpusRun, notRun  int
+	generated, asked, failed                int
+}
+
+// confirmIn generates the cases (the corpus's allowed ones, the probes, the
+// spellings), decides each with the real gate in the space's workspace, runs
+// the allowed ones under strace and fails each case that broke a claim.
+func confirmIn(t *testing.T, strace string, sp space, cases []corpus.Case, start time.Time) summary {
+	d := sp.decoy
+	where := "the decoy"
+	if sp.label != "" {
+		where = "the " + sp.label + " workspace"
+	}
 	t.Setenv("HOME", d.Home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(d.Home, ".config"))
 	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_CONFIG_GLOBAL"} {
 		t.Setenv(v, "")
 		os.Unsetenv(v)
+	}
+	for _, e := range sp.env {
+		if k, v, ok := strings.Cut(e, "="); ok {
+			t.Setenv(k, v)
+		}
 	}
 	g, err := gate.New(gate.WithCwd(d.Work))
 	if err != nil {
@@ -202,7 +249,7 @@ func TestConfirm(t *testing.T) {
 			cwd = filepath.Join(d.Work, c.Cwd)
 		}
 		if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-			notRun = append(notRun, c.Name+": its cwd "+c.Cwd+" is in the case's own fixture, not in the decoy")
+			notRun = append(notRun, c.Name+": its cwd "+c.Cwd+" is in the case's own fixture, not in "+where)
 			continue
 		}
 		all = append(all, caseT{Spelling: Spelling{Command: c.Command}, Source: "corpus", Name: c.Name, Cwd: cwd})
@@ -214,7 +261,15 @@ func TestConfirm(t *testing.T) {
 	// installed (Debian installs fd as fdfind); a program with none is
 	// reported as not installed, not run.
 	runName := map[string]string{}
-	for _, s := range Spellings(cat) {
+	for _, sd := range spellings(cat) {
+		s := sd.Spelling
+		if sp.entryOperands && sd.operand != "" && sd.operand != fileVariants[0] {
+			// The operand variants test how an entry reads its
+			// arguments, which the decoy confirms; a workspace's traps
+			// are about the entry and its options (each still runs
+			// alone and with a file).
+			continue
+		}
 		rn, ok := runName[s.Program]
 		if !ok {
 			if p := cat.Lookup(s.Program); p != nil {
@@ -239,6 +294,8 @@ func TestConfirm(t *testing.T) {
 	ctx := context.Background()
 	results := make([]result, len(all))
 	var toRun []int
+	asked := 0
+	whyAsked := map[string]string{} // a program's first asked spelling, with its reasons
 	for i, c := range all {
 		results[i].c = c
 		dec, err := g.Check(ctx, gate.Request{Command: c.Command, Cwd: c.Cwd, Mode: corpus.ModeDefault})
@@ -248,12 +305,24 @@ func TestConfirm(t *testing.T) {
 		}
 		results[i].decision = string(dec.Action)
 		if dec.Action != "allow" {
+			asked++
+			if _, ok := whyAsked[c.Program]; !ok && c.Program != "" {
+				var rs []string
+				for _, r := range dec.Reasons {
+					rs = append(rs, r.String())
+				}
+				whyAsked[c.Program] = c.Command + ": " + string(dec.Action) + " (" + strings.Join(rs, "; ") + ")"
+			}
 			if c.Source == "corpus" {
 				var codes []string
 				for _, r := range dec.Reasons {
 					codes = append(codes, r.Code)
 				}
-				notRun = append(notRun, fmt.Sprintf("%s: %s in the decoy (%s): the decoy holds secrets (a committed .env, token files) its corpus fixture does not", c.Name, dec.Action, strings.Join(codes, " ")))
+				why := "the decoy holds secrets (a committed .env, token files) its corpus fixture does not"
+				if sp.label != "" {
+					why = "the " + sp.label + " workspace is planted with traps"
+				}
+				notRun = append(notRun, fmt.Sprintf("%s: %s in %s (%s): %s", c.Name, dec.Action, where, strings.Join(codes, " "), why))
 			}
 			continue
 		}
@@ -275,7 +344,7 @@ func TestConfirm(t *testing.T) {
 	}
 	decided := time.Since(start)
 
-	tmp := filepath.Join(base, "runs")
+	tmp := filepath.Join(filepath.Dir(d.Dir), "runs-"+filepath.Base(d.Dir))
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -291,13 +360,21 @@ func TestConfirm(t *testing.T) {
 			defer wg.Done()
 			for i := range jobs {
 				r := &results[i]
-				o, err := Run(ctx, strace, r.c.Command, r.c.Cwd, tmp, d.Env, Limits{Timeout: 10 * time.Second, OutputCap: 1 << 20})
+				// Each case leaves its markers in a directory of its own,
+				// so that a planted program that ran is the case's failure.
+				markers := filepath.Join(tmp, fmt.Sprintf("markers-%d", i))
+				if err := os.Mkdir(markers, 0o755); err != nil {
+					r.err = err
+					continue
+				}
+				env := append(append([]string{}, d.Env...), "SG_MARKERS="+markers)
+				o, err := Run(ctx, strace, r.c.Command, r.c.Cwd, tmp, env, Limits{Timeout: 10 * time.Second, OutputCap: 1 << 20})
 				if err == nil && o.TimedOut {
 					// Stopped mid-run (a loaded machine): its trace ends
 					// in a cut line and shows only part of what it does.
 					// Run it again with time to finish; a second timeout
 					// is judged as it is.
-					o, err = Run(ctx, strace, r.c.Command, r.c.Cwd, tmp, d.Env, Limits{Timeout: 60 * time.Second, OutputCap: 1 << 20})
+					o, err = Run(ctx, strace, r.c.Command, r.c.Cwd, tmp, env, Limits{Timeout: 60 * time.Second, OutputCap: 1 << 20})
 				}
 				if err != nil {
 					r.err = err
@@ -308,6 +385,9 @@ func TestConfirm(t *testing.T) {
 					Programs: r.programs, Caches: r.caches, Opens: r.opens, Cwd: r.c.Cwd, Tmp: tmp,
 					Boundary: d.Boundary, Canaries: d.Canaries,
 				})
+				if ms, _ := os.ReadDir(markers); len(ms) > 0 {
+					r.problems = append(r.problems, Problem{ClaimNoExec, fmt.Sprintf("left %d marker files: a program the workspace planted ran", len(ms))})
+				}
 			}
 		}()
 	}
@@ -326,7 +406,8 @@ func TestConfirm(t *testing.T) {
 		ran, failed int
 	}
 	stats := map[string]*progStat{}
-	spellings, failedCases, timeouts, corpusRun := 0, 0, 0, 0
+	sum := summary{generated: len(all), asked: asked}
+	timeouts := 0
 	var slowest time.Duration
 	for _, r := range results {
 		if r.err != nil {
@@ -336,9 +417,9 @@ func TestConfirm(t *testing.T) {
 		if !r.allowed || r.skipped {
 			continue
 		}
-		spellings++
+		sum.spellings++
 		if r.c.Source == "corpus" {
-			corpusRun++
+			sum.corpusRun++
 		}
 		if r.dur > slowest {
 			slowest = r.dur
@@ -355,37 +436,42 @@ func TestConfirm(t *testing.T) {
 		st.ran++
 		if len(r.problems) > 0 {
 			st.failed++
-			failedCases++
+			sum.failed++
 			var lines []string
 			for _, p := range r.problems {
 				lines = append(lines, "    broke “"+p.Claim+"”: "+p.Detail)
 			}
-			t.Errorf("catalog entry %q (%s %s): %s\n%s", r.c.Entry, r.c.Source, r.c.Name, r.c.Command, strings.Join(lines, "\n"))
+			in := ""
+			if sp.label != "" {
+				in = " in " + where
+			}
+			t.Errorf("catalog entry %q (%s %s)%s: %s\n%s", r.c.Entry, r.c.Source, r.c.Name, in, r.c.Command, strings.Join(lines, "\n"))
 		}
 	}
-	var confirmed []string
-	var unconfirmed []string
 	ro := ReadOnlyPrograms(cat)
+	sum.readOnly = len(ro)
 	for _, p := range ro {
 		st := stats[p.Name]
 		switch {
 		case p.Unconfirmed != "":
-			unconfirmed = append(unconfirmed, p.Name+" ("+p.Unconfirmed+")")
+			sum.unconfirmed = append(sum.unconfirmed, p.Name+" ("+p.Unconfirmed+")")
 		case !installedAny(append([]string{p.Name}, p.Aliases...), d.Env):
-			unconfirmed = append(unconfirmed, p.Name+" (not installed)")
+			sum.unconfirmed = append(sum.unconfirmed, p.Name+" (not installed)")
 		case st == nil:
-			unconfirmed = append(unconfirmed, p.Name+" (no spelling is allowed in the decoy)")
+			sum.unconfirmed = append(sum.unconfirmed, p.Name+" (no spelling is allowed in "+where+")")
+			if w := whyAsked[p.Name]; w != "" {
+				t.Logf("no spelling of %s is allowed in %s; the first: %s", p.Name, where, w)
+			}
 		case st.failed > 0:
-			unconfirmed = append(unconfirmed, fmt.Sprintf("%s (%d of %d spellings failed)", p.Name, st.failed, st.ran))
+			sum.unconfirmed = append(sum.unconfirmed, fmt.Sprintf("%s (%d of %d spellings failed)", p.Name, st.failed, st.ran))
 		default:
-			confirmed = append(confirmed, p.Name)
+			sum.confirmed = append(sum.confirmed, p.Name)
 		}
 	}
-	sort.Strings(unconfirmed)
+	sort.Strings(sum.unconfirmed)
 	// help: true claims --help and --version alone print and exit, for
 	// programs that are otherwise not read-only: those claims are counted
 	// the same way, so a program missing here is visible, not passed.
-	var helpOK, helpNot []string
 	for _, p := range cat.Programs {
 		if !p.Help || p.ReadOnly {
 			continue
@@ -393,25 +479,38 @@ func TestConfirm(t *testing.T) {
 		st := stats[p.Name]
 		switch {
 		case !installedAny(append([]string{p.Name}, p.Aliases...), d.Env):
-			helpNot = append(helpNot, p.Name+" (not installed)")
+			sum.helpNot = append(sum.helpNot, p.Name+" (not installed)")
 		case st == nil:
-			helpNot = append(helpNot, p.Name+" (no spelling is allowed in the decoy)")
+			sum.helpNot = append(sum.helpNot, p.Name+" (no spelling is allowed in "+where+")")
 		case st.failed > 0:
-			helpNot = append(helpNot, fmt.Sprintf("%s (%d of %d spellings failed)", p.Name, st.failed, st.ran))
+			sum.helpNot = append(sum.helpNot, fmt.Sprintf("%s (%d of %d spellings failed)", p.Name, st.failed, st.ran))
 		default:
-			helpOK = append(helpOK, p.Name)
+			sum.helpOK = append(sum.helpOK, p.Name)
 		}
 	}
-	sort.Strings(helpNot)
-	t.Logf("cases: %d generated, %d allowed and run, %d failed, %d timed out; slowest run %v; decided in %v, total %v with %d workers",
-		len(all), spellings, failedCases, timeouts, slowest.Round(time.Millisecond), decided.Round(time.Millisecond), time.Since(start).Round(time.Second), workers)
-	t.Logf("confirmed: %s", strings.Join(confirmed, " "))
-	t.Logf("%d allowed corpus cases not run here (unconfirmed):\n  %s", len(notRun), strings.Join(notRun, "\n  "))
-	fmt.Printf("confirmed %d of %d read-only programs (%d spellings), unconfirmed: %s\n",
-		len(confirmed), len(ro), spellings, strings.Join(unconfirmed, ", "))
-	fmt.Printf("confirmed --help/--version alone for %d of %d help: true programs, unconfirmed: %s\n",
-		len(helpOK), len(helpOK)+len(helpNot), strings.Join(helpNot, ", "))
-	fmt.Printf("corpus: %d allowed cases run in the decoy, %d not run here (asked there, or their own fixtures; -v lists them)\n", corpusRun, len(notRun))
+	sort.Strings(sum.helpNot)
+	sum.notRun = len(notRun)
+	t.Logf("cases: %d generated, %d allowed and run, %d asked, %d failed, %d timed out; slowest run %v; decided in %v, total %v with %d workers",
+		len(all), sum.spellings, asked, sum.failed, timeouts, slowest.Round(time.Millisecond), decided.Round(time.Millisecond), time.Since(start).Round(time.Second), workers)
+	var ran []result
+	for _, r := range results {
+		if r.allowed && !r.skipped && r.err == nil {
+			ran = append(ran, r)
+		}
+	}
+	sort.Slice(ran, func(i, j int) bool { return ran[i].dur > ran[j].dur })
+	var slow []string
+	var total time.Duration
+	for i, r := range ran {
+		total += r.dur
+		if i < 10 {
+			slow = append(slow, fmt.Sprintf("%v %s", r.dur.Round(time.Millisecond), r.c.Command))
+		}
+	}
+	t.Logf("runs took %v in all; the slowest:\n  %s", total.Round(time.Second), strings.Join(slow, "\n  "))
+	t.Logf("confirmed: %s", strings.Join(sum.confirmed, " "))
+	t.Logf("%d allowed corpus cases not run in %s (unconfirmed):\n  %s", len(notRun), where, strings.Join(notRun, "\n  "))
+	return sum
 }
 
 // expectFor is the set of programs a case may execute: every program its

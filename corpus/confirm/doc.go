@@ -24,4 +24,19 @@
 // (a file, a directory, "-", "@file", "host:file", a glob). Only the cases
 // the real gate allows in the decoy are run; it prints
 // "confirmed N of M read-only programs (K spellings), unconfirmed: …".
+//
+// The hostile workspace ([NewHostile]) is the decoy planted with every trap
+// of [Traps] that can share one repository: files a cloned repository or
+// the home directory controls that turn an allowed read into code
+// execution, network access or a leaked secret (core.fsmonitor, hooks, a
+// textconv driver, a clean filter, an unlisted gitlink, a promisor remote,
+// toolchain pins, rc files, …). Each trap leaves a marker when it runs, and
+// every server it names is a 127.0.0.1 listener the test owns.
+// TestConfirmHostile runs the cases there as TestConfirm does (each entry
+// and option alone and with a file) and prints "hostile: confirmed N of M
+// read-only programs, asked K …". TestHostileTraps is the acceptance table:
+// for each trap and each command it turns harmful, the command is allowed
+// in a plain repository ([NewPlain]), asked (readonly: denied) in the
+// planted one with a reason naming the planted file, and the real program
+// really falls into the trap there.
 package confirm

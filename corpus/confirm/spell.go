@@ -18,6 +18,13 @@ type Spelling struct {
 	Command string
 }
 
+// spelled is a Spelling with the decoy operand variant it ends with (one
+// of fileVariants), or "" for the entry or option alone.
+type spelled struct {
+	Spelling
+	operand string
+}
+
 // Decoy operands: a file, a directory, stdin, a response file, a remote
 // file, a glob. Paths are relative to the decoy workspace.
 var fileVariants = []string{"data/plain.txt", "src", "-", "@.env", "localhost:data/plain.txt", "*.md"}
@@ -177,25 +184,35 @@ func optionWords(p *classify.Program, o *classify.OptSpec) ([]string, bool) {
 // for every program with help: true, --help and --version alone. The gate
 // decides which of them are allowed; only those are run.
 func Spellings(cat *classify.Catalog) []Spelling {
-	var out []Spelling
+	sp := spellings(cat)
+	out := make([]Spelling, len(sp))
+	for i, s := range sp {
+		out[i] = s.Spelling
+	}
+	return out
+}
+
+// spellings is Spellings with each spelling's operand variant.
+func spellings(cat *classify.Catalog) []spelled {
+	var out []spelled
 	seen := map[string]bool{}
-	add := func(entry, prog string, words []string) {
+	add := func(entry, prog, operand string, words []string) {
 		c := strings.Join(words, " ")
 		if seen[c] {
 			return
 		}
 		seen[c] = true
-		out = append(out, Spelling{Entry: entry, Program: prog, Command: c})
+		out = append(out, spelled{Spelling{Entry: entry, Program: prog, Command: c}, operand})
 	}
 	var walk func(p *classify.Program, prefix []string, top string)
 	walk = func(p *classify.Program, prefix []string, top string) {
 		words := append(append([]string{}, prefix...), p.Name)
 		entry := strings.Join(words, " ")
 		if p.ReadOnly {
-			add(entry, top, words)
+			add(entry, top, "", words)
 			for _, f := range fileVariants {
 				if ops, ok := operandsFor(p.Operands, f); ok && len(ops) > 0 {
-					add(entry, top, append(append([]string{}, words...), ops...))
+					add(entry, top, f, append(append([]string{}, words...), ops...))
 				}
 			}
 			for _, o := range p.Options {
@@ -207,14 +224,14 @@ func Spellings(cat *classify.Catalog) []Spelling {
 					continue
 				}
 				base := append(append([]string{}, words...), ow...)
-				add(entry, top, base)
+				add(entry, top, "", base)
 				roles := p.Operands
 				if o.Operands != nil {
 					roles = o.Operands
 				}
 				for _, f := range []string{"data/plain.txt", "@.env"} {
 					if ops, ok := operandsFor(roles, f); ok && len(ops) > 0 {
-						add(entry, top, append(append([]string{}, base...), ops...))
+						add(entry, top, f, append(append([]string{}, base...), ops...))
 					}
 				}
 			}
@@ -227,8 +244,8 @@ func Spellings(cat *classify.Catalog) []Spelling {
 		walk(p, nil, p.Name)
 		if p.Help {
 			// help: true claims --help and --version alone print and exit.
-			add(p.Name, p.Name, []string{p.Name, "--help"})
-			add(p.Name, p.Name, []string{p.Name, "--version"})
+			add(p.Name, p.Name, "", []string{p.Name, "--help"})
+			add(p.Name, p.Name, "", []string{p.Name, "--version"})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Program < out[j].Program })

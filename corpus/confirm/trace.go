@@ -202,7 +202,16 @@ func parseCall(pid int, s string, cwdPath string) (Event, bool, error) {
 	}
 	eq--
 	if strings.HasPrefix(ret, "-1") {
-		return Event{}, false, nil // failed: nothing happened
+		// A connect or send to an internet address that failed was still
+		// an attempt to reach the network: a non-blocking connect (Go's)
+		// returns EINPROGRESS, and a refused one knocked all the same.
+		// Anything else that failed did nothing.
+		if name != "connect" && name != "sendto" && name != "sendmsg" {
+			return Event{}, false, nil
+		}
+		if f, _ := sockaddr(s[open+1 : eq]); f != "AF_INET" && f != "AF_INET6" {
+			return Event{}, false, nil
+		}
 	}
 	args, err := splitArgs(s[open+1 : eq])
 	if err != nil {

@@ -38,6 +38,9 @@ func TestParseTrace(t *testing.T) {
 		`103 socket(AF_INET, SOCK_DGRAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 4<` + hx("UDP:[2]") + `>`,
 		`103 connect(4<` + hx("UDP:[2]") + `>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("` + hx("127.0.0.1") + `")}, 16) = 0`,
 		`103 sendto(4<` + hx("UDP:[2]") + `>, "` + hx("q") + `", 1, MSG_NOSIGNAL, NULL, 0) = 1`,
+		`103 connect(5<` + hx("TCP:[3]") + `>, {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("` + hx("127.0.0.1") + `")}, 16) = -1 EINPROGRESS (Operation now in progress)`,
+		`103 connect(6<` + hx("socket:[4]") + `>, {sa_family=AF_UNIX, sun_path="` + hx("/var/run/nscd/socket") + `"}, 110) = -1 ENOENT (No such file or directory)`,
+		`103 connect(7<` + hx("TCPv6:[5]") + `>, {sa_family=AF_INET6, sin6_port=htons(9), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "` + hx("::1") + `", &sin6_addr), sin6_scope_id=0}, 28) = -1 ECONNREFUSED (Connection refused)`,
 		`103 ???( <detached ...>`,
 		`103 +++ exited with 0 +++`,
 		`104 openat(AT_FDCWD<` + hx("/w") + `>, "` + hx("killed") + `", O_WRONLY|O_CREAT <unfinished ...>`,
@@ -59,6 +62,8 @@ func TestParseTrace(t *testing.T) {
 		{PID: 103, Kind: KindSocket, Syscall: "connect", Family: "AF_UNIX", Path: "/run/docker.sock"},
 		{PID: 103, Kind: KindSocket, Syscall: "socket", Family: "AF_INET"},
 		{PID: 103, Kind: KindSocket, Syscall: "connect", Family: "AF_INET"},
+		{PID: 103, Kind: KindSocket, Syscall: "connect", Family: "AF_INET"},
+		{PID: 103, Kind: KindSocket, Syscall: "connect", Family: "AF_INET6"},
 		{PID: 104, Kind: KindWrite, Syscall: "openat", Path: "/w/killed", Flags: "O_WRONLY|O_CREAT"},
 	}
 	if diff := cmp.Diff(want, tr.Events, cmpopts.EquateEmpty()); diff != "" {

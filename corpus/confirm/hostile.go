@@ -1,0 +1,1084 @@
+package confirm
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/shellgate/shellgate/corpus"
+)
+
+// Fire is the evidence a trap leaves when the real program falls into it.
+type Fire string
+
+// The kinds of evidence.
+const (
+	// FireMarker: a program the trap planted ran (a file under
+	// $SG_MARKERS).
+	FireMarker Fire = "marker"
+	// FireNetwork: the program connected to the test's 127.0.0.1
+	// listener, or the trace shows it connect.
+	FireNetwork Fire = "network"
+	// FireCanary: the output holds a secret planted outside the
+	// workspace.
+	FireCanary Fire = "canary"
+	// FireConfig: shellgate's own project configuration is not read as
+	// configuration (checked in Go, no program runs).
+	FireConfig Fire = "config"
+)
+
+// Trap is one thing a hostile workspace or home plants: a file (or a few)
+// that turns a command shellgate allows in a plain repository into one that
+// runs code, reaches the network or prints a secret. A new trap is one
+// entry of [Traps].
+type Trap struct {
+	// Name is the trap's short name (a test row's name).
+	Name string
+	// Doc says what the trap does.
+	Doc string
+	// Files are the planted files: relative to the workspace, "~/…" in
+	// the home directory, "../…" in the workspace's parent.
+	Files []string
+	// Names are strings one of which a reason must contain (the planted
+	// file, as a reason would name it); nil: each of Files without its
+	// "~/" or "../".
+	Names []string
+	// Commands are the commands the trap turns harmful ({dir}, {work} and
+	// {home} stand for the workspace's directories).
+	Commands []string
+	// NoRow says why the trap has no command (no acceptance row): it is
+	// planted for TestConfirmHostile only.
+	NoRow string
+	// Plain are the commands' harmless spellings where the trap is in the
+	// command itself (one per command); nil: Commands.
+	Plain []string
+	// Tools are the programs the commands need besides git (a missing one
+	// skips the row off CI and fails it in CI).
+	Tools []string
+	// Fires is the evidence the trap leaves when a command falls into it.
+	Fires Fire
+	// Env is added to the command's environment (and to the gate's
+	// process while it decides).
+	Env []string
+	// Alone keeps the trap out of [NewHostile]'s shared workspace: it
+	// changes what the repository is (its work tree, its .git), or fires
+	// in any bash.
+	Alone bool
+	// Plant lays the trap in a workspace.
+	Plant func(w *Workspace) error
+}
+
+// Workspace is a repository (Work) with a home directory (Home) under
+// Dir: a plain one ([NewPlain]) or a hostile one ([NewHostile]).
+type Workspace struct {
+	// Dir holds everything; Work is the repository, the cwd of a case;
+	// Home the home directory; Markers where the marker program writes
+	// ($SG_MARKERS); Marker the marker program.
+	Dir, Work, Home, Markers, Marker string
+	// Net is the 127.0.0.1 host:port every network trap points at.
+	Net string
+	// Env is the environment of a command run in the workspace.
+	Env []string
+	// Canaries maps each canary string to where it was planted.
+	Canaries map[string]string
+	// finish are the steps Finish runs.
+	finish []func() error
+}
+
+// Path resolves a trap's file name: "~/…" in Home, anything else relative
+// to Work ("../go.work" is in the parent).
+func (w *Workspace) Path(p string) string {
+	if p == "~" {
+		return w.Home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(w.Home, filepath.FromSlash(p[2:]))
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(w.Work, filepath.FromSlash(p))
+}
+
+// Write writes a file (a name as Path takes it), making its directories;
+// a content that starts with "#!" is executable.
+func (w *Workspace) Write(p, content string) error {
+	full := w.Path(p)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	mode := os.FileMode(0o644)
+	if strings.HasPrefix(content, "#!") {
+		mode = 0o755
+	}
+	return os.WriteFile(full, []byte(content), mode)
+}
+
+// Append appends to a file (made when missing).
+func (w *Workspace) Append(p, content string) error {
+	full := w.Path(p)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Git runs git in dir (a name as Path takes it) for planting: no system or
+// global config, and none of the repository's helpers (fsmonitor, hooks)
+// run while the traps are laid.
+func (w *Workspace) Git(dir string, args ...string) (string, error) {
+	empty := filepath.Join(w.Dir, "no-hooks")
+	_ = os.MkdirAll(empty, 0o755)
+	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + empty,
+		"-c", "user.name=Hostile", "-c", "user.email=hostile@example.invalid", "-c", "protocol.file.allow=always"}, args...)
+	cmd := exec.Command("git", full...)
+	cmd.Dir = w.Path(dir)
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + w.Home, "LANG=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_DATE=2020-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2020-01-01T00:00:00Z", "GIT_TERMINAL_PROMPT=0",
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("git %s in %s: %v: %s", strings.Join(args, " "), dir, err, out)
+	}
+	return string(out), nil
+}
+
+// Canary returns a fresh canary string planted at where.
+func (w *Workspace) Canary(where string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	v := "sgcanary" + hex.EncodeToString(b)
+	w.Canaries[v] = where
+	return v
+}
+
+// Expand replaces {dir}, {work} and {home} in a command.
+func (w *Workspace) Expand(s string) string {
+	return strings.NewReplacer("{dir}", w.Dir, "{work}", w.Work, "{home}", w.Home).Replace(s)
+}
+
+// FiredMarkers lists the marker files left since the markers directory
+// was emptied.
+func (w *Workspace) FiredMarkers() []string {
+	es, _ := os.ReadDir(w.Markers)
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// markerJS is a node script that leaves a marker (yarnPath, pnpmfile).
+const markerJS = "require('fs').writeFileSync(require('path').join(process.env.SG_MARKERS, 'node-' + process.pid), '');\nprocess.exit(0);\n"
+
+// markerSh is a shell rc file that leaves a marker.
+const markerSh = ": > \"$SG_MARKERS/rc-$$\"\n"
+
+// gitConfigFsmonitor is a [core] section setting fsmonitor to the marker.
+func (w *Workspace) gitConfigFsmonitor() string {
+	return "[core]\n\tfsmonitor = " + w.Marker + "\n"
+}
+
+// commitFile commits a file (written with content) in the repository.
+func (w *Workspace) commitFile(p, content string) error {
+	if err := w.Write(p, content); err != nil {
+		return err
+	}
+	if _, err := w.Git(".", "add", "-f", "--", p); err != nil {
+		return err
+	}
+	_, err := w.Git(".", "commit", "-q", "-m", "add "+p)
+	return err
+}
+
+// stale gives tracked files a new modification time, so that the next
+// command that refreshes the index rewrites it (and runs the hook that
+// follows an index change).
+func (w *Workspace) stale(files ...string) error {
+	t := time.Now().Add(time.Duration(len(files)+1) * time.Minute)
+	for _, f := range files {
+		if err := os.Chtimes(w.Path(f), t, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Traps is every trap the hostile workspace plants, in planting order
+// (NewHostile plants the ones not Alone into one workspace: the ones that
+// rewrite the repository come first).
+var Traps = []Trap{
+	{
+		Name: "promisor", Doc: "a partial clone (blob:none) whose promisor remote is the test's 127.0.0.1 listener: reading a missing blob fetches it",
+		Files:    []string{".git/config"},
+		Commands: []string{"git log -p", "git show", "git log --stat", "git diff", "git grep x HEAD", "git blame README.md", "git cat-file -p HEAD:README.md"},
+		Fires:    FireNetwork,
+		Plant: func(w *Workspace) error {
+			return w.promisor("http://" + w.Net + "/hostile.git")
+		},
+	},
+	{
+		Name: "promisor-ext", Doc: "the promisor remote is an ext:: URL (protocol.ext.allow=always): a lazy fetch runs the command in the URL",
+		Files:    []string{".git/config"},
+		Commands: []string{"git log -p", "git show HEAD~1"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.promisor("ext::" + w.Marker + " %S"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[protocol \"ext\"]\n\tallow = always\n")
+		},
+	},
+	{
+		Name: "promisor-insteadof", Doc: "the promisor remote's URL looks harmless (https://example.invalid/), and url.<base>.insteadOf rewrites it to the listener",
+		Files:    []string{".git/config"},
+		Commands: []string{"git log -p", "git show HEAD~1"},
+		Fires:    FireNetwork,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.promisor("https://example.invalid/hostile.git"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[url \"http://"+w.Net+"/\"]\n\tinsteadOf = https://example.invalid/\n")
+		},
+	},
+	{
+		Name: "promisor-uploadpack", Doc: "the promisor remote is a local path and remote.origin.uploadpack names the program a lazy fetch runs as git-upload-pack",
+		Files:    []string{".git/config"},
+		Commands: []string{"git log -p", "git show HEAD~1"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.promisor(w.Dir + "/upstream.git"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[remote \"origin\"]\n\tuploadpack = "+w.Marker+"\n")
+		},
+	},
+	{
+		Name: "diff-driver-command", Doc: "an external diff driver (diff.<driver>.command) chosen by .gitattributes: git diff runs it",
+		Files:    []string{".git/config", ".gitattributes"},
+		Commands: []string{"git diff"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Append(".gitattributes", "*.md diff=sgcmd\n"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[diff \"sgcmd\"]\n\tcommand = "+w.Marker+"\n")
+		},
+	},
+	{
+		Name: "submodule-gitlink", Doc: "a gitlink at depth 2 recorded only in the index (no .gitmodules), whose own .git/config sets core.fsmonitor: git status enters it",
+		Files:    []string{"vendor/lib/.git/config"},
+		Names:    []string{"vendor/lib"},
+		Commands: []string{"git status", "git diff", "git describe --dirty"},
+		Fires:    FireMarker,
+		Plant: func(w *Workspace) error {
+			sub := "vendor/lib"
+			if err := w.Write(sub+"/lib.txt", "library\n"); err != nil {
+				return err
+			}
+			if _, err := w.Git(sub, "init", "-q", "-b", "main"); err != nil {
+				return err
+			}
+			if _, err := w.Git(sub, "add", "lib.txt"); err != nil {
+				return err
+			}
+			if _, err := w.Git(sub, "commit", "-q", "-m", "lib"); err != nil {
+				return err
+			}
+			sha, err := w.Git(sub, "rev-parse", "HEAD")
+			if err != nil {
+				return err
+			}
+			if _, err := w.Git(".", "update-index", "--add", "--cacheinfo", "160000,"+strings.TrimSpace(sha)+","+sub); err != nil {
+				return err
+			}
+			// git describe --dirty stops at the first change it finds:
+			// the repository's own files are left unchanged, so that it
+			// reaches the submodule and asks it (git status inside).
+			if _, err := w.Git(".", "checkout", "-q", "--", "README.md"); err != nil {
+				return err
+			}
+			return w.Append(sub+"/.git/config", w.gitConfigFsmonitor())
+		},
+	},
+	{
+		Name: "textconv", Doc: "a diff driver with a textconv program, chosen for *.txt by a committed .gitattributes",
+		Files:    []string{".git/config", ".gitattributes"},
+		Commands: []string{"git log -p", "git show", "git diff"},
+		Fires:    FireMarker,
+		Plant: func(w *Workspace) error {
+			if err := w.Append(".gitattributes", "*.conv diff=sgconv\n"); err != nil {
+				return err
+			}
+			if err := w.commitFile("hostile/notes.conv", "x one\n"); err != nil {
+				return err
+			}
+			if err := w.Append("hostile/notes.conv", "x two\n"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[diff \"sgconv\"]\n\ttextconv = "+w.Marker+"\n")
+		},
+	},
+	{
+		Name: "clean-filter", Doc: "a clean filter on a tracked file whose work tree copy is modified: refreshing the index runs it",
+		Files:    []string{".git/config", ".gitattributes"},
+		Commands: []string{"git status", "git diff", "git describe --dirty"},
+		Fires:    FireMarker,
+		Plant: func(w *Workspace) error {
+			if err := w.Append(".gitattributes", "*.flt filter=sgclean\n"); err != nil {
+				return err
+			}
+			if err := w.commitFile("hostile/data.flt", "x data\n"); err != nil {
+				return err
+			}
+			// The same size, so that only the content (the filter's
+			// output) can tell it changed.
+			if err := w.Write("hostile/data.flt", "y data\n"); err != nil {
+				return err
+			}
+			if err := w.Append(".git/config", "[filter \"sgclean\"]\n\tclean = "+w.Marker+"\n"); err != nil {
+				return err
+			}
+			return w.stale("hostile/data.flt")
+		},
+	},
+	{
+		Name: "diff-external", Doc: "diff.external: git diff runs it for every changed file",
+		Files:    []string{".git/config"},
+		Commands: []string{"git diff"},
+		Fires:    FireMarker,
+		Plant: func(w *Workspace) error {
+			if err := w.modified(); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[diff]\n\texternal = "+w.Marker+"\n")
+		},
+	},
+	{
+		Name: "fsmonitor", Doc: "core.fsmonitor in .git/config: every command that reads the index runs it",
+		Files:    []string{".git/config"},
+		Commands: []string{"git status", "git diff", "git grep x", "git describe --dirty"},
+		Fires:    FireMarker,
+		Plant:    func(w *Workspace) error { return w.Append(".git/config", w.gitConfigFsmonitor()) },
+	},
+	{
+		Name: "fsmonitor-spelling", Doc: "core.fsmonitor in a spelling git accepts: section and key in mixed case, the value quoted and continued over a line break, on the header's line",
+		Files:    []string{".git/config"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			m := w.Marker
+			half := len(m) / 2
+			return w.Append(".git/config", "[CoRe] FsMonitor = \""+m[:half]+"\\\n"+m[half:]+"\" ; a comment\n")
+		},
+	},
+	{
+		Name: "fsmonitor-include", Doc: "core.fsmonitor in a workspace file that .git/config includes (include.path relative to .git)",
+		Files:    []string{".git/config", ".hostile/fsmonitor.inc"},
+		Names:    []string{".hostile/fsmonitor.inc"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".hostile/fsmonitor.inc", w.gitConfigFsmonitor()); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[include]\n\tpath = ../.hostile/fsmonitor.inc\n")
+		},
+	},
+	{
+		Name: "fsmonitor-includeif", Doc: "core.fsmonitor in a file an includeIf includes (gitdir/i with a glob, and onbranch)",
+		Files:    []string{".git/config", ".hostile/gitdir.inc", ".hostile/onbranch.inc"},
+		Names:    []string{".hostile/gitdir.inc", ".hostile/onbranch.inc"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			for _, f := range []string{"gitdir", "onbranch"} {
+				if err := w.Write(".hostile/"+f+".inc", w.gitConfigFsmonitor()); err != nil {
+					return err
+				}
+			}
+			return w.Append(".git/config", "[includeIf \"gitdir/i:**/\"]\n\tpath = ../.hostile/gitdir.inc\n[includeIf \"onbranch:m*\"]\n\tpath = ../.hostile/onbranch.inc\n")
+		},
+	},
+	{
+		Name: "fsmonitor-worktree-config", Doc: "core.fsmonitor in .git/config.worktree, read when extensions.worktreeConfig is set",
+		Files:    []string{".git/config.worktree"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Append(".git/config", "[extensions]\n\tworktreeConfig = true\n"); err != nil {
+				return err
+			}
+			if _, err := w.Git(".", "config", "core.repositoryformatversion", "1"); err != nil {
+				return err
+			}
+			return w.Write(".git/config.worktree", w.gitConfigFsmonitor())
+		},
+	},
+	{
+		Name: "gitfile", Doc: "the repository's .git is a file pointing at a directory elsewhere in the workspace, whose config sets core.fsmonitor",
+		Files:    []string{".git", ".hidden-git/config"},
+		Names:    []string{".hidden-git"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := os.Rename(w.Path(".git"), w.Path(".hidden-git")); err != nil {
+				return err
+			}
+			if err := w.Write(".git", "gitdir: .hidden-git\n"); err != nil {
+				return err
+			}
+			return w.Append(".hidden-git/config", w.gitConfigFsmonitor())
+		},
+	},
+	{
+		Name: "worktree-commondir", Doc: "the .git file names a linked worktree's directory whose commondir leads to a repository whose config sets core.fsmonitor",
+		Files:    []string{".git", ".hidden/main/config", ".hidden/main/worktrees/w/commondir"},
+		Names:    []string{".hidden/main"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := os.MkdirAll(w.Path(".hidden"), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(w.Path(".git"), w.Path(".hidden/main")); err != nil {
+				return err
+			}
+			wt := ".hidden/main/worktrees/w"
+			if err := os.MkdirAll(w.Path(wt), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(w.Path(".hidden/main/index"), w.Path(wt+"/index")); err != nil {
+				return err
+			}
+			head, err := os.ReadFile(w.Path(".hidden/main/HEAD"))
+			if err != nil {
+				return err
+			}
+			for p, c := range map[string]string{
+				wt + "/HEAD": string(head), wt + "/commondir": "../..\n", wt + "/gitdir": w.Work + "/.git\n",
+				".git": "gitdir: .hidden/main/worktrees/w\n",
+			} {
+				if err := w.Write(p, c); err != nil {
+					return err
+				}
+			}
+			return w.Append(".hidden/main/config", w.gitConfigFsmonitor())
+		},
+	},
+	{
+		Name: "hooks", Doc: ".git/hooks/post-index-change: a command that refreshes a stale index writes it and runs the hook",
+		Files:    []string{".git/hooks/post-index-change"},
+		Commands: []string{"git status", "git diff", "git describe --dirty"},
+		Fires:    FireMarker,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".git/hooks/post-index-change", markerScript); err != nil {
+				return err
+			}
+			return w.stale("main.go")
+		},
+	},
+	{
+		Name: "hookspath", Doc: "core.hooksPath names a workspace directory holding post-index-change",
+		Files:    []string{".git/config", ".githooks/post-index-change"},
+		Names:    []string{".githooks", "core.hookspath", "core.hooksPath"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true, // the shared workspace keeps .git/hooks (the hooks trap)
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".githooks/post-index-change", markerScript); err != nil {
+				return err
+			}
+			if err := w.Append(".git/config", "[core]\n\thooksPath = .githooks\n"); err != nil {
+				return err
+			}
+			return w.stale("main.go")
+		},
+	},
+	{
+		Name: "home-gitconfig", Doc: "core.fsmonitor in the user's ~/.gitconfig (the home is the attacker's too)",
+		Files:    []string{"~/.gitconfig"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Plant:    func(w *Workspace) error { return w.Append("~/.gitconfig", w.gitConfigFsmonitor()) },
+	},
+	{
+		Name: "home-xdg-gitconfig", Doc: "core.fsmonitor in ~/.config/git/config, git's other user config",
+		Files:    []string{"~/.config/git/config"},
+		Commands: []string{"git status"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.Append("~/.config/git/config", w.gitConfigFsmonitor()) },
+	},
+	{
+		Name: "core-worktree", Doc: "core.worktree points at ~/.aws, and the index tracks a file named credentials: git diff and grep print the home's secret (a path no deny row covers in the workspace)",
+		Files:    []string{".git/config"},
+		Names:    []string{".git/config", "core.worktree"},
+		Commands: []string{"git diff", "git grep secret"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.aws/credentials", "[default]\naws_secret_access_key = "+w.Canary("~/.aws/credentials")+"\n"); err != nil {
+				return err
+			}
+			if err := w.commitFile("credentials", "[default]\naws_secret_access_key = none\n"); err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(filepath.Join(w.Work, ".git"), w.Path("~/.aws"))
+			if err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[core]\n\tworktree = "+rel+"\n")
+		},
+	},
+	{
+		Name: "alternates", Doc: "objects/info/alternates borrows the objects of a private repository in the home: a ref into it prints its content",
+		Files:    []string{".git/objects/info/alternates"},
+		Commands: []string{"git log -p --all", "git show leak"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			priv := "~/private"
+			if err := w.Write(priv+"/secret.txt", "token "+w.Canary("~/private/secret.txt")+"\n"); err != nil {
+				return err
+			}
+			if _, err := w.Git(priv, "init", "-q", "-b", "main"); err != nil {
+				return err
+			}
+			if _, err := w.Git(priv, "add", "secret.txt"); err != nil {
+				return err
+			}
+			if _, err := w.Git(priv, "commit", "-q", "-m", "private"); err != nil {
+				return err
+			}
+			sha, err := w.Git(priv, "rev-parse", "HEAD")
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(w.Path(".git/objects"), w.Path(priv+"/.git/objects"))
+			if err != nil {
+				return err
+			}
+			if err := w.Write(".git/objects/info/alternates", rel+"\n"); err != nil {
+				return err
+			}
+			return w.Write(".git/refs/heads/leak", strings.TrimSpace(sha)+"\n")
+		},
+	},
+	{
+		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
+		Files:    []string{"go.mod"},
+		Commands: []string{"go version", "go env", "go list ./..."},
+		Tools:    []string{"go"},
+		Fires:    FireNetwork,
+		Alone:    true, // the shared workspace has the toolchain line (go-mod-toolchain)
+		Plant: func(w *Workspace) error {
+			return w.Write("go.mod", "module example.com/plain\n\ngo 1.99\n")
+		},
+	},
+	{
+		Name: "go-mod-toolchain", Doc: "go.mod's toolchain line names go1.99.0",
+		Files:    []string{"go.mod"},
+		Commands: []string{"go version", "go env", "go list ./..."},
+		Tools:    []string{"go"},
+		Fires:    FireNetwork,
+		Plant: func(w *Workspace) error {
+			return w.Write("go.mod", "module example.com/plain\n\ngo 1.21\n\ntoolchain go1.99.0\n")
+		},
+	},
+	{
+		Name: "go-work-parent", Doc: "a go.work in the workspace's parent asks for go 1.99",
+		Files:    []string{"../go.work"},
+		Commands: []string{"go version", "go env", "go list ./..."},
+		Tools:    []string{"go"},
+		Fires:    FireNetwork,
+		Plant: func(w *Workspace) error {
+			return w.Write("../go.work", "go 1.99\n\nuse ./"+filepath.Base(w.Work)+"\n")
+		},
+	},
+	{
+		Name: "go-env-home", Doc: "the user's go env file (~/.config/go/env, go env -w) sets GOTOOLCHAIN=go1.99.0",
+		Files:    []string{"~/.config/go/env"},
+		Names:    []string{"go/env"},
+		Commands: []string{"go version", "go env"},
+		Tools:    []string{"go"},
+		Fires:    FireNetwork,
+		// The environment's GOTOOLCHAIN would win over the file.
+		Env:   []string{"GOTOOLCHAIN="},
+		Alone: true, // the shared workspace's go.mod already fires
+		Plant: func(w *Workspace) error { return w.Write("~/.config/go/env", "GOTOOLCHAIN=go1.99.0\n") },
+	},
+	{
+		Name: "rust-toolchain-path", Doc: "rust-toolchain.toml names a path toolchain in the workspace: rustup's cargo runs the workspace's cargo",
+		Files:    []string{"rust-toolchain.toml"},
+		Commands: []string{"cargo --version", "cargo read-manifest"},
+		Tools:    []string{"rustup", "cargo"},
+		Fires:    FireMarker,
+		Plant: func(w *Workspace) error {
+			for _, b := range []string{"cargo", "rustc"} {
+				if err := w.Write(".hostile/toolchain/bin/"+b, markerScript); err != nil {
+					return err
+				}
+			}
+			return w.Write("rust-toolchain.toml", "[toolchain]\npath = \""+w.Path(".hostile/toolchain")+"\"\n")
+		},
+	},
+	{
+		Name: "cargo-rustc-wrapper", Doc: ".cargo/config.toml sets build.rustc-wrapper: cargo metadata runs it (rustc -vV)",
+		Files: []string{".cargo/config.toml"},
+		NoRow: "no cargo command the catalog allows runs rustc (cargo metadata, which runs the wrapper, is asked as not read-only): planted for TestConfirmHostile",
+		Tools: []string{"cargo"},
+		Fires: FireMarker,
+		Plant: func(w *Workspace) error {
+			return w.Write(".cargo/config.toml", "[build]\nrustc-wrapper = \""+w.Marker+"\"\n")
+		},
+	},
+	{
+		Name: "pnpm-package-manager", Doc: "package.json's packageManager names another pnpm: pnpm downloads it from the registry .npmrc names and runs it",
+		Files:    []string{"package.json"},
+		Commands: []string{"pnpm --version"},
+		Tools:    []string{"pnpm"},
+		Fires:    FireNetwork,
+		Plant: func(w *Workspace) error {
+			if err := w.Append(".npmrc", "registry=http://"+w.Net+"/npm/\n"); err != nil {
+				return err
+			}
+			return w.Write("package.json", "{\"name\": \"plain\", \"version\": \"1.0.0\", \"private\": true, \"packageManager\": \"pnpm@9.15.9\"}\n")
+		},
+	},
+	{
+		Name: "pnpmfile", Doc: ".pnpmfile.cjs: pnpm loads it for every command that reads the project",
+		Files:    []string{".pnpmfile.cjs"},
+		Commands: []string{"pnpm list"},
+		Tools:    []string{"pnpm"},
+		Fires:    FireMarker,
+		Plant:    func(w *Workspace) error { return w.Write(".pnpmfile.cjs", markerJS) },
+	},
+	{
+		Name: "pnpm-config-dependencies", Doc: "pnpm-workspace.yaml's configDependencies: pnpm installs them (from the registry) before any command",
+		Files:    []string{"pnpm-workspace.yaml"},
+		Commands: []string{"pnpm list"},
+		Tools:    []string{"pnpm"},
+		Fires:    FireNetwork,
+		Plant: func(w *Workspace) error {
+			return w.Write("pnpm-workspace.yaml", "configDependencies:\n  sg-config: \"1.0.0+sha512-AAAA\"\n")
+		},
+	},
+	{
+		Name: "yarn-path", Doc: ".yarnrc's yarn-path: any yarn command runs the release it names",
+		Files:    []string{".yarnrc"},
+		Commands: []string{"yarn list"},
+		Tools:    []string{"yarn"},
+		Fires:    FireMarker,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".hostile/yarn-release.js", markerJS); err != nil {
+				return err
+			}
+			return w.Write(".yarnrc", "yarn-path \".hostile/yarn-release.js\"\n")
+		},
+	},
+	{
+		Name: "yarnrc-yml-path", Doc: ".yarnrc.yml's yarnPath: any yarn command runs the release it names (yarn 1.22 honours it too)",
+		Files:    []string{".yarnrc.yml"},
+		Commands: []string{"yarn list"},
+		Tools:    []string{"yarn"},
+		Fires:    FireMarker,
+		Alone:    true, // the shared workspace has .yarnrc (and the decoy's .yarnrc.yml holds a token)
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".hostile/yarn-berry.cjs", markerJS); err != nil {
+				return err
+			}
+			return w.Write(".yarnrc.yml", "yarnPath: .hostile/yarn-berry.cjs\n")
+		},
+	},
+	{
+		Name: "zshenv", Doc: "~/.zshenv: every zsh, -c included, sources it",
+		Files:    []string{"~/.zshenv"},
+		Commands: []string{"zsh -c ls"},
+		Tools:    []string{"zsh"},
+		Fires:    FireMarker,
+		Plant:    func(w *Workspace) error { return w.Write("~/.zshenv", markerSh) },
+	},
+	{
+		Name: "bashrc-ssh", Doc: "~/.bashrc: Debian's bash sources it for bash -c when SSH_CLIENT is set (an agent in an ssh session)",
+		Files:    []string{"~/.bashrc"},
+		Commands: []string{"bash -c ls"},
+		Tools:    []string{"bash"},
+		Fires:    FireMarker,
+		Env:      []string{"SSH_CLIENT=127.0.0.1 40000 22"},
+		Plant:    func(w *Workspace) error { return w.Write("~/.bashrc", markerSh) },
+	},
+	{
+		Name: "bash-env", Doc: "BASH_ENV names ~/.bash_env: every non-interactive bash sources it",
+		Files:    []string{"~/.bash_env"},
+		Commands: []string{"bash -c ls"},
+		Tools:    []string{"bash"},
+		Fires:    FireMarker,
+		Env:      []string{"BASH_ENV={home}/.bash_env"},
+		Alone:    true, // it fires in the harness's own bash
+		Plant:    func(w *Workspace) error { return w.Write("~/.bash_env", markerSh) },
+	},
+	{
+		Name: "bash-keyword", Doc: "bash -o keyword makes a trailing NAME=value an assignment: git log obeys GIT_DIR and reads another repository",
+		Files:    []string{"../x/.git"},
+		Names:    []string{"keyword", "-k"},
+		Commands: []string{"bash -o keyword -c 'git log GIT_DIR={dir}/x/.git'", "bash -k -c 'git log GIT_DIR={dir}/x/.git'", "bash +o posix -o keyword -c 'git log GIT_DIR={dir}/x/.git'"},
+		Plain:    []string{"bash -c 'git log GIT_DIR={dir}/x/.git'", "bash -c 'git log GIT_DIR={dir}/x/.git'", "bash +o posix -c 'git log GIT_DIR={dir}/x/.git'"},
+		Tools:    []string{"bash"},
+		Fires:    FireCanary,
+		Plant: func(w *Workspace) error {
+			x := "../x"
+			if err := w.Write(x+"/a.txt", "a\n"); err != nil {
+				return err
+			}
+			if _, err := w.Git(x, "init", "-q", "-b", "main"); err != nil {
+				return err
+			}
+			if _, err := w.Git(x, "add", "a.txt"); err != nil {
+				return err
+			}
+			_, err := w.Git(x, "commit", "-q", "-m", "secret "+w.Canary("../x commit message"))
+			return err
+		},
+	},
+	{
+		Name: "shellgate-yaml-dir", Doc: "a .shellgate.yaml that is a directory: shellgate must not take it as no configuration",
+		Files:    []string{".shellgate.yaml"},
+		Commands: []string{"ls"},
+		Fires:    FireConfig,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return os.MkdirAll(w.Path(".shellgate.yaml/x"), 0o755) },
+	},
+	{
+		Name: "shellgate-yaml-dangling", Doc: "a .shellgate.yaml that is a dangling symlink",
+		Files:    []string{".shellgate.yaml"},
+		Commands: []string{"ls"},
+		Fires:    FireConfig,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return os.Symlink("missing.yaml", w.Path(".shellgate.yaml")) },
+	},
+	{
+		Name: "shellgate-yaml-fifo", Doc: "a .shellgate.yaml that is a FIFO: reading it blocks, so shellgate must fail closed at once",
+		Files:    []string{".shellgate.yaml"},
+		Commands: []string{"ls"},
+		Fires:    FireConfig,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return syscall.Mkfifo(w.Path(".shellgate.yaml"), 0o644) },
+	},
+}
+
+// modified makes sure README.md differs from the index (git diff has a
+// file to show).
+func (w *Workspace) modified() error {
+	return w.Append("README.md", "changed in the work tree\n")
+}
+
+// promisor turns the repository into a partial clone (blob:none) of a
+// copy of itself and points the promisor remote at url: the history's
+// blobs are missing, so a command that reads one fetches it.
+func (w *Workspace) promisor(url string) error {
+	// A file only the history holds: its blob stays missing whatever the
+	// work tree makes git fetch while the traps are planted.
+	if err := w.commitFile("hostile/history.txt", "x in the history\n"); err != nil {
+		return err
+	}
+	if _, err := w.Git(".", "rm", "-q", "hostile/history.txt"); err != nil {
+		return err
+	}
+	if _, err := w.Git(".", "commit", "-q", "-m", "remove hostile/history.txt"); err != nil {
+		return err
+	}
+	server := filepath.Join(w.Dir, "promisor-server.git")
+	clone := filepath.Join(w.Dir, "promisor-clone")
+	if _, err := w.Git(".", "clone", "-q", "--bare", w.Work, server); err != nil {
+		return err
+	}
+	if _, err := w.Git(server, "config", "uploadpack.allowFilter", "true"); err != nil {
+		return err
+	}
+	if _, err := w.Git(w.Dir, "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+server, clone); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(w.Path(".git")); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(clone, ".git"), w.Path(".git")); err != nil {
+		return err
+	}
+	_ = os.RemoveAll(clone)
+	// The index from the tree (trees are all here), its stat data from
+	// the work tree: hashing the files needs no blob, but a text
+	// attribute makes git read the indexed blob, fetched here from the
+	// local server.
+	if _, err := w.Git(".", "read-tree", "HEAD"); err != nil {
+		return err
+	}
+	if _, err := w.Git(".", "update-index", "-q", "--refresh"); err != nil && !strings.Contains(err.Error(), "needs update") {
+		return err
+	}
+	// The remote moves to url once every trap is planted (planting
+	// commits, and a commit may read a blob).
+	w.finish = append(w.finish, func() error {
+		_ = os.RemoveAll(server)
+		for _, kv := range [][2]string{
+			{"remote.origin.url", url}, {"remote.origin.promisor", "true"}, {"extensions.partialClone", "origin"},
+		} {
+			if _, err := w.Git(".", "config", kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+		missing, err := w.Git(".", "rev-list", "--objects", "--missing=print", "--all")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(missing, "\n?") && !strings.HasPrefix(missing, "?") {
+			return errors.New("promisor: the partial clone misses no object")
+		}
+		return nil
+	})
+	return nil
+}
+
+// Finish ends the planting: the steps traps left for after every trap is
+// planted (the promisor remote moves to the listener).
+func (w *Workspace) Finish() error {
+	for _, f := range w.finish {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	w.finish = nil
+	return nil
+}
+
+// NewPlain lays a plain workspace under dir (which must exist): a
+// repository with a README, a Go module, a Cargo package and a package.json
+// in which nothing is planted, one commit and a tag, README.md modified in
+// the work tree; a home directory with a user git config and a .netrc
+// that holds a canary. net is the 127.0.0.1 host:port network traps point
+// at.
+func NewPlain(dir, net string) (*Workspace, error) {
+	dir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Dir: dir, Work: filepath.Join(dir, "work"), Home: filepath.Join(dir, "home"),
+		Markers: filepath.Join(dir, "markers"), Marker: filepath.Join(dir, "bin", "sg-marker"), Net: net,
+		Canaries: map[string]string{}}
+	for _, d := range []string{w.Work, w.Home, w.Markers} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	files := map[string]string{
+		"~/.gitconfig":  "[user]\n\tname = Plain\n\temail = plain@example.invalid\n",
+		"~/.netrc":      "machine example.com login demo password " + w.Canary("~/.netrc") + "\n",
+		"~/.ssh/id_rsa": w.Canary("~/.ssh/id_rsa") + "\n",
+		"README.md":     "x marks the spot\n",
+		"main.go":       "package main\n\nfunc main() {}\n",
+		"go.mod":        "module example.com/plain\n\ngo 1.21\n",
+		"Cargo.toml":    "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"src/main.rs":   "fn main() {}\n",
+		"package.json":  "{\"name\": \"plain\", \"version\": \"1.0.0\", \"private\": true}\n",
+		".gitignore":    "target/\nnode_modules/\n",
+	}
+	for p, c := range files {
+		if err := w.Write(p, c); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Write("../bin/sg-marker", markerScript); err != nil {
+		return nil, err
+	}
+	w.Env = baseEnv(w.Home, w.Markers, net)
+	for _, s := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "plain"}, {"tag", "v1"}} {
+		if _, err := w.Git(".", s...); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.modified(); err != nil {
+		return nil, err
+	}
+	return w, w.settle()
+}
+
+// settle dates every file an hour back (so that no index entry is racily
+// clean) and refreshes the index.
+func (w *Workspace) settle() error {
+	old := time.Now().Add(-time.Hour)
+	_ = filepath.Walk(w.Dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode()&os.ModeSymlink == 0 && fi.Mode()&os.ModeNamedPipe == 0 {
+			_ = os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	if _, err := w.Git(".", "update-index", "-q", "--refresh"); err != nil && !strings.Contains(err.Error(), "needs update") {
+		return err
+	}
+	return nil
+}
+
+// Plant lays trap t in the workspace (Finish ends the planting); no trap
+// may fire while it is planted.
+func (w *Workspace) Plant(t Trap) error {
+	if err := t.Plant(w); err != nil {
+		return fmt.Errorf("planting %s: %w", t.Name, err)
+	}
+	if m := w.FiredMarkers(); len(m) > 0 {
+		return fmt.Errorf("planting %s ran a trap (%d markers)", t.Name, len(m))
+	}
+	return nil
+}
+
+// toolDirs are directories added to a workspace's PATH: where rustup's
+// cargo, pnpm and yarn live when they are not in /usr/bin (the test's own
+// PATH, and the SHELLGATE_AGENTS prefix .ci/run installs npm tools into).
+func toolDirs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range []string{"cargo", "rustup", "pnpm", "yarn"} {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			if a := os.Getenv("SHELLGATE_AGENTS"); a != "" {
+				p = filepath.Join(a, "node_modules", ".bin", n)
+				if _, err := os.Stat(p); err != nil {
+					continue
+				}
+			} else {
+				continue
+			}
+		}
+		d := filepath.Dir(p)
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// baseEnv is the environment of a command in a workspace: Go's own
+// defaults for the toolchain (GOTOOLCHAIN=auto: a distribution's go.env
+// may say local), every registry and download server at net, rustup's
+// homes where the test found them.
+func baseEnv(home, markers, net string) []string {
+	path := "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	if gb := filepath.Join(runtime.GOROOT(), "bin"); runtime.GOROOT() != "" {
+		path = gb + ":" + path
+	}
+	for _, d := range toolDirs() {
+		path = d + ":" + path
+	}
+	env := []string{
+		"PATH=" + path, "HOME=" + home, "USER=hostile", "LOGNAME=hostile", "LANG=C.UTF-8", "TERM=dumb",
+		"SG_MARKERS=" + markers, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
+		"GOTOOLCHAIN=auto", "GOPROXY=http://" + net + "/goproxy", "GOFLAGS=",
+		"RUSTUP_DIST_SERVER=http://" + net + "/rustup", "RUSTUP_UPDATE_ROOT=http://" + net + "/rustup",
+		"COREPACK_NPM_REGISTRY=http://" + net + "/npm", "npm_config_registry=http://" + net + "/npm/",
+		"npm_config_fetch_retries=0", "npm_config_update_notifier=false", "YARN_REGISTRY=http://" + net + "/npm/",
+	}
+	realHome, _ := os.UserHomeDir()
+	for _, v := range []struct{ name, def string }{{"RUSTUP_HOME", ".rustup"}, {"CARGO_HOME", ".cargo"}} {
+		p := os.Getenv(v.name)
+		if p == "" && realHome != "" {
+			p = filepath.Join(realHome, v.def)
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			env = append(env, v.name+"="+p)
+		}
+	}
+	return env
+}
+
+// Hostile is the decoy with every trap that is not Alone planted in its
+// workspace and home.
+type Hostile struct {
+	*Decoy
+	// W is the workspace the traps were planted through (its Env is the
+	// decoy's, with the toolchain and network settings of a workspace).
+	W *Workspace
+	// Planted are the names of the traps planted.
+	Planted []string
+}
+
+// NewHostile lays a decoy under dir ([NewDecoy], with fixture) and plants
+// in it every trap of [Traps] that is not Alone. net is the 127.0.0.1
+// host:port its network traps point at.
+func NewHostile(dir string, fixture corpus.Fixture, net string) (*Hostile, error) {
+	d, err := NewDecoy(dir, fixture)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Dir: d.Dir, Work: d.Work, Home: d.Home, Markers: d.Markers,
+		Marker: filepath.Join(d.Dir, "bin", "sg-marker"), Net: net, Canaries: d.Canaries}
+	// The decoy's files that traps use.
+	for p, c := range map[string]string{"README.md": "x marks the spot\n", "go.mod": "module example.com/plain\n\ngo 1.21\n",
+		"main.go": "package main\n\nfunc main() {}\n", "Cargo.toml": "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+		"src/main.rs": "fn main() {}\n", "package.json": "{\"name\": \"plain\", \"version\": \"1.0.0\", \"private\": true}\n"} {
+		if _, err := os.Stat(w.Path(p)); err == nil {
+			continue
+		}
+		if err := w.commitFile(p, c); err != nil {
+			return nil, err
+		}
+	}
+	h := &Hostile{Decoy: d, W: w}
+	for _, t := range Traps {
+		if t.Alone {
+			continue
+		}
+		if err := w.Plant(t); err != nil {
+			return nil, err
+		}
+		h.Planted = append(h.Planted, t.Name)
+	}
+	if err := w.Finish(); err != nil {
+		return nil, err
+	}
+	// The decoy's environment, with Go's own toolchain default, the
+	// servers at net, rustup's homes, and an ssh session (for ~/.bashrc).
+	env := d.envWithout("GOTOOLCHAIN", "GOPROXY", "PATH")
+	for _, e := range baseEnv(d.Home, d.Markers, net) {
+		for _, n := range []string{"PATH=", "GOTOOLCHAIN=", "GOPROXY=", "GOFLAGS=", "RUSTUP", "CARGO_HOME=", "COREPACK", "npm_config_", "YARN_"} {
+			if strings.HasPrefix(e, n) {
+				env = append(env, e)
+			}
+		}
+	}
+	for _, t := range Traps {
+		if !t.Alone {
+			for _, e := range t.Env {
+				env = append(env, w.Expand(e))
+			}
+		}
+	}
+	d.Env, w.Env = env, env
+	return h, nil
+}
