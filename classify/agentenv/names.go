@@ -5,6 +5,7 @@ package agentenv
 // Names are the environment variables whose value changes what a program
 // of the embedded catalog reads.
 var Names = []string{
+	"BASH_ENV",
 	"CARGO_HOME",
 	"DOCKER_CONFIG",
 	"GO111MODULE",
@@ -25,6 +26,8 @@ var Names = []string{
 	"RUSTUP_AUTO_INSTALL",
 	"RUSTUP_HOME",
 	"RUSTUP_TOOLCHAIN",
+	"SSH2_CLIENT",
+	"SSH_CLIENT",
 	"TMPDIR",
 	"VIRTUAL_ENV",
 	"XDG_CONFIG_HOME",

@@ -68,6 +68,11 @@ type Trap struct {
 	// Env is added to the command's environment (and to the gate's
 	// process while it decides).
 	Env []string
+	// Denies: the planted workspace's commands are denied in default mode
+	// too, not asked about: a .shellgate.yaml shellgate cannot read hides
+	// the project's rules, so no person can approve a command knowing
+	// what they would have said.
+	Denies bool
 	// Alone keeps the trap out of [NewHostile]'s shared workspace: it
 	// changes what the repository is (its work tree, its .git), or fires
 	// in any bash.
@@ -773,6 +778,7 @@ var Traps = []Trap{
 		Files:    []string{".shellgate.yaml"},
 		Commands: []string{"ls"},
 		Fires:    FireConfig,
+		Denies:   true,
 		Alone:    true,
 		Plant:    func(w *Workspace) error { return os.MkdirAll(w.Path(".shellgate.yaml/x"), 0o755) },
 	},
@@ -781,6 +787,7 @@ var Traps = []Trap{
 		Files:    []string{".shellgate.yaml"},
 		Commands: []string{"ls"},
 		Fires:    FireConfig,
+		Denies:   true,
 		Alone:    true,
 		Plant:    func(w *Workspace) error { return os.Symlink("missing.yaml", w.Path(".shellgate.yaml")) },
 	},
@@ -789,6 +796,7 @@ var Traps = []Trap{
 		Files:    []string{".shellgate.yaml"},
 		Commands: []string{"ls"},
 		Fires:    FireConfig,
+		Denies:   true,
 		Alone:    true,
 		Plant:    func(w *Workspace) error { return syscall.Mkfifo(w.Path(".shellgate.yaml"), 0o644) },
 	},

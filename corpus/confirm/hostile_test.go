@@ -326,12 +326,17 @@ func TestHostileTraps(t *testing.T) {
 					t.Fatalf("broken row: %s fires in the plain repository too (%s)", pc, ev)
 				}
 
-				// The planted one: asked (default), denied (readonly), the
-				// reason naming the planted file.
+				// The planted one: asked (default; denied for a trap that
+				// Denies), denied (readonly), the reason naming the planted
+				// file.
 				c := trapped.Expand(cmd)
 				env := envOf(trapped)
 				ds := decideIn(t, trapped, env, c, corpus.ModeDefault, corpus.ModeReadonly)
-				for i, m := range []struct{ mode, want string }{{corpus.ModeDefault, "ask"}, {corpus.ModeReadonly, "deny"}} {
+				askOr := "ask"
+				if tr.Denies {
+					askOr = "deny"
+				}
+				for i, m := range []struct{ mode, want string }{{corpus.ModeDefault, askOr}, {corpus.ModeReadonly, "deny"}} {
 					d := ds[i]
 					switch {
 					case d.err != nil && d.names(names):
