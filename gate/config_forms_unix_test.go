@@ -4,10 +4,8 @@ package gate
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,20 +20,11 @@ import (
 // with config-unreadable naming the file; never "no config", never a read
 // that blocks.
 func TestBatchConfigForms(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		plant func(p string) error
-	}{
-		{"directory", func(p string) error { return os.Mkdir(p, 0o755) }},
-		{"dangling symlink", func(p string) error { return os.Symlink(p+".gone", p) }},
-		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
-		{"symlink to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }},
-		{"symlink to /dev/stdin", func(p string) error { return os.Symlink("/dev/stdin", p) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range testenv.UnreadableForms {
+		t.Run(tc.Name, func(t *testing.T) {
 			ws := testenv.Project(t, "proj", map[string]string{".git/": "", "notes.txt": "alpha\n"})
 			p := filepath.Join(ws, policy.ConfigFileName)
-			if err := tc.plant(p); err != nil {
+			if err := tc.Plant(p); err != nil {
 				t.Fatal(err)
 			}
 			done := make(chan struct{})

@@ -461,13 +461,9 @@ func (j *judger) index(top, gitdir string) (trackedResult, string) {
 
 // readTracked reads and judges the index p of the work tree top.
 func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
-	fsCalls.Add(3)
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return trackedResult{err: fmt.Sprintf("the index %s cannot be read: %v", show(p), err)}
-	}
-	if int64(len(data)) != st.size {
-		return trackedResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
+	data, why := readIndexFile(p, st)
+	if why != "" {
+		return trackedResult{err: why}
 	}
 	entries, err := parseIndexEntries(data, nil)
 	if err != nil {
@@ -486,4 +482,18 @@ func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
 	}
 	sort.Slice(res.denied, func(a, b int) bool { return res.denied[a].path < res.denied[b].path })
 	return res
+}
+
+// readIndexFile reads the index p whose stamp was st: its data, or why it
+// cannot be read whole as stamped.
+func readIndexFile(p string, st fileStamp) ([]byte, string) {
+	fsCalls.Add(3)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Sprintf("the index %s cannot be read: %v", show(p), err)
+	}
+	if int64(len(data)) != st.size {
+		return nil, fmt.Sprintf("the index %s changed while it was read", show(p))
+	}
+	return data, ""
 }

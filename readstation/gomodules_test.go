@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestGoModulesOracle holds the go-modules check to the real go command:
@@ -146,17 +144,7 @@ func TestGoModules(t *testing.T) {
 		t.Run(tc.cwd+" "+tc.cmd, func(t *testing.T) {
 			env := EnvMap{"PATH": filepath.Dir(goBin), "GOENV": "off", "XDG_CONFIG_HOME": "", "GOROOT": "", "GOTOOLCHAIN": "local",
 				"GO111MODULE": "", "GOWORK": "", "TMPDIR": "", "GOPROXY": "https://proxy.golang.org", "GOFLAGS": "", "GOMODCACHE": filepath.Join(dir, "cache"), "GOPATH": ""}
-			for k, v := range tc.env {
-				if v == "?" {
-					delete(env, k)
-					continue
-				}
-				env[k] = strings.ReplaceAll(v, "$T", dir)
-			}
-			st := judge(t, tc.cmd, Boundary{Roots: []string{dir}, Cwd: filepath.Join(dir, tc.cwd), Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
-			if d := cmp.Diff(tc.want, hiddenGot(st, dir)); d != "" {
-				t.Errorf("%s: (-want +got):\n%s", tc.cmd, d)
-			}
+			judgeHidden(t, dir, tc.cwd, tc.cmd, env, tc.env, tc.want)
 		})
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/shellgate/shellgate/classify"
 )
 
@@ -180,17 +178,7 @@ func TestGoToolchain(t *testing.T) {
 		t.Run(tc.cwd+" "+tc.cmd, func(t *testing.T) {
 			env := EnvMap{"PATH": filepath.Dir(goBin), "GOENV": filepath.Join(dir, "envfile"), "XDG_CONFIG_HOME": "", "GOROOT": "",
 				"GOTOOLCHAIN": "", "GO111MODULE": "", "GOWORK": "", "TMPDIR": "", "GOPROXY": "off", "GOFLAGS": "", "GOMODCACHE": "", "GOPATH": ""}
-			for k, v := range tc.env {
-				if v == "?" {
-					delete(env, k)
-					continue
-				}
-				env[k] = strings.ReplaceAll(v, "$T", dir)
-			}
-			st := judge(t, tc.cmd, Boundary{Roots: []string{dir}, Cwd: filepath.Join(dir, tc.cwd), Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
-			if d := cmp.Diff(tc.want, hiddenGot(st, dir)); d != "" {
-				t.Errorf("%s: (-want +got):\n%s", tc.cmd, d)
-			}
+			judgeHidden(t, dir, tc.cwd, tc.cmd, env, tc.env, tc.want)
 		})
 	}
 }

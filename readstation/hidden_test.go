@@ -75,6 +75,24 @@ func TestRepoCode(t *testing.T) {
 	}
 }
 
+// judgeHidden judges cmd in dir/cwd with the environment base, a row's
+// env over it ("?" makes a variable not known, $T stands for dir), and
+// holds the hidden inputs found to want.
+func judgeHidden(t *testing.T, dir, cwd, cmd string, base, row EnvMap, want []string) {
+	t.Helper()
+	for k, v := range row {
+		if v == "?" {
+			delete(base, k)
+			continue
+		}
+		base[k] = strings.ReplaceAll(v, "$T", dir)
+	}
+	st := judge(t, cmd, Boundary{Roots: []string{dir}, Cwd: filepath.Join(dir, cwd), Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: base})
+	if d := cmp.Diff(want, hiddenGot(st, dir)); d != "" {
+		t.Errorf("%s: (-want +got):\n%s", cmd, d)
+	}
+}
+
 // hiddenGot renders a station's hidden-input findings for a test: each
 // helper as "KEY FILE: WHY => DOES", each not-established repository read
 // as "not-established: MESSAGE", $T for the test's directory.

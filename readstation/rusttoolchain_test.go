@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestRustToolchain: what a rust-toolchain file makes rustup install,
@@ -72,17 +70,7 @@ func TestRustToolchain(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.cwd+" "+tc.cmd, func(t *testing.T) {
 			env := EnvMap{"RUSTUP_HOME": filepath.Join(dir, "rustup"), "RUSTUP_TOOLCHAIN": "", "RUSTUP_AUTO_INSTALL": "", "CARGO_HOME": ""}
-			for k, v := range tc.env {
-				if v == "?" {
-					delete(env, k)
-					continue
-				}
-				env[k] = strings.ReplaceAll(v, "$T", dir)
-			}
-			st := judge(t, tc.cmd, Boundary{Roots: []string{dir}, Cwd: filepath.Join(dir, tc.cwd), Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
-			if d := cmp.Diff(tc.want, hiddenGot(st, dir)); d != "" {
-				t.Errorf("%s: (-want +got):\n%s", tc.cmd, d)
-			}
+			judgeHidden(t, dir, tc.cwd, tc.cmd, env, tc.env, tc.want)
 		})
 	}
 }

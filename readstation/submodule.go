@@ -252,13 +252,9 @@ func (j *judger) gitlinks(gitdir string) ([]string, string) {
 
 // readGitlinks reads the index p (stamp st) for its gitlinks.
 func readGitlinks(p string, st fileStamp) gitlinkResult {
-	fsCalls.Add(3)
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return gitlinkResult{err: fmt.Sprintf("the index %s cannot be read: %v", show(p), err)}
-	}
-	if int64(len(data)) != st.size {
-		return gitlinkResult{err: fmt.Sprintf("the index %s changed while it was read", show(p))}
+	data, why := readIndexFile(p, st)
+	if why != "" {
+		return gitlinkResult{err: why}
 	}
 	entries, err := parseIndexEntries(data, func(mode uint32) bool { return mode&0o170000 == gitlinkMode })
 	if err != nil {

@@ -4,6 +4,7 @@ package serve
 
 import (
 	"context"
+	"github.com/shellgate/shellgate/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,26 +48,17 @@ func decideWithin(t *testing.T, g *Gates, command, cwd string) hook.Verdict {
 // naming the file, at once; once the file is removed it answers as
 // before (it is not left stuck).
 func TestEngineConfigForms(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		plant func(p string) error
-	}{
-		{"directory", func(p string) error { return os.Mkdir(p, 0o755) }},
-		{"dangling symlink", func(p string) error { return os.Symlink(p+".gone", p) }},
-		{"FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
-		{"symlink to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }},
-		{"symlink to /dev/stdin", func(p string) error { return os.Symlink("/dev/stdin", p) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range testenv.UnreadableForms {
+		t.Run(tc.Name, func(t *testing.T) {
 			ws := workspace(t)
 			p := filepath.Join(ws, policy.ConfigFileName)
-			if err := tc.plant(p); err != nil {
+			if err := tc.Plant(p); err != nil {
 				t.Fatal(err)
 			}
 			g := NewGates(hook.Flags{})
 			v := decideWithin(t, g, "ls", ws)
 			if v.Action != "deny" || len(v.Reasons) == 0 || v.Reasons[0].Code != policy.ConfigUnreadable || !strings.Contains(v.Reasons[0].Message, p) {
-				t.Errorf("ls with a %s config: %+v", tc.name, v)
+				t.Errorf("ls with a %s config: %+v", tc.Name, v)
 			}
 			if err := os.RemoveAll(p); err != nil {
 				t.Fatal(err)
