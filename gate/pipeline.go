@@ -322,7 +322,7 @@ func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cw
 	if shell == classify.DialectUnknown && cfg.Shell != "" {
 		shell, _ = classify.ParseDialect(cfg.Shell)
 	}
-	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: cfg}
+	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: cfg, Env: env}
 	in.Report = classify.Classify(command, append(opts[:len(opts):len(opts)], classify.WithDialect(shell))...)
 	if p.noStation && len(in.Report.Writes) == 0 {
 		return in, nil, nil
@@ -370,11 +370,11 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	whole := in
 	if p.full != nil {
 		// The request's own shell; the whole config's applies when it
-		// named none (in.Shell is then the trusted part's, "").
-		// What is known of the command's environment is not in the
-		// input: the whole config's decision knows nothing of it, which
-		// can only make it stricter, and so the note rarer.
-		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell), nil, p.boundary)
+		// named none (in.Shell is then the trusted part's, ""); and what
+		// was known of the command's environment (a Go toolchain pin is
+		// judged on GOTOOLCHAIN and PATH: knowing nothing of them would
+		// make every go command's whole-config decision an ask).
+		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell), in.Env, p.boundary)
 		if in.Station == nil {
 			whole.Station = nil
 		}

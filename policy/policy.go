@@ -108,6 +108,11 @@ type Input struct {
 	// input whose report writes when it is nil: policy does no file-system
 	// I/O of its own.
 	Writes *readstation.Writes `json:"-"`
+	// Env is what was known of the environment the command runs in when
+	// the station judged it (readstation.Boundary.Env), so that a second
+	// reading of the same command (the whole, untrusted configuration's)
+	// knows as much; not part of the policy's input document.
+	Env readstation.Env `json:"-"`
 }
 
 // PolicyError is the reason code of a decision the policy could not make:
