@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/shellgate/shellgate/classify/agentenv"
 	"os"
 	"strings"
 	"testing"
@@ -231,11 +232,15 @@ func TestReasonClipped(t *testing.T) {
 }
 
 func TestParseFlags(t *testing.T) {
+	// Every variable the client sends starts unset (CI sets GOFLAGS and
+	// GOPROXY), then the ones this test is about are set.
+	for _, n := range append(append([]string{}, agentenv.Names...), gitrepo.EnvNames...) {
+		t.Setenv(n, "")
+	}
 	t.Setenv("SHELL", "/bin/zsh")
 	t.Setenv("CLAUDE_CODE_SHELL", "")
 	t.Setenv("RIPGREP_CONFIG_PATH", "/home/u/.ripgreprc")
 	t.Setenv("PATH", "/usr/bin:/bin")
-	t.Setenv("GIT_CONFIG_COUNT", "")
 	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly", "--shell", "/usr/bin/bash"}, new(strings.Builder))
 	if err != nil {
 		t.Fatal(err)
@@ -244,10 +249,11 @@ func TestParseFlags(t *testing.T) {
 	// The agent's values, for the engine: the catalog's variables and
 	// those git reads its configuration from (GIT_CONFIG_COUNT counts
 	// GIT_CONFIG_KEY_0 and GIT_CONFIG_VALUE_0).
-	env := map[string]string{"PATH": "/usr/bin:/bin", "RIPGREP_CONFIG_PATH": "/home/u/.ripgreprc"}
-	for _, n := range gitrepo.EnvNames {
-		env[n] = os.Getenv(n)
+	env := map[string]string{}
+	for _, n := range append(append([]string{}, agentenv.Names...), gitrepo.EnvNames...) {
+		env[n] = ""
 	}
+	env["PATH"], env["RIPGREP_CONFIG_PATH"] = "/usr/bin:/bin", "/home/u/.ripgreprc"
 	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh",
 		Env: env}
 	if diff := cmp.Diff(want, f); diff != "" {

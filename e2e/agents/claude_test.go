@@ -147,7 +147,7 @@ func TestClaudeCode(t *testing.T) {
 		s := newSandbox(t)
 		s.install("claude")
 		srv := newAnthropicServer(t, "touch asked.marker")
-		run := runClaude(t, s, claude, srv, "bypassPermissions")
+		run := runClaude(t, s, claude, srv, "")
 		got := srv.result(run)
 		if s.exists("asked.marker") {
 			t.Errorf("the asked touch ran headless; the model got %q", got)
@@ -156,6 +156,24 @@ func TestClaudeCode(t *testing.T) {
 			t.Errorf("the model was not told shellgate's reason: %q", got)
 		}
 	})
+
+	// A permission mode that puts no question to a person: shellgate
+	// denies what it would ask, and says why.
+	for _, mode := range []string{"bypassPermissions", "dontAsk", "auto"} {
+		t.Run("an ask is a deny in "+mode, func(t *testing.T) {
+			s := newSandbox(t)
+			s.install("claude")
+			srv := newAnthropicServer(t, "touch asked.marker")
+			run := runClaude(t, s, claude, srv, mode)
+			got := srv.result(run)
+			if s.exists("asked.marker") {
+				t.Errorf("the asked touch ran in %s; the model got %q", mode, got)
+			}
+			if !strings.Contains(got, "shellgate: denied: no-person") {
+				t.Errorf("the model was not told shellgate's reason: %q", got)
+			}
+		})
+	}
 
 	t.Run("a hook that cannot run blocks", func(t *testing.T) {
 		s := newSandbox(t)
