@@ -296,9 +296,9 @@ func TestConfirmShellOptions(t *testing.T) {
 
 // TestConfirmZshenv: zsh -c runs ~/.zshenv (and $ZDOTDIR/.zshenv) before
 // its script, a file the home directory controls; -f, --no-rcs, -o norcs
-// and +o rcs skip it. (This is a hidden input of zsh: the catalog's zsh
-// entry has no field for it yet; see the report of issue 27.) bash -c and
-// sh -c run no startup file.
+// and +o rcs skip it. (The catalog's zsh entry lists it in hidden_inputs,
+// which the read station judges.) bash -c and sh -c run no startup file
+// here (bash's BASH_ENV and SSH cases are its own hidden inputs).
 func TestConfirmZshenv(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real shells")

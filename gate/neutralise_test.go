@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"github.com/shellgate/shellgate/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,9 +112,7 @@ func TestRunNeutralisesRepository(t *testing.T) {
 // from the promisor remote (GIT_NO_LAZY_FETCH, and no transport allowed),
 // where the same read in the agent's own environment does.
 func TestRunNoLazyFetch(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
+	testenv.LookPath(t, "git") // unconfirmed off CI without git, a failure in CI
 	base := t.TempDir()
 	run := func(dir string, env []string, args ...string) (string, error) {
 		t.Helper()

@@ -183,7 +183,12 @@ func submoduleWorktree(p string) (string, bool) {
 	if !isRegular(p) {
 		return "", false
 	}
-	data, err := os.ReadFile(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10+1))
 	if err != nil || len(data) > 64<<10 {
 		return "", false
 	}

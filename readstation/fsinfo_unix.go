@@ -4,6 +4,7 @@ package readstation
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -76,4 +77,11 @@ func unixMode(m uint32) fs.FileMode {
 		mode |= fs.ModeSticky
 	}
 	return mode
+}
+
+// openNoBlock opens p for reading without blocking on a FIFO or a device
+// that waits (O_NONBLOCK, no controlling terminal): a file swapped for one
+// between a stat and the open must not stall the station.
+func openNoBlock(p string) (*os.File, error) {
+	return os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -256,7 +257,7 @@ func readSmallStamp(p string) ([]byte, fileStamp, string) {
 		return f.data, st, ""
 	}
 	fsCalls.Add(4)
-	data, err := os.ReadFile(p)
+	data, err := readRegular(p, maxConfigBytes)
 	if err != nil {
 		return nil, st, err.Error()
 	}
@@ -659,4 +660,30 @@ func (j *judger) unreadableReads(s *classify.Segment, files []unreadableFile) {
 			Verdict: VerdictNotEstablished, Message: fmt.Sprintf("git reads %s, which cannot be read (%s), so the commands it configures cannot be established", show(f.path), f.why),
 			Span: s.Span, Segment: s.Index, Matches: []string{}})
 	}
+}
+
+// readRegular reads the regular file p, at most max+1 bytes, opened
+// without blocking and checked to be regular on the open file (a path
+// swapped for a FIFO or a device after a stat is refused, never waited on).
+func readRegular(p string, max int64) ([]byte, error) {
+	f, err := openNoBlock(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("it is a %s", typeName(fi.Mode()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
 }

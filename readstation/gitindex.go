@@ -488,7 +488,7 @@ func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
 // cannot be read whole as stamped.
 func readIndexFile(p string, st fileStamp) ([]byte, string) {
 	fsCalls.Add(3)
-	data, err := os.ReadFile(p)
+	data, err := readRegular(p, maxIndexBytes)
 	if err != nil {
 		return nil, fmt.Sprintf("the index %s cannot be read: %v", show(p), err)
 	}

@@ -183,8 +183,8 @@ type goVersionEntry struct {
 // ("go1.26.8"), "" when it cannot be read.
 func localGoToolchain(exe string) string {
 	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
+	if err != nil || !fi.Mode().IsRegular() {
+		return "" // a FIFO or a device named go is never opened
 	}
 	if e, ok := goVersionCache.Load(exe); ok {
 		if e := e.(goVersionEntry); e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {

@@ -212,7 +212,7 @@ func rememberTree(k globalTreeKey, ts *treeStamp) {
 // the stamp is of the directory listed).
 func listDir(p string) ([]os.DirEntry, dirStamp, error) {
 	fsCalls.Add(4) // open, fstat, getdents, close
-	f, err := os.Open(p)
+	f, err := openNoBlock(p)
 	if err != nil {
 		return nil, dirStamp{}, err
 	}
