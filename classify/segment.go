@@ -855,11 +855,7 @@ func (p *argParser) gnuShort(i int) int {
 	}
 	for j := 1; j < len(v); j++ {
 		name := dashByte[v[j]]
-		sp := Span{a.Span.Start, a.Span.End}
-		if a.Span.End-a.Span.Start == len(v) {
-			sp = Span{a.Span.Start + j, a.Span.Start + j + 1}
-		}
-		o := Opt{Name: name, Written: name, Span: sp}
+		o := Opt{Name: name, Written: name, Span: letterSpan(a, j)}
 		spec := p.spec.optIndex[name]
 		if spec == nil {
 			p.addOpt(o, nil)
@@ -881,6 +877,15 @@ func (p *argParser) gnuShort(i int) int {
 	return i
 }
 
+// letterSpan is the span of the j-th byte of an option cluster: that byte
+// when the word is written as its value (no quotes), else the whole word.
+func letterSpan(a Arg, j int) Span {
+	if a.Span.End-a.Span.Start == len(a.Value) {
+		return Span{a.Span.Start + j, a.Span.Start + j + 1}
+	}
+	return a.Span
+}
+
 // shellShort handles a shell's option cluster: "-eu", "+x", "-o NAME"
 // (see ShellOptionsSpec). Each letter is an option of its own, named with
 // the cluster's sign ("+o" unsets what "-o" sets). A letter that takes a
@@ -894,11 +899,7 @@ func (p *argParser) shellShort(i int) int {
 	next := p.spec.ShellOptions.NextValue
 	for j := 1; j < len(v); j++ {
 		name := v[:1] + v[j:j+1]
-		sp := Span{a.Span.Start, a.Span.End}
-		if a.Span.End-a.Span.Start == len(v) {
-			sp = Span{a.Span.Start + j, a.Span.Start + j + 1}
-		}
-		o := Opt{Name: name, Written: name, Span: sp}
+		o := Opt{Name: name, Written: name, Span: letterSpan(a, j)}
 		spec := p.spec.optIndex[name]
 		if spec == nil {
 			p.addOpt(o, nil)

@@ -109,6 +109,17 @@ func TestGitTrapsConfirm(t *testing.T) {
 		repo(sub)
 		run(ws, "update-index", "--add", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+","+rel)
 	}
+	// envSubmodule records lib, whose history commits a .env, as a
+	// gitlink of ws.
+	envSubmodule := func(ws string) string {
+		gitlink(ws, "lib")
+		lib := filepath.Join(ws, "lib")
+		write(filepath.Join(lib, ".env"), "TOKEN=supersecret\n", 0o644)
+		run(lib, "add", ".env")
+		run(lib, "commit", "-q", "-m", "env")
+		run(ws, "update-index", "--cacheinfo", "160000,"+run(lib, "rev-parse", "HEAD")+",lib")
+		return lib
+	}
 	traps := []trap{
 		{name: "hook", build: func(ws string) { hook(ws); stale(ws) }, cmd: "git status", fired: ran,
 			want: []string{"/.git/hooks/post-index-change", "git status would run it"}},
@@ -162,24 +173,14 @@ func TestGitTrapsConfirm(t *testing.T) {
 			fsmonitor(b)
 		}, cmd: "git status", fired: ran, want: []string{"core.fsmonitor", "/store/b.git/config"}},
 		{name: "grep into a submodule", build: func(ws string) {
-			gitlink(ws, "lib")
-			lib := filepath.Join(ws, "lib")
-			write(filepath.Join(lib, ".env"), "TOKEN=supersecret\n", 0o644)
-			run(lib, "add", ".env")
-			run(lib, "commit", "-q", "-m", "env")
-			run(ws, "update-index", "--cacheinfo", "160000,"+run(lib, "rev-parse", "HEAD")+",lib")
+			envSubmodule(ws)
 			write(filepath.Join(ws, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = ./lib\n", 0o644)
 			run(ws, "config", "submodule.recurse", "true")
 			run(ws, "config", "submodule.lib.active", "true")
 		}, cmd: "git grep TOKEN", fired: func(_, out, _ string) bool { return strings.Contains(out, "supersecret") },
 			want: []string{"/lib/.env", "deny row", "submodule.recurse"}},
 		{name: "diff into a submodule", build: func(ws string) {
-			gitlink(ws, "lib")
-			lib := filepath.Join(ws, "lib")
-			write(filepath.Join(lib, ".env"), "TOKEN=supersecret\n", 0o644)
-			run(lib, "add", ".env")
-			run(lib, "commit", "-q", "-m", "env")
-			run(ws, "update-index", "--cacheinfo", "160000,"+run(lib, "rev-parse", "HEAD")+",lib")
+			lib := envSubmodule(ws)
 			write(filepath.Join(lib, ".env"), "TOKEN=changed\n", 0o644)
 			run(ws, "config", "diff.submodule", "diff")
 		}, cmd: "git diff", fired: func(_, out, _ string) bool { return strings.Contains(out, "supersecret") },
