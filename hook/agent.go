@@ -62,6 +62,13 @@ type AgentSpec struct {
 	// Dir and File place the settings file that holds the hook:
 	// <project>/Dir/File for ScopeProject, <home>/Dir/File for ScopeUser.
 	Dir, File string
+	// UserFile, when set, is the user's settings file's name instead of
+	// File (GitHub Copilot CLI: .github/hooks/shellgate.json in a project,
+	// ~/.copilot/settings.json for the user).
+	UserFile string
+	// CommandKey is the key of a hook handler's command when it is not
+	// "command" (GitHub Copilot CLI: "bash").
+	CommandKey string
 	// Flat is set when the settings file lists hook entries under each
 	// event directly, without matcher groups (Cursor).
 	Flat bool
@@ -77,6 +84,11 @@ type AgentSpec struct {
 	// the agent cannot be installed here).
 	Program, Package string
 
+	// payload, when set, rewrites the agent's payload into the fields
+	// Parse reads (hook_event_name, tool_name, tool_input, cwd,
+	// permission_mode), for an agent whose payload names them otherwise
+	// (GitHub Copilot CLI's toolName and toolArgs). An error is a deny.
+	payload func(data []byte) ([]byte, error)
 	// hooks are the entries Install writes; the first gates a shell
 	// command about to run.
 	hooks []hookSpec
@@ -179,6 +191,15 @@ func (a Agent) CanAsk() bool { s := a.Spec(); return s != nil && s.CanAsk }
 // agent: for Codex, which cannot ask, and for Gemini CLI, whose own
 // confirmation is the default. Claude Code and Cursor always ask.
 func (a Agent) AskAsApplies() bool { s := a.Spec(); return s != nil && s.AskAsApplies }
+
+// HandlerCommandKey is the key of the command in one of the agent's hook
+// handlers: CommandKey, else "command".
+func (s *AgentSpec) HandlerCommandKey() string {
+	if s == nil || s.CommandKey == "" {
+		return "command"
+	}
+	return s.CommandKey
+}
 
 // HookEvent is the event under which Install writes the hook that gates a
 // shell command about to run ("PreToolUse").
