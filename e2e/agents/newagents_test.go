@@ -103,11 +103,13 @@ func driveGateCases(t *testing.T, mode string, shellTools []string, install func
 }
 
 // qwenUserSettings is the temporary HOME's ~/.qwen/settings.json: no
-// telemetry, no usage statistics, no update checks.
+// telemetry, no usage statistics, no update checks, no memory agent (one
+// model call less per run).
 const qwenUserSettings = `{
   "telemetry": {"enabled": false},
   "privacy": {"usageStatisticsEnabled": false},
-  "general": {"disableAutoUpdate": true, "disableUpdateNag": true}
+  "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+  "memory": {"enableManagedAutoMemory": false, "enableManagedAutoDream": false}
 }
 `
 
@@ -153,7 +155,11 @@ func TestQwenCode(t *testing.T) {
 	// offer the model its shell tool at all unless it is allowed by name;
 	// allowed by name, Qwen Code runs it without asking, and the hook
 	// decides.
-	driveGateCases(t, "default", tools, install, runQwen(qwen, "--allowed-tools", "run_shell_command"), []gateCase{gateCases[0], gateCases[1]})
+	// Qwen Code's own rules refuse the write first there (headless, its
+	// ask cannot be answered): the reason is Qwen Code's.
+	write := gateCases[1]
+	write.reason = ""
+	driveGateCases(t, "default", tools, install, runQwen(qwen, "--allowed-tools", "run_shell_command"), []gateCase{gateCases[0], write})
 	t.Run("default: without --allowed-tools the shell tool is not offered headless", func(t *testing.T) {
 		s := newSandbox(t)
 		install(s)
