@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,4 +214,42 @@ func TestQwenFallbackDenies(t *testing.T) {
 	if !strings.Contains(string(out), `"permissionDecision":"deny"`) || !strings.HasPrefix(want, `{"hookSpecificOutput"`) {
 		t.Errorf("fallback printed %q", out)
 	}
+}
+
+// FuzzNewAgentsHandle: whatever Qwen Code or Copilot CLI sends, Handle
+// answers one JSON object, exits 0, and allows only what the decider
+// allowed.
+func FuzzNewAgentsHandle(f *testing.F) {
+	f.Add(true, qwenSent)
+	f.Add(false, copilotSent)
+	f.Add(false, `{"toolName":"bash","toolArgs":"{\"command\":\"ls\"}"}`)
+	f.Add(false, `{"toolName":"bash","toolArgs":"ls"}`)
+	f.Add(false, `{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`)
+	f.Add(false, `{"toolName":"bash","toolArgs":{"command":null}}`)
+	f.Add(true, `{"tool_name":"monitor","tool_input":{"command":["x"]}}`)
+	f.Fuzz(func(t *testing.T, qwen bool, in string) {
+		agent := Copilot
+		if qwen {
+			agent = Qwen
+		}
+		allowed := false
+		d := DeciderFunc(func(_ context.Context, q Query) (Verdict, error) {
+			if q.Command == "ls" {
+				allowed = true
+				return Verdict{Action: Allow}, nil
+			}
+			return Verdict{Action: Deny, Reasons: []Reason{{Code: "x", Message: q.Command}}}, nil
+		})
+		ans := Handle(context.Background(), agent, []byte(in), Flags{}, d, nil)
+		if ans.Exit != 0 {
+			t.Fatalf("exit %d", ans.Exit)
+		}
+		var o map[string]any
+		if err := json.Unmarshal(ans.Stdout, &o); err != nil {
+			t.Fatalf("not one JSON object: %q", ans.Stdout)
+		}
+		if !allowed && strings.Contains(string(ans.Stdout), `"permissionDecision":"allow"`) {
+			t.Fatalf("allowed what the decider did not: %s", ans.Stdout)
+		}
+	})
 }
