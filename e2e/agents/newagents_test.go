@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // canary is a server on 127.0.0.1 that counts the requests a command that
@@ -237,4 +238,107 @@ func TestCopilotCLI(t *testing.T) {
 			t.Errorf("the user-scope hook did not stop the asked command: %q", got)
 		}
 	})
+}
+
+// TestQwenCodeAskInTerminal drives Qwen Code's terminal UI in yolo mode:
+// an ask from shellgate is Qwen Code's confirmation, with shellgate's
+// reasons in it; nothing runs until the person approves, and the command
+// runs once they do.
+func TestQwenCodeAskInTerminal(t *testing.T) {
+	qwen := agentBin(t, "qwen", "@qwen-code/qwen-code")
+	_, err := exec.LookPath("node")
+	requireTool(t, err == nil, "node (Qwen Code runs on it) not found on PATH")
+	tmux, err := exec.LookPath("tmux")
+	requireTool(t, err == nil, "tmux (drives Qwen Code's terminal) not found on PATH")
+
+	s := newSandbox(t)
+	s.write(filepath.Join(s.home, ".qwen", "settings.json"), qwenUserSettings)
+	s.install("qwen")
+	srv := newOpenAIServer(t, "touch approved.marker", "run_shell_command")
+	env := append(append([]string{}, s.env...), "OPENAI_API_KEY=shellgate-e2e-dummy", "OPENAI_BASE_URL="+srv.url+"/v1", "OPENAI_MODEL=test-model")
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "NO_COLOR=") {
+			env[i] = "TERM=xterm-256color"
+		}
+	}
+	var script strings.Builder
+	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
+	for _, kv := range env {
+		script.WriteString(" " + shq(kv))
+	}
+	script.WriteString(" " + shq(qwen) + " --auth-type openai --approval-mode yolo -i " + shq("Run the shell command the tool call gives.") + "\n")
+	run := filepath.Join(s.home, "run-qwen.sh")
+	s.write(run, script.String())
+	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
+	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
+	t.Cleanup(m.stop)
+
+	sc := m.waitFor("Qwen Code's confirmation", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Do you want to proceed?") })
+	if !strings.Contains(sc, "shellgate: a person must approve this command") {
+		t.Errorf("the confirmation does not show shellgate's reason:\n%s", sc)
+	}
+	if s.exists("approved.marker") {
+		t.Fatalf("the command ran before anyone approved it:\n%s", sc)
+	}
+	// The person approves ("Yes, allow once", the first choice).
+	m.run("send-keys", "-t", "agent", "C-m")
+	deadline := time.Now().Add(2 * time.Minute)
+	for !s.exists("approved.marker") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the approved command did not run; the screen:\n%s", m.screen())
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// TestCopilotCLIAskInTerminal drives Copilot CLI's terminal UI with
+// --allow-all-tools: an ask from shellgate is Copilot CLI's "Hook
+// permission request", with shellgate's reasons in it; nothing runs until
+// the person approves, and the command runs once they do.
+func TestCopilotCLIAskInTerminal(t *testing.T) {
+	copilot := agentBin(t, "copilot", "@github/copilot")
+	tmux, err := exec.LookPath("tmux")
+	requireTool(t, err == nil, "tmux (drives Copilot CLI's terminal) not found on PATH")
+	copilotCacheOnce.Do(func() { copilotCacheDir = filepath.Join(binaries(t), "copilot-cache") })
+
+	s := newSandbox(t)
+	trust, _ := json.Marshal(map[string]any{"trustedFolders": []string{s.proj}})
+	s.write(filepath.Join(s.home, ".copilot", "config.json"), string(trust)+"\n")
+	s.install("copilot")
+	srv := newOpenAIServer(t, "touch approved.marker", "bash")
+	env := append(append([]string{}, s.env...), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1",
+		"COPILOT_PROVIDER_API_KEY=shellgate-e2e-dummy", "COPILOT_MODEL=test-model", "COPILOT_AUTO_UPDATE=false", "XDG_CACHE_HOME="+copilotCacheDir)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "NO_COLOR=") {
+			env[i] = "TERM=xterm-256color"
+		}
+	}
+	var script strings.Builder
+	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
+	for _, kv := range env {
+		script.WriteString(" " + shq(kv))
+	}
+	script.WriteString(" " + shq(copilot) + " --allow-all-tools --no-auto-update -i " + shq("Run the shell command the tool call gives.") + "\n")
+	run := filepath.Join(s.home, "run-copilot.sh")
+	s.write(run, script.String())
+	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
+	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
+	t.Cleanup(m.stop)
+
+	sc := m.waitFor("Copilot CLI's confirmation", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Do you want to allow this tool call?") })
+	if !strings.Contains(sc, "shellgate: a person must approve this command") {
+		t.Errorf("the confirmation does not show shellgate's reason:\n%s", sc)
+	}
+	if s.exists("approved.marker") {
+		t.Fatalf("the command ran before anyone approved it:\n%s", sc)
+	}
+	// The person approves ("Yes", the first choice).
+	m.run("send-keys", "-t", "agent", "C-m")
+	deadline := time.Now().Add(2 * time.Minute)
+	for !s.exists("approved.marker") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the approved command did not run; the screen:\n%s", m.screen())
+		}
+		time.Sleep(time.Second)
+	}
 }
