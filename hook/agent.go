@@ -62,6 +62,10 @@ type AgentSpec struct {
 	// Dir and File place the settings file that holds the hook:
 	// <project>/Dir/File for ScopeProject, <home>/Dir/File for ScopeUser.
 	Dir, File string
+	// DefaultUser is set when install writes the user's settings file
+	// unless told to write the project's: the agent runs a project's hooks
+	// only once the user has trusted the project (Codex).
+	DefaultUser bool
 	// Flat is set when the settings file lists hook entries under each
 	// event directly, without matcher groups (Cursor).
 	Flat bool

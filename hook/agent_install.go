@@ -1,9 +1,26 @@
 package hook
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 )
+
+// ErrAgentHome is wrapped by the error of an install that cannot find the
+// agent's own directory as the agent would (a CODEX_HOME that does not
+// exist): nothing was installed, and the message says what to do.
+var ErrAgentHome = errors.New("the agent's directory cannot be used")
+
+// agentHomeError is an error that is ErrAgentHome, with its own message.
+type agentHomeError string
+
+func (e agentHomeError) Error() string        { return string(e) }
+func (e agentHomeError) Is(target error) bool { return target == ErrAgentHome }
+
+func agentHomeErrorf(format string, args ...any) error {
+	return agentHomeError(fmt.Sprintf(format, args...))
+}
 
 // InstallOptions say where AgentSpec.Install writes the hook, and what.
 type InstallOptions struct {

@@ -28,9 +28,13 @@ func init() {
 		AskAsApplies: true,
 		Dir:          ".codex",
 		File:         "hooks.json",
-		Program:      "codex",
-		Package:      "@openai/codex@0.171",
-		hooks:        []hookSpec{{"PreToolUse", "Bash", claudeEntry}},
+		// Codex reads a project's .codex/hooks.json only in a project the
+		// user trusted: a project install is not active until then, so
+		// install writes the user's hooks file unless told --project.
+		DefaultUser: true,
+		Program:     "codex",
+		Package:     "@openai/codex@0.171",
+		hooks:       []hookSpec{{"PreToolUse", "Bash", claudeEntry}},
 		render: func(_ Payload, action, reason string) Answer {
 			if action == Allow {
 				// Codex rejects permissionDecision "allow" as
@@ -269,7 +273,10 @@ func CodexHome(home string) (string, error) {
 }
 
 // CodexHomeFrom is CodexHome with the value of $CODEX_HOME given (""
-// when it is not set).
+// when it is not set). A $CODEX_HOME that names no directory is an error
+// wrapping ErrAgentHome: Codex refuses to start then (Codex 0.171:
+// "CODEX_HOME points to …, but that path does not exist"), while a missing
+// ~/.codex is one Codex creates on its first run, and so may install.
 func CodexHomeFrom(codexHomeEnv, home string) (string, error) {
 	if v := codexHomeEnv; v != "" {
 		abs, err := filepath.Abs(v)
@@ -277,15 +284,30 @@ func CodexHomeFrom(codexHomeEnv, home string) (string, error) {
 			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
 		}
 		p, err := filepath.EvalSymlinks(abs)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", agentHomeErrorf("CODEX_HOME points to %q, which does not exist, and Codex refuses to start then: create it (mkdir -p %s) or unset CODEX_HOME", v, shellWord(abs))
+		}
 		if err != nil {
 			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return "", agentHomeErrorf("CODEX_HOME points to %q, which is not a directory", v)
 		}
 		return p, nil
 	}
 	if home == "" {
-		return "", errors.New("no home directory for ~/.codex")
+		return "", agentHomeErrorf("no home directory for ~/.codex (set HOME, or CODEX_HOME)")
 	}
 	return filepath.Join(home, ".codex"), nil
+}
+
+// shellWord quotes s for a shell when it holds anything but plain
+// characters.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // codexFallbackReason is what the model and the user see when the hook
@@ -587,7 +609,7 @@ func installCodexCommand(projectDir string) string {
 	if projectDir == "" {
 		return "shellgate install codex --user"
 	}
-	return "shellgate install codex --dir " + strconv.Quote(projectDir)
+	return "shellgate install codex --project --dir " + strconv.Quote(projectDir)
 }
 
 func codexProjectFix(configFile, projectDir, trust string) string {
