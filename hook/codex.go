@@ -804,6 +804,9 @@ func setTrustedHash(src string, doc *tomlDoc, key, hash string) (string, error) 
 		if cur == hash {
 			return src, nil
 		}
+		if _, isString := cur.(string); !isString {
+			return "", fmt.Errorf("hooks.state.%s.trusted_hash is not a string", tomlQuote(key))
+		}
 		sp, ok := doc.span("hooks", "state", key, "trusted_hash")
 		if !ok {
 			return "", fmt.Errorf("hooks.state.%s.trusted_hash is written inside an inline table", tomlQuote(key))
