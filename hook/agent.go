@@ -97,6 +97,9 @@ type AgentSpec struct {
 	// userDir is the directory of the user's settings file, when it is
 	// not <home>/Dir (nil: it is).
 	userDir func(home string, getenv func(string) string) (string, error)
+	// path is the settings file install and uninstall edit (nil:
+	// SettingsPath).
+	path func(s *AgentSpec, o InstallOptions) (string, error)
 	// install replaces the generic installation (nil: the generic one).
 	install func(s *AgentSpec, o InstallOptions) (Installation, error)
 	// notes says, after an install that wrote or found the hook, what the

@@ -47,9 +47,30 @@ func init() {
 		userDir: func(home string, getenv func(string) string) (string, error) {
 			return CodexHomeFrom(getenv("CODEX_HOME"), home)
 		},
+		path:    codexPath,
 		install: codexInstall,
 		doctor:  codexDoctor,
 	})
+}
+
+// codexPath is the hooks file install and uninstall edit: the user's in
+// the Codex home Codex finds, or the project's under its real path (Codex
+// keys its trust by the path it finds the file at from its working
+// directory: the real one).
+func codexPath(s *AgentSpec, o InstallOptions) (string, error) {
+	if o.Scope == ScopeUser {
+		codexHome, err := CodexHomeFrom(o.Getenv("CODEX_HOME"), o.Home)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(codexHome, s.File), nil
+	}
+	if real, err := filepath.EvalSymlinks(o.ProjectDir); err == nil {
+		if real, err = filepath.Abs(real); err == nil {
+			return s.SettingsPath(o.Scope, real, o.Home, o.Getenv), nil
+		}
+	}
+	return s.SettingsPath(o.Scope, o.ProjectDir, o.Home, o.Getenv), nil
 }
 
 // codexInstall writes the hook with a fallback that denies when
@@ -64,18 +85,9 @@ func codexInstall(s *AgentSpec, o InstallOptions) (Installation, error) {
 	if err != nil {
 		return in, err
 	}
-	var path string
-	if o.Scope == ScopeUser {
-		path = filepath.Join(codexHome, s.File)
-	} else {
-		path = s.SettingsPath(o.Scope, o.ProjectDir, o.Home, o.Getenv)
-		if real, err := filepath.EvalSymlinks(o.ProjectDir); err == nil {
-			// Codex keys its trust by the hooks file's path as it finds
-			// it from its working directory: the real path.
-			if real, err = filepath.Abs(real); err == nil {
-				path = s.SettingsPath(o.Scope, real, o.Home, o.Getenv)
-			}
-		}
+	path, err := s.installPath(o)
+	if err != nil {
+		return in, err
 	}
 	in.InstallResult, err = Install(s.Name, path, in.Command, o.DryRun)
 	if err != nil {
