@@ -69,6 +69,10 @@ type AgentSpec struct {
 	// CommandKey is the key of a hook handler's command when it is not
 	// "command" (GitHub Copilot CLI: "bash").
 	CommandKey string
+	// DefaultUser is set when install writes the user's settings file
+	// unless told to write the project's: the agent runs a project's hooks
+	// only once the user has trusted the project (Codex).
+	DefaultUser bool
 	// Flat is set when the settings file lists hook entries under each
 	// event directly, without matcher groups (Cursor).
 	Flat bool
@@ -105,6 +109,9 @@ type AgentSpec struct {
 	// userDir is the directory of the user's settings file, when it is
 	// not <home>/Dir (nil: it is).
 	userDir func(home string, getenv func(string) string) (string, error)
+	// path is the settings file install and uninstall edit (nil:
+	// SettingsPath).
+	path func(s *AgentSpec, o InstallOptions) (string, error)
 	// install replaces the generic installation (nil: the generic one).
 	install func(s *AgentSpec, o InstallOptions) (Installation, error)
 	// notes says, after an install that wrote or found the hook, what the

@@ -34,12 +34,15 @@ func init() {
 		// UI; where nobody can answer (-p, autopilot) it denies the call
 		// itself ("unable to ask user for confirmation"; confirmed
 		// headless by e2e/agents).
-		CanAsk:     true,
-		Dir:        filepath.Join(".github", "hooks"),
-		File:       "shellgate.json",
-		UserFile:   "settings.json",
-		CommandKey: "bash",
-		Flat:       true,
+		CanAsk: true,
+		// Copilot CLI runs a repository's hooks only in a folder the
+		// person trusted; the user's always.
+		DefaultUser: true,
+		Dir:         filepath.Join(".github", "hooks"),
+		File:        "shellgate.json",
+		UserFile:    "settings.json",
+		CommandKey:  "bash",
+		Flat:        true,
 		// Copilot CLI writes its config files with // comments.
 		Comments: true,
 		Program:  "copilot",

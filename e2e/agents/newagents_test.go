@@ -207,15 +207,16 @@ func runCopilot(copilot string) clientRun {
 }
 
 // TestCopilotCLI drives the real GitHub Copilot CLI with shellgate
-// installed by `shellgate install copilot` in the project, which the
-// person has trusted (Copilot CLI runs a repository's hooks only then).
+// installed by `shellgate install copilot --project` in a project the
+// person has trusted (Copilot CLI runs a repository's hooks only then),
+// and by `shellgate install copilot` for the user.
 func TestCopilotCLI(t *testing.T) {
 	copilot := agentBin(t, "copilot", "@github/copilot")
 	t.Logf("%s", newSandbox(t).agentVersion(copilot))
 	install := func(s *sandbox) {
 		trust, _ := json.Marshal(map[string]any{"trustedFolders": []string{s.proj}})
 		s.write(filepath.Join(s.home, ".copilot", "config.json"), "// written by the test, as Copilot CLI does when a folder is trusted\n"+string(trust)+"\n")
-		out := s.install("copilot")
+		out := s.install("copilot", "--project")
 		for _, want := range []string{"\nfail-closed: ", "\nactive: Copilot CLI trusts " + s.proj} {
 			if !strings.Contains(out, want) {
 				t.Errorf("install does not say %q:\n%s", want, out)
@@ -228,9 +229,9 @@ func TestCopilotCLI(t *testing.T) {
 	// command nobody approved; shellgate's allow spares the read-only one
 	// that refusal, and its ask is refused.
 	driveGateCases(t, "default", tools, install, runCopilot(copilot), []gateCase{gateCases[0], gateCases[1], gateCases[4]})
-	t.Run("user scope: the hook runs without folder trust", func(t *testing.T) {
+	t.Run("user scope (install's default): the hook runs without folder trust", func(t *testing.T) {
 		s := newSandbox(t)
-		s.install("copilot", "--user")
+		s.install("copilot")
 		srv := newOpenAIServer(t, "touch user.marker", "bash")
 		r := runCopilot(copilot)(t, s, srv, "allow-all-tools")
 		got := srv.result(r)
@@ -304,7 +305,7 @@ func TestCopilotCLIAskInTerminal(t *testing.T) {
 	s := newSandbox(t)
 	trust, _ := json.Marshal(map[string]any{"trustedFolders": []string{s.proj}})
 	s.write(filepath.Join(s.home, ".copilot", "config.json"), string(trust)+"\n")
-	s.install("copilot")
+	s.install("copilot", "--project")
 	srv := newOpenAIServer(t, "touch approved.marker", "bash")
 	env := append(append([]string{}, s.env...), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1",
 		"COPILOT_PROVIDER_API_KEY=shellgate-e2e-dummy", "COPILOT_MODEL=test-model", "COPILOT_AUTO_UPDATE=false", "XDG_CACHE_HOME="+copilotCacheDir)
