@@ -34,6 +34,11 @@ type AgentSpec struct {
 	// for another tool is passed with no opinion unless its tool_input
 	// carries a command.
 	ShellTool string
+	// CommandTools are the agent's other tools whose calls carry a
+	// command to run (Qwen Code's monitor, which runs one in the
+	// background): Install's matcher names them after ShellTool, so that
+	// their calls are judged too.
+	CommandTools []string
 	// PreEvents are the hook event names of a shell command about to run
 	// (a payload that names no event is one too); PostEvents of one that
 	// has run.
@@ -208,6 +213,12 @@ func (s *AgentSpec) HandlerCommandKey() string {
 	return s.CommandKey
 }
 
+// ShellMatcher is the matcher of the agent's hook entries: ShellTool, and
+// its CommandTools after it, joined by "|".
+func (s *AgentSpec) ShellMatcher() string {
+	return strings.Join(append([]string{s.ShellTool}, s.CommandTools...), "|")
+}
+
 // HookEvent is the event under which Install writes the hook that gates a
 // shell command about to run ("PreToolUse").
 func (s *AgentSpec) HookEvent() string {
@@ -303,8 +314,8 @@ func Validate(specs []*AgentSpec) error {
 			if !slices.Contains(s.PreEvents, h.event) && !slices.Contains(s.PostEvents, h.event) {
 				bad(s, "hook entry %d is for %s, which the payload parser does not read", i, h.event)
 			}
-			if h.matcher != "" && h.matcher != s.ShellTool {
-				bad(s, "hook entry %d matches %q, not the shell tool %q", i, h.matcher, s.ShellTool)
+			if h.matcher != "" && h.matcher != s.ShellMatcher() {
+				bad(s, "hook entry %d matches %q, not the shell tool %q", i, h.matcher, s.ShellMatcher())
 			}
 		}
 		if len(s.hooks) > 0 && !slices.Contains(s.PreEvents, s.hooks[0].event) {

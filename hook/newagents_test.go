@@ -136,7 +136,7 @@ func TestNewAgentsInstall(t *testing.T) {
   "hooks": {
     "PreToolUse": [
       {
-        "matcher": "run_shell_command",
+        "matcher": "run_shell_command|monitor",
         "hooks": [
           {
             "type": "command",

@@ -29,7 +29,11 @@ func init() {
 		Title:     "Qwen Code",
 		Order:     50,
 		ShellTool: "run_shell_command",
-		PreEvents: []string{"PreToolUse"},
+		// monitor (a deferred tool the model reaches through tool_search
+		// and tool_call, which fire the hooks under its own name) runs a
+		// command in the background.
+		CommandTools: []string{"monitor"},
+		PreEvents:    []string{"PreToolUse"},
 		// tool_input.directory is the command's directory (absolute in
 		// Qwen Code 0.24.4's schema).
 		ToolInputDir: true,
@@ -44,7 +48,7 @@ func init() {
 		ProjectDirVar: "QWEN_PROJECT_DIR",
 		Program:       "qwen",
 		Package:       "@qwen-code/qwen-code@0.24.4",
-		hooks: []hookSpec{{"PreToolUse", "run_shell_command", func(c string) *object {
+		hooks: []hookSpec{{"PreToolUse", "run_shell_command|monitor", func(c string) *object {
 			return obj("type", "command", "command", c, "timeout", json.Number(fmt.Sprint(QwenTimeout)))
 		}}},
 		render: func(_ Payload, action, reason string) Answer {
