@@ -99,6 +99,18 @@ type Request struct {
 	// WithEnvFromRequests. Run judges in the environment it runs the
 	// command with.
 	Env map[string]string `json:"env,omitempty"`
+	// AgentRules, when set, are the rules of the agent's own settings
+	// (package agentrules): the segments they allow are facts for the
+	// policy (policy.Input.AgentApprovals), which may then allow what it
+	// would ask. Nil: none.
+	AgentRules AgentRules `json:"-"`
+}
+
+// AgentRules says which segments of a command the rules a person keeps in
+// a coding agent's own settings allow, matched as the agent matches them
+// (agentrules.Rules).
+type AgentRules interface {
+	Approve(command string, r *classify.Report) map[int]policy.AgentApproval
 }
 
 // Escalation is a request to run one call in a wider sandbox mode, as the
@@ -493,7 +505,7 @@ func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env, r
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env, run)
+	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env, run, req.AgentRules)
 }
 
 // dialect is the shell a request is judged in: its own, else the (trusted)
@@ -510,7 +522,7 @@ var checkHook = func() {}
 // of them (a bug) is caught and becomes a deny with code internal-error, so
 // that a long-lived caller (serve, mcp, an embedding program) neither
 // crashes nor runs what was not decided.
-func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env, run bool) (d *Decision, err error) {
+func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env, run bool, rules AgentRules) (d *Decision, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
@@ -533,6 +545,9 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	d = &Decision{stmts: stmts, Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
 	if serr != nil {
 		d.StationError = serr.Error()
+	}
+	if rules != nil && in.Report != nil {
+		in.AgentApprovals = rules.Approve(command, in.Report)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Code: CodeAborted, Message: err.Error()}
