@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -61,9 +60,7 @@ func outcome(ran bool, srv *modelServer, run agentRun) string {
 // prints what really ran. It fails when a command shellgate asks about or
 // denies ran. It takes minutes: set SHELLGATE_MODE_MATRIX=1 to run it.
 func TestModeMatrix(t *testing.T) {
-	if os.Getenv("SHELLGATE_MODE_MATRIX") == "" {
-		t.Skip("set SHELLGATE_MODE_MATRIX=1 to run every agent in every mode")
-	}
+	modeMatrixOnly(t)
 	var hits atomic.Int32
 	probe := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	t.Cleanup(probe.Close)
