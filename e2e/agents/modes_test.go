@@ -21,7 +21,18 @@ type modeCase struct {
 
 func modeCases(probe string) []modeCase {
 	return []modeCase{
-		{name: "read-only", cmd: "ls", ran: func(s *sandbox, srv *modelServer, _ *atomic.Int32) bool { return srv.saw(s.token) }},
+		// The listing in a tool result: an agent may put the folder's
+		// names in its first request by itself (Gemini CLI does).
+		{name: "read-only", cmd: "ls", ran: func(s *sandbox, srv *modelServer, _ *atomic.Int32) bool {
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			for _, r := range srv.results {
+				if strings.Contains(r, s.token) {
+					return true
+				}
+			}
+			return false
+		}},
 		{name: "write", cmd: "touch mode.marker", ran: func(s *sandbox, _ *modelServer, _ *atomic.Int32) bool { return s.exists("mode.marker") }},
 		{name: "secret read", cmd: "cat ~/.ssh/id_rsa", ran: func(s *sandbox, srv *modelServer, _ *atomic.Int32) bool { return srv.saw(s.secret) }},
 		{name: "network", cmd: "curl -s " + probe, ran: func(_ *sandbox, _ *modelServer, hits *atomic.Int32) bool { return hits.Load() > 0 }},
@@ -41,7 +52,7 @@ func outcome(ran bool, srv *modelServer, run agentRun) string {
 	srv.mu.Unlock()
 	switch {
 	case calls == 0:
-		return "no tool call (agent error)"
+		return "no shell call: the agent offered the model no shell tool"
 	case len(results) == 0 && run.stopped:
 		return "waited for a person (stopped by the test)"
 	case len(results) == 0:
