@@ -3,7 +3,9 @@ package agentrules
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -133,8 +135,8 @@ type file struct {
 	parse       func(path string, data []byte) ([]Rule, error)
 }
 
-// Files lists the files Load reads for src, in order, with their scope:
-// what `shellgate doctor` and the input stamps watch.
+// Files lists the files Load reads for src, in order (the user's, the
+// project's, the administrator's): what a doctor check would name.
 func Files(src Source) []string {
 	var out []string
 	for _, f := range files(src) {
@@ -238,7 +240,7 @@ func Load(src Source) *Rules {
 	for _, f := range files(src) {
 		data, err := trust.ReadRegular(f.path, MaxFileBytes)
 		if err != nil {
-			if !os.IsNotExist(err) && !isNotExist(err) {
+			if !errors.Is(err, fs.ErrNotExist) {
 				r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", f.path, err))
 			}
 			continue
@@ -266,19 +268,7 @@ func Load(src Source) *Rules {
 	return r
 }
 
-func isNotExist(err error) bool {
-	for e := err; e != nil; {
-		if os.IsNotExist(e) {
-			return true
-		}
-		u, ok := e.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		e = u.Unwrap()
-	}
-	return false
-}
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 func hasAllow(rs []Rule) bool {
 	for _, r := range rs {
