@@ -175,6 +175,7 @@ var (
 	kAgentRule       = ast.StringTerm("agent_rule")
 	kAgent           = ast.StringTerm("agent")
 	kScope           = ast.StringTerm("scope")
+	kRemoteRead      = ast.StringTerm("remote_read")
 	kRunsGit         = ast.StringTerm("runs_git")
 	kGitRepo         = ast.StringTerm("git_repo")
 	kEnv             = ast.StringTerm("env")
@@ -1090,13 +1091,17 @@ func describeFacts(e enc, f *policy.Facts) {
 	e.key(kSegments)
 	e.array()
 	for _, s := range f.Segments {
-		if s.GrantRefused != "" || s.AgentRule != nil {
+		if s.GrantRefused != "" || s.RemoteRead != "" || s.AgentRule != nil {
 			e.object()
 			e.key(kGrant)
 			e.str(s.Grant)
 			if s.GrantRefused != "" {
 				e.key(kGrantRefused)
 				e.str(s.GrantRefused)
+			}
+			if s.RemoteRead != "" {
+				e.key(kRemoteRead)
+				e.str(s.RemoteRead)
 			}
 			if a := s.AgentRule; a != nil {
 				e.key(kAgentRule)
