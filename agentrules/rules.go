@@ -418,3 +418,31 @@ var blanks = regexp.MustCompile(`[ \t]{2,}|\t`)
 // collapseBlanks makes every run of blanks, and every tab, one space (as
 // Claude Code does before a prefix match).
 func collapseBlanks(s string) string { return blanks.ReplaceAllString(s, " ") }
+
+// ProjectFiles lists the project's agent settings files under dir that
+// hold allow rules (Claude Code's .claude/settings.json and
+// settings.local.json, Gemini CLI's .gemini/settings.json and
+// .gemini/policies/*.toml), with their content: what `shellgate trust
+// DIR` pins so that their allow rules count. A file that cannot be read or
+// parsed is left out (it grants nothing either way).
+func ProjectFiles(dir string) map[string][]byte {
+	out := map[string][]byte{}
+	cands := []file{
+		{path: filepath.Join(dir, ".claude", "settings.json"), parse: parseClaude},
+		{path: filepath.Join(dir, ".claude", "settings.local.json"), parse: parseClaude},
+		{path: filepath.Join(dir, ".gemini", "settings.json"), parse: parseGeminiSettings},
+	}
+	for _, p := range rulesFiles(filepath.Join(dir, ".gemini", "policies"), ".toml") {
+		cands = append(cands, file{path: p, parse: parseGeminiPolicy})
+	}
+	for _, f := range cands {
+		data, err := trust.ReadRegular(f.path, MaxFileBytes)
+		if err != nil {
+			continue
+		}
+		if rules, err := f.parse(f.path, data); err == nil && hasAllow(rules) {
+			out[f.path] = data
+		}
+	}
+	return out
+}
