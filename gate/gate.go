@@ -99,6 +99,10 @@ type Request struct {
 	// WithEnvFromRequests. Run judges in the environment it runs the
 	// command with.
 	Env map[string]string `json:"env,omitempty"`
+	// ReportDir asks Run for the directory the shell ended in
+	// (RunInfo.FinalDir), for a caller that keeps a session's working
+	// directory (the MCP server). Bash and zsh report it; sh does not.
+	ReportDir bool `json:"-"`
 }
 
 // Escalation is a request to run one call in a wider sandbox mode, as the
@@ -777,6 +781,7 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 	spec := Spec{
 		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
 		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
+		ReportDir: req.ReportDir && !background,
 	}
 	mode, why := g.sandboxFor(req, d, res.Approved)
 	if d.Escalation != nil {
@@ -815,7 +820,7 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	if d.Escalation != nil {
 		res.Sandbox.Escalated, res.Sandbox.From = true, d.Escalation.From
 	}
-	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), pid: out.PID}
+	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), FinalDir: out.FinalDir, pid: out.PID}
 	o := out.Output
 	res.Output = &o
 	res.Notes = append(res.Notes, out.Notes...)

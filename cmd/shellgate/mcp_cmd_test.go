@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,6 +41,28 @@ func TestMCPStdio(t *testing.T) {
 		Text: `^Not run \(NOT_APPROVED\)`, Absent: "made.txt"})
 	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "check", Args: map[string]any{"command": "git status"},
 		Text: `^allow\n$`, Field: "action", Value: "allow"})
+	// The session keeps its working directory: cd, then pwd.
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := regexp.QuoteMeta(filepath.Join(real, "sub"))
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "cd sub"},
+		Text: `^Exit code 0 .*\n\[cwd: the next call runs in ` + sub + `\]\n$`})
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "pwd"},
+		Text: `^Exit code 0 .*\n` + sub + `\n$`})
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if (tool.Name == "bash" || tool.Name == "bash_readonly") && !strings.Contains(tool.Description, "moves the next call there") {
+			t.Errorf("the %s tool does not say that a cd moves the next call: %q", tool.Name, tool.Description)
+		}
+	}
 }
 
 func TestMCPBadPolicy(t *testing.T) {
