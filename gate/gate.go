@@ -591,19 +591,36 @@ func describeWrite(w policy.WriteFacts) string {
 	return s
 }
 
-func validate(req Request) error {
+// ValidateCommand says why command is not one a shell can be given (an
+// *Error with code INVALID_INPUT): empty, over MaxCommandBytes, with a
+// NUL byte or not valid UTF-8. Every front end refuses such a command
+// the same way, before anything judges it: Decide and Run, check and
+// check --batch (a deny), the hooks (a deny), the MCP tools.
+func ValidateCommand(command string) error {
 	bad := func(format string, a ...any) error {
 		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
 	}
 	switch {
-	case strings.TrimSpace(req.Command) == "":
+	case strings.TrimSpace(command) == "":
 		return bad("the command is empty")
-	case len(req.Command) > MaxCommandBytes:
-		return bad("the command is %d bytes, over the %d-byte limit", len(req.Command), MaxCommandBytes)
-	case strings.IndexByte(req.Command, 0) >= 0:
+	case len(command) > MaxCommandBytes:
+		return bad("the command is %d bytes, over the %d-byte limit", len(command), MaxCommandBytes)
+	case strings.IndexByte(command, 0) >= 0:
 		return bad("the command contains a NUL byte")
-	case !utf8.ValidString(req.Command):
+	case !utf8.ValidString(command):
 		return bad("the command is not valid UTF-8")
+	}
+	return nil
+}
+
+func validate(req Request) error {
+	bad := func(format string, a ...any) error {
+		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
+	}
+	if err := ValidateCommand(req.Command); err != nil {
+		return err
+	}
+	switch {
 	case req.Mode != "" && !policy.ValidMode(req.Mode):
 		return bad("unknown mode %q (want %s or %s)", req.Mode, policy.ModeDefault, policy.ModeReadonly)
 	case req.Shell != "" && !validShell(req.Shell):
