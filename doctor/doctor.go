@@ -11,6 +11,7 @@ import (
 
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Check is one row of the report.
@@ -193,7 +194,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 	}()
 	install := o.installCmd(a, scope)
 
-	data, err := os.ReadFile(path)
+	data, err := trust.ReadRegular(path, hook.MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		add(Check{Name: "settings", Message: path + " does not exist", Fix: install})
 		return ag
@@ -379,7 +380,7 @@ func (o *Options) claudeEnabled(files []string) Check {
 		files = append(files, filepath.Join(o.Home, ".claude", "settings.json"))
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := trust.ReadRegular(f, hook.MaxSettingsBytes)
 		if err != nil {
 			continue
 		}
@@ -408,7 +409,7 @@ func (o *Options) geminiEnabled(e entry) Check {
 		files = append(files, filepath.Join(o.Home, ".gemini", "settings.json"))
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := trust.ReadRegular(f, hook.MaxSettingsBytes)
 		if err != nil {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // GeminiTrust says whether Gemini CLI trusts a folder. Gemini CLI runs no
@@ -41,7 +43,7 @@ func GeminiTrustedFoldersFile(home string) string {
 // be read or parsed is an error (shellgate reads plain JSON; Gemini CLI also
 // takes comments, and refuses to start on a file it cannot parse).
 func GeminiFolderTrust(home, dir string) (GeminiTrust, error) {
-	if b, err := os.ReadFile(filepath.Join(home, ".gemini", "settings.json")); err == nil {
+	if b, err := trust.ReadRegular(filepath.Join(home, ".gemini", "settings.json"), MaxSettingsBytes); err == nil {
 		var st struct {
 			Security struct {
 				FolderTrust struct {
@@ -55,7 +57,7 @@ func GeminiFolderTrust(home, dir string) (GeminiTrust, error) {
 	}
 	file := GeminiTrustedFoldersFile(home)
 	t := GeminiTrust{File: file}
-	b, err := os.ReadFile(file)
+	b, err := trust.ReadRegular(file, MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		t.Why = file + " does not exist: no folder is trusted yet"
 		return t, nil

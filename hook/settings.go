@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Scope says which settings file Install writes.
@@ -315,7 +317,7 @@ const BackupSuffix = ".shellgate-backup"
 // result.
 func Install(agent Agent, path, command string, dryRun bool) (InstallResult, error) {
 	r := InstallResult{Path: path}
-	old, err := os.ReadFile(path)
+	old, err := trust.ReadRegular(path, MaxSettingsBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return r, err
