@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -81,12 +82,18 @@ func TestMCPJobsEndWithTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "mcp", "--approve-asks", "--cwd", dir)
-	cs := mcptest.Connect(t, context.Background(), &mcp.CommandTransport{Command: cmd})
-	_, isErr, out := mcptest.Call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 60", "run_in_background": true})
+	// The client waits for the server to end on its own: on a loaded
+	// machine, the SDK's default (SIGTERM after 5 s, then SIGKILL) could
+	// kill it before it stopped its jobs, which is not what is tested.
+	cs := mcptest.Connect(t, context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Minute})
+	_, isErr, out := mcptest.Call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 600", "run_in_background": true})
 	if isErr {
 		t.Fatalf("start: %v", out)
 	}
 	pid := mcptest.PidFrom(t, filepath.Join(dir, "pid.txt"))
 	cs.Close()
+	if cmd.ProcessState == nil || !cmd.ProcessState.Exited() {
+		t.Errorf("the server did not exit on its own at the end of its input: %v", cmd.ProcessState)
+	}
 	mcptest.WaitGone(t, pid, "after the server stopped")
 }
