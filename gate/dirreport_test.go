@@ -126,3 +126,30 @@ func TestReadDirReport(t *testing.T) {
 		f.Close()
 	}
 }
+
+// FuzzReadDirReport: whatever a command writes on the report's descriptor,
+// the runner takes one clean absolute path or nothing.
+func FuzzReadDirReport(f *testing.F) {
+	for _, s := range []string{"/a/b\n", "/\n", "", "/a\n/b\n", "/a/../b\n", "/a\x00\n", "rel\n"} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, in string) {
+		fh, err := os.CreateTemp(dir, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(fh.Name())
+		defer fh.Close()
+		if _, err := fh.WriteString(in); err != nil {
+			t.Fatal(err)
+		}
+		got := readDirReport(fh)
+		if got == "" {
+			return
+		}
+		if got+"\n" != in || !filepath.IsAbs(got) || filepath.Clean(got) != got || strings.ContainsAny(got, "\n\x00") {
+			t.Errorf("readDirReport(%q) = %q", in, got)
+		}
+	})
+}
