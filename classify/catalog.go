@@ -136,6 +136,10 @@ type Program struct {
 	// StopAtOperand ends option parsing at the first operand (wrappers,
 	// POSIX programs).
 	StopAtOperand bool `yaml:"stop_at_operand,omitempty" json:"stop_at_operand,omitempty"`
+	// NegativeNumbers says a word of "-" and a digit or "." is an operand,
+	// a negative number, and ends the options (seq 3 -1 1: GNU seq stops
+	// parsing options there).
+	NegativeNumbers bool `yaml:"negative_numbers,omitempty" json:"negative_numbers,omitempty"`
 	// NumericOption accepts -N as a number option (head -5).
 	NumericOption string `yaml:"numeric_option,omitempty" json:"numeric_option,omitempty"`
 	// Stdin says when the program reads stdin: "" never, "no-operands"
@@ -1031,6 +1035,7 @@ var HiddenInputChecks = map[string]string{
 	"go-toolchain":   "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
 	"go-modules":     "the modules go.mod (or go.work's modules) require against the module cache",
 	"rust-toolchain": "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
+	"env-set":        "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
 }
 
 // check validates one hidden input.

@@ -432,6 +432,12 @@ func (p *argParser) run() {
 			p.keyValue(i)
 		case p.spec.ShellOptions != nil && len(v) > 1 && (v[0] == '+' || v[0] == '-' && v[1] != '-'):
 			i = p.shellShort(i)
+		case p.spec.NegativeNumbers && len(v) > 1 && v[0] == '-' && (v[1] == '.' || v[1] >= '0' && v[1] <= '9'):
+			// A negative number (seq 3 -1 1): an operand, and the options end.
+			endOpts, p.endOpts = true, true
+			if p.operand(i, endOpts) {
+				return
+			}
 		case strings.HasPrefix(v, "--"):
 			i = p.gnuLong(i)
 		case strings.HasPrefix(v, "-") && len(v) > 1:
