@@ -1207,3 +1207,19 @@ func checkRefused(t *testing.T, tests []refusedCatalog) {
 		})
 	}
 }
+
+// TestPrintenvHarmless: the names printenv may print without asking are
+// exactly the catalog's harmless_vars (the operand match repeats the list).
+func TestPrintenvHarmless(t *testing.T) {
+	c := DefaultCatalog()
+	p := c.Lookup("printenv")
+	if p == nil || len(p.Operands) == 0 {
+		t.Fatal("printenv is not catalogued with operands")
+	}
+	want := "^(" + strings.Join(c.HarmlessVars, "|") + ")$"
+	for i, o := range p.Operands {
+		if o.Match != want {
+			t.Errorf("printenv operand %d matches %q, want the harmless_vars %q", i, o.Match, want)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type WalkSpec struct {
 	// Excludes are the options whose value excludes files or directories
 	// from the walk.
 	Excludes []ExcludeSpec `yaml:"excludes,omitempty" json:"excludes,omitempty"`
+	// Only are base-name globs of the only files (not directories) the
+	// program reads below a root, whatever its options (gofmt: *.go).
+	Only []string `yaml:"only,omitempty" json:"only,omitempty"`
 }
 
 // HiddenSpec is the hidden-name rule of a walk.
@@ -155,9 +158,9 @@ func (p *Program) checkKnowledge(bad func(string, ...any)) {
 		}
 		for _, e := range w.Excludes {
 			switch e.Kind {
-			case ExcludeFile, ExcludeDir, ExcludePath:
+			case ExcludeFile, ExcludeDir, ExcludePath, ExcludeInclude:
 			default:
-				bad("walk: excludes %s: unknown kind %q (want file, dir or path)", e.Option, e.Kind)
+				bad("walk: excludes %s: unknown kind %q (want file, dir, path or include)", e.Option, e.Kind)
 			}
 			valued("walk: excludes", e.Option)
 			for _, u := range e.Unless {
@@ -273,6 +276,9 @@ func walkFacts(s *Segment, w *WalkSpec) *Walk {
 		f.HiddenEnv = h.ConfigEnv
 	}
 	f.Excludes = excludes(s.Options, w.Excludes)
+	for _, g := range w.Only {
+		f.Excludes = append(f.Excludes, Exclude{Kind: ExcludeInclude, Glob: g})
+	}
 	return f
 }
 
@@ -306,8 +312,21 @@ func shownBy(args []Arg, words []string) bool {
 }
 
 // excludes returns the globs the options exclude, in the order given.
+// An include glob not known statically may let any file in: then no
+// include glob is returned.
 func excludes(opts []Opt, specs []ExcludeSpec) []Exclude {
 	var out []Exclude
+	defer func() {
+		if dynamicInclude(opts, specs) {
+			kept := out[:0]
+			for _, e := range out {
+				if e.Kind != ExcludeInclude {
+					kept = append(kept, e)
+				}
+			}
+			out = kept
+		}
+	}()
 	for _, o := range opts {
 		for _, e := range specs {
 			if o.Name != e.Option {
@@ -505,4 +524,18 @@ func (c *Catalog) EnvNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// dynamicInclude reports whether an include option (kind include) is
+// given with a value that is not static, or that an unless option turns
+// off.
+func dynamicInclude(opts []Opt, specs []ExcludeSpec) bool {
+	for _, o := range opts {
+		for _, e := range specs {
+			if e.Kind == ExcludeInclude && o.Name == e.Option && (o.Value == nil || !o.Value.Static()) {
+				return true
+			}
+		}
+	}
+	return false
 }
