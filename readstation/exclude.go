@@ -26,7 +26,7 @@ type exclusions struct {
 	// only files read (grep --include, gofmt's *.go): a file that matches
 	// none of them with certainty is skipped.
 	includes []*compiledPattern
-	rel         [][]rowSeg         // rg: gitignore-style segments from the root
+	rel      [][]rowSeg // rg: gitignore-style segments from the root
 }
 
 func (x *exclusions) empty() bool {
