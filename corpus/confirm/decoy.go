@@ -100,6 +100,10 @@ func NewDecoy(dir string, fixture corpus.Fixture) (*Decoy, error) {
 		"deploy/kubeconfig":        "users:\n- user:\n    token: " + canary("deploy/kubeconfig") + "\n",
 		"infra/prod.tfvars":        "db_password = \"" + canary("infra/prod.tfvars") + "\"\n",
 		"config/server.key":        canary("config/server.key") + "\n",
+		// Templates of .env: placeholders only (read-only to read), and
+		// one that holds a real-looking secret (still denied).
+		".env.example":             "API_KEY=your-api-key-here\nDATABASE_URL=postgres://postgres:postgres@localhost:5432/app\nPORT=3000\n",
+		"config/.env.sample":       "API_KEY=" + canary("config/.env.sample") + "\n",
 		"data/plain.txt":           "alpha\nbeta\n",
 		"data/response.txt":        "--help\n",
 		"archive.tar":              "",
