@@ -1101,7 +1101,7 @@ func assignSeq(ops []Operand, roles []OperandSpec, carries []string) {
 				}
 				break
 			}
-			if op.Static() && r.match.MatchString(op.Value) {
+			if op.Static() && r.match.MatchString(op.Value) || homeMatch(*op, r.match) {
 				op.Role = r.Role
 				if !r.Repeat {
 					ri++
@@ -1118,6 +1118,17 @@ func assignSeq(ops []Operand, roles []OperandSpec, carries []string) {
 			break
 		}
 	}
+}
+
+// homeMatch reports whether op is a path under the home directory (~/x,
+// $HOME/x, with nothing else dynamic) that re matches both as written and
+// as the absolute path it expands to: a role's match holds whatever the
+// home directory is (less ~/notes.txt is a file, as less notes.txt is).
+func homeMatch(op Operand, re *regexp.Regexp) bool {
+	if op.Dynamic != "tilde" && op.Dynamic != "home" || !strings.HasPrefix(op.Pattern, "~") {
+		return false
+	}
+	return re.MatchString(op.Pattern) && re.MatchString("/home/user"+strings.TrimPrefix(op.Pattern, "~"))
 }
 
 // maxShifted is the most words that may expand to several whose effect
