@@ -158,6 +158,9 @@ type Program struct {
 	// all (env and set alone print every variable), or, for a program with
 	// a command operand, with no command (env -u X prints them too).
 	NoArgs *OperandSpec `yaml:"no_args,omitempty" json:"no_args,omitempty"`
+	// NoOperands makes NoArgs the finding too when the program is given
+	// options but no operand (printenv -0 prints every variable).
+	NoOperands bool `yaml:"no_operands,omitempty" json:"no_operands,omitempty"`
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
 	Implicit string `yaml:"implicit,omitempty" json:"implicit,omitempty"`

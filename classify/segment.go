@@ -209,7 +209,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	p.finish()
 	// A wrapper given no command is the program itself: env -u X, env -0
 	// and env LC_ALL=C print the environment as env alone does.
-	if spec.NoArgs != nil && (len(args) == 1 || spec.cmdRole && len(p.nested) == 0 && !optEffect(seg.Options, EffectExec)) {
+	if spec.NoArgs != nil && (len(args) == 1 || spec.NoOperands && len(p.operands) == 0 || spec.cmdRole && len(p.nested) == 0 && !optEffect(seg.Options, EffectExec)) {
 		seg.Categories = addCat(seg.Categories, CategoryRead)
 		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
 	}

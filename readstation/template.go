@@ -24,8 +24,10 @@ import (
 // the secret a deny row names (".env.example" under "**/.env.*").
 var TemplateSuffixes = []string{".example", ".sample", ".template", ".dist"}
 
-// isTemplate reports whether the base name of p ends in a template
+// IsTemplate reports whether the base name of p ends in a template
 // suffix after something else (".example" alone is not a template).
+func IsTemplate(p string) bool { return isTemplate(p) }
+
 func isTemplate(p string) bool {
 	base := filepath.Base(p)
 	for _, s := range TemplateSuffixes {
