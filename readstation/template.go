@@ -102,9 +102,11 @@ var weakPasswords = []string{"postgres", "password", "pass", "secret", "root", "
 // yes: a template it flags stays denied.
 func LooksSecret(data []byte) (string, bool) {
 	text := string(data)
-	for _, p := range secretPatterns {
-		if p.re.MatchString(text) {
-			return p.name, true
+	for i, p := range secretPatterns {
+		for _, m := range p.re.FindAllString(text, -1) {
+			if i == 0 || !formPlaceholder(m) {
+				return p.name, true
+			}
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
@@ -123,6 +125,26 @@ func LooksSecret(data []byte) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// formWords mark a token in its issuer's form as a placeholder
+// (ghp_xxxxxxxx…, sk-your-key-here).
+var formWords = []string{"xxxx", "example", "your", "placeholder", "replace", "dummy", "fake", "redacted", "changeme", "insert"}
+
+// formPlaceholder reports whether a token in its issuer's form is a
+// placeholder: a placeholder word, or a body that repeats few characters.
+func formPlaceholder(m string) bool {
+	l := strings.ToLower(m)
+	for _, w := range formWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	distinct := map[rune]bool{}
+	for _, c := range l {
+		distinct[c] = true
+	}
+	return len(distinct) < 8
 }
 
 // placeholder reports whether w holds a placeholder word, or is one
