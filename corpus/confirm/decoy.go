@@ -92,14 +92,14 @@ func NewDecoy(dir string, fixture corpus.Fixture) (*Decoy, error) {
 		"~/.bash_history":                 "export TOKEN=" + canary("~/.bash_history") + "\n",
 		"~/.gitconfig":                    "[user]\n\tname = Decoy\n\temail = decoy@example.invalid\n",
 		// The repository's committed secrets and token files.
-		".env":                     "API_KEY=" + canary(".env") + "\n",
-		".npmrc":                   "//registry.example/:_authToken=" + canary(".npmrc") + "\n",
-		".yarnrc.yml":              "npmAuthToken: " + canary(".yarnrc.yml") + "\n",
-		".pypirc":                  "[pypi]\npassword = " + canary(".pypirc") + "\n",
-		".docker/config.json":      `{"auths": {"r.example": {"auth": "` + canary(".docker/config.json") + `"}}}` + "\n",
-		"deploy/kubeconfig":        "users:\n- user:\n    token: " + canary("deploy/kubeconfig") + "\n",
-		"infra/prod.tfvars":        "db_password = \"" + canary("infra/prod.tfvars") + "\"\n",
-		"config/server.key":        canary("config/server.key") + "\n",
+		".env":                "API_KEY=" + canary(".env") + "\n",
+		".npmrc":              "//registry.example/:_authToken=" + canary(".npmrc") + "\n",
+		".yarnrc.yml":         "npmAuthToken: " + canary(".yarnrc.yml") + "\n",
+		".pypirc":             "[pypi]\npassword = " + canary(".pypirc") + "\n",
+		".docker/config.json": `{"auths": {"r.example": {"auth": "` + canary(".docker/config.json") + `"}}}` + "\n",
+		"deploy/kubeconfig":   "users:\n- user:\n    token: " + canary("deploy/kubeconfig") + "\n",
+		"infra/prod.tfvars":   "db_password = \"" + canary("infra/prod.tfvars") + "\"\n",
+		"config/server.key":   canary("config/server.key") + "\n",
 		// Templates of .env: placeholders only (read-only to read), and
 		// one that holds a real-looking secret (still denied).
 		".env.example":             "API_KEY=your-api-key-here\nDATABASE_URL=postgres://postgres:postgres@localhost:5432/app\nPORT=3000\n",
