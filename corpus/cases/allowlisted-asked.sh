@@ -25,7 +25,7 @@ dpkg --configure -a # want ask
 dpkg # want ask
 bash -n +n setup.py # want ask
 zsh -n +o noexec setup.py # want ask
-bash -n -o xtrace setup.py # want ask
+bash -n +o noexec setup.py # want ask set-option
 bash -n -c 'touch pwned' # want ask
 less +F main.go # want ask
 less -o log.txt main.go # want ask

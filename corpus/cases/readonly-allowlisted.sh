@@ -58,3 +58,4 @@ pip list --disable-pip-version-check # want allow
 
 # Lists names only (rg --files: readonly-files.sh).
 rg -L --files src # want allow
+bash -n -o xtrace setup.py # want allow
