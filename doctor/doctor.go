@@ -104,10 +104,13 @@ func (o *Options) getenv(k string) string {
 // installCmd is the command that (re)installs agent's hook in scope.
 func (o *Options) installCmd(agent hook.Agent, scope string) string {
 	s := "shellgate install " + string(agent)
-	switch {
-	case scope == ScopeUser:
-		s += " --user"
-	case o.DirGiven:
+	if scope == ScopeUser {
+		return s + " --user"
+	}
+	if sp := agent.Spec(); sp != nil && sp.DefaultUser {
+		s += " --project"
+	}
+	if o.DirGiven {
 		s += " --dir " + shellQuote(o.Dir)
 	}
 	return s

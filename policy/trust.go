@@ -186,6 +186,7 @@ func (c *Config) tightening() (*Config, []string) {
 	list("grants", c.Grants)
 	list("roots", c.Roots)
 	list("read_only_programs", c.ReadOnlyPrograms)
+	list("remote_reads", c.RemoteReads)
 	// Only the narrowest sandbox setting tightens; the others would widen
 	// what a command may touch.
 	switch c.Sandbox {
