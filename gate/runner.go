@@ -74,6 +74,10 @@ type Spec struct {
 	// command must run under. A runner that cannot enforce it must not
 	// start the command (it returns an error).
 	Sandbox *Confinement
+	// ReportDir asks for the shell's final working directory
+	// (Outcome.FinalDir): where a later command of the same session
+	// should run.
+	ReportDir bool
 }
 
 // Outcome is what a Runner reports about a command that was started.
@@ -96,6 +100,11 @@ type Outcome struct {
 	Stopped Stop
 	// Notes are the Note* values that apply.
 	Notes []string
+	// FinalDir is the shell's physical working directory when it exited,
+	// when the spec asked for it and the shell reported one well-formed
+	// absolute path; "" otherwise. The command could have written it
+	// itself: a caller judges it before it uses it.
+	FinalDir string
 }
 
 // Runner runs a command. Run returns an error only when the command could
@@ -172,6 +181,8 @@ type running struct {
 	pr   *os.File // the read end of the merged output
 	// spill receives the whole output (nil: none).
 	spill *os.File
+	// dir receives the shell's final directory (nil: not asked).
+	dir   *os.File
 	col   *collector
 	out   Outcome
 	notes []string
@@ -229,13 +240,27 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 			x.spill.Close()
 			os.Remove(x.spill.Name())
 		}
+		if x.dir != nil {
+			x.dir.Close()
+		}
 	}
 	shell, args, err := r.shellCommand(spec)
 	if err != nil {
 		abandon()
 		return nil, nil, err
 	}
+	var extra []*os.File
+	if spec.ReportDir && dirReportPrefix(spec.Shell) != "" {
+		if x.dir, err = openDirReport(); err != nil {
+			abandon()
+			return nil, nil, err
+		}
+		args[len(args)-1] = dirReportPrefix(spec.Shell) + args[len(args)-1]
+		extra = make([]*os.File, dirReportFD-2)
+		extra[len(extra)-1] = x.dir
+	}
 	cmd := exec.Command(shell, args...)
+	cmd.ExtraFiles = extra
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	if cmd.Env == nil {
@@ -281,7 +306,13 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 	if spec.Timeout > 0 {
 		x.deadline = x.start.Add(spec.Timeout)
 	}
-	return x, func() { x.col.release(); unconfine() }, nil
+	return x, func() {
+		x.col.release()
+		unconfine()
+		if x.dir != nil {
+			x.dir.Close()
+		}
+	}, nil
 }
 
 // stop stops the process group for why.
@@ -438,6 +469,10 @@ func (x *running) outcome() Outcome {
 		x.notes = append(x.notes, "wait: "+x.waitErr.Error())
 	}
 	out.Notes = x.notes
+	if x.dir != nil {
+		out.FinalDir = readDirReport(x.dir)
+		x.dir.Close()
+	}
 	if x.sb != nil {
 		x.sb.Denied = detectDenials(&out.Output, x.sets, x.spec.Dir)
 		addMarkers(&out.Output, x.sb.Denied, x.sb.Mode)

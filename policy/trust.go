@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -304,7 +303,7 @@ func EntryStatus(e trust.Entry) string {
 		}
 		sum = t.SHA256
 	default:
-		b, err := os.ReadFile(e.Path)
+		b, err := trust.ReadRegular(e.Path, MaxConfigBytes)
 		if err != nil {
 			return "missing"
 		}
