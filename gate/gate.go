@@ -99,6 +99,12 @@ type Request struct {
 	// WithEnvFromRequests. Run judges in the environment it runs the
 	// command with.
 	Env map[string]string `json:"env,omitempty"`
+	// Unprotect are protected paths (ProtectedNames, ProtectedGitNames)
+	// the command may write in this one call, as a person chose
+	// (shellgate run --unprotect PATH): relative to Cwd, or absolute.
+	// It is the caller's own choice, like Sandbox; agents cannot set it
+	// through the MCP server.
+	Unprotect []string `json:"unprotect,omitempty"`
 }
 
 // Escalation is a request to run one call in a wider sandbox mode, as the
@@ -782,7 +788,7 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 	if d.Escalation != nil {
 		mode, why = d.Escalation.To, "escalated"
 	}
-	sb, conf, err := g.confinement(mode, why, d, res.Approved)
+	sb, conf, err := g.confinement(req, mode, why, d, res.Approved)
 	if err != nil {
 		res.Sandbox = sb
 		return fail(res.fail(CodeSandboxUnavailable, err.Error()))

@@ -2,6 +2,8 @@ package gate
 
 import (
 	"fmt"
+
+	"github.com/shellgate/shellgate/policy"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,6 +73,62 @@ type Confinement struct {
 	// may read as well: the reads a person approved (or a grant allowed),
 	// as the read station resolved them.
 	Reads []string
+	// Toolchains are directories outside the roots that hold the
+	// toolchains in use (ToolchainDirs): readable and executable.
+	Toolchains []string
+	// Cache is the per-user sandbox cache (SandboxCacheDir): writable in
+	// both confined modes, and the build tools' cache variables point
+	// into it (CacheEnv); "" is none.
+	Cache string
+	// GitDirs are git directories that are roots or lie in them besides
+	// ROOT/.git (a worktree's or submodule's): their ProtectedGitNames
+	// are protected too.
+	GitDirs []string
+	// Unprotect are protected paths a person made writable for this one
+	// call (shellgate run --unprotect PATH); what lies beneath them too.
+	Unprotect []string
+	// Limits are the command's resource limits (zero fields: the
+	// defaults, DefaultLimits).
+	Limits ResourceLimits
+}
+
+// ResourceLimits are resource limits a confined command runs under (setrlimit,
+// hard and soft, before the shell starts): a negative value is no limit,
+// zero the default.
+type ResourceLimits struct {
+	// Processes is how many processes the command may run beyond those
+	// the user already runs (RLIMIT_NPROC counts every process of the
+	// user).
+	Processes int `json:"processes,omitempty"`
+	// MemoryMB bounds each process's data (heap and private writable
+	// mappings, RLIMIT_DATA), in MiB.
+	MemoryMB int64 `json:"memory_mb,omitempty"`
+	// FileSizeMB bounds the size of a file a process writes
+	// (RLIMIT_FSIZE), in MiB.
+	FileSizeMB int64 `json:"file_size_mb,omitempty"`
+}
+
+// DefaultResourceLimits are the limits a confined command gets when
+// nothing else is set (policy.DefaultSandboxLimits): 256 more processes,
+// 2 GiB of data per process and 4 GiB per file.
+var DefaultResourceLimits = ResourceLimits{
+	Processes:  policy.DefaultSandboxLimits.Processes,
+	MemoryMB:   policy.DefaultSandboxLimits.MemoryMB,
+	FileSizeMB: policy.DefaultSandboxLimits.FileSizeMB,
+}
+
+// withDefaults fills l's zero fields from DefaultResourceLimits.
+func (l ResourceLimits) withDefaults() ResourceLimits {
+	if l.Processes == 0 {
+		l.Processes = DefaultResourceLimits.Processes
+	}
+	if l.MemoryMB == 0 {
+		l.MemoryMB = DefaultResourceLimits.MemoryMB
+	}
+	if l.FileSizeMB == 0 {
+		l.FileSizeMB = DefaultResourceLimits.FileSizeMB
+	}
+	return l
 }
 
 // SandboxSupport says whether and how a runner can confine commands here.
@@ -123,8 +181,15 @@ type SandboxInfo struct {
 	// Denied lists the operations the sandbox refused, as far as the
 	// command's output shows them.
 	Denied []SandboxDenial `json:"denied,omitempty"`
-	// Note says why the command was not confined, when it was not.
+	// Note says why the command was not confined, when it was not, or
+	// what of the confinement this machine could not enforce.
 	Note string `json:"note,omitempty"`
+	// Isolation lists the process isolation the command ran under:
+	// "pidns", "no-caps", "no_new_privs", "seccomp", "mountns" (the
+	// protected paths were bound read-only), "rlimits".
+	Isolation []string `json:"isolation,omitempty"`
+	// Limits are the resource limits the command ran under.
+	Limits *ResourceLimits `json:"limits,omitempty"`
 }
 
 // SandboxDenial is one operation the sandbox refused.

@@ -44,7 +44,7 @@ func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode,
 // result's SANDBOX_UNAVAILABLE, when the call is to run read-only and
 // the runner cannot confine it and confinement was not turned off by
 // name (config "sandbox: off").
-func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
+func (g *Gate) confinement(req Request, mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
 	sb := &SandboxInfo{Mode: mode, Reason: why, Network: "allowed"}
 	if g.pl.Config().Sandbox == policy.SandboxOff {
 		sb.Note = "confinement is turned off (sandbox: off)"
@@ -60,8 +60,19 @@ func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved b
 		}
 		return sb, nil, nil
 	}
-	roots, home := g.sandboxRoots(d.Cwd)
-	conf := &Confinement{Mode: mode, Roots: roots, Network: egress(d, approved), Reads: userGitConfig(home)}
+	roots, gdirs, home, b := g.sandboxRoots(d.Cwd)
+	conf := &Confinement{Mode: mode, Roots: roots, Network: egress(d, approved), Reads: userGitConfig(home),
+		GitDirs: gdirs, Cache: SandboxCacheDir(), Unprotect: unprotect(req.Unprotect, d.Cwd)}
+	conf.Toolchains = ToolchainDirs(g.env, home, func(p string) bool {
+		if b == nil {
+			return false
+		}
+		_, denied := b.DeniedBy(p)
+		return denied
+	})
+	if l := g.pl.Config().SandboxLimits; l != nil {
+		conf.Limits = ResourceLimits{Processes: l.Processes, MemoryMB: l.MemoryMB, FileSizeMB: l.FileSizeMB}
+	}
 	if (approved || (d.Action == policy.Allow && !d.Reversible)) && d.Station != nil {
 		conf.Reads = append(conf.Reads, approvedReads(d)...)
 	}
@@ -258,18 +269,33 @@ func egress(d *Decision, approved bool) bool {
 // workspace-write, write): the read boundary's roots with "~" folded,
 // relative roots taken from cwd, plus cwd itself, and the git directories
 // a root's .git file points to. home is the boundary's home directory.
-func (g *Gate) sandboxRoots(cwd string) (roots []string, home string) {
+func (g *Gate) sandboxRoots(cwd string) (roots, gdirs []string, home string, bp *readstation.Boundary) {
 	out := []string{cwd}
 	b, err := g.boundary(cwd)
 	if err != nil {
-		return out, ""
+		return out, nil, "", nil
 	}
-	defer func() {
-		for _, r := range roots {
-			roots = append(roots, gitDirs(r, b)...)
+	roots = append(out, b.AbsRoots()...)
+	for _, r := range roots {
+		gdirs = append(gdirs, gitDirs(r, b)...)
+	}
+	return append(roots, gdirs...), gdirs, b.Home, &b
+}
+
+// unprotect resolves the protected paths a person made writable for one
+// call (relative ones from cwd).
+func unprotect(paths []string, cwd string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
 		}
-	}()
-	return append(out, b.AbsRoots()...), b.Home
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
 }
 
 // maxRefused bounds the refused escalations a gate remembers.

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +49,12 @@ var linuxSandbox struct {
 	once    sync.Once
 	support SandboxSupport
 	netnsFD int // the shared network namespace, -1 when none
+	// mountns: a thread can make a mount namespace of its own (root);
+	// mountnsErr says why not.
+	mountns    bool
+	mountnsErr string
+	// pidns: commands can start in a PID namespace of their own.
+	pidns bool
 }
 
 // sandboxSupport probes Landlock and the network guard once. bash is
@@ -64,6 +73,8 @@ func sandboxSupport(bash string) SandboxSupport {
 		}
 		s.support.Mechanism = "landlock"
 		s.support.ABI = abi
+		s.mountns, s.mountnsErr = probeMountns()
+		s.pidns = s.mountns // both need CAP_SYS_ADMIN
 		if fd, err := newSharedNetns(); err == nil {
 			s.netnsFD = fd
 			s.support.NetworkGuard = "netns"
@@ -103,6 +114,21 @@ func newSharedNetns() (int, error) {
 	return r.fd, r.err
 }
 
+// probeMountns makes a mount namespace on a thread of its own once, to
+// learn whether commands can get one.
+func probeMountns() (bool, string) {
+	ch := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread left the process's mount namespace.
+		runtime.LockOSThread()
+		ch <- unix.Unshare(unix.CLONE_NEWNS)
+	}()
+	if err := <-ch; err != nil {
+		return false, err.Error()
+	}
+	return true, ""
+}
+
 // usernsWorks starts bash once in a new user and network namespace.
 func usernsWorks(bash string) bool {
 	cmd := exec.Command(bash, "-c", ":")
@@ -111,17 +137,45 @@ func usernsWorks(bash string) bool {
 	return cmd.Run() == nil
 }
 
+// threadSetup is what a confined command's starting thread does before it
+// forks the command, in this order: join the network namespace, make a
+// mount namespace that binds the protected paths read-only (and pins the
+// git directories), drop the capabilities the command could inherit,
+// set no_new_privs, install the seccomp filter and restrict itself with
+// the Landlock ruleset.
+type threadSetup struct {
+	fd         int
+	flags      uint32
+	netns      int
+	protect    []protectedPath
+	allowClone uint32
+}
+
 // prepareConfined returns the function that starts cmd under c, the
 // account of the confinement, the paths the command may read and write
 // (for telling sandbox denials in the output) and a cleanup for after the
-// run. It fails when the confinement cannot be built: the command must
-// then not run.
-func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() error, info *SandboxInfo, sets *confinedSets, cleanup func(), err error) {
+// run, which undoes what the command did to protected paths the kernel
+// could not pin and returns those refusals. It fails when the confinement
+// cannot be built: the command must then not run.
+func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() error, info *SandboxInfo, sets *confinedSets, cleanup func() []SandboxDenial, err error) {
 	sup := sandboxSupport(bash)
 	if sup.Err != nil {
 		return nil, nil, nil, nil, sup.Err
 	}
-	cleanup = func() {}
+	var tmp string
+	var g *guard
+	cleanup = func() []SandboxDenial {
+		d := g.undo()
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+		return d
+	}
+	fail := func(err error) (func() error, *SandboxInfo, *confinedSets, func() []SandboxDenial, error) {
+		cleanup()
+		return nil, nil, nil, nil, err
+	}
+	home := envHome(cmd.Env)
 	sets = &confinedSets{mode: c.Mode, read: readDirs(c, cmd.Env)}
 	rules := []landlock.Rule{
 		landlock.RODirs(sets.read...),
@@ -131,20 +185,57 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		rules = append(rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
 		sets.read = append(append(sets.read, dirs...), files...)
 	}
-	if c.Mode == SandboxWorkspaceWrite {
-		tmp, err := os.MkdirTemp("", "shellgate-tmp-")
-		if err != nil {
-			return nil, nil, nil, nil, fmt.Errorf("sandbox temp dir: %w", err)
+	var tools []string
+	for _, d := range c.Toolchains {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+			tools = append(tools, filepath.Clean(d))
 		}
-		cleanup = func() { os.RemoveAll(tmp) }
-		sets.write = append(rootDirs(c), tmp)
+	}
+	if len(tools) > 0 {
+		rules = append(rules, landlock.RODirs(tools...))
+		sets.read = append(sets.read, tools...)
+	}
+	var writable []string
+	if c.Cache != "" && ensureCacheDir(c.Cache) {
+		writable = append(writable, c.Cache)
+		sets.read = append(sets.read, c.Cache)
+		cmd.Env = CacheEnv(cmd.Env, c.Cache, home)
+	}
+	info = &SandboxInfo{Mode: c.Mode, Enforced: true, Mechanism: "landlock", ABI: sup.ABI, Network: "allowed"}
+	ts := &threadSetup{netns: -1}
+	if c.Mode == SandboxWorkspaceWrite {
+		if tmp, err = os.MkdirTemp("", "shellgate-tmp-"); err != nil {
+			return fail(fmt.Errorf("sandbox temp dir: %w", err))
+		}
+		writable = append(append(writable, rootDirs(c)...), tmp)
 		sets.read = append(sets.read, tmp)
-		rules = append(rules, landlock.RWDirs(sets.write...).WithRefer())
 		cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
+		// The protected paths: those that exist (and are no symlink) are
+		// bound read-only in a mount namespace of the command's own; all
+		// are checked after the run (one that appeared is moved aside).
+		ps := protectedPaths(c)
+		var watch []string
+		for _, p := range ps {
+			watch = append(watch, p.path)
+			if fi, err := os.Lstat(p.path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+				ts.protect = append(ts.protect, p)
+			}
+		}
+		q := ""
+		if c.Cache != "" {
+			q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
+		}
+		g = newGuard(watch, q)
+		if len(ts.protect) > 0 && !linuxSandbox.mountns {
+			info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
+			ts.protect = nil
+		}
+	}
+	sets.write = writable
+	if len(writable) > 0 {
+		rules = append(rules, landlock.PathAccess(rwNoDevices, writable...))
 	}
 	cfg := landlock.V11.BestEffort()
-	info = &SandboxInfo{Mode: c.Mode, Enforced: true, Mechanism: "landlock", ABI: sup.ABI, Network: "allowed"}
-	joinNetns := -1
 	if c.Network {
 		cfg.HandledAccessNet = 0
 	} else {
@@ -152,38 +243,56 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		info.NetworkGuard = sup.NetworkGuard
 		switch sup.NetworkGuard {
 		case "netns":
-			joinNetns = linuxSandbox.netnsFD
+			ts.netns = linuxSandbox.netnsFD
 		case "userns+netns":
 			if cmd.SysProcAttr == nil {
 				cmd.SysProcAttr = &syscall.SysProcAttr{}
 			}
 			cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+			ts.allowClone |= unix.CLONE_NEWUSER | unix.CLONE_NEWNET
 		case "landlock-tcp":
 		default:
 			info.Network = "unguarded"
 		}
+	}
+	// A PID namespace: the command sees no process outside it, cannot
+	// signal, renice or trace one, and everything it started ends with
+	// the shell.
+	if linuxSandbox.pidns {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWPID
+		ts.allowClone |= unix.CLONE_NEWPID
+		info.Isolation = append(info.Isolation, "pidns")
+	}
+	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs")
+	if seccompAvailable {
+		info.Isolation = append(info.Isolation, "seccomp")
+	}
+	if len(ts.protect) > 0 {
+		info.Isolation = append(info.Isolation, "mountns")
 	}
 	// A read-only ruleset is kept, with a confined thread that starts
 	// every command of that ruleset: building the ruleset and a thread
 	// per command is most of what confinement costs.
 	key := ""
 	if c.Mode == SandboxReadOnly {
-		key = fmt.Sprintf("%v\x00%d\x00%q", c.Network, joinNetns, sets.read)
+		key = fmt.Sprintf("%v\x00%d\x00%d\x00%q\x00%q", c.Network, ts.netns, ts.allowClone, sets.read, sets.write)
 		if w := rulesets.get(key); w != nil {
 			return func() error { return w.start(cmd) }, info, sets, cleanup, nil
 		}
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {
-		cleanup()
-		return nil, nil, nil, nil, fmt.Errorf("landlock ruleset: %w", err)
+		return fail(fmt.Errorf("landlock ruleset: %w", err))
 	}
 	if fd < 0 {
-		cleanup()
-		return nil, nil, nil, nil, errors.New("landlock: nothing to restrict")
+		return fail(errors.New("landlock: nothing to restrict"))
 	}
+	ts.fd, ts.flags = fd, flags
 	if key != "" {
-		if w := rulesets.put(key, fd, flags, joinNetns); w != nil {
+		if w := rulesets.put(key, ts); w != nil {
 			return func() error { return w.start(cmd) }, info, sets, cleanup, nil
 		}
 	}
@@ -194,7 +303,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			// Never unlocked: this thread is confined, and it ends with
 			// this goroutine.
 			runtime.LockOSThread()
-			if err := confineThread(fd, flags, joinNetns); err != nil {
+			if err := confineThread(ts); err != nil {
 				ch <- err
 				return
 			}
@@ -205,22 +314,146 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	return start, info, sets, cleanup, nil
 }
 
-// confineThread confines the calling (locked) thread: it joins the
-// network namespace netns (unless -1), sets no_new_privs and restricts
-// itself with the Landlock ruleset fd.
-func confineThread(fd int, flags uint32, netns int) error {
-	if netns >= 0 {
-		if err := unix.Setns(netns, unix.CLONE_NEWNET); err != nil {
+// rwNoDevices are the file system rights of a writable directory: all
+// but making character and block devices.
+const rwNoDevices = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
+	ll.AccessFSReadDir | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeDir |
+	ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeSym |
+	ll.AccessFSRefer | ll.AccessFSTruncate)
+
+// envHome is HOME in env, or the user's home directory.
+func envHome(env []string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], "HOME="); ok && v != "" {
+			return v
+		}
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// confineThread confines the calling (locked) thread as ts says.
+func confineThread(ts *threadSetup) error {
+	if ts.netns >= 0 {
+		if err := unix.Setns(ts.netns, unix.CLONE_NEWNET); err != nil {
 			return fmt.Errorf("sandbox: join the network namespace: %w", err)
 		}
+	}
+	if len(ts.protect) > 0 {
+		if err := bindProtected(ts.protect); err != nil {
+			return fmt.Errorf("sandbox: protect paths: %w", err)
+		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("sandbox: drop capabilities: %w", err)
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+	if seccompAvailable {
+		if err := installSeccomp(ts.allowClone); err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	if err := ll.LandlockRestrictSelf(ts.fd, ts.flags); err != nil {
 		return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
 	}
 	return nil
+}
+
+// bindProtected gives the calling thread a mount namespace of its own
+// (no propagation back) in which each protected path is bound onto
+// itself: a git directory stays writable but becomes a mount point (it
+// cannot be renamed, removed or replaced: EBUSY), everything else is
+// read-only (EROFS; a hard link out of it is EXDEV). Each path is opened
+// without following a symlink and bound through its descriptor, so a
+// path swapped for a symlink binds nothing else.
+func bindProtected(ps []protectedPath) error {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return err
+	}
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("make / a slave: %w", err)
+	}
+	// Parents before children, pins before the read-only binds in them.
+	sorted := append([]protectedPath(nil), ps...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		di, dj := strings.Count(sorted[i].path, "/"), strings.Count(sorted[j].path, "/")
+		if di != dj {
+			return di < dj
+		}
+		return sorted[i].pin && !sorted[j].pin
+	})
+	for _, p := range sorted {
+		fd, err := unix.Open(p.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // gone since: the guard sees it
+			}
+			return fmt.Errorf("%s: %w", p.path, err)
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			unix.Close(fd)
+			continue
+		}
+		at := "/proc/thread-self/fd/" + strconv.Itoa(fd)
+		err = unix.Mount(at, at, "", unix.MS_BIND, "")
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("bind %s: %w", p.path, err)
+		}
+		if p.pin {
+			continue
+		}
+		// The new mount's top, opened again (the first descriptor still
+		// names what lies beneath it), made read-only.
+		if fd, err = unix.Open(p.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+			return fmt.Errorf("%s: %w", p.path, err)
+		}
+		at = "/proc/thread-self/fd/" + strconv.Itoa(fd)
+		err = unix.Mount("none", at, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("read-only %s: %w", p.path, err)
+		}
+	}
+	return nil
+}
+
+// dropCapabilities empties the bounding, ambient and inheritable sets of
+// the calling thread, so that the command it starts has no capability
+// even as root (an exec recomputes them from the bounding set); the
+// thread keeps its effective set to start the command in a new PID
+// namespace. Without CAP_SETPCAP (not root) the bounding set cannot
+// change, and there is nothing to drop.
+func dropCapabilities() error {
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return err
+	}
+	if data[0].Effective&(1<<unix.CAP_SETPCAP) != 0 {
+		for c := 0; c <= capLastCap(); c++ {
+			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
+				return fmt.Errorf("bounding set: %w", err)
+			}
+		}
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	return unix.Capset(&hdr, &data[0])
+}
+
+// capLastCap is the highest capability this kernel knows.
+func capLastCap() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && n < 64 {
+			return n
+		}
+	}
+	return 40
 }
 
 // confinedStarter is a goroutine locked to a thread confined once by a
@@ -235,13 +468,13 @@ type startReq struct {
 	done chan error
 }
 
-func newConfinedStarter(fd int, flags uint32, netns int) *confinedStarter {
+func newConfinedStarter(ts *threadSetup) *confinedStarter {
 	w := &confinedStarter{reqs: make(chan startReq)}
 	go func() {
 		// Never unlocked: the thread is confined.
 		runtime.LockOSThread()
-		err := confineThread(fd, flags, netns)
-		unix.Close(fd)
+		err := confineThread(ts)
+		unix.Close(ts.fd)
 		for r := range w.reqs {
 			if err != nil {
 				r.done <- err
@@ -280,17 +513,17 @@ func (c *rulesetCache) get(key string) *confinedStarter {
 // put starts a confined thread for the ruleset fd under key and returns
 // it, or nil when the cache is full (the caller keeps fd). The thread
 // owns fd: it closes it once it restricted itself.
-func (c *rulesetCache) put(key string, fd int, flags uint32, netns int) *confinedStarter {
+func (c *rulesetCache) put(key string, ts *threadSetup) *confinedStarter {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if w := c.m[key]; w != nil {
-		unix.Close(fd)
+		unix.Close(ts.fd)
 		return w
 	}
 	if len(c.m) >= maxRulesets {
 		return nil
 	}
-	w := newConfinedStarter(fd, flags, netns)
+	w := newConfinedStarter(ts)
 	c.m[key] = w
 	return w
 }

@@ -129,7 +129,11 @@ func TestSandboxEverydayTasks(t *testing.T) {
 			ran++
 			res := g.Run(context.Background(), Request{Command: tc.cmd, Sandbox: SandboxWorkspaceWrite, TimeoutMS: 300_000})
 			if res.Status != StatusOK {
-				t.Errorf("%s: %s\n%s", tc.cmd, res.StatusLine(), res.Output.String())
+				out := ""
+				if res.Output != nil {
+					out = res.Output.String()
+				}
+				t.Errorf("%s: %s\n%s", tc.cmd, res.StatusLine(), out)
 				return
 			}
 			passed++
