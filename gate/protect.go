@@ -16,11 +16,11 @@ import (
 // (see ProtectedGitNames): its own top level stays writable for git.
 var ProtectedNames = []string{
 	".gitmodules",
-	".envrc",                                   // direnv
-	".vscode", ".idea", ".devcontainer",        // editors' tasks and settings
-	".mcp.json",                                // MCP servers agents start
+	".envrc",                            // direnv
+	".vscode", ".idea", ".devcontainer", // editors' tasks and settings
+	".mcp.json",                                                         // MCP servers agents start
 	".claude", ".codex", ".gemini", ".cursor", ".qwen", ".github/hooks", // agents' settings and hooks
-	".shellgate.yaml", ".shellgate",            // shellgate's project files
+	".shellgate.yaml", ".shellgate", // shellgate's project files
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".inputrc", // shell rc files (a root that is a home)
 }

@@ -183,8 +183,8 @@ type running struct {
 	// gone; undone are those refusals.
 	undo   func() []SandboxDenial
 	undone []SandboxDenial
-	pgid  int
-	start time.Time
+	pgid   int
+	start  time.Time
 	// deadline is the timeout's (zero: none).
 	deadline       time.Time
 	grace, confirm time.Duration
@@ -492,8 +492,9 @@ func (x *running) outcome() Outcome {
 	}
 	out.Notes = x.notes
 	if x.sb != nil {
-		x.sb.Denied = detectDenials(&out.Output, x.sets, x.spec.Dir)
-		for _, d := range x.undone {
+		// What the guard undid is certain: it comes first.
+		x.sb.Denied = append([]SandboxDenial(nil), x.undone...)
+		for _, d := range detectDenials(&out.Output, x.sets, x.spec.Dir) {
 			if len(x.sb.Denied) < maxDenials {
 				x.sb.Denied = append(x.sb.Denied, d)
 			}

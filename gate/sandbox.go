@@ -310,6 +310,18 @@ type confinedSets struct {
 	mode        SandboxMode
 	read, write []string
 	network     bool
+	// protected are paths inside write that stay read-only.
+	protected []string
+}
+
+// isProtected reports whether p is a protected path or beneath one.
+func (s *confinedSets) isProtected(p string) bool {
+	for _, d := range s.protected {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *confinedSets) readable(p string) bool {
@@ -347,7 +359,8 @@ var networkRefusals = []string{
 
 // fileRefusals are the error texts of a refused file operation (Landlock
 // answers EACCES, EPERM or EXDEV).
-var fileRefusals = []string{"permission denied", "operation not permitted", "invalid cross-device link"}
+var fileRefusals = []string{"permission denied", "operation not permitted", "invalid cross-device link",
+	"read-only file system", "device or resource busy"}
 
 // detectDenials finds, in the output of a command confined to sets, the
 // lines that show an operation the sandbox refused, and judges each on
@@ -452,8 +465,11 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 		}
 		return ""
 	}
-	if sets.writable(p) {
+	if sets.writable(p) && !sets.isProtected(p) {
 		return ""
+	}
+	if sets.isProtected(p) {
+		return "write"
 	}
 	target := p
 	if !exists {

@@ -53,8 +53,6 @@ var linuxSandbox struct {
 	// mountnsErr says why not.
 	mountns    bool
 	mountnsErr string
-	// pidns: commands can start in a PID namespace of their own.
-	pidns bool
 }
 
 // sandboxSupport probes Landlock and the network guard once. bash is
@@ -74,7 +72,6 @@ func sandboxSupport(bash string) SandboxSupport {
 		s.support.Mechanism = "landlock"
 		s.support.ABI = abi
 		s.mountns, s.mountnsErr = probeMountns()
-		s.pidns = s.mountns // both need CAP_SYS_ADMIN
 		if fd, err := newSharedNetns(); err == nil {
 			s.netnsFD = fd
 			s.support.NetworkGuard = "netns"
@@ -217,6 +214,9 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		var watch []string
 		for _, p := range ps {
 			watch = append(watch, p.path)
+			if !p.pin {
+				sets.protected = append(sets.protected, p.path)
+			}
 			if fi, err := os.Lstat(p.path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
 				ts.protect = append(ts.protect, p)
 			}
@@ -255,17 +255,10 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			info.Network = "unguarded"
 		}
 	}
-	// A PID namespace: the command sees no process outside it, cannot
-	// signal, renice or trace one, and everything it started ends with
-	// the shell.
-	if linuxSandbox.pidns {
-		if cmd.SysProcAttr == nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{}
-		}
-		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWPID
-		ts.allowClone |= unix.CLONE_NEWPID
-		info.Isolation = append(info.Isolation, "pidns")
-	}
+	// No PID namespace: bash would be its init, which ignores SIGTERM
+	// and cannot kill itself, so timeouts and exit statuses would change.
+	// Signals to processes outside are refused by Landlock's scope (ABI
+	// 6 on), renice and prlimit of another process by the seccomp filter.
 	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs")
 	if seccompAvailable {
 		info.Isolation = append(info.Isolation, "seccomp")

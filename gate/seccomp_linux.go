@@ -17,7 +17,8 @@ import (
 // attaching to another process, device nodes, raw and packet sockets,
 // file handles (open_by_handle_at) and injecting terminal input. clone3
 // answers ENOSYS (its flags cannot be inspected), so that the C library
-// falls back to clone, whose namespace flags are refused. It is written
+// falls back to clone, whose namespace flags are refused. Setting the
+// limits or priority of another process is refused too. It is written
 // as classic BPF by hand (no cgo, no libseccomp).
 
 const (
@@ -25,17 +26,17 @@ const (
 	seccompRetErrno = 0x00050000
 	seccompRetKill  = 0x80000000 // SECCOMP_RET_KILL_PROCESS
 
-	bpfLD  = 0x00
-	bpfW   = 0x00
-	bpfABS = 0x20
-	bpfJMP = 0x05
-	bpfJEQ = 0x10
-	bpfJGE = 0x30
+	bpfLD   = 0x00
+	bpfW    = 0x00
+	bpfABS  = 0x20
+	bpfJMP  = 0x05
+	bpfJEQ  = 0x10
+	bpfJGE  = 0x30
 	bpfJSET = 0x40
-	bpfK   = 0x00
-	bpfRET = 0x06
-	bpfALU = 0x04
-	bpfAND = 0x50
+	bpfK    = 0x00
+	bpfRET  = 0x06
+	bpfALU  = 0x04
+	bpfAND  = 0x50
 
 	offNr   = 0
 	offArch = 4
@@ -137,6 +138,9 @@ func seccompFilter(allowClone uint32) ([]unix.SockFilter, error) {
 	}
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_PTRACE, "ptrace", "")
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_IOCTL, "ioctl", "")
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_PRLIMIT64, "prlimit", "")
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_SETPRIORITY, "setpriority", "")
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_IOPRIO_SET, "setpriority", "")
 	a.stmt(bpfRET|bpfK, seccompRetAllow)
 
 	a.label("clone")
@@ -180,6 +184,21 @@ func seccompFilter(allowClone uint32) ([]unix.SockFilter, error) {
 	a.stmt(bpfLD|bpfW|bpfABS, argLow(1))
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.TIOCSTI, "eperm", "")
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.TIOCLINUX, "eperm", "allow")
+
+	// prlimit64(pid, resource, new, old): setting another process's
+	// limits (pid not 0, new not NULL) is refused; reading them is not.
+	a.label("prlimit")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(0))
+	a.jump(bpfJMP|bpfJEQ|bpfK, 0, "allow", "")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(2))
+	a.jump(bpfJMP|bpfJEQ|bpfK, 0, "", "eperm")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(2)+4)
+	a.jump(bpfJMP|bpfJEQ|bpfK, 0, "allow", "eperm")
+	// setpriority(which, who, prio) and ioprio_set(which, who, prio):
+	// only the caller itself (who 0), not another process or user.
+	a.label("setpriority")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(1))
+	a.jump(bpfJMP|bpfJEQ|bpfK, 0, "allow", "eperm")
 
 	a.label("allow")
 	a.stmt(bpfRET|bpfK, seccompRetAllow)
