@@ -194,7 +194,8 @@ type SandboxInfo struct {
 
 // SandboxDenial is one operation the sandbox refused.
 type SandboxDenial struct {
-	// Op is "write", "read" or "network".
+	// Op is "write", "read", "network", or "process" (processes the
+	// command left running were killed when the run ended).
 	Op string `json:"op"`
 	// Path is the file, when the output names one.
 	Path string `json:"path,omitempty"`
@@ -459,7 +460,10 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 	_, err := os.Lstat(p)
 	exists := err == nil
 	write := !exists || containsAny(strings.ToLower(line), writeWords)
-	if exists && !sets.readable(p) && !write {
+	if exists && !write {
+		// A read the file permissions allow here (unconfined) was refused
+		// there: by Landlock outside the readable dirs, or by the dropped
+		// capabilities (another process's /proc files).
 		if syscall.Access(p, 4) == nil { // R_OK
 			return "read"
 		}
@@ -508,4 +512,65 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 			o.Head += line
 		}
 	}
+}
+
+// EtcSecrets are the files under /etc (and patterns of them) that hold
+// credentials: a confined command reads the rest of /etc, not these
+// (root would read /etc/shadow by its file permissions alone).
+var EtcSecrets = []string{
+	"shadow", "shadow-", "gshadow", "gshadow-", ".pwd.lock", "sudoers", "sudoers.d",
+	"ssh/ssh_host_*_key", "ssl/private", "security/opasswd", "krb5.keytab",
+	"NetworkManager/system-connections", "wireguard", "ppp/chap-secrets", "ppp/pap-secrets",
+	"libvirt/secrets", "openvpn", "ipsec.secrets", "letsencrypt/archive", "letsencrypt/keys",
+	"docker/key.json", "rancher", "kubernetes/pki", "pki/private",
+}
+
+// maxGrantEntries bounds the entries grantExcept lists.
+const maxGrantEntries = 1024
+
+// grantExcept splits dir into what a confined command may read: every
+// entry but the secrets (paths relative to dir, with globs) and, for a
+// directory that holds one deeper down, its entries the same way. dirs
+// and files are the entries to grant; ok is false when dir cannot be
+// listed (grant nothing then).
+func grantExcept(dir string, secrets []string) (dirs, files []string, ok bool) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) > maxGrantEntries {
+		return nil, nil, false
+	}
+	for _, e := range ents {
+		name, secret, deeper := e.Name(), false, []string(nil)
+		for _, s := range secrets {
+			first, rest, nested := strings.Cut(s, "/")
+			if m, _ := filepath.Match(first, name); !m {
+				continue
+			}
+			if nested {
+				deeper = append(deeper, rest)
+			} else {
+				secret = true
+			}
+		}
+		p := filepath.Join(dir, name)
+		switch {
+		case secret:
+		case len(deeper) > 0:
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				d, f, ok := grantExcept(p, deeper)
+				if ok {
+					dirs, files = append(dirs, d...), append(files, f...)
+				}
+			}
+		default:
+			fi, err := os.Stat(p) // a symlink grants its target
+			switch {
+			case err != nil:
+			case fi.IsDir():
+				dirs = append(dirs, p)
+			case fi.Mode().IsRegular() || fi.Mode()&os.ModeDevice == 0:
+				files = append(files, p)
+			}
+		}
+	}
+	return dirs, files, true
 }

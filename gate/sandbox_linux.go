@@ -3,7 +3,9 @@
 package gate
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"fmt"
 	"os"
 	"os/exec"
@@ -146,6 +148,12 @@ type threadSetup struct {
 	netns      int
 	protect    []protectedPath
 	allowClone uint32
+	// sockets are the pathname unix sockets outside the writable
+	// directories that a bind of /dev/null hides (Landlock refuses
+	// connecting to them only from ABI 9 on).
+	sockets []string
+	// cg is the pids cgroup the thread joins first (nil: none).
+	cg *pidsCgroup
 }
 
 // prepareConfined returns the function that starts cmd under c, the
@@ -161,8 +169,17 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	}
 	var tmp string
 	var g *guard
+	var cg *pidsCgroup // this run's own (not a kept read-only starter's)
 	cleanup = func() []SandboxDenial {
-		d := g.undo()
+		var d []SandboxDenial
+		if n, err := cg.end(); n > 0 || err != nil {
+			line := fmt.Sprintf("%d processes the command left running were killed at the end of the run", n)
+			if err != nil {
+				line += " (" + err.Error() + ")"
+			}
+			d = append(d, SandboxDenial{Op: "process", Line: line})
+		}
+		d = append(d, g.undo()...)
 		if tmp != "" {
 			os.RemoveAll(tmp)
 		}
@@ -173,11 +190,24 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		return nil, nil, nil, nil, err
 	}
 	home := envHome(cmd.Env)
-	sets = &confinedSets{mode: c.Mode, read: readDirs(c, cmd.Env)}
-	rules := []landlock.Rule{
-		landlock.RODirs(sets.read...),
-		landlock.RWFiles("/dev/null"),
+	sets = &confinedSets{mode: c.Mode}
+	var rules []landlock.Rule
+	var etc []string
+	for _, d := range readDirs(c, cmd.Env) {
+		if d != "/etc" {
+			sets.read = append(sets.read, d)
+			continue
+		}
+		// /etc but its secrets (EtcSecrets): the directory can be
+		// listed, its other entries read.
+		if dirs, files, ok := grantExcept(d, EtcSecrets); ok {
+			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
+				landlock.RODirs(dirs...).IgnoreIfMissing(), landlock.ROFiles(files...).IgnoreIfMissing())
+			etc = append(append(etc, dirs...), files...)
+		}
 	}
+	rules = append(rules, landlock.RODirs(sets.read...), landlock.RWFiles("/dev/null"))
+	sets.read = append(sets.read, etc...)
 	if dirs, files := extraReads(c); len(dirs)+len(files) > 0 {
 		rules = append(rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
 		sets.read = append(append(sets.read, dirs...), files...)
@@ -226,6 +256,9 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
 		}
 		g = newGuard(watch, q)
+		if linuxSandbox.mountns && sup.ABI < 9 {
+			ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), tmp))
+		}
 		if len(ts.protect) > 0 && !linuxSandbox.mountns {
 			info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
 			ts.protect = nil
@@ -266,14 +299,29 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if len(ts.protect) > 0 {
 		info.Isolation = append(info.Isolation, "mountns")
 	}
+	lim := c.Limits.withDefaults()
 	// A read-only ruleset is kept, with a confined thread that starts
 	// every command of that ruleset: building the ruleset and a thread
-	// per command is most of what confinement costs.
+	// per command is most of what confinement costs. Its commands share
+	// the thread's pids cgroup.
 	key := ""
 	if c.Mode == SandboxReadOnly {
-		key = fmt.Sprintf("%v\x00%d\x00%d\x00%q\x00%q", c.Network, ts.netns, ts.allowClone, sets.read, sets.write)
+		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", c.Network, ts.netns, ts.allowClone, lim.Processes, sets.read, sets.write)
 		if w := rulesets.get(key); w != nil {
 			return func() error { return w.start(cmd) }, info, sets, cleanup, nil
+		}
+	}
+	if pidsCgroupBase() != "" {
+		max := -1
+		if lim.Processes >= 0 {
+			max = lim.Processes
+		}
+		ts.cg = newPidsCgroup(max)
+		if key == "" {
+			cg = ts.cg
+		}
+		if ts.cg != nil {
+			info.Isolation = append(info.Isolation, "pids-cgroup")
 		}
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
@@ -312,7 +360,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 const rwNoDevices = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
 	ll.AccessFSReadDir | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeDir |
 	ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo | ll.AccessFSMakeSym |
-	ll.AccessFSRefer | ll.AccessFSTruncate)
+	ll.AccessFSRefer | ll.AccessFSTruncate | ll.AccessFSResolveUnix)
 
 // envHome is HOME in env, or the user's home directory.
 func envHome(env []string) string {
@@ -327,13 +375,18 @@ func envHome(env []string) string {
 
 // confineThread confines the calling (locked) thread as ts says.
 func confineThread(ts *threadSetup) error {
+	if ts.cg != nil {
+		if err := ts.cg.join(); err != nil {
+			return fmt.Errorf("sandbox: join the pids cgroup: %w", err)
+		}
+	}
 	if ts.netns >= 0 {
 		if err := unix.Setns(ts.netns, unix.CLONE_NEWNET); err != nil {
 			return fmt.Errorf("sandbox: join the network namespace: %w", err)
 		}
 	}
-	if len(ts.protect) > 0 {
-		if err := bindProtected(ts.protect); err != nil {
+	if len(ts.protect)+len(ts.sockets) > 0 {
+		if err := bindProtected(ts.protect, ts.sockets); err != nil {
 			return fmt.Errorf("sandbox: protect paths: %w", err)
 		}
 	}
@@ -361,7 +414,10 @@ func confineThread(ts *threadSetup) error {
 // read-only (EROFS; a hard link out of it is EXDEV). Each path is opened
 // without following a symlink and bound through its descriptor, so a
 // path swapped for a symlink binds nothing else.
-func bindProtected(ps []protectedPath) error {
+//
+// Each unix socket of sockets is covered by a bind of /dev/null: a
+// connect to it finds no socket there.
+func bindProtected(ps []protectedPath, sockets []string) error {
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 		return err
 	}
@@ -411,7 +467,63 @@ func bindProtected(ps []protectedPath) error {
 			return fmt.Errorf("read-only %s: %w", p.path, err)
 		}
 	}
+	for _, p := range sockets {
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone since
+		}
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFSOCK {
+			unix.Close(fd)
+			continue
+		}
+		at := "/proc/thread-self/fd/" + strconv.Itoa(fd)
+		err = unix.Mount("/dev/null", at, "", unix.MS_BIND, "")
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("hide the socket %s: %w", p, err)
+		}
+	}
 	return nil
+}
+
+// maxSockets bounds the unix sockets hidden from one command.
+const maxSockets = 4096
+
+// outsideSockets lists the bound pathname unix sockets of this network
+// namespace (/proc/net/unix) that lie outside the directories dirs.
+func outsideSockets(dirs []string) []string {
+	f, err := os.Open("/proc/net/unix")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(io.LimitReader(f, 16<<20))
+	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	for sc.Scan() && len(out) < maxSockets {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 8 {
+			continue
+		}
+		p := strings.Join(fields[7:], " ")
+		if !strings.HasPrefix(p, "/") || seen[p] {
+			continue // abstract (@...) or unnamed; Landlock scopes abstract ones
+		}
+		seen[p] = true
+		inside := false
+		for _, d := range dirs {
+			if within(p, d) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // dropCapabilities empties the bounding, ambient and inheritable sets of
