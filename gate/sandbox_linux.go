@@ -5,8 +5,8 @@ package gate
 import (
 	"bufio"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,7 +296,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if seccompAvailable {
 		info.Isolation = append(info.Isolation, "seccomp")
 	}
-	if len(ts.protect) > 0 {
+	if len(ts.protect)+len(ts.sockets) > 0 {
 		info.Isolation = append(info.Isolation, "mountns")
 	}
 	lim := c.Limits.withDefaults()
@@ -490,10 +490,13 @@ func bindProtected(ps []protectedPath, sockets []string) error {
 // maxSockets bounds the unix sockets hidden from one command.
 const maxSockets = 4096
 
-// outsideSockets lists the bound pathname unix sockets of this network
-// namespace (/proc/net/unix) that lie outside the directories dirs.
+// outsideSockets lists the bound pathname unix sockets of the host's
+// network namespace that lie outside the directories dirs.
 func outsideSockets(dirs []string) []string {
-	f, err := os.Open("/proc/net/unix")
+	// This thread's view: /proc/self/net is the main thread's, which may
+	// have been left in the sandbox's network namespace (a locked thread
+	// that ends on the main thread is kept, not ended).
+	f, err := os.Open("/proc/thread-self/net/unix")
 	if err != nil {
 		return nil
 	}
