@@ -442,9 +442,15 @@ func pathCandidates(line string) []string {
 		}
 	}
 	parts := strings.Split(line, ": ")
-	for i := 1; i < len(parts)-1; i++ {
-		if w := strings.TrimSpace(parts[i]); w != "" && (!strings.Contains(w, " ") || strings.HasPrefix(w, "/")) {
+	for i := 0; i < len(parts)-1; i++ {
+		w := strings.TrimSpace(parts[i])
+		if w != "" && i > 0 && (!strings.Contains(w, " ") || strings.HasPrefix(w, "/")) {
 			out = append(out, w)
+		}
+		// Go's *PathError reads "op /path: error" ("open /x/y: permission
+		// denied"), after any prefix the program adds.
+		if op, p, ok := strings.Cut(w, " /"); ok && op != "" && !strings.Contains(op, " ") && !strings.Contains(p, " ") {
+			out = append(out, "/"+p)
 		}
 	}
 	return out

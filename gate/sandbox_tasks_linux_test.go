@@ -21,20 +21,21 @@ func taskWorkspace(t *testing.T) string {
 	t.Helper()
 	ws := t.TempDir()
 	files := map[string]string{
-		"go/go.mod":          "module example.com/app\n\ngo 1.22\n\nrequire github.com/google/go-cmp v0.7.0\n",
-		"go/main.go":         "package main\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/google/go-cmp/cmp\"\n)\n\nfunc main() { fmt.Println(\"diff:\", cmp.Diff(1, 1) == \"\") }\n",
-		"go/main_test.go":    "package main\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {}\n",
-		"py/app/__init__.py": "",
-		"py/app/core.py":     "def add(a, b):\n    return a + b\n",
-		"py/test_core.py":    "import unittest\nfrom app.core import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n\nif __name__ == '__main__':\n    unittest.main()\n",
-		"rs/Cargo.toml":      "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-		"rs/src/main.rs":     "fn add(a: i32, b: i32) -> i32 { a + b }\nfn main() { println!(\"{}\", add(1, 2)); }\n#[cfg(test)]\nmod tests { #[test] fn t() { assert_eq!(super::add(1, 2), 3); } }\n",
-		"js/package.json":    "{\"name\":\"app\",\"version\":\"1.0.0\",\"private\":true,\"scripts\":{\"test\":\"node test.js\"},\"dependencies\":{\"lib\":\"file:../jslib\"}}\n",
-		"js/test.js":         "const lib = require('lib');\nif (lib.add(1, 2) !== 3) process.exit(1);\nconsole.log('ok');\n",
-		"jslib/package.json": "{\"name\":\"lib\",\"version\":\"1.0.0\",\"main\":\"index.js\"}\n",
-		"jslib/index.js":     "exports.add = (a, b) => a + b;\n",
-		"README.md":          "tasks\n",
-		".gitignore":         "go/app\nrs/target/\njs/node_modules/\n__pycache__/\n.venv/\n",
+		"go/go.mod":              "module example.com/app\n\ngo 1.22\n\nrequire github.com/google/go-cmp v0.7.0\n",
+		"go/main.go":             "package main\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/google/go-cmp/cmp\"\n)\n\nfunc main() { fmt.Println(\"diff:\", cmp.Diff(1, 1) == \"\") }\n",
+		"go/main_test.go":        "package main\n\nimport \"testing\"\n\nfunc TestOne(t *testing.T) {}\n",
+		"py/app/__init__.py":     "",
+		"py/app/core.py":         "def add(a, b):\n    return a + b\n",
+		"py/test_core.py":        "import unittest\nfrom app.core import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n\nif __name__ == '__main__':\n    unittest.main()\n",
+		"rs/Cargo.toml":          "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+		"rs/rust-toolchain.toml": "[toolchain]\nchannel = \"stable\"\n",
+		"rs/src/main.rs":         "fn add(a: i32, b: i32) -> i32 { a + b }\nfn main() { println!(\"{}\", add(1, 2)); }\n#[cfg(test)]\nmod tests { #[test] fn t() { assert_eq!(super::add(1, 2), 3); } }\n",
+		"js/package.json":        "{\"name\":\"app\",\"version\":\"1.0.0\",\"private\":true,\"scripts\":{\"test\":\"node test.js\"},\"dependencies\":{\"lib\":\"file:../jslib\"}}\n",
+		"js/test.js":             "const lib = require('lib');\nif (lib.add(1, 2) !== 3) process.exit(1);\nconsole.log('ok');\n",
+		"jslib/package.json":     "{\"name\":\"lib\",\"version\":\"1.0.0\",\"main\":\"index.js\"}\n",
+		"jslib/index.js":         "exports.add = (a, b) => a + b;\n",
+		"README.md":              "tasks\n",
+		".gitignore":             "go/app\nrs/target/\njs/node_modules/\n__pycache__/\n.venv/\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(ws, name)
