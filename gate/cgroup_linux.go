@@ -118,6 +118,7 @@ func (c *pidsCgroup) end() (int, error) {
 		return 0, nil
 	}
 	killed := 0
+	sleep := 50 * time.Microsecond
 	for i := 0; i < 400; i++ {
 		ps, mine := c.procs()
 		if len(ps) == 0 && !mine {
@@ -135,7 +136,10 @@ func (c *pidsCgroup) end() (int, error) {
 		for _, p := range ps {
 			_, _ = unix.Wait4(p, &ws, unix.WNOHANG, nil)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(sleep)
+		if sleep < 5*time.Millisecond {
+			sleep *= 2
+		}
 	}
 	return killed, fmt.Errorf("the pids cgroup %s did not empty", c.dir)
 }

@@ -261,10 +261,14 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 			return nil, nil, fmt.Errorf("the sandbox could not be set up, so nothing ran: %w", err)
 		}
 		x.sets.network = c.Network
-		lim := c.Limits.withDefaults()
-		if err := withLimits(cmd, r.bash, lim); err == nil {
-			x.sb.Limits = &lim
-			x.sb.Isolation = append(x.sb.Isolation, "rlimits")
+		// The Linux confinement sets the limits itself; elsewhere a bash
+		// sets them before it becomes the command's shell.
+		if x.sb.Limits == nil {
+			lim := c.Limits.withDefaults()
+			if err := withLimits(cmd, r.bash, lim); err == nil {
+				x.sb.Limits = &lim
+				x.sb.Isolation = append(x.sb.Isolation, "rlimits")
+			}
 		}
 	}
 	x.start = time.Now()

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // SandboxMode is how far the kernel lets a command reach.
@@ -533,6 +535,59 @@ var EtcSecrets = []string{
 
 // maxGrantEntries bounds the entries grantExcept lists.
 const maxGrantEntries = 1024
+
+// etcGrants keeps grantExcept's answer for /etc while the directories
+// it listed are unchanged (their modification times), so that a command
+// does not pay for listing /etc.
+var etcGrants grantCache
+
+type grantCache struct {
+	mu          sync.Mutex
+	dir         string
+	stamps      map[string]time.Time
+	dirs, files []string
+	ok          bool
+}
+
+func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dir == dir && c.stamps != nil {
+		fresh := true
+		for d, t := range c.stamps {
+			if fi, err := os.Stat(d); err != nil || !fi.ModTime().Equal(t) {
+				fresh = false
+				break
+			}
+		}
+		if fresh {
+			return c.dirs, c.files, c.ok
+		}
+	}
+	stamps := map[string]time.Time{}
+	for _, d := range append([]string{dir}, secretParents(dir, EtcSecrets)...) {
+		if fi, err := os.Stat(d); err == nil {
+			stamps[d] = fi.ModTime()
+		}
+	}
+	c.dirs, c.files, c.ok = grantExcept(dir, EtcSecrets)
+	c.dir, c.stamps = dir, stamps
+	return c.dirs, c.files, c.ok
+}
+
+// secretParents are the directories under dir that grantExcept lists
+// because a secret lies in them.
+func secretParents(dir string, secrets []string) []string {
+	var out []string
+	for _, s := range secrets {
+		if i := strings.LastIndex(s, "/"); i > 0 {
+			if m, _ := filepath.Glob(filepath.Join(dir, s[:i])); len(m) > 0 {
+				out = append(out, m...)
+			}
+		}
+	}
+	return out
+}
 
 // grantExcept splits dir into what a confined command may read: every
 // entry but the secrets (paths relative to dir, with globs) and, for a

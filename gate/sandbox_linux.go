@@ -154,6 +154,9 @@ type threadSetup struct {
 	sockets []string
 	// cg is the pids cgroup the thread joins first (nil: none).
 	cg *pidsCgroup
+	// mntns is a kept mount namespace with protect and sockets bound
+	// (see mountnsFor); -1: the thread makes its own.
+	mntns int
 }
 
 // prepareConfined returns the function that starts cmd under c, the
@@ -200,7 +203,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		}
 		// /etc but its secrets (EtcSecrets): the directory can be
 		// listed, its other entries read.
-		if dirs, files, ok := grantExcept(d, EtcSecrets); ok {
+		if dirs, files, ok := etcGrants.get(d); ok {
 			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
 				landlock.RODirs(dirs...).IgnoreIfMissing(), landlock.ROFiles(files...).IgnoreIfMissing())
 			etc = append(append(etc, dirs...), files...)
@@ -229,7 +232,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		cmd.Env = CacheEnv(cmd.Env, c.Cache, home)
 	}
 	info = &SandboxInfo{Mode: c.Mode, Enforced: true, Mechanism: "landlock", ABI: sup.ABI, Network: "allowed"}
-	ts := &threadSetup{netns: -1}
+	ts := &threadSetup{netns: -1, mntns: -1}
 	if c.Mode == SandboxWorkspaceWrite {
 		if tmp, err = os.MkdirTemp("", "shellgate-tmp-"); err != nil {
 			return fail(fmt.Errorf("sandbox temp dir: %w", err))
@@ -292,14 +295,23 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	// and cannot kill itself, so timeouts and exit statuses would change.
 	// Signals to processes outside are refused by Landlock's scope (ABI
 	// 6 on), renice and prlimit of another process by the seccomp filter.
-	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs")
+	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits")
 	if seccompAvailable {
 		info.Isolation = append(info.Isolation, "seccomp")
 	}
 	if len(ts.protect)+len(ts.sockets) > 0 {
 		info.Isolation = append(info.Isolation, "mountns")
+		// A mount namespace is kept for the same protected files and
+		// sockets: making one per command and tearing it down when the
+		// command ends costs milliseconds.
+		if fd, err := mountnsFor(ts.protect, ts.sockets); err == nil {
+			ts.mntns = fd
+		} else {
+			return fail(err)
+		}
 	}
 	lim := c.Limits.withDefaults()
+	info.Limits = &lim
 	// A read-only ruleset is kept, with a confined thread that starts
 	// every command of that ruleset: building the ruleset and a thread
 	// per command is most of what confinement costs. Its commands share
@@ -308,7 +320,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if c.Mode == SandboxReadOnly {
 		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", c.Network, ts.netns, ts.allowClone, lim.Processes, sets.read, sets.write)
 		if w := rulesets.get(key); w != nil {
-			return func() error { return w.start(cmd) }, info, sets, cleanup, nil
+			return func() error { return w.start(cmd, lim) }, info, sets, cleanup, nil
 		}
 	}
 	if pidsCgroupBase() != "" {
@@ -334,12 +346,13 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	ts.fd, ts.flags = fd, flags
 	if key != "" {
 		if w := rulesets.put(key, ts); w != nil {
-			return func() error { return w.start(cmd) }, info, sets, cleanup, nil
+			return func() error { return w.start(cmd, lim) }, info, sets, cleanup, nil
 		}
 	}
 	start = func() error {
 		defer unix.Close(fd)
 		ch := make(chan error, 1)
+		ap := newApplier(lim)
 		go func() {
 			// Never unlocked: this thread is confined, and it ends with
 			// this goroutine.
@@ -348,11 +361,120 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 				ch <- err
 				return
 			}
-			ch <- cmd.Start()
+			ch <- startStopped(cmd, ap)
 		}()
-		return <-ch
+		return ap.serve(ch)
 	}
 	return start, info, sets, cleanup, nil
+}
+
+// How the resource limits are set without a helper process: the command
+// starts traced (SysProcAttr.Ptrace), so it stops at its exec before any
+// of its instructions ran; an unconfined thread sets its limits with
+// prlimit (the seccomp filter refuses the confined thread that), and the
+// confined thread, its tracer, lets it go (PTRACE_DETACH).
+
+// applier carries a stopped command's pid to the unconfined goroutine
+// that sets its limits, and the outcome back.
+type applier struct {
+	lim     ResourceLimits
+	stopped chan int
+	applied chan error
+}
+
+func newApplier(lim ResourceLimits) *applier {
+	return &applier{lim: lim, stopped: make(chan int), applied: make(chan error)}
+}
+
+// apply runs on the confined thread: it hands pid over and waits.
+func (a *applier) apply(pid int) error {
+	a.stopped <- pid
+	return <-a.applied
+}
+
+// serve runs on the caller's goroutine until the start is over (done).
+func (a *applier) serve(done chan error) error {
+	for {
+		select {
+		case pid := <-a.stopped:
+			a.applied <- setLimits(pid, a.lim)
+		case err := <-done:
+			return err
+		}
+	}
+}
+
+// setLimits sets lim on the process pid (hard and soft).
+func setLimits(pid int, lim ResourceLimits) error {
+	set := func(res int, v int64) error {
+		r := unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
+		if v >= 0 {
+			r.Cur, r.Max = uint64(v), uint64(v)
+		}
+		return unix.Prlimit(pid, res, &r, nil)
+	}
+	mb := func(v int64) int64 {
+		if v < 0 {
+			return -1
+		}
+		return v << 20
+	}
+	if err := set(unix.RLIMIT_DATA, mb(lim.MemoryMB)); err != nil {
+		return fmt.Errorf("sandbox: RLIMIT_DATA: %w", err)
+	}
+	if err := set(unix.RLIMIT_FSIZE, mb(lim.FileSizeMB)); err != nil {
+		return fmt.Errorf("sandbox: RLIMIT_FSIZE: %w", err)
+	}
+	// RLIMIT_NPROC counts every process of the user (and never binds
+	// root, whose processes the pids cgroup counts).
+	if lim.Processes >= 0 && os.Getuid() != 0 {
+		if n := userProcesses(); n >= 0 {
+			if err := set(unix.RLIMIT_NPROC, int64(n+lim.Processes)); err != nil {
+				return fmt.Errorf("sandbox: RLIMIT_NPROC: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// startStopped starts cmd traced, on the calling confined thread (its
+// tracer): the command stops at its exec, a.apply sets its limits, and
+// it is let go. A command that cannot be stopped and limited is killed.
+func startStopped(cmd *exec.Cmd, a *applier) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Ptrace = true
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pid := cmd.Process.Pid
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(pid, &ws, unix.WALL|unix.WUNTRACED, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			_ = cmd.Process.Kill()
+			return fmt.Errorf("sandbox: the command did not stop at its exec: %w", err)
+		}
+		break
+	}
+	if !ws.Stopped() {
+		// It ended (and was reaped here) before it could be limited.
+		return fmt.Errorf("sandbox: the command ended before its limits were set (%v)", ws)
+	}
+	if err := a.apply(pid); err != nil {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		_ = unix.PtraceDetach(pid)
+		return err
+	}
+	if err := unix.PtraceDetach(pid); err != nil {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		return fmt.Errorf("sandbox: let the command go: %w", err)
+	}
+	return nil
 }
 
 // rwNoDevices are the file system rights of a writable directory: all
@@ -385,7 +507,17 @@ func confineThread(ts *threadSetup) error {
 			return fmt.Errorf("sandbox: join the network namespace: %w", err)
 		}
 	}
-	if len(ts.protect)+len(ts.sockets) > 0 {
+	switch {
+	case ts.mntns >= 0:
+		// setns into a mount namespace needs a file system context of
+		// the thread's own.
+		if err := unix.Unshare(unix.CLONE_FS); err != nil {
+			return fmt.Errorf("sandbox: unshare the file system context: %w", err)
+		}
+		if err := unix.Setns(ts.mntns, unix.CLONE_NEWNS); err != nil {
+			return fmt.Errorf("sandbox: join the mount namespace: %w", err)
+		}
+	case len(ts.protect)+len(ts.sockets) > 0:
 		if err := bindProtected(ts.protect, ts.sockets); err != nil {
 			return fmt.Errorf("sandbox: protect paths: %w", err)
 		}
@@ -554,7 +686,7 @@ func dropCapabilities() error {
 }
 
 // capLastCap is the highest capability this kernel knows.
-func capLastCap() int {
+var capLastCap = sync.OnceValue(func() int {
 	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
 	if err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n > 0 && n < 64 {
@@ -562,7 +694,7 @@ func capLastCap() int {
 		}
 	}
 	return 40
-}
+})
 
 // confinedStarter is a goroutine locked to a thread confined once by a
 // ruleset; it starts the commands sent to it, one at a time, so they
@@ -573,6 +705,7 @@ type confinedStarter struct {
 
 type startReq struct {
 	cmd  *exec.Cmd
+	ap   *applier
 	done chan error
 }
 
@@ -588,16 +721,17 @@ func newConfinedStarter(ts *threadSetup) *confinedStarter {
 				r.done <- err
 				continue
 			}
-			r.done <- r.cmd.Start()
+			r.done <- startStopped(r.cmd, r.ap)
 		}
 	}()
 	return w
 }
 
-func (w *confinedStarter) start(cmd *exec.Cmd) error {
+func (w *confinedStarter) start(cmd *exec.Cmd, lim ResourceLimits) error {
 	done := make(chan error, 1)
-	w.reqs <- startReq{cmd, done}
-	return <-done
+	ap := newApplier(lim)
+	w.reqs <- startReq{cmd, ap, done}
+	return ap.serve(done)
 }
 
 // rulesets keeps, for each read-only ruleset (by what it grants), a
@@ -645,4 +779,67 @@ func setEnv(env []string, k, v string) []string {
 		}
 	}
 	return append(out, k+"="+v)
+}
+
+// mountnsCache keeps mount namespaces built by bindProtected, by the
+// identity (device and inode) of every path bound in them: a protected
+// file replaced since (git config renames a new .git/config into place,
+// which detaches the old bind) builds a new namespace.
+var mountnsCache = struct {
+	sync.Mutex
+	m map[string]int
+}{m: map[string]int{}}
+
+const maxMountns = 16
+
+// mountnsFor returns a descriptor of a mount namespace in which ps and
+// sockets are bound as bindProtected binds them; the cache owns it.
+func mountnsFor(ps []protectedPath, sockets []string) (int, error) {
+	var key strings.Builder
+	for _, p := range ps {
+		var st unix.Stat_t
+		if unix.Lstat(p.path, &st) != nil {
+			continue
+		}
+		fmt.Fprintf(&key, "%s\x00%t\x00%d\x00%d\x00", p.path, p.pin, st.Dev, st.Ino)
+	}
+	for _, p := range sockets {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil {
+			fmt.Fprintf(&key, "s%s\x00%d\x00%d\x00", p, st.Dev, st.Ino)
+		}
+	}
+	k := key.String()
+	mountnsCache.Lock()
+	defer mountnsCache.Unlock()
+	if fd, ok := mountnsCache.m[k]; ok {
+		return fd, nil
+	}
+	type result struct {
+		fd  int
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		// Never unlocked: the thread is in the new mount namespace.
+		runtime.LockOSThread()
+		if err := bindProtected(ps, sockets); err != nil {
+			ch <- result{-1, fmt.Errorf("sandbox: protect paths: %w", err)}
+			return
+		}
+		fd, err := unix.Open("/proc/thread-self/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		ch <- result{fd, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		return -1, r.err
+	}
+	if len(mountnsCache.m) >= maxMountns {
+		for old, fd := range mountnsCache.m {
+			unix.Close(fd)
+			delete(mountnsCache.m, old)
+		}
+	}
+	mountnsCache.m[k] = r.fd
+	return r.fd, nil
 }
