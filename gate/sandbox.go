@@ -75,6 +75,10 @@ type Confinement struct {
 	// may read as well: the reads a person approved (or a grant allowed),
 	// as the read station resolved them.
 	Reads []string
+	// Lists are directories outside the roots whose listing a person
+	// approved (ls ~): the command may list them (and the directories
+	// beneath), not read the files in them.
+	Lists []string
 	// Toolchains are directories outside the roots that hold the
 	// toolchains in use (ToolchainDirs): readable and executable.
 	Toolchains []string

@@ -74,7 +74,9 @@ func (g *Gate) confinement(req Request, mode SandboxMode, why string, d *Decisio
 		conf.Limits = ResourceLimits{Processes: l.Processes, MemoryMB: l.MemoryMB, FileSizeMB: l.FileSizeMB}
 	}
 	if (approved || (d.Action == policy.Allow && !d.Reversible)) && d.Station != nil {
-		conf.Reads = append(conf.Reads, approvedReads(d)...)
+		reads, lists := approvedReads(d)
+		conf.Reads = append(conf.Reads, reads...)
+		conf.Lists = append(conf.Lists, lists...)
 	}
 	return sb, conf, nil
 }
@@ -218,24 +220,34 @@ func submoduleWorktree(p string) (string, bool) {
 
 // approvedReads are the reads outside the roots that the decision
 // approved, as the station resolved them (the real path and the path as
-// written, for a symlink; a glob's matches).
-func approvedReads(d *Decision) []string {
-	var out []string
+// written, for a symlink; a glob's matches): reads, the files and the
+// trees read whole; lists, the directories the command reads as a
+// listing (ls ~), which grant the listing and not the files beneath.
+func approvedReads(d *Decision) (reads, lists []string) {
+	add := func(p string, recursive bool) {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() && !recursive {
+			lists = append(lists, p)
+			return
+		}
+		reads = append(reads, p)
+	}
 	for _, r := range d.Station.Reads {
 		if r.Verdict != readstation.VerdictOutsideRoots {
 			continue
 		}
 		if r.Kind == "glob" {
-			out = append(out, r.Matches...)
+			for _, m := range r.Matches {
+				add(m, r.Recursive)
+			}
 			continue
 		}
 		for _, p := range []string{r.Real, r.Resolved} {
 			if p != "" {
-				out = append(out, p)
+				add(p, r.Recursive)
 			}
 		}
 	}
-	return out
+	return reads, lists
 }
 
 // egress reports whether the decision approved the network: a command a

@@ -215,6 +215,15 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		rules = append(rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
 		sets.read = append(append(sets.read, dirs...), files...)
 	}
+	var lists []string
+	for _, d := range c.Lists {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+			lists = append(lists, filepath.Clean(d))
+		}
+	}
+	if len(lists) > 0 {
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), lists...))
+	}
 	var tools []string
 	for _, d := range c.Toolchains {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
