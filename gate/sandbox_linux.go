@@ -243,11 +243,18 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	info = &SandboxInfo{Mode: c.Mode, Enforced: true, Mechanism: "landlock", ABI: sup.ABI, Network: "allowed"}
 	ts := &threadSetup{netns: -1, mntns: -1}
 	if c.Mode == SandboxWorkspaceWrite {
-		if tmp, err = os.MkdirTemp("", "shellgate-tmp-"); err != nil {
+		// Each run's TMPDIR lies in one directory of this user's, which
+		// the ruleset grants: the ruleset stays the same from run to run
+		// and is kept (see rulesetFDs).
+		parent, err := sandboxTmpParent()
+		if err != nil {
 			return fail(fmt.Errorf("sandbox temp dir: %w", err))
 		}
-		writable = append(append(writable, rootDirs(c)...), tmp)
-		sets.read = append(sets.read, tmp)
+		if tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
+			return fail(fmt.Errorf("sandbox temp dir: %w", err))
+		}
+		writable = append(append(writable, rootDirs(c)...), parent)
+		sets.read = append(sets.read, parent)
 		cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
 		// The protected paths: those that exist (and are no symlink) are
 		// bound read-only in a mount namespace of the command's own; all
@@ -345,21 +352,37 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			info.Isolation = append(info.Isolation, "pids-cgroup")
 		}
 	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
-	if err != nil {
-		return fail(fmt.Errorf("landlock ruleset: %w", err))
-	}
-	if fd < 0 {
-		return fail(errors.New("landlock: nothing to restrict"))
+	rk := fmt.Sprintf("%v\x00%v", cfg, rules)
+	fd, flags, kept := rulesetFDs.get(rk)
+	if !kept {
+		fd, flags, err = cfg.NewRulesetFD(rules...)
+		if err != nil {
+			return fail(fmt.Errorf("landlock ruleset: %w", err))
+		}
+		if fd < 0 {
+			return fail(errors.New("landlock: nothing to restrict"))
+		}
+		if key == "" {
+			kept = rulesetFDs.put(rk, fd, flags)
+		}
 	}
 	ts.fd, ts.flags = fd, flags
+	if key != "" && kept {
+		// The read-only starter owns (and closes) its descriptor.
+		if fd, err = unix.Dup(fd); err != nil {
+			return fail(fmt.Errorf("landlock ruleset: %w", err))
+		}
+		ts.fd = fd
+	}
 	if key != "" {
 		if w := rulesets.put(key, ts); w != nil {
 			return func() error { return w.start(cmd, lim) }, info, sets, cleanup, nil
 		}
 	}
 	start = func() error {
-		defer unix.Close(fd)
+		if !kept {
+			defer unix.Close(fd)
+		}
 		ch := make(chan error, 1)
 		ap := newApplier(lim)
 		go func() {
@@ -851,4 +874,59 @@ func mountnsFor(ps []protectedPath, sockets []string) (int, error) {
 	}
 	mountnsCache.m[k] = r.fd
 	return r.fd, nil
+}
+
+// rulesetFDs keeps the Landlock rulesets of workspace-write commands by
+// what they grant: building one opens every path it names (/etc's
+// entries among them), which is most of what confinement costs. A
+// ruleset descriptor can restrict any number of threads.
+var rulesetFDs = &fdCache{m: map[string]keptRuleset{}}
+
+const maxRulesetFDs = 32
+
+type keptRuleset struct {
+	fd    int
+	flags uint32
+}
+
+type fdCache struct {
+	mu sync.Mutex
+	m  map[string]keptRuleset
+}
+
+func (c *fdCache) get(k string) (int, uint32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[k]
+	return r.fd, r.flags, ok
+}
+
+// put keeps fd under k and reports whether it did (the cache then owns
+// it); a full cache keeps nothing.
+func (c *fdCache) put(k string, fd int, flags uint32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; ok || len(c.m) >= maxRulesetFDs {
+		return false
+	}
+	c.m[k] = keptRuleset{fd, flags}
+	return true
+}
+
+// sandboxTmpParent is the directory of this user's confined commands'
+// temp dirs: TMPDIR/shellgate-sandbox-UID, 0700, a real directory owned
+// by this user.
+func sandboxTmpParent() (string, error) {
+	p := filepath.Join(os.TempDir(), "shellgate-sandbox-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return "", err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 {
+		return "", fmt.Errorf("%s is not a private directory of this user", p)
+	}
+	return p, nil
 }
