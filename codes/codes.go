@@ -127,6 +127,7 @@ var Registry = []Code{
 	{"read-denied", "rego", "a read matches a deny row of the boundary (~/.ssh/**, .env, …)"},
 	{"read-denied-in-tree", "rego", "a recursive read reaches a file that matches a deny row"},
 	{"read-unknown-verdict", "rego", "the read station gave a verdict this policy does not know"},
+	{"remote-read", "rego", "reads a remote account over the network with the user's credentials (gh pr list, kubectl get); the config's remote_reads allows it per program"},
 	{"repo-helper", "rego", "git runs a program the repository configured (a hook, a filter, a pager)"},
 	{"destructive-critical", "rego", "deletes or overwrites a whole tree that matters: /, a top-level directory, the home, a root"},
 	{"write-outside-roots", "rego", "writes outside the roots"},

@@ -105,6 +105,10 @@ type Request struct {
 	// It is the caller's own choice, like Sandbox; agents cannot set it
 	// through the MCP server.
 	Unprotect []string `json:"unprotect,omitempty"`
+	// ReportDir asks Run for the directory the shell ended in
+	// (RunInfo.FinalDir), for a caller that keeps a session's working
+	// directory (the MCP server). Bash and zsh report it; sh does not.
+	ReportDir bool `json:"-"`
 }
 
 // Escalation is a request to run one call in a wider sandbox mode, as the
@@ -593,19 +597,36 @@ func describeWrite(w policy.WriteFacts) string {
 	return s
 }
 
-func validate(req Request) error {
+// ValidateCommand says why command is not one a shell can be given (an
+// *Error with code INVALID_INPUT): empty, over MaxCommandBytes, with a
+// NUL byte or not valid UTF-8. Every front end refuses such a command
+// the same way, before anything judges it: Decide and Run, check and
+// check --batch (a deny), the hooks (a deny), the MCP tools.
+func ValidateCommand(command string) error {
 	bad := func(format string, a ...any) error {
 		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
 	}
 	switch {
-	case strings.TrimSpace(req.Command) == "":
+	case strings.TrimSpace(command) == "":
 		return bad("the command is empty")
-	case len(req.Command) > MaxCommandBytes:
-		return bad("the command is %d bytes, over the %d-byte limit", len(req.Command), MaxCommandBytes)
-	case strings.IndexByte(req.Command, 0) >= 0:
+	case len(command) > MaxCommandBytes:
+		return bad("the command is %d bytes, over the %d-byte limit", len(command), MaxCommandBytes)
+	case strings.IndexByte(command, 0) >= 0:
 		return bad("the command contains a NUL byte")
-	case !utf8.ValidString(req.Command):
+	case !utf8.ValidString(command):
 		return bad("the command is not valid UTF-8")
+	}
+	return nil
+}
+
+func validate(req Request) error {
+	bad := func(format string, a ...any) error {
+		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
+	}
+	if err := ValidateCommand(req.Command); err != nil {
+		return err
+	}
+	switch {
 	case req.Mode != "" && !policy.ValidMode(req.Mode):
 		return bad("unknown mode %q (want %s or %s)", req.Mode, policy.ModeDefault, policy.ModeReadonly)
 	case req.Shell != "" && !validShell(req.Shell):
@@ -783,6 +804,7 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 	spec := Spec{
 		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
 		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
+		ReportDir: req.ReportDir && !background,
 	}
 	mode, why := g.sandboxFor(req, d, res.Approved)
 	if d.Escalation != nil {
@@ -821,7 +843,7 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	if d.Escalation != nil {
 		res.Sandbox.Escalated, res.Sandbox.From = true, d.Escalation.From
 	}
-	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), pid: out.PID}
+	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), FinalDir: out.FinalDir, pid: out.PID}
 	o := out.Output
 	res.Output = &o
 	res.Notes = append(res.Notes, out.Notes...)

@@ -75,6 +75,10 @@ type Spec struct {
 	// command must run under. A runner that cannot enforce it must not
 	// start the command (it returns an error).
 	Sandbox *Confinement
+	// ReportDir asks for the shell's final working directory
+	// (Outcome.FinalDir): where a later command of the same session
+	// should run.
+	ReportDir bool
 }
 
 // Outcome is what a Runner reports about a command that was started.
@@ -97,6 +101,11 @@ type Outcome struct {
 	Stopped Stop
 	// Notes are the Note* values that apply.
 	Notes []string
+	// FinalDir is the shell's physical working directory when it exited,
+	// when the spec asked for it and the shell reported one well-formed
+	// absolute path; "" otherwise. The command could have written it
+	// itself: a caller judges it before it uses it.
+	FinalDir string
 }
 
 // Runner runs a command. Run returns an error only when the command could
@@ -174,6 +183,8 @@ type running struct {
 	pr   *os.File // the read end of the merged output
 	// spill receives the whole output (nil: none).
 	spill *os.File
+	// dir receives the shell's final directory (nil: not asked).
+	dir   *os.File
 	col   *collector
 	out   Outcome
 	notes []string
@@ -235,13 +246,27 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 			x.spill.Close()
 			os.Remove(x.spill.Name())
 		}
+		if x.dir != nil {
+			x.dir.Close()
+		}
 	}
 	shell, args, err := r.shellCommand(spec)
 	if err != nil {
 		abandon()
 		return nil, nil, err
 	}
+	var extra []*os.File
+	if spec.ReportDir && dirReportPrefix(spec.Shell) != "" {
+		if x.dir, err = openDirReport(); err != nil {
+			abandon()
+			return nil, nil, err
+		}
+		args[len(args)-1] = dirReportPrefix(spec.Shell) + args[len(args)-1]
+		extra = make([]*os.File, dirReportFD-2)
+		extra[len(extra)-1] = x.dir
+	}
 	cmd := exec.Command(shell, args...)
+	cmd.ExtraFiles = extra
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	if cmd.Env == nil {
@@ -296,7 +321,13 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 	if spec.Timeout > 0 {
 		x.deadline = x.start.Add(spec.Timeout)
 	}
-	return x, func() { x.col.release(); x.unconfine() }, nil
+	return x, func() {
+		x.col.release()
+		x.unconfine()
+		if x.dir != nil {
+			x.dir.Close()
+		}
+	}, nil
 }
 
 // unconfine undoes, once, what the command did to protected paths (the
@@ -495,6 +526,10 @@ func (x *running) outcome() Outcome {
 		x.notes = append(x.notes, "wait: "+x.waitErr.Error())
 	}
 	out.Notes = x.notes
+	if x.dir != nil {
+		out.FinalDir = readDirReport(x.dir)
+		x.dir.Close()
+	}
 	if x.sb != nil {
 		// What the guard undid is certain: it comes first.
 		x.sb.Denied = append([]SandboxDenial(nil), x.undone...)

@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/policy"
 )
 
 func TestSandboxModeOrder(t *testing.T) {
@@ -98,5 +100,34 @@ func TestAddMarkers(t *testing.T) {
 	want := "touch: cannot touch 'x': Permission denied\n[sandbox: write denied under read-only mode]\n[sandbox: network denied under read-only mode]\n"
 	if diff := cmp.Diff(want, o.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+// TestRemoteReadsEgress: a remote read the config's remote_reads allows
+// is a decision that approves the network (shellgate run gives it egress);
+// the same read without the config line is asked, and a read-only local
+// command gets no network.
+func TestRemoteReadsEgress(t *testing.T) {
+	dir := t.TempDir()
+	allowed := newGate(t, dir, WithConfig(&policy.Config{RemoteReads: []string{"gh"}}))
+	plain := newGate(t, dir)
+	for _, tc := range []struct {
+		g      *Gate
+		cmd    string
+		action policy.Action
+		egress bool
+	}{
+		{allowed, "gh pr list --json number", policy.Allow, true},
+		{allowed, "gh api -X POST repos/o/r/issues", policy.Ask, false},
+		{allowed, "ls", policy.Allow, false},
+		{plain, "gh pr list --json number", policy.Ask, false},
+	} {
+		d, err := tc.g.Decide(context.Background(), Request{Command: tc.cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Action != tc.action || egress(d, false) != tc.egress {
+			t.Errorf("%s: %s, egress %v; want %s, egress %v (%v)", tc.cmd, d.Action, egress(d, false), tc.action, tc.egress, d.Reasons)
+		}
 	}
 }

@@ -33,6 +33,11 @@ type Config struct {
 	// ReadOnlyPrograms are programs the catalog does not know that are to
 	// be treated as read-only (with no options known to the catalog).
 	ReadOnlyPrograms []string `yaml:"read_only_programs" json:"read_only_programs"`
+	// RemoteReads are programs whose remote reads (catalog category
+	// remote-read: gh pr list, kubectl get) are allowed: reads of an
+	// account over the network with the user's credentials. Their remote
+	// writes still ask.
+	RemoteReads []string `yaml:"remote_reads" json:"remote_reads,omitempty"`
 	// Grants are per-segment permissions in the grant syntax (see
 	// ParseGrant): "npm test **", "go test ./...", "make lint".
 	Grants []string `yaml:"grants" json:"grants"`
@@ -111,7 +116,7 @@ const (
 func (c *Config) SHA256() string { return c.sum }
 
 // configKeys are the keys a config file may have, for strict decoding.
-var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox", "shell"}
+var configKeys = []string{"mode", "read_only_programs", "remote_reads", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox", "shell"}
 
 // SandboxLimits are the resource limits of a confined command (the
 // sandbox_limits key).
@@ -261,6 +266,11 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 	for i, p := range c.ReadOnlyPrograms {
 		if p == "" || strings.ContainsAny(p, "/ \t\n") {
 			return fmt.Errorf("%s: read_only_programs: %q is not a program name", itemAt("read_only_programs", i), p)
+		}
+	}
+	for i, p := range c.RemoteReads {
+		if p == "" || strings.ContainsAny(p, "/ \t\n") {
+			return fmt.Errorf("%s: remote_reads: %q is not a program name", itemAt("remote_reads", i), p)
 		}
 	}
 	for i, r := range c.Roots {

@@ -91,6 +91,11 @@ type SegmentFacts struct {
 	// says why a project config's grant that matches it does not: a
 	// wildcard of it covers an argument that carries code.
 	GrantRefused string `json:"grant_refused,omitempty"`
+	// RemoteRead, for a segment of catalog category remote-read whose
+	// program the config's remote_reads lists, is where it is listed
+	// ("remote_reads in FILE"); the segment is then indexed
+	// "remote_read_allowed".
+	RemoteRead string `json:"remote_read,omitempty"`
 }
 
 // WriteFacts are the facts about one write candidate: where the file-system
@@ -157,6 +162,10 @@ func ComputeFacts(in *Input) *Facts {
 		}
 		for _, c := range seg.Categories {
 			add("category:"+string(c), i)
+			if c == classify.CategoryRemoteRead && slices.Contains(cfg.RemoteReads, seg.Name) {
+				f.Segments[i].RemoteRead = "remote_reads in " + cfg.where()
+				add("remote_read_allowed", i)
+			}
 		}
 	}
 	for i, fd := range in.Report.Findings {

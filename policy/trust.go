@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -186,6 +185,7 @@ func (c *Config) tightening() (*Config, []string) {
 	list("grants", c.Grants)
 	list("roots", c.Roots)
 	list("read_only_programs", c.ReadOnlyPrograms)
+	list("remote_reads", c.RemoteReads)
 	// Only the narrowest sandbox setting tightens; the others would widen
 	// what a command may touch.
 	switch c.Sandbox {
@@ -323,7 +323,7 @@ func EntryStatus(e trust.Entry) string {
 		}
 		sum = t.SHA256
 	default:
-		b, err := os.ReadFile(e.Path)
+		b, err := trust.ReadRegular(e.Path, MaxConfigBytes)
 		if err != nil {
 			return "missing"
 		}

@@ -172,6 +172,7 @@ var (
 	kCarries         = ast.StringTerm("carries")
 	kVia             = ast.StringTerm("via")
 	kGrantRefused    = ast.StringTerm("grant_refused")
+	kRemoteRead      = ast.StringTerm("remote_read")
 	kRunsGit         = ast.StringTerm("runs_git")
 	kGitRepo         = ast.StringTerm("git_repo")
 	kEnv             = ast.StringTerm("env")
@@ -1087,12 +1088,18 @@ func describeFacts(e enc, f *policy.Facts) {
 	e.key(kSegments)
 	e.array()
 	for _, s := range f.Segments {
-		if s.GrantRefused != "" {
+		if s.GrantRefused != "" || s.RemoteRead != "" {
 			e.object()
 			e.key(kGrant)
 			e.str(s.Grant)
-			e.key(kGrantRefused)
-			e.str(s.GrantRefused)
+			if s.GrantRefused != "" {
+				e.key(kGrantRefused)
+				e.str(s.GrantRefused)
+			}
+			if s.RemoteRead != "" {
+				e.key(kRemoteRead)
+				e.str(s.RemoteRead)
+			}
 			e.end()
 			continue
 		}

@@ -213,7 +213,54 @@ ask contains {
 	some i in input.facts.index["category:network"]
 	not network_finding[i]
 	not granted(i)
+	not remote_read_segments[i]
 	seg := segments[i]
+}
+
+# remote-read: a segment reads a remote account over the network with the
+# user's credentials (catalog category remote-read: gh pr list, kubectl
+# get) and changes nothing there. It asks, saying how to allow such reads,
+# unless the config's remote_reads lists its program (in any mode: they
+# only read); then an allow reason says where, when nothing else about the
+# segment is found (its findings ask on their own).
+remote_read_segments contains i if {
+	input.facts.has.network == true
+	some i in input.facts.index["category:remote-read"]
+}
+
+ask contains {
+	"code": "remote-read",
+	"message": concat("", [
+		label(seg), " reads a remote account over the network with your credentials (", seg.name,
+		"'s login); a shellgate config line remote_reads: [", seg.name, "] allows ", seg.name,
+		"'s remote reads (its writes still ask)",
+	]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "remote-read",
+} if {
+	some i in remote_read_segments
+	not remote_read_allowed[i]
+	not granted(i)
+	seg := segments[i]
+}
+
+remote_read_allowed contains i if {
+	input.facts.has.network == true
+	some i in input.facts.index.remote_read_allowed
+}
+
+allow contains {
+	"code": "granted",
+	"message": concat("", [label(seg), " reads a remote account over the network, allowed by ", input.facts.segments[i].remote_read]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "remote-reads",
+} if {
+	some i in remote_read_allowed
+	seg := segments[i]
+	seg.read_only
+	not finding_segments[i]
 }
 
 network_finding contains input.report.findings[j].segment if {

@@ -114,6 +114,7 @@ index_for(inp) := object.union_n([
 	{concat("", ["verdict:", v]): [j | some j, r in reads; r.verdict == v] | some r in reads; v := r.verdict},
 	{"granted": [i | some i, g in inp.facts.segments; g.grant != ""]},
 	{"grant_refused": [i | some i, g in inp.facts.segments; object.get(g, "grant_refused", "") != ""]},
+	{"remote_read_allowed": [i | some i, g in inp.facts.segments; object.get(g, "remote_read", "") != ""]},
 	{"unknown": [i | some i, s in segs; not s.known]},
 	{"pushes": [i | some i, s in segs; count(object.get(s, "pushes", [])) > 0]},
 	{concat("", ["write:", k]): [j | some j, w in fws; w[f] == true] | some k, f in write_flags},
@@ -420,6 +421,48 @@ network_cases := {
 
 test_network[name] if {
 	some name, c in network_cases
+	passes(c)
+	well_formed(c)
+}
+
+# --- remote reads --------------------------------------------------------
+
+remote(i, name) := seg(i, name, {"categories": ["network", "remote-read"], "subcommand": "list"})
+
+remote_allowed := {"facts": {"segments": [{"grant": "", "remote_read": "remote_reads in /h/.config/shellgate/config.yaml"}]}}
+
+remote_cases := {
+	"a remote read asks, saying how to allow it": {
+		"input": mk([remote(0, "gh")], {}),
+		"action": "ask", "has": ["remote-read"], "lacks": ["network"],
+	},
+	"a remote read in readonly mode denies": {
+		"input": mk([remote(0, "gh")], readonly),
+		"action": "deny", "has": ["remote-read"],
+	},
+	"remote_reads allows it": {
+		"input": mk([remote(0, "gh")], remote_allowed),
+		"action": "allow", "has": ["granted"], "lacks": ["remote-read", "network"],
+	},
+	"remote_reads allows it in readonly mode": {
+		"input": mk([remote(0, "gh")], object.union(readonly, remote_allowed)),
+		"action": "allow", "has": ["granted"],
+	},
+	"a finding of the segment still asks": {
+		"input": mk([remote(0, "gh")], object.union(remote_allowed, not_reversible([finding("remote-write", 0)]))),
+		"action": "ask", "has": ["remote-write"], "lacks": ["granted"],
+	},
+	"another segment is judged on its own": {
+		"input": mk([remote(0, "gh"), writer(1, "touch")], object.union(
+			{"facts": {"segments": [{"grant": "", "remote_read": "remote_reads in c"}, {"grant": ""}]}},
+			not_reversible([finding("not-read-only", 1)]),
+		)),
+		"action": "ask", "has": ["not-read-only"], "lacks": ["remote-read"],
+	},
+}
+
+test_remote[name] if {
+	some name, c in remote_cases
 	passes(c)
 	well_formed(c)
 }
