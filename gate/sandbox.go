@@ -149,6 +149,9 @@ type SandboxSupport struct {
 	// itself as nobody), "landlock-tcp" (TCP only: UDP and DNS are not
 	// guarded) or "" (none).
 	NetworkGuard string
+	// Isolation is the process isolation every confined command gets
+	// here (see SandboxInfo.Isolation; workspace-write adds "mountns").
+	Isolation []string
 	// Err says why commands cannot be confined; nil when they can.
 	Err error
 }

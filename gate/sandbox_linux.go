@@ -74,6 +74,13 @@ func sandboxSupport(bash string) SandboxSupport {
 		s.support.Mechanism = "landlock"
 		s.support.ABI = abi
 		s.mountns, s.mountnsErr = probeMountns()
+		s.support.Isolation = []string{"no-caps", "no_new_privs", "rlimits"}
+		if seccompAvailable {
+			s.support.Isolation = append(s.support.Isolation, "seccomp")
+		}
+		if pidsCgroupBase() != "" {
+			s.support.Isolation = append(s.support.Isolation, "pids-cgroup")
+		}
 		if fd, err := newSharedNetns(); err == nil {
 			s.netnsFD = fd
 			s.support.NetworkGuard = "netns"
@@ -315,6 +322,9 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if seccompAvailable {
 		info.Isolation = append(info.Isolation, "seccomp")
 	}
+	if pidsCgroupBase() != "" {
+		info.Isolation = append(info.Isolation, "pids-cgroup")
+	}
 	if len(ts.protect)+len(ts.sockets) > 0 {
 		info.Isolation = append(info.Isolation, "mountns")
 		// A mount namespace is kept for the same protected files and
@@ -348,8 +358,8 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		if key == "" {
 			cg = ts.cg
 		}
-		if ts.cg != nil {
-			info.Isolation = append(info.Isolation, "pids-cgroup")
+		if ts.cg == nil {
+			return fail(errors.New("sandbox: the pids cgroup could not be made"))
 		}
 	}
 	rk := fmt.Sprintf("%v\x00%v", cfg, rules)
