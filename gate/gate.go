@@ -104,6 +104,12 @@ type Request struct {
 	// policy (policy.Input.AgentApprovals), which may then allow what it
 	// would ask. Nil: none.
 	AgentRules AgentRules `json:"-"`
+	// Unprotect are protected paths (ProtectedNames, ProtectedGitNames)
+	// the command may write in this one call, as a person chose
+	// (shellgate run --unprotect PATH): relative to Cwd, or absolute.
+	// It is the caller's own choice, like Sandbox; agents cannot set it
+	// through the MCP server.
+	Unprotect []string `json:"unprotect,omitempty"`
 	// ReportDir asks Run for the directory the shell ended in
 	// (RunInfo.FinalDir), for a caller that keeps a session's working
 	// directory (the MCP server). Bash and zsh report it; sh does not.
@@ -819,7 +825,7 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 	if d.Escalation != nil {
 		mode, why = d.Escalation.To, "escalated"
 	}
-	sb, conf, err := g.confinement(mode, why, d, res.Approved)
+	sb, conf, err := g.confinement(req, mode, why, d, res.Approved)
 	if err != nil {
 		res.Sandbox = sb
 		return fail(res.fail(CodeSandboxUnavailable, err.Error()))
