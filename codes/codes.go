@@ -118,6 +118,7 @@ var Registry = []Code{
 	{"not-proven", "rego", "the command is not proven safe, so a person is asked"},
 	{"config-unreadable", "rego", "a shellgate config file that applies (a project's .shellgate.yaml in any form, a policy module it names, the user's config) exists but cannot be used: every command is denied"},
 	{"granted", "rego", "a grant of the configuration covers the segment"},
+	{"agent-approved", "rego", "a rule the person keeps in the agent's own settings allows the segment (Claude Code's Bash(npm test), Codex's prefix_rule, Gemini CLI's tools.allowed; a project's only once trusted)"},
 	{"grant-wildcards-code", "rego", "a project config's grant matches only through a wildcard over an argument that carries code, so it does not apply"},
 	{"shell-stdin", "rego", "a shell or interpreter runs code fed to it on stdin (curl … | sh)"},
 	{"pipe-to-shell", "rego", "downloaded or generated code is piped into a shell"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Check is one row of the report.
@@ -193,7 +194,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 	}()
 	install := o.installCmd(a, scope)
 
-	data, err := os.ReadFile(path)
+	data, err := trust.ReadRegular(path, hook.MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		add(Check{Name: "settings", Message: path + " does not exist", Fix: install})
 		return ag

@@ -44,6 +44,8 @@ func TestPathCandidates(t *testing.T) {
 		{"bash: line 1: /root/out: Permission denied", []string{"/root/out"}},
 		{`python: can't open file "/x/y.py": [Errno 13] Permission denied`, []string{"/x/y.py"}},
 		{"no path here: Permission denied", nil},
+		{"verifying m@v1: open /root/go/pkg/mod/x.ziphash: permission denied", []string{"/root/go/pkg/mod/x.ziphash"}},
+		{"open /a/b: read-only file system", []string{"/a/b"}},
 	}
 	for _, tc := range tests {
 		if diff := cmp.Diff(tc.want, pathCandidates(tc.line)); diff != "" {

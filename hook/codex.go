@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Codex is OpenAI Codex: PreToolUse (tool "Bash") in .codex/hooks.json.
@@ -525,7 +527,7 @@ func CodexTrustTOML(key, hash string) string {
 
 // readCodexConfig reads the user's Codex config; a missing file is empty.
 func readCodexConfig(path string) (string, *tomlDoc, error) {
-	data, err := os.ReadFile(path)
+	data, err := trust.ReadRegular(path, MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		doc, _ := parseTOML("")
 		return "", doc, nil
@@ -572,7 +574,7 @@ func CodexHookTrust(codexHome, hooksFile string) (CodexHookState, error) {
 			st.Problems = append(st.Problems, codexProjectFix(st.ConfigFile, st.ProjectDir, st.ProjectTrust))
 		}
 	}
-	data, err := os.ReadFile(hooksFile)
+	data, err := trust.ReadRegular(hooksFile, MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		st.Problems = append(st.Problems, fmt.Sprintf("%s does not exist: run %s", hooksFile, installCodexCommand(st.ProjectDir)))
 		return st, nil
@@ -723,7 +725,7 @@ func TrustCodexHook(codexHome, hooksFile string, dryRun bool) (CodexTrustResult,
 	if err != nil {
 		return r, err
 	}
-	data, err := os.ReadFile(hooksFile)
+	data, err := trust.ReadRegular(hooksFile, MaxSettingsBytes)
 	if err != nil {
 		return r, err
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Scope says which settings file Install writes.
@@ -318,7 +320,7 @@ func Uninstall(agent Agent, path string, dryRun bool) (InstallResult, error) {
 // editSettings rewrites the settings file at path with edit's result.
 func editSettings(path string, dryRun bool, edit func(old []byte) ([]byte, bool, error)) (InstallResult, error) {
 	r := InstallResult{Path: path}
-	old, err := os.ReadFile(path)
+	old, err := trust.ReadRegular(path, MaxSettingsBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return r, err

@@ -156,6 +156,7 @@ func TestPlanMatchesTopdown(t *testing.T) {
 		}
 		cmds = append(cmds, more...)
 	}
+	cmds = uniqueCommands(cmds)
 	if testing.Short() && len(cmds) > 3000 {
 		cmds = cmds[:3000]
 	}
@@ -182,8 +183,8 @@ func TestPlanMatchesTopdown(t *testing.T) {
 			actions := map[policy.Action]int{}
 			bad := 0
 			for _, cmd := range cmds {
-				for _, mode := range []string{policy.ModeDefault, policy.ModeReadonly} {
-					in := f.input(t, cmd, mode)
+				for _, in := range f.modeInputs(t, cmd) {
+					mode := in.Mode
 					got, err := f.engine.Decide(ctx, in)
 					if err != nil {
 						t.Fatal(err)
@@ -222,9 +223,9 @@ func TestInputRecordMatchesValue(t *testing.T) {
 	grants := policy.DefaultConfig()
 	grants.Grants = []string{"python3 -c *", "git push", "cp **"}
 	f := newFixture(t, grants, WithMemo(0))
-	for _, cmd := range cmds {
-		for _, mode := range []string{policy.ModeDefault, policy.ModeReadonly} {
-			in := f.input(t, cmd, mode)
+	for _, cmd := range uniqueCommands(cmds) {
+		for _, in := range f.modeInputs(t, cmd) {
+			mode := in.Mode
 			facts, err := prepare(&in)
 			if err != nil {
 				t.Fatal(err)

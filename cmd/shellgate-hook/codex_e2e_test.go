@@ -340,13 +340,19 @@ func (c *codexEnv) withoutEnv(k string) {
 // came back to the model for the call and every request body.
 func (c *codexEnv) exec(t *testing.T, cmd string) (output, bodies string) {
 	t.Helper()
+	return c.execIn(t, cmd, "never", "danger-full-access")
+}
+
+// execIn is exec under the approval policy and sandbox mode given.
+func (c *codexEnv) execIn(t *testing.T, cmd, approval, sandbox string) (output, bodies string) {
+	t.Helper()
 	c.model.reset(cmd)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	x := exec.CommandContext(ctx, c.codex, "exec",
 		"--skip-git-repo-check", "--ephemeral",
-		"--sandbox", "danger-full-access",
-		"-c", `approval_policy="never"`,
+		"--sandbox", sandbox,
+		"-c", `approval_policy="`+approval+`"`,
 		"-C", c.proj,
 		"run the command")
 	x.Env, x.Dir = c.env, c.proj
@@ -386,8 +392,57 @@ func TestCodex(t *testing.T) {
 	t.Run("ask as defer", func(t *testing.T) { testCodexDefer(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("hooks feature off", func(t *testing.T) { testCodexFeatureOff(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("hook protocol", func(t *testing.T) { testCodexProtocol(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("modes", func(t *testing.T) { testCodexModes(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("approvals stick", func(t *testing.T) { testCodexApprovals(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("default install", func(t *testing.T) { testCodexDefaultInstall(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("codex home", func(t *testing.T) { testCodexHome(t, newCodexEnv(t, codex, full, thin)) })
+}
+
+// testCodexModes: in every approval policy and sandbox mode, an asked
+// command is blocked by the hook with shellgate's reason, never run.
+func testCodexModes(t *testing.T, c *codexEnv) {
+	c.shellgate(t, "install", "codex", "--user")
+	for _, m := range []struct{ approval, sandbox string }{
+		{"on-request", "read-only"},
+		{"on-request", "workspace-write"},
+		{"never", "workspace-write"},
+		{"on-request", "danger-full-access"},
+	} {
+		output, _ := c.execIn(t, "touch modes.marker", m.approval, m.sandbox)
+		if codexFileExists(filepath.Join(c.proj, "modes.marker")) {
+			t.Errorf("%s/%s: the asked touch ran (%q)", m.approval, m.sandbox, output)
+		}
+		if !strings.Contains(output, "needs a person's approval") || len(c.hookRuns) != 1 || c.hookRuns[0] != "Blocked" {
+			t.Errorf("%s/%s: the model got %q and Codex reports %q, want shellgate's reason, Blocked", m.approval, m.sandbox, output, c.hookRuns)
+		}
+	}
+}
+
+// testCodexApprovals: a prefix_rule the person keeps in
+// $CODEX_HOME/rules/default.rules (where Codex's "don't ask again" saves
+// it) makes shellgate allow that command, and only that one.
+func testCodexApprovals(t *testing.T, c *codexEnv) {
+	c.shellgate(t, "install", "codex", "--user")
+	rules := filepath.Join(c.codexHome, "rules", "default.rules")
+	if err := os.MkdirAll(filepath.Dir(rules), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rules, []byte(`prefix_rule(pattern=["touch", "approved.marker"], decision="allow")`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.execIn(t, "touch approved.marker", "on-request", "workspace-write")
+	if !codexFileExists(filepath.Join(c.proj, "approved.marker")) || len(c.hookRuns) != 1 || c.hookRuns[0] != "Completed" {
+		t.Errorf("the command the person allowed in Codex's rules did not run (Codex reports %q)", c.hookRuns)
+	}
+	// A prefix rule, as Codex reads it: more words after the prefix match.
+	c.execIn(t, "touch approved.marker other.marker", "on-request", "workspace-write")
+	if !codexFileExists(filepath.Join(c.proj, "other.marker")) {
+		t.Errorf("the prefix rule did not allow more words after its prefix (Codex reports %q)", c.hookRuns)
+	}
+	output, _ := c.execIn(t, "touch approved.marker; touch chained.marker", "never", "danger-full-access")
+	if codexFileExists(filepath.Join(c.proj, "chained.marker")) || !strings.Contains(output, "needs a person's approval") {
+		t.Errorf("a command chained to the allowed one was not blocked: %q", output)
+	}
 }
 
 // testCodexDefaultInstall: `shellgate install codex` with no flag, in a

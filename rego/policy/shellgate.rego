@@ -110,6 +110,17 @@ config_granted(i) if {
 	input.facts.segments[i].grant != ""
 }
 
+# The person's own approvals: a rule of the agent's own settings (Claude
+# Code's Bash(npm test), Codex's prefix_rule, Gemini CLI's tools.allowed)
+# that Go matched against the segment as the agent matches it. It grants
+# the segment as a config grant does, in default mode only; a deny still
+# wins, and the shape around the segment is never covered.
+granted_segments contains i if {
+	input.facts.has.agent_approved == true
+	input.facts.mode == "default"
+	some i in input.facts.index.agent_approved
+}
+
 # covered: a finding a grant of its segment answers for. Findings about the
 # shape around a segment (redirects, substitutions, assignments, background)
 # are never covered.
@@ -151,6 +162,26 @@ allow contains {
 	not seg.read_only
 	config_granted(i)
 }
+
+# agent-approved: the person allowed the segment in the agent's own
+# settings (see granted_segments), named with the rule and its file.
+allow contains {
+	"code": "agent-approved",
+	"message": concat("", [label(seg), " is allowed by ", agent_label(a.agent), "'s rule ", a.rule, " in ", a.file]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "agent-approved",
+} if {
+	input.facts.has.agent_approved == true
+	input.facts.mode == "default"
+	some i in input.facts.index.agent_approved
+	seg := segments[i]
+	not seg.read_only
+	not config_granted(i)
+	a := input.facts.segments[i].agent_rule
+}
+
+agent_label(a) := object.get({"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}, a, a)
 
 # --- ask -----------------------------------------------------------------
 
