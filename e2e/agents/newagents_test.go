@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // canary is a server on 127.0.0.1 that counts the requests a command that
@@ -257,22 +256,7 @@ func TestQwenCodeAskInTerminal(t *testing.T) {
 	s.install("qwen")
 	srv := newOpenAIServer(t, "touch approved.marker", "run_shell_command")
 	env := append(append([]string{}, s.env...), "OPENAI_API_KEY=shellgate-e2e-dummy", "OPENAI_BASE_URL="+srv.url+"/v1", "OPENAI_MODEL=test-model")
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "NO_COLOR=") {
-			env[i] = "TERM=xterm-256color"
-		}
-	}
-	var script strings.Builder
-	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
-	for _, kv := range env {
-		script.WriteString(" " + shq(kv))
-	}
-	script.WriteString(" " + shq(qwen) + " --auth-type openai --approval-mode yolo -i " + shq("Run the shell command the tool call gives.") + "\n")
-	run := filepath.Join(s.home, "run-qwen.sh")
-	s.write(run, script.String())
-	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
-	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
-	t.Cleanup(m.stop)
+	m := startTerminal(t, s, tmux, 200, env, qwen, "--auth-type", "openai", "--approval-mode", "yolo", "-i", "Run the shell command the tool call gives.")
 
 	sc := m.waitFor("Qwen Code's confirmation", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Do you want to proceed?") })
 	if !strings.Contains(sc, "shellgate: a person must approve this command") {
@@ -283,13 +267,7 @@ func TestQwenCodeAskInTerminal(t *testing.T) {
 	}
 	// The person approves ("Yes, allow once", the first choice).
 	m.run("send-keys", "-t", "agent", "C-m")
-	deadline := time.Now().Add(2 * time.Minute)
-	for !s.exists("approved.marker") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the approved command did not run; the screen:\n%s", m.screen())
-		}
-		time.Sleep(time.Second)
-	}
+	waitRan(t, s, m, "approved.marker", nil)
 }
 
 // TestCopilotCLIAskInTerminal drives Copilot CLI's terminal UI with
@@ -309,22 +287,7 @@ func TestCopilotCLIAskInTerminal(t *testing.T) {
 	srv := newOpenAIServer(t, "touch approved.marker", "bash")
 	env := append(append([]string{}, s.env...), "COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL="+srv.url+"/v1",
 		"COPILOT_PROVIDER_API_KEY=shellgate-e2e-dummy", "COPILOT_MODEL=test-model", "COPILOT_AUTO_UPDATE=false", "XDG_CACHE_HOME="+copilotCacheDir)
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "NO_COLOR=") {
-			env[i] = "TERM=xterm-256color"
-		}
-	}
-	var script strings.Builder
-	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
-	for _, kv := range env {
-		script.WriteString(" " + shq(kv))
-	}
-	script.WriteString(" " + shq(copilot) + " --allow-all-tools --no-auto-update -i " + shq("Run the shell command the tool call gives.") + "\n")
-	run := filepath.Join(s.home, "run-copilot.sh")
-	s.write(run, script.String())
-	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
-	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
-	t.Cleanup(m.stop)
+	m := startTerminal(t, s, tmux, 200, env, copilot, "--allow-all-tools", "--no-auto-update", "-i", "Run the shell command the tool call gives.")
 
 	sc := m.waitFor("Copilot CLI's confirmation", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Do you want to allow this tool call?") })
 	if !strings.Contains(sc, "shellgate: a person must approve this command") {
@@ -335,11 +298,5 @@ func TestCopilotCLIAskInTerminal(t *testing.T) {
 	}
 	// The person approves ("Yes", the first choice).
 	m.run("send-keys", "-t", "agent", "C-m")
-	deadline := time.Now().Add(2 * time.Minute)
-	for !s.exists("approved.marker") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the approved command did not run; the screen:\n%s", m.screen())
-		}
-		time.Sleep(time.Second)
-	}
+	waitRan(t, s, m, "approved.marker", nil)
 }
