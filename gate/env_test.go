@@ -212,7 +212,7 @@ func TestOfflineForReadOnly(t *testing.T) {
 	g := newGate(t, dir)
 	res := g.Run(context.Background(), Request{Command: "go env GOPROXY GOTOOLCHAIN"})
 	if res.Status != StatusOK || res.Decision.Action != policy.Allow {
-		t.Fatalf("go env: status %s, code %s, decision %v", res.Status, res.Code, res.Decision)
+		t.Fatalf("go env: status %s, code %s (%s), decision %s %v", res.Status, res.Code, res.Message, res.Decision.Action, res.Decision.Reasons)
 	}
 	// Confined, the module cache is the sandbox's own, filled from the
 	// user's module cache as a file:// proxy: offline, that is all.

@@ -98,7 +98,7 @@ var weakPasswords = []string{"postgres", "password", "pass", "secret", "root", "
 // real secret, and what: a token in its issuer's form, a password in a
 // URL that is not a placeholder, or a long random-looking word (at least
 // 20 characters of letters and digits, with both, an entropy of at least
-// 3.5 bits a character, and no placeholder word in it). It errs towards
+// 3 bits a character, and no placeholder word in it). It errs towards
 // yes: a template it flags stays denied.
 func LooksSecret(data []byte) (string, bool) {
 	text := string(data)
@@ -192,7 +192,7 @@ func randomLooking(w string) bool {
 		p := float64(k) / n
 		h -= p * math.Log2(p)
 	}
-	return h >= 3.5
+	return h >= 3.0
 }
 
 // templateWhy is the end of a denial's message for a template whose
