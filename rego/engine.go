@@ -7,17 +7,14 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/ir"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	opa "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
-	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
 
 // Query is the rule the engine evaluates.
@@ -32,7 +29,6 @@ type options struct {
 	untrusted map[string]string
 	noDefault bool
 	memo      int
-	topdown   bool
 }
 
 // WithPolicyDirs adds the .rego modules under each directory (recursively;
@@ -79,32 +75,15 @@ func WithoutDefaultPolicy() Option { return func(o *options) { o.noDefault = tru
 // turns memoization off). The default is DefaultMemo.
 func WithMemo(n int) Option { return func(o *options) { o.memo = n } }
 
-// WithTopdown has OPA's topdown evaluator decide every input, as Explain
-// always does. By default the engine evaluates the plan OPA's planner makes
-// of the policy (package irvm): the same rules with less bookkeeping,
-// falling back to topdown for a policy the plan evaluator does not take.
-func WithTopdown() Option { return func(o *options) { o.topdown = true } }
-
 // DefaultMemo is the default number of memoized decisions.
 const DefaultMemo = 4096
 
 // Engine decides on policy inputs with a prepared query. It is safe for
 // concurrent use.
 type Engine struct {
-	// args make the rego query; pq is its preparation for topdown,
-	// made once (pqOnce) when needed.
-	args []func(*opa.Rego)
-	// srcs are the modules when args are made only when topdown is
-	// prepared (the default policy's engine, which evaluates a plan made
-	// when shellgate was built).
-	srcs   map[string]string
-	pqOnce sync.Once
-	pq     opa.PreparedEvalQuery
-	pqErr  error
-	// vm evaluates the planned query (nil: topdown evaluates every
-	// decision; vmErr says why).
-	vm    *irvm.Program
-	vmErr error
+	// pq is the query, prepared once for OPA's evaluator (topdown):
+	// every decision, explanation and Rego test runs on it.
+	pq    opa.PreparedEvalQuery
 	index map[string]string // rule name → file:line
 	files []string
 	memo  *memo
@@ -141,13 +120,6 @@ func New(opts ...Option) (*Engine, error) {
 		}
 		srcs[k] = v
 	}
-	if !o.noDefault && !o.topdown && len(o.dirs)+len(o.untrusted) == 0 && len(srcs) == len(DefaultModules(false)) {
-		// The default policy alone: its plan was made when shellgate was
-		// built (TestDefaultPlan holds it to the embedded modules).
-		if e, err := defaultEngine(srcs, o); err == nil {
-			return e, nil
-		}
-	}
 	e, err := compile(srcs, o)
 	if err != nil {
 		return nil, err
@@ -175,7 +147,7 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{index: index, memo: newMemo(o.memo), args: queryArgs(mods)}
+	e := &Engine{index: index, memo: newMemo(o.memo)}
 	for n := range mods {
 		e.files = append(e.files, n)
 	}
@@ -183,41 +155,12 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err := checkTypes(mods); err != nil {
 		return nil, err
 	}
-	if !o.topdown {
-		// Planning compiles the policy with every check topdown's
-		// preparation makes; topdown is prepared only when it is needed
-		// (Explain), unless the policy cannot be planned or irvm does not
-		// take the plan.
-		if e.vm, e.vmErr = plan(e.args); e.vm != nil {
-			return e, nil
-		}
+	pq, err := opa.New(queryArgs(mods)...).PrepareForEval(context.Background())
+	if err != nil {
+		return nil, formatErrors(err)
 	}
-	if err := e.prepareTopdown(); err != nil {
-		return nil, err
-	}
+	e.pq = pq
 	return e, nil
-}
-
-// prepareTopdown prepares the query for topdown, once; the error is a
-// compile error with file, line and column.
-func (e *Engine) prepareTopdown() error {
-	e.pqOnce.Do(func() {
-		if e.args == nil {
-			mods, _, err := parseModules(e.srcs, false)
-			if err != nil {
-				e.pqErr = err
-				return
-			}
-			e.args = queryArgs(mods)
-		}
-		pq, err := opa.New(e.args...).PrepareForEval(context.Background())
-		if err != nil {
-			e.pqErr = formatErrors(err)
-			return
-		}
-		e.pq = pq
-	})
-	return e.pqErr
 }
 
 // queryArgs are the rego options that make the query of mods.
@@ -232,61 +175,6 @@ func queryArgs(mods map[string]*ast.Module) []func(*opa.Rego) {
 		args = append(args, opa.ParsedModule(m))
 	}
 	return args
-}
-
-// irTarget is the rego target under which planPlugin hands over the plan.
-const irTarget = "shellgate-ir"
-
-// planPlugin is a rego target plugin that only keeps the plan OPA's planner
-// made: PrepareForEval under irTarget plans the query, and plan compiles
-// that plan for irvm. Plans are made one at a time (planMu).
-type planPlugin struct{ last *ir.Policy }
-
-func (p *planPlugin) IsTarget(t string) bool { return t == irTarget }
-
-func (p *planPlugin) PrepareForEval(_ context.Context, pol *ir.Policy, _ ...opa.PrepareOption) (opa.TargetPluginEval, error) {
-	p.last = pol
-	return noEval{}, nil
-}
-
-// noEval is the plugin's evaluator, never used: the engine evaluates the
-// plan itself.
-type noEval struct{}
-
-func (noEval) Eval(context.Context, *opa.EvalContext, ast.Value) (ast.Value, error) {
-	return nil, errors.New("shellgate evaluates its plans itself")
-}
-
-var (
-	planMu     sync.Mutex
-	planOnce   sync.Once
-	thePlanner = &planPlugin{}
-)
-
-// plan has OPA's planner lower the query to its intermediate
-// representation and compiles that for irvm. A policy the planner or irvm
-// does not take is evaluated by topdown (the error says why).
-func plan(args []func(*opa.Rego)) (*irvm.Program, error) {
-	p, err := planOf(args)
-	if err != nil {
-		return nil, err
-	}
-	return irvm.Compile(p)
-}
-
-// planOf is the plan OPA's planner makes of the query args make.
-func planOf(args []func(*opa.Rego)) (*ir.Policy, error) {
-	planOnce.Do(func() { opa.RegisterPlugin(irTarget, thePlanner) })
-	planMu.Lock()
-	defer planMu.Unlock()
-	thePlanner.last = nil
-	if _, err := opa.New(append(args[:len(args):len(args)], opa.Target(irTarget))...).PrepareForEval(context.Background()); err != nil {
-		return nil, err
-	}
-	if thePlanner.last == nil {
-		return nil, errors.New("the planner made no plan")
-	}
-	return thePlanner.last, nil
 }
 
 // notCancelled is the Cancel of an evaluation whose context cannot be
@@ -467,15 +355,7 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 			return d, f, nil
 		}
 	}
-	var (
-		d  policy.Decision
-		ok bool
-	)
-	if e.vm != nil && extra == nil {
-		d, ok, err = e.evalPlan(ctx, in, f)
-	} else {
-		d, ok, err = e.evalTopdown(ctx, in, f, extra)
-	}
+	d, ok, err := e.eval(ctx, in, f, extra)
 	if err != nil || !ok {
 		return d, f, err
 	}
@@ -485,34 +365,28 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 	return d, f, nil
 }
 
-// evalPlan decides from the plan, on the input built as Records. ok is
-// false when the input could not be built or the evaluation failed (the
-// decision is a policy error that says why, and is not memoized).
-func (e *Engine) evalPlan(ctx context.Context, in *policy.Input, f *policy.Facts) (d policy.Decision, ok bool, err error) {
-	t, err := inputRecord(in, f)
-	if err != nil {
-		return policy.ErrorDecision("building the policy input: %v", err), false, nil
-	}
-	rs, err := e.vm.Eval(ctx, t, nil)
-	if err != nil {
-		if ctx.Err() != nil {
-			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
-		}
-		return policy.ErrorDecision("policy evaluation failed: %v", err), false, nil
-	}
-	return e.planDecision(rs, in), true, nil
-}
-
-// evalTopdown decides with OPA's topdown evaluator (extra: options such as
-// a tracer), as evalPlan does.
-func (e *Engine) evalTopdown(ctx context.Context, in *policy.Input, f *policy.Facts, extra []opa.EvalOption) (d policy.Decision, ok bool, err error) {
+// eval decides with OPA's topdown evaluator on the prepared query (extra:
+// options such as a tracer). ok is false when the input could not be built
+// or the evaluation failed (the decision is a policy error that says why,
+// and is not memoized).
+func (e *Engine) eval(ctx context.Context, in *policy.Input, f *policy.Facts, extra []opa.EvalOption) (d policy.Decision, ok bool, err error) {
 	v, err := inputValue(in, f)
 	if err != nil {
 		return policy.ErrorDecision("building the policy input: %v", err), false, nil
 	}
-	if err := e.prepareTopdown(); err != nil {
-		return policy.ErrorDecision("preparing the policy for topdown: %v", err), false, nil
+	rs, err := e.evalValue(ctx, v, extra...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
+		}
+		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), false, nil
 	}
+	return e.decision(rs, in), true, nil
+}
+
+// evalValue evaluates the prepared query on the input value v: the one
+// evaluation path of decisions, explanations and the benchmarks' floor.
+func (e *Engine) evalValue(ctx context.Context, v ast.Value, extra ...opa.EvalOption) (opa.ResultSet, error) {
 	opts := make([]opa.EvalOption, 0, 3+len(extra))
 	opts = append(opts, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
 	if ctx.Done() == nil {
@@ -527,14 +401,7 @@ func (e *Engine) evalTopdown(ctx context.Context, in *policy.Input, f *policy.Fa
 		defer stop()
 		opts = append(opts, opa.EvalExternalCancel(c))
 	}
-	rs, err := e.pq.Eval(ctx, append(opts, extra...)...)
-	if err != nil {
-		if ctx.Err() != nil {
-			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
-		}
-		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), false, nil
-	}
-	return e.decision(rs, in), true, nil
+	return e.pq.Eval(ctx, append(opts, extra...)...)
 }
 
 // decision reads the result set into a Decision, failing closed.
@@ -549,24 +416,6 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 	if !ok {
 		return policy.ErrorDecision("the decision is not a value")
 	}
-	return e.decisionOf(t, in)
-}
-
-// planDecision reads the plan's result set (one object binding the query's
-// one variable per result) into a Decision, as decision does topdown's.
-func (e *Engine) planDecision(rs []*ast.Term, in *policy.Input) policy.Decision {
-	if len(rs) == 0 {
-		return policy.ErrorDecision("the policy produced no decision (%s is undefined)", Query)
-	}
-	if len(rs) > 1 {
-		return policy.ErrorDecision("the policy produced %d decisions", len(rs))
-	}
-	b, ok := rs[0].Value.(ast.Object)
-	if !ok || b.Len() != 1 {
-		return policy.ErrorDecision("the plan's result is not one binding")
-	}
-	var t *ast.Term
-	b.Foreach(func(_, v *ast.Term) { t = v })
 	return e.decisionOf(t, in)
 }
 
