@@ -771,8 +771,8 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 		}
 	}
 	env := g.env
-	if d.Action == policy.Allow && d.Reversible {
-		env = withOffline(env) // read-only: no reason to reach the network
+	if d.Plan(res.Approved).Offline {
+		env = withOffline(env)
 	}
 	spec := Spec{
 		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,

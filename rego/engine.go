@@ -463,12 +463,52 @@ func (e *Engine) decisionOf(t *ast.Term, in *policy.Input) policy.Decision {
 		d.Reasons = []policy.Reason{}
 	}
 	policy.SortReasons(d.Reasons)
+	if rt := o.Get(kRun); rt != nil {
+		run, err := runsOf(rt)
+		if err != nil {
+			return policy.ErrorDecision("%v", err)
+		}
+		d.Run = run
+	}
 	if d.Action == policy.Ask {
 		if g := o.Get(kGrantable); g != nil {
 			d.SuggestedGrants, d.NoGrants = suggest(g.Value, in.Report)
 		}
 	}
 	return d
+}
+
+// runsOf reads the decision's run plans, checking their shape.
+func runsOf(t *ast.Term) (*policy.Runs, error) {
+	o, ok := t.Value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("the decision's run is %s, not an object", ast.ValueName(t.Value))
+	}
+	var r policy.Runs
+	for _, p := range []struct {
+		key  string
+		plan *policy.RunPlan
+	}{{"unapproved", &r.Unapproved}, {"approved", &r.Approved}} {
+		pt := o.Get(ast.StringTerm(p.key))
+		if pt == nil {
+			return nil, fmt.Errorf("the decision's run has no %q plan", p.key)
+		}
+		if err := ast.As(pt.Value, p.plan); err != nil {
+			return nil, fmt.Errorf("the decision's run.%s is malformed: %v", p.key, err)
+		}
+		if !validSandbox(p.plan.Sandbox) || p.plan.Why == "" {
+			return nil, fmt.Errorf("the decision's run.%s names no sandbox mode (%v)", p.key, pt)
+		}
+	}
+	return &r, nil
+}
+
+func validSandbox(m string) bool {
+	switch m {
+	case "read-only", "workspace-write", "full-access":
+		return true
+	}
+	return false
 }
 
 func each(v ast.Value, fn func(*ast.Term)) bool {

@@ -205,6 +205,7 @@ var (
 	kAction    = ast.StringTerm("action")
 	kReasons   = ast.StringTerm("reasons")
 	kGrantable = ast.StringTerm("grantable")
+	kRun       = ast.StringTerm("run")
 	kRule      = ast.StringTerm("rule")
 )
 
