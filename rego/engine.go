@@ -1,12 +1,14 @@
 package rego
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/metrics"
@@ -17,8 +19,12 @@ import (
 	"github.com/shellgate/shellgate/policy"
 )
 
-// Query is the rule the engine evaluates.
+// Query is the policy's decision rule.
 const Query = "data.shellgate.decision"
+
+// EngineQuery is the rule the engine evaluates: the policy's decision with
+// its run plan (policy/engine.rego, which every engine compiles).
+const EngineQuery = "data.shellgate.engine.decision"
 
 // Option configures New.
 type Option func(*options)
@@ -83,7 +89,13 @@ const DefaultMemo = 4096
 type Engine struct {
 	// pq is the query, prepared once for OPA's evaluator (topdown):
 	// every decision, explanation and Rego test runs on it.
-	pq    opa.PreparedEvalQuery
+	pq opa.PreparedEvalQuery
+	// args make the query of the modules; cq is the combination query
+	// (CombineQuery), prepared once (cOnce) when first needed.
+	args  []func(*opa.Rego)
+	cOnce sync.Once
+	cq    opa.PreparedEvalQuery
+	cErr  error
 	index map[string]string // rule name → file:line
 	files []string
 	memo  *memo
@@ -120,6 +132,10 @@ func New(opts ...Option) (*Engine, error) {
 		}
 		srcs[k] = v
 	}
+	if o.noDefault {
+		// The combinations are the engine's own, whatever the policy.
+		srcs[engineModule] = DefaultModules(false)[engineModule]
+	}
 	e, err := compile(srcs, o)
 	if err != nil {
 		return nil, err
@@ -147,7 +163,7 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{index: index, memo: newMemo(o.memo)}
+	e := &Engine{index: index, memo: newMemo(o.memo), args: queryArgs(mods)}
 	for n := range mods {
 		e.files = append(e.files, n)
 	}
@@ -155,7 +171,7 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err := checkTypes(mods); err != nil {
 		return nil, err
 	}
-	pq, err := opa.New(queryArgs(mods)...).PrepareForEval(context.Background())
+	pq, err := opa.New(append(e.args[:len(e.args):len(e.args)], opa.Query(EngineQuery))...).PrepareForEval(context.Background())
 	if err != nil {
 		return nil, formatErrors(err)
 	}
@@ -163,10 +179,10 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	return e, nil
 }
 
-// queryArgs are the rego options that make the query of mods.
+// queryArgs are the rego options that make a query of mods (with the
+// query's own option).
 func queryArgs(mods map[string]*ast.Module) []func(*opa.Rego) {
 	args := []func(*opa.Rego){
-		opa.Query(Query),
 		opa.Capabilities(capabilities),
 		opa.SetRegoVersion(ast.RegoV1),
 		opa.GenerateJSON(rawTerm),
@@ -252,7 +268,10 @@ func (e *Engine) DecideFacts(ctx context.Context, in policy.Input) (policy.Decis
 	if err != nil {
 		return w, f, err
 	}
-	return tighten(d, w), f, nil
+	// The untrusted modules only tighten (CombineQuery,
+	// "untrusted-modules").
+	c, err := e.combine(ctx, in.Command, d, "untrusted-modules", map[string]any{"trusted": d, "whole": w})
+	return c, f, err
 }
 
 // HasUntrusted reports whether the engine has untrusted modules.
@@ -289,50 +308,73 @@ func contains(list []string, s string) bool {
 	return i < len(list) && list[i] == s
 }
 
-// tighten adds to the trusted decision t the deny and ask reasons of w, the
-// decision with the untrusted modules too: the result is never more
-// permissive than t, and what w allows (its allow reasons, or an allow
-// that its helper rules made) is ignored. w's not-proven reason is not a
-// rule's: it only says w did not prove the command, which t decides.
-func tighten(t, w policy.Decision) policy.Decision {
-	var wr []policy.Reason
-	for _, r := range w.Reasons {
-		if r.Code != "not-proven" {
-			wr = append(wr, r)
+// engineModule is the module of the engine's own rules (EngineQuery,
+// CombineQuery), in every engine.
+const engineModule = "default/engine.rego"
+
+// CombineQuery is the rule that combines two decisions on one command
+// (policy/engine.rego): the trusted modules' with the untrusted ones'
+// ("untrusted-modules"), or a decision with the one an untrusted project
+// config would have given ("untrusted-config").
+const CombineQuery = "data.shellgate.engine.result"
+
+// combine evaluates CombineQuery on input {"kind": kind, fields...},
+// whose decisions are given as policy.Decisions; base is the decision
+// whose suggested grants stand when the result says keep_grants. Any
+// failure is a policy-error deny.
+func (e *Engine) combine(ctx context.Context, command string, base policy.Decision, kind string, fields map[string]any) (policy.Decision, error) {
+	e.cOnce.Do(func() {
+		e.cq, e.cErr = opa.New(append(e.args[:len(e.args):len(e.args)], opa.Query(CombineQuery))...).PrepareForEval(context.Background())
+		if e.cErr != nil {
+			e.cErr = formatErrors(e.cErr)
+		}
+	})
+	if e.cErr != nil {
+		return policy.ErrorDecision("preparing the combination of decisions: %v", e.cErr), nil
+	}
+	doc := map[string]any{"kind": kind}
+	for k, v := range fields {
+		doc[k] = v
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return policy.ErrorDecision("building the combination's input: %v", err), nil
+	}
+	v, err := ast.ValueFromReader(bytes.NewReader(b))
+	if err != nil {
+		return policy.ErrorDecision("building the combination's input: %v", err), nil
+	}
+	rs, err := e.cq.Eval(ctx, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
+	if err != nil {
+		if ctx.Err() != nil {
+			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), ctx.Err()
+		}
+		return policy.ErrorDecision("combining decisions failed: %v", formatErrors(err)), nil
+	}
+	d := e.decision(rs, &policy.Input{Command: command})
+	if isPolicyError(d) {
+		return d, nil
+	}
+	t := rs[0].Expressions[0].Value.(*ast.Term)
+	if rt := t.Value.(ast.Object).Get(kRun); rt != nil {
+		if d = withRun(d, rt); isPolicyError(d) {
+			return d, nil
 		}
 	}
-	if w.Action == policy.Allow || len(wr) == 0 {
-		return t
+	if k := t.Value.(ast.Object).Get(kKeepGrants); k != nil && k.Value.Compare(ast.Boolean(true)) == 0 && d.Action == policy.Ask {
+		d.SuggestedGrants, d.NoGrants = base.SuggestedGrants, base.NoGrants
 	}
-	switch {
-	case t.Action.MorePermissive(w.Action):
-		return policy.Decision{Action: w.Action, Reasons: wr}
-	case w.Action.MorePermissive(t.Action):
-		return t
-	}
-	out := t
-	out.Reasons = append([]policy.Reason(nil), t.Reasons...)
-	for _, r := range wr {
-		dup := false
-		for _, x := range t.Reasons {
-			if sameReason(r, x) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out.Reasons = append(out.Reasons, r)
-		}
-	}
-	policy.SortReasons(out.Reasons)
-	return out
+	return d, nil
 }
 
-func sameReason(a, b policy.Reason) bool {
-	if a.Code != b.Code || a.Message != b.Message || a.Rule != b.Rule || a.Segment != b.Segment || (a.Span == nil) != (b.Span == nil) {
-		return false
-	}
-	return a.Span == nil || *a.Span == *b.Span
+// WithUntrustedConfig combines d, decided under the trusted part of the
+// config, with whole, the decision had the user trusted the project's
+// config (CombineQuery, "untrusted-config"): the policy adds the reason
+// project-config-untrusted with message when whole is more permissive.
+func (e *Engine) WithUntrustedConfig(ctx context.Context, command string, d, whole policy.Decision, message string) (policy.Decision, error) {
+	return e.combine(ctx, command, d, "untrusted-config", map[string]any{
+		"decision": d, "whole": whole, "message": message, "command_length": len(command),
+	})
 }
 
 func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalOption) (policy.Decision, *policy.Facts, error) {
@@ -381,7 +423,7 @@ func (e *Engine) eval(ctx context.Context, in *policy.Input, f *policy.Facts, ex
 		}
 		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), false, nil
 	}
-	return e.decision(rs, in), true, nil
+	return e.engineDecision(rs, in), true, nil
 }
 
 // evalValue evaluates the prepared query on the input value v: the one
@@ -417,6 +459,47 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 		return policy.ErrorDecision("the decision is not a value")
 	}
 	return e.decisionOf(t, in)
+}
+
+// engineDecision reads the result set of EngineQuery, {"decision": the
+// policy's decision, "run": its run plan}, failing closed.
+func (e *Engine) engineDecision(rs opa.ResultSet, in *policy.Input) policy.Decision {
+	if len(rs) == 1 && len(rs[0].Expressions) == 1 {
+		t, ok := rs[0].Expressions[0].Value.(*ast.Term)
+		if !ok {
+			return policy.ErrorDecision("the decision is not a value")
+		}
+		o, ok := t.Value.(ast.Object)
+		if !ok || o.Get(kDecision) == nil {
+			return policy.ErrorDecision("the engine's decision is %v, not {\"decision\", \"run\"}", t)
+		}
+		rs = opa.ResultSet{{Expressions: []*opa.ExpressionValue{{Value: o.Get(kDecision)}}}}
+		d := e.decision(rs, in)
+		if rt := o.Get(kRun); rt != nil && !isPolicyError(d) {
+			return withRun(d, rt)
+		}
+		return d
+	}
+	return e.decision(rs, in)
+}
+
+// isPolicyError reports whether d is a policy-error deny (ErrorDecision).
+func isPolicyError(d policy.Decision) bool {
+	return d.Action == policy.Deny && len(d.Reasons) == 1 && d.Reasons[0].Code == policy.PolicyError
+}
+
+// withRun sets d's run plans from rt (null: none), failing closed on a
+// malformed one.
+func withRun(d policy.Decision, rt *ast.Term) policy.Decision {
+	if rt.Value.Compare(ast.Null{}) == 0 {
+		return d
+	}
+	run, err := runsOf(rt)
+	if err != nil {
+		return policy.ErrorDecision("%v", err)
+	}
+	d.Run = run
+	return d
 }
 
 // decisionOf reads the decision's value, failing closed.
@@ -463,13 +546,6 @@ func (e *Engine) decisionOf(t *ast.Term, in *policy.Input) policy.Decision {
 		d.Reasons = []policy.Reason{}
 	}
 	policy.SortReasons(d.Reasons)
-	if rt := o.Get(kRun); rt != nil {
-		run, err := runsOf(rt)
-		if err != nil {
-			return policy.ErrorDecision("%v", err)
-		}
-		d.Run = run
-	}
 	if d.Action == policy.Ask {
 		if g := o.Get(kGrantable); g != nil {
 			d.SuggestedGrants, d.NoGrants = suggest(g.Value, in.Report)

@@ -202,11 +202,13 @@ var (
 	kWrites          = ast.StringTerm("writes")
 	kWritten         = ast.StringTerm("written")
 	// Keys of the decision and its reasons.
-	kAction    = ast.StringTerm("action")
-	kReasons   = ast.StringTerm("reasons")
-	kGrantable = ast.StringTerm("grantable")
-	kRun       = ast.StringTerm("run")
-	kRule      = ast.StringTerm("rule")
+	kAction     = ast.StringTerm("action")
+	kReasons    = ast.StringTerm("reasons")
+	kGrantable  = ast.StringTerm("grantable")
+	kRun        = ast.StringTerm("run")
+	kKeepGrants = ast.StringTerm("keep_grants")
+	kDecision   = ast.StringTerm("decision")
+	kRule       = ast.StringTerm("rule")
 )
 
 // enums holds one term for each frequent enum-like value (kinds, sources,

@@ -36,14 +36,7 @@ segments := input.report.segments
 
 # --- combination ---------------------------------------------------------
 
-# decision is the verdict with the run plan that goes with it: everything
-# the gate acts on is decided here.
-decision := object.union(verdict, {"run": {
-	"unapproved": run_plan(verdict.action, false),
-	"approved": run_plan(verdict.action, true),
-}})
-
-verdict := {"action": "deny", "reasons": deny} if {
+decision := {"action": "deny", "reasons": deny} if {
 	some _ in deny
 } else := {"action": "deny", "reasons": ask} if {
 	input.facts.mode == "readonly"
@@ -63,76 +56,6 @@ verdict := {"action": "deny", "reasons": deny} if {
 unproven_action := "deny" if input.facts.mode == "readonly"
 
 else := "ask"
-
-# --- running -------------------------------------------------------------
-
-# run_plan(action, approved): how the gate runs a command the policy
-# decided action on, when no person approved it (approved false: an allow
-# runs so) and when a person approved it (an ask, or an escalation):
-#   sandbox, why   the sandbox mode and why: readonly mode reads only; the
-#                  config's sandbox mode; a write a person approved, and a
-#                  granted one, may write the workspace; a command allowed
-#                  as reversible reads only
-#   network        whether the sandbox lets it reach the network: only a
-#                  segment of category network that a person approved, or
-#                  that a config grant allowed ("granted")
-#   offline        whether its environment is made offline (a command
-#                  allowed as reversible has no reason to reach the network)
-#   station_reads  whether the reads the station established are opened in
-#                  the sandbox (an approved command, or one a grant allowed)
-# A caller's explicit sandbox mode (run --sandbox) and an approved
-# escalation replace the sandbox mode only.
-run_plan(action, approved) := {
-	"sandbox": mode_why[0],
-	"why": mode_why[1],
-	"network": egress(action, approved),
-	"offline": offline(action),
-	"station_reads": station_reads(action, approved),
-} if {
-	mode_why := sandbox_mode(action, approved)
-}
-
-# sandbox_modes are the config's sandbox values that name a mode.
-sandbox_modes := {"read-only", "workspace-write", "full-access"}
-
-sandbox_mode(action, approved) := ["read-only", "readonly-mode"] if {
-	input.facts.mode == "readonly"
-} else := [input.config.sandbox, "config"] if {
-	input.config.sandbox in sandbox_modes
-} else := ["workspace-write", "approved-write"] if {
-	approved
-} else := ["read-only", "reversible"] if {
-	action == "allow"
-	input.report.reversible
-} else := ["workspace-write", "granted"]
-
-egress(_, approved) if {
-	approved
-	some _ in input.facts.index["category:network"]
-}
-
-egress(action, false) if {
-	action == "allow"
-	some i in input.facts.index["category:network"]
-	some r in allow
-	r.code == "granted"
-	r.segment == i
-}
-
-default egress(_, _) := false
-
-offline(action) if {
-	action == "allow"
-	input.report.reversible
-}
-
-default offline(_) := false
-
-station_reads(_, true)
-
-station_reads("allow", false) if not input.report.reversible
-
-default station_reads(_, _) := false
 
 # proven: nothing in the command is left unexplained.
 proven if {
@@ -230,6 +153,18 @@ allow contains {
 }
 
 # --- ask -----------------------------------------------------------------
+
+# cwd-unknown: the agent did not say in which directory the command runs
+# (the cwd is not absolute), so its reads cannot be judged.
+ask contains {
+	"code": "cwd-unknown",
+	"message": "the agent did not say in which directory the command runs, so its reads cannot be judged",
+	"span": null,
+	"segment": -1,
+	"rule": "cwd-unknown",
+} if {
+	not startswith(input.cwd, "/")
+}
 
 # grant-wildcards-code: a project config's grant matches the segment only
 # through a wildcard over an argument that carries code (python3 -c * on

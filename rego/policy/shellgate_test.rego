@@ -952,71 +952,12 @@ test_config_without_problem_allows if {
 	dec.action == "allow"
 }
 
-# --- run plans -----------------------------------------------------------
-
-net_writer(i, name) := seg(i, name, {"categories": ["network", "write"], "read_only": false})
-
-# run_cases: the decision's run plan (unapproved, approved) for each way a
-# command can be allowed or asked.
-run_cases := {
-	"reversible: read-only, offline, no network": {
-		"input": mk([seg(0, "ls", {})], {}),
-		"action": "allow",
-		"unapproved": {"sandbox": "read-only", "why": "reversible", "network": false, "offline": true, "station_reads": false},
-		"approved": {"sandbox": "workspace-write", "why": "approved-write", "network": false, "offline": true, "station_reads": true},
-	},
-	"granted network: workspace-write with the network": {
-		"input": mk([net_writer(0, "curl")], object.union(not_reversible([finding("network", 0)]), granted(["curl **"]))),
-		"action": "allow",
-		"unapproved": {"sandbox": "workspace-write", "why": "granted", "network": true, "offline": false, "station_reads": true},
-		"approved": {"sandbox": "workspace-write", "why": "approved-write", "network": true, "offline": false, "station_reads": true},
-	},
-	"asked network: the network only once approved": {
-		"input": mk([net_writer(0, "curl")], not_reversible([finding("network", 0)])),
-		"action": "ask",
-		"unapproved": {"sandbox": "workspace-write", "why": "granted", "network": false, "offline": false, "station_reads": false},
-		"approved": {"sandbox": "workspace-write", "why": "approved-write", "network": true, "offline": false, "station_reads": true},
-	},
-	"granted writer without network": {
-		"input": mk([writer(0, "npm")], object.union(not_reversible([finding("unknown-program", 0)]), granted(["npm test **"]))),
-		"action": "allow",
-		"unapproved": {"sandbox": "workspace-write", "why": "granted", "network": false, "offline": false, "station_reads": true},
-		"approved": {"sandbox": "workspace-write", "why": "approved-write", "network": false, "offline": false, "station_reads": true},
-	},
-	"readonly mode reads only": {
-		"input": mk([seg(0, "ls", {})], readonly),
-		"action": "allow",
-		"unapproved": {"sandbox": "read-only", "why": "readonly-mode", "network": false, "offline": true, "station_reads": false},
-		"approved": {"sandbox": "read-only", "why": "readonly-mode", "network": false, "offline": true, "station_reads": true},
-	},
-	"the config's sandbox mode": {
-		"input": mk([seg(0, "ls", {})], {"config": {"sandbox": "full-access"}}),
-		"action": "allow",
-		"unapproved": {"sandbox": "full-access", "why": "config", "network": false, "offline": true, "station_reads": false},
-		"approved": {"sandbox": "full-access", "why": "config", "network": false, "offline": true, "station_reads": true},
-	},
-	"the config's auto is no mode": {
-		"input": mk([seg(0, "ls", {})], {"config": {"sandbox": "auto"}}),
-		"action": "allow",
-		"unapproved": {"sandbox": "read-only", "why": "reversible", "network": false, "offline": true, "station_reads": false},
-		"approved": {"sandbox": "workspace-write", "why": "approved-write", "network": false, "offline": true, "station_reads": true},
-	},
-}
-
-test_run_plans[name] if {
-	some name, c in run_cases
-	d := shellgate.decision with input as c.input
-	d.action == c.action
-	d.run.unapproved == c.unapproved
-	d.run.approved == c.approved
-}
-
-# An allow reason of another module with a code other than "granted" lets
-# its segment run, but not reach the network.
-test_team_allow_gives_no_network if {
-	inp := mk([net_writer(0, "make")], not_reversible([finding("not-read-only", 0)]))
-	d := shellgate.decision with input as inp with shellgate.allow as team_allow
-	d.action == "allow"
-	d.run.unapproved.network == false
-	d.run.approved.network == true
+# A cwd that is not absolute asks, whatever the command: its reads cannot
+# be judged.
+test_cwd_unknown if {
+	d := shellgate.decision with input as mk([seg(0, "ls", {})], {"cwd": "ws"})
+	d.action == "ask"
+	"cwd-unknown" in {r.code | some r in d.reasons}
+	d0 := shellgate.decision with input as mk([seg(0, "ls", {})], {})
+	d0.action == "allow"
 }
