@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/policy"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // FixtureFile is the name of a directory's default fixture.
