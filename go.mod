@@ -69,3 +69,5 @@ require (
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	oras.land/oras-go/v2 v2.7.0 // indirect
 )
+
+tool github.com/shellgate/shellgate/internal/shellgate-gen
