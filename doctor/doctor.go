@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -116,22 +115,15 @@ func (o *Options) installCmd(agent hook.Agent, scope string) string {
 
 // settingsPath is where agent keeps its settings in scope.
 func (o *Options) settingsPath(agent hook.Agent, scope string) string {
-	if agent == hook.Codex && scope == ScopeUser {
-		if ch, err := o.codexHome(); err == nil {
-			return filepath.Join(ch, "hooks.json")
-		}
-	}
 	sc := hook.ScopeProject
 	if scope == ScopeUser {
 		sc = hook.ScopeUser
 	}
-	return hook.SettingsPath(agent, sc, o.Dir, o.Home)
-}
-
-// codexHome is the user's Codex directory as Codex finds it: $CODEX_HOME
-// with symlinks resolved (it must exist), else ~/.codex.
-func (o *Options) codexHome() (string, error) {
-	return hook.CodexHomeFrom(o.getenv("CODEX_HOME"), o.Home)
+	s := agent.Spec()
+	if s == nil {
+		return ""
+	}
+	return s.SettingsPath(sc, o.Dir, o.Home, o.getenv)
 }
 
 // Run examines every agent in both scopes and the directory. It reads
@@ -165,8 +157,13 @@ func Run(o Options) Report {
 		}
 	}
 	if len(r.Gates) == 0 {
-		r.Checks = append(r.Checks, Check{Name: "agents", Message: "no agent's settings were found here or in your home (.claude, .codex, .gemini, .cursor)",
-			Fix: "shellgate install claude   # or codex, gemini, cursor; --user for every project"})
+		var dirs, others []string
+		for _, s := range hook.Specs() {
+			dirs = append(dirs, s.Dir)
+			others = append(others, string(s.Name))
+		}
+		r.Checks = append(r.Checks, Check{Name: "agents", Message: fmt.Sprintf("no agent's settings were found here or in your home (%s)", strings.Join(dirs, ", ")),
+			Fix: fmt.Sprintf("shellgate install %s   # or %s; --user for every project", others[0], strings.Join(others[1:], ", "))})
 	}
 	r.Checks = append(r.Checks, o.engineCheck())
 	r.Checks = append(r.Checks, o.configChecks()...)
@@ -209,7 +206,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 		return ag
 	}
 	what := "valid JSON"
-	if a == hook.Gemini {
+	if a.Spec().Comments {
 		what = "valid JSON (comments allowed)"
 	}
 	add(Check{Name: "settings", OK: true, Message: path + " is " + what})
@@ -219,7 +216,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 		add(Check{Name: "hook", Message: fmt.Sprintf("%s: %v", path, err), Fix: fmt.Sprintf("mv %s %s && %s", shellQuote(path), shellQuote(path+".broken"), install)})
 		return ag
 	}
-	st := shellTool[a]
+	st := shellToolOf(a)
 	if len(entries) == 0 {
 		msg := fmt.Sprintf("no shellgate hook for %s", st.event)
 		if st.tool != "" {
@@ -239,7 +236,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 	add(Check{Name: "hook", OK: true, Message: fmt.Sprintf("%s: %s", where, clip(e.command, 100))})
 
 	o.commandChecks(&ag, a, scope, e, install)
-	o.agentChecks(&ag, a, scope, root, e, install)
+	o.agentChecks(&ag, a, scope, e, install)
 	return ag
 }
 
@@ -247,7 +244,12 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 // to an executable, and the files its flags name exist.
 func (o *Options) commandChecks(ag *Agent, a hook.Agent, scope string, e entry, install string) {
 	add := func(c Check) { ag.Checks = append(ag.Checks, c) }
-	vars := map[string]string{"CLAUDE_PROJECT_DIR": o.Dir, "GEMINI_PROJECT_DIR": o.Dir, "CURSOR_PROJECT_DIR": o.Dir}
+	vars := map[string]string{}
+	for _, s := range hook.Specs() {
+		if s.ProjectDirVar != "" {
+			vars[s.ProjectDirVar] = o.Dir
+		}
+	}
 	if o.Home != "" {
 		vars["HOME"] = o.Home
 	}
@@ -301,135 +303,16 @@ func (o *Options) commandChecks(ag *Agent, a hook.Agent, scope string, e entry, 
 	}
 }
 
-// agentChecks: the agent's fail-closed setting, its trust in the hook or
-// the folder, and hooks not switched off.
-func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, root map[string]any, e entry, install string) {
-	add := func(c Check) { ag.Checks = append(ag.Checks, c) }
-	switch a {
-	case hook.Claude:
-		of, _ := e.handler["onFailure"].(string)
-		async := e.handler["async"] == true || e.handler["asyncRewake"] == true
-		switch {
-		case async:
-			add(Check{Name: "fail-closed", Message: "the hook runs async: Claude Code does not wait for it, and its answer blocks nothing", Fix: install})
-		case of == hook.ClaudeOnFailure:
-			add(Check{Name: "fail-closed", OK: true, Message: `"onFailure": "block": a hook that cannot run blocks the command`})
-		default:
-			add(Check{Name: "fail-closed", Message: `no "onFailure": "block" on the hook: if it cannot run (binary moved, crash, time-out), Claude Code runs the command anyway`, Fix: install})
-		}
-		files := []string{ag.Settings}
-		if scope == ScopeProject {
-			files = append(files, filepath.Join(o.Dir, ".claude", "settings.local.json"))
-		} else {
-			files = append(files, filepath.Join(o.Dir, ".claude", "settings.json"), filepath.Join(o.Dir, ".claude", "settings.local.json"))
-		}
-		add(o.claudeEnabled(files))
-	case hook.Codex:
-		ch, err := o.codexHome()
-		if err != nil {
-			add(Check{Name: "trust", Message: "Codex's config cannot be found: " + err.Error(), Fix: "shellgate install codex --user"})
-			break
-		}
-		for _, c := range codexChecks(ch, ag.Settings, install) {
-			add(c)
-		}
-		add(timeoutCheck(e, "Codex", time.Second, 600*time.Second, install))
-	case hook.Gemini:
-		// Gemini CLI 0.61 blocks the command when a hook exits with a code
-		// other than 0 and 1 (a missing binary: 127; a crash); exit 1, a
-		// signal and a time-out let it run. shellgate-hook never exits 1.
-		add(Check{Name: "fail-closed", OK: true,
-			Message: "Gemini CLI blocks the command when the hook cannot start or fails (any exit code but 0 and 1); a time-out lets it run (see timeout)"})
-		add(timeoutCheck(e, "Gemini CLI", time.Millisecond, 60*time.Second, install))
-		// In a folder it does not trust, Gemini CLI runs no hook from its
-		// settings, the user's included.
-		add(o.geminiFolderTrust())
-		add(o.geminiEnabled(e))
-	case hook.Cursor:
-		add(Check{Name: "fail-closed", Advisory: true,
-			Message: "Cursor has no fail-closed setting for hooks: if the hook cannot run, Cursor decides (shellgate-hook itself always answers, with a deny at worst)"})
+// agentChecks are the agent's own checks (AgentSpec.Doctor): its
+// fail-closed setting, its trust in the hook or the folder, and hooks not
+// switched off.
+func (o *Options) agentChecks(ag *Agent, a hook.Agent, scope string, e entry, install string) {
+	for _, c := range a.Spec().Doctor(hook.DoctorEnv{
+		Dir: o.Dir, Home: o.Home, User: scope == ScopeUser, Settings: ag.Settings,
+		Getenv: o.getenv, Install: install, Handler: e.handler, Command: e.command,
+	}) {
+		ag.Checks = append(ag.Checks, Check(c))
 	}
-}
-
-// minHookTimeout is the least hook timeout that lets shellgate-hook answer
-// (its whole budget is 25 s) before an agent that fails open kills it.
-const minHookTimeout = 30 * time.Second
-
-// timeoutCheck: an agent that kills a hook at its timeout lets the command
-// run, so the timeout must leave shellgate-hook its whole budget. unit is
-// what the "timeout" field counts; def is the agent's default.
-func timeoutCheck(e entry, agent string, unit, def time.Duration, install string) Check {
-	d := def
-	if v, ok := e.handler["timeout"]; ok {
-		n, err := strconv.ParseFloat(fmt.Sprint(v), 64)
-		if err != nil || n <= 0 {
-			return Check{Name: "timeout", Message: fmt.Sprintf("the hook's timeout %v is not a positive number", v), Fix: install}
-		}
-		d = time.Duration(n * float64(unit))
-	}
-	if d < minHookTimeout {
-		return Check{Name: "timeout", Message: fmt.Sprintf("the hook's timeout is %s: %s runs the command when a hook times out, and shellgate-hook may take up to 25s", d, agent), Fix: install}
-	}
-	return Check{Name: "timeout", OK: true, Message: fmt.Sprintf("the hook's timeout is %s, above shellgate-hook's 25s budget", d)}
-}
-
-// claudeEnabled: no settings file Claude Code reads turns every hook off.
-func (o *Options) claudeEnabled(files []string) Check {
-	if o.Home != "" {
-		files = append(files, filepath.Join(o.Home, ".claude", "settings.json"))
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		root, err := parseSettings(hook.Claude, data)
-		if err != nil {
-			continue
-		}
-		if root["disableAllHooks"] == true {
-			return Check{Name: "enabled", Message: f + ` sets "disableAllHooks": true: Claude Code runs no hook at all`,
-				Fix: `remove "disableAllHooks" from ` + f}
-		}
-	}
-	return Check{Name: "enabled", OK: true, Message: `no settings file sets "disableAllHooks"`}
-}
-
-// geminiEnabled: hooks are on (hooksConfig.enabled) and the shellgate hook
-// is not listed in hooksConfig.disabled, in the user's or the project's
-// settings.
-func (o *Options) geminiEnabled(e entry) Check {
-	name, _ := e.handler["name"].(string)
-	if name == "" {
-		name = e.command
-	}
-	files := []string{filepath.Join(o.Dir, ".gemini", "settings.json")}
-	if o.Home != "" {
-		files = append(files, filepath.Join(o.Home, ".gemini", "settings.json"))
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		root, err := parseSettings(hook.Gemini, data)
-		if err != nil {
-			continue
-		}
-		hc, _ := root["hooksConfig"].(map[string]any)
-		if hc["enabled"] == false {
-			return Check{Name: "enabled", Message: f + ` sets "hooksConfig": {"enabled": false}: Gemini CLI runs no hook at all`,
-				Fix: `remove "enabled": false from "hooksConfig" in ` + f}
-		}
-		dis, _ := hc["disabled"].([]any)
-		for _, d := range dis {
-			if d == name {
-				return Check{Name: "enabled", Message: fmt.Sprintf("%s lists the hook %q in hooksConfig.disabled: Gemini CLI does not run it", f, name),
-					Fix: fmt.Sprintf("remove %q from \"hooksConfig\".\"disabled\" in %s", name, f)}
-			}
-		}
-	}
-	return Check{Name: "enabled", OK: true, Message: "hooks are enabled and shellgate's is not disabled"}
 }
 
 // engineCheck pings the engine. A missing or silent engine is advisory:
@@ -506,16 +389,10 @@ func (o *Options) configChecks() []Check {
 	return out
 }
 
+// agentTitle is the agent's name for a person.
 func agentTitle(a hook.Agent) string {
-	switch a {
-	case hook.Claude:
-		return "Claude Code"
-	case hook.Codex:
-		return "Codex"
-	case hook.Gemini:
-		return "Gemini CLI"
-	case hook.Cursor:
-		return "Cursor"
+	if s := a.Spec(); s != nil {
+		return s.Title
 	}
 	return string(a)
 }

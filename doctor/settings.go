@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -11,74 +9,24 @@ import (
 	"github.com/shellgate/shellgate/hook"
 )
 
-// shellTool is the tool (or event) whose hook gates shell commands, per
-// agent: the event the entry must be under and the tool name its matcher
-// must match ("" for Cursor, whose entries have no matcher).
-var shellTool = map[hook.Agent]struct{ event, tool string }{
-	hook.Claude: {"PreToolUse", "Bash"},
-	hook.Codex:  {"PreToolUse", "Bash"},
-	hook.Gemini: {"BeforeTool", "run_shell_command"},
-	hook.Cursor: {"beforeShellExecution", ""},
+// shellTool is the event a shell-command hook must be under and the tool
+// name its matcher must match ("" for an agent whose entries have no
+// matcher).
+type shellTool struct{ event, tool string }
+
+func shellToolOf(agent hook.Agent) shellTool {
+	s := agent.Spec()
+	if s == nil {
+		return shellTool{}
+	}
+	return shellTool{s.HookEvent(), s.ShellTool}
 }
 
 // parseSettings decodes a settings file as the agent reads it: JSON, and
 // for Gemini CLI JSON with comments (it strips // and /* */ comments
 // first). The top level must be an object.
 func parseSettings(agent hook.Agent, data []byte) (map[string]any, error) {
-	if agent == hook.Gemini {
-		data = stripJSONComments(data)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("not valid JSON: %v", err)
-	}
-	if dec.More() {
-		return nil, errors.New("not valid JSON: data after the top-level value")
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("not a JSON object")
-	}
-	return m, nil
-}
-
-// stripJSONComments blanks out // and /* */ comments outside strings, as
-// Gemini CLI's strip-json-comments does (keeping offsets for errors).
-func stripJSONComments(b []byte) []byte {
-	out := append([]byte(nil), b...)
-	inStr := false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inStr:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
-			j := bytes.Index(out[i+2:], []byte("*/"))
-			end := len(out)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			for k := i; k < end; k++ {
-				if out[k] != '\n' {
-					out[k] = ' '
-				}
-			}
-			i = end - 1
-		}
-	}
-	return out
+	return agent.Spec().DecodeSettings(data)
 }
 
 // entry is one shellgate hook handler found in a settings file.
@@ -93,7 +41,8 @@ type entry struct {
 // whose matcher covers the shell tool, and, for the message when there is
 // none, the shellgate handlers found elsewhere.
 func findEntries(agent hook.Agent, root map[string]any) (found []entry, elsewhere []string, err error) {
-	st := shellTool[agent]
+	st := shellToolOf(agent)
+	flat := agent.Spec() != nil && agent.Spec().Flat
 	hooksV, ok := root["hooks"]
 	if !ok {
 		return nil, nil, nil
@@ -115,7 +64,7 @@ func findEntries(agent hook.Agent, root map[string]any) (found []entry, elsewher
 			if !ok {
 				continue
 			}
-			if agent == hook.Cursor {
+			if flat {
 				if c, ok := g["command"].(string); ok && hook.IsShellgateCommand(c) {
 					if event == st.event {
 						found = append(found, entry{event: event, command: c, handler: g})

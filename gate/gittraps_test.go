@@ -326,3 +326,128 @@ func TestGitTrapsConfirm(t *testing.T) {
 		}
 	})
 }
+
+// TestGitLFS: a developer who ran `git lfs install` (filter "lfs" in
+// ~/.gitconfig) is not asked about git status in a repository whose
+// .gitattributes selects it: git-lfs is the user's program, and what a
+// repository could make it run or write (lfs.extension.<name>.clean and
+// lfs.storage in .git/config, a git-lfs of the workspace's on PATH) asks,
+// each shown to fire in the real git and git-lfs. The same settings in
+// .lfsconfig, which git-lfs ignores (shown too), stay allowed.
+func TestGitLFS(t *testing.T) {
+	git := testenv.LookPath(t, "git")
+	testenv.LookPath(t, "git-lfs")
+	home := t.TempDir()
+	if r, err := filepath.EvalSymlinks(home); err == nil {
+		home = r
+	}
+	t.Setenv("HOME", home)
+	marker := filepath.Join(home, "MARKER")
+	basePath := os.Getenv("PATH")
+	env := func(path string) []string {
+		return []string{"HOME=" + home, "PATH=" + path, "GIT_CONFIG_NOSYSTEM=1", "GIT_PAGER=cat",
+			"GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "LC_ALL=C"}
+	}
+	run := func(dir string, args ...string) {
+		t.Helper()
+		c := exec.Command(git, args...)
+		c.Dir, c.Env = dir, env(basePath)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
+		}
+	}
+	write := func(p, body string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(home, "lfs", "install") // writes filter "lfs" to ~/.gitconfig
+	script := "#!/bin/sh\ntouch " + marker + "\ncat\n"
+	write(filepath.Join(home, "ext.sh"), script, 0o755)
+	repo := func(name string) string {
+		t.Helper()
+		ws := filepath.Join(home, "ws", name)
+		run(home, "init", "-q", ws)
+		write(filepath.Join(ws, ".gitattributes"), "*.bin filter=lfs diff=lfs merge=lfs -text\n", 0o644)
+		write(filepath.Join(ws, "a.bin"), "data\n", 0o644)
+		run(ws, "add", ".")
+		run(ws, "commit", "-q", "-m", "one")
+		return ws
+	}
+	type tc struct {
+		name  string
+		build func(ws string) (path string) // plants; returns the PATH git runs with
+		fired bool                          // the real git status leaves the marker
+		want  []string                      // in a reason, when asked
+	}
+	cases := []tc{
+		{name: "plain", build: func(string) string { return basePath }},
+		{name: "lfsconfig ignored", build: func(ws string) string {
+			write(filepath.Join(ws, ".lfsconfig"), "[lfs \"extension.x\"]\n\tclean = "+home+"/ext.sh %f\n\tsmudge = cat\n\tpriority = 0\n[lfs]\n\tstorage = "+marker+"\n", 0o644)
+			return basePath
+		}},
+		{name: "extension", build: func(ws string) string {
+			run(ws, "config", "lfs.extension.x.clean", home+"/ext.sh %f")
+			run(ws, "config", "lfs.extension.x.smudge", "cat")
+			run(ws, "config", "lfs.extension.x.priority", "0")
+			return basePath
+		}, fired: true, want: []string{"lfs.extension.x.clean", "/.git/config"}},
+		{name: "storage", build: func(ws string) string {
+			run(ws, "config", "lfs.storage", marker)
+			return basePath
+		}, fired: true, want: []string{"lfs.storage", "/.git/config"}},
+		{name: "git-lfs on PATH", build: func(ws string) string {
+			write(filepath.Join(ws, "bin/git-lfs"), "#!/bin/sh\ntouch "+marker+"\nexit 1\n", 0o755)
+			return filepath.Join(ws, "bin") + ":" + basePath
+		}, fired: true, want: []string{"/bin/git-lfs"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ws := repo(strings.ReplaceAll(c.name, " ", "-"))
+			path := c.build(ws)
+			_ = os.RemoveAll(marker)
+			if err := os.Chtimes(filepath.Join(ws, "a.bin"), time0, time0); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(git, "status", "--short")
+			cmd.Dir, cmd.Env = ws, env(path)
+			out, _ := cmd.CombinedOutput()
+			_, err := os.Stat(marker)
+			if fired := err == nil; fired != c.fired {
+				t.Fatalf("git status left the marker: %v, want %v\n%s", fired, c.fired, out)
+			}
+			p, err := NewPipeline(PipelineOptions{Env: readstation.NewFullEnv(env(path))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mode := range []string{"default", "readonly"} {
+				res, err := p.Check(context.Background(), "git status", ws, mode, classify.DialectBash)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := policy.Allow
+				if c.fired {
+					want = map[string]policy.Action{"default": policy.Ask, "readonly": policy.Deny}[mode]
+				}
+				found := !c.fired
+				var msgs []string
+				for _, r := range res.Reasons {
+					msgs = append(msgs, r.Message)
+					ok := true
+					for _, w := range c.want {
+						ok = ok && strings.Contains(r.Message, w)
+					}
+					found = found || ok
+				}
+				if res.Action != want || !found {
+					t.Errorf("git status (%s): %s, reasons:\n  %s\nwant %s naming %q", mode, res.Action, strings.Join(msgs, "\n  "), want, c.want)
+				}
+			}
+		})
+	}
+}

@@ -77,6 +77,13 @@ type HelperKey struct {
 	// UserOnly: git reads the key only from the system and global
 	// configuration (and the environment's), never from a repository's.
 	UserOnly bool
+	// Known are values that, in the user's configuration, name a program
+	// the table knows (git-lfs, as `git lfs install` writes it): its own
+	// repository inputs that run programs or write elsewhere are rows of
+	// this table (lfs.extension.<name>.clean, lfs.storage), and it is found
+	// through PATH like git itself (KnownPrograms), so the driver does not
+	// count there. In a repository's own configuration every value counts.
+	Known []string
 	// Runs are the read-only commands, of ReadCommands, that run it in a
 	// repository without a terminal (a driver's: for a path its attributes
 	// select). TestKeysRunWhenTheTableSays holds each row to real git.
@@ -97,9 +104,12 @@ var Keys = []HelperKey{
 	{Section: "diff", Key: "external", When: WhenDiff, Runs: []string{"diff"}, Doc: "the external diff program git diff runs (log -p only with --ext-diff)"},
 	{Section: "diff", Sub: SubRequired, Key: "textconv", When: WhenDiff, Driver: "diff", Runs: []string{"diff", "log -p"}, Doc: "a diff driver's text conversion program"},
 	{Section: "diff", Sub: SubRequired, Key: "command", When: WhenDiff, Driver: "diff", Runs: []string{"diff"}, Doc: "a diff driver's external diff program"},
-	{Section: "filter", Sub: SubRequired, Key: "clean", When: WhenIndex, Driver: "filter", Runs: []string{"status", "diff"}, Doc: "a filter's clean program, run on a work tree file git hashes"},
-	{Section: "filter", Sub: SubRequired, Key: "process", When: WhenIndex, Driver: "filter", Runs: []string{"status", "diff"}, Doc: "a filter's long-running process"},
-	{Section: "filter", Sub: SubRequired, Key: "smudge", When: WhenWrite, Driver: "filter", Doc: "a filter's smudge program, run on checkout"},
+	{Section: "filter", Sub: SubRequired, Key: "clean", When: WhenIndex, Driver: "filter", Known: []string{"git-lfs clean -- %f"}, Runs: []string{"status", "diff"}, Doc: "a filter's clean program, run on a work tree file git hashes"},
+	{Section: "filter", Sub: SubRequired, Key: "process", When: WhenIndex, Driver: "filter", Known: []string{"git-lfs filter-process"}, Runs: []string{"status", "diff"}, Doc: "a filter's long-running process"},
+	{Section: "filter", Sub: SubRequired, Key: "smudge", When: WhenWrite, Driver: "filter", Known: []string{"git-lfs smudge -- %f"}, Doc: "a filter's smudge program, run on checkout"},
+	{Section: "lfs", Sub: SubRequired, SubPrefix: "extension.", Key: "clean", When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "a Git LFS extension's clean program: git-lfs runs it on every file its filter cleans (git-lfs ignores it in .lfsconfig)"},
+	{Section: "lfs", Sub: SubRequired, SubPrefix: "extension.", Key: "smudge", When: WhenWrite, Doc: "a Git LFS extension's smudge program, run on checkout"},
+	{Section: "lfs", Key: "storage", When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "the directory Git LFS writes the objects of the files its filter cleans to (git-lfs ignores it in .lfsconfig)"},
 	{Section: "merge", Sub: SubRequired, Key: "driver", When: WhenWrite, Driver: "merge", Doc: "a merge driver"},
 	{Section: "log", Key: "showsignature", Value: ValueNotFalse, When: WhenSignature, Runs: []string{"log -p"}, Doc: "makes git log run gpg.program (or gpg) on every signed commit"},
 	{Section: "gpg", Sub: SubOptional, Key: "program", When: WhenSignature, Doc: "the signing program, run to verify a signature"},
@@ -165,7 +175,9 @@ func (k *HelperKey) Match(e Entry) bool {
 			return false
 		}
 	}
-	if k.SubPrefix != "" && !strings.HasPrefix(sub, k.SubPrefix) {
+	// (Case-insensitively: git-lfs reads its keys so, and a superset only
+	// asks more.)
+	if k.SubPrefix != "" && !strings.HasPrefix(strings.ToLower(sub), k.SubPrefix) {
 		return false
 	}
 	switch k.Value {
@@ -186,6 +198,24 @@ func (k *HelperKey) Match(e Entry) bool {
 // run the row's program: the rows that ask in the user's own (system,
 // global) configuration.
 func (k *HelperKey) RunByReadCommand() bool { return len(k.Runs) > 0 }
+
+// known reports whether value is one of the row's Known values (spaces
+// around it and between words as git-lfs and a person write them).
+func (k *HelperKey) known(value string) bool {
+	v := strings.Join(strings.Fields(value), " ")
+	for _, w := range k.Known {
+		if v == w {
+			return true
+		}
+	}
+	return false
+}
+
+// KnownPrograms are the programs the Known values run, found through
+// PATH by the shell git starts them with: a file of that name in a
+// directory of the workspace on PATH is the repository's choice (the read
+// station looks them up as it looks up the command's own programs).
+var KnownPrograms = []string{"git-lfs"}
 
 // Lookup returns the first row that e matches.
 func Lookup(e Entry) (*HelperKey, bool) {
@@ -277,7 +307,7 @@ func IsHelper(e Entry, alias string) (*HelperKey, bool) {
 // that counts (see Drivers), else "".
 func DriverKey(e Entry) string {
 	row, ok := Lookup(e)
-	if !ok || row.Driver == "" || !e.Scope.Repository() && !row.RunByReadCommand() {
+	if !ok || row.Driver == "" || !e.Scope.Repository() && (!row.RunByReadCommand() || row.known(e.Value)) {
 		return ""
 	}
 	return row.Driver + "=" + e.Subsection()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // rowExample is the setting of row as the repository's config spells it,
@@ -50,6 +51,16 @@ func rowExample(row HelperKey, prog, root string) string {
 		value = root + "/hooks"
 	case row.Section == "trace2":
 		value = root + "/ran"
+	case row.Section == "lfs" && row.Key == "storage":
+		// git-lfs writes the objects of what it cleans there.
+		value = root + "/ran"
+		extra = lfsFilter
+	case row.Section == "lfs":
+		// An extension git-lfs runs on what its filter (selected by the
+		// world's filter=x) cleans.
+		sub = "extension.x"
+		value = prog + " %f"
+		extra = "\tpriority = 0\n" + lfsFilter
 	case row.SubPrefix != "":
 		value = "https://example.invalid/"
 	}
@@ -59,6 +70,9 @@ func rowExample(row HelperKey, prog, root string) string {
 	}
 	return header + "\n\t" + key + " = " + value + "\n" + extra
 }
+
+// lfsFilter is the filter x as `git lfs install` writes filter "lfs".
+const lfsFilter = "[filter \"x\"]\n\tprocess = git-lfs filter-process\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\trequired = true\n"
 
 // TestKeysRunWhenTheTableSays: each row of Keys, set in a repository's
 // config to a program that leaves a mark, runs for exactly the read-only
@@ -87,6 +101,9 @@ func TestKeysRunWhenTheTableSays(t *testing.T) {
 		row := r.row
 		name := string(r.scope) + ":" + row.Section + "." + row.Sub + "." + row.Key
 		t.Run(name, func(t *testing.T) {
+			if row.Section == "lfs" {
+				testenv.LookPath(t, "git-lfs")
+			}
 			w := newWorld(t)
 			mark := w.root + "/ran"
 			prog := w.root + "/prog"
@@ -112,7 +129,7 @@ func TestKeysRunWhenTheTableSays(t *testing.T) {
 			must(t, f.Close())
 			var ran []string
 			for i, cmd := range ReadCommands {
-				_ = os.Remove(mark)
+				_ = os.RemoveAll(mark)
 				// b.txt's content is unchanged, its mtime not (another
 				// for each command): a refresh rewrites its index entry.
 				at := old.Add(time.Duration(i) * time.Minute)
@@ -179,6 +196,11 @@ func TestHelpers(t *testing.T) {
 		e(ScopeGlobal, "diff.external", "difft"),
 		e(ScopeGlobal, "trace2.eventtarget", "/tmp/t"),
 		e(ScopeGlobal, "filter.lfs.process", "git-lfs filter-process"),
+		e(ScopeGlobal, "filter.lfs.clean", "git-lfs  clean -- %f"),
+		e(ScopeGlobal, "filter.crypt.process", "git-crypt filter-process"),
+		e(ScopeLocal, "filter.lfs2.process", "git-lfs filter-process"),
+		e(ScopeLocal, "lfs.extension.ok.clean", "./ext %f"),
+		e(ScopeLocal, "lfs.storage", "/elsewhere"),
 		e(ScopeGlobal, "alias.st", "!evil"),
 		e(ScopeGlobal, "log.showsignature", "false"),
 		e(ScopeGlobal, "core.hookspath", "~/hooks"),
@@ -195,6 +217,9 @@ func TestHelpers(t *testing.T) {
 	}
 	want := []string{
 		"global trace2.eventtarget",
+		"local filter.lfs2.process",
+		"local lfs.extension.ok.clean",
+		"local lfs.storage",
 		"global alias.st",
 		"local core.hookspath",
 		"local core.pager",
@@ -210,7 +235,7 @@ func TestHelpers(t *testing.T) {
 		drivers = append(drivers, k)
 	}
 	slices.Sort(drivers)
-	if diff := cmp.Diff([]string{"filter=lfs", "filter=x"}, drivers); diff != "" {
+	if diff := cmp.Diff([]string{"filter=crypt", "filter=lfs2", "filter=x"}, drivers); diff != "" {
 		t.Errorf("drivers (-want +got):\n%s", diff)
 	}
 }

@@ -11,7 +11,172 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// Codex is OpenAI Codex: PreToolUse (tool "Bash") in .codex/hooks.json.
+// It cannot ask a person from a hook.
+const Codex Agent = "codex"
+
+func init() {
+	register(&AgentSpec{
+		Name:         Codex,
+		Title:        "Codex",
+		Order:        20,
+		ShellTool:    "Bash",
+		PreEvents:    []string{"PreToolUse"},
+		AskAsApplies: true,
+		Dir:          ".codex",
+		File:         "hooks.json",
+		Program:      "codex",
+		Package:      "@openai/codex@0.171",
+		hooks:        []hookSpec{{"PreToolUse", "Bash", claudeEntry}},
+		render: func(_ Payload, action, reason string) Answer {
+			if action == Allow {
+				// Codex rejects permissionDecision "allow" as
+				// unsupported; an empty object lets its own approval
+				// settings apply.
+				return noOpinion(Codex)
+			}
+			return preToolUseAnswer(action, reason)
+		},
+		userDir: func(home string, getenv func(string) string) (string, error) {
+			return CodexHomeFrom(getenv("CODEX_HOME"), home)
+		},
+		install: codexInstall,
+		doctor:  codexDoctor,
+	})
+}
+
+// codexInstall writes the hook with a fallback that denies when
+// shellgate-hook cannot run (Codex runs a hook command that cannot start
+// as if there were no hook), then trusts it in the user's Codex config,
+// the way Codex's own hook review does (Codex runs no hook it has not been
+// told to trust), and says whether Codex will run it, and if not, exactly
+// what is missing.
+func codexInstall(s *AgentSpec, o InstallOptions) (Installation, error) {
+	in := Installation{Command: CodexFailClosed(o.Command)}
+	codexHome, err := CodexHomeFrom(o.Getenv("CODEX_HOME"), o.Home)
+	if err != nil {
+		return in, err
+	}
+	var path string
+	if o.Scope == ScopeUser {
+		path = filepath.Join(codexHome, s.File)
+	} else {
+		path = s.SettingsPath(o.Scope, o.ProjectDir, o.Home, o.Getenv)
+		if real, err := filepath.EvalSymlinks(o.ProjectDir); err == nil {
+			// Codex keys its trust by the hooks file's path as it finds
+			// it from its working directory: the real path.
+			if real, err = filepath.Abs(real); err == nil {
+				path = s.SettingsPath(o.Scope, real, o.Home, o.Getenv)
+			}
+		}
+	}
+	in.InstallResult, err = Install(s.Name, path, in.Command, o.DryRun)
+	if err != nil {
+		return in, err
+	}
+	note := func(k NoteKind, format string, args ...any) {
+		in.Notes = append(in.Notes, Note{k, fmt.Sprintf(format, args...)})
+	}
+	if o.DryRun {
+		key, hash, err := CodexTrustEntry(path, in.Content)
+		if err != nil {
+			note(NoteFailed, "%v", err)
+			return in, nil
+		}
+		note(NoteComment, "# and, in %s, the trust entry Codex needs to run it:", filepath.Join(codexHome, "config.toml"))
+		for _, l := range strings.Split(strings.TrimSuffix(CodexTrustTOML(key, hash), "\n"), "\n") {
+			note(NoteComment, "# %s", l)
+		}
+		return in, nil
+	}
+	t, err := TrustCodexHook(codexHome, path, false)
+	if err != nil {
+		note(NoteFailed, "NOT ACTIVE: Codex does not run a hook it has not been told to trust, and the trust entry could not be written: %v", err)
+		return in, nil
+	}
+	switch {
+	case !t.Changed:
+		note(NoteInfo, "Codex already trusts the hook in %s", t.ConfigFile)
+	case t.Backup != "":
+		note(NoteInfo, "trusted the hook in %s (previous file saved as %s)", t.ConfigFile, t.Backup)
+	default:
+		note(NoteInfo, "trusted the hook in %s", t.ConfigFile)
+	}
+	st, err := CodexHookTrust(codexHome, path)
+	if err != nil {
+		note(NoteFailed, "NOT ACTIVE: the Codex hook state could not be read: %v", err)
+		return in, nil
+	}
+	if !st.Active {
+		note(NoteInactive, "%s", listProblems("NOT ACTIVE: Codex will run commands without shellgate until this is fixed:", st.Problems))
+		return in, nil
+	}
+	note(NoteInfo, "active: Codex runs shellgate before every shell command (%s)", st.Key)
+	if !st.FailClosed {
+		note(NoteWarn, "%s", listProblems("WARNING: not fail-closed: Codex runs every command when its hook cannot run, and this hook command has no fallback:", st.Problems))
+		return in, nil
+	}
+	note(NoteInfo, "fail-closed: when shellgate-hook cannot run, the hook command denies by itself (Codex would run the command)")
+	return in, nil
+}
+
+// codexDoctor: Codex runs a hook only when the user's Codex config trusts
+// that exact hook (pinned by its hash), hooks are on, and for a project's
+// hooks file the project is trusted; and Codex runs the command when a hook
+// cannot run, unless the hook command denies by itself (see
+// CodexHookTrust, which reads that state as Codex does), or when it times
+// out.
+func codexDoctor(env DoctorEnv) []Check {
+	ch, err := CodexHomeFrom(env.Getenv("CODEX_HOME"), env.Home)
+	if err != nil {
+		return []Check{{Name: "trust", Message: "Codex's config cannot be found: " + err.Error(), Fix: "shellgate install codex --user"}}
+	}
+	return append(codexChecks(ch, env.Settings, env.Install),
+		timeoutCheck(env, "Codex", time.Second, 600*time.Second))
+}
+
+// codexChecks are the checks of the hook in hooksFile that CodexHookTrust
+// reads.
+func codexChecks(codexHome, hooksFile, install string) []Check {
+	st, err := CodexHookTrust(codexHome, hooksFile)
+	if err != nil {
+		return []Check{{Name: "trust", Message: fmt.Sprintf("Codex's trust in the hook cannot be established: %v", err),
+			Fix: "fix " + st.ConfigFile + " by hand, then run: " + install}}
+	}
+	var out []Check
+	if st.FailClosed {
+		out = append(out, Check{Name: "fail-closed", OK: true, Message: "the hook command denies by itself when shellgate-hook cannot run"})
+	} else {
+		out = append(out, Check{Name: "fail-closed", Message: "the hook command has no fallback: if shellgate-hook cannot run, Codex runs the command", Fix: install})
+	}
+	switch st.Status {
+	case CodexTrusted:
+		out = append(out, Check{Name: "trust", OK: true, Message: fmt.Sprintf("%s trusts the hook as installed", st.ConfigFile)})
+	case CodexDisabled:
+		out = append(out, Check{Name: "trust", Message: fmt.Sprintf("%s disables the hook (enabled = false under [hooks.state.%q])", st.ConfigFile, st.Key),
+			Fix: fmt.Sprintf("delete the line enabled = false under [hooks.state.%q] in %s", st.Key, st.ConfigFile)})
+	default:
+		out = append(out, Check{Name: "trust", Message: fmt.Sprintf("Codex does not run the hook until you trust it (%s in %s)", st.Status, st.ConfigFile), Fix: install})
+	}
+	if st.ProjectDir != "" {
+		if st.ProjectTrust == CodexProjectTrusted {
+			out = append(out, Check{Name: "project", OK: true, Message: st.ProjectDir + " is a trusted Codex project"})
+		} else {
+			out = append(out, Check{Name: "project", Message: fmt.Sprintf("%s is not a trusted Codex project (%s), so Codex ignores its .codex folder", st.ProjectDir, st.ProjectTrust),
+				Fix: fmt.Sprintf("codex   # in %s, and trust the folder when asked; or: shellgate install codex --user", st.ProjectDir)})
+		}
+	}
+	if st.HooksFeatureOff {
+		out = append(out, Check{Name: "enabled", Message: st.ConfigFile + " turns Codex hooks off ([features] hooks = false)",
+			Fix: "delete hooks = false under [features] in " + st.ConfigFile})
+	} else {
+		out = append(out, Check{Name: "enabled", OK: true, Message: "Codex hooks are on"})
+	}
+	return out
+}
 
 // Codex (checked against @openai/codex 0.171) runs a hook from a hooks.json
 // only when the user has trusted that exact hook: its config.toml

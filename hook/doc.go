@@ -1,7 +1,16 @@
 // Package hook makes shellgate the permission hook of coding agents (Claude
 // Code, Codex, Gemini CLI, Cursor): it parses each agent's hook payload into
 // a [Query], asks a [Decider] for a [Verdict], and renders the answer in the
-// exact JSON the agent reads. It also writes the hook entry into an agent's
+// exact JSON the agent reads.
+//
+// Each agent is a value, an [AgentSpec], declared in one file of this
+// package (claude.go, codex.go, gemini.go, cursor.go) and registered from
+// its init function: its payload (shell tool, events, where the command
+// is), its answer format and what an ask becomes, its settings file and
+// hook entries, what install says after writing them ([AgentSpec.Install]),
+// and its own doctor checks ([AgentSpec.Doctor]). [Validate] checks the
+// registry the way go/analysis checks its analyzers, and a test runs it.
+// Adding an agent is one file and its tests. It also writes the hook entry into an agent's
 // settings file ([Install]) and carries the small protocol between the thin
 // hook client (cmd/shellgate-hook) and the resident engine (shellgate serve):
 // a user-only unix socket, one JSON request and one JSON response per

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/shellgate/shellgate/classify/agentenv"
@@ -131,19 +130,8 @@ func ShellFor(agent Agent, p Payload, f Flags) string {
 			return s // the gate refuses a name it does not know
 		}
 	}
-	if agent == Gemini && runtime.GOOS != "windows" {
-		// Gemini CLI runs every shell command as bash -c outside Windows
-		// (getShellConfiguration in its core, 0.61.0).
-		return "bash"
-	}
-	if agent != Claude {
-		return ""
-	}
-	if f.ClaudeShell != "" {
-		return shellName(f.ClaudeShell)
-	}
-	if d := shellName(f.LoginShell); d == "bash" || d == "zsh" {
-		return d
+	if s := agent.Spec(); s != nil && s.shell != nil {
+		return s.shell(f)
 	}
 	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,13 +62,6 @@ type Payload struct {
 	NoPerson string
 }
 
-// askingModes are Claude Code's permission modes in which a hook's ask
-// reaches a person ("" when the payload names none; plan is readonly).
-// In auto the call proceeds regardless of a hook's ask (reported on
-// Claude Code's tracker), dontAsk refuses what is not pre-approved, and
-// bypassPermissions asks nobody; a mode not listed is not known to ask.
-var askingModes = map[string]bool{"": true, "default": true, "acceptEdits": true, "plan": true}
-
 // Errors Parse returns; each becomes a deny.
 var (
 	ErrEmpty     = errors.New("empty hook payload")
@@ -75,7 +69,7 @@ var (
 	ErrNoCommand = errors.New("hook payload has no command")
 )
 
-// rawPayload is the union of the fields the four protocols use.
+// rawPayload is the union of the fields the agents' protocols use.
 type rawPayload struct {
 	HookEventName  string          `json:"hook_event_name"`
 	ToolName       string          `json:"tool_name"`
@@ -121,45 +115,27 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 	if raw.PermissionMode == "plan" {
 		p.Mode = ModeReadonly
 	}
-	if agent == Claude && !askingModes[raw.PermissionMode] {
-		p.NoPerson = fmt.Sprintf("Claude Code's permission mode %q puts no question to a person", raw.PermissionMode)
+	s := agent.Spec()
+	if s != nil && s.AskingModes != nil && !slices.Contains(s.AskingModes, raw.PermissionMode) {
+		p.NoPerson = fmt.Sprintf("%s's permission mode %q puts no question to a person", s.Title, raw.PermissionMode)
 	}
-	switch agent {
-	case Claude, Codex:
-		switch raw.HookEventName {
-		case "", "PreToolUse":
-			p.Event = EventPre
-		case "PostToolUse", "PostToolUseFailure":
-			if agent == Claude {
-				p.Event = EventPost
-			}
-		}
-		if raw.ToolName != "Bash" && raw.ToolName != "" && !carriesCommand(raw.ToolInput) {
-			// A PreToolUse hook installed with a wider matcher sees other
-			// tools; they are not shellgate's to judge. A call that names
-			// no tool, or whose input carries a command (another agent's
-			// shell tool under Claude's protocol: Qwen Code's
-			// run_shell_command, Factory droid's Execute), is judged as a
-			// shell call: not proven otherwise.
-			p.Event = EventOther
-		}
-	case Gemini:
-		switch raw.HookEventName {
-		case "", "BeforeTool":
-			p.Event = EventPre
-		case "AfterTool":
-			p.Event = EventPost
-		}
-		if raw.ToolName != "run_shell_command" && raw.ToolName != "" && !carriesCommand(raw.ToolInput) {
-			p.Event = EventOther
-		}
-	case Cursor:
-		switch raw.HookEventName {
-		case "", "beforeShellExecution":
-			p.Event = EventPre
-		}
-	default:
+	if s == nil {
 		return p, fmt.Errorf("unknown agent %q", agent)
+	}
+	switch {
+	case raw.HookEventName == "" || slices.Contains(s.PreEvents, raw.HookEventName):
+		p.Event = EventPre
+	case slices.Contains(s.PostEvents, raw.HookEventName):
+		p.Event = EventPost
+	}
+	if s.ShellTool != "" && raw.ToolName != s.ShellTool && raw.ToolName != "" && !carriesCommand(raw.ToolInput) {
+		// A hook installed with a wider matcher sees other tools; they
+		// are not shellgate's to judge. A call that names no tool, or
+		// whose input carries a command (another agent's shell tool
+		// under this protocol: Qwen Code's run_shell_command, Factory
+		// droid's Execute), is judged as a shell call: not proven
+		// otherwise.
+		p.Event = EventOther
 	}
 	if p.Event == EventOther {
 		return p, nil
@@ -167,7 +143,7 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 
 	cmdRaw := raw.Command
 	var in rawToolInput
-	if agent != Cursor {
+	if !s.CommandAtTop {
 		if len(raw.ToolInput) == 0 || string(raw.ToolInput) == "null" {
 			return p, fmt.Errorf("%w: no tool_input", ErrNoCommand)
 		}
@@ -177,7 +153,7 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 		cmdRaw = in.Command
 	}
 	field := "tool_input.command"
-	if agent == Cursor {
+	if s.CommandAtTop {
 		field = "command"
 	}
 	if len(cmdRaw) == 0 || string(cmdRaw) == "null" {
@@ -195,7 +171,7 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 	if strings.TrimSpace(p.Command) == "" && p.Event == EventPre {
 		return p, fmt.Errorf("%w: %s is empty", ErrNoCommand, field)
 	}
-	if agent == Gemini {
+	if s.ToolInputDir {
 		dir := in.Directory
 		if dir == nil {
 			dir = in.DirPath

@@ -94,59 +94,31 @@ func DenyError(agent Agent, eventName string, err error) Answer {
 func NoOpinion(agent Agent) Answer { return noOpinion(agent) }
 
 func noOpinion(agent Agent) Answer {
-	switch agent {
-	case Claude:
-		// Claude Code: exit 0 with no output continues normally.
+	if s := agent.Spec(); s != nil && s.EmptyNoOpinion {
 		return Answer{}
-	default:
-		// Codex, Gemini and Cursor parse stdout as JSON: an empty object
-		// carries no decision.
-		return Answer{Stdout: []byte("{}\n")}
 	}
+	// The others parse stdout as JSON: an empty object carries no
+	// decision.
+	return Answer{Stdout: []byte("{}\n")}
 }
 
 func renderDecision(p Payload, action, reason string) Answer {
-	var out any
-	switch p.Agent {
-	case Claude, Codex:
-		if p.Agent == Codex && action == Allow {
-			// Codex rejects permissionDecision "allow" as unsupported; an
-			// empty object lets its own approval settings apply.
-			return noOpinion(Codex)
-		}
-		out = map[string]any{"hookSpecificOutput": map[string]any{
-			"hookEventName":            "PreToolUse",
-			"permissionDecision":       action,
-			"permissionDecisionReason": reason,
-		}}
-	case Gemini:
-		o := map[string]any{"decision": action}
-		switch action {
-		case Deny:
-			o["reason"] = reason
-		case Ask:
-			// Gemini CLI shows its own confirmation for "ask", with the
-			// systemMessage in it.
-			o["systemMessage"] = reason
-		}
-		out = o
-	case Cursor:
-		o := map[string]any{"permission": action}
-		if action != Allow {
-			o["user_message"] = reason
-			o["agent_message"] = reason
-		}
-		out = o
-	default:
-		// Unknown agent: a Claude-shaped deny is the best guess, and the
-		// exit code blocks in every agent that reads exit codes.
-		out = map[string]any{"hookSpecificOutput": map[string]any{
-			"hookEventName":            "PreToolUse",
-			"permissionDecision":       Deny,
-			"permissionDecisionReason": reason,
-		}}
+	if s := p.Agent.Spec(); s != nil {
+		return s.render(p, action, reason)
 	}
-	return Answer{Stdout: marshal(out)}
+	// Unknown agent: a Claude-shaped deny is the best guess, and the exit
+	// code blocks in every agent that reads exit codes.
+	return preToolUseAnswer(Deny, reason)
+}
+
+// preToolUseAnswer is the answer to a PreToolUse hook in the format
+// Claude Code defined and other agents took over.
+func preToolUseAnswer(action, reason string) Answer {
+	return Answer{Stdout: marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName":            "PreToolUse",
+		"permissionDecision":       action,
+		"permissionDecisionReason": reason,
+	}})}
 }
 
 // RenderPost renders the answer to a post-run hook (Claude Code's
@@ -154,23 +126,11 @@ func renderDecision(p Payload, action, reason string) Answer {
 // meaning as additional context for the model, or the agent's "no opinion"
 // when there is none.
 func RenderPost(p Payload, meaning string) Answer {
-	if meaning == "" || (p.Agent != Claude && p.Agent != Gemini) {
+	s := p.Agent.Spec()
+	if meaning == "" || s == nil || s.renderPost == nil {
 		return noOpinion(p.Agent)
 	}
-	ctx := clip("shellgate: " + meaning)
-	if p.Agent == Gemini {
-		return Answer{Stdout: marshal(map[string]any{"hookSpecificOutput": map[string]any{
-			"additionalContext": ctx,
-		}})}
-	}
-	name := p.EventName
-	if name == "" {
-		name = "PostToolUse"
-	}
-	return Answer{Stdout: marshal(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName":     name,
-		"additionalContext": ctx,
-	}})}
+	return s.renderPost(p, clip("shellgate: "+meaning))
 }
 
 func marshal(v any) []byte {
@@ -224,14 +184,10 @@ func reasonText(agent Agent, action string, reasons []Reason) string {
 	return clip(b.String())
 }
 
+// agentTitle is the agent's name for a person.
 func agentTitle(a Agent) string {
-	switch a {
-	case Codex:
-		return "Codex"
-	case Gemini:
-		return "Gemini CLI"
-	case Cursor:
-		return "Cursor"
+	if s := a.Spec(); s != nil {
+		return s.Title
 	}
 	return "Claude Code"
 }

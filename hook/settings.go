@@ -26,34 +26,36 @@ const (
 
 // SettingsPath is the settings file of agent in scope: under projectDir for
 // ScopeProject, under home for ScopeUser. The user's Codex file is in
-// $CODEX_HOME when that is set (see CodexHome).
+// $CODEX_HOME when that is set (see CodexHome). It is "" for an agent not
+// registered.
 func SettingsPath(agent Agent, scope Scope, projectDir, home string) string {
+	s := agent.Spec()
+	if s == nil {
+		return ""
+	}
+	return s.SettingsPath(scope, projectDir, home, os.Getenv)
+}
+
+// SettingsPath is the agent's settings file in scope, with getenv reading
+// the environment (the user's Codex directory is $CODEX_HOME when that
+// names one).
+func (s *AgentSpec) SettingsPath(scope Scope, projectDir, home string, getenv func(string) string) string {
 	base := projectDir
 	if scope == ScopeUser {
 		base = home
-		if agent == Codex {
-			if ch, err := CodexHome(home); err == nil {
-				return filepath.Join(ch, "hooks.json")
+		if s.userDir != nil {
+			if d, err := s.userDir(home, getenv); err == nil {
+				return filepath.Join(d, s.File)
 			}
 		}
 	}
-	switch agent {
-	case Claude:
-		return filepath.Join(base, ".claude", "settings.json")
-	case Codex:
-		return filepath.Join(base, ".codex", "hooks.json")
-	case Gemini:
-		return filepath.Join(base, ".gemini", "settings.json")
-	case Cursor:
-		return filepath.Join(base, ".cursor", "hooks.json")
-	}
-	return ""
+	return filepath.Join(base, s.Dir, s.File)
 }
 
 // hookSpec is one event entry that Install adds for an agent.
 type hookSpec struct {
 	event   string
-	matcher string // "" for Cursor, whose entries have no matcher groups
+	matcher string // "" for a Flat agent, whose entries have no matcher groups
 	entry   func(command string) *object
 }
 
@@ -78,37 +80,9 @@ const (
 // Code 2.1.295 and later; the default, "continue", lets it run).
 const ClaudeOnFailure = "block"
 
-func specs(agent Agent) []hookSpec {
-	claudeEntry := func(c string) *object {
-		return obj("type", "command", "command", c, "timeout", json.Number(fmt.Sprint(ClaudeTimeout)))
-	}
-	switch agent {
-	case Claude:
-		claudePre := func(c string) *object {
-			e := claudeEntry(c)
-			e.set("onFailure", ClaudeOnFailure)
-			return e
-		}
-		return []hookSpec{
-			{"PreToolUse", "Bash", claudePre},
-			{"PostToolUseFailure", "Bash", claudeEntry},
-		}
-	case Codex:
-		return []hookSpec{{"PreToolUse", "Bash", claudeEntry}}
-	case Gemini:
-		geminiEntry := func(c string) *object {
-			return obj("name", "shellgate", "type", "command", "command", c, "timeout", json.Number(fmt.Sprint(GeminiTimeout)))
-		}
-		return []hookSpec{
-			{"BeforeTool", "run_shell_command", geminiEntry},
-			{"AfterTool", "run_shell_command", geminiEntry},
-		}
-	case Cursor:
-		return []hookSpec{{"beforeShellExecution", "", func(c string) *object {
-			return obj("command", c)
-		}}}
-	}
-	return nil
+// claudeEntry is a hook handler in Claude Code's format.
+func claudeEntry(c string) *object {
+	return obj("type", "command", "command", c, "timeout", json.Number(fmt.Sprint(ClaudeTimeout)))
 }
 
 // IsShellgateCommand reports whether a hook command runs shellgate as a hook
@@ -128,10 +102,11 @@ func IsShellgateCommand(command string) bool {
 // hook, and the order of keys. It replaces an older shellgate entry, and
 // reports changed=false when the entries are already there.
 func Merge(agent Agent, existing []byte, command string) (out []byte, changed bool, err error) {
-	sp := specs(agent)
-	if sp == nil {
+	spec := agent.Spec()
+	if spec == nil {
 		return nil, false, fmt.Errorf("unknown agent %q", agent)
 	}
+	sp := spec.hooks
 	if strings.TrimSpace(command) == "" {
 		return nil, false, errors.New("empty hook command")
 	}
@@ -147,9 +122,10 @@ func Merge(agent Agent, existing []byte, command string) (out []byte, changed bo
 		}
 		root = o
 	}
-	if agent == Cursor {
-		if _, ok := root.get("version"); !ok {
-			root.set("version", json.Number("1"))
+	for i := 0; i+1 < len(spec.defaults); i += 2 {
+		k := spec.defaults[i].(string)
+		if _, ok := root.get(k); !ok {
+			root.set(k, spec.defaults[i+1])
 			changed = true
 		}
 	}
@@ -226,7 +202,7 @@ func covers(v any, want *object) bool {
 func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
 	want := s.entry(command)
 	if s.matcher == "" {
-		// Cursor: a flat list of {"command": ...}.
+		// Flat (Cursor): a list of {"command": ...}.
 		for _, e := range list {
 			if covers(e, want) {
 				return list, false, nil

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // A program written as a bare name (git, go, ls) is the first executable
@@ -71,6 +73,11 @@ func (j *judger) pathPrograms() []RepoHelper {
 			if w != "" && !strings.Contains(w, "/") {
 				names = append(names, w)
 			}
+		}
+		if s.RunsGit {
+			// The programs git starts through PATH for the user's own
+			// filters (git-lfs), which the station lets run.
+			names = append(names, gitrepo.KnownPrograms...)
 		}
 		if len(names) == 0 {
 			continue

@@ -333,11 +333,11 @@ func (c *client) oneShot(ctx context.Context, full string, input []byte) outcome
 }
 
 // checkAnswer makes sure an answer is one the agent reads: a JSON object,
-// or nothing for Claude Code (its "no opinion").
+// or nothing for an agent that reads nothing as "no opinion" (Claude Code).
 func (c *client) checkAnswer(stdout []byte) error {
 	b := bytes.TrimSpace(stdout)
 	if len(b) == 0 {
-		if c.agent == hook.Claude {
+		if len(hook.NoOpinion(c.agent).Stdout) == 0 {
 			return nil
 		}
 		return errors.New("printed nothing")

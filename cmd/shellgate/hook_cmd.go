@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/serve"
 )
 
 func init() {
-	register("hook", "answer a coding agent's hook call on stdin (claude, codex, gemini, cursor)", runHook)
+	register("hook", "answer a coding agent's hook call on stdin ("+strings.Join(agentNames(), ", ")+")", runHook)
 }
 
 func runHook(e *env) int {

@@ -11,11 +11,11 @@ import (
 )
 
 func init() {
-	register("install", "add shellgate as the shell-command hook of claude, codex, gemini or cursor", runInstall)
+	register("install", "add shellgate as the shell-command hook of "+hook.AgentNames(), runInstall)
 }
 
 func runInstall(e *env) int {
-	fs := newFlags(e, "install", "<claude|codex|gemini|cursor> [--project|--user] [--print] [--dir DIR] [--command CMD] [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE]")
+	fs := newFlags(e, "install", "<"+strings.Join(agentNames(), "|")+"> [--project|--user] [--print] [--dir DIR] [--command CMD] [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE]")
 	user := fs.Bool("user", false, "write the user's settings file (~/.claude/settings.json, ...)")
 	project := fs.Bool("project", false, "write the project's settings file (the default)")
 	print := fs.Bool("print", false, "print the settings file as it would be, and write nothing")
@@ -61,6 +61,8 @@ func runInstall(e *env) int {
 			fmt.Fprintln(e.stderr, "shellgate install:", err)
 			return exitInternal
 		}
+	} else {
+		home, _ = os.UserHomeDir()
 	}
 	proj := *dir
 	if proj == "" {
@@ -85,119 +87,58 @@ func runInstall(e *env) int {
 	if *config != "" {
 		cmd += " --config " + shellQuote(*config)
 	}
-	path := hook.SettingsPath(agent, scope, proj, home)
-	var codexHome string
-	if agent == hook.Codex {
-		// Codex runs a hook command that cannot start as if there were no
-		// hook: the command itself must deny then.
-		cmd = hook.CodexFailClosed(cmd)
-		if home == "" {
-			home, _ = os.UserHomeDir()
-		}
-		if codexHome, err = hook.CodexHome(home); err != nil {
-			fmt.Fprintln(e.stderr, "shellgate install:", err)
-			return exitInternal
-		}
-		if scope == hook.ScopeUser {
-			path = filepath.Join(codexHome, "hooks.json")
-		} else if real, err := filepath.EvalSymlinks(proj); err == nil {
-			// Codex keys its trust by the hooks file's path as it finds
-			// it from its working directory: the real path.
-			if real, err = filepath.Abs(real); err == nil {
-				path = hook.SettingsPath(agent, scope, real, home)
-			}
-		}
-	}
-	r, err := hook.Install(agent, path, cmd, *print)
+	in, err := agent.Spec().Install(hook.InstallOptions{
+		Scope: scope, ProjectDir: proj, Home: home, Command: cmd, AskAs: *askAs, DryRun: *print,
+	})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate install:", err)
 		return exitInternal
 	}
 	if *print {
-		fmt.Fprintf(e.stderr, "# %s\n", path)
-		e.stdout.Write(r.Content)
-		if agent == hook.Codex {
-			key, hash, err := hook.CodexTrustEntry(path, r.Content)
-			if err != nil {
-				fmt.Fprintln(e.stderr, "shellgate install:", err)
-				return exitInternal
-			}
-			fmt.Fprintf(e.stderr, "# and, in %s, the trust entry Codex needs to run it:\n", filepath.Join(codexHome, "config.toml"))
-			for _, l := range strings.Split(strings.TrimSuffix(hook.CodexTrustTOML(key, hash), "\n"), "\n") {
-				fmt.Fprintf(e.stderr, "# %s\n", l)
-			}
-		}
-		return exitOK
+		fmt.Fprintf(e.stderr, "# %s\n", in.Path)
+		e.stdout.Write(in.Content)
+		return printNotes(e, in.Notes)
 	}
 	switch {
-	case !r.Changed:
-		fmt.Fprintf(e.stdout, "shellgate is already the %s hook in %s\n", agent, path)
-	case r.Backup != "":
-		fmt.Fprintf(e.stdout, "installed the %s hook in %s (previous file saved as %s)\n", agent, path, r.Backup)
+	case !in.Changed:
+		fmt.Fprintf(e.stdout, "shellgate is already the %s hook in %s\n", agent, in.Path)
+	case in.Backup != "":
+		fmt.Fprintf(e.stdout, "installed the %s hook in %s (previous file saved as %s)\n", agent, in.Path, in.Backup)
 	default:
-		fmt.Fprintf(e.stdout, "installed the %s hook in %s\n", agent, path)
+		fmt.Fprintf(e.stdout, "installed the %s hook in %s\n", agent, in.Path)
 	}
-	fmt.Fprintf(e.stdout, "hook command: %s\n", cmd)
-	if agent == hook.Codex {
-		return codexActivate(e, codexHome, path)
-	}
-	installNotes(e, agent, scope, proj, *askAs)
-	return exitOK
+	fmt.Fprintf(e.stdout, "hook command: %s\n", in.Command)
+	return printNotes(e, in.Notes)
 }
 
-// codexActivate trusts the installed hook in the user's Codex config, the
-// way Codex's own hook review does (Codex runs no hook it has not been told
-// to trust), then says whether Codex will run it, and if not, exactly what
-// is missing.
-func codexActivate(e *env, codexHome, hooksFile string) int {
-	t, err := hook.TrustCodexHook(codexHome, hooksFile, false)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "shellgate install: NOT ACTIVE: Codex does not run a hook it has not been told to trust, and the trust entry could not be written: %v\n", err)
-		return exitInternal
-	}
-	switch {
-	case !t.Changed:
-		fmt.Fprintf(e.stdout, "Codex already trusts the hook in %s\n", t.ConfigFile)
-	case t.Backup != "":
-		fmt.Fprintf(e.stdout, "trusted the hook in %s (previous file saved as %s)\n", t.ConfigFile, t.Backup)
-	default:
-		fmt.Fprintf(e.stdout, "trusted the hook in %s\n", t.ConfigFile)
-	}
-	st, err := hook.CodexHookTrust(codexHome, hooksFile)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "shellgate install: NOT ACTIVE: the Codex hook state could not be read: %v\n", err)
-		return exitInternal
-	}
-	if !st.Active {
-		fmt.Fprintf(e.stderr, "shellgate install: NOT ACTIVE: Codex will run commands without shellgate until this is fixed:\n")
-		printProblems(e, st.Problems)
-		return exitOK
-	}
-	fmt.Fprintf(e.stdout, "active: Codex runs shellgate before every shell command (%s)\n", st.Key)
-	if !st.FailClosed {
-		fmt.Fprintln(e.stderr, "shellgate install: WARNING: not fail-closed: Codex runs every command when its hook cannot run, and this hook command has no fallback:")
-		printProblems(e, st.Problems)
-		return exitOK
-	}
-	fmt.Fprintln(e.stdout, "fail-closed: when shellgate-hook cannot run, the hook command denies by itself (Codex would run the command)")
-	return exitOK
-}
-
-// printProblems lists problems on stderr, each indented as one item.
-func printProblems(e *env, problems []string) {
-	for _, p := range problems {
-		lines := strings.Split(p, "\n")
-		for i, l := range lines {
-			switch {
-			case i == 0:
-				fmt.Fprintf(e.stderr, "  - %s\n", l)
-			case l == "":
-				fmt.Fprintln(e.stderr)
-			default:
-				fmt.Fprintf(e.stderr, "    %s\n", l)
-			}
+// printNotes prints what install has to say after writing the hook, each
+// note where it belongs, and returns the exit status: exitInternal when
+// what the agent does could not be established.
+func printNotes(e *env, notes []hook.Note) int {
+	status := exitOK
+	for _, n := range notes {
+		switch n.Kind {
+		case hook.NoteInfo:
+			fmt.Fprintln(e.stdout, n.Text)
+		case hook.NoteComment:
+			fmt.Fprintln(e.stderr, n.Text)
+		default:
+			fmt.Fprintln(e.stderr, "shellgate install:", n.Text)
+		}
+		if n.Kind == hook.NoteFailed {
+			status = exitInternal
 		}
 	}
+	return status
+}
+
+// agentNames are the agents' names.
+func agentNames() []string {
+	var s []string
+	for _, a := range hook.Agents {
+		s = append(s, string(a))
+	}
+	return s
 }
 
 // defaultHookCommand is the command an agent runs: the thin client next to
