@@ -25,8 +25,6 @@ type CheckResult struct {
 	SuggestedGrants []policy.Grant       `json:"suggested_grants,omitempty"`
 	NoGrants        []policy.NoGrant     `json:"no_grants,omitempty"`
 	Station         *readstation.Station `json:"station,omitempty"`
-	// Run is how the gate would run the command, as the policy decided.
-	Run *policy.Runs `json:"run,omitempty"`
 	// Error says why the read station could not run (a batch line's
 	// answer carries it; a single check reports it on its own).
 	Error string `json:"error,omitempty"`
@@ -38,7 +36,7 @@ func NewCheckResult(in policy.Input, st *readstation.Station, dec policy.Decisio
 	r := CheckResult{
 		Command: in.Command, Action: dec.Action, Reasons: dec.Reasons,
 		Mode: in.Mode, Cwd: in.Cwd,
-		SuggestedGrants: dec.SuggestedGrants, NoGrants: dec.NoGrants, Station: st, Run: dec.Run,
+		SuggestedGrants: dec.SuggestedGrants, NoGrants: dec.NoGrants, Station: st,
 	}
 	if in.Report != nil {
 		r.Reversible, r.Dialect = in.Report.Reversible, in.Report.Dialect
@@ -51,7 +49,7 @@ func (d *Decision) CheckResult() CheckResult {
 	r := CheckResult{
 		Command: d.Command, Action: d.Action, Reasons: d.Reasons, Reversible: d.Reversible,
 		Mode: d.Mode, Cwd: d.Cwd, SuggestedGrants: d.SuggestedGrants, NoGrants: d.NoGrants, Station: d.Station,
-		Run: d.Run, Error: d.StationError,
+		Error: d.StationError,
 	}
 	if d.Report != nil {
 		r.Dialect = d.Report.Dialect

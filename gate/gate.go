@@ -549,6 +549,15 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	}
 	d.Decision = pd
 	d.in = in
+	if run && pd.Action != policy.Deny {
+		// How to run it is the policy's too; a failure leaves no plan,
+		// and the gate then runs it read-only (policy.Decision.Plan).
+		if runs, err := g.pl.Runs(ctx, in, pd.Action); err == nil {
+			d.Run = runs
+		} else if ctx.Err() != nil {
+			return nil, &Error{Code: CodeAborted, Message: ctx.Err().Error()}
+		}
+	}
 	if facts != nil && len(facts.Writes) > 0 {
 		d.writes = facts.Writes
 	}

@@ -352,6 +352,16 @@ func (p *Pipeline) boundary(cfg *policy.Config, cwd string) (readstation.Boundar
 	return cfg.Boundary(cwd)
 }
 
+// Runs asks the policy how to run a command it decided action on (in as
+// Decide was given it): the run plans the gate acts on.
+func (p *Pipeline) Runs(ctx context.Context, in policy.Input, action policy.Action) (*policy.Runs, error) {
+	engine, err := p.policy()
+	if err != nil {
+		return nil, err
+	}
+	return engine.Runs(ctx, in, action)
+}
+
 // Decide asks the policy about in (built by Input). When a part of an
 // untrusted project file was ignored, it also decides as if the user
 // trusted it, and when that would have been more permissive the policy

@@ -22,9 +22,10 @@ import (
 // Query is the policy's decision rule.
 const Query = "data.shellgate.decision"
 
-// EngineQuery is the rule the engine evaluates: the policy's decision with
-// its run plan (policy/engine.rego, which every engine compiles).
-const EngineQuery = "data.shellgate.engine.decision"
+// RunQuery is the rule that makes the run plans of a decision
+// (policy/engine.rego, which every engine compiles), evaluated only for a
+// command the gate is to run.
+const RunQuery = "data.shellgate.engine.run"
 
 // Option configures New.
 type Option func(*options)
@@ -91,11 +92,11 @@ type Engine struct {
 	// every decision, explanation and Rego test runs on it.
 	pq opa.PreparedEvalQuery
 	// args make the query of the modules; cq is the combination query
-	// (CombineQuery), prepared once (cOnce) when first needed.
+	// (CombineQuery) and rq the run query (RunQuery), each prepared once
+	// when first needed.
 	args  []func(*opa.Rego)
-	cOnce sync.Once
-	cq    opa.PreparedEvalQuery
-	cErr  error
+	cq    lazyQuery
+	rq    lazyQuery
 	index map[string]string // rule name → file:line
 	files []string
 	memo  *memo
@@ -171,7 +172,7 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err := checkTypes(mods); err != nil {
 		return nil, err
 	}
-	pq, err := opa.New(append(e.args[:len(e.args):len(e.args)], opa.Query(EngineQuery))...).PrepareForEval(context.Background())
+	pq, err := opa.New(append(e.args[:len(e.args):len(e.args)], opa.Query(Query))...).PrepareForEval(context.Background())
 	if err != nil {
 		return nil, formatErrors(err)
 	}
@@ -308,7 +309,7 @@ func contains(list []string, s string) bool {
 	return i < len(list) && list[i] == s
 }
 
-// engineModule is the module of the engine's own rules (EngineQuery,
+// engineModule is the module of the engine's own rules (RunQuery,
 // CombineQuery), in every engine.
 const engineModule = "default/engine.rego"
 
@@ -323,14 +324,9 @@ const CombineQuery = "data.shellgate.engine.result"
 // whose suggested grants stand when the result says keep_grants. Any
 // failure is a policy-error deny.
 func (e *Engine) combine(ctx context.Context, command string, base policy.Decision, kind string, fields map[string]any) (policy.Decision, error) {
-	e.cOnce.Do(func() {
-		e.cq, e.cErr = opa.New(append(e.args[:len(e.args):len(e.args)], opa.Query(CombineQuery))...).PrepareForEval(context.Background())
-		if e.cErr != nil {
-			e.cErr = formatErrors(e.cErr)
-		}
-	})
-	if e.cErr != nil {
-		return policy.ErrorDecision("preparing the combination of decisions: %v", e.cErr), nil
+	cq, err := e.cq.get(e.args, CombineQuery)
+	if err != nil {
+		return policy.ErrorDecision("preparing the combination of decisions: %v", err), nil
 	}
 	doc := map[string]any{"kind": kind}
 	for k, v := range fields {
@@ -344,7 +340,7 @@ func (e *Engine) combine(ctx context.Context, command string, base policy.Decisi
 	if err != nil {
 		return policy.ErrorDecision("building the combination's input: %v", err), nil
 	}
-	rs, err := e.cq.Eval(ctx, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
+	rs, err := cq.Eval(ctx, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
 	if err != nil {
 		if ctx.Err() != nil {
 			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), ctx.Err()
@@ -356,15 +352,62 @@ func (e *Engine) combine(ctx context.Context, command string, base policy.Decisi
 		return d, nil
 	}
 	t := rs[0].Expressions[0].Value.(*ast.Term)
-	if rt := t.Value.(ast.Object).Get(kRun); rt != nil {
-		if d = withRun(d, rt); isPolicyError(d) {
-			return d, nil
-		}
-	}
 	if k := t.Value.(ast.Object).Get(kKeepGrants); k != nil && k.Value.Compare(ast.Boolean(true)) == 0 && d.Action == policy.Ask {
 		d.SuggestedGrants, d.NoGrants = base.SuggestedGrants, base.NoGrants
 	}
 	return d, nil
+}
+
+// lazyQuery is a query prepared once, when first needed.
+type lazyQuery struct {
+	once sync.Once
+	pq   opa.PreparedEvalQuery
+	err  error
+}
+
+func (q *lazyQuery) get(args []func(*opa.Rego), query string) (opa.PreparedEvalQuery, error) {
+	q.once.Do(func() {
+		q.pq, q.err = opa.New(append(args[:len(args):len(args)], opa.Query(query))...).PrepareForEval(context.Background())
+		if q.err != nil {
+			q.err = formatErrors(q.err)
+		}
+	})
+	return q.pq, q.err
+}
+
+// Runs evaluates the run plans (RunQuery) of a command decided action on
+// input in (as Decide was given it): how the gate runs it without and
+// with a person's approval. The policy sees the input document with
+// "action" added. Any failure is an error (the gate then fails closed).
+func (e *Engine) Runs(ctx context.Context, in policy.Input, action policy.Action) (*policy.Runs, error) {
+	rq, err := e.rq.get(e.args, RunQuery)
+	if err != nil {
+		return nil, err
+	}
+	f, err := prepare(&in)
+	if err != nil {
+		return nil, err
+	}
+	in.Mode = f.Mode
+	v, err := inputValue(&in, f)
+	if err != nil {
+		return nil, err
+	}
+	// v is this call's own object (its members are shared terms, never
+	// changed): a member added to it is seen by no other input.
+	v.Insert(kAction, ast.StringTerm(string(action)))
+	rs, err := rq.Eval(ctx, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
+	if err != nil {
+		return nil, formatErrors(err)
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("the policy produced no run plan (%s is undefined)", RunQuery)
+	}
+	t, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	if !ok {
+		return nil, errors.New("the run plan is not a value")
+	}
+	return runsOf(t)
 }
 
 // WithUntrustedConfig combines d, decided under the trusted part of the
@@ -423,7 +466,7 @@ func (e *Engine) eval(ctx context.Context, in *policy.Input, f *policy.Facts, ex
 		}
 		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), false, nil
 	}
-	return e.engineDecision(rs, in), true, nil
+	return e.decision(rs, in), true, nil
 }
 
 // evalValue evaluates the prepared query on the input value v: the one
@@ -461,45 +504,9 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 	return e.decisionOf(t, in)
 }
 
-// engineDecision reads the result set of EngineQuery, {"decision": the
-// policy's decision, "run": its run plan}, failing closed.
-func (e *Engine) engineDecision(rs opa.ResultSet, in *policy.Input) policy.Decision {
-	if len(rs) == 1 && len(rs[0].Expressions) == 1 {
-		t, ok := rs[0].Expressions[0].Value.(*ast.Term)
-		if !ok {
-			return policy.ErrorDecision("the decision is not a value")
-		}
-		o, ok := t.Value.(ast.Object)
-		if !ok || o.Get(kDecision) == nil {
-			return policy.ErrorDecision("the engine's decision is %v, not {\"decision\", \"run\"}", t)
-		}
-		rs = opa.ResultSet{{Expressions: []*opa.ExpressionValue{{Value: o.Get(kDecision)}}}}
-		d := e.decision(rs, in)
-		if rt := o.Get(kRun); rt != nil && !isPolicyError(d) {
-			return withRun(d, rt)
-		}
-		return d
-	}
-	return e.decision(rs, in)
-}
-
 // isPolicyError reports whether d is a policy-error deny (ErrorDecision).
 func isPolicyError(d policy.Decision) bool {
 	return d.Action == policy.Deny && len(d.Reasons) == 1 && d.Reasons[0].Code == policy.PolicyError
-}
-
-// withRun sets d's run plans from rt (null: none), failing closed on a
-// malformed one.
-func withRun(d policy.Decision, rt *ast.Term) policy.Decision {
-	if rt.Value.Compare(ast.Null{}) == 0 {
-		return d
-	}
-	run, err := runsOf(rt)
-	if err != nil {
-		return policy.ErrorDecision("%v", err)
-	}
-	d.Run = run
-	return d
 }
 
 // decisionOf reads the decision's value, failing closed.

@@ -207,7 +207,6 @@ var (
 	kGrantable  = ast.StringTerm("grantable")
 	kRun        = ast.StringTerm("run")
 	kKeepGrants = ast.StringTerm("keep_grants")
-	kDecision   = ast.StringTerm("decision")
 	kRule       = ast.StringTerm("rule")
 )
 

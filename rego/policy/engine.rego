@@ -1,24 +1,17 @@
 # The engine's own rules, which every engine compiles, with or without the
-# default policy: the decision the engine evaluates (the policy's decision,
-# data.shellgate.decision, with the run plan that goes with it) and the
-# combinations of two decisions on one command.
+# default policy: the run plans of a decision (how the gate runs the
+# command) and the combinations of two decisions on one command.
 package shellgate.engine
 
 import data.shellgate
 
-# decision is the policy's decision (data.shellgate.decision) with the run
-# plan that goes with it. The action is read without assuming the
-# decision's shape: a decision that is not an object, or whose action is
-# not a string, is the engine's to refuse (run is then null).
-decision := {"decision": shellgate.decision, "run": run}
-
+# run are the run plans of a command the policy decided input.action on
+# (the engine adds it to the input): the gate evaluates them only for a
+# command it is to run.
 run := {
-	"unapproved": run_plan(action, false),
-	"approved": run_plan(action, true),
-} if {
-	action := object.get({"d": shellgate.decision}, ["d", "action"], null)
-	is_string(action)
-} else := null
+	"unapproved": run_plan(input.action, false),
+	"approved": run_plan(input.action, true),
+}
 
 # run_plan(action, approved): how the gate runs a command the policy
 # decided action on, when no person approved it (approved false: an allow
@@ -116,7 +109,6 @@ tightened := trusted if {
 } else := {
 	"action": input.whole.action,
 	"reasons": whole_reasons,
-	"run": object.get(input.trusted, "run", null),
 	"keep_grants": false,
 } if {
 	rank[input.trusted.action] < rank[input.whole.action]

@@ -10,8 +10,6 @@ reason(code) := {"code": code, "message": code, "span": [0, 3], "segment": -1}
 
 dec(action, codes) := {"action": action, "reasons": [reason(c) | some c in codes]}
 
-run_plan := {"unapproved": {"sandbox": "read-only", "why": "reversible", "network": false, "offline": true, "station_reads": false}, "approved": {}}
-
 tighten_cases := {
 	"whole allows": {"trusted": dec("ask", ["x"]), "whole": dec("allow", ["granted"]), "want": dec("ask", ["x"]), "keep_grants": true},
 	"whole not proven": {"trusted": dec("allow", []), "whole": dec("ask", ["not-proven"]), "want": dec("allow", []), "keep_grants": true},
@@ -29,16 +27,6 @@ test_tighten[name] if {
 	r.action == c.want.action
 	r.reasons == c.want.reasons
 	r.keep_grants == c.keep_grants
-}
-
-# The run plan is the trusted decision's, whatever the untrusted modules
-# decide.
-test_tighten_keeps_the_trusted_run if {
-	tr := object.union(dec("allow", []), {"run": run_plan})
-	w := object.union(dec("ask", ["y"]), {"run": {"unapproved": {"sandbox": "full-access"}}})
-	r := engine.result with input as {"kind": "untrusted-modules", "trusted": tr, "whole": w}
-	r.action == "ask"
-	r.run == run_plan
 }
 
 untrusted_config_cases := {
@@ -117,9 +105,9 @@ run_cases := {
 
 test_run_plans[name] if {
 	some name, c in run_cases
-	e := engine.decision with input as c.input
-	e.decision.action == c.action
-	d := e.run
+	dec := shellgate.decision with input as c.input
+	dec.action == c.action
+	d := engine.run with input as object.union(c.input, {"action": dec.action})
 	d.unapproved == c.unapproved
 	d.approved == c.approved
 }
@@ -128,8 +116,9 @@ test_run_plans[name] if {
 # its segment run, but not reach the network.
 test_team_allow_gives_no_network if {
 	inp := t.mk([net_writer(0, "make")], t.not_reversible([t.finding("not-read-only", 0)]))
-	e := engine.decision with input as inp with shellgate.allow as t.team_allow
-	e.decision.action == "allow"
-	e.run.unapproved.network == false
-	e.run.approved.network == true
+	dec := shellgate.decision with input as inp with shellgate.allow as t.team_allow
+	dec.action == "allow"
+	r := engine.run with input as object.union(inp, {"action": "allow"}) with shellgate.allow as t.team_allow
+	r.unapproved.network == false
+	r.approved.network == true
 }
