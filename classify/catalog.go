@@ -136,6 +136,10 @@ type Program struct {
 	// StopAtOperand ends option parsing at the first operand (wrappers,
 	// POSIX programs).
 	StopAtOperand bool `yaml:"stop_at_operand,omitempty" json:"stop_at_operand,omitempty"`
+	// NegativeNumbers says a word of "-" and a digit or "." is an operand,
+	// a negative number, and ends the options (seq 3 -1 1: GNU seq stops
+	// parsing options there).
+	NegativeNumbers bool `yaml:"negative_numbers,omitempty" json:"negative_numbers,omitempty"`
 	// NumericOption accepts -N as a number option (head -5).
 	NumericOption string `yaml:"numeric_option,omitempty" json:"numeric_option,omitempty"`
 	// Stdin says when the program reads stdin: "" never, "no-operands"
@@ -154,6 +158,9 @@ type Program struct {
 	// all (env and set alone print every variable), or, for a program with
 	// a command operand, with no command (env -u X prints them too).
 	NoArgs *OperandSpec `yaml:"no_args,omitempty" json:"no_args,omitempty"`
+	// NoOperands makes NoArgs the finding too when the program is given
+	// options but no operand (printenv -0 prints every variable).
+	NoOperands bool `yaml:"no_operands,omitempty" json:"no_operands,omitempty"`
 	// Implicit is the path the program reads when given no path operand
 	// ("." for ls, find, rg).
 	Implicit string `yaml:"implicit,omitempty" json:"implicit,omitempty"`
@@ -1031,6 +1038,7 @@ var HiddenInputChecks = map[string]string{
 	"go-toolchain":   "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
 	"go-modules":     "the modules go.mod (or go.work's modules) require against the module cache",
 	"rust-toolchain": "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
+	"env-set":        "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
 }
 
 // check validates one hidden input.

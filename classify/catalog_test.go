@@ -444,10 +444,14 @@ func TestCatalogSpot(t *testing.T) {
 		{"tree -L 2", true, nil},
 		{"tree -a -I node_modules src", true, nil},
 		{"tree -o out.txt", false, []string{"tree-output"}},
-		{"less README", false, []string{"interactive"}},
-		{"more README", false, []string{"interactive"}},
-		{"man ls", false, []string{"interactive"}},
-		{"man -P cat ls", false, []string{"interactive", "man-pager"}},
+		// With no terminal less, more and man print and end (issue 25).
+		{"less README", true, nil},
+		{"more README", true, nil},
+		{"less +F README", false, []string{"stdin-read", "unexpected-operand", "unexpected-operand"}},
+		{"most README", false, []string{"interactive"}},
+		{"man ls", true, nil},
+		{"man -P cat ls", true, nil},
+		{"man -P less ls", false, []string{"man-pager"}},
 		{"watch ls", false, []string{"follow-option", "not-read-only"}},
 		{"journalctl -u ssh -n 50", true, nil},
 		{"journalctl -u ssh", false, []string{"journal-read"}},
@@ -477,7 +481,9 @@ func TestCatalogSpot(t *testing.T) {
 		{"uptime -p", true, nil},
 		{"free -h", true, nil},
 		{"free -s 1", false, []string{"follow-option"}},
-		{"printenv HOME", false, notRO},
+		{"printenv HOME", true, nil},
+		{"printenv GITHUB_TOKEN", false, []string{"env-print"}},
+		{"printenv -0", false, []string{"env-print"}},
 		{"locale -a", true, nil},
 		{"hostname", true, nil},
 		{"hostname -I", true, nil},
@@ -584,8 +590,10 @@ func TestCatalogSpot(t *testing.T) {
 		{"go doc fmt.Println", true, nil},
 		{"go vet ./...", false, notRO},
 		{"go vet --vettool=/tmp/x ./...", false, []string{"go-vettool", "not-read-only"}},
-		{"go mod graph", false, notRO},
-		{"go mod why -m golang.org/x/text", false, notRO},
+		{"go mod graph", true, nil},
+		{"go mod why -m golang.org/x/text", false, []string{"not-read-only", "unknown-option"}},
+		{"go mod edit -json", true, nil},
+		{"go mod edit -fmt", false, []string{"go-mod-edit-write", "unknown-option"}},
 		{"go build ./...", false, notRO},
 		{"go build -o bin/x .", false, []string{"not-read-only", "write-option"}},
 		{"go test ./...", false, notRO},
@@ -855,14 +863,15 @@ func TestCatalogSpot(t *testing.T) {
 		{"apt-cache policy curl", true, nil},
 		{"apt-get install -y curl", false, notRO},
 		{"apt update", false, notRO},
-		{"dpkg -l", false, notRO},
+		{"dpkg -l", true, nil},
+		{"dpkg --configure -a", false, []string{"unknown-option", "unknown-option"}},
 		{"dpkg-query -W curl", true, nil},
 		{"yum install x", false, notRO},
 		{"brew list", true, nil},
 		{"brew install x", false, notRO},
 		{"vim f", false, []string{"interactive", "not-read-only"}},
 		{"nano f", false, []string{"interactive", "not-read-only"}},
-		{"top", false, []string{"interactive"}},
+		{"top", false, []string{"follow-option", "interactive"}},
 		{"htop", false, []string{"interactive"}},
 		{"tmux", false, []string{"interactive", "not-read-only"}},
 		{"su -", false, []string{"not-read-only", "privilege"}},
@@ -915,7 +924,8 @@ func TestCatalogSpot(t *testing.T) {
 		{"pv f | wc -l", true, nil},
 		{"fold -80 f", true, nil},
 		{"perl -pi -e s/a/b/ f", false, []string{"interpreter", "not-read-only", "perl-in-place"}},
-		{"top -b -n 1", false, []string{"interactive"}},
+		{"top -b -n 1", true, nil},
+		{"top -b", false, []string{"follow-option"}},
 		{"brew --prefix", true, nil},
 		{"zgrep foo a.gz", true, nil},
 		{"dig -x 1.2.3.4", false, []string{"network"}},
@@ -932,7 +942,7 @@ func TestCatalogSpot(t *testing.T) {
 		// GNU long-option abbreviations of dangerous options are those options
 		{"sort --compress=gzip f", false, []string{"sort-exec"}},
 		{"tar --to-comm=sh -xf a.tar", false, []string{"tar-exec", "tar-extract"}},
-		{"man --pag=cat ls", false, []string{"interactive", "man-pager"}},
+		{"man --pag=less ls", false, []string{"man-pager"}},
 		{"fd --exec-b wc", false, []string{"fd-exec"}},
 		{"rg --pr x foo", false, []string{"unknown-option"}},
 		{"who am i", true, nil},
@@ -1205,5 +1215,21 @@ func checkRefused(t *testing.T, tests []refusedCatalog) {
 				}
 			}
 		})
+	}
+}
+
+// TestPrintenvHarmless: the names printenv may print without asking are
+// exactly the catalog's harmless_vars (the operand match repeats the list).
+func TestPrintenvHarmless(t *testing.T) {
+	c := DefaultCatalog()
+	p := c.Lookup("printenv")
+	if p == nil || len(p.Operands) == 0 {
+		t.Fatal("printenv is not catalogued with operands")
+	}
+	want := "^(" + strings.Join(c.HarmlessVars, "|") + ")$"
+	for i, o := range p.Operands {
+		if o.Match != want {
+			t.Errorf("printenv operand %d matches %q, want the harmless_vars %q", i, o.Match, want)
+		}
 	}
 }

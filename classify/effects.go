@@ -49,12 +49,16 @@ const (
 	CategoryWrapper     Category = "wrapper"     // runs the command it is given (timeout, env, nice)
 	CategoryShell       Category = "shell"       // a shell: runs a script in its dialect (bash -c)
 	CategoryNavigate    Category = "navigate"    // changes the shell's directory (cd, pushd, popd)
+	// CategoryRemoteRead: reads a remote account over the network with the
+	// user's credentials (gh pr list, kubectl get) and changes nothing
+	// there; the config's remote_reads allows it per program.
+	CategoryRemoteRead Category = "remote-read"
 )
 
 var knownCategories = map[Category]bool{
 	CategoryRead: true, CategoryWrite: true, CategoryNetwork: true, CategoryDestructive: true,
 	CategoryExec: true, CategoryPrivilege: true, CategoryInteractive: true, CategoryWrapper: true,
-	CategoryShell: true, CategoryNavigate: true,
+	CategoryShell: true, CategoryNavigate: true, CategoryRemoteRead: true,
 }
 
 // An effectHandler says what an effect does to a segment, in the style of

@@ -28,6 +28,22 @@ type WalkSpec struct {
 	// Excludes are the options whose value excludes files or directories
 	// from the walk.
 	Excludes []ExcludeSpec `yaml:"excludes,omitempty" json:"excludes,omitempty"`
+	// NamesOnlyWith makes the walk names_only when one of its any_of
+	// options is given and no word of none_of is (rg --files lists names,
+	// unless -L follows links): see NamesOnlyWhen.
+	NamesOnlyWith *NamesOnlyWhen `yaml:"names_only_with,omitempty" json:"names_only_with,omitempty"`
+	// Only are base-name globs of the only files (not directories) the
+	// program reads below a root, whatever its options (gofmt: *.go).
+	Only []string `yaml:"only,omitempty" json:"only,omitempty"`
+}
+
+// NamesOnlyWhen is when a walk lists names only (WalkSpec.NamesOnlyWith).
+type NamesOnlyWhen struct {
+	// AnyOf: one of these options (spellings) must be given.
+	AnyOf []string `yaml:"any_of" json:"any_of,omitempty"`
+	// NoneOf: none of these words may be given (-X in a cluster of short
+	// options, --long whole; a word not known statically counts).
+	NoneOf []string `yaml:"none_of,omitempty" json:"none_of,omitempty"`
 }
 
 // HiddenSpec is the hidden-name rule of a walk.
@@ -153,11 +169,22 @@ func (p *Program) checkKnowledge(bad func(string, ...any)) {
 				bad("walk: hidden: config_env %q is not an environment variable name", h.ConfigEnv)
 			}
 		}
+		if n := w.NamesOnlyWith; n != nil {
+			if len(n.AnyOf) == 0 {
+				bad("walk: names_only_with: any_of is empty")
+			}
+			spellings("walk: names_only_with: any_of", n.AnyOf)
+			for _, s := range n.NoneOf {
+				if !shownByWord(s) {
+					bad("walk: names_only_with: none_of %q is not -X, --long or --prefix*", s)
+				}
+			}
+		}
 		for _, e := range w.Excludes {
 			switch e.Kind {
-			case ExcludeFile, ExcludeDir, ExcludePath:
+			case ExcludeFile, ExcludeDir, ExcludePath, ExcludeInclude:
 			default:
-				bad("walk: excludes %s: unknown kind %q (want file, dir or path)", e.Option, e.Kind)
+				bad("walk: excludes %s: unknown kind %q (want file, dir, path or include)", e.Option, e.Kind)
 			}
 			valued("walk: excludes", e.Option)
 			for _, u := range e.Unless {
@@ -268,11 +295,17 @@ func (c *Catalog) segmentSpecs(s *Segment) (root, spec *Program, walk *WalkSpec)
 // walkFacts is the walk of segment s under spec w.
 func walkFacts(s *Segment, w *WalkSpec) *Walk {
 	f := &Walk{NamesOnly: w.NamesOnly, Hint: w.ExcludeHint}
+	if n := w.NamesOnlyWith; n != nil && anyWord(s, n.AnyOf) != "" && !shownBy(s.Args, n.NoneOf) {
+		f.NamesOnly = true
+	}
 	if h := w.Hidden; h != nil && !shownBy(s.Args, h.ShownBy) {
 		f.SkipHidden = true
 		f.HiddenEnv = h.ConfigEnv
 	}
 	f.Excludes = excludes(s.Options, w.Excludes)
+	for _, g := range w.Only {
+		f.Excludes = append(f.Excludes, Exclude{Kind: ExcludeInclude, Glob: g})
+	}
 	return f
 }
 
@@ -306,8 +339,21 @@ func shownBy(args []Arg, words []string) bool {
 }
 
 // excludes returns the globs the options exclude, in the order given.
+// An include glob not known statically may let any file in: then no
+// include glob is returned.
 func excludes(opts []Opt, specs []ExcludeSpec) []Exclude {
 	var out []Exclude
+	defer func() {
+		if dynamicInclude(opts, specs) {
+			kept := out[:0]
+			for _, e := range out {
+				if e.Kind != ExcludeInclude {
+					kept = append(kept, e)
+				}
+			}
+			out = kept
+		}
+	}()
 	for _, o := range opts {
 		for _, e := range specs {
 			if o.Name != e.Option {
@@ -505,4 +551,18 @@ func (c *Catalog) EnvNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// dynamicInclude reports whether an include option (kind include) is
+// given with a value that is not static, or that an unless option turns
+// off.
+func dynamicInclude(opts []Opt, specs []ExcludeSpec) bool {
+	for _, o := range opts {
+		for _, e := range specs {
+			if e.Kind == ExcludeInclude && o.Name == e.Option && (o.Value == nil || !o.Value.Static()) {
+				return true
+			}
+		}
+	}
+	return false
 }

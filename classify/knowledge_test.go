@@ -36,7 +36,7 @@ programs:
       name_filter: {option: --skip, unless: [-o, "("]}}
     input_args: {nul: [-a], replace: [--skip], replace_default: "{}"}
 `, ""},
-		{"exclude kind", "    walk: {excludes: [{option: --skip, kind: files}]}\n", `lister: walk: excludes --skip: unknown kind "files" (want file, dir or path)`},
+		{"exclude kind", "    walk: {excludes: [{option: --skip, kind: files}]}\n", `lister: walk: excludes --skip: unknown kind "files" (want file, dir, path or include)`},
 		{"exclude option unknown", "    walk: {excludes: [{option: --nope, kind: file}]}\n", `lister: walk: excludes: "--nope" is not the first name of an option of the program or its parents`},
 		{"exclude option not canonical", "    walk: {excludes: [{option: -x, kind: file}]}\n", `lister: walk: excludes: "-x" is not the first name of an option`},
 		{"exclude option takes no value", "    walk: {excludes: [{option: --all, kind: file}]}\n", `lister: walk: excludes: option --all takes no value`},

@@ -129,7 +129,9 @@ func (w *walker) bindRead(i int, p PathRef) ([]PathRef, bool) {
 		if p.OptionLike && it.Static() && strings.HasPrefix(it.Value, "-") {
 			return nil, false // for f in -r; do grep x "$f"; done: an option
 		}
-		it.Span = p.Span
+		// The read keeps the loop word's own span: a reason about it
+		// (a denied path, a read outside the roots) underlines the word
+		// that names the path, not the variable that carries it.
 		ref := pathRef(it, p.Source, p.Segment, p.Cwd, p.Producer)
 		ref.Recursive = p.Recursive
 		ref.OptionLike = p.OptionLike && ref.Kind == "glob"

@@ -202,11 +202,15 @@ const (
 	ExcludeFile = "file" // the base name of a file that is not a directory (grep --exclude)
 	ExcludeDir  = "dir"  // the base name of a directory (grep --exclude-dir)
 	ExcludePath = "path" // a gitignore-style glob of the path below the root (rg -g '!GLOB')
+	// ExcludeInclude: a base-name glob of the only files (not directories)
+	// the program reads (grep --include, gofmt's *.go): a file that matches
+	// none of a segment's include globs is skipped.
+	ExcludeInclude = "include"
 )
 
 // Exclude is one glob a segment is told to skip.
 type Exclude struct {
-	// Kind is ExcludeFile, ExcludeDir or ExcludePath.
+	// Kind is ExcludeFile, ExcludeDir, ExcludePath or ExcludeInclude.
 	Kind string `json:"kind"`
 	// Glob is the pattern as given (without rg's leading "!").
 	Glob string `json:"glob"`

@@ -209,7 +209,7 @@ func (w *walker) segment(args []Arg, infos []wordInfo, assigns []Assign, c ctx, 
 	p.finish()
 	// A wrapper given no command is the program itself: env -u X, env -0
 	// and env LC_ALL=C print the environment as env alone does.
-	if spec.NoArgs != nil && (len(args) == 1 || spec.cmdRole && len(p.nested) == 0 && !optEffect(seg.Options, EffectExec)) {
+	if spec.NoArgs != nil && (len(args) == 1 || spec.NoOperands && len(p.operands) == 0 || spec.cmdRole && len(p.nested) == 0 && !optEffect(seg.Options, EffectExec)) {
 		seg.Categories = addCat(seg.Categories, CategoryRead)
 		w.find(spec.NoArgs.Code, name+" "+spec.NoArgs.Doc, prog.Span, idx)
 	}
@@ -432,6 +432,12 @@ func (p *argParser) run() {
 			p.keyValue(i)
 		case p.spec.ShellOptions != nil && len(v) > 1 && (v[0] == '+' || v[0] == '-' && v[1] != '-'):
 			i = p.shellShort(i)
+		case p.spec.NegativeNumbers && len(v) > 1 && v[0] == '-' && (v[1] == '.' || v[1] >= '0' && v[1] <= '9'):
+			// A negative number (seq 3 -1 1): an operand, and the options end.
+			endOpts, p.endOpts = true, true
+			if p.operand(i, endOpts) {
+				return
+			}
 		case strings.HasPrefix(v, "--"):
 			i = p.gnuLong(i)
 		case strings.HasPrefix(v, "-") && len(v) > 1:
@@ -1095,7 +1101,7 @@ func assignSeq(ops []Operand, roles []OperandSpec, carries []string) {
 				}
 				break
 			}
-			if op.Static() && r.match.MatchString(op.Value) {
+			if op.Static() && r.match.MatchString(op.Value) || homeMatch(*op, r.match) {
 				op.Role = r.Role
 				if !r.Repeat {
 					ri++
@@ -1112,6 +1118,17 @@ func assignSeq(ops []Operand, roles []OperandSpec, carries []string) {
 			break
 		}
 	}
+}
+
+// homeMatch reports whether op is a path under the home directory (~/x,
+// $HOME/x, with nothing else dynamic) that re matches both as written and
+// as the absolute path it expands to: a role's match holds whatever the
+// home directory is (less ~/notes.txt is a file, as less notes.txt is).
+func homeMatch(op Operand, re *regexp.Regexp) bool {
+	if op.Dynamic != "tilde" && op.Dynamic != "home" || !strings.HasPrefix(op.Pattern, "~") {
+		return false
+	}
+	return re.MatchString(op.Pattern) && re.MatchString("/home/user"+strings.TrimPrefix(op.Pattern, "~"))
 }
 
 // maxShifted is the most words that may expand to several whose effect

@@ -58,7 +58,8 @@ var shellOptionCases = []struct {
 	{in: "bash +e -c ls", want: "reversible"},
 	{in: "bash -o errexit -o nounset -c ls", want: "reversible"},
 	{in: "bash --norc --noprofile -c ls", want: "reversible"},
-	{in: "bash -n script.sh", want: "not reversible: source 8-17"},
+	{in: "bash -n script.sh", want: "reversible"},
+	{in: "bash -n +n script.sh", want: "not reversible: set-option 9-10"},
 	// sh and dash: the same cluster rule as bash.
 	{in: "sh -o keyword -c ls", want: "not reversible: set-option 4-13"},
 	{in: "dash -oerrexit -c ls", want: "not reversible: set-option 6-17 set-option 8-9 set-option 9-10 shell-startup 12-13 set-option 13-14 source 18-20"},

@@ -16,6 +16,10 @@ func runEmbedded(t testing.TB) []Result {
 	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	// Debian's ~/.bashrc exports LESSOPEN (lesspipe), which less obeys:
+	// the corpus judges less as it runs in a clean environment.
+	t.Setenv("LESSOPEN", "")
+	t.Setenv("LESSCLOSE", "")
 	rs, err := Run(context.Background(), cases, GateFactory(nil), Options{Home: home, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

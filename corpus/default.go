@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/rego"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // LoadCorpora loads the named corpora (files or directories, see
@@ -64,7 +65,7 @@ func LoadCorpora(paths []string) ([]Case, error) {
 
 // sameAsEmbedded reports whether the local file has the embedded content.
 func sameAsEmbedded(name string) bool {
-	local, err := os.ReadFile(filepath.FromSlash(name))
+	local, err := trust.ReadRegular(filepath.FromSlash(name), MaxFileBytes)
 	if err != nil {
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/trust"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -148,7 +149,7 @@ func LoadPath(p string) ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
+	data, err := trust.ReadRegular(p, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -684,3 +685,7 @@ func parseFiles(name string, n *yaml.Node, errs *errList) Fixture {
 
 // permNone stands for mode 0000 (Perm 0 means "default").
 const permNone = fs.ModeSticky
+
+// MaxFileBytes bounds one corpus file read from disk (a regular file
+// only, opened without blocking).
+const MaxFileBytes = 64 << 20

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Check is one row of the report.
@@ -104,10 +105,13 @@ func (o *Options) getenv(k string) string {
 // installCmd is the command that (re)installs agent's hook in scope.
 func (o *Options) installCmd(agent hook.Agent, scope string) string {
 	s := "shellgate install " + string(agent)
-	switch {
-	case scope == ScopeUser:
-		s += " --user"
-	case o.DirGiven:
+	if scope == ScopeUser {
+		return s + " --user"
+	}
+	if sp := agent.Spec(); sp != nil && sp.DefaultUser {
+		s += " --project"
+	}
+	if o.DirGiven {
 		s += " --dir " + shellQuote(o.Dir)
 	}
 	return s
@@ -190,7 +194,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 	}()
 	install := o.installCmd(a, scope)
 
-	data, err := os.ReadFile(path)
+	data, err := trust.ReadRegular(path, hook.MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		add(Check{Name: "settings", Message: path + " does not exist", Fix: install})
 		return ag

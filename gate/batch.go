@@ -444,6 +444,9 @@ func (b *Batcher) Answer(ctx context.Context, it BatchItem) (BatchAnswer, error)
 	if it.Err != nil {
 		return fail(BatchError{Line: it.Line, Error: it.Err.Error()})
 	}
+	if err := ValidateCommand(it.Command); err != nil {
+		return fail(BatchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("line %d: %v", it.Line, err)})
+	}
 	var cwd, mode, shell string
 	for _, f := range []struct {
 		k   string

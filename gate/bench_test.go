@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -94,6 +95,25 @@ func BenchmarkCheck(b *testing.B) {
 // the same runner unconfined, interleaved in one run; the ratio metric is
 // the median confined time over the median unconfined time (target ≤ 1.30).
 func BenchmarkSandbox(b *testing.B) {
+	benchSandbox(b, func(dir string) *Confinement { return &Confinement{Mode: SandboxReadOnly, Roots: []string{dir}} })
+}
+
+// BenchmarkSandboxWorkspaceWrite is BenchmarkSandbox in workspace-write
+// in a git repository, as the gate confines a granted write: the
+// protected paths bound read-only in a mount namespace, the sandbox
+// cache, a pids cgroup, the guard's check after the run.
+func BenchmarkSandboxWorkspaceWrite(b *testing.B) {
+	benchSandbox(b, func(dir string) *Confinement {
+		if err := exec.Command("git", "init", "-q", dir).Run(); err != nil {
+			b.Skipf("git init: %v", err)
+		}
+		home, _ := os.UserHomeDir()
+		return &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}, Cache: filepath.Join(b.TempDir(), "cache"),
+			Toolchains: ToolchainDirs(os.Environ(), home, nil)}
+	})
+}
+
+func benchSandbox(b *testing.B, confinement func(dir string) *Confinement) {
 	r := &BashRunner{}
 	if s := r.SandboxSupport(); s.Err != nil {
 		b.Skipf("no confinement here: %v", s.Err)
@@ -103,7 +123,7 @@ func BenchmarkSandbox(b *testing.B) {
 	env := BuildEnv(os.Environ(), nil, nil)
 	spec := Spec{Command: "true", Dir: dir, Env: env, View: DefaultViewLimits}
 	conf := spec
-	conf.Sandbox = &Confinement{Mode: SandboxReadOnly, Roots: []string{dir}}
+	conf.Sandbox = confinement(dir)
 	plain := make([]time.Duration, 0, b.N)
 	confined := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

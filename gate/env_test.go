@@ -214,8 +214,15 @@ func TestOfflineForReadOnly(t *testing.T) {
 	if res.Status != StatusOK || res.Decision.Action != policy.Allow {
 		t.Fatalf("go env: status %s, code %s, decision %v", res.Status, res.Code, res.Decision)
 	}
-	if got := strings.Fields(res.Output.String()); !slices.Equal(got[:2], []string{"off", "local"}) {
-		t.Errorf("read-only go env printed %q; want off and local", res.Output.String())
+	// Confined, the module cache is the sandbox's own, filled from the
+	// user's module cache as a file:// proxy: offline, that is all.
+	m, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	userCache := "file://" + filepath.Join(strings.TrimSpace(string(m)), "cache", "download")
+	if got := strings.Fields(res.Output.String()); !slices.Equal(got[:2], []string{userCache, "local"}) {
+		t.Errorf("read-only go env printed %q; want %s (offline) and local", res.Output.String(), userCache)
 	}
 	out := filepath.Join(dir, "env.txt")
 	res = g.Run(context.Background(), Request{Command: "go env GOPROXY > " + out, Approver: approve(true)})
@@ -226,7 +233,7 @@ func TestOfflineForReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(string(b)); got != "https://proxy.example.invalid" {
-		t.Errorf("approved go env printed %q; want the host's GOPROXY", got)
+	if got := strings.TrimSpace(string(b)); got != userCache+",https://proxy.example.invalid" {
+		t.Errorf("approved go env printed %q; want the user's module cache, then the host's GOPROXY", got)
 	}
 }

@@ -99,6 +99,28 @@ type Request struct {
 	// WithEnvFromRequests. Run judges in the environment it runs the
 	// command with.
 	Env map[string]string `json:"env,omitempty"`
+	// AgentRules, when set, are the rules of the agent's own settings
+	// (package agentrules): the segments they allow are facts for the
+	// policy (policy.Input.AgentApprovals), which may then allow what it
+	// would ask. Nil: none.
+	AgentRules AgentRules `json:"-"`
+	// Unprotect are protected paths (ProtectedNames, ProtectedGitNames)
+	// the command may write in this one call, as a person chose
+	// (shellgate run --unprotect PATH): relative to Cwd, or absolute.
+	// It is the caller's own choice, like Sandbox; agents cannot set it
+	// through the MCP server.
+	Unprotect []string `json:"unprotect,omitempty"`
+	// ReportDir asks Run for the directory the shell ended in
+	// (RunInfo.FinalDir), for a caller that keeps a session's working
+	// directory (the MCP server). Bash and zsh report it; sh does not.
+	ReportDir bool `json:"-"`
+}
+
+// AgentRules says which segments of a command the rules a person keeps in
+// a coding agent's own settings allow, matched as the agent matches them
+// (agentrules.Rules).
+type AgentRules interface {
+	Approve(command string, r *classify.Report) map[int]policy.AgentApproval
 }
 
 // Escalation is a request to run one call in a wider sandbox mode, as the
@@ -493,7 +515,7 @@ func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env, r
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env, run)
+	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env, run, req.AgentRules)
 }
 
 // dialect is the shell a request is judged in: its own, else the (trusted)
@@ -510,7 +532,7 @@ var checkHook = func() {}
 // of them (a bug) is caught and becomes a deny with code internal-error, so
 // that a long-lived caller (serve, mcp, an embedding program) neither
 // crashes nor runs what was not decided.
-func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env, run bool) (d *Decision, err error) {
+func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env, run bool, rules AgentRules) (d *Decision, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
@@ -533,6 +555,9 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	d = &Decision{stmts: stmts, Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
 	if serr != nil {
 		d.StationError = serr.Error()
+	}
+	if rules != nil && in.Report != nil {
+		in.AgentApprovals = rules.Approve(command, in.Report)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Code: CodeAborted, Message: err.Error()}
@@ -596,19 +621,36 @@ func describeWrite(w policy.WriteFacts) string {
 	return s
 }
 
-func validate(req Request) error {
+// ValidateCommand says why command is not one a shell can be given (an
+// *Error with code INVALID_INPUT): empty, over MaxCommandBytes, with a
+// NUL byte or not valid UTF-8. Every front end refuses such a command
+// the same way, before anything judges it: Decide and Run, check and
+// check --batch (a deny), the hooks (a deny), the MCP tools.
+func ValidateCommand(command string) error {
 	bad := func(format string, a ...any) error {
 		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
 	}
 	switch {
-	case strings.TrimSpace(req.Command) == "":
+	case strings.TrimSpace(command) == "":
 		return bad("the command is empty")
-	case len(req.Command) > MaxCommandBytes:
-		return bad("the command is %d bytes, over the %d-byte limit", len(req.Command), MaxCommandBytes)
-	case strings.IndexByte(req.Command, 0) >= 0:
+	case len(command) > MaxCommandBytes:
+		return bad("the command is %d bytes, over the %d-byte limit", len(command), MaxCommandBytes)
+	case strings.IndexByte(command, 0) >= 0:
 		return bad("the command contains a NUL byte")
-	case !utf8.ValidString(req.Command):
+	case !utf8.ValidString(command):
 		return bad("the command is not valid UTF-8")
+	}
+	return nil
+}
+
+func validate(req Request) error {
+	bad := func(format string, a ...any) error {
+		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
+	}
+	if err := ValidateCommand(req.Command); err != nil {
+		return err
+	}
+	switch {
 	case req.Mode != "" && !policy.ValidMode(req.Mode):
 		return bad("unknown mode %q (want %s or %s)", req.Mode, policy.ModeDefault, policy.ModeReadonly)
 	case req.Shell != "" && !validShell(req.Shell):
@@ -786,12 +828,13 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 	spec := Spec{
 		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
 		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
+		ReportDir: req.ReportDir && !background,
 	}
 	mode, why := g.sandboxFor(req, d, res.Approved)
 	if d.Escalation != nil {
 		mode, why = d.Escalation.To, "escalated"
 	}
-	sb, conf, err := g.confinement(mode, why, d, res.Approved)
+	sb, conf, err := g.confinement(req, mode, why, d, res.Approved)
 	if err != nil {
 		res.Sandbox = sb
 		return fail(res.fail(CodeSandboxUnavailable, err.Error()))
@@ -824,7 +867,7 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	if d.Escalation != nil {
 		res.Sandbox.Escalated, res.Sandbox.From = true, d.Escalation.From
 	}
-	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), pid: out.PID}
+	res.Run = &RunInfo{Command: req.Command, Cwd: d.Cwd, ExitCode: out.ExitCode, Signal: out.Signal, Duration: out.Duration, TimeoutMS: timeout.Milliseconds(), FinalDir: out.FinalDir, pid: out.PID}
 	o := out.Output
 	res.Output = &o
 	res.Notes = append(res.Notes, out.Notes...)

@@ -78,3 +78,29 @@ func exitedNoReap(pid int) bool {
 	// Signo to SIGCHLD.
 	return err == nil && info.Signo == int32(unix.SIGCHLD)
 }
+
+// userProcesses counts the processes of this user (the owner of their
+// /proc directory), as RLIMIT_NPROC counts them.
+func userProcesses() int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return 0
+	}
+	uid := uint32(os.Getuid())
+	n := 0
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Stat("/proc/"+name, &st) == nil && st.Uid == uid {
+			n++
+		}
+	}
+	return n
+}

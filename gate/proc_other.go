@@ -15,3 +15,7 @@ func groupAlive(pgid int, reap bool) bool {
 // exitedNoReap cannot tell without reaping here: the runner then waits
 // for the shell in a goroutine.
 func exitedNoReap(pid int) bool { return false }
+
+// userProcesses counts this user's processes: -1, unknown here (the
+// process limit is then not set).
+func userProcesses() int { return -1 }

@@ -56,6 +56,11 @@ type RunInfo struct {
 	Duration time.Duration `json:"-"`
 	// TimeoutMS is the timeout in force.
 	TimeoutMS int64 `json:"timeout_ms"`
+	// FinalDir is the directory the shell ended in, when the request
+	// asked for it (Request.ReportDir) and the shell reported one; the
+	// command could have written it itself, so a caller judges it before
+	// running anything there.
+	FinalDir string `json:"final_cwd,omitempty"`
 
 	pid int // the shell's pid, its process group id
 }

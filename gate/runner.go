@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -74,6 +75,10 @@ type Spec struct {
 	// command must run under. A runner that cannot enforce it must not
 	// start the command (it returns an error).
 	Sandbox *Confinement
+	// ReportDir asks for the shell's final working directory
+	// (Outcome.FinalDir): where a later command of the same session
+	// should run.
+	ReportDir bool
 }
 
 // Outcome is what a Runner reports about a command that was started.
@@ -96,6 +101,11 @@ type Outcome struct {
 	Stopped Stop
 	// Notes are the Note* values that apply.
 	Notes []string
+	// FinalDir is the shell's physical working directory when it exited,
+	// when the spec asked for it and the shell reported one well-formed
+	// absolute path; "" otherwise. The command could have written it
+	// itself: a caller judges it before it uses it.
+	FinalDir string
 }
 
 // Runner runs a command. Run returns an error only when the command could
@@ -160,6 +170,7 @@ func (r *BashRunner) Run(ctx context.Context, spec Spec) (Outcome, error) {
 	defer cleanup()
 	x.read(ctx)
 	x.wait(ctx)
+	x.unconfine()
 	return x.outcome(), nil
 }
 
@@ -172,13 +183,19 @@ type running struct {
 	pr   *os.File // the read end of the merged output
 	// spill receives the whole output (nil: none).
 	spill *os.File
+	// dir receives the shell's final directory (nil: not asked).
+	dir   *os.File
 	col   *collector
 	out   Outcome
 	notes []string
 	sb    *SandboxInfo
 	sets  *confinedSets
-	pgid  int
-	start time.Time
+	// undo puts back what the command did to protected paths once it is
+	// gone; undone are those refusals.
+	undo   func() []SandboxDenial
+	undone []SandboxDenial
+	pgid   int
+	start  time.Time
 	// deadline is the timeout's (zero: none).
 	deadline       time.Time
 	grace, confirm time.Duration
@@ -229,13 +246,27 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 			x.spill.Close()
 			os.Remove(x.spill.Name())
 		}
+		if x.dir != nil {
+			x.dir.Close()
+		}
 	}
 	shell, args, err := r.shellCommand(spec)
 	if err != nil {
 		abandon()
 		return nil, nil, err
 	}
+	var extra []*os.File
+	if spec.ReportDir && dirReportPrefix(spec.Shell) != "" {
+		if x.dir, err = openDirReport(); err != nil {
+			abandon()
+			return nil, nil, err
+		}
+		args[len(args)-1] = dirReportPrefix(spec.Shell) + args[len(args)-1]
+		extra = make([]*os.File, dirReportFD-2)
+		extra[len(extra)-1] = x.dir
+	}
 	cmd := exec.Command(shell, args...)
+	cmd.ExtraFiles = extra
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	if cmd.Env == nil {
@@ -247,19 +278,28 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	x.cmd = cmd
 	startCmd := cmd.Start
-	unconfine := func() {}
+	x.undo = func() []SandboxDenial { return nil }
 	if c := spec.Sandbox; c != nil && c.Mode != SandboxFullAccess {
-		startCmd, x.sb, x.sets, unconfine, err = prepareConfined(cmd, c, r.bash)
+		startCmd, x.sb, x.sets, x.undo, err = prepareConfined(cmd, c, r.bash)
 		if err != nil {
 			abandon()
 			return nil, nil, fmt.Errorf("the sandbox could not be set up, so nothing ran: %w", err)
 		}
 		x.sets.network = c.Network
+		// The Linux confinement sets the limits itself; elsewhere a bash
+		// sets them before it becomes the command's shell.
+		if x.sb.Limits == nil {
+			lim := c.Limits.withDefaults()
+			if err := withLimits(cmd, r.bash, lim); err == nil {
+				x.sb.Limits = &lim
+				x.sb.Isolation = append(x.sb.Isolation, "rlimits")
+			}
+		}
 	}
 	x.start = time.Now()
 	if err := startCmd(); err != nil {
 		abandon()
-		unconfine()
+		x.unconfine()
 		return nil, nil, err
 	}
 	pw.Close()
@@ -281,7 +321,55 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 	if spec.Timeout > 0 {
 		x.deadline = x.start.Add(spec.Timeout)
 	}
-	return x, func() { x.col.release(); unconfine() }, nil
+	return x, func() {
+		x.col.release()
+		x.unconfine()
+		if x.dir != nil {
+			x.dir.Close()
+		}
+	}, nil
+}
+
+// unconfine undoes, once, what the command did to protected paths (the
+// command and everything it started are gone by now).
+func (x *running) unconfine() {
+	if x.undo != nil {
+		x.undone = x.undo()
+		x.undo = nil
+	}
+}
+
+// limitScript sets the resource limits (hard and soft) in a bash that
+// then becomes the command's shell; $1.. are the shell and its arguments.
+const limitScript = `ulimit -S -H -u "$SHELLGATE_LIMIT_PROCS" -d "$SHELLGATE_LIMIT_DATA" -f "$SHELLGATE_LIMIT_FSIZE" || { echo "shellgate: the sandbox's resource limits could not be set" >&2; exit 126; }; unset SHELLGATE_LIMIT_PROCS SHELLGATE_LIMIT_DATA SHELLGATE_LIMIT_FSIZE; exec "$@"`
+
+// withLimits makes cmd start through a bash that sets lim first
+// (setrlimit is per process, so the gate's own process cannot set them
+// for one child): bash -c limitScript shellgate-limits SHELL ARGS...
+// RLIMIT_NPROC counts all of the user's processes, so the process limit
+// is what the user runs now plus lim.Processes.
+func withLimits(cmd *exec.Cmd, bash string, lim ResourceLimits) error {
+	if bash == "" {
+		return errors.New("no bash")
+	}
+	val := func(v int64, unit int64) string {
+		if v < 0 {
+			return "unlimited"
+		}
+		return strconv.FormatInt(v*unit, 10)
+	}
+	procs := "unlimited"
+	if n := userProcesses(); lim.Processes >= 0 && n >= 0 {
+		procs = strconv.Itoa(n + lim.Processes)
+	}
+	cmd.Args = append([]string{"shellgate-limits", "-c", limitScript, "shellgate-limits", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = bash
+	cmd.Env = append(cmd.Env,
+		"SHELLGATE_LIMIT_PROCS="+procs,
+		"SHELLGATE_LIMIT_DATA="+val(lim.MemoryMB, 1024),    // KiB
+		"SHELLGATE_LIMIT_FSIZE="+val(lim.FileSizeMB, 1024), // 1024-byte blocks
+	)
+	return nil
 }
 
 // stop stops the process group for why.
@@ -438,8 +526,18 @@ func (x *running) outcome() Outcome {
 		x.notes = append(x.notes, "wait: "+x.waitErr.Error())
 	}
 	out.Notes = x.notes
+	if x.dir != nil {
+		out.FinalDir = readDirReport(x.dir)
+		x.dir.Close()
+	}
 	if x.sb != nil {
-		x.sb.Denied = detectDenials(&out.Output, x.sets, x.spec.Dir)
+		// What the guard undid is certain: it comes first.
+		x.sb.Denied = append([]SandboxDenial(nil), x.undone...)
+		for _, d := range detectDenials(&out.Output, x.sets, x.spec.Dir) {
+			if len(x.sb.Denied) < maxDenials {
+				x.sb.Denied = append(x.sb.Denied, d)
+			}
+		}
 		addMarkers(&out.Output, x.sb.Denied, x.sb.Mode)
 	}
 	return out

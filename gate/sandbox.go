@@ -2,11 +2,15 @@ package gate
 
 import (
 	"fmt"
+
+	"github.com/shellgate/shellgate/policy"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // SandboxMode is how far the kernel lets a command reach.
@@ -71,6 +75,66 @@ type Confinement struct {
 	// may read as well: the reads a person approved (or a grant allowed),
 	// as the read station resolved them.
 	Reads []string
+	// Lists are directories outside the roots whose listing a person
+	// approved (ls ~): the command may list them (and the directories
+	// beneath), not read the files in them.
+	Lists []string
+	// Toolchains are directories outside the roots that hold the
+	// toolchains in use (ToolchainDirs): readable and executable.
+	Toolchains []string
+	// Cache is the per-user sandbox cache (SandboxCacheDir): writable in
+	// both confined modes, and the build tools' cache variables point
+	// into it (CacheEnv); "" is none.
+	Cache string
+	// GitDirs are git directories that are roots or lie in them besides
+	// ROOT/.git (a worktree's or submodule's): their ProtectedGitNames
+	// are protected too.
+	GitDirs []string
+	// Unprotect are protected paths a person made writable for this one
+	// call (shellgate run --unprotect PATH); what lies beneath them too.
+	Unprotect []string
+	// Limits are the command's resource limits (zero fields: the
+	// defaults, DefaultLimits).
+	Limits ResourceLimits
+}
+
+// ResourceLimits are resource limits a confined command runs under (setrlimit,
+// hard and soft, before the shell starts): a negative value is no limit,
+// zero the default.
+type ResourceLimits struct {
+	// Processes is how many processes the command may run beyond those
+	// the user already runs (RLIMIT_NPROC counts every process of the
+	// user).
+	Processes int `json:"processes,omitempty"`
+	// MemoryMB bounds each process's data (heap and private writable
+	// mappings, RLIMIT_DATA), in MiB.
+	MemoryMB int64 `json:"memory_mb,omitempty"`
+	// FileSizeMB bounds the size of a file a process writes
+	// (RLIMIT_FSIZE), in MiB.
+	FileSizeMB int64 `json:"file_size_mb,omitempty"`
+}
+
+// DefaultResourceLimits are the limits a confined command gets when
+// nothing else is set (policy.DefaultSandboxLimits): 256 more processes,
+// 2 GiB of data per process and 4 GiB per file.
+var DefaultResourceLimits = ResourceLimits{
+	Processes:  policy.DefaultSandboxLimits.Processes,
+	MemoryMB:   policy.DefaultSandboxLimits.MemoryMB,
+	FileSizeMB: policy.DefaultSandboxLimits.FileSizeMB,
+}
+
+// withDefaults fills l's zero fields from DefaultResourceLimits.
+func (l ResourceLimits) withDefaults() ResourceLimits {
+	if l.Processes == 0 {
+		l.Processes = DefaultResourceLimits.Processes
+	}
+	if l.MemoryMB == 0 {
+		l.MemoryMB = DefaultResourceLimits.MemoryMB
+	}
+	if l.FileSizeMB == 0 {
+		l.FileSizeMB = DefaultResourceLimits.FileSizeMB
+	}
+	return l
 }
 
 // SandboxSupport says whether and how a runner can confine commands here.
@@ -85,6 +149,9 @@ type SandboxSupport struct {
 	// itself as nobody), "landlock-tcp" (TCP only: UDP and DNS are not
 	// guarded) or "" (none).
 	NetworkGuard string
+	// Isolation is the process isolation every confined command gets
+	// here (see SandboxInfo.Isolation; workspace-write adds "mountns").
+	Isolation []string
 	// Err says why commands cannot be confined; nil when they can.
 	Err error
 }
@@ -123,13 +190,21 @@ type SandboxInfo struct {
 	// Denied lists the operations the sandbox refused, as far as the
 	// command's output shows them.
 	Denied []SandboxDenial `json:"denied,omitempty"`
-	// Note says why the command was not confined, when it was not.
+	// Note says why the command was not confined, when it was not, or
+	// what of the confinement this machine could not enforce.
 	Note string `json:"note,omitempty"`
+	// Isolation lists the process isolation the command ran under:
+	// "pidns", "no-caps", "no_new_privs", "seccomp", "mountns" (the
+	// protected paths were bound read-only), "rlimits".
+	Isolation []string `json:"isolation,omitempty"`
+	// Limits are the resource limits the command ran under.
+	Limits *ResourceLimits `json:"limits,omitempty"`
 }
 
 // SandboxDenial is one operation the sandbox refused.
 type SandboxDenial struct {
-	// Op is "write", "read" or "network".
+	// Op is "write", "read", "network", or "process" (processes the
+	// command left running were killed when the run ended).
 	Op string `json:"op"`
 	// Path is the file, when the output names one.
 	Path string `json:"path,omitempty"`
@@ -245,6 +320,18 @@ type confinedSets struct {
 	mode        SandboxMode
 	read, write []string
 	network     bool
+	// protected are paths inside write that stay read-only.
+	protected []string
+}
+
+// isProtected reports whether p is a protected path or beneath one.
+func (s *confinedSets) isProtected(p string) bool {
+	for _, d := range s.protected {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *confinedSets) readable(p string) bool {
@@ -282,7 +369,8 @@ var networkRefusals = []string{
 
 // fileRefusals are the error texts of a refused file operation (Landlock
 // answers EACCES, EPERM or EXDEV).
-var fileRefusals = []string{"permission denied", "operation not permitted", "invalid cross-device link"}
+var fileRefusals = []string{"permission denied", "operation not permitted", "invalid cross-device link",
+	"read-only file system", "device or resource busy"}
 
 // detectDenials finds, in the output of a command confined to sets, the
 // lines that show an operation the sandbox refused, and judges each on
@@ -363,9 +451,15 @@ func pathCandidates(line string) []string {
 		}
 	}
 	parts := strings.Split(line, ": ")
-	for i := 1; i < len(parts)-1; i++ {
-		if w := strings.TrimSpace(parts[i]); w != "" && (!strings.Contains(w, " ") || strings.HasPrefix(w, "/")) {
+	for i := 0; i < len(parts)-1; i++ {
+		w := strings.TrimSpace(parts[i])
+		if w != "" && i > 0 && (!strings.Contains(w, " ") || strings.HasPrefix(w, "/")) {
 			out = append(out, w)
+		}
+		// Go's *PathError reads "op /path: error" ("open /x/y: permission
+		// denied"), after any prefix the program adds.
+		if op, p, ok := strings.Cut(w, " /"); ok && op != "" && !strings.Contains(op, " ") && !strings.Contains(p, " ") {
+			out = append(out, "/"+p)
 		}
 	}
 	return out
@@ -381,14 +475,20 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 	_, err := os.Lstat(p)
 	exists := err == nil
 	write := !exists || containsAny(strings.ToLower(line), writeWords)
-	if exists && !sets.readable(p) && !write {
+	if exists && !write {
+		// A read the file permissions allow here (unconfined) was refused
+		// there: by Landlock outside the readable dirs, or by the dropped
+		// capabilities (another process's /proc files).
 		if syscall.Access(p, 4) == nil { // R_OK
 			return "read"
 		}
 		return ""
 	}
-	if sets.writable(p) {
+	if sets.writable(p) && !sets.isProtected(p) {
 		return ""
+	}
+	if sets.isProtected(p) {
+		return "write"
 	}
 	target := p
 	if !exists {
@@ -427,4 +527,118 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 			o.Head += line
 		}
 	}
+}
+
+// EtcSecrets are the files under /etc (and patterns of them) that hold
+// credentials: a confined command reads the rest of /etc, not these
+// (root would read /etc/shadow by its file permissions alone).
+var EtcSecrets = []string{
+	"shadow", "shadow-", "gshadow", "gshadow-", ".pwd.lock", "sudoers", "sudoers.d",
+	"ssh/ssh_host_*_key", "ssl/private", "security/opasswd", "krb5.keytab",
+	"NetworkManager/system-connections", "wireguard", "ppp/chap-secrets", "ppp/pap-secrets",
+	"libvirt/secrets", "openvpn", "ipsec.secrets", "letsencrypt/archive", "letsencrypt/keys",
+	"docker/key.json", "rancher", "kubernetes/pki", "pki/private",
+}
+
+// maxGrantEntries bounds the entries grantExcept lists.
+const maxGrantEntries = 1024
+
+// etcGrants keeps grantExcept's answer for /etc while the directories
+// it listed are unchanged (their modification times), so that a command
+// does not pay for listing /etc.
+var etcGrants grantCache
+
+type grantCache struct {
+	mu          sync.Mutex
+	dir         string
+	stamps      map[string]time.Time
+	dirs, files []string
+	ok          bool
+}
+
+func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dir == dir && c.stamps != nil {
+		fresh := true
+		for d, t := range c.stamps {
+			if fi, err := os.Stat(d); err != nil || !fi.ModTime().Equal(t) {
+				fresh = false
+				break
+			}
+		}
+		if fresh {
+			return c.dirs, c.files, c.ok
+		}
+	}
+	stamps := map[string]time.Time{}
+	for _, d := range append([]string{dir}, secretParents(dir, EtcSecrets)...) {
+		if fi, err := os.Stat(d); err == nil {
+			stamps[d] = fi.ModTime()
+		}
+	}
+	c.dirs, c.files, c.ok = grantExcept(dir, EtcSecrets)
+	c.dir, c.stamps = dir, stamps
+	return c.dirs, c.files, c.ok
+}
+
+// secretParents are the directories under dir that grantExcept lists
+// because a secret lies in them.
+func secretParents(dir string, secrets []string) []string {
+	var out []string
+	for _, s := range secrets {
+		if i := strings.LastIndex(s, "/"); i > 0 {
+			if m, _ := filepath.Glob(filepath.Join(dir, s[:i])); len(m) > 0 {
+				out = append(out, m...)
+			}
+		}
+	}
+	return out
+}
+
+// grantExcept splits dir into what a confined command may read: every
+// entry but the secrets (paths relative to dir, with globs) and, for a
+// directory that holds one deeper down, its entries the same way. dirs
+// and files are the entries to grant; ok is false when dir cannot be
+// listed (grant nothing then).
+func grantExcept(dir string, secrets []string) (dirs, files []string, ok bool) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) > maxGrantEntries {
+		return nil, nil, false
+	}
+	for _, e := range ents {
+		name, secret, deeper := e.Name(), false, []string(nil)
+		for _, s := range secrets {
+			first, rest, nested := strings.Cut(s, "/")
+			if m, _ := filepath.Match(first, name); !m {
+				continue
+			}
+			if nested {
+				deeper = append(deeper, rest)
+			} else {
+				secret = true
+			}
+		}
+		p := filepath.Join(dir, name)
+		switch {
+		case secret:
+		case len(deeper) > 0:
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				d, f, ok := grantExcept(p, deeper)
+				if ok {
+					dirs, files = append(dirs, d...), append(files, f...)
+				}
+			}
+		default:
+			fi, err := os.Stat(p) // a symlink grants its target
+			switch {
+			case err != nil:
+			case fi.IsDir():
+				dirs = append(dirs, p)
+			case fi.Mode().IsRegular() || fi.Mode()&os.ModeDevice == 0:
+				files = append(files, p)
+			}
+		}
+	}
+	return dirs, files, true
 }

@@ -23,11 +23,11 @@ func sandboxSupport(string) SandboxSupport {
 
 // prepareConfined rewrites cmd to run bash under sandbox-exec with the
 // profile SeatbeltProfile generates for c.
-func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (func() error, *SandboxInfo, *confinedSets, func(), error) {
+func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (func() error, *SandboxInfo, *confinedSets, func() []SandboxDenial, error) {
 	if sup := sandboxSupport(bash); sup.Err != nil {
 		return nil, nil, nil, nil, sup.Err
 	}
-	cleanup := func() {}
+	cleanup := func() []SandboxDenial { return nil }
 	dirs, files := extraReads(c)
 	sets := &confinedSets{mode: c.Mode, read: resolveAll(append(append(readDirs(c, cmd.Env), dirs...), files...))}
 	if c.Mode == SandboxWorkspaceWrite {
@@ -35,10 +35,16 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (func() error, 
 		if err != nil {
 			return nil, nil, nil, nil, fmt.Errorf("sandbox temp dir: %w", err)
 		}
-		cleanup = func() { os.RemoveAll(tmp) }
+		cleanup = func() []SandboxDenial { os.RemoveAll(tmp); return nil }
 		sets.write = resolveAll(append(rootDirs(c), tmp))
 		sets.read = append(sets.read, sets.write...)
 		cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
+	}
+	sets.read = append(sets.read, resolveAll(c.Toolchains)...)
+	if c.Cache != "" && ensureCacheDir(c.Cache) {
+		sets.write = append(sets.write, resolveAll([]string{c.Cache})...)
+		sets.read = append(sets.read, resolveAll([]string{c.Cache})...)
+		cmd.Env = CacheEnv(cmd.Env, c.Cache, envHomeOf(cmd.Env))
 	}
 	profile := SeatbeltProfile(c, sets.read, sets.write)
 	if profile == "" {
@@ -76,4 +82,15 @@ func setEnv(env []string, k, v string) []string {
 		}
 	}
 	return append(out, k+"="+v)
+}
+
+// envHomeOf is HOME in env, or the user's home directory.
+func envHomeOf(env []string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if len(env[i]) > 5 && env[i][:5] == "HOME=" {
+			return env[i][5:]
+		}
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }

@@ -29,7 +29,7 @@ func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode,
 // result's SANDBOX_UNAVAILABLE, when the call is to run read-only and
 // the runner cannot confine it and confinement was not turned off by
 // name (config "sandbox: off").
-func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
+func (g *Gate) confinement(req Request, mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
 	sb := &SandboxInfo{Mode: mode, Reason: why, Network: "allowed"}
 	if g.pl.Config().Sandbox == policy.SandboxOff {
 		sb.Note = "confinement is turned off (sandbox: off)"
@@ -45,11 +45,24 @@ func (g *Gate) confinement(mode SandboxMode, why string, d *Decision, approved b
 		}
 		return sb, nil, nil
 	}
-	roots, home := g.sandboxRoots(d.Cwd)
+	roots, gdirs, home, b := g.sandboxRoots(d.Cwd)
 	plan := d.Plan(approved)
-	conf := &Confinement{Mode: mode, Roots: roots, Network: plan.Network, Reads: userGitConfig(home)}
+	conf := &Confinement{Mode: mode, Roots: roots, Network: plan.Network, Reads: userGitConfig(home),
+		GitDirs: gdirs, Cache: SandboxCacheDir(), Unprotect: unprotect(req.Unprotect, d.Cwd)}
+	conf.Toolchains = ToolchainDirs(g.env, home, func(p string) bool {
+		if b == nil {
+			return false
+		}
+		_, denied := b.DeniedBy(p)
+		return denied
+	})
+	if l := g.pl.Config().SandboxLimits; l != nil {
+		conf.Limits = ResourceLimits{Processes: l.Processes, MemoryMB: l.MemoryMB, FileSizeMB: l.FileSizeMB}
+	}
 	if plan.StationReads && d.Station != nil {
-		conf.Reads = append(conf.Reads, approvedReads(d)...)
+		reads, lists := approvedReads(d)
+		conf.Reads = append(conf.Reads, reads...)
+		conf.Lists = append(conf.Lists, lists...)
 	}
 	return sb, conf, nil
 }
@@ -193,42 +206,67 @@ func submoduleWorktree(p string) (string, bool) {
 
 // approvedReads are the reads outside the roots that the decision
 // approved, as the station resolved them (the real path and the path as
-// written, for a symlink; a glob's matches).
-func approvedReads(d *Decision) []string {
-	var out []string
+// written, for a symlink; a glob's matches): reads, the files and the
+// trees read whole; lists, the directories the command reads as a
+// listing (ls ~), which grant the listing and not the files beneath.
+func approvedReads(d *Decision) (reads, lists []string) {
+	add := func(p string, recursive bool) {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() && !recursive {
+			lists = append(lists, p)
+			return
+		}
+		reads = append(reads, p)
+	}
 	for _, r := range d.Station.Reads {
 		if r.Verdict != readstation.VerdictOutsideRoots {
 			continue
 		}
 		if r.Kind == "glob" {
-			out = append(out, r.Matches...)
+			for _, m := range r.Matches {
+				add(m, r.Recursive)
+			}
 			continue
 		}
 		for _, p := range []string{r.Real, r.Resolved} {
 			if p != "" {
-				out = append(out, p)
+				add(p, r.Recursive)
 			}
 		}
 	}
-	return out
+	return reads, lists
 }
 
 // sandboxRoots are the directories a confined command may read (and, in
 // workspace-write, write): the read boundary's roots with "~" folded,
 // relative roots taken from cwd, plus cwd itself, and the git directories
 // a root's .git file points to. home is the boundary's home directory.
-func (g *Gate) sandboxRoots(cwd string) (roots []string, home string) {
+func (g *Gate) sandboxRoots(cwd string) (roots, gdirs []string, home string, bp *readstation.Boundary) {
 	out := []string{cwd}
 	b, err := g.boundary(cwd)
 	if err != nil {
-		return out, ""
+		return out, nil, "", nil
 	}
-	defer func() {
-		for _, r := range roots {
-			roots = append(roots, gitDirs(r, b)...)
+	roots = append(out, b.AbsRoots()...)
+	for _, r := range roots {
+		gdirs = append(gdirs, gitDirs(r, b)...)
+	}
+	return append(roots, gdirs...), gdirs, b.Home, &b
+}
+
+// unprotect resolves the protected paths a person made writable for one
+// call (relative ones from cwd).
+func unprotect(paths []string, cwd string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
 		}
-	}()
-	return append(out, b.AbsRoots()...), b.Home
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
 }
 
 // maxRefused bounds the refused escalations a gate remembers.

@@ -415,3 +415,44 @@ func TestSandboxGitFileWidensNothing(t *testing.T) {
 		t.Fatalf("git commit in a submodule, workspace-write: %s\n%s", res.StatusLine(), res.Output.String())
 	}
 }
+
+// TestSandboxApprovedListing: a person approved `ls ~`; the command may
+// list the home directory, but that approval does not make the files in
+// it readable for the whole command (issue 26: the ssh key was read).
+// A file approved by name stays readable.
+func TestSandboxApprovedListing(t *testing.T) {
+	needLandlock(t)
+	dir, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{".ssh/id_ed25519": "PRIVATE-KEY\n", "notes.txt": "notes\n"} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte("cat \"$HOME/.ssh/id_ed25519\" \"$HOME/notes.txt\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newGate(t, dir, WithoutDefaultPolicy(), WithPolicyModules(askAll))
+	res := g.Run(context.Background(), Request{Command: "ls -a ~ && sh run.sh", Approver: approve(true)})
+	if !res.Ran() {
+		t.Fatalf("did not run: %s", res.StatusLine())
+	}
+	out := res.Output.String()
+	if !strings.Contains(out, "notes.txt") || !strings.Contains(out, ".ssh") {
+		t.Errorf("the approved listing did not list the home directory:\n%s", out)
+	}
+	if strings.Contains(out, "PRIVATE-KEY") || strings.Contains(out, "notes\n") {
+		t.Errorf("an approved listing made the files beneath readable:\n%s", out)
+	}
+	if !strings.Contains(out, SandboxMarker("read", SandboxWorkspaceWrite)) {
+		t.Errorf("output lacks the read marker:\n%s", out)
+	}
+	// Named by the command, the file is approved and readable.
+	res = g.Run(context.Background(), Request{Command: "cat ~/notes.txt", Approver: approve(true)})
+	if res.Output.String() != "notes\n" {
+		t.Errorf("an approved file read: %s\n%s", res.StatusLine(), res.Output.String())
+	}
+}

@@ -11,6 +11,6 @@ var errNoSandbox = errors.New("confinement needs Linux (Landlock) or macOS (Seat
 
 func sandboxSupport(string) SandboxSupport { return SandboxSupport{Err: errNoSandbox} }
 
-func prepareConfined(*exec.Cmd, *Confinement, string) (func() error, *SandboxInfo, *confinedSets, func(), error) {
+func prepareConfined(*exec.Cmd, *Confinement, string) (func() error, *SandboxInfo, *confinedSets, func() []SandboxDenial, error) {
 	return nil, nil, nil, nil, errNoSandbox
 }

@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/policy"
 )
 
 func TestSandboxModeOrder(t *testing.T) {
@@ -42,6 +44,8 @@ func TestPathCandidates(t *testing.T) {
 		{"bash: line 1: /root/out: Permission denied", []string{"/root/out"}},
 		{`python: can't open file "/x/y.py": [Errno 13] Permission denied`, []string{"/x/y.py"}},
 		{"no path here: Permission denied", nil},
+		{"verifying m@v1: open /root/go/pkg/mod/x.ziphash: permission denied", []string{"/root/go/pkg/mod/x.ziphash"}},
+		{"open /a/b: read-only file system", []string{"/a/b"}},
 	}
 	for _, tc := range tests {
 		if diff := cmp.Diff(tc.want, pathCandidates(tc.line)); diff != "" {
@@ -96,5 +100,34 @@ func TestAddMarkers(t *testing.T) {
 	want := "touch: cannot touch 'x': Permission denied\n[sandbox: write denied under read-only mode]\n[sandbox: network denied under read-only mode]\n"
 	if diff := cmp.Diff(want, o.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+// TestRemoteReadsEgress: a remote read the config's remote_reads allows
+// is a decision that approves the network (shellgate run gives it egress);
+// the same read without the config line is asked, and a read-only local
+// command gets no network.
+func TestRemoteReadsEgress(t *testing.T) {
+	dir := t.TempDir()
+	allowed := newGate(t, dir, WithConfig(&policy.Config{RemoteReads: []string{"gh"}}))
+	plain := newGate(t, dir)
+	for _, tc := range []struct {
+		g      *Gate
+		cmd    string
+		action policy.Action
+		egress bool
+	}{
+		{allowed, "gh pr list --json number", policy.Allow, true},
+		{allowed, "gh api -X POST repos/o/r/issues", policy.Ask, false},
+		{allowed, "ls", policy.Allow, false},
+		{plain, "gh pr list --json number", policy.Ask, false},
+	} {
+		d, err := tc.g.decideIn(context.Background(), Request{Command: tc.cmd}, tc.g.runEnv, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Plan(false).Network; d.Action != tc.action || got != tc.egress {
+			t.Errorf("%s: %s, egress %v; want %s, egress %v (%v)", tc.cmd, d.Action, got, tc.action, tc.egress, d.Reasons)
+		}
 	}
 }

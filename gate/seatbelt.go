@@ -36,6 +36,14 @@ func SeatbeltProfile(c *Confinement, read, write []string) string {
 		b.WriteString("  (subpath " + sbString(p) + ")\n")
 	}
 	b.WriteString("  (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/urandom\") (literal \"/dev/random\"))\n")
+	// An approved listing reads the directory's entries, not its files.
+	if len(c.Lists) > 0 {
+		b.WriteString("(allow file-read-data\n")
+		for _, p := range sortedUnique(c.Lists) {
+			b.WriteString("  (literal " + sbString(p) + ")\n")
+		}
+		b.WriteString(")\n")
+	}
 	b.WriteString("(allow file-write-data (literal \"/dev/null\"))\n")
 	if c.Mode == SandboxWorkspaceWrite && len(write) > 0 {
 		b.WriteString("(allow file-write*\n")
@@ -43,6 +51,27 @@ func SeatbeltProfile(c *Confinement, read, write []string) string {
 			b.WriteString("  (subpath " + sbString(p) + ")\n")
 		}
 		b.WriteString(")\n")
+		// The protected paths stay read-only (a later rule wins), existing
+		// or not. Not yet confirmed on a Mac.
+		var prot []string
+		for _, p := range protectedPaths(c) {
+			if !p.pin {
+				// Seatbelt matches real paths (/tmp is /private/tmp).
+				dir := p.path[:strings.LastIndex(p.path, "/")+1]
+				if r, err := filepath.EvalSymlinks(dir); err == nil {
+					prot = append(prot, filepath.Join(r, p.path[len(dir):]))
+				} else {
+					prot = append(prot, p.path)
+				}
+			}
+		}
+		if len(prot) > 0 {
+			b.WriteString("(deny file-write*\n")
+			for _, p := range sortedUnique(prot) {
+				b.WriteString("  (subpath " + sbString(p) + ")\n")
+			}
+			b.WriteString(")\n")
+		}
 	}
 	if c.Network {
 		b.WriteString("(allow network*)\n")

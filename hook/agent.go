@@ -62,6 +62,10 @@ type AgentSpec struct {
 	// Dir and File place the settings file that holds the hook:
 	// <project>/Dir/File for ScopeProject, <home>/Dir/File for ScopeUser.
 	Dir, File string
+	// DefaultUser is set when install writes the user's settings file
+	// unless told to write the project's: the agent runs a project's hooks
+	// only once the user has trusted the project (Codex).
+	DefaultUser bool
 	// Flat is set when the settings file lists hook entries under each
 	// event directly, without matcher groups (Cursor).
 	Flat bool
@@ -93,6 +97,9 @@ type AgentSpec struct {
 	// userDir is the directory of the user's settings file, when it is
 	// not <home>/Dir (nil: it is).
 	userDir func(home string, getenv func(string) string) (string, error)
+	// path is the settings file install and uninstall edit (nil:
+	// SettingsPath).
+	path func(s *AgentSpec, o InstallOptions) (string, error)
 	// install replaces the generic installation (nil: the generic one).
 	install func(s *AgentSpec, o InstallOptions) (Installation, error)
 	// notes says, after an install that wrote or found the hook, what the

@@ -1,9 +1,26 @@
 package hook
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 )
+
+// ErrAgentHome is wrapped by the error of an install that cannot find the
+// agent's own directory as the agent would (a CODEX_HOME that does not
+// exist): nothing was installed, and the message says what to do.
+var ErrAgentHome = errors.New("the agent's directory cannot be used")
+
+// agentHomeError is an error that is ErrAgentHome, with its own message.
+type agentHomeError string
+
+func (e agentHomeError) Error() string        { return string(e) }
+func (e agentHomeError) Is(target error) bool { return target == ErrAgentHome }
+
+func agentHomeErrorf(format string, args ...any) error {
+	return agentHomeError(fmt.Sprintf(format, args...))
+}
 
 // InstallOptions say where AgentSpec.Install writes the hook, and what.
 type InstallOptions struct {
@@ -71,7 +88,10 @@ func (s *AgentSpec) Install(o InstallOptions) (Installation, error) {
 		return s.install(s, o)
 	}
 	in := Installation{Command: o.Command}
-	path := s.SettingsPath(o.Scope, o.ProjectDir, o.Home, o.Getenv)
+	path, err := s.installPath(o)
+	if err != nil {
+		return in, err
+	}
 	r, err := Install(s.Name, path, o.Command, o.DryRun)
 	in.InstallResult = r
 	if err != nil {
@@ -81,6 +101,29 @@ func (s *AgentSpec) Install(o InstallOptions) (Installation, error) {
 		in.Notes = s.notes(o)
 	}
 	return in, nil
+}
+
+// installPath is the settings file install and uninstall edit.
+func (s *AgentSpec) installPath(o InstallOptions) (string, error) {
+	if s.path != nil {
+		return s.path(s, o)
+	}
+	return s.SettingsPath(o.Scope, o.ProjectDir, o.Home, o.Getenv), nil
+}
+
+// Uninstall removes the shellgate hook entries from the agent's settings
+// file in o.Scope (see Uninstall, the function); o.Command is not used.
+// What else install wrote for the agent stays (Codex's trust entry, which
+// names a hook that is gone).
+func (s *AgentSpec) Uninstall(o InstallOptions) (InstallResult, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	path, err := s.installPath(o)
+	if err != nil {
+		return InstallResult{}, err
+	}
+	return Uninstall(s.Name, path, o.DryRun)
 }
 
 // listProblems is head followed by problems, one item each, the lines

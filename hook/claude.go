@@ -2,8 +2,9 @@ package hook
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Claude is Claude Code: PreToolUse (tool "Bash") and
@@ -106,7 +107,7 @@ func claudeDoctor(env DoctorEnv) []Check {
 // claudeEnabled: no settings file Claude Code reads turns every hook off.
 func claudeEnabled(files []string) Check {
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := trust.ReadRegular(f, MaxSettingsBytes)
 		if err != nil {
 			continue
 		}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Codex is OpenAI Codex: PreToolUse (tool "Bash") in .codex/hooks.json.
@@ -28,9 +30,13 @@ func init() {
 		AskAsApplies: true,
 		Dir:          ".codex",
 		File:         "hooks.json",
-		Program:      "codex",
-		Package:      "@openai/codex@0.171",
-		hooks:        []hookSpec{{"PreToolUse", "Bash", claudeEntry}},
+		// Codex reads a project's .codex/hooks.json only in a project the
+		// user trusted: a project install is not active until then, so
+		// install writes the user's hooks file unless told --project.
+		DefaultUser: true,
+		Program:     "codex",
+		Package:     "@openai/codex@0.171",
+		hooks:       []hookSpec{{"PreToolUse", "Bash", claudeEntry}},
 		render: func(_ Payload, action, reason string) Answer {
 			if action == Allow {
 				// Codex rejects permissionDecision "allow" as
@@ -43,9 +49,30 @@ func init() {
 		userDir: func(home string, getenv func(string) string) (string, error) {
 			return CodexHomeFrom(getenv("CODEX_HOME"), home)
 		},
+		path:    codexPath,
 		install: codexInstall,
 		doctor:  codexDoctor,
 	})
+}
+
+// codexPath is the hooks file install and uninstall edit: the user's in
+// the Codex home Codex finds, or the project's under its real path (Codex
+// keys its trust by the path it finds the file at from its working
+// directory: the real one).
+func codexPath(s *AgentSpec, o InstallOptions) (string, error) {
+	if o.Scope == ScopeUser {
+		codexHome, err := CodexHomeFrom(o.Getenv("CODEX_HOME"), o.Home)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(codexHome, s.File), nil
+	}
+	if real, err := filepath.EvalSymlinks(o.ProjectDir); err == nil {
+		if real, err = filepath.Abs(real); err == nil {
+			return s.SettingsPath(o.Scope, real, o.Home, o.Getenv), nil
+		}
+	}
+	return s.SettingsPath(o.Scope, o.ProjectDir, o.Home, o.Getenv), nil
 }
 
 // codexInstall writes the hook with a fallback that denies when
@@ -60,18 +87,9 @@ func codexInstall(s *AgentSpec, o InstallOptions) (Installation, error) {
 	if err != nil {
 		return in, err
 	}
-	var path string
-	if o.Scope == ScopeUser {
-		path = filepath.Join(codexHome, s.File)
-	} else {
-		path = s.SettingsPath(o.Scope, o.ProjectDir, o.Home, o.Getenv)
-		if real, err := filepath.EvalSymlinks(o.ProjectDir); err == nil {
-			// Codex keys its trust by the hooks file's path as it finds
-			// it from its working directory: the real path.
-			if real, err = filepath.Abs(real); err == nil {
-				path = s.SettingsPath(o.Scope, real, o.Home, o.Getenv)
-			}
-		}
+	path, err := s.installPath(o)
+	if err != nil {
+		return in, err
 	}
 	in.InstallResult, err = Install(s.Name, path, in.Command, o.DryRun)
 	if err != nil {
@@ -269,7 +287,10 @@ func CodexHome(home string) (string, error) {
 }
 
 // CodexHomeFrom is CodexHome with the value of $CODEX_HOME given (""
-// when it is not set).
+// when it is not set). A $CODEX_HOME that names no directory is an error
+// wrapping ErrAgentHome: Codex refuses to start then (Codex 0.171:
+// "CODEX_HOME points to …, but that path does not exist"), while a missing
+// ~/.codex is one Codex creates on its first run, and so may install.
 func CodexHomeFrom(codexHomeEnv, home string) (string, error) {
 	if v := codexHomeEnv; v != "" {
 		abs, err := filepath.Abs(v)
@@ -277,15 +298,30 @@ func CodexHomeFrom(codexHomeEnv, home string) (string, error) {
 			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
 		}
 		p, err := filepath.EvalSymlinks(abs)
+		if errors.Is(err, os.ErrNotExist) {
+			return "", agentHomeErrorf("CODEX_HOME points to %q, which does not exist, and Codex refuses to start then: create it (mkdir -p %s) or unset CODEX_HOME", v, shellWord(abs))
+		}
 		if err != nil {
 			return "", fmt.Errorf("CODEX_HOME %q: %v", v, err)
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return "", agentHomeErrorf("CODEX_HOME points to %q, which is not a directory", v)
 		}
 		return p, nil
 	}
 	if home == "" {
-		return "", errors.New("no home directory for ~/.codex")
+		return "", agentHomeErrorf("no home directory for ~/.codex (set HOME, or CODEX_HOME)")
 	}
 	return filepath.Join(home, ".codex"), nil
+}
+
+// shellWord quotes s for a shell when it holds anything but plain
+// characters.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // codexFallbackReason is what the model and the user see when the hook
@@ -491,7 +527,7 @@ func CodexTrustTOML(key, hash string) string {
 
 // readCodexConfig reads the user's Codex config; a missing file is empty.
 func readCodexConfig(path string) (string, *tomlDoc, error) {
-	data, err := os.ReadFile(path)
+	data, err := trust.ReadRegular(path, MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		doc, _ := parseTOML("")
 		return "", doc, nil
@@ -538,7 +574,7 @@ func CodexHookTrust(codexHome, hooksFile string) (CodexHookState, error) {
 			st.Problems = append(st.Problems, codexProjectFix(st.ConfigFile, st.ProjectDir, st.ProjectTrust))
 		}
 	}
-	data, err := os.ReadFile(hooksFile)
+	data, err := trust.ReadRegular(hooksFile, MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		st.Problems = append(st.Problems, fmt.Sprintf("%s does not exist: run %s", hooksFile, installCodexCommand(st.ProjectDir)))
 		return st, nil
@@ -587,7 +623,7 @@ func installCodexCommand(projectDir string) string {
 	if projectDir == "" {
 		return "shellgate install codex --user"
 	}
-	return "shellgate install codex --dir " + strconv.Quote(projectDir)
+	return "shellgate install codex --project --dir " + strconv.Quote(projectDir)
 }
 
 func codexProjectFix(configFile, projectDir, trust string) string {
@@ -689,7 +725,7 @@ func TrustCodexHook(codexHome, hooksFile string, dryRun bool) (CodexTrustResult,
 	if err != nil {
 		return r, err
 	}
-	data, err := os.ReadFile(hooksFile)
+	data, err := trust.ReadRegular(hooksFile, MaxSettingsBytes)
 	if err != nil {
 		return r, err
 	}
@@ -781,6 +817,9 @@ func setTrustedHash(src string, doc *tomlDoc, key, hash string) (string, error) 
 	if cur, ok := t.vals["trusted_hash"]; ok {
 		if cur == hash {
 			return src, nil
+		}
+		if _, isString := cur.(string); !isString {
+			return "", fmt.Errorf("hooks.state.%s.trusted_hash is not a string", tomlQuote(key))
 		}
 		sp, ok := doc.span("hooks", "state", key, "trusted_hash")
 		if !ok {

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Gemini is Gemini CLI: BeforeTool for the tool "run_shell_command".
@@ -158,7 +160,7 @@ func geminiEnabled(env DoctorEnv) Check {
 		files = append(files, filepath.Join(env.Home, ".gemini", "settings.json"))
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := trust.ReadRegular(f, MaxSettingsBytes)
 		if err != nil {
 			continue
 		}
@@ -214,7 +216,7 @@ func GeminiTrustedFoldersFile(home string) string {
 // be read or parsed is an error (shellgate reads plain JSON; Gemini CLI also
 // takes comments, and refuses to start on a file it cannot parse).
 func GeminiFolderTrust(home, dir string) (GeminiTrust, error) {
-	if b, err := os.ReadFile(filepath.Join(home, ".gemini", "settings.json")); err == nil {
+	if b, err := trust.ReadRegular(filepath.Join(home, ".gemini", "settings.json"), MaxSettingsBytes); err == nil {
 		var st struct {
 			Security struct {
 				FolderTrust struct {
@@ -228,7 +230,7 @@ func GeminiFolderTrust(home, dir string) (GeminiTrust, error) {
 	}
 	file := GeminiTrustedFoldersFile(home)
 	t := GeminiTrust{File: file}
-	b, err := os.ReadFile(file)
+	b, err := trust.ReadRegular(file, MaxSettingsBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		t.Why = file + " does not exist: no folder is trusted yet"
 		return t, nil

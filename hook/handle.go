@@ -45,7 +45,16 @@ type Flags struct {
 	// of its own. A variable not listed is not known to the engine, which
 	// then judges as if it were set.
 	Env map[string]string `json:"env,omitempty"`
+	// AgentEnv holds the hook process's values of the variables that say
+	// where the agent keeps its settings (AgentEnvNames; ParseFlags fills
+	// them in), so that the engine reads the rules the person gave this
+	// agent (package agentrules), whatever its own environment.
+	AgentEnv map[string]string `json:"agent_env,omitempty"`
 }
+
+// AgentEnvNames are the variables Flags.AgentEnv carries: the home
+// directory and the agents' own settings directories.
+var AgentEnvNames = []string{"HOME", "CLAUDE_CONFIG_DIR", "CLAUDE_PROJECT_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"}
 
 type multiFlag []string
 
@@ -115,6 +124,12 @@ func ParseFlags(args []string, errw io.Writer) (Flags, []string, error) {
 	f.Cwd, _ = os.Getwd()
 	f.ClaudeShell, f.LoginShell = os.Getenv("CLAUDE_CODE_SHELL"), os.Getenv("SHELL")
 	f.Env = agentenv.Values()
+	f.AgentEnv = map[string]string{}
+	for _, n := range AgentEnvNames {
+		if v, ok := os.LookupEnv(n); ok {
+			f.AgentEnv[n] = v
+		}
+	}
 	return f, ops, nil
 }
 
@@ -215,7 +230,10 @@ func Handle(ctx context.Context, agent Agent, input []byte, f Flags, d Decider, 
 	if d == nil {
 		return DenyError(agent, p.EventName, errors.New("no decider"))
 	}
-	v, err := d.Decide(ctx, query(agent, p, f))
+	q := query(agent, p, f)
+	// The agent's own settings may hold the person's approvals.
+	q.Agent, q.AgentEnv = string(agent), f.AgentEnv
+	v, err := d.Decide(ctx, q)
 	if err != nil {
 		return DenyError(agent, p.EventName, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/shellgate/shellgate/gitrepo"
 )
 
@@ -196,7 +197,7 @@ func TestHandle(t *testing.T) {
 				t.Errorf("stdout (-want +got):\n%s", diff)
 			}
 			if tt.query != nil {
-				if diff := cmp.Diff([]Query{*tt.query}, d.seen); diff != "" {
+				if diff := cmp.Diff([]Query{*tt.query}, d.seen, cmpopts.IgnoreFields(Query{}, "Agent", "AgentEnv")); diff != "" {
 					t.Errorf("queries (-want +got):\n%s", diff)
 				}
 			}
@@ -241,6 +242,14 @@ func TestParseFlags(t *testing.T) {
 	t.Setenv("CLAUDE_CODE_SHELL", "")
 	t.Setenv("RIPGREP_CONFIG_PATH", "/home/u/.ripgreprc")
 	t.Setenv("PATH", "/usr/bin:/bin")
+	agentEnv := map[string]string{}
+	for _, n := range AgentEnvNames {
+		t.Setenv(n, "")
+		agentEnv[n] = ""
+	}
+	t.Setenv("HOME", "/home/u")
+	t.Setenv("CLAUDE_CONFIG_DIR", "/home/u/.claude-work")
+	agentEnv["HOME"], agentEnv["CLAUDE_CONFIG_DIR"] = "/home/u", "/home/u/.claude-work"
 	f, ops, err := ParseFlags([]string{"claude", "--ask-as", "defer", "--policy", "/p1", "--policy", "/p2", "--mode", "readonly", "--shell", "/usr/bin/bash"}, new(strings.Builder))
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +264,7 @@ func TestParseFlags(t *testing.T) {
 	}
 	env["PATH"], env["RIPGREP_CONFIG_PATH"] = "/usr/bin:/bin", "/home/u/.ripgreprc"
 	want := Flags{AskAs: AskDefer, Mode: ModeReadonly, Policy: []string{"/p1", "/p2"}, Cwd: wd, Shell: "bash", LoginShell: "/bin/zsh",
-		Env: env}
+		Env: env, AgentEnv: agentEnv}
 	if diff := cmp.Diff(want, f); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
 	}
@@ -354,5 +363,20 @@ func TestExplainerQuery(t *testing.T) {
 				t.Errorf("explainer queries (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The Decider learns which agent asks and where it keeps its settings,
+// for the person's own approvals (package agentrules).
+func TestHandleQueryAgent(t *testing.T) {
+	d := &fixed{}
+	f := Flags{Cwd: "/w", AgentEnv: map[string]string{"HOME": "/home/u"}}
+	Handle(context.Background(), Claude, payload(claudePre, "npm test"), f, d, nil)
+	if len(d.seen) != 1 {
+		t.Fatalf("decider asked %d times", len(d.seen))
+	}
+	got := d.seen[0]
+	if diff := cmp.Diff(Query{Agent: "claude", AgentEnv: map[string]string{"HOME": "/home/u"}}, Query{Agent: got.Agent, AgentEnv: got.AgentEnv}); diff != "" {
+		t.Errorf("query (-want +got):\n%s", diff)
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Scope says which settings file Install writes.
@@ -290,13 +293,32 @@ const BackupSuffix = ".shellgate-backup"
 // the old one) and keeps the file's mode. With dryRun it only computes the
 // result.
 func Install(agent Agent, path, command string, dryRun bool) (InstallResult, error) {
+	return editSettings(path, dryRun, func(old []byte) ([]byte, bool, error) {
+		return Merge(agent, old, command)
+	})
+}
+
+// Uninstall removes the shellgate hook entries from the settings file at
+// path (see Unmerge), with a backup and an atomic write as Install. A file
+// that does not exist holds no hook: nothing changes.
+func Uninstall(agent Agent, path string, dryRun bool) (InstallResult, error) {
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return InstallResult{Path: path}, nil
+	}
+	return editSettings(path, dryRun, func(old []byte) ([]byte, bool, error) {
+		return Unmerge(agent, old)
+	})
+}
+
+// editSettings rewrites the settings file at path with edit's result.
+func editSettings(path string, dryRun bool, edit func(old []byte) ([]byte, bool, error)) (InstallResult, error) {
 	r := InstallResult{Path: path}
-	old, err := os.ReadFile(path)
+	old, err := trust.ReadRegular(path, MaxSettingsBytes)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return r, err
 	}
-	out, changed, err := Merge(agent, old, command)
+	out, changed, err := edit(old)
 	if err != nil {
 		return r, fmt.Errorf("%s: %v", path, err)
 	}
@@ -320,6 +342,112 @@ func Install(agent Agent, path, command string, dryRun bool) (InstallResult, err
 		return r, err
 	}
 	return r, nil
+}
+
+// Unmerge removes every shellgate hook entry (IsShellgateCommand) from the
+// settings document existing, under any event, keeping every other
+// setting and hook and the order of keys: a matcher group or an event left
+// empty by the removal goes too, and "hooks" when nothing is left in it.
+// changed is false when there was none; the document is then returned as
+// it is.
+func Unmerge(agent Agent, existing []byte) (out []byte, changed bool, err error) {
+	spec := agent.Spec()
+	if spec == nil {
+		return nil, false, fmt.Errorf("unknown agent %q", agent)
+	}
+	if len(bytes.TrimSpace(existing)) == 0 {
+		return existing, false, nil
+	}
+	v, err := decodeOrdered(existing)
+	if err != nil {
+		return nil, false, fmt.Errorf("not valid JSON (fix or move the file first): %v", err)
+	}
+	root, ok := v.(*object)
+	if !ok {
+		return nil, false, errors.New("the settings file is not a JSON object")
+	}
+	hooksV, ok := root.get("hooks")
+	if !ok {
+		return existing, false, nil
+	}
+	hooks, ok := hooksV.(*object)
+	if !ok {
+		return nil, false, errors.New(`"hooks" is not a JSON object`)
+	}
+	for _, event := range slices.Clone(hooks.keys) {
+		list, ok := hooks.vals[event].([]any)
+		if !ok {
+			continue
+		}
+		nl, ch := removeShellgate(list, spec.Flat)
+		if !ch {
+			continue
+		}
+		changed = true
+		if len(nl) == 0 {
+			hooks.del(event)
+		} else {
+			hooks.set(event, nl)
+		}
+	}
+	if !changed {
+		return existing, false, nil
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	}
+	var buf bytes.Buffer
+	if err := encodeOrdered(&buf, root); err != nil {
+		return nil, false, err
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, buf.Bytes(), "", "  "); err != nil {
+		return nil, false, err
+	}
+	ind.WriteByte('\n')
+	return ind.Bytes(), true, nil
+}
+
+// removeShellgate drops the shellgate entries of one event's list: flat
+// entries, or handlers of matcher groups (a group left empty goes too).
+func removeShellgate(list []any, flat bool) ([]any, bool) {
+	changed := false
+	out := []any{}
+	for _, e := range list {
+		if c, ok := commandOf(e); ok && IsShellgateCommand(c) && flat {
+			changed = true
+			continue
+		}
+		grp, ok := e.(*object)
+		if flat || !ok {
+			out = append(out, e)
+			continue
+		}
+		hs, _ := grp.get("hooks")
+		arr, ok := hs.([]any)
+		if !ok {
+			out = append(out, e)
+			continue
+		}
+		kept := []any{}
+		for _, h := range arr {
+			if c, ok := commandOf(h); ok && IsShellgateCommand(c) {
+				continue
+			}
+			kept = append(kept, h)
+		}
+		if len(kept) == len(arr) {
+			out = append(out, e)
+			continue
+		}
+		changed = true
+		if len(kept) == 0 {
+			continue
+		}
+		grp.set("hooks", kept)
+		out = append(out, e)
+	}
+	return out, changed
 }
 
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
@@ -363,6 +491,13 @@ func obj(kv ...any) *object {
 }
 
 func (o *object) get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+
+func (o *object) del(k string) {
+	if _, ok := o.vals[k]; ok {
+		delete(o.vals, k)
+		o.keys = slices.DeleteFunc(o.keys, func(x string) bool { return x == k })
+	}
+}
 
 func (o *object) set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {

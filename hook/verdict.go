@@ -34,6 +34,12 @@ type Query struct {
 	// values of the variables it lists, "" for one not set. Nil: the
 	// Decider's own environment is the agent's (a hook run in process).
 	Env map[string]string `json:"env,omitempty"`
+	// Agent is the agent whose hook asks ("claude", "codex", "gemini"),
+	// and AgentEnv where it keeps its settings (Flags.AgentEnv): the
+	// Decider may count what the person allowed in them (package
+	// agentrules). Empty: no agent's rules count.
+	Agent    string            `json:"agent,omitempty"`
+	AgentEnv map[string]string `json:"agent_env,omitempty"`
 }
 
 // Reason says why a command got its action. Code is a stable lower-case

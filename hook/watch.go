@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Fingerprint summarises the size and modification time of every file at or
@@ -193,7 +195,7 @@ func contentStamp(paths []string) string {
 		if !fi.Mode().IsRegular() || fi.Size() > maxStampContent {
 			return
 		}
-		data, err := os.ReadFile(p)
+		data, err := trust.ReadRegular(p, maxStampContent)
 		if err != nil {
 			fmt.Fprintf(h, "%s!%v\n", p, err)
 			return

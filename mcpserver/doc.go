@@ -11,4 +11,14 @@
 // client's own confirmation of the call when the server approves asks,
 // else refused with the reasons. A background job belongs to the session
 // that started it and ends with it.
+//
+// A session keeps a working directory, as Claude Code's Bash tool does: it
+// starts at the server's directory (Options.Cwd), and after a bash or
+// bash_readonly call the shell's final directory (reported by an EXIT
+// trap on a descriptor of its own, see gate.Request.ReportDir) becomes
+// the next call's, once the policy allows `cd DIR` from where the call
+// ran, in the call's mode: a directory outside the roots or a denied one
+// is not taken, and the result says so. A session directory that no
+// longer exists, or is no longer the same physical directory, refuses
+// the next call and puts the session back in the server's directory.
 package mcpserver

@@ -79,7 +79,7 @@ func TestMCPBackgroundJobs(t *testing.T) {
 	id2 := out["job_id"].(string)
 	start := time.Now()
 	text, isErr, out = mcptest.Call(t, a, "bash_kill", map[string]any{"job_id": id2})
-	if isErr || out["code"] != "ABORTED" || time.Since(start) > 5*time.Second {
+	if isErr || out["code"] != "ABORTED" || time.Since(start) > 30*time.Second { // well before sleep 60 ends: killed, not waited for
 		t.Errorf("bash_kill: %q %v", text, out)
 	}
 }

@@ -173,7 +173,9 @@ func TestMCPEscalation(t *testing.T) {
 	// though the command would be allowed.
 	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash_readonly", Args: map[string]any{"command": "cat notes.txt"},
 		Text: `^Exit code 0`, Field: "sandbox", Value: map[string]any{"mode": "read-only", "enforced": true, "mechanism": "landlock",
-			"abi": float64((&gate.BashRunner{}).SandboxSupport().ABI), "network": "denied", "network_guard": (&gate.BashRunner{}).SandboxSupport().NetworkGuard, "reason": "requested"}})
+			"abi": float64((&gate.BashRunner{}).SandboxSupport().ABI), "network": "denied", "network_guard": (&gate.BashRunner{}).SandboxSupport().NetworkGuard, "reason": "requested",
+			"isolation": isolationHere(), "limits": map[string]any{"processes": float64(gate.DefaultResourceLimits.Processes),
+				"memory_mb": float64(gate.DefaultResourceLimits.MemoryMB), "file_size_mb": float64(gate.DefaultResourceLimits.FileSizeMB)}}})
 	// Validation errors: nothing is asked.
 	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "touch a", "justification": "Needed."}, IsError: true,
 		Text: `^Not run \(INVALID_INPUT\) — a justification was given without a sandbox escalation`, Absent: "a"})
@@ -193,4 +195,14 @@ func TestMCPEscalation(t *testing.T) {
 	if len(*asked) != 1 || !strings.Contains((*asked)[0], "The agent asks to run it once in the sandbox mode full-access instead of workspace-write: The test needs full access.") {
 		t.Fatalf("the person was asked %q", *asked)
 	}
+}
+
+// isolationHere is the process isolation a confined command gets here, as
+// the result lists it.
+func isolationHere() []any {
+	var out []any
+	for _, x := range (&gate.BashRunner{}).SandboxSupport().Isolation {
+		out = append(out, x)
+	}
+	return out
 }

@@ -15,18 +15,18 @@ import (
 type (
 	flatRunArgs struct {
 		Command   string `json:"command" jsonschema:"the bash command line to run"`
-		Cwd       string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+		Cwd       string `json:"cwd,omitempty" jsonschema:"the directory to run in for this call: absolute, or relative to the session's working directory (default: the session's working directory)"`
 		TimeoutMS int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
 	}
 	flatBashArgs struct {
 		Command         string `json:"command" jsonschema:"the bash command line to run"`
-		Cwd             string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+		Cwd             string `json:"cwd,omitempty" jsonschema:"the directory to run in for this call: absolute, or relative to the session's working directory (default: the session's working directory)"`
 		TimeoutMS       int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
 		RunInBackground bool   `json:"run_in_background,omitempty" jsonschema:"start the command in the background and return its job id at once (no timeout; read its output with bash_output, stop it with bash_kill)"`
 	}
 	flatConfinedArgs struct {
 		Command           string `json:"command" jsonschema:"the bash command line to run"`
-		Cwd               string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+		Cwd               string `json:"cwd,omitempty" jsonschema:"the directory to run in for this call: absolute, or relative to the session's working directory (default: the session's working directory)"`
 		TimeoutMS         int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
 		RunInBackground   bool   `json:"run_in_background,omitempty" jsonschema:"start the command in the background and return its job id at once (no timeout; read its output with bash_output, stop it with bash_kill)"`
 		SandboxEscalation string `json:"sandbox_escalation,omitempty" jsonschema:"only after the sandbox refused this command (a [sandbox: ... denied ...] line): run it once in this wider mode, workspace-write or full-access; needs a justification; a person approves it, and a refusal is final for the command"`

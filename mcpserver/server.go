@@ -45,6 +45,7 @@ type Server struct {
 	// runs: the bash tool then takes the escalation fields.
 	confined bool
 	jobs     *jobTable
+	dirs     *sessionDirs
 	mcp      *mcp.Server
 }
 
@@ -61,7 +62,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{o: o, confined: g.SandboxSupport().Err == nil, jobs: newJobTable()}
+	s := &Server{o: o, confined: g.SandboxSupport().Err == nil, jobs: newJobTable(), dirs: newSessionDirs()}
 	s.mcp = s.newMCP()
 	return s, nil
 }
@@ -94,17 +95,6 @@ func (s *Server) newMCP() *mcp.Server {
 	return srv
 }
 
-// resolve is a call's cwd made absolute ("" is the server's).
-func (s *Server) resolve(cwd string) string {
-	if cwd == "" {
-		return s.o.Cwd
-	}
-	if filepath.IsAbs(cwd) {
-		return filepath.Clean(cwd)
-	}
-	return filepath.Join(s.o.Cwd, cwd)
-}
-
 func (s *Server) log(ctx context.Context, d *gate.Decision) {
 	if s.o.Log != nil && d != nil {
 		s.o.Log(ctx, d)
@@ -115,20 +105,32 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
 }
 
-// run runs one command through the gate. The structured output is the
-// gate's Result; the text is its Text (status line with the exit code
-// first, then the output). Anything that did not run is a tool error, so
-// the model sees it was refused.
-func (s *Server) run(ctx context.Context, req gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
-	req.Cwd = s.resolve(req.Cwd)
+// run runs one command through the gate, in the session's directory
+// unless the call gives a cwd, and moves the session to the directory
+// the shell ended in (see follow). The structured output is the gate's
+// Result; the text is its Text (status line with the exit code first,
+// then the output) and a last line when the session's directory moved or
+// did not move where the shell ended. Anything that did not run is a tool
+// error, so the model sees it was refused.
+func (s *Server) run(ctx context.Context, ss *mcp.ServerSession, req gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+	cwd, base, err := s.callDir(ss, req.Cwd)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Cwd = cwd
 	g, err := s.o.Gates.GateFor(req.Cwd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shellgate could not decide, so nothing ran: %v", err)
 	}
 	req.Approver = ap
+	req.ReportDir = true
 	res := g.Run(ctx, req)
 	s.log(ctx, res.Decision)
-	return textResult(res.Text(), !res.Ran()), res, nil
+	text := res.Text()
+	if line := s.follow(ctx, ss, g, res, req.Mode, base, req.Cwd); line != "" {
+		text += line + "\n"
+	}
+	return textResult(text, !res.Ran()), res, nil
 }
 
 // bash runs a call of the bash tool. Who approves an ask or an
@@ -143,7 +145,9 @@ func (s *Server) run(ctx context.Context, req gate.Request, ap gate.Approver) (*
 // it applies only to that decision: if anything changed in between, the
 // person is asked again.
 func (s *Server) bash(ctx context.Context, req *mcp.CallToolRequest, r gate.Request, background bool) (*mcp.CallToolResult, any, error) {
-	run := s.run
+	run := func(ctx context.Context, r gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
+		return s.run(ctx, req.Session, r, ap)
+	}
 	if background {
 		run = func(ctx context.Context, r gate.Request, ap gate.Approver) (*mcp.CallToolResult, any, error) {
 			return s.start(ctx, req.Session, r, ap)
@@ -169,7 +173,11 @@ func (s *Server) start(ctx context.Context, ss *mcp.ServerSession, r gate.Reques
 	if err := s.jobs.room(ss); err != nil {
 		return nil, nil, err
 	}
-	r.Cwd = s.resolve(r.Cwd)
+	cwd, _, err := s.callDir(ss, r.Cwd)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Cwd = cwd
 	g, err := s.o.Gates.GateFor(r.Cwd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shellgate could not decide, so nothing ran: %v", err)
@@ -188,11 +196,14 @@ func (s *Server) start(ctx context.Context, ss *mcp.ServerSession, r gate.Reques
 
 // check answers a call of the check tool: the decision, and a text of
 // the action and each reason on one line with its span.
-func (s *Server) check(ctx context.Context, in checkArgs) (*mcp.CallToolResult, any, error) {
+func (s *Server) check(ctx context.Context, ss *mcp.ServerSession, in checkArgs) (*mcp.CallToolResult, any, error) {
 	if in.Mode != "" && !policy.ValidMode(in.Mode) {
 		return nil, nil, fmt.Errorf("mode %q: want default or readonly", in.Mode)
 	}
-	cwd := s.resolve(in.Cwd)
+	cwd, _, err := s.callDir(ss, in.Cwd)
+	if err != nil {
+		return nil, nil, err
+	}
 	g, err := s.o.Gates.GateFor(cwd)
 	if err != nil {
 		return nil, nil, fmt.Errorf("shellgate could not decide: %v", err)

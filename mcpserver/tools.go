@@ -13,7 +13,7 @@ import (
 // runArgs are the arguments of bash_readonly, and the first of bash's.
 type runArgs struct {
 	Command   string `json:"command" jsonschema:"the bash command line to run"`
-	Cwd       string `json:"cwd,omitempty" jsonschema:"the directory to run in: absolute, or relative to the server's directory (default)"`
+	Cwd       string `json:"cwd,omitempty" jsonschema:"the directory to run in for this call: absolute, or relative to the session's working directory (default: the session's working directory)"`
 	TimeoutMS int64  `json:"timeout_ms,omitempty" jsonschema:"stop the command and everything it started after this many milliseconds (default and ceiling: the server's limits)"`
 }
 
@@ -49,7 +49,7 @@ type jobArgs struct {
 // checkArgs are the arguments of check.
 type checkArgs struct {
 	Command string `json:"command" jsonschema:"the bash command line to decide on"`
-	Cwd     string `json:"cwd,omitempty" jsonschema:"the directory it would run in: absolute, or relative to the server's directory (default)"`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"the directory it would run in: absolute, or relative to the session's working directory (default: the session's working directory)"`
 	Mode    string `json:"mode,omitempty" jsonschema:"default (ask a person for anything not proven safe) or readonly (deny it); default: the configured mode"`
 	Shell   string `json:"shell,omitempty" jsonschema:"the shell that would run it: bash, zsh or sh; default: the configured shell, else it is judged as both bash and zsh"`
 }
@@ -86,6 +86,13 @@ var checkOutputSchema = json.RawMessage(`{
   }
 }`)
 
+// cwdNote is what bash and bash_readonly say of the session's working
+// directory.
+const cwdNote = "The session keeps a working directory, which starts at the server's: a command that ends in another directory (cd sub) " +
+	"moves the next call there, bash and bash_readonly alike, when the policy allows a cd to that directory; the result's last line then says so " +
+	"([cwd: the next call runs in DIR]). A directory outside the roots or a denied one is not taken, and the result's last line says why and where the next call runs. " +
+	"A background command does not move it; if the directory disappears, the next call is refused and the session goes back to the server's directory."
+
 // addBash adds the bash tool: with the escalation fields when the server
 // confines.
 func (s *Server) addBash(srv *mcp.Server) {
@@ -96,7 +103,7 @@ func (s *Server) addBash(srv *mcp.Server) {
 	tool := &mcp.Tool{
 		Name: "bash",
 		Description: "Run a bash command through shellgate. An allowed command runs (bash -c, closed stdin, own process group, timeout) " +
-			"and the result starts with its exit code, then the bounded output. " + askNote + " A denied command is refused with the reasons.",
+			"and the result starts with its exit code, then the bounded output. " + askNote + " A denied command is refused with the reasons. " + cwdNote,
 		OutputSchema: runOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Gated bash"},
 	}
@@ -150,11 +157,11 @@ func (s *Server) addReadonly(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "bash_readonly",
 		Description: "Run a read-only bash command through shellgate in readonly mode: only commands proven reversible " +
-			"(read-only programs in safe spellings, reads inside the boundary) run; everything else is refused with the reasons and nothing runs.",
+			"(read-only programs in safe spellings, reads inside the boundary) run; everything else is refused with the reasons and nothing runs. " + cwdNote,
 		OutputSchema: runOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Read-only bash", ReadOnlyHint: true, IdempotentHint: true},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in runArgs) (*mcp.CallToolResult, any, error) {
-		return s.run(ctx, gate.Request{
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in runArgs) (*mcp.CallToolResult, any, error) {
+		return s.run(ctx, req.Session, gate.Request{
 			Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS,
 			Mode: hook.ModeReadonly, Sandbox: gate.SandboxReadOnly,
 		}, nil)
@@ -168,7 +175,7 @@ func (s *Server) addCheck(srv *mcp.Server) {
 		Description:  "Decide whether a bash command would run (allow, ask or deny) and why, without running it.",
 		OutputSchema: checkOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Check a command", ReadOnlyHint: true, IdempotentHint: true},
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkArgs) (*mcp.CallToolResult, any, error) {
-		return s.check(ctx, in)
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in checkArgs) (*mcp.CallToolResult, any, error) {
+		return s.check(ctx, req.Session, in)
 	})
 }

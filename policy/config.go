@@ -33,6 +33,11 @@ type Config struct {
 	// ReadOnlyPrograms are programs the catalog does not know that are to
 	// be treated as read-only (with no options known to the catalog).
 	ReadOnlyPrograms []string `yaml:"read_only_programs" json:"read_only_programs"`
+	// RemoteReads are programs whose remote reads (catalog category
+	// remote-read: gh pr list, kubectl get) are allowed: reads of an
+	// account over the network with the user's credentials. Their remote
+	// writes still ask.
+	RemoteReads []string `yaml:"remote_reads" json:"remote_reads,omitempty"`
 	// Grants are per-segment permissions in the grant syntax (see
 	// ParseGrant): "npm test **", "go test ./...", "make lint".
 	Grants []string `yaml:"grants" json:"grants"`
@@ -58,6 +63,10 @@ type Config struct {
 	// "workspace-write", "full-access", or "off" (no confinement, also
 	// where read-only confinement is impossible).
 	Sandbox string `yaml:"sandbox" json:"sandbox,omitempty"`
+	// SandboxLimits are the resource limits of a confined command; nil
+	// or a zero field takes the default, a negative one is no limit. A
+	// project file that is not trusted may only lower them.
+	SandboxLimits *SandboxLimits `yaml:"sandbox_limits" json:"sandbox_limits,omitempty"`
 
 	// Path is the file the config was loaded from, "" for the defaults.
 	Path string `yaml:"-" json:"path,omitempty"`
@@ -107,7 +116,24 @@ const (
 func (c *Config) SHA256() string { return c.sum }
 
 // configKeys are the keys a config file may have, for strict decoding.
-var configKeys = []string{"mode", "read_only_programs", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox", "shell"}
+var configKeys = []string{"mode", "read_only_programs", "remote_reads", "grants", "roots", "deny_reads", "replace_default_deny_reads", "policy_dirs", "sandbox", "shell"}
+
+// SandboxLimits are the resource limits of a confined command (the
+// sandbox_limits key).
+type SandboxLimits struct {
+	// Processes is how many processes a command may run beyond those the
+	// user already runs.
+	Processes int `yaml:"processes" json:"processes,omitempty"`
+	// MemoryMB bounds each process's data (RLIMIT_DATA), in MiB.
+	MemoryMB int64 `yaml:"memory_mb" json:"memory_mb,omitempty"`
+	// FileSizeMB bounds the size of a file a process writes, in MiB.
+	FileSizeMB int64 `yaml:"file_size_mb" json:"file_size_mb,omitempty"`
+}
+
+// DefaultSandboxLimits are the limits a confined command gets when no
+// config sets them: 256 more processes, 2 GiB of data per process and
+// 4 GiB per file.
+var DefaultSandboxLimits = SandboxLimits{Processes: 256, MemoryMB: 2048, FileSizeMB: 4096}
 
 // The values of Config.Sandbox besides the sandbox modes.
 const (
@@ -240,6 +266,11 @@ func (c *Config) validate(lines map[string]*yaml.Node) error {
 	for i, p := range c.ReadOnlyPrograms {
 		if p == "" || strings.ContainsAny(p, "/ \t\n") {
 			return fmt.Errorf("%s: read_only_programs: %q is not a program name", itemAt("read_only_programs", i), p)
+		}
+	}
+	for i, p := range c.RemoteReads {
+		if p == "" || strings.ContainsAny(p, "/ \t\n") {
+			return fmt.Errorf("%s: remote_reads: %q is not a program name", itemAt("remote_reads", i), p)
 		}
 	}
 	for i, r := range c.Roots {

@@ -85,6 +85,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"grants: npm test\n", "c.yaml:"},
 		{"roots: [\"\"]\n", `c.yaml:1:9: roots: an empty root`},
 		{"read_only_programs: [\"a b\"]\n", `c.yaml:1:22: read_only_programs: "a b" is not a program name`},
+		{"remote_reads: [/usr/bin/gh]\n", `c.yaml:1:16: remote_reads: "/usr/bin/gh" is not a program name`},
+		{"remote_reads: gh\n", "c.yaml:"},
 		{"replace_default_deny_reads: maybe\n", "c.yaml:"},
 		{"- a\n- b\n", "c.yaml:1:1: the config must be a mapping"},
 		{"mode: [\n", "c.yaml: yaml:"},

@@ -19,7 +19,7 @@ func ExampleParseConfig() {
 	fmt.Println(err)
 	// Output:
 	// readonly [npm test **]
-	// /proj/.shellgate.yaml:2:1: unknown key "grant" (known keys: mode, read_only_programs, grants, roots, deny_reads, replace_default_deny_reads, policy_dirs, sandbox, shell)
+	// /proj/.shellgate.yaml:2:1: unknown key "grant" (known keys: mode, read_only_programs, remote_reads, grants, roots, deny_reads, replace_default_deny_reads, policy_dirs, sandbox, shell)
 }
 
 func ExampleMatchGrant() {

@@ -66,6 +66,9 @@ type HasFlags struct {
 	// GrantRefused: a project config's grant was refused for a segment
 	// (a wildcard over code).
 	GrantRefused bool `json:"grant_refused"`
+	// AgentApproved: a rule of the agent's own settings allows a segment
+	// (Input.AgentApprovals).
+	AgentApproved bool `json:"agent_approved"`
 	// ReadsUnjudged: the report reads and no station ran.
 	ReadsUnjudged bool `json:"reads_unjudged"`
 	// StationReads: the station judged reads.
@@ -91,6 +94,14 @@ type SegmentFacts struct {
 	// says why a project config's grant that matches it does not: a
 	// wildcard of it covers an argument that carries code.
 	GrantRefused string `json:"grant_refused,omitempty"`
+	// AgentRule is the rule of the agent's own settings that allows the
+	// segment (Input.AgentApprovals), or nil.
+	AgentRule *AgentApproval `json:"agent_rule,omitempty"`
+	// RemoteRead, for a segment of catalog category remote-read whose
+	// program the config's remote_reads lists, is where it is listed
+	// ("remote_reads in FILE"); the segment is then indexed
+	// "remote_read_allowed".
+	RemoteRead string `json:"remote_read,omitempty"`
 }
 
 // WriteFacts are the facts about one write candidate: where the file-system
@@ -149,6 +160,10 @@ func ComputeFacts(in *Input) *Facts {
 				add("subcommand:"+seg.Name+":"+seg.Subcommand, i)
 			}
 		}
+		if a, ok := in.AgentApprovals[i]; ok {
+			f.Segments[i].AgentRule = &a
+			add("agent_approved", i)
+		}
 		if !seg.Known {
 			add("unknown", i)
 		}
@@ -157,6 +172,10 @@ func ComputeFacts(in *Input) *Facts {
 		}
 		for _, c := range seg.Categories {
 			add("category:"+string(c), i)
+			if c == classify.CategoryRemoteRead && slices.Contains(cfg.RemoteReads, seg.Name) {
+				f.Segments[i].RemoteRead = "remote_reads in " + cfg.where()
+				add("remote_read_allowed", i)
+			}
 		}
 	}
 	for i, fd := range in.Report.Findings {
@@ -277,6 +296,7 @@ func (f *Facts) setHas(in *Input, st *readstation.Station) {
 		ForkBomb:             has("code:fork-bomb"),
 		Granted:              has("granted"),
 		GrantRefused:         has("grant_refused"),
+		AgentApproved:        has("agent_approved"),
 	}
 	switch {
 	case in.Station == nil:

@@ -156,6 +156,24 @@ type Input struct {
 	// reading of the same command (the whole, untrusted configuration's)
 	// knows as much; not part of the policy's input document.
 	Env readstation.Env `json:"-"`
+	// AgentApprovals maps a segment's index to the rule of the agent's
+	// own settings that allows it (package agentrules matched it as the
+	// agent does), which the facts carry to the policy
+	// (facts.segments[i].agent_rule). Nil: none.
+	AgentApprovals map[int]AgentApproval `json:"-"`
+}
+
+// AgentApproval is a rule of a coding agent's own settings that allows a
+// segment: what the person already allowed the agent to run.
+type AgentApproval struct {
+	// Agent is the agent ("claude", "codex", "gemini").
+	Agent string `json:"agent"`
+	// Rule is the rule as the agent spells it ("Bash(npm test)").
+	Rule string `json:"rule"`
+	// File is the settings file it is in.
+	File string `json:"file"`
+	// Scope is "user", "managed" or "project" (a trusted project file).
+	Scope string `json:"scope"`
 }
 
 // PolicyError is the reason code of a decision the policy could not make:

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -186,6 +185,7 @@ func (c *Config) tightening() (*Config, []string) {
 	list("grants", c.Grants)
 	list("roots", c.Roots)
 	list("read_only_programs", c.ReadOnlyPrograms)
+	list("remote_reads", c.RemoteReads)
 	// Only the narrowest sandbox setting tightens; the others would widen
 	// what a command may touch.
 	switch c.Sandbox {
@@ -194,6 +194,26 @@ func (c *Config) tightening() (*Config, []string) {
 		t.Sandbox = c.Sandbox
 	default:
 		ignored = append(ignored, "sandbox: "+c.Sandbox)
+	}
+	// Resource limits tighten when they are below the defaults.
+	if l := c.SandboxLimits; l != nil {
+		d := DefaultSandboxLimits
+		kept := &SandboxLimits{}
+		if l.Processes > 0 && l.Processes <= d.Processes {
+			kept.Processes = l.Processes
+		}
+		if l.MemoryMB > 0 && l.MemoryMB <= d.MemoryMB {
+			kept.MemoryMB = l.MemoryMB
+		}
+		if l.FileSizeMB > 0 && l.FileSizeMB <= d.FileSizeMB {
+			kept.FileSizeMB = l.FileSizeMB
+		}
+		if *kept != (SandboxLimits{}) {
+			t.SandboxLimits = kept
+		}
+		if *kept != *l {
+			ignored = append(ignored, fmt.Sprintf("sandbox_limits: %+v", *l))
+		}
 	}
 	if c.ReplaceDefaultDenyReads {
 		ignored = append(ignored, "replace_default_deny_reads: true")
@@ -303,7 +323,7 @@ func EntryStatus(e trust.Entry) string {
 		}
 		sum = t.SHA256
 	default:
-		b, err := os.ReadFile(e.Path)
+		b, err := trust.ReadRegular(e.Path, MaxConfigBytes)
 		if err != nil {
 			return "missing"
 		}

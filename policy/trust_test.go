@@ -20,7 +20,7 @@ func TestResolve(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("HOME", dir)
 	files := map[string]string{
-		".shellgate.yaml": "mode: readonly\ngrants: [\"npm test **\"]\nroots: [../shared]\ndeny_reads: [\"*.key\"]\nread_only_programs: [mytool]\nreplace_default_deny_reads: true\npolicy_dirs: [pol]\nshell: bash\n",
+		".shellgate.yaml": "mode: readonly\ngrants: [\"npm test **\"]\nroots: [../shared]\ndeny_reads: [\"*.key\"]\nread_only_programs: [mytool]\nremote_reads: [gh]\nreplace_default_deny_reads: true\npolicy_dirs: [pol]\nshell: bash\n",
 		"pol/a.rego":      "package shellgate\n",
 		"pol/a_test.rego": "package shellgate\n",
 		"pol/README":      "not a module\n",
@@ -46,7 +46,7 @@ func TestResolve(t *testing.T) {
 	}
 	tight := &Config{Mode: ModeReadonly, DenyReads: []string{"*.key"}, PolicyDirs: []string{pol}, Path: cfgPath, Source: SourceProject}
 	ignoredCfg := Untrusted{Path: cfgPath, Kind: trust.KindFile, TrustDir: dir, Ignored: []string{
-		`grants "npm test **"`, `roots "` + filepath.Join(filepath.Dir(dir), "shared") + `"`, `read_only_programs "mytool"`, "replace_default_deny_reads: true", "shell: bash",
+		`grants "npm test **"`, `roots "` + filepath.Join(filepath.Dir(dir), "shared") + `"`, `read_only_programs "mytool"`, `remote_reads "gh"`, "replace_default_deny_reads: true", "shell: bash",
 	}}
 	ignoredDir := Untrusted{Path: pol, Kind: trust.KindDir, TrustDir: dir, Ignored: []string{"any allow (grant) its Rego modules produce, and every rule they add besides deny and ask"}}
 	mods := map[string]string{filepath.Join(pol, "a.rego"): "package shellgate\n"}

@@ -22,11 +22,15 @@ import (
 // nothing: the tree is judged whole.
 type exclusions struct {
 	files, dirs []*compiledPattern // grep: base-name globs (fnmatch)
-	rel         [][]rowSeg         // rg: gitignore-style segments from the root
+	// includes, when not empty, are the base-name globs (fnmatch) of the
+	// only files read (grep --include, gofmt's *.go): a file that matches
+	// none of them with certainty is skipped.
+	includes []*compiledPattern
+	rel      [][]rowSeg // rg: gitignore-style segments from the root
 }
 
 func (x *exclusions) empty() bool {
-	return x == nil || len(x.files) == 0 && len(x.dirs) == 0 && len(x.rel) == 0
+	return x == nil || len(x.files) == 0 && len(x.dirs) == 0 && len(x.rel) == 0 && len(x.includes) == 0
 }
 
 // encodeExclusions turns a segment's exclude facts (classify.Walk's
@@ -45,6 +49,8 @@ func encodeExclusions(s *classify.Segment) string {
 			b.WriteString("d" + e.Glob + "\x00")
 		case classify.ExcludePath:
 			b.WriteString("r" + e.Glob + "\x00")
+		case classify.ExcludeInclude:
+			b.WriteString("i" + e.Glob + "\x00")
 		}
 	}
 	return b.String()
@@ -55,12 +61,25 @@ func decodeExclusions(enc string) *exclusions {
 		return nil
 	}
 	x := &exclusions{}
+	includeAll := false // an include glob that cannot be matched lets any file in
+	defer func() {
+		if includeAll {
+			x.includes = nil
+		}
+	}()
 	for _, e := range strings.Split(strings.TrimSuffix(enc, "\x00"), "\x00") {
 		if e == "" {
 			continue
 		}
 		kind, g := e[0], e[1:]
 		switch kind {
+		case 'i':
+			c := compilePattern(g, synFnmatch)
+			if g == "" || c.err != nil {
+				includeAll = true
+				continue
+			}
+			x.includes = append(x.includes, c)
 		case 'f', 'd':
 			if g == "" {
 				continue
@@ -106,6 +125,9 @@ func (x *exclusions) skips(rel []string, dir bool) bool {
 	if dir && matchAny(x.dirs, name) || !dir && matchAny(x.files, name) {
 		return true
 	}
+	if !dir && len(x.includes) > 0 && !mayMatch(x.includes, name) {
+		return true
+	}
 	for _, segs := range x.rel {
 		if matchComps(segs, rel) {
 			return true
@@ -123,6 +145,18 @@ func (x *exclusions) skipsPath(p, root string, isDir bool) bool {
 	rel := strings.Split(strings.TrimPrefix(strings.TrimPrefix(p, root), "/"), "/")
 	for i := 1; i <= len(rel); i++ {
 		if x.skips(rel[:i], i < len(rel) || isDir) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayMatch reports whether name matches one of globs, or a glob cannot
+// decide it with certainty (the locale decides): an include glob skips
+// only a name it surely misses.
+func mayMatch(globs []*compiledPattern, name string) bool {
+	for _, g := range globs {
+		if ok, err := g.match(name, true); ok || err != nil {
 			return true
 		}
 	}

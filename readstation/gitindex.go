@@ -353,6 +353,15 @@ func (j *judger) existingPathspec(seg int) (string, bool) {
 // row covers makes the read denied, in the tree. A directory in no work
 // tree is read whole. rd is an ok read.
 func (j *judger) judgeTrackedUnder(rd *Read) {
+	j.judgeTrackedUnderGlob(rd, "")
+}
+
+// judgeTrackedUnderGlob is judgeTrackedUnder for a git pathspec glob
+// (git grep x -- '*.go'): git prints only the tracked paths below the
+// directory whose path relative to it the glob matches ("*" and "?"
+// match "/" too; confirmed with git 2.39: '*.go' leaves .env out, '*env'
+// takes src/.env in), so a denied path the glob misses is not read.
+func (j *judger) judgeTrackedUnderGlob(rd *Read, glob string) {
 	res := j.fs.resolve(rd.Real)
 	if !res.isDir() {
 		return
@@ -366,7 +375,7 @@ func (j *judger) judgeTrackedUnder(rd *Read) {
 		rd.set(v, row, msg)
 		return
 	}
-	d, found, why := j.trackedDenied(top, gitdir, res.real)
+	d, found, why := j.trackedDeniedGlob(top, gitdir, res.real, glob)
 	switch {
 	case why != "":
 		rd.set(VerdictNotEstablished, "", why)
@@ -374,6 +383,30 @@ func (j *judger) judgeTrackedUnder(rd *Read) {
 		rd.InTree = true
 		rd.set(VerdictDenied, d.row, fmt.Sprintf("the repository tracks %s under %s (deny row %s), and git prints it: name narrower paths after --", show(d.path), show(rd.Resolved), quote(d.row)))
 	}
+}
+
+// trackedDeniedGlob is trackedDenied, leaving out the paths whose path
+// relative to dir a git pathspec glob (when set) does not match.
+func (j *judger) trackedDeniedGlob(top, gitdir, dir, glob string) (d trackedDenial, found bool, why string) {
+	if glob == "" {
+		return j.trackedDenied(top, gitdir, dir)
+	}
+	res, why := j.index(top, gitdir)
+	if why != "" {
+		return d, false, why
+	}
+	spec := pathspecRegexp(glob)
+	for _, t := range res.denied {
+		if !within(t.path, dir) {
+			continue
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(t.path, dir), "/")
+		if spec != nil && !spec.MatchString(rel) {
+			continue
+		}
+		return t, true, ""
+	}
+	return d, false, ""
 }
 
 // trackedDenial is a tracked path a deny row covers.

@@ -58,6 +58,7 @@ func (j *judger) hiddenInputs() []RepoHelper {
 				continue
 			}
 			if hi.Check != "" {
+				h.hi = hi
 				if f := hiddenChecks[hi.Check]; f != nil {
 					out = append(out, f(&h)...)
 				} else {
@@ -125,6 +126,8 @@ type hiddenRun struct {
 	s   *classify.Segment
 	who string
 	cwd string // real
+	// hi is the hidden input being judged (its check reads env, does).
+	hi classify.HiddenInput
 	// bad counts the files read that could not be (each has added a
 	// not-established read).
 	bad int
@@ -349,4 +352,28 @@ var hiddenChecks = map[string]func(h *hiddenRun) []RepoHelper{
 	"go-toolchain":   checkGoToolchain,
 	"go-modules":     checkGoModules,
 	"rust-toolchain": checkRustToolchain,
+	"env-set":        checkEnvSet,
+}
+
+// checkEnvSet: a variable the hidden input's env names is set in the
+// environment the program runs in (less runs the input preprocessor
+// LESSOPEN names on every file). One whose value is not known is not
+// established.
+func checkEnvSet(h *hiddenRun) []RepoHelper {
+	var out []RepoHelper
+	for _, name := range h.hi.Env {
+		v, known := h.env(name)
+		switch {
+		case !known:
+			h.j.notEstablished(h.s, "$"+name, fmt.Sprintf("%s obeys $%s, whose value is not known, so whether it runs a program the variable names cannot be established", h.who, name))
+		case v != "":
+			does := h.hi.Does
+			if does == "" {
+				does = "run the program it names"
+			}
+			out = append(out, RepoHelper{Key: name, File: "$" + name, Value: name + "=" + v,
+				Why: fmt.Sprintf("is set to %q", v), Does: does, Segment: h.s.Index, Span: h.s.Span})
+		}
+	}
+	return out
 }

@@ -176,6 +176,9 @@ func TestHiddenInputs(t *testing.T) {
 		{cmd: "docker ps", home: "h-jq", env: EnvMap{"DOCKER_CONFIG": "$T/h-docker/.docker"}, want: []string{`Host $T/h-docker/.docker/contexts/meta/abc/meta.json: sets Host ("{\"Name\":\"r\",\"Endpoints\":{\"docker\":{\"Host\":\"ssh://me@host\"}}}") => run ssh to reach the engine, when that context is the current one`}},
 		{cmd: "jq . f.txt", home: "h-jq", want: []string{` $T/h-jq/.jq: exists => load the definitions it holds into every jq program, where they can replace any builtin (and print $ENV, the environment)`}},
 		{cmd: "less f.txt", home: "h-less", want: []string{`LESSOPEN $T/h-less/.lesskey: sets LESSOPEN ("LESSOPEN=|/tmp/evil %s") => run the input preprocessor it names on the file`}},
+		// The environment's LESSOPEN (Debian's lesspipe), set or not known.
+		{cmd: "less f.txt", env: map[string]string{"LESSOPEN": "| /usr/bin/lesspipe %s"}, want: []string{`LESSOPEN $LESSOPEN: is set to "| /usr/bin/lesspipe %s" => run the input preprocessor it names on the file`}},
+		{cmd: "less f.txt", env: map[string]string{"LESSCLOSE": "?"}, want: []string{`not-established: less obeys $LESSCLOSE, whose value is not known, so whether it runs a program the variable names cannot be established`}},
 		{cmd: "svn diff", home: "h-svn", want: []string{`diff-cmd $T/h-svn/.subversion/config: sets diff-cmd ("diff-cmd = /tmp/evil") => run the diff program it names (svn diff)`}},
 		{cmd: "zsh -c 'ls'", home: "h-zsh", want: []string{` $T/h-zsh/.zshenv: exists => source it before the script (zsh runs .zshenv for every shell)`}},
 		{cmd: "zsh -c 'ls'", home: "h-zsh", env: EnvMap{"ZDOTDIR": "$T/h-jq"}, want: []string{}},
@@ -199,7 +202,7 @@ func TestHiddenInputs(t *testing.T) {
 			cwd := filepath.Join(dir, cmpOr(tc.cwd, "plain"))
 			home := filepath.Join(dir, cmpOr(tc.home, "plain"))
 			env := EnvMap{"PATH": "", "XDG_CONFIG_HOME": "", "VIRTUAL_ENV": "", "PIP_CONFIG_FILE": "", "KUBECONFIG": "", "DOCKER_CONFIG": "",
-				"LESSKEYIN": "", "LESSKEY": "", "ZDOTDIR": "", "CARGO_HOME": "", "RUSTUP_TOOLCHAIN": "stable", "RUSTUP_AUTO_INSTALL": "", "RUSTUP_HOME": ""}
+				"LESSKEYIN": "", "LESSKEY": "", "LESSOPEN": "", "LESSCLOSE": "", "ZDOTDIR": "", "CARGO_HOME": "", "RUSTUP_TOOLCHAIN": "stable", "RUSTUP_AUTO_INSTALL": "", "RUSTUP_HOME": ""}
 			for k, v := range tc.env {
 				if v == "?" {
 					delete(env, k)

@@ -338,7 +338,7 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		rd.set(VerdictMissing, "", fmt.Sprintf("%s is not a path here, so git takes it as a revision", quote(ref.Path)))
 	}
 	if ref.Tracked && rd.Verdict == VerdictOK {
-		j.judgeTrackedUnder(&rd)
+		j.judgeTrackedUnderGlob(&rd, ref.PathGlob)
 	}
 	return rd
 }
@@ -521,12 +521,26 @@ const outsideWalkDirs = 64
 
 // verdictFor judges a path as written and its resolution.
 func (j *judger) verdictFor(written string, res resolved) (v Verdict, row, msg string) {
+	template := ""
 	if r, ok := j.m.denied(written); ok {
-		return VerdictDenied, r, fmt.Sprintf("%s matches deny row %s", show(written), quote(r))
+		clean, why := j.cleanTemplate(written, res)
+		if !clean {
+			return VerdictDenied, r, fmt.Sprintf("%s matches deny row %s%s", show(written), quote(r), templateWhy(why))
+		}
+		template = why + fmt.Sprintf(" (deny row %s covers secrets of its name)", quote(r))
 	}
 	if r, ok := j.m.denied(res.real); ok && res.real != written {
-		return VerdictDenied, r, fmt.Sprintf("%s resolves to %s, which matches deny row %s", show(written), show(res.real), quote(r))
+		clean, why := j.cleanTemplate(res.real, res)
+		if !clean {
+			return VerdictDenied, r, fmt.Sprintf("%s resolves to %s, which matches deny row %s%s", show(written), show(res.real), quote(r), templateWhy(why))
+		}
+		template = why + fmt.Sprintf(" (deny row %s covers secrets of its name)", quote(r))
 	}
+	defer func() {
+		if template != "" && v == VerdictOK {
+			msg = template
+		}
+	}()
 	if res.err != nil {
 		return VerdictNotEstablished, "", fmt.Sprintf("%s cannot be established: %v", show(written), res.err)
 	}

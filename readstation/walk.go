@@ -385,7 +385,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 					note(VerdictNotEstablished, "", msg)
 				}
 			}
-			if row, ok := j.m.denied(wp); ok && printed {
+			if row, ok := j.m.denied(wp); ok && printed && !j.cleanTemplateIn(wp, rp, t, ts) {
 				return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (deny row %s); %s", show(written), show(wp), quote(row), opt.hint)
 			}
 			if !printed {
@@ -417,7 +417,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 				}
 			}
 			if wp != rp {
-				if row, ok := j.m.denied(rp); ok {
+				if row, ok := j.m.denied(rp); ok && !j.cleanTemplateIn(rp, rp, t, ts) {
 					return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (real path %s, deny row %s); %s", show(written), show(wp), show(rp), quote(row), opt.hint)
 				}
 			}

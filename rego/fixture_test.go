@@ -85,6 +85,30 @@ func (f *fixture) input(t testing.TB, cmd, mode string) policy.Input {
 	return in
 }
 
+// modeInputs is input in default and in readonly mode: the report and
+// the station do not depend on the mode, so they are made once.
+func (f *fixture) modeInputs(t testing.TB, cmd string) [2]policy.Input {
+	t.Helper()
+	def := f.input(t, cmd, policy.ModeDefault)
+	ro := def
+	ro.Mode = policy.ModeReadonly
+	return [2]policy.Input{def, ro}
+}
+
+// uniqueCommands is cmds without the repeats, in first-seen order: a
+// command decided twice in the same fixture is decided alike.
+func uniqueCommands(cmds []string) []string {
+	seen := make(map[string]bool, len(cmds))
+	out := cmds[:0:0]
+	for _, c := range cmds {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func (f *fixture) decide(t testing.TB, cmd, mode string) policy.Decision {
 	t.Helper()
 	d, err := f.engine.Decide(context.Background(), f.input(t, cmd, mode))

@@ -171,6 +171,10 @@ var (
 	kCarries         = ast.StringTerm("carries")
 	kVia             = ast.StringTerm("via")
 	kGrantRefused    = ast.StringTerm("grant_refused")
+	kAgentRule       = ast.StringTerm("agent_rule")
+	kAgent           = ast.StringTerm("agent")
+	kScope           = ast.StringTerm("scope")
+	kRemoteRead      = ast.StringTerm("remote_read")
 	kRunsGit         = ast.StringTerm("runs_git")
 	kGitRepo         = ast.StringTerm("git_repo")
 	kEnv             = ast.StringTerm("env")
@@ -1051,12 +1055,31 @@ func describeFacts(e enc, f *policy.Facts) {
 	e.key(kSegments)
 	e.array()
 	for _, s := range f.Segments {
-		if s.GrantRefused != "" {
+		if s.GrantRefused != "" || s.RemoteRead != "" || s.AgentRule != nil {
 			e.object()
 			e.key(kGrant)
 			e.str(s.Grant)
-			e.key(kGrantRefused)
-			e.str(s.GrantRefused)
+			if s.GrantRefused != "" {
+				e.key(kGrantRefused)
+				e.str(s.GrantRefused)
+			}
+			if s.RemoteRead != "" {
+				e.key(kRemoteRead)
+				e.str(s.RemoteRead)
+			}
+			if a := s.AgentRule; a != nil {
+				e.key(kAgentRule)
+				e.object()
+				e.key(kAgent)
+				e.str(a.Agent)
+				e.key(kRule)
+				e.str(a.Rule)
+				e.key(kFile)
+				e.str(a.File)
+				e.key(kScope)
+				e.str(a.Scope)
+				e.end()
+			}
 			e.end()
 			continue
 		}
@@ -1133,18 +1156,19 @@ var hasKeys = func() []*ast.Term {
 	var ts []*ast.Term
 	for _, k := range strings.Fields(`parse_error not_reversible writes network shell git pushes
 		destructive_or_unknown fork_bomb granted grant_refused reads_unjudged station_reads
-		station_denied station_unsure station_unestablished station_unknown_verdict repo_helpers`) {
+		station_denied station_unsure station_unestablished station_unknown_verdict repo_helpers
+		agent_approved`) {
 		ts = append(ts, ast.StringTerm(k))
 	}
 	return ts
 }()
 
 // hasValues lists the flags in the order of hasKeys.
-func hasValues(h policy.HasFlags) [18]bool {
-	return [18]bool{h.ParseError, h.NotReversible, h.Writes, h.Network, h.Shell, h.Git, h.Pushes,
+func hasValues(h policy.HasFlags) [19]bool {
+	return [19]bool{h.ParseError, h.NotReversible, h.Writes, h.Network, h.Shell, h.Git, h.Pushes,
 		h.DestructiveOrUnknown, h.ForkBomb, h.Granted, h.GrantRefused, h.ReadsUnjudged, h.StationReads,
 		h.StationDenied, h.StationUnsure, h.StationUnestablished, h.StationUnknownVerdict,
-		h.RepoHelpers}
+		h.RepoHelpers, h.AgentApproved}
 }
 
 // describeHas describes the flags object; there are few distinct ones, so

@@ -35,6 +35,9 @@ func (b BundleDecider) Decide(ctx context.Context, q hook.Query) (hook.Verdict, 
 		}}}
 		return Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
 	}
+	if err := gate.ValidateCommand(q.Command); err != nil {
+		return hook.Verdict{}, err // the hook denies what cannot be decided
+	}
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
 	shell, err := classify.ParseDialect(q.Shell)

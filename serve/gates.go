@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shellgate/shellgate/agentrules"
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/gate"
@@ -36,6 +37,8 @@ type Gates struct {
 
 	mu    sync.Mutex
 	gates map[string]*gateEntry
+	// rules caches the rules of the agents' own settings.
+	rules agentrules.Cache
 }
 
 type gateEntry struct {
@@ -140,7 +143,12 @@ func (c *Gates) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
-	d, err := g.Decide(ctx, gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: GateMode(q.Mode), Shell: q.Shell, Env: q.Env})
+	req := gate.Request{Command: q.Command, Cwd: q.Cwd, Mode: GateMode(q.Mode), Shell: q.Shell, Env: q.Env}
+	if q.Agent != "" {
+		// What the person allowed in the agent's own settings.
+		req.AgentRules = c.rules.Load(agentrules.Source{Agent: q.Agent, Env: q.AgentEnv, Cwd: q.Cwd})
+	}
+	d, err := g.Decide(ctx, req)
 	if err != nil {
 		return hook.Verdict{}, err
 	}

@@ -6,6 +6,7 @@ package agentenv
 // of the embedded catalog reads.
 var Names = []string{
 	"BASH_ENV",
+	"BAT_CONFIG_PATH",
 	"CARGO_HOME",
 	"DOCKER_CONFIG",
 	"GO111MODULE",
@@ -18,8 +19,10 @@ var Names = []string{
 	"GOTOOLCHAIN",
 	"GOWORK",
 	"KUBECONFIG",
+	"LESSCLOSE",
 	"LESSKEY",
 	"LESSKEYIN",
+	"LESSOPEN",
 	"PATH",
 	"PIP_CONFIG_FILE",
 	"RIPGREP_CONFIG_PATH",

@@ -307,17 +307,52 @@ func (c *codexEnv) shellgate(t *testing.T, args ...string) (stdout, stderr strin
 	return o.String(), e.String()
 }
 
+// shellgateExit runs the built full binary in the environment and returns
+// its exit code too.
+func (c *codexEnv) shellgateExit(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(c.full, args...)
+	cmd.Env, cmd.Dir = c.env, c.proj
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return o.String(), e.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("shellgate %s: %v", strings.Join(args, " "), err)
+	}
+	return o.String(), e.String(), 0
+}
+
+// withoutEnv drops the variable k from the environment.
+func (c *codexEnv) withoutEnv(k string) {
+	var env []string
+	for _, kv := range c.env {
+		if !strings.HasPrefix(kv, k+"=") {
+			env = append(env, kv)
+		}
+	}
+	c.env = env
+}
+
 // exec runs `codex exec` with the model calling cmd once; it returns what
 // came back to the model for the call and every request body.
 func (c *codexEnv) exec(t *testing.T, cmd string) (output, bodies string) {
+	t.Helper()
+	return c.execIn(t, cmd, "never", "danger-full-access")
+}
+
+// execIn is exec under the approval policy and sandbox mode given.
+func (c *codexEnv) execIn(t *testing.T, cmd, approval, sandbox string) (output, bodies string) {
 	t.Helper()
 	c.model.reset(cmd)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	x := exec.CommandContext(ctx, c.codex, "exec",
 		"--skip-git-repo-check", "--ephemeral",
-		"--sandbox", "danger-full-access",
-		"-c", `approval_policy="never"`,
+		"--sandbox", sandbox,
+		"-c", `approval_policy="`+approval+`"`,
 		"-C", c.proj,
 		"run the command")
 	x.Env, x.Dir = c.env, c.proj
@@ -357,6 +392,141 @@ func TestCodex(t *testing.T) {
 	t.Run("ask as defer", func(t *testing.T) { testCodexDefer(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("hooks feature off", func(t *testing.T) { testCodexFeatureOff(t, newCodexEnv(t, codex, full, thin)) })
 	t.Run("hook protocol", func(t *testing.T) { testCodexProtocol(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("modes", func(t *testing.T) { testCodexModes(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("approvals stick", func(t *testing.T) { testCodexApprovals(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("default install", func(t *testing.T) { testCodexDefaultInstall(t, newCodexEnv(t, codex, full, thin)) })
+	t.Run("codex home", func(t *testing.T) { testCodexHome(t, newCodexEnv(t, codex, full, thin)) })
+}
+
+// testCodexModes: in every approval policy and sandbox mode, an asked
+// command is blocked by the hook with shellgate's reason, never run.
+func testCodexModes(t *testing.T, c *codexEnv) {
+	c.shellgate(t, "install", "codex", "--user")
+	for _, m := range []struct{ approval, sandbox string }{
+		{"on-request", "read-only"},
+		{"on-request", "workspace-write"},
+		{"never", "workspace-write"},
+		{"on-request", "danger-full-access"},
+	} {
+		output, _ := c.execIn(t, "touch modes.marker", m.approval, m.sandbox)
+		if codexFileExists(filepath.Join(c.proj, "modes.marker")) {
+			t.Errorf("%s/%s: the asked touch ran (%q)", m.approval, m.sandbox, output)
+		}
+		if !strings.Contains(output, "needs a person's approval") || len(c.hookRuns) != 1 || c.hookRuns[0] != "Blocked" {
+			t.Errorf("%s/%s: the model got %q and Codex reports %q, want shellgate's reason, Blocked", m.approval, m.sandbox, output, c.hookRuns)
+		}
+	}
+}
+
+// testCodexApprovals: a prefix_rule the person keeps in
+// $CODEX_HOME/rules/default.rules (where Codex's "don't ask again" saves
+// it) makes shellgate allow that command, and only that one.
+func testCodexApprovals(t *testing.T, c *codexEnv) {
+	c.shellgate(t, "install", "codex", "--user")
+	rules := filepath.Join(c.codexHome, "rules", "default.rules")
+	if err := os.MkdirAll(filepath.Dir(rules), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rules, []byte(`prefix_rule(pattern=["touch", "approved.marker"], decision="allow")`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.execIn(t, "touch approved.marker", "on-request", "workspace-write")
+	if !codexFileExists(filepath.Join(c.proj, "approved.marker")) || len(c.hookRuns) != 1 || c.hookRuns[0] != "Completed" {
+		t.Errorf("the command the person allowed in Codex's rules did not run (Codex reports %q)", c.hookRuns)
+	}
+	// A prefix rule, as Codex reads it: more words after the prefix match.
+	c.execIn(t, "touch approved.marker other.marker", "on-request", "workspace-write")
+	if !codexFileExists(filepath.Join(c.proj, "other.marker")) {
+		t.Errorf("the prefix rule did not allow more words after its prefix (Codex reports %q)", c.hookRuns)
+	}
+	output, _ := c.execIn(t, "touch approved.marker; touch chained.marker", "never", "danger-full-access")
+	if codexFileExists(filepath.Join(c.proj, "chained.marker")) || !strings.Contains(output, "needs a person's approval") {
+		t.Errorf("a command chained to the allowed one was not blocked: %q", output)
+	}
+}
+
+// testCodexDefaultInstall: `shellgate install codex` with no flag, in a
+// home with no ~/.codex and no CODEX_HOME (a new user), installs a hook
+// Codex runs: for the user, trusted, active, exit 0; and the real Codex
+// then refuses the decoy key and runs an allowed read.
+func testCodexDefaultInstall(t *testing.T, c *codexEnv) {
+	if err := os.RemoveAll(c.codexHome); err != nil {
+		t.Fatal(err)
+	}
+	c.withoutEnv("CODEX_HOME")
+	out, stderr, code := c.shellgateExit(t, "install", "codex")
+	if code != 0 || !strings.Contains(out, "active: Codex runs shellgate before every shell command") || stderr != "" {
+		t.Fatalf("install codex: exit %d, not active:\n%s%s", code, out, stderr)
+	}
+	if codexFileExists(filepath.Join(c.proj, ".codex")) {
+		t.Errorf("install codex with no flag wrote the project's .codex, which Codex ignores in an untrusted project")
+	}
+	// Point Codex at the test's model server, ahead of the tables install
+	// wrote (the hook's trust is keyed by the hooks file, so the rest of
+	// the config may change).
+	cfg := filepath.Join(c.codexHome, "config.toml")
+	written, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append([]byte(codexConfig(c.model.srv.URL)+"\n"), written...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	output, bodies := c.exec(t, "cat ~/.ssh/id_rsa")
+	if strings.Contains(bodies, "shellgate-decoy-3b1f9c0d7e") || !strings.Contains(output, "shellgate: denied") || len(c.hookRuns) != 1 || c.hookRuns[0] != "Blocked" {
+		t.Errorf("after the default install the decoy key was not denied: %q, hook runs %q", output, c.hookRuns)
+	}
+	if output, _ := c.exec(t, "cat notes.txt"); !strings.Contains(output, "canary-notes-5e2a") {
+		t.Errorf("after the default install an allowed read did not run: %q", output)
+	}
+}
+
+// testCodexHome: Codex refuses to start when CODEX_HOME names a directory
+// that does not exist, so install refuses too, plainly, exit 1, writing
+// nothing; with CODEX_HOME unset and no ~/.codex Codex creates ~/.codex on
+// its first run, so install may create it (testCodexDefaultInstall).
+func testCodexHome(t *testing.T, c *codexEnv) {
+	missing := filepath.Join(c.home, "no-such-codex-home")
+	c.withoutEnv("CODEX_HOME")
+	c.env = append(c.env, "CODEX_HOME="+missing)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	x := exec.CommandContext(ctx, c.codex, "exec", "--skip-git-repo-check", "--ephemeral", "-C", c.proj, "run the command")
+	x.Env, x.Dir, x.Stdin = c.env, c.proj, strings.NewReader("")
+	b, err := x.CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "does not exist") {
+		t.Errorf("codex with CODEX_HOME=%s: %v\n%s\nCodex no longer refuses a missing CODEX_HOME: update hook.CodexHomeFrom", missing, err, b)
+	}
+	out, stderr, code := c.shellgateExit(t, "install", "codex", "--user")
+	if code != 1 || !strings.Contains(stderr, "CODEX_HOME points to") || strings.Contains(stderr, "lstat") || codexFileExists(missing) {
+		t.Errorf("install with a missing CODEX_HOME: exit %d\n%s%s", code, out, stderr)
+	}
+
+	// No ~/.codex and no CODEX_HOME: Codex creates ~/.codex itself.
+	home := t.TempDir()
+	c.withoutEnv("CODEX_HOME")
+	c.withoutEnv("HOME")
+	c.env = append(c.env, "HOME="+home)
+	c.model.reset("true")
+	x = exec.CommandContext(ctx, c.codex, "exec", "--skip-git-repo-check", "--ephemeral",
+		"--sandbox", "danger-full-access", "-c", `approval_policy="never"`,
+		"-c", `model="shellgate-test"`, "-c", `model_provider="shellgate-test"`,
+		"-c", "check_for_update_on_startup=false", "-c", `web_search="disabled"`, "-c", "analytics.enabled=false",
+		"-c", "features.plugins=false", "-c", "features.remote_plugin=false", "-c", "features.apps=false",
+		"-c", "features.enable_request_compression=false",
+		"-c", `model_providers.shellgate-test.name="shellgate test server"`,
+		"-c", `model_providers.shellgate-test.base_url="`+c.model.srv.URL+`/v1"`,
+		"-c", `model_providers.shellgate-test.wire_api="responses"`,
+		"-c", "model_providers.shellgate-test.request_max_retries=0",
+		"-c", "model_providers.shellgate-test.stream_max_retries=0",
+		"-C", c.proj, "run the command")
+	x.Env, x.Dir, x.Stdin = c.env, c.proj, strings.NewReader("")
+	if b, err := x.CombinedOutput(); err != nil {
+		t.Fatalf("codex exec in a new home: %v\n%s", err, b)
+	}
+	if fi, err := os.Stat(filepath.Join(home, ".codex")); err != nil || !fi.IsDir() {
+		t.Errorf("Codex did not create ~/.codex on its first run (%v): install must not create it either", err)
+	}
 }
 
 // testCodexProtocol documents why shellgate answers Codex only with a deny
@@ -409,9 +579,9 @@ func testCodexFeatureOff(t *testing.T, c *codexEnv) {
 	if err := os.WriteFile(cfg, []byte(off), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr := c.shellgate(t, "install", "codex", "--user")
-	if !strings.Contains(stderr, "NOT ACTIVE") || !strings.Contains(stderr, "[features] hooks = false") {
-		t.Errorf("install does not say that hooks are off: %s", stderr)
+	_, stderr, code := c.shellgateExit(t, "install", "codex", "--user")
+	if code != 1 || !strings.Contains(stderr, "NOT ACTIVE") || !strings.Contains(stderr, "[features] hooks = false") {
+		t.Errorf("install does not fail saying that hooks are off: exit %d: %s", code, stderr)
 	}
 	if st, err := hook.CodexHookTrust(c.codexHome, filepath.Join(c.codexHome, "hooks.json")); err != nil || !st.HooksFeatureOff || st.Active {
 		t.Errorf("state %+v, %v", st, err)
@@ -560,11 +730,12 @@ func testCodexTrust(t *testing.T, c *codexEnv) {
 		t.Fatal(err)
 	}
 
-	// A project install: not active until the project is trusted.
+	// A project install: not active until the project is trusted, and
+	// install fails.
 	projHooks := filepath.Join(c.proj, ".codex", "hooks.json")
-	out, stderr := c.shellgate(t, "install", "codex")
-	if !strings.Contains(stderr, "NOT ACTIVE") || !strings.Contains(stderr, "trust_level = \"trusted\"") {
-		t.Errorf("a project install in an untrusted project does not say it is not active:\n%s%s", out, stderr)
+	out, stderr, code := c.shellgateExit(t, "install", "codex", "--project")
+	if code != 1 || !strings.Contains(stderr, "NOT ACTIVE") || !strings.Contains(stderr, "trust_level = \"trusted\"") {
+		t.Errorf("a project install in an untrusted project does not fail saying it is not active: exit %d\n%s%s", code, out, stderr)
 	}
 	if _, bodies := c.exec(t, "cat ~/.ssh/id_rsa"); !strings.Contains(bodies, "shellgate-decoy-3b1f9c0d7e") {
 		t.Errorf("Codex ran a project hook in an untrusted project: update CodexHookTrust")
@@ -575,7 +746,7 @@ func testCodexTrust(t *testing.T, c *codexEnv) {
 	}
 	fmt.Fprintf(f, "\n[projects.%q]\ntrust_level = \"trusted\"\n", c.proj)
 	f.Close()
-	out, stderr = c.shellgate(t, "install", "codex")
+	out, stderr = c.shellgate(t, "install", "codex", "--project")
 	if !strings.Contains(out, "active: Codex runs shellgate") || strings.Contains(stderr, "NOT ACTIVE") {
 		t.Errorf("a project install in a trusted project is not active:\n%s%s", out, stderr)
 	}

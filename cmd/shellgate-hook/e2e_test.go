@@ -86,9 +86,15 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 
+	// Now the engine answers every case: the client runs with no one-shot
+	// to race it (SHELLGATE_BIN names no program) and gives the engine a
+	// minute to acknowledge, so that a loaded machine makes the engine
+	// slow, never the test wrong; an engine that does not answer still
+	// shows as "no engine answered" and a deny.
+	engineOnly := &sandbox{socket: s.socket, proj: s.proj, env: append(append([]string{}, s.env...), "SHELLGATE_BIN="+filepath.Join(s.proj, "no-such-shellgate"))}
 	for _, c := range e2eCases {
 		in := []byte(strings.ReplaceAll(c.in, "%CWD%", s.proj))
-		out, stderr, code := s.exec(t, in, thin, append([]string{c.agent}, c.args...)...)
+		out, stderr, code := engineOnly.exec(t, in, thin, append([]string{c.agent, "--engine-timeout", "1m"}, c.args...)...)
 		if code != 0 {
 			t.Errorf("%s: exit %d", c.name, code)
 		}

@@ -334,6 +334,22 @@ func runCheck(e *env) int {
 		return d.batch(ctx, e, *input)
 	}
 	command := joinCommand(ops)
+	if err := gate.ValidateCommand(command); err != nil {
+		// Not a command a shell can be given: denied, as every front
+		// end denies it.
+		if *asJSON {
+			if err := writeJSON(e.stdout, struct {
+				Command string `json:"command"`
+				Action  string `json:"action"`
+				Error   string `json:"error"`
+			}{command, string(policy.Deny), err.Error()}); err != nil {
+				return exitInternal
+			}
+		} else {
+			fmt.Fprintf(e.stdout, "deny: %v\n", err)
+		}
+		return exitDeny
+	}
 	in, st, serr := d.input(command, "", "", "")
 	if err := d.compiled(); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,8 +17,9 @@ func init() {
 
 func runInstall(e *env) int {
 	fs := newFlags(e, "install", "<"+strings.Join(agentNames(), "|")+"> [--project|--user] [--print] [--dir DIR] [--command CMD] [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE]")
-	user := fs.Bool("user", false, "write the user's settings file (~/.claude/settings.json, ...)")
-	project := fs.Bool("project", false, "write the project's settings file (the default)")
+	userDefault, projectDefault := scopeDefaults()
+	user := fs.Bool("user", false, "write the user's settings file (~/.claude/settings.json, ...; the default for "+userDefault+", which runs a project's hooks only in a project the user trusted)")
+	project := fs.Bool("project", false, "write the project's settings file (the default for "+projectDefault+")")
 	print := fs.Bool("print", false, "print the settings file as it would be, and write nothing")
 	dir := fs.String("dir", "", "project directory (default: the current directory)")
 	command := fs.String("command", "", "hook command to install (default: shellgate-hook next to this binary, on PATH, or this binary's one-shot hook)")
@@ -55,7 +57,7 @@ func runInstall(e *env) int {
 	}
 	scope := hook.ScopeProject
 	var home string
-	if *user {
+	if *user || (!*project && agent.Spec().DefaultUser) {
 		scope = hook.ScopeUser
 		if home, err = os.UserHomeDir(); err != nil {
 			fmt.Fprintln(e.stderr, "shellgate install:", err)
@@ -90,6 +92,10 @@ func runInstall(e *env) int {
 	in, err := agent.Spec().Install(hook.InstallOptions{
 		Scope: scope, ProjectDir: proj, Home: home, Command: cmd, AskAs: *askAs, DryRun: *print,
 	})
+	if errors.Is(err, hook.ErrAgentHome) {
+		fmt.Fprintln(e.stderr, "shellgate install: NOT ACTIVE:", err)
+		return exitNotActive
+	}
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate install:", err)
 		return exitInternal
@@ -111,9 +117,14 @@ func runInstall(e *env) int {
 	return printNotes(e, in.Notes)
 }
 
+// exitNotActive is install's status when the agent will not run the hook
+// it installed (or could not install), and why is on stderr.
+const exitNotActive = 1
+
 // printNotes prints what install has to say after writing the hook, each
 // note where it belongs, and returns the exit status: exitInternal when
-// what the agent does could not be established.
+// what the agent does could not be established, exitNotActive when the
+// agent will not run the hook.
 func printNotes(e *env, notes []hook.Note) int {
 	status := exitOK
 	for _, n := range notes {
@@ -125,11 +136,28 @@ func printNotes(e *env, notes []hook.Note) int {
 		default:
 			fmt.Fprintln(e.stderr, "shellgate install:", n.Text)
 		}
-		if n.Kind == hook.NoteFailed {
+		switch {
+		case n.Kind == hook.NoteFailed:
 			status = exitInternal
+		case n.Kind == hook.NoteInactive && status == exitOK:
+			status = exitNotActive
 		}
 	}
 	return status
+}
+
+// scopeDefaults are the agents install writes the user's settings for by
+// default, and those it writes the project's for.
+func scopeDefaults() (user, project string) {
+	var u, p []string
+	for _, s := range hook.Specs() {
+		if s.DefaultUser {
+			u = append(u, string(s.Name))
+		} else {
+			p = append(p, string(s.Name))
+		}
+	}
+	return strings.Join(u, ", "), strings.Join(p, ", ")
 }
 
 // agentNames are the agents' names.

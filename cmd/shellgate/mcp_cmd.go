@@ -26,7 +26,7 @@ func runMCP(e *env) int {
 	fs := newFlags(e, "mcp", "[--approve-asks] [--cwd DIR] [--policy DIR]... [--config FILE] [--opa-config FILE]")
 	opaConfig := fs.String("opa-config", os.Getenv(OPAConfigEnv), "OPA configuration `FILE` (default: $SHELLGATE_OPA_CONFIG): decide with the policy bundle it names (no --policy or --config then) and log decisions as it says")
 	approve := fs.Bool("approve-asks", false, "run commands the policy would ask about (the MCP client's confirmation of each call is the approval); without it they are refused with the reasons")
-	cwd := fs.String("cwd", "", "the `DIR` commands run in when a call gives none (default: the current directory)")
+	cwd := fs.String("cwd", "", "the `DIR` a session starts in; a cd moves the session's directory, as the policy allows a cd (default: the current directory)")
 	var policies repeated
 	fs.Var(&policies, "policy", "add the Rego modules in `DIR` to the default policy (repeatable)")
 	config := fs.String("config", "", "config `FILE` (default: .shellgate.yaml from the command's cwd upward, else the user config)")

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,6 +42,28 @@ func TestMCPStdio(t *testing.T) {
 		Text: `^Not run \(NOT_APPROVED\)`, Absent: "made.txt"})
 	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "check", Args: map[string]any{"command": "git status"},
 		Text: `^allow\n$`, Field: "action", Value: "allow"})
+	// The session keeps its working directory: cd, then pwd.
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sub := regexp.QuoteMeta(filepath.Join(real, "sub"))
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "cd sub"},
+		Text: `^Exit code 0 .*\n\[cwd: the next call runs in ` + sub + `\]\n$`})
+	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "pwd"},
+		Text: `^Exit code 0 .*\n` + sub + `\n$`})
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if (tool.Name == "bash" || tool.Name == "bash_readonly") && !strings.Contains(tool.Description, "moves the next call there") {
+			t.Errorf("the %s tool does not say that a cd moves the next call: %q", tool.Name, tool.Description)
+		}
+	}
 }
 
 func TestMCPBadPolicy(t *testing.T) {
@@ -56,12 +82,18 @@ func TestMCPJobsEndWithTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "mcp", "--approve-asks", "--cwd", dir)
-	cs := mcptest.Connect(t, context.Background(), &mcp.CommandTransport{Command: cmd})
-	_, isErr, out := mcptest.Call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 60", "run_in_background": true})
+	// The client waits for the server to end on its own: on a loaded
+	// machine, the SDK's default (SIGTERM after 5 s, then SIGKILL) could
+	// kill it before it stopped its jobs, which is not what is tested.
+	cs := mcptest.Connect(t, context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Minute})
+	_, isErr, out := mcptest.Call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 600", "run_in_background": true})
 	if isErr {
 		t.Fatalf("start: %v", out)
 	}
 	pid := mcptest.PidFrom(t, filepath.Join(dir, "pid.txt"))
 	cs.Close()
+	if cmd.ProcessState == nil || !cmd.ProcessState.Exited() {
+		t.Errorf("the server did not exit on its own at the end of its input: %v", cmd.ProcessState)
+	}
 	mcptest.WaitGone(t, pid, "after the server stopped")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego"
+	"github.com/shellgate/shellgate/trust"
 )
 
 func init() {
@@ -81,7 +82,7 @@ func policyFmt(e *env, args []string) int {
 	}
 	status = exitOK
 	for _, f := range files {
-		src, err := os.ReadFile(f)
+		src, err := trust.ReadRegular(f, rego.MaxModuleBytes)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "shellgate policy fmt:", err)
 			return exitUsage

@@ -13,7 +13,8 @@ import (
 )
 
 // TestReadmeExamples runs every "$ shellgate …" line of the README's
-// console blocks and compares the output with the lines printed under it.
+// console blocks from the root of the checkout, where the README says to
+// run them, and compares the output with the lines printed under it.
 // An expected line containing "…" matches any text in its place.
 func TestReadmeExamples(t *testing.T) {
 	data, err := os.ReadFile("../../README.md")
@@ -59,6 +60,8 @@ func TestReadmeExamples(t *testing.T) {
 	if len(examples) == 0 {
 		t.Fatal("no console examples in README.md")
 	}
+	// Where the README says to run them: the root of the checkout.
+	t.Chdir("../..")
 	for _, e := range examples {
 		var out, errb bytes.Buffer
 		run(e.args, strings.NewReader(""), &out, &errb)
@@ -380,4 +383,57 @@ func TestReadmeDoctor(t *testing.T) {
 
 func runMain(args []string, stdout, stderr *bytes.Buffer) int {
 	return run(args, strings.NewReader(""), stdout, stderr)
+}
+
+// TestReadmeGlobsMatch holds every glob in a shellgate command of the
+// README's examples (console and sh blocks) to files that are there where
+// the README says to run them, the root of the checkout: an example about
+// *.go files run where there are none would show something else.
+func TestReadmeGlobsMatch(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, checked := false, 0
+	for n, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "```") {
+			in = strings.HasPrefix(l, "```console") || strings.HasPrefix(l, "```sh")
+			continue
+		}
+		l = strings.TrimPrefix(l, "$ ")
+		if !in || !strings.HasPrefix(l, "shellgate ") {
+			continue
+		}
+		if i := strings.Index(l, "  #"); i >= 0 {
+			l = l[:i]
+		}
+		args, err := shellWords(strings.TrimPrefix(l, "shellgate "))
+		if err != nil || len(args) < 2 {
+			continue
+		}
+		switch args[0] {
+		case "check", "run", "classify", "explain", "grant":
+		default:
+			continue
+		}
+		for _, word := range strings.FieldsFunc(args[len(args)-1], func(r rune) bool { return strings.ContainsRune(" \t;|&", r) }) {
+			// Plain globs only: a quoted word, a zsh qualifier or a
+			// tilde path is about something else.
+			if !strings.ContainsAny(word, "*?") || strings.ContainsAny(word, "\"'()~$=") || strings.HasPrefix(word, "-") {
+				continue
+			}
+			checked++
+			m, err := filepath.Glob(filepath.Join(root, word))
+			if err != nil || len(m) == 0 {
+				t.Errorf("README.md:%d: %q matches nothing at the root of the checkout, where the README says to run it: %s", n+1, word, l)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no glob checked: the test no longer reads the README's examples")
+	}
 }

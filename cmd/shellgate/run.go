@@ -36,7 +36,7 @@ const (
 )
 
 const runUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--timeout MS] [--cwd DIR] [--yes|--no] [--json]
-       [--sandbox read-only|workspace-write|full-access|off]
+       [--sandbox read-only|workspace-write|full-access|off] [--unprotect PATH]...
        [--policy DIR]... [--config FILE] [--root DIR]... [--no-station] [--spill DIR] COMMAND
 
 Checks COMMAND like 'shellgate check' and runs it with 'bash -c' when the
@@ -57,6 +57,11 @@ in the roots and a private TMPDIR) for an approved or granted write, no
 network unless the approved command uses it. --sandbox chooses the mode;
 --sandbox off turns confinement off. An operation the sandbox refused is
 marked in the output: [sandbox: write denied under read-only mode].
+In workspace-write the files other programs run or obey later stay
+read-only (.git/config, .git/hooks, .gitmodules, .envrc, .vscode, .mcp.json,
+the agents' settings, .shellgate.yaml, shell rc files); one that did not
+exist yet and was made is moved aside after the run. --unprotect PATH makes
+one of them writable for this one call (git config, pre-commit install).
 
 Exit status:
   N    the command ran: its own exit status (128+N when signal N killed it)
@@ -79,6 +84,8 @@ func runRun(e *env) int {
 	asJSON := fs.Bool("json", false, "print one JSON object (the gate's Result)")
 	spill := fs.String("spill", "", "write the whole output of a run whose output was cut to a file in `DIR`")
 	sandbox := fs.String("sandbox", "", "run in sandbox `MODE`: read-only, workspace-write, full-access, or off (no confinement); default: the mode follows the decision")
+	var unprotect repeated
+	fs.Var(&unprotect, "unprotect", "let this one call write the protected `PATH` (.git/hooks, .git/config, .vscode, ...; repeatable)")
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
 		return status
@@ -112,7 +119,7 @@ func runRun(e *env) int {
 	}
 	warnGrants(e.stderr, g.Config(), nil)
 	command := joinCommand(ops)
-	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, Shell: *df.shell, TimeoutMS: *timeout, Sandbox: mode}
+	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, Shell: *df.shell, TimeoutMS: *timeout, Sandbox: mode, Unprotect: unprotect}
 	switch {
 	case *yes:
 		req.Approver = gate.ApproverFunc(func(context.Context, *gate.Decision) (bool, error) { return true, nil })

@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/shellgate/shellgate/agentrules"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/trust"
 )
@@ -28,6 +31,9 @@ read_only_programs, replace_default_deny_reads and any allow their modules
 produce are ignored. trust records each file's path and the SHA-256 of its
 content in the trust store; any later change to them (an edit, a new file
 in a policy directory, a re-pointed symlink) makes them untrusted again.
+The project's agent settings that allow commands (.claude/settings.json,
+.claude/settings.local.json, .gemini/settings.json, .gemini/policies/*.toml
+in DIR) are pinned too: their allow rules count only while trusted.
 Read them before you trust them.
 
 Flags:`
@@ -84,16 +90,26 @@ func runTrust(e *env) int {
 	if dir == "" {
 		return code
 	}
-	cfg, entries, err := policy.ProjectEntries(dir, time.Now().UTC().Truncate(time.Second))
+	now := time.Now().UTC().Truncate(time.Second)
+	cfg, entries, err := policy.ProjectEntries(dir, now)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate trust:", err)
 		return exitUsage
 	}
-	if cfg == nil {
-		fmt.Fprintf(e.stderr, "shellgate trust: no %s in %s or a parent: nothing to trust (your own config needs no trust)\n", policy.ConfigFileName, dir)
+	// The project's agent settings that allow commands (package
+	// agentrules): their allow rules count once pinned.
+	agentFiles := agentrules.ProjectFiles(dir)
+	for _, p := range slices.Sorted(maps.Keys(agentFiles)) {
+		entries = append(entries, trust.Entry{Path: p, Kind: trust.KindFile, SHA256: trust.Sum(agentFiles[p]), TrustedAt: now})
+	}
+	if cfg == nil && len(agentFiles) == 0 {
+		fmt.Fprintf(e.stderr, "shellgate trust: no %s in %s or a parent, and no agent settings there that allow commands: nothing to trust (your own config needs no trust)\n", policy.ConfigFileName, dir)
 		return exitUsage
 	}
-	res := trustResult{Store: path, Config: cfg.Path}
+	res := trustResult{Store: path}
+	if cfg != nil {
+		res.Config = cfg.Path
+	}
 	for _, en := range entries {
 		store.Add(en)
 		res.Entries = append(res.Entries, trustStatus{Entry: en, Status: "trusted"})
@@ -108,7 +124,9 @@ func runTrust(e *env) int {
 	for _, en := range res.Entries {
 		fmt.Fprintf(e.stdout, "trusted %s (sha256:%s)\n", en.Path, en.SHA256[:12])
 	}
-	printGranted(e.stdout, cfg)
+	if cfg != nil {
+		printGranted(e.stdout, cfg)
+	}
 	return exitOK
 }
 

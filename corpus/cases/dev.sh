@@ -204,3 +204,8 @@ service nginx reload # want ask
 kill 1234 # want ask
 pkill -f server # want ask
 crontab -l # want ask
+# remote reads ask unless the config's remote_reads lists the program
+gh pr list --author @me # want ask
+gh api repos/cli/cli # want ask
+kubectl describe pod web # want ask
+gh --version # want allow

@@ -64,7 +64,9 @@ cargo publish # want ask
 docker pull alpine # want ask
 docker push demo:latest # want ask
 go list -m -u all # want ask
-go mod graph # want ask
+# go mod graph reads the module cache when it holds every module go.mod
+# requires (readonly-allowlisted.sh); go mod why loads more than that.
+go mod why example.com/x # want ask
 brew update # want ask
 apt-get update # want ask
 aws s3 ls # want ask

@@ -208,17 +208,23 @@ ls | tee /dev/null out.txt # want ask
 ls | tee >(sh) # want ask
 ls | sudo tee /etc/motd # want deny
 
-# Pagers and viewers that open a shell with ! or run a command.
-less README.md # want ask
-more README.md # want ask
+# Pagers and viewers that open a shell with ! or run a command. With no
+# terminal (an agent's pipe) less, more and man print and end: allowed
+# (issue 25, confirmed under strace); a +command, a log file and a pager
+# program still ask.
+less README.md # want allow
+more README.md # want allow
 most README.md # want ask
 view README.md # want ask
 vim -R README.md # want ask
 less -o log.txt README.md # want ask
 less -O log.txt README.md # want ask
-git log | less # want ask
-cat README.md | more # want ask
-man ls # want ask
+git log | less # want allow
+cat README.md | more # want allow
+man ls # want allow
+less +F README.md # want ask
+less '+!touch pwned' README.md # want ask
+man -l README.md # want ask
 man -P 'sh -c "touch pwned"' ls # want ask
 man --pager=./evil ls # want ask
 info ls # want ask

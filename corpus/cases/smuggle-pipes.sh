@@ -43,7 +43,7 @@ grep -rn TODO . | tee todo.txt # want ask
 head -c 1000000 /dev/urandom > big.bin # want ask
 tail -n +1 -f logs/app.log # want ask
 tail --pid=1 -f logs/app.log # want ask
-less -F README.md # want ask
+less -F README.md # want allow
 git --no-pager log -p --ext-diff # want ask
 git log -p --textconv # want ask
 git show --textconv # want ask

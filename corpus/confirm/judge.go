@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -167,7 +168,7 @@ func Judge(o *Outcome, e Expect) []Problem {
 			if nameFiles[p] {
 				add(ClaimNoNetwork, "opened "+p+" (a name lookup)")
 			}
-			if row, ok := e.Boundary.DeniedBy(p); ok && !isOpen(p) {
+			if row, ok := e.Boundary.DeniedBy(p); ok && !isOpen(p) && !cleanTemplate(p) {
 				add(ClaimNoDenied, "opened "+p+" (deny row "+row+")")
 			}
 		case KindSocket:
@@ -218,4 +219,21 @@ func quoteArgv(argv []string) string {
 		argv = append(argv[:6:6], "…")
 	}
 	return "[" + strings.Join(argv, " ") + "]"
+}
+
+// cleanTemplate reports whether p is a template of a secret (.env.example)
+// that the read station lets commands read: a regular file (not a link)
+// whose content holds no real-looking secret. A canary in it is still
+// caught in the output.
+func cleanTemplate(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 || !readstation.IsTemplate(p) {
+		return false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	_, secret := readstation.LooksSecret(data)
+	return !secret
 }

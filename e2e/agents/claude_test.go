@@ -157,6 +157,25 @@ func TestClaudeCode(t *testing.T) {
 		}
 	})
 
+	t.Run("a command the person allowed in Claude Code's settings runs headless", func(t *testing.T) {
+		// The person's own rule (user settings): shellgate's ask becomes
+		// an allow, for that command only.
+		s := newSandbox(t)
+		s.write(filepath.Join(s.home, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(touch allowed.marker)"]}}`)
+		s.install("claude")
+		srv := newAnthropicServer(t, "touch allowed.marker")
+		run := runClaude(t, s, claude, srv, "")
+		if !s.exists("allowed.marker") {
+			t.Errorf("the allowlisted touch did not run headless; the model got %q", srv.result(run))
+		}
+		// The rule approves its own segment, not what is chained to it.
+		srv = newAnthropicServer(t, "touch allowed.marker; touch chained.marker")
+		run = runClaude(t, s, claude, srv, "")
+		if got := srv.result(run); s.exists("chained.marker") || !strings.Contains(got, "shellgate: a person must approve") {
+			t.Errorf("a command chained to the allowlisted one was not refused; the model got %q", got)
+		}
+	})
+
 	// A permission mode that puts no question to a person: shellgate
 	// denies what it would ask, and says why.
 	for _, mode := range []string{"bypassPermissions", "dontAsk", "auto"} {

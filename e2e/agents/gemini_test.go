@@ -139,6 +139,24 @@ func TestGeminiCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("a command the person allowed in tools.allowed runs", func(t *testing.T) {
+		// The person's own rule in Gemini CLI's user settings: shellgate's
+		// ask becomes an allow, for that command only.
+		s := geminiSandbox(t)
+		s.write(filepath.Join(s.home, ".gemini", "settings.json"), strings.Replace(geminiUserSettings, "{\n", "{\n  \"tools\": {\"allowed\": [\"run_shell_command(touch allowed.marker)\"]},\n", 1))
+		s.install("gemini", "--ask-as", "deny")
+		srv := newGeminiServer(t, "touch allowed.marker")
+		run := runGemini(t, s, gemini, srv, nil)
+		if !s.exists("allowed.marker") {
+			t.Errorf("the allowed touch did not run; the model got %q", srv.result(run))
+		}
+		srv = newGeminiServer(t, "touch allowed.marker; touch chained.marker")
+		run = runGemini(t, s, gemini, srv, nil)
+		if got := srv.result(run); s.exists("chained.marker") || !strings.Contains(got, "--ask-as deny") {
+			t.Errorf("a command chained to the allowed one was not refused: %q", got)
+		}
+	})
+
 	t.Run("--ask-as deny blocks an asked command headless", func(t *testing.T) {
 		s := geminiSandbox(t)
 		s.install("gemini", "--ask-as", "deny")

@@ -25,6 +25,10 @@ type modelServer struct {
 	toolCalls int
 	// results are the tool results the agent sent for the scripted call.
 	results []string
+	// perTurn makes the model ask for the command again at every prompt
+	// of the person (a terminal session), not once per conversation; the
+	// calls' ids are anthropicToolID_N, N counting the prompts.
+	perTurn bool
 }
 
 func (m *modelServer) record(body []byte) {
@@ -122,6 +126,37 @@ func newAnthropicServer(t *testing.T, cmd string) *modelServer {
 			hasBash = hasBash || tl.Name == "Bash"
 		}
 		answered := false
+		toolID := anthropicToolID
+		if m.perTurn && len(req.Messages) > 0 {
+			// A request whose last block is a tool result has been
+			// answered; any other (a new prompt of the person, which
+			// Claude Code may append to the message holding the last
+			// result) gets a new call, numbered after the results so far.
+			type block struct {
+				Type      string `json:"type"`
+				ToolUseID string `json:"tool_use_id"`
+			}
+			n := 0
+			var last []block
+			for _, msg := range req.Messages {
+				var blocks []block
+				if json.Unmarshal(msg.Content, &blocks) != nil {
+					last = nil
+					continue
+				}
+				last = blocks
+				for _, b := range blocks {
+					if b.Type == "tool_result" && strings.HasPrefix(b.ToolUseID, anthropicToolID) {
+						n++
+					}
+				}
+			}
+			if len(last) > 0 && last[len(last)-1].Type == "tool_result" {
+				toolID = last[len(last)-1].ToolUseID
+			} else {
+				toolID = fmt.Sprintf("%s_%d", anthropicToolID, n+1)
+			}
+		}
 		for _, msg := range req.Messages {
 			var blocks []struct {
 				Type      string          `json:"type"`
@@ -132,7 +167,7 @@ func newAnthropicServer(t *testing.T, cmd string) *modelServer {
 				continue
 			}
 			for _, b := range blocks {
-				if b.Type == "tool_result" && b.ToolUseID == anthropicToolID {
+				if b.Type == "tool_result" && b.ToolUseID == toolID {
 					answered = true
 					m.mu.Lock()
 					m.results = append(m.results, anthropicText(b.Content))
@@ -148,7 +183,7 @@ func newAnthropicServer(t *testing.T, cmd string) *modelServer {
 			m.toolCalls++
 			m.mu.Unlock()
 			input = map[string]any{"command": m.cmd, "description": "Run the command the test gives"}
-			block = map[string]any{"type": "tool_use", "id": anthropicToolID, "name": "Bash", "input": map[string]any{}}
+			block = map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": map[string]any{}}
 			stop = "tool_use"
 		} else {
 			block = map[string]any{"type": "text", "text": ""}
@@ -161,7 +196,7 @@ func newAnthropicServer(t *testing.T, cmd string) *modelServer {
 		if !req.Stream {
 			content := map[string]any{"type": "text", "text": "done"}
 			if input != nil {
-				content = map[string]any{"type": "tool_use", "id": anthropicToolID, "name": "Bash", "input": input}
+				content = map[string]any{"type": "tool_use", "id": toolID, "name": "Bash", "input": input}
 			}
 			writeJSON(w, map[string]any{
 				"id": "msg_e2e", "type": "message", "role": "assistant", "model": model,

@@ -5,6 +5,7 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -127,11 +128,11 @@ func Call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any)
 	return text, res.IsError, out
 }
 
-// PidFrom waits (up to 10 s) for a job to write its pid and a newline to
+// PidFrom waits (up to a minute) for a job to write its pid and a newline to
 // file.
 func PidFrom(t testing.TB, file string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // an event waited for: only a failure takes this long
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(file); err == nil && strings.HasSuffix(string(b), "\n") {
 			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
@@ -145,17 +146,35 @@ func PidFrom(t testing.TB, file string) int {
 	return 0
 }
 
-// WaitGone waits (up to 10 s) for pid to be gone, and fails the test,
-// killing it, when it survives.
+// WaitGone waits for pid to be gone (no such process, or a zombie: dead,
+// only not reaped yet), and fails the test, killing it, when it is still
+// running after a minute: what is checked is that it ends, not how fast,
+// so a loaded machine only makes the wait longer.
 func WaitGone(t testing.TB, pid int, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+		if Gone(pid) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Fatalf("%s: the job's process %d survived", what, pid)
+}
+
+// Gone reports whether pid is no longer running: no such process, or a
+// zombie (on Linux, state Z in /proc/PID/stat).
+func Gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses, which may
+	// itself hold ") ".
+	_, rest, ok := strings.Cut(string(b[bytes.LastIndexByte(b, ')'):]), ") ")
+	return ok && strings.HasPrefix(rest, "Z")
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/server"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/shellgate/shellgate/trust"
 )
 
 // Contents is what an activated bundle gives shellgate.
@@ -194,7 +196,7 @@ func (a *Agent) loadLastGood() {
 	if a.dir == "" {
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(a.dir, LastGoodFile))
+	b, err := trust.ReadRegular(filepath.Join(a.dir, LastGoodFile), maxStateBytes)
 	if err != nil {
 		return
 	}
@@ -468,7 +470,7 @@ func (a *Agent) save() {
 // ReadStatus reads the status an agent recorded in dir.
 func ReadStatus(dir string) (Status, error) {
 	var s Status
-	b, err := os.ReadFile(filepath.Join(dir, StatusFile))
+	b, err := trust.ReadRegular(filepath.Join(dir, StatusFile), maxStateBytes)
 	if err != nil {
 		return s, err
 	}
@@ -495,3 +497,8 @@ func (a *Agent) Stop(ctx context.Context) {
 
 // StopQuiet stops the plugins without uploading or recording anything.
 func (a *Agent) StopQuiet(ctx context.Context) { a.mgr.Stop(ctx) }
+
+// maxStateBytes bounds the files an agent keeps in its directory (the
+// last good bundle's contents, the status): read as regular files only,
+// opened without blocking.
+const maxStateBytes = 64 << 20

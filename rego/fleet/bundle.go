@@ -19,6 +19,7 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // DataRoot is the bundle data root that holds shellgate's config and
@@ -150,7 +151,7 @@ func Build(o BundleOptions) (*bundle.Bundle, error) {
 			text, src *string
 		}{{ConfigFile, &cfgText, &cfgFrom}, {CatalogFile, &catText, &catFrom}} {
 			p := filepath.Join(d, f.name)
-			b, err := os.ReadFile(p)
+			b, err := trust.ReadRegular(p, policy.MaxConfigBytes)
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}
@@ -206,7 +207,7 @@ func Build(o BundleOptions) (*bundle.Bundle, error) {
 		alg := o.SigningAlg
 		if alg == "" {
 			alg = "HS256"
-			if k, err := os.ReadFile(o.SigningKey); err == nil && bytes.HasPrefix(k, []byte("-----BEGIN")) || strings.HasPrefix(o.SigningKey, "-----BEGIN") {
+			if k, err := trust.ReadRegular(o.SigningKey, maxKeyBytes); err == nil && bytes.HasPrefix(k, []byte("-----BEGIN")) || strings.HasPrefix(o.SigningKey, "-----BEGIN") {
 				alg = "RS256"
 			}
 		}
@@ -265,3 +266,6 @@ func ParseData(cfgText, catText, cfgName, catName string) (*policy.Config, *clas
 	}
 	return cfg, cat, nil
 }
+
+// maxKeyBytes bounds a signing key file (a PEM key is a few KB).
+const maxKeyBytes = 1 << 20

@@ -110,6 +110,17 @@ config_granted(i) if {
 	input.facts.segments[i].grant != ""
 }
 
+# The person's own approvals: a rule of the agent's own settings (Claude
+# Code's Bash(npm test), Codex's prefix_rule, Gemini CLI's tools.allowed)
+# that Go matched against the segment as the agent matches it. It grants
+# the segment as a config grant does, in default mode only; a deny still
+# wins, and the shape around the segment is never covered.
+granted_segments contains i if {
+	input.facts.has.agent_approved == true
+	input.facts.mode == "default"
+	some i in input.facts.index.agent_approved
+}
+
 # covered: a finding a grant of its segment answers for. Findings about the
 # shape around a segment (redirects, substitutions, assignments, background)
 # are never covered.
@@ -151,6 +162,26 @@ allow contains {
 	not seg.read_only
 	config_granted(i)
 }
+
+# agent-approved: the person allowed the segment in the agent's own
+# settings (see granted_segments), named with the rule and its file.
+allow contains {
+	"code": "agent-approved",
+	"message": concat("", [label(seg), " is allowed by ", agent_label(a.agent), "'s rule ", a.rule, " in ", a.file]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "agent-approved",
+} if {
+	input.facts.has.agent_approved == true
+	input.facts.mode == "default"
+	some i in input.facts.index.agent_approved
+	seg := segments[i]
+	not seg.read_only
+	not config_granted(i)
+	a := input.facts.segments[i].agent_rule
+}
+
+agent_label(a) := object.get({"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}, a, a)
 
 # --- ask -----------------------------------------------------------------
 
@@ -225,7 +256,54 @@ ask contains {
 	some i in input.facts.index["category:network"]
 	not network_finding[i]
 	not granted(i)
+	not remote_read_segments[i]
 	seg := segments[i]
+}
+
+# remote-read: a segment reads a remote account over the network with the
+# user's credentials (catalog category remote-read: gh pr list, kubectl
+# get) and changes nothing there. It asks, saying how to allow such reads,
+# unless the config's remote_reads lists its program (in any mode: they
+# only read); then an allow reason says where, when nothing else about the
+# segment is found (its findings ask on their own).
+remote_read_segments contains i if {
+	input.facts.has.network == true
+	some i in input.facts.index["category:remote-read"]
+}
+
+ask contains {
+	"code": "remote-read",
+	"message": concat("", [
+		label(seg), " reads a remote account over the network with your credentials (", seg.name,
+		"'s login); a shellgate config line remote_reads: [", seg.name, "] allows ", seg.name,
+		"'s remote reads (its writes still ask)",
+	]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "remote-read",
+} if {
+	some i in remote_read_segments
+	not remote_read_allowed[i]
+	not granted(i)
+	seg := segments[i]
+}
+
+remote_read_allowed contains i if {
+	input.facts.has.network == true
+	some i in input.facts.index.remote_read_allowed
+}
+
+allow contains {
+	"code": "granted",
+	"message": concat("", [label(seg), " reads a remote account over the network, allowed by ", input.facts.segments[i].remote_read]),
+	"span": seg.span,
+	"segment": i,
+	"rule": "remote-reads",
+} if {
+	some i in remote_read_allowed
+	seg := segments[i]
+	seg.read_only
+	not finding_segments[i]
 }
 
 network_finding contains input.report.findings[j].segment if {

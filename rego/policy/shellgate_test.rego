@@ -74,6 +74,7 @@ has_for(inp, ix) := {
 	"fork_bomb": nonempty(ix, "code:fork-bomb"),
 	"granted": nonempty(ix, "granted"),
 	"grant_refused": nonempty(ix, "grant_refused"),
+	"agent_approved": nonempty(ix, "agent_approved"),
 	"reads_unjudged": unjudged(inp),
 	"station_reads": count(object.get(inp, ["station", "reads"], [])) > 0,
 	"station_denied": nonempty(ix, "verdict:denied"),
@@ -114,6 +115,8 @@ index_for(inp) := object.union_n([
 	{concat("", ["verdict:", v]): [j | some j, r in reads; r.verdict == v] | some r in reads; v := r.verdict},
 	{"granted": [i | some i, g in inp.facts.segments; g.grant != ""]},
 	{"grant_refused": [i | some i, g in inp.facts.segments; object.get(g, "grant_refused", "") != ""]},
+	{"agent_approved": [i | some i, g in inp.facts.segments; object.get(g, "agent_rule", null) != null]},
+	{"remote_read_allowed": [i | some i, g in inp.facts.segments; object.get(g, "remote_read", "") != ""]},
 	{"unknown": [i | some i, s in segs; not s.known]},
 	{"pushes": [i | some i, s in segs; count(object.get(s, "pushes", [])) > 0]},
 	{concat("", ["write:", k]): [j | some j, w in fws; w[f] == true] | some k, f in write_flags},
@@ -141,6 +144,13 @@ not_reversible(findings) := {"report": {"reversible": false, "findings": finding
 granted(grants) := {"facts": {"segments": [{"grant": g} | some g in grants]}}
 
 refused(why) := {"facts": {"segments": [{"grant": "", "grant_refused": why}]}}
+
+# approved gives each segment the agent rule that allows it (null: none).
+approved(rules) := {"facts": {"segments": [agent_fact(r) | some r in rules]}}
+
+agent_fact(r) := {"grant": ""} if r == null
+
+else := {"grant": "", "agent_rule": {"agent": "claude", "rule": r, "file": "/h/.claude/settings.json", "scope": "user"}}
 
 # --- the checker ---------------------------------------------------------
 
@@ -300,6 +310,76 @@ test_grants[name] if {
 	well_formed(c)
 }
 
+# --- the person's own approvals in the agent's settings --------------------
+
+agent_cases := {
+	"an agent rule allows its segment": {
+		"input": mk([writer(0, "npm")], object.union(not_reversible([finding("not-read-only", 0)]), approved(["Bash(npm test)"]))),
+		"action": "allow", "has": ["agent-approved"], "lacks": ["not-read-only"],
+	},
+	"an agent rule does not cover another segment": {
+		"input": mk([writer(0, "npm"), destroyer(1, "rm")], object.union(
+			not_reversible([finding("not-read-only", 0), finding("destructive", 1)]),
+			approved(["Bash(npm test)", null]),
+		)),
+		"action": "ask", "has": ["destructive", "agent-approved"], "lacks": ["not-read-only"],
+	},
+	"an agent rule does not apply in readonly mode": {
+		"input": mk([writer(0, "npm")], object.union(
+			object.union(readonly, not_reversible([finding("not-read-only", 0)])),
+			approved(["Bash(npm test)"]),
+		)),
+		"action": "deny", "has": ["not-read-only"], "lacks": ["agent-approved"],
+	},
+	"an agent rule does not cover a redirect": {
+		"input": mk([writer(0, "npm")], object.union(
+			not_reversible([finding("not-read-only", 0), finding("redirect-write", 0)]),
+			approved(["Bash(npm test:*)"]),
+		)),
+		"action": "ask", "has": ["redirect-write"], "lacks": ["not-read-only"],
+	},
+	"an agent rule does not lift a denied read": {
+		"input": mk([seg(0, "cat", {"read_only": false})], object.union(
+			object.union(not_reversible([finding("not-read-only", 0)]), approved(["Bash(cat:*)"])),
+			with_reads([object.union(sread("denied"), {"row": "~/.ssh/**", "message": "reads ~/.ssh/id_rsa, which the deny row ~/.ssh/** covers"})]),
+		)),
+		"action": "deny", "has": ["read-denied"],
+	},
+	"an agent rule does not lift a write outside the roots": {
+		"input": mk([writer(0, "tar")], object.union(
+			object.union(not_reversible([finding("tar-extract", 0)]), approved(["Bash(tar:*)"])),
+			wr([], {"path": "/srv", "outside_roots": true}),
+		)),
+		"action": "deny", "has": ["write-outside-roots"],
+	},
+	"an agent rule covers its segment's network use": {
+		"input": mk([seg(0, "npm", {"categories": ["network"], "read_only": false})], object.union(
+			not_reversible([finding("not-read-only", 0)]),
+			approved(["Bash(npm install)"]),
+		)),
+		"action": "allow", "has": ["agent-approved"], "lacks": ["network"],
+	},
+	"a config grant names itself, not the agent rule": {
+		"input": mk([writer(0, "npm")], object.union(
+			not_reversible([finding("not-read-only", 0)]),
+			{"facts": {"segments": [{"grant": "npm test", "agent_rule": {"agent": "claude", "rule": "Bash(npm test)", "file": "/h/.claude/settings.json", "scope": "user"}}]}},
+		)),
+		"action": "allow", "has": ["granted"], "lacks": ["agent-approved"],
+	},
+}
+
+test_agent_approvals[name] if {
+	some name, c in agent_cases
+	passes(c)
+	well_formed(c)
+}
+
+test_agent_approved_message if {
+	d := shellgate.decision with input as agent_cases["an agent rule allows its segment"].input
+	[r] := [r | some r in d.reasons]
+	r.message == "npm is allowed by Claude Code's rule Bash(npm test) in /h/.claude/settings.json"
+}
+
 # An allow reason from another module grants its segment, as a config
 # grant does, in default mode only.
 team_allow := {{"code": "team-ok", "message": "make is fine here", "span": [0, 4], "segment": 0, "rule": "team"}}
@@ -420,6 +500,48 @@ network_cases := {
 
 test_network[name] if {
 	some name, c in network_cases
+	passes(c)
+	well_formed(c)
+}
+
+# --- remote reads --------------------------------------------------------
+
+remote(i, name) := seg(i, name, {"categories": ["network", "remote-read"], "subcommand": "list"})
+
+remote_allowed := {"facts": {"segments": [{"grant": "", "remote_read": "remote_reads in /h/.config/shellgate/config.yaml"}]}}
+
+remote_cases := {
+	"a remote read asks, saying how to allow it": {
+		"input": mk([remote(0, "gh")], {}),
+		"action": "ask", "has": ["remote-read"], "lacks": ["network"],
+	},
+	"a remote read in readonly mode denies": {
+		"input": mk([remote(0, "gh")], readonly),
+		"action": "deny", "has": ["remote-read"],
+	},
+	"remote_reads allows it": {
+		"input": mk([remote(0, "gh")], remote_allowed),
+		"action": "allow", "has": ["granted"], "lacks": ["remote-read", "network"],
+	},
+	"remote_reads allows it in readonly mode": {
+		"input": mk([remote(0, "gh")], object.union(readonly, remote_allowed)),
+		"action": "allow", "has": ["granted"],
+	},
+	"a finding of the segment still asks": {
+		"input": mk([remote(0, "gh")], object.union(remote_allowed, not_reversible([finding("remote-write", 0)]))),
+		"action": "ask", "has": ["remote-write"], "lacks": ["granted"],
+	},
+	"another segment is judged on its own": {
+		"input": mk([remote(0, "gh"), writer(1, "touch")], object.union(
+			{"facts": {"segments": [{"grant": "", "remote_read": "remote_reads in c"}, {"grant": ""}]}},
+			not_reversible([finding("not-read-only", 1)]),
+		)),
+		"action": "ask", "has": ["not-read-only"], "lacks": ["remote-read"],
+	},
+}
+
+test_remote[name] if {
+	some name, c in remote_cases
 	passes(c)
 	well_formed(c)
 }

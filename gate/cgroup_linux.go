@@ -1,0 +1,145 @@
+//go:build linux
+
+package gate
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A confined command's processes are counted in a pids cgroup of its own
+// where the cgroup v1 pids controller is writable (root): pids.max bounds
+// them (RLIMIT_NPROC does not bind root), and once the run is over every
+// process left in it, a setsid child included, is killed. The starting
+// thread joins the cgroup (v1 moves single threads) before it confines
+// itself, so the command is in it from its first instruction.
+
+var pidsBase struct {
+	once sync.Once
+	dir  string // "" when not available
+	n    atomic.Int64
+}
+
+// pidsCgroupBase is this process's directory in the v1 pids hierarchy,
+// when it is writable.
+func pidsCgroupBase() string {
+	pidsBase.once.Do(func() {
+		f, err := os.Open("/proc/self/cgroup")
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			parts := strings.SplitN(sc.Text(), ":", 3)
+			if len(parts) != 3 || parts[1] != "pids" {
+				continue
+			}
+			dir := filepath.Join("/sys/fs/cgroup/pids", parts[2])
+			probe := filepath.Join(dir, fmt.Sprintf("shellgate-probe-%d", os.Getpid()))
+			if os.Mkdir(probe, 0o700) == nil {
+				os.Remove(probe)
+				pidsBase.dir = dir
+			}
+			return
+		}
+	})
+	return pidsBase.dir
+}
+
+// pidsCgroup is one pids cgroup.
+type pidsCgroup struct{ dir string }
+
+// newPidsCgroup makes a pids cgroup with pids.max max (negative: none);
+// nil when the controller is not available.
+func newPidsCgroup(max int) *pidsCgroup {
+	base := pidsCgroupBase()
+	if base == "" {
+		return nil
+	}
+	dir := filepath.Join(base, fmt.Sprintf("shellgate-%d-%d", os.Getpid(), pidsBase.n.Add(1)))
+	if os.Mkdir(dir, 0o700) != nil {
+		return nil
+	}
+	v := "max"
+	if max >= 0 {
+		v = strconv.Itoa(max)
+	}
+	if os.WriteFile(filepath.Join(dir, "pids.max"), []byte(v), 0) != nil {
+		os.Remove(dir)
+		return nil
+	}
+	return &pidsCgroup{dir}
+}
+
+// join moves the calling thread into the cgroup (v1: tasks takes a
+// thread id); what it forks from then on is counted there.
+func (c *pidsCgroup) join() error {
+	return os.WriteFile(filepath.Join(c.dir, "tasks"), []byte(strconv.Itoa(unix.Gettid())), 0)
+}
+
+// procs lists the processes in the cgroup other than this one (whose
+// starting thread may not have ended yet); mine says whether a thread of
+// this process is still there.
+func (c *pidsCgroup) procs() (out []int, mine bool) {
+	b, err := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
+	if err != nil {
+		return nil, false
+	}
+	self := os.Getpid()
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.Atoi(f)
+		switch {
+		case err != nil || n <= 0:
+		case n == self:
+			mine = true
+		default:
+			out = append(out, n)
+		}
+	}
+	return out, mine
+}
+
+// end kills every process left in the cgroup (never this one) and
+// removes it; it reports how many were killed.
+func (c *pidsCgroup) end() (int, error) {
+	if c == nil {
+		return 0, nil
+	}
+	killed := 0
+	sleep := 50 * time.Microsecond
+	for i := 0; i < 400; i++ {
+		ps, mine := c.procs()
+		if len(ps) == 0 && !mine {
+			if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
+				return killed, nil
+			}
+		}
+		for _, p := range ps {
+			if syscall.Kill(p, syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+		// Reap what is ours (a zombie child stays in the cgroup).
+		var ws unix.WaitStatus
+		for _, p := range ps {
+			_, _ = unix.Wait4(p, &ws, unix.WNOHANG, nil)
+		}
+		time.Sleep(sleep)
+		if sleep < 5*time.Millisecond {
+			sleep *= 2
+		}
+	}
+	return killed, fmt.Errorf("the pids cgroup %s did not empty", c.dir)
+}

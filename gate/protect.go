@@ -1,0 +1,225 @@
+package gate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ProtectedNames are the files and directories at the top of a root that
+// other programs run or obey later, unconfined: a confined command in
+// workspace-write may read them but not write, create, remove, rename or
+// replace them (nothing is planted for later). ".git" is handled apart
+// (see ProtectedGitNames): its own top level stays writable for git.
+var ProtectedNames = []string{
+	".gitmodules",
+	".envrc",                            // direnv
+	".vscode", ".idea", ".devcontainer", // editors' tasks and settings
+	".mcp.json",                                                         // MCP servers agents start
+	".claude", ".codex", ".gemini", ".cursor", ".qwen", ".github/hooks", // agents' settings and hooks
+	".shellgate.yaml", ".shellgate", // shellgate's project files
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".inputrc", // shell rc files (a root that is a home)
+}
+
+// ProtectedGitNames are the entries of a git directory that make git run
+// programs or read its configuration from elsewhere: config (core.fsmonitor,
+// core.hooksPath, aliases, filters), hooks, info (attributes, exclude),
+// commondir (where a worktree's config and hooks live). The rest of the
+// git directory (index, objects, refs, logs, ORIG_HEAD, COMMIT_EDITMSG,
+// lock files) stays writable so that git commit, add and checkout work.
+// A submodule's git directory (modules/...) is protected the same way; a
+// linked worktree's (worktrees/NAME) has its config.worktree and
+// commondir protected.
+var ProtectedGitNames = []string{"config", "config.worktree", "hooks", "info", "commondir"}
+
+// protectedPath is one path a confined command must not change.
+type protectedPath struct {
+	path string
+	// pin: a git directory itself, kept writable but bound onto itself
+	// so that it cannot be renamed, removed or replaced.
+	pin bool
+}
+
+// maxProtected bounds the protected paths of one confinement (a git
+// directory with thousands of submodules).
+const maxProtected = 512
+
+// protectedPaths lists what c protects in its roots: for each root the
+// ProtectedNames and, when root/.git is a directory, that git directory;
+// for each git directory (root/.git and c.GitDirs) its ProtectedGitNames
+// and those of the submodules' and worktrees' git directories beneath it.
+// c.Unprotect (a person widened one call) are left out, and so is what
+// lies beneath them.
+func protectedPaths(c *Confinement) []protectedPath {
+	var out []protectedPath
+	seen := map[string]bool{}
+	unprotected := func(p string) bool {
+		for _, u := range c.Unprotect {
+			if within(p, filepath.Clean(u)) {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(p string, pin bool) {
+		p = filepath.Clean(p)
+		if seen[p] || len(out) >= maxProtected || unprotected(p) {
+			return
+		}
+		seen[p] = true
+		out = append(out, protectedPath{p, pin})
+	}
+	var gitDir func(g string, depth int)
+	gitDir = func(g string, depth int) {
+		add(g, true)
+		for _, n := range ProtectedGitNames {
+			add(filepath.Join(g, n), false)
+		}
+		if depth > 4 {
+			return
+		}
+		// Linked worktrees: worktrees/NAME/{config.worktree,commondir,gitdir}.
+		if ents, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+			for i, e := range ents {
+				if i >= 64 || !e.IsDir() {
+					continue
+				}
+				w := filepath.Join(g, "worktrees", e.Name())
+				add(filepath.Join(w, "config.worktree"), false)
+				add(filepath.Join(w, "commondir"), false)
+				add(filepath.Join(w, "hooks"), false)
+			}
+		}
+		// Submodules: modules/PATH is a git directory (it has HEAD); PATH
+		// may have several components.
+		var walk func(d string, level int)
+		walk = func(d string, level int) {
+			ents, err := os.ReadDir(d)
+			if err != nil || level > 4 {
+				return
+			}
+			for i, e := range ents {
+				if i >= 64 || !e.IsDir() {
+					continue
+				}
+				p := filepath.Join(d, e.Name())
+				if isRegular(filepath.Join(p, "HEAD")) {
+					gitDir(p, depth+1)
+				} else {
+					walk(p, level+1)
+				}
+			}
+		}
+		walk(filepath.Join(g, "modules"), 0)
+	}
+	for _, r := range rootDirs(c) {
+		dotgit := filepath.Join(r, ".git")
+		if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
+			gitDir(dotgit, 0)
+		} else {
+			add(dotgit, false) // a .git file, or none yet
+		}
+		for _, n := range ProtectedNames {
+			add(filepath.Join(r, n), false)
+		}
+	}
+	for _, g := range c.GitDirs {
+		if filepath.IsAbs(g) {
+			gitDir(g, 0)
+		}
+	}
+	return out
+}
+
+// pathState is what a protected path was before the run.
+type pathState struct {
+	exists  bool
+	dev     uint64
+	ino     uint64
+	mode    os.FileMode
+	symlink string // the target, for a symlink
+}
+
+func statePath(p string) pathState {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return pathState{}
+	}
+	s := pathState{exists: true, mode: fi.Mode().Type()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.dev, s.ino = uint64(st.Dev), st.Ino
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		s.symlink, _ = os.Readlink(p)
+	}
+	return s
+}
+
+// guard watches the protected paths the kernel could not pin (those that
+// did not exist yet, and symlinks): after the run, one that appeared or
+// was replaced is moved out of the workspace into the quarantine (or
+// removed), a replaced symlink is put back, and each is reported as a
+// refused write.
+type guard struct {
+	paths      []string
+	before     []pathState
+	quarantine string // a directory to move into; "" removes
+}
+
+// newGuard records the state of paths before the run.
+func newGuard(paths []string, quarantine string) *guard {
+	g := &guard{paths: paths, quarantine: quarantine}
+	for _, p := range paths {
+		g.before = append(g.before, statePath(p))
+	}
+	return g
+}
+
+// undo puts back what the run changed; it returns one denial per path.
+func (g *guard) undo() []SandboxDenial {
+	if g == nil {
+		return nil
+	}
+	var out []SandboxDenial
+	for i, p := range g.paths {
+		was, now := g.before[i], statePath(p)
+		if was == now {
+			continue
+		}
+		if !now.exists {
+			// Removed (a symlink the kernel could not pin): put it back.
+			if was.symlink != "" && os.Symlink(was.symlink, p) == nil {
+				out = append(out, SandboxDenial{Op: "write", Path: p, Line: "protected path " + p + " was removed by the command; the symlink was restored"})
+			}
+			continue
+		}
+		where := g.moveAside(p)
+		if was.symlink != "" {
+			_ = os.Symlink(was.symlink, p)
+		}
+		out = append(out, SandboxDenial{Op: "write", Path: p, Line: "protected path " + p + " was created by the command; " + where})
+	}
+	return out
+}
+
+// moveAside moves p into the quarantine (or removes it) and says where
+// it went.
+func (g *guard) moveAside(p string) string {
+	if g.quarantine != "" {
+		d := filepath.Join(g.quarantine, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid()))
+		if os.MkdirAll(d, 0o700) == nil {
+			dst := filepath.Join(d, strings.TrimPrefix(strings.ReplaceAll(filepath.Clean(p), "/", "%"), "%"))
+			if os.Rename(p, dst) == nil {
+				return "moved to " + dst
+			}
+		}
+	}
+	if err := os.RemoveAll(p); err != nil {
+		return "it could not be removed: " + err.Error()
+	}
+	return "removed"
+}

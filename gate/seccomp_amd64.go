@@ -1,0 +1,19 @@
+//go:build linux
+
+package gate
+
+import "golang.org/x/sys/unix"
+
+// auditArch is AUDIT_ARCH_X86_64; x32Bit marks the x32 system calls,
+// which are refused.
+const (
+	auditArch = 0xc000003e
+	x32Bit    = 0x40000000
+)
+
+// sysMknod is mknod(2) (arm64 has only mknodat).
+const sysMknod = unix.SYS_MKNOD
+
+// archDeniedSyscalls are refused on this architecture besides the common
+// ones: port I/O, the old sysctl, uselib.
+var archDeniedSyscalls = []uintptr{unix.SYS_IOPL, unix.SYS_IOPERM, unix.SYS__SYSCTL, unix.SYS_USELIB}

@@ -1,0 +1,16 @@
+//go:build linux
+
+package gate
+
+// auditArch is AUDIT_ARCH_AARCH64; arm64 has no x32-like second table.
+const (
+	auditArch = 0xc00000b7
+	x32Bit    = 0
+)
+
+// sysMknod is mknod(2): arm64 has only mknodat.
+var sysMknod = -1
+
+// archDeniedSyscalls are refused on this architecture besides the common
+// ones.
+var archDeniedSyscalls = []uintptr{}

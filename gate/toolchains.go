@@ -1,0 +1,293 @@
+package gate
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// HomeSecrets are the files and directories under the home directory
+// that hold credentials: no directory that is one of them, holds one or
+// lies inside one is ever made readable as a toolchain.
+var HomeSecrets = []string{
+	".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".netrc",
+	".git-credentials", ".npmrc", ".pypirc", ".cargo/credentials.toml",
+	".cargo/credentials", ".config/gcloud", ".azure", ".password-store",
+	".vault-token", ".config/hub", ".local/share/keyrings", ".terraform.d",
+	".gem/credentials", ".m2/settings.xml", ".gradle/gradle.properties",
+	".config/git/credentials", ".pgpass", ".my.cnf",
+}
+
+// toolchainHomes are where version managers and installers keep
+// toolchains: the variable that moves the directory, and its default
+// under the home directory.
+var toolchainHomes = []struct{ env, rel string }{
+	{"PYENV_ROOT", ".pyenv"},
+	{"ASDF_DATA_DIR", ".asdf"},
+	{"MISE_DATA_DIR", ".local/share/mise"},
+	{"NVM_DIR", ".nvm"},
+	{"VOLTA_HOME", ".volta"},
+	{"RUSTUP_HOME", ".rustup"},
+	{"RBENV_ROOT", ".rbenv"},
+	{"NODENV_ROOT", ".nodenv"},
+	{"GOENV_ROOT", ".goenv"},
+	{"UV_PYTHON_INSTALL_DIR", ".local/share/uv/python"},
+	{"", "sdk"}, // golang.org/dl's go1.N.M downloads
+	{"", ".sdkman/candidates"},
+	{"", ".bun/bin"},
+	{"", ".deno/bin"},
+}
+
+// ToolchainDirs returns the directories outside the system directories
+// that hold the toolchains in use, for a confined command to read and
+// execute: the version managers' homes that exist (pyenv, asdf, mise,
+// nvm, volta, rustup, rbenv, nodenv, goenv, uv's pythons, golang.org/dl's
+// sdk), GOROOT (set, or the one the go on PATH belongs to), the download
+// cache of the Go module cache (read through GOPROXY=file://, see
+// CacheEnv), the active virtualenv and its base interpreter. env is the
+// command's environment; home its home directory. A directory that is the
+// home directory or above it, that holds one of HomeSecrets or lies inside
+// one, or that denied reports, is left out.
+func ToolchainDirs(env []string, home string, denied func(string) bool) []string {
+	get := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	var cands []string
+	for _, t := range toolchainHomes {
+		if v := get(t.env); t.env != "" && filepath.IsAbs(v) {
+			cands = append(cands, v)
+		} else if home != "" {
+			cands = append(cands, filepath.Join(home, t.rel))
+		}
+	}
+	if v := get("GOROOT"); filepath.IsAbs(v) {
+		cands = append(cands, v)
+	}
+	if g := goRootOf(get("PATH")); g != "" {
+		cands = append(cands, g)
+	}
+	if m := goModCache(get, home); m != "" {
+		cands = append(cands, filepath.Join(m, "cache", "download"))
+	}
+	if v := get("VIRTUAL_ENV"); filepath.IsAbs(v) {
+		cands = append(cands, v)
+		if base := venvBase(filepath.Join(v, "pyvenv.cfg")); base != "" {
+			cands = append(cands, base)
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range cands {
+		d = filepath.Clean(d)
+		if seen[d] || !safeToolchainDir(d, home, denied) {
+			continue
+		}
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		seen[d] = true
+		out = append(out, d)
+	}
+	return out
+}
+
+// safeToolchainDir reports whether d may be made readable: absolute, not
+// the file system root, not the home directory or above it, holding no
+// credentials of HomeSecrets and not inside them, and not denied.
+func safeToolchainDir(d, home string, denied func(string) bool) bool {
+	if !filepath.IsAbs(d) || d == "/" {
+		return false
+	}
+	if home != "" {
+		home = filepath.Clean(home)
+		if within(home, d) {
+			return false
+		}
+		for _, s := range HomeSecrets {
+			p := filepath.Join(home, s)
+			if within(p, d) || within(d, p) {
+				return false
+			}
+		}
+	}
+	if denied != nil && denied(d) {
+		return false
+	}
+	// The real directory must pass as well (a symlink into ~/.ssh).
+	if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+		return safeToolchainDir(real, home, denied)
+	}
+	return true
+}
+
+// goRootOf returns the GOROOT of the first go on path, when it is a Go
+// installation (bin/go beside src/runtime).
+func goRootOf(path string) string {
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		p := filepath.Join(d, "go")
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return ""
+		}
+		root := filepath.Dir(filepath.Dir(real))
+		if fi, err := os.Stat(filepath.Join(root, "src", "runtime")); err == nil && fi.IsDir() {
+			return root
+		}
+		return ""
+	}
+	return ""
+}
+
+// goModCache is the user's Go module cache: GOMODCACHE, or the first
+// GOPATH entry's pkg/mod, or ~/go/pkg/mod.
+func goModCache(get func(string) string, home string) string {
+	if v := get("GOMODCACHE"); filepath.IsAbs(v) {
+		return v
+	}
+	if gp := filepath.SplitList(get("GOPATH")); len(gp) > 0 && filepath.IsAbs(gp[0]) {
+		return filepath.Join(gp[0], "pkg", "mod")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, "go", "pkg", "mod")
+}
+
+// venvBase returns the prefix of a virtualenv's base interpreter: the
+// parent of pyvenv.cfg's "home" (the directory that holds the python).
+func venvBase(cfg string) string {
+	if !isRegular(cfg) {
+		return ""
+	}
+	f, err := os.OpenFile(cfg, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 64<<10))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == "home" {
+			v = filepath.Clean(strings.TrimSpace(v))
+			if filepath.IsAbs(v) {
+				return filepath.Dir(v)
+			}
+		}
+	}
+	return ""
+}
+
+// SandboxCacheDir is the per-user directory of the sandbox's build caches
+// ($XDG_CACHE_HOME/shellgate/sandbox, ~/.cache/shellgate/sandbox): only
+// confined commands write it (CacheEnv points the tools there), and it
+// stays between runs so that builds stay warm. "" when there is no home.
+func SandboxCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil || !filepath.IsAbs(d) {
+		return ""
+	}
+	return filepath.Join(d, "shellgate", "sandbox")
+}
+
+// CacheEnv returns env with each build tool's cache variable pointed into
+// the sandbox cache dir: Go's build and module caches (GOCACHE,
+// GOMODCACHE; GOPROXY first tries the user's own module cache as a
+// file:// proxy, so modules already downloaded need no network), npm's
+// cache, pip's, cargo's home (its registry and git checkouts) and
+// XDG_CACHE_HOME for the rest. The user's caches stay untouched: a
+// confined command cannot poison what unconfined builds use. home is the
+// command's home directory (for the user's module cache).
+func CacheEnv(env []string, dir, home string) []string {
+	if dir == "" {
+		return env
+	}
+	get := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	proxy := get("GOPROXY")
+	if proxy == "" {
+		proxy = "https://proxy.golang.org,direct"
+	}
+	if m := goModCache(get, home); m != "" && !strings.HasPrefix(proxy, "file://") {
+		dl := "file://" + filepath.ToSlash(filepath.Join(m, "cache", "download"))
+		if proxy == "off" {
+			proxy = dl
+		} else {
+			proxy = dl + "," + proxy
+		}
+	}
+	set := map[string]string{
+		"GOCACHE":             filepath.Join(dir, "go-build"),
+		"GOMODCACHE":          filepath.Join(dir, "go-mod"),
+		"GOPROXY":             proxy,
+		"npm_config_cache":    filepath.Join(dir, "npm"),
+		"PIP_CACHE_DIR":       filepath.Join(dir, "pip"),
+		"CARGO_HOME":          filepath.Join(dir, "cargo"),
+		"XDG_CACHE_HOME":      filepath.Join(dir, "xdg"),
+		"YARN_CACHE_FOLDER":   filepath.Join(dir, "yarn"),
+		"npm_config_logs_dir": filepath.Join(dir, "npm", "_logs"),
+	}
+	// A variable set in any letter case replaces the ones npm would read
+	// in another case (npm_config_cache and NPM_CONFIG_CACHE).
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for s := range set {
+			if strings.EqualFold(k, s) {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// ensureCacheDir creates the sandbox cache dir (0700) and its tool
+// subdirectories; it reports whether it is a directory of this user.
+func ensureCacheDir(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return false
+	}
+	for _, sub := range []string{"go-build", "go-mod", "npm", "pip", "cargo", "xdg", "yarn"} {
+		_ = os.Mkdir(filepath.Join(dir, sub), 0o700)
+	}
+	return true
+}
