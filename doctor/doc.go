@@ -1,7 +1,7 @@
 // Package doctor answers one question for a user who ran `shellgate
 // install`: is the gate really active? For each agent found (Claude Code,
-// Codex, Gemini CLI, Cursor; the project's settings for a directory and the
-// user's), it checks what decides whether the agent runs shellgate before
+// Codex, Gemini CLI, Cursor, Qwen Code, GitHub Copilot CLI; the project's
+// settings for a directory and the user's), it checks what decides whether the agent runs shellgate before
 // every shell command: the settings file is there and valid as the agent
 // reads it, it holds a shellgate hook for the shell tool, the hook command
 // resolves to an executable, the agent's fail-closed setting, the agent's

@@ -234,7 +234,7 @@ func (o *Options) examine(a hook.Agent, scope, path string) (ag Agent) {
 	}
 	e := entries[0]
 	where := e.event
-	if st.tool != "" {
+	if st.tool != "" && !a.Spec().Flat {
 		where = fmt.Sprintf("%s %q", e.event, e.matcher)
 	}
 	add(Check{Name: "hook", OK: true, Message: fmt.Sprintf("%s: %s", where, clip(e.command, 100))})

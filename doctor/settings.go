@@ -43,6 +43,7 @@ type entry struct {
 func findEntries(agent hook.Agent, root map[string]any) (found []entry, elsewhere []string, err error) {
 	st := shellToolOf(agent)
 	flat := agent.Spec() != nil && agent.Spec().Flat
+	key := agent.Spec().HandlerCommandKey()
 	hooksV, ok := root["hooks"]
 	if !ok {
 		return nil, nil, nil
@@ -65,7 +66,7 @@ func findEntries(agent hook.Agent, root map[string]any) (found []entry, elsewher
 				continue
 			}
 			if flat {
-				if c, ok := g["command"].(string); ok && hook.IsShellgateCommand(c) {
+				if c, ok := g[key].(string); ok && hook.IsShellgateCommand(c) {
 					if event == st.event {
 						found = append(found, entry{event: event, command: c, handler: g})
 					} else {
@@ -81,7 +82,7 @@ func findEntries(agent hook.Agent, root map[string]any) (found []entry, elsewher
 				if !ok {
 					continue
 				}
-				c, ok := h["command"].(string)
+				c, ok := h[key].(string)
 				if !ok || !hook.IsShellgateCommand(c) {
 					continue
 				}

@@ -34,6 +34,11 @@ type AgentSpec struct {
 	// for another tool is passed with no opinion unless its tool_input
 	// carries a command.
 	ShellTool string
+	// CommandTools are the agent's other tools whose calls carry a
+	// command to run (Qwen Code's monitor, which runs one in the
+	// background): Install's matcher names them after ShellTool, so that
+	// their calls are judged too.
+	CommandTools []string
 	// PreEvents are the hook event names of a shell command about to run
 	// (a payload that names no event is one too); PostEvents of one that
 	// has run.
@@ -62,6 +67,13 @@ type AgentSpec struct {
 	// Dir and File place the settings file that holds the hook:
 	// <project>/Dir/File for ScopeProject, <home>/Dir/File for ScopeUser.
 	Dir, File string
+	// UserFile, when set, is the user's settings file's name instead of
+	// File (GitHub Copilot CLI: .github/hooks/shellgate.json in a project,
+	// ~/.copilot/settings.json for the user).
+	UserFile string
+	// CommandKey is the key of a hook handler's command when it is not
+	// "command" (GitHub Copilot CLI: "bash").
+	CommandKey string
 	// DefaultUser is set when install writes the user's settings file
 	// unless told to write the project's: the agent runs a project's hooks
 	// only once the user has trusted the project (Codex).
@@ -81,6 +93,11 @@ type AgentSpec struct {
 	// the agent cannot be installed here).
 	Program, Package string
 
+	// payload, when set, rewrites the agent's payload into the fields
+	// Parse reads (hook_event_name, tool_name, tool_input, cwd,
+	// permission_mode), for an agent whose payload names them otherwise
+	// (GitHub Copilot CLI's toolName and toolArgs). An error is a deny.
+	payload func(data []byte) ([]byte, error)
 	// hooks are the entries Install writes; the first gates a shell
 	// command about to run.
 	hooks []hookSpec
@@ -187,6 +204,21 @@ func (a Agent) CanAsk() bool { s := a.Spec(); return s != nil && s.CanAsk }
 // confirmation is the default. Claude Code and Cursor always ask.
 func (a Agent) AskAsApplies() bool { s := a.Spec(); return s != nil && s.AskAsApplies }
 
+// HandlerCommandKey is the key of the command in one of the agent's hook
+// handlers: CommandKey, else "command".
+func (s *AgentSpec) HandlerCommandKey() string {
+	if s == nil || s.CommandKey == "" {
+		return "command"
+	}
+	return s.CommandKey
+}
+
+// ShellMatcher is the matcher of the agent's hook entries: ShellTool, and
+// its CommandTools after it, joined by "|".
+func (s *AgentSpec) ShellMatcher() string {
+	return strings.Join(append([]string{s.ShellTool}, s.CommandTools...), "|")
+}
+
 // HookEvent is the event under which Install writes the hook that gates a
 // shell command about to run ("PreToolUse").
 func (s *AgentSpec) HookEvent() string {
@@ -282,8 +314,8 @@ func Validate(specs []*AgentSpec) error {
 			if !slices.Contains(s.PreEvents, h.event) && !slices.Contains(s.PostEvents, h.event) {
 				bad(s, "hook entry %d is for %s, which the payload parser does not read", i, h.event)
 			}
-			if h.matcher != "" && h.matcher != s.ShellTool {
-				bad(s, "hook entry %d matches %q, not the shell tool %q", i, h.matcher, s.ShellTool)
+			if h.matcher != "" && h.matcher != s.ShellMatcher() {
+				bad(s, "hook entry %d matches %q, not the shell tool %q", i, h.matcher, s.ShellMatcher())
 			}
 		}
 		if len(s.hooks) > 0 && !slices.Contains(s.PreEvents, s.hooks[0].event) {

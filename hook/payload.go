@@ -99,6 +99,12 @@ func Parse(agent Agent, data []byte) (Payload, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return p, ErrEmpty
 	}
+	if s := agent.Spec(); s != nil && s.payload != nil {
+		var err error
+		if data, err = s.payload(data); err != nil {
+			return p, err
+		}
+	}
 	var raw rawPayload
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {

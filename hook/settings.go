@@ -48,9 +48,15 @@ func (s *AgentSpec) SettingsPath(scope Scope, projectDir, home string, getenv fu
 		base = home
 		if s.userDir != nil {
 			if d, err := s.userDir(home, getenv); err == nil {
+				if s.UserFile != "" {
+					return filepath.Join(d, s.UserFile)
+				}
 				return filepath.Join(d, s.File)
 			}
 		}
+	}
+	if scope == ScopeUser && s.UserFile != "" {
+		return filepath.Join(base, s.Dir, s.UserFile)
 	}
 	return filepath.Join(base, s.Dir, s.File)
 }
@@ -150,7 +156,7 @@ func Merge(agent Agent, existing []byte, command string) (out []byte, changed bo
 		if !ok {
 			return nil, false, fmt.Errorf("hooks.%s is not a JSON array", s.event)
 		}
-		nl, ch, err := mergeEvent(list, s, command)
+		nl, ch, err := mergeEvent(list, s, command, spec.HandlerCommandKey())
 		if err != nil {
 			return nil, false, fmt.Errorf("hooks.%s: %v", s.event, err)
 		}
@@ -171,12 +177,13 @@ func Merge(agent Agent, existing []byte, command string) (out []byte, changed bo
 	return ind.Bytes(), changed, nil
 }
 
-func commandOf(v any) (string, bool) {
+// commandOf is the command of the hook handler v, under key.
+func commandOf(v any, key string) (string, bool) {
 	o, ok := v.(*object)
 	if !ok {
 		return "", false
 	}
-	c, _ := o.get("command")
+	c, _ := o.get(key)
 	s, ok := c.(string)
 	return s, ok
 }
@@ -202,7 +209,7 @@ func covers(v any, want *object) bool {
 	return true
 }
 
-func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
+func mergeEvent(list []any, s hookSpec, command, key string) ([]any, bool, error) {
 	want := s.entry(command)
 	if s.matcher == "" {
 		// Flat (Cursor): a list of {"command": ...}.
@@ -213,7 +220,7 @@ func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
 		}
 		var out []any
 		for _, e := range list {
-			if c, ok := commandOf(e); ok && IsShellgateCommand(c) {
+			if c, ok := commandOf(e, key); ok && IsShellgateCommand(c) {
 				continue
 			}
 			out = append(out, e)
@@ -253,7 +260,7 @@ func mergeEvent(list []any, s hookSpec, command string) ([]any, bool, error) {
 		}
 		var kept []any
 		for _, h := range arr {
-			if c, ok := commandOf(h); ok && IsShellgateCommand(c) {
+			if c, ok := commandOf(h, key); ok && IsShellgateCommand(c) {
 				continue
 			}
 			kept = append(kept, h)
@@ -379,7 +386,7 @@ func Unmerge(agent Agent, existing []byte) (out []byte, changed bool, err error)
 		if !ok {
 			continue
 		}
-		nl, ch := removeShellgate(list, spec.Flat)
+		nl, ch := removeShellgate(list, spec.Flat, spec.HandlerCommandKey())
 		if !ch {
 			continue
 		}
@@ -410,11 +417,11 @@ func Unmerge(agent Agent, existing []byte) (out []byte, changed bool, err error)
 
 // removeShellgate drops the shellgate entries of one event's list: flat
 // entries, or handlers of matcher groups (a group left empty goes too).
-func removeShellgate(list []any, flat bool) ([]any, bool) {
+func removeShellgate(list []any, flat bool, key string) ([]any, bool) {
 	changed := false
 	out := []any{}
 	for _, e := range list {
-		if c, ok := commandOf(e); ok && IsShellgateCommand(c) && flat {
+		if c, ok := commandOf(e, key); ok && IsShellgateCommand(c) && flat {
 			changed = true
 			continue
 		}
@@ -431,7 +438,7 @@ func removeShellgate(list []any, flat bool) ([]any, bool) {
 		}
 		kept := []any{}
 		for _, h := range arr {
-			if c, ok := commandOf(h); ok && IsShellgateCommand(c) {
+			if c, ok := commandOf(h, key); ok && IsShellgateCommand(c) {
 				continue
 			}
 			kept = append(kept, h)

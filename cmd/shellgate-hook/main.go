@@ -1,6 +1,6 @@
 // Command shellgate-hook is the thin agent-hook client of shellgate: an
-// agent (Claude Code, Codex, Gemini CLI, Cursor) runs it before every shell
-// command. It forwards the agent's payload to the resident engine
+// agent (Claude Code, Codex, Gemini CLI, Cursor, Qwen Code, GitHub Copilot
+// CLI) runs it before every shell command. It forwards the agent's payload to the resident engine
 // (`shellgate serve`) over a user-only unix socket and prints the engine's
 // answer. An engine that neither acknowledges nor answers within 250 ms
 // (missing, stopped, hung) is given up on: the one-shot `shellgate hook
@@ -15,7 +15,7 @@
 //
 // Usage:
 //
-//	shellgate-hook <claude|codex|gemini|cursor> [--ask-as deny|defer] [--mode readonly]
+//	shellgate-hook <claude|codex|gemini|cursor|qwen|copilot> [--ask-as deny|defer] [--mode readonly]
 //	               [--policy DIR]... [--config FILE] [--socket PATH] [--engine-timeout DUR]
 package main
 
@@ -101,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// the command in Claude Code, Codex and Gemini CLI, and stderr is
 		// the reason.
 		fmt.Fprintln(stderr, "shellgate-hook:", err)
-		fmt.Fprintln(stderr, "usage: shellgate-hook <claude|codex|gemini|cursor> [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE] [--socket PATH]")
+		fmt.Fprintln(stderr, "usage: shellgate-hook <claude|codex|gemini|cursor|qwen|copilot> [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE] [--socket PATH]")
 		return 2
 	}
 	input, err := io.ReadAll(io.LimitReader(stdin, hook.MaxPayload+1))

@@ -33,7 +33,7 @@ func runHook(e *env) int {
 		// No agent, no answer format: exit 2 blocks the command in Claude
 		// Code, Codex and Gemini CLI, with stderr as the reason.
 		fmt.Fprintln(e.stderr, "shellgate hook:", err)
-		fmt.Fprintln(e.stderr, "usage: shellgate hook <claude|codex|gemini|cursor> [--ask-as deny|defer] [--mode readonly] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE]")
+		fmt.Fprintln(e.stderr, "usage: shellgate hook <claude|codex|gemini|cursor|qwen|copilot> [--ask-as deny|defer] [--mode readonly] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE]")
 		return 2
 	}
 	var ans hook.Answer

@@ -32,29 +32,7 @@ func claudeTerminal(t *testing.T, s *sandbox, claude string, srv *modelServer, a
 	b, _ := json.Marshal(state)
 	s.write(filepath.Join(s.home, ".claude.json"), string(b))
 	env := append(append([]string{}, s.env...), claudeEnv(srv)...)
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "TERM=") {
-			env[i] = "TERM=xterm-256color"
-		}
-	}
-	var script strings.Builder
-	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
-	for _, kv := range env {
-		script.WriteString(" " + shq(kv))
-	}
-	script.WriteString(" " + shq(claude))
-	for _, a := range args {
-		script.WriteString(" " + shq(a))
-	}
-	script.WriteString("\n")
-	run := filepath.Join(s.home, "run-claude.sh")
-	if err := os.WriteFile(run, []byte(script.String()), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
-	m.run("new-session", "-d", "-s", "agent", "-x", "160", "-y", "50", "/bin/sh "+shq(run))
-	t.Cleanup(m.stop)
-	return m
+	return startTerminal(t, s, tmux, 160, env, claude, args...)
 }
 
 // claudePrompt types a prompt into Claude Code's input box and sends it.

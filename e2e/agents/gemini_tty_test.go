@@ -86,6 +86,50 @@ func (m *tmuxSession) stop() {
 
 func shq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
+// startTerminal runs prog with args in the sandbox's project under tmux,
+// in a terminal width columns wide, with only env (TERM set for a terminal
+// UI, NO_COLOR left out): the session "agent", stopped when the test ends.
+func startTerminal(t *testing.T, s *sandbox, tmux string, width int, env []string, prog string, args ...string) *tmuxSession {
+	t.Helper()
+	var script strings.Builder
+	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "NO_COLOR=") {
+			kv = "TERM=xterm-256color"
+		}
+		script.WriteString(" " + shq(kv))
+	}
+	script.WriteString(" " + shq(prog))
+	for _, a := range args {
+		script.WriteString(" " + shq(a))
+	}
+	script.WriteString("\n")
+	run := filepath.Join(s.home, "run-"+filepath.Base(prog)+".sh")
+	if err := os.WriteFile(run, []byte(script.String()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
+	m.run("new-session", "-d", "-s", "agent", "-x", strconv.Itoa(width), "-y", "50", "/bin/sh "+shq(run))
+	t.Cleanup(m.stop)
+	return m
+}
+
+// waitRan waits, up to two minutes, for the file name in the project that
+// the approved command writes; each second it calls tick (nil: nothing).
+func waitRan(t *testing.T, s *sandbox, m *tmuxSession, name string, tick func()) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !s.exists(name) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the approved command did not run; the screen:\n%s", m.screen())
+		}
+		if tick != nil {
+			tick()
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 // TestGeminiCLIAskInTerminal drives Gemini CLI's own terminal UI: an ask
 // from shellgate is Gemini CLI's confirmation, with shellgate's reasons in
 // it, even in --yolo mode; nothing runs until the person approves, and the
@@ -101,24 +145,7 @@ func TestGeminiCLIAskInTerminal(t *testing.T) {
 	s.install("gemini")
 	srv := newGeminiServer(t, "touch approved.marker")
 	env := append(append([]string{}, s.env...), geminiEnv(srv)...)
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "TERM=") || strings.HasPrefix(kv, "NO_COLOR=") {
-			env[i] = "TERM=xterm-256color"
-		}
-	}
-	var script strings.Builder
-	script.WriteString("cd " + shq(s.proj) + " && exec env -i")
-	for _, kv := range env {
-		script.WriteString(" " + shq(kv))
-	}
-	script.WriteString(" " + shq(gemini) + " --approval-mode yolo -m gemini-2.5-flash\n")
-	run := filepath.Join(s.home, "run-gemini.sh")
-	if err := os.WriteFile(run, []byte(script.String()), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	m := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: s.env}
-	m.run("new-session", "-d", "-s", "agent", "-x", "200", "-y", "50", "/bin/sh "+shq(run))
-	t.Cleanup(m.stop)
+	m := startTerminal(t, s, tmux, 200, env, gemini, "--approval-mode", "yolo", "-m", "gemini-2.5-flash")
 	start := time.Now()
 
 	m.waitFor("Gemini CLI's prompt", agentRunTimeout, func(sc string) bool { return strings.Contains(sc, "Type your message") })
@@ -145,15 +172,10 @@ func TestGeminiCLIAskInTerminal(t *testing.T) {
 	}
 	// The person approves ("Allow once", the first choice).
 	m.run("send-keys", "-t", "agent", "1")
-	deadline := time.Now().Add(2 * time.Minute)
-	for !s.exists("approved.marker") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the approved command did not run; the screen:\n%s", m.screen())
-		}
+	waitRan(t, s, m, "approved.marker", func() {
 		if strings.Contains(m.screen(), "Allow execution") {
 			m.run("send-keys", "-t", "agent", "C-m")
 		}
-		time.Sleep(time.Second)
-	}
+	})
 	t.Logf("Gemini CLI in a terminal: prompt to approved run in %v", time.Since(start).Round(10e6))
 }
