@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 //go:embed catalog.yaml
@@ -20,7 +20,7 @@ var defaultCatalogYAML []byte
 // catalog.bin is catalog.yaml decoded and written in a binary form (see
 // catalog_bin.go), which loads in a fraction of the time (start-up
 // matters: a hook runs before every command). TestCatalogBin fails when it
-// is stale; `go test ./classify -run TestCatalogBin -update` rewrites it.
+// is stale; `go generate ./classify` rewrites it.
 //
 //go:embed catalog.bin
 var defaultCatalogBin string

@@ -16,7 +16,7 @@ import (
 // decoded and written in a compact binary encoding (catalog.bin), which
 // loads in a fraction of the time JSON takes (start-up matters: every
 // check and every hook pays it). TestCatalogBin fails when catalog.bin is
-// stale; `go test ./classify -run TestCatalogBin -update` rewrites it.
+// stale; `go generate ./classify` rewrites it.
 //
 // The encoding follows the catalog's Go types by reflection, so that it
 // has no list of fields to keep up to date. A struct is a mask (uvarint)
@@ -225,7 +225,7 @@ func parseCatalogBin(data, name string) (*Catalog, error) {
 	}
 	head := len(catalogBinMagic) + len(sum)
 	if len(data) < head || data[len(catalogBinMagic):head] != string(sum[:]) {
-		return nil, fmt.Errorf("%s: written for other catalog types: regenerate it (go test ./classify -run TestCatalogBin -update)", name)
+		return nil, fmt.Errorf("%s: written for other catalog types: regenerate it (go generate ./classify)", name)
 	}
 	d := binDecoder{data: data, off: head}
 	var c Catalog

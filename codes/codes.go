@@ -7,6 +7,8 @@
 // registry; docs/codes.md is rendered from it (TestDocsListEveryCode).
 package codes
 
+//go:generate go tool shellgate-gen codes
+
 import (
 	"fmt"
 	"reflect"
@@ -113,8 +115,9 @@ var Registry = []Code{
 	{"awk-read", "classify", "an awk program reads a file that is not judged"},
 	// The policy and the gate.
 	{"policy-error", "policy", "the policy could not decide (an error, an undefined or malformed decision); deny"},
-	{"project-config-untrusted", "gate", "a project's configuration would have allowed more, but the user has not trusted it"},
 	// The default Rego policy.
+	{"project-config-untrusted", "rego", "a project's configuration would have allowed more, but the user has not trusted it"},
+	{"cwd-unknown", "rego", "the agent did not say in which directory the command runs (the cwd is not absolute), so its reads cannot be judged"},
 	{"not-proven", "rego", "the command is not proven safe, so a person is asked"},
 	{"config-unreadable", "rego", "a shellgate config file that applies (a project's .shellgate.yaml in any form, a policy module it names, the user's config) exists but cannot be used: every command is denied"},
 	{"granted", "rego", "a grant of the configuration covers the segment"},
@@ -221,7 +224,7 @@ func Markdown() string {
 	b.WriteString("# Finding and reason codes\n\n")
 	b.WriteString("Every code shellgate puts in a report's findings or a decision's reasons, with what emits it\n")
 	b.WriteString("and what it means. Generated from the registry in `codes/codes.go` and the catalog\n")
-	b.WriteString("(`SHELLGATE_UPDATE_DOCS=1 go test ./codes` rewrites it); a test holds the sources to it.\n\n")
+	b.WriteString("(`go generate ./codes` rewrites it); a test holds the sources to it.\n\n")
 	b.WriteString("| code | from | meaning |\n|---|---|---|\n")
 	for _, c := range All() {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.Name, c.From, strings.ReplaceAll(c.Doc, "|", `\|`))

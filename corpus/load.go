@@ -14,7 +14,7 @@ import (
 
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/trust"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // FixtureFile is the name of a directory's default fixture.

@@ -174,7 +174,7 @@ func TestSandboxModeFollowsDecision(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := tc.g.Check(context.Background(), tc.req)
+			d, err := tc.g.decideIn(context.Background(), tc.req, tc.g.runEnv, true)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -574,6 +574,15 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	}
 	d.Decision = pd
 	d.in = in
+	if run && pd.Action != policy.Deny {
+		// How to run it is the policy's too; a failure leaves no plan,
+		// and the gate then runs it read-only (policy.Decision.Plan).
+		if runs, err := g.pl.Runs(ctx, in, pd.Action); err == nil {
+			d.Run = runs
+		} else if ctx.Err() != nil {
+			return nil, &Error{Code: CodeAborted, Message: ctx.Err().Error()}
+		}
+	}
 	if facts != nil && len(facts.Writes) > 0 {
 		d.writes = facts.Writes
 	}
@@ -813,8 +822,8 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 		}
 	}
 	env := g.env
-	if d.Action == policy.Allow && d.Reversible {
-		env = withOffline(env) // read-only: no reason to reach the network
+	if d.Plan(res.Approved).Offline {
+		env = withOffline(env)
 	}
 	spec := Spec{
 		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,

@@ -352,10 +352,20 @@ func (p *Pipeline) boundary(cfg *policy.Config, cwd string) (readstation.Boundar
 	return cfg.Boundary(cwd)
 }
 
+// Runs asks the policy how to run a command it decided action on (in as
+// Decide was given it): the run plans the gate acts on.
+func (p *Pipeline) Runs(ctx context.Context, in policy.Input, action policy.Action) (*policy.Runs, error) {
+	engine, err := p.policy()
+	if err != nil {
+		return nil, err
+	}
+	return engine.Runs(ctx, in, action)
+}
+
 // Decide asks the policy about in (built by Input). When a part of an
 // untrusted project file was ignored, it also decides as if the user
-// trusted it, and when that would have been more permissive the decision
-// carries a reason with code project-config-untrusted saying which file,
+// trusted it, and when that would have been more permissive the policy
+// adds a reason with code project-config-untrusted saying which file,
 // what was ignored and how to trust it. The error is for a cancelled
 // context, or a policy compiled in the background that did not compile.
 func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision, *policy.Facts, error) {
@@ -383,15 +393,8 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	if err != nil {
 		return pd, facts, err
 	}
-	if wd.Action.MorePermissive(pd.Action) {
-		pd.Reasons = append(append([]policy.Reason(nil), pd.Reasons...), policy.Reason{
-			Code:    policy.ProjectConfigUntrusted,
-			Message: p.res.Message(),
-			Span:    &classify.Span{Start: 0, End: len(in.Command)},
-			Segment: -1,
-			Rule:    policy.ProjectConfigUntrusted,
-		})
-		policy.SortReasons(pd.Reasons)
-	}
-	return pd, facts, nil
+	// The policy says whether the untrusted part would have been more
+	// permissive (CombineQuery, "untrusted-config").
+	pd, err = engine.WithUntrustedConfig(ctx, in.Command, pd, wd, p.res.Message())
+	return pd, facts, err
 }

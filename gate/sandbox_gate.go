@@ -8,35 +8,20 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gitrepo"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 )
 
 // sandboxFor returns the sandbox mode a call runs in and why: the
-// request's explicit mode; in readonly mode read-only; the config's
-// mode; read-only for a command allowed as reversible; workspace-write
-// for a write a person approved (approved) or a grant allowed.
-// full-access comes only from an explicit choice or an approved
-// escalation.
+// request's explicit mode, or the mode of the policy's run plan for a call
+// a person approved (approved) or not (policy.Decision.Plan).
 func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode, string) {
 	if req.Sandbox != "" {
 		return req.Sandbox, "requested"
 	}
-	if d.Mode == policy.ModeReadonly {
-		return SandboxReadOnly, "readonly-mode"
-	}
-	if m := SandboxMode(g.pl.Config().Sandbox); m.Valid() {
-		return m, "config"
-	}
-	switch {
-	case approved:
-		return SandboxWorkspaceWrite, "approved-write"
-	case d.Action == policy.Allow && d.Reversible:
-		return SandboxReadOnly, "reversible"
-	}
-	return SandboxWorkspaceWrite, "granted"
+	p := d.Plan(approved)
+	return SandboxMode(p.Sandbox), p.Why
 }
 
 // confinement returns the account of the confinement a call gets and the
@@ -61,7 +46,8 @@ func (g *Gate) confinement(req Request, mode SandboxMode, why string, d *Decisio
 		return sb, nil, nil
 	}
 	roots, gdirs, home, b := g.sandboxRoots(d.Cwd)
-	conf := &Confinement{Mode: mode, Roots: roots, Network: egress(d, approved), Reads: userGitConfig(home),
+	plan := d.Plan(approved)
+	conf := &Confinement{Mode: mode, Roots: roots, Network: plan.Network, Reads: userGitConfig(home),
 		GitDirs: gdirs, Cache: SandboxCacheDir(), Unprotect: unprotect(req.Unprotect, d.Cwd)}
 	conf.Toolchains = ToolchainDirs(g.env, home, func(p string) bool {
 		if b == nil {
@@ -73,7 +59,7 @@ func (g *Gate) confinement(req Request, mode SandboxMode, why string, d *Decisio
 	if l := g.pl.Config().SandboxLimits; l != nil {
 		conf.Limits = ResourceLimits{Processes: l.Processes, MemoryMB: l.MemoryMB, FileSizeMB: l.FileSizeMB}
 	}
-	if (approved || (d.Action == policy.Allow && !d.Reversible)) && d.Station != nil {
+	if plan.StationReads && d.Station != nil {
 		reads, lists := approvedReads(d)
 		conf.Reads = append(conf.Reads, reads...)
 		conf.Lists = append(conf.Lists, lists...)
@@ -248,33 +234,6 @@ func approvedReads(d *Decision) (reads, lists []string) {
 		}
 	}
 	return reads, lists
-}
-
-// egress reports whether the decision approved the network: a command a
-// person approved, or a segment a config grant allowed, that the
-// classifier saw use the network. A command the policy allowed without a
-// grant or a person (a read-only one) gets no network.
-func egress(d *Decision, approved bool) bool {
-	if d.Report == nil {
-		return false
-	}
-	granted := map[int]bool{}
-	for _, r := range d.Reasons {
-		if d.Action == policy.Allow && r.Code == "granted" {
-			granted[r.Segment] = true
-		}
-	}
-	for i, s := range d.Report.Segments {
-		if !approved && !granted[i] {
-			continue
-		}
-		for _, c := range s.Categories {
-			if c == classify.CategoryNetwork {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // sandboxRoots are the directories a confined command may read (and, in

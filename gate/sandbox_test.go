@@ -122,12 +122,12 @@ func TestRemoteReadsEgress(t *testing.T) {
 		{allowed, "ls", policy.Allow, false},
 		{plain, "gh pr list --json number", policy.Ask, false},
 	} {
-		d, err := tc.g.Decide(context.Background(), Request{Command: tc.cmd})
+		d, err := tc.g.decideIn(context.Background(), Request{Command: tc.cmd}, tc.g.runEnv, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Action != tc.action || egress(d, false) != tc.egress {
-			t.Errorf("%s: %s, egress %v; want %s, egress %v (%v)", tc.cmd, d.Action, egress(d, false), tc.action, tc.egress, d.Reasons)
+		if got := d.Plan(false).Network; d.Action != tc.action || got != tc.egress {
+			t.Errorf("%s: %s, egress %v; want %s, egress %v (%v)", tc.cmd, d.Action, got, tc.action, tc.egress, d.Reasons)
 		}
 	}
 }

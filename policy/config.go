@@ -15,7 +15,7 @@ import (
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/trust"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ConfigFileName is the name FindConfig looks for in the working directory

@@ -81,6 +81,49 @@ type Decision struct {
 	// spell, such as code (python3 -c 'print(1)'), which a grant must keep
 	// exactly as written.
 	NoGrants []NoGrant `json:"no_grants,omitempty"`
+	// Run is how the gate runs the command, as the policy decided it
+	// (the default policy's decision.run); nil when the policy gave none,
+	// and then Plan fails closed.
+	Run *Runs `json:"run,omitempty"`
+}
+
+// Runs are the policy's run plans for a command: when no person approved
+// it (an allow runs so) and when a person did (an approved ask or
+// escalation).
+type Runs struct {
+	Unapproved RunPlan `json:"unapproved"`
+	Approved   RunPlan `json:"approved"`
+}
+
+// RunPlan is how the gate runs a command.
+type RunPlan struct {
+	// Sandbox is the sandbox mode (read-only, workspace-write,
+	// full-access) and Why says why the policy chose it.
+	Sandbox string `json:"sandbox"`
+	Why     string `json:"why"`
+	// Network is whether the sandbox lets the command reach the network.
+	Network bool `json:"network"`
+	// Offline is whether the command's environment is made offline.
+	Offline bool `json:"offline"`
+	// StationReads is whether the reads the station established are
+	// opened in the sandbox.
+	StationReads bool `json:"station_reads"`
+}
+
+// NoRunPlan is the Why of the plan Plan gives when the policy gave none.
+const NoRunPlan = "no-run-plan"
+
+// Plan is the run plan for a command a person approved (approved) or not.
+// Without a plan from the policy it fails closed: read-only, no network,
+// no reads beyond the roots.
+func (d Decision) Plan(approved bool) RunPlan {
+	switch {
+	case d.Run == nil:
+		return RunPlan{Sandbox: "read-only", Why: NoRunPlan}
+	case approved:
+		return d.Run.Approved
+	}
+	return d.Run.Unapproved
 }
 
 // Input is the document the policy decides on.

@@ -154,9 +154,9 @@ func BenchmarkNew(b *testing.B) {
 // policies that do almost nothing, so the default policy's cost can be told
 // from the fixed cost of an evaluation (with building the input):
 //
-//	input:      building the input document alone (facts + Records), as
+//	input:      building the input document alone (facts + value), as
 //	            the input contract (the whole report and station) costs
-//	eval-empty: the trivial policy's evaluation (from its plan) on an
+//	eval-empty: the trivial policy's evaluation (topdown, prepared) on an
 //	            empty input: the fixed cost per evaluation
 //	trivial:    decision is a constant
 //	three-sets: deny, ask and allow with one rule each that never fires,
@@ -176,7 +176,7 @@ func BenchmarkDecideFloor(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := inputRecord(&in, facts); err != nil {
+			if _, err := inputValue(&in, facts); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -184,7 +184,7 @@ func BenchmarkDecideFloor(b *testing.B) {
 	b.Run("eval-empty", func(b *testing.B) {
 		f := newFixture(b, nil, WithMemo(0), WithoutDefaultPolicy(), WithModules(map[string]string{"floor.rego": floorPolicy}))
 		runMix(b, func(int) {
-			if _, err := f.engine.vm.Eval(ctx, emptyInput, nil); err != nil {
+			if _, err := f.engine.evalValue(ctx, emptyInput); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -229,7 +229,7 @@ decision := {"action": "deny", "reasons": deny} if {
 const floorPolicy = "package shellgate\n\ndecision := {\"action\": \"allow\", \"reasons\": []}\n"
 
 // emptyInput is an empty input document.
-var emptyInput = ast.ObjectTerm()
+var emptyInput = ast.NewObject()
 
 // cpuTime is the process's user+system CPU time so far.
 func cpuTime() time.Duration {
@@ -337,10 +337,10 @@ func BenchmarkDecideVsFloor(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := inputRecord(&in, facts); err != nil {
+		if _, err := inputValue(&in, facts); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := floor.engine.vm.Eval(ctx, emptyInput, nil); err != nil {
+		if _, err := floor.engine.evalValue(ctx, emptyInput); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
@@ -408,15 +408,15 @@ func BenchmarkInputValueKey(b *testing.B) {
 	}
 	b.Run("value", func(b *testing.B) {
 		run(b, func(i int) {
-			if _, err := inputRecord(&ins[i], facts[i]); err != nil {
+			if _, err := inputValue(&ins[i], facts[i]); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("eval", func(b *testing.B) {
-		vals := make([]*ast.Term, len(ins))
+		vals := make([]ast.Value, len(ins))
 		for i := range ins {
-			v, err := inputRecord(&ins[i], facts[i])
+			v, err := inputValue(&ins[i], facts[i])
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -424,7 +424,7 @@ func BenchmarkInputValueKey(b *testing.B) {
 		}
 		ctx := context.Background()
 		run(b, func(i int) {
-			if _, err := f.engine.vm.Eval(ctx, vals[i], nil); err != nil {
+			if _, err := f.engine.evalValue(ctx, vals[i]); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -6,20 +6,14 @@
 //
 // # Evaluation
 //
-// A decision is evaluated from the plan OPA's planner makes of the query:
-// the intermediate representation OPA compiles to Wasm, run in Go by
-// package irvm with topdown's own built-in functions, on an input whose
-// objects are sorted member lists rather than hashed ast.Objects. The
-// rules are the same; the bookkeeping of OPA's evaluator (topdown:
-// unification, rule indexing, backtracking) is not needed to run them.
-// A policy the planner or irvm does not take (a with statement, the walk
-// relation) is evaluated by topdown, as is every Explain (its trace is
-// topdown's) and every decision of an engine made WithTopdown.
-// TestPlanMatchesTopdown and FuzzPlanMatchesTopdown hold both evaluators to
-// the same decisions, irvm's TestCompliance holds irvm to OPA's own
-// compliance suite. The default policy's plan is compiled when shellgate
-// is built (policy/shellgate.plan.bin, TestDefaultPlan): an engine of the
-// default policy alone compiles nothing at start.
+// Every decision is evaluated by OPA's own evaluator (topdown), on a
+// query prepared once per engine (PrepareForEval), with the input handed
+// over as an ast.Value (no JSON round trip). Explain runs the same
+// prepared query with a tracer, and `shellgate test` runs the Rego unit
+// tests through OPA's tester, on the same evaluator: a decision, its
+// explanation and the policy's tests cannot disagree. The input document
+// is described once (value.go): the value the policy sees and the memo
+// key are both written from that one description.
 //
 // # Writing rules
 //

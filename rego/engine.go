@@ -1,6 +1,7 @@
 package rego
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,18 +11,21 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/ir"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	opa "github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
-	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
 
-// Query is the rule the engine evaluates.
+// Query is the policy's decision rule.
 const Query = "data.shellgate.decision"
+
+// RunQuery is the rule that makes the run plans of a decision
+// (policy/engine.rego, which every engine compiles), evaluated only for a
+// command the gate is to run.
+const RunQuery = "data.shellgate.engine.run"
 
 // Option configures New.
 type Option func(*options)
@@ -32,7 +36,6 @@ type options struct {
 	untrusted map[string]string
 	noDefault bool
 	memo      int
-	topdown   bool
 }
 
 // WithPolicyDirs adds the .rego modules under each directory (recursively;
@@ -79,32 +82,21 @@ func WithoutDefaultPolicy() Option { return func(o *options) { o.noDefault = tru
 // turns memoization off). The default is DefaultMemo.
 func WithMemo(n int) Option { return func(o *options) { o.memo = n } }
 
-// WithTopdown has OPA's topdown evaluator decide every input, as Explain
-// always does. By default the engine evaluates the plan OPA's planner makes
-// of the policy (package irvm): the same rules with less bookkeeping,
-// falling back to topdown for a policy the plan evaluator does not take.
-func WithTopdown() Option { return func(o *options) { o.topdown = true } }
-
 // DefaultMemo is the default number of memoized decisions.
 const DefaultMemo = 4096
 
 // Engine decides on policy inputs with a prepared query. It is safe for
 // concurrent use.
 type Engine struct {
-	// args make the rego query; pq is its preparation for topdown,
-	// made once (pqOnce) when needed.
-	args []func(*opa.Rego)
-	// srcs are the modules when args are made only when topdown is
-	// prepared (the default policy's engine, which evaluates a plan made
-	// when shellgate was built).
-	srcs   map[string]string
-	pqOnce sync.Once
-	pq     opa.PreparedEvalQuery
-	pqErr  error
-	// vm evaluates the planned query (nil: topdown evaluates every
-	// decision; vmErr says why).
-	vm    *irvm.Program
-	vmErr error
+	// pq is the query, prepared once for OPA's evaluator (topdown):
+	// every decision, explanation and Rego test runs on it.
+	pq opa.PreparedEvalQuery
+	// args make the query of the modules; cq is the combination query
+	// (CombineQuery) and rq the run query (RunQuery), each prepared once
+	// when first needed.
+	args  []func(*opa.Rego)
+	cq    lazyQuery
+	rq    lazyQuery
 	index map[string]string // rule name → file:line
 	files []string
 	memo  *memo
@@ -141,12 +133,9 @@ func New(opts ...Option) (*Engine, error) {
 		}
 		srcs[k] = v
 	}
-	if !o.noDefault && !o.topdown && len(o.dirs)+len(o.untrusted) == 0 && len(srcs) == len(DefaultModules(false)) {
-		// The default policy alone: its plan was made when shellgate was
-		// built (TestDefaultPlan holds it to the embedded modules).
-		if e, err := defaultEngine(srcs, o); err == nil {
-			return e, nil
-		}
+	if o.noDefault {
+		// The combinations are the engine's own, whatever the policy.
+		srcs[engineModule] = DefaultModules(false)[engineModule]
 	}
 	e, err := compile(srcs, o)
 	if err != nil {
@@ -183,47 +172,18 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err := checkTypes(mods); err != nil {
 		return nil, err
 	}
-	if !o.topdown {
-		// Planning compiles the policy with every check topdown's
-		// preparation makes; topdown is prepared only when it is needed
-		// (Explain), unless the policy cannot be planned or irvm does not
-		// take the plan.
-		if e.vm, e.vmErr = plan(e.args); e.vm != nil {
-			return e, nil
-		}
+	pq, err := opa.New(append(e.args[:len(e.args):len(e.args)], opa.Query(Query))...).PrepareForEval(context.Background())
+	if err != nil {
+		return nil, formatErrors(err)
 	}
-	if err := e.prepareTopdown(); err != nil {
-		return nil, err
-	}
+	e.pq = pq
 	return e, nil
 }
 
-// prepareTopdown prepares the query for topdown, once; the error is a
-// compile error with file, line and column.
-func (e *Engine) prepareTopdown() error {
-	e.pqOnce.Do(func() {
-		if e.args == nil {
-			mods, _, err := parseModules(e.srcs, false)
-			if err != nil {
-				e.pqErr = err
-				return
-			}
-			e.args = queryArgs(mods)
-		}
-		pq, err := opa.New(e.args...).PrepareForEval(context.Background())
-		if err != nil {
-			e.pqErr = formatErrors(err)
-			return
-		}
-		e.pq = pq
-	})
-	return e.pqErr
-}
-
-// queryArgs are the rego options that make the query of mods.
+// queryArgs are the rego options that make a query of mods (with the
+// query's own option).
 func queryArgs(mods map[string]*ast.Module) []func(*opa.Rego) {
 	args := []func(*opa.Rego){
-		opa.Query(Query),
 		opa.Capabilities(capabilities),
 		opa.SetRegoVersion(ast.RegoV1),
 		opa.GenerateJSON(rawTerm),
@@ -232,61 +192,6 @@ func queryArgs(mods map[string]*ast.Module) []func(*opa.Rego) {
 		args = append(args, opa.ParsedModule(m))
 	}
 	return args
-}
-
-// irTarget is the rego target under which planPlugin hands over the plan.
-const irTarget = "shellgate-ir"
-
-// planPlugin is a rego target plugin that only keeps the plan OPA's planner
-// made: PrepareForEval under irTarget plans the query, and plan compiles
-// that plan for irvm. Plans are made one at a time (planMu).
-type planPlugin struct{ last *ir.Policy }
-
-func (p *planPlugin) IsTarget(t string) bool { return t == irTarget }
-
-func (p *planPlugin) PrepareForEval(_ context.Context, pol *ir.Policy, _ ...opa.PrepareOption) (opa.TargetPluginEval, error) {
-	p.last = pol
-	return noEval{}, nil
-}
-
-// noEval is the plugin's evaluator, never used: the engine evaluates the
-// plan itself.
-type noEval struct{}
-
-func (noEval) Eval(context.Context, *opa.EvalContext, ast.Value) (ast.Value, error) {
-	return nil, errors.New("shellgate evaluates its plans itself")
-}
-
-var (
-	planMu     sync.Mutex
-	planOnce   sync.Once
-	thePlanner = &planPlugin{}
-)
-
-// plan has OPA's planner lower the query to its intermediate
-// representation and compiles that for irvm. A policy the planner or irvm
-// does not take is evaluated by topdown (the error says why).
-func plan(args []func(*opa.Rego)) (*irvm.Program, error) {
-	p, err := planOf(args)
-	if err != nil {
-		return nil, err
-	}
-	return irvm.Compile(p)
-}
-
-// planOf is the plan OPA's planner makes of the query args make.
-func planOf(args []func(*opa.Rego)) (*ir.Policy, error) {
-	planOnce.Do(func() { opa.RegisterPlugin(irTarget, thePlanner) })
-	planMu.Lock()
-	defer planMu.Unlock()
-	thePlanner.last = nil
-	if _, err := opa.New(append(args[:len(args):len(args)], opa.Target(irTarget))...).PrepareForEval(context.Background()); err != nil {
-		return nil, err
-	}
-	if thePlanner.last == nil {
-		return nil, errors.New("the planner made no plan")
-	}
-	return thePlanner.last, nil
 }
 
 // notCancelled is the Cancel of an evaluation whose context cannot be
@@ -364,7 +269,10 @@ func (e *Engine) DecideFacts(ctx context.Context, in policy.Input) (policy.Decis
 	if err != nil {
 		return w, f, err
 	}
-	return tighten(d, w), f, nil
+	// The untrusted modules only tighten (CombineQuery,
+	// "untrusted-modules").
+	c, err := e.combine(ctx, in.Command, d, "untrusted-modules", map[string]any{"trusted": d, "whole": w})
+	return c, f, err
 }
 
 // HasUntrusted reports whether the engine has untrusted modules.
@@ -401,50 +309,115 @@ func contains(list []string, s string) bool {
 	return i < len(list) && list[i] == s
 }
 
-// tighten adds to the trusted decision t the deny and ask reasons of w, the
-// decision with the untrusted modules too: the result is never more
-// permissive than t, and what w allows (its allow reasons, or an allow
-// that its helper rules made) is ignored. w's not-proven reason is not a
-// rule's: it only says w did not prove the command, which t decides.
-func tighten(t, w policy.Decision) policy.Decision {
-	var wr []policy.Reason
-	for _, r := range w.Reasons {
-		if r.Code != "not-proven" {
-			wr = append(wr, r)
+// engineModule is the module of the engine's own rules (RunQuery,
+// CombineQuery), in every engine.
+const engineModule = "default/engine.rego"
+
+// CombineQuery is the rule that combines two decisions on one command
+// (policy/engine.rego): the trusted modules' with the untrusted ones'
+// ("untrusted-modules"), or a decision with the one an untrusted project
+// config would have given ("untrusted-config").
+const CombineQuery = "data.shellgate.engine.result"
+
+// combine evaluates CombineQuery on input {"kind": kind, fields...},
+// whose decisions are given as policy.Decisions; base is the decision
+// whose suggested grants stand when the result says keep_grants. Any
+// failure is a policy-error deny.
+func (e *Engine) combine(ctx context.Context, command string, base policy.Decision, kind string, fields map[string]any) (policy.Decision, error) {
+	cq, err := e.cq.get(e.args, CombineQuery)
+	if err != nil {
+		return policy.ErrorDecision("preparing the combination of decisions: %v", err), nil
+	}
+	doc := map[string]any{"kind": kind}
+	for k, v := range fields {
+		doc[k] = v
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return policy.ErrorDecision("building the combination's input: %v", err), nil
+	}
+	v, err := ast.ValueFromReader(bytes.NewReader(b))
+	if err != nil {
+		return policy.ErrorDecision("building the combination's input: %v", err), nil
+	}
+	rs, err := cq.Eval(ctx, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
+	if err != nil {
+		if ctx.Err() != nil {
+			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), ctx.Err()
 		}
+		return policy.ErrorDecision("combining decisions failed: %v", formatErrors(err)), nil
 	}
-	if w.Action == policy.Allow || len(wr) == 0 {
-		return t
+	d := e.decision(rs, &policy.Input{Command: command})
+	if isPolicyError(d) {
+		return d, nil
 	}
-	switch {
-	case t.Action.MorePermissive(w.Action):
-		return policy.Decision{Action: w.Action, Reasons: wr}
-	case w.Action.MorePermissive(t.Action):
-		return t
+	t := rs[0].Expressions[0].Value.(*ast.Term)
+	if k := t.Value.(ast.Object).Get(kKeepGrants); k != nil && k.Value.Compare(ast.Boolean(true)) == 0 && d.Action == policy.Ask {
+		d.SuggestedGrants, d.NoGrants = base.SuggestedGrants, base.NoGrants
 	}
-	out := t
-	out.Reasons = append([]policy.Reason(nil), t.Reasons...)
-	for _, r := range wr {
-		dup := false
-		for _, x := range t.Reasons {
-			if sameReason(r, x) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out.Reasons = append(out.Reasons, r)
-		}
-	}
-	policy.SortReasons(out.Reasons)
-	return out
+	return d, nil
 }
 
-func sameReason(a, b policy.Reason) bool {
-	if a.Code != b.Code || a.Message != b.Message || a.Rule != b.Rule || a.Segment != b.Segment || (a.Span == nil) != (b.Span == nil) {
-		return false
+// lazyQuery is a query prepared once, when first needed.
+type lazyQuery struct {
+	once sync.Once
+	pq   opa.PreparedEvalQuery
+	err  error
+}
+
+func (q *lazyQuery) get(args []func(*opa.Rego), query string) (opa.PreparedEvalQuery, error) {
+	q.once.Do(func() {
+		q.pq, q.err = opa.New(append(args[:len(args):len(args)], opa.Query(query))...).PrepareForEval(context.Background())
+		if q.err != nil {
+			q.err = formatErrors(q.err)
+		}
+	})
+	return q.pq, q.err
+}
+
+// Runs evaluates the run plans (RunQuery) of a command decided action on
+// input in (as Decide was given it): how the gate runs it without and
+// with a person's approval. The policy sees the input document with
+// "action" added. Any failure is an error (the gate then fails closed).
+func (e *Engine) Runs(ctx context.Context, in policy.Input, action policy.Action) (*policy.Runs, error) {
+	rq, err := e.rq.get(e.args, RunQuery)
+	if err != nil {
+		return nil, err
 	}
-	return a.Span == nil || *a.Span == *b.Span
+	f, err := prepare(&in)
+	if err != nil {
+		return nil, err
+	}
+	in.Mode = f.Mode
+	v, err := inputValue(&in, f)
+	if err != nil {
+		return nil, err
+	}
+	// v is this call's own object (its members are shared terms, never
+	// changed): a member added to it is seen by no other input.
+	v.Insert(kAction, ast.StringTerm(string(action)))
+	rs, err := rq.Eval(ctx, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
+	if err != nil {
+		return nil, formatErrors(err)
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, fmt.Errorf("the policy produced no run plan (%s is undefined)", RunQuery)
+	}
+	t, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	if !ok {
+		return nil, errors.New("the run plan is not a value")
+	}
+	return runsOf(t)
+}
+
+// WithUntrustedConfig combines d, decided under the trusted part of the
+// config, with whole, the decision had the user trusted the project's
+// config (CombineQuery, "untrusted-config"): the policy adds the reason
+// project-config-untrusted with message when whole is more permissive.
+func (e *Engine) WithUntrustedConfig(ctx context.Context, command string, d, whole policy.Decision, message string) (policy.Decision, error) {
+	return e.combine(ctx, command, d, "untrusted-config", map[string]any{
+		"decision": d, "whole": whole, "message": message, "command_length": len(command),
+	})
 }
 
 func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalOption) (policy.Decision, *policy.Facts, error) {
@@ -467,15 +440,7 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 			return d, f, nil
 		}
 	}
-	var (
-		d  policy.Decision
-		ok bool
-	)
-	if e.vm != nil && extra == nil {
-		d, ok, err = e.evalPlan(ctx, in, f)
-	} else {
-		d, ok, err = e.evalTopdown(ctx, in, f, extra)
-	}
+	d, ok, err := e.eval(ctx, in, f, extra)
 	if err != nil || !ok {
 		return d, f, err
 	}
@@ -485,34 +450,28 @@ func (e *Engine) decide(ctx context.Context, in *policy.Input, extra []opa.EvalO
 	return d, f, nil
 }
 
-// evalPlan decides from the plan, on the input built as Records. ok is
-// false when the input could not be built or the evaluation failed (the
-// decision is a policy error that says why, and is not memoized).
-func (e *Engine) evalPlan(ctx context.Context, in *policy.Input, f *policy.Facts) (d policy.Decision, ok bool, err error) {
-	t, err := inputRecord(in, f)
-	if err != nil {
-		return policy.ErrorDecision("building the policy input: %v", err), false, nil
-	}
-	rs, err := e.vm.Eval(ctx, t, nil)
-	if err != nil {
-		if ctx.Err() != nil {
-			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
-		}
-		return policy.ErrorDecision("policy evaluation failed: %v", err), false, nil
-	}
-	return e.planDecision(rs, in), true, nil
-}
-
-// evalTopdown decides with OPA's topdown evaluator (extra: options such as
-// a tracer), as evalPlan does.
-func (e *Engine) evalTopdown(ctx context.Context, in *policy.Input, f *policy.Facts, extra []opa.EvalOption) (d policy.Decision, ok bool, err error) {
+// eval decides with OPA's topdown evaluator on the prepared query (extra:
+// options such as a tracer). ok is false when the input could not be built
+// or the evaluation failed (the decision is a policy error that says why,
+// and is not memoized).
+func (e *Engine) eval(ctx context.Context, in *policy.Input, f *policy.Facts, extra []opa.EvalOption) (d policy.Decision, ok bool, err error) {
 	v, err := inputValue(in, f)
 	if err != nil {
 		return policy.ErrorDecision("building the policy input: %v", err), false, nil
 	}
-	if err := e.prepareTopdown(); err != nil {
-		return policy.ErrorDecision("preparing the policy for topdown: %v", err), false, nil
+	rs, err := e.evalValue(ctx, v, extra...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
+		}
+		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), false, nil
 	}
+	return e.decision(rs, in), true, nil
+}
+
+// evalValue evaluates the prepared query on the input value v: the one
+// evaluation path of decisions, explanations and the benchmarks' floor.
+func (e *Engine) evalValue(ctx context.Context, v ast.Value, extra ...opa.EvalOption) (opa.ResultSet, error) {
 	opts := make([]opa.EvalOption, 0, 3+len(extra))
 	opts = append(opts, opa.EvalParsedInput(v), opa.EvalMetrics(noMetrics))
 	if ctx.Done() == nil {
@@ -527,14 +486,7 @@ func (e *Engine) evalTopdown(ctx context.Context, in *policy.Input, f *policy.Fa
 		defer stop()
 		opts = append(opts, opa.EvalExternalCancel(c))
 	}
-	rs, err := e.pq.Eval(ctx, append(opts, extra...)...)
-	if err != nil {
-		if ctx.Err() != nil {
-			return policy.ErrorDecision("policy evaluation stopped: %v", ctx.Err()), false, ctx.Err()
-		}
-		return policy.ErrorDecision("policy evaluation failed: %v", formatErrors(err)), false, nil
-	}
-	return e.decision(rs, in), true, nil
+	return e.pq.Eval(ctx, append(opts, extra...)...)
 }
 
 // decision reads the result set into a Decision, failing closed.
@@ -552,22 +504,9 @@ func (e *Engine) decision(rs opa.ResultSet, in *policy.Input) policy.Decision {
 	return e.decisionOf(t, in)
 }
 
-// planDecision reads the plan's result set (one object binding the query's
-// one variable per result) into a Decision, as decision does topdown's.
-func (e *Engine) planDecision(rs []*ast.Term, in *policy.Input) policy.Decision {
-	if len(rs) == 0 {
-		return policy.ErrorDecision("the policy produced no decision (%s is undefined)", Query)
-	}
-	if len(rs) > 1 {
-		return policy.ErrorDecision("the policy produced %d decisions", len(rs))
-	}
-	b, ok := rs[0].Value.(ast.Object)
-	if !ok || b.Len() != 1 {
-		return policy.ErrorDecision("the plan's result is not one binding")
-	}
-	var t *ast.Term
-	b.Foreach(func(_, v *ast.Term) { t = v })
-	return e.decisionOf(t, in)
+// isPolicyError reports whether d is a policy-error deny (ErrorDecision).
+func isPolicyError(d policy.Decision) bool {
+	return d.Action == policy.Deny && len(d.Reasons) == 1 && d.Reasons[0].Code == policy.PolicyError
 }
 
 // decisionOf reads the decision's value, failing closed.
@@ -620,6 +559,39 @@ func (e *Engine) decisionOf(t *ast.Term, in *policy.Input) policy.Decision {
 		}
 	}
 	return d
+}
+
+// runsOf reads the decision's run plans, checking their shape.
+func runsOf(t *ast.Term) (*policy.Runs, error) {
+	o, ok := t.Value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("the decision's run is %s, not an object", ast.ValueName(t.Value))
+	}
+	var r policy.Runs
+	for _, p := range []struct {
+		key  string
+		plan *policy.RunPlan
+	}{{"unapproved", &r.Unapproved}, {"approved", &r.Approved}} {
+		pt := o.Get(ast.StringTerm(p.key))
+		if pt == nil {
+			return nil, fmt.Errorf("the decision's run has no %q plan", p.key)
+		}
+		if err := ast.As(pt.Value, p.plan); err != nil {
+			return nil, fmt.Errorf("the decision's run.%s is malformed: %v", p.key, err)
+		}
+		if !validSandbox(p.plan.Sandbox) || p.plan.Why == "" {
+			return nil, fmt.Errorf("the decision's run.%s names no sandbox mode (%v)", p.key, pt)
+		}
+	}
+	return &r, nil
+}
+
+func validSandbox(m string) bool {
+	switch m {
+	case "read-only", "workspace-write", "full-access":
+		return true
+	}
+	return false
 }
 
 func each(v ast.Value, fn func(*ast.Term)) bool {

@@ -68,6 +68,10 @@ func clone(d policy.Decision) policy.Decision {
 			d.Reasons[i].Span = &c
 		}
 	}
+	if d.Run != nil {
+		r := *d.Run
+		d.Run = &r
+	}
 	if d.SuggestedGrants != nil {
 		d.SuggestedGrants = append([]policy.Grant{}, d.SuggestedGrants...)
 		for i := range d.SuggestedGrants {

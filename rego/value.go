@@ -13,7 +13,6 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
-	"github.com/shellgate/shellgate/rego/internal/irvm"
 )
 
 // This file describes the policy input once, as a stream of JSON values
@@ -59,12 +58,12 @@ func cached[K comparable](e enc, c *shared[K], k K, describe func(enc)) {
 		describe(e)
 		return
 	}
-	if t := c.lookup(b.records, k); t != nil {
+	if t := c.lookup(k); t != nil {
 		b.push(t)
 		return
 	}
 	describe(b)
-	c.store(b.records, k, b.last)
+	c.store(k, b.last)
 }
 
 // Object keys, built once and shared by every input (terms are never
@@ -207,10 +206,12 @@ var (
 	kWrites          = ast.StringTerm("writes")
 	kWritten         = ast.StringTerm("written")
 	// Keys of the decision and its reasons.
-	kAction    = ast.StringTerm("action")
-	kReasons   = ast.StringTerm("reasons")
-	kGrantable = ast.StringTerm("grantable")
-	kRule      = ast.StringTerm("rule")
+	kAction     = ast.StringTerm("action")
+	kReasons    = ast.StringTerm("reasons")
+	kGrantable  = ast.StringTerm("grantable")
+	kRun        = ast.StringTerm("run")
+	kKeepGrants = ast.StringTerm("keep_grants")
+	kRule       = ast.StringTerm("rule")
 )
 
 // enums holds one term for each frequent enum-like value (kinds, sources,
@@ -241,45 +242,34 @@ var (
 // may share them. Each cache is emptied when it grows past maxShared.
 type shared[K comparable] struct {
 	mu sync.RWMutex
-	// m holds the terms an ast.Value builder made (m[0]) and those a
-	// record builder made (m[1]).
-	m [2]map[K]*ast.Term
+	m  map[K]*ast.Term
 }
 
 const maxShared = 4096
 
-func side(records bool) int {
-	if records {
-		return 1
-	}
-	return 0
-}
-
-func (c *shared[K]) lookup(records bool, k K) *ast.Term {
+func (c *shared[K]) lookup(k K) *ast.Term {
 	c.mu.RLock()
-	t := c.m[side(records)][k]
+	t := c.m[k]
 	c.mu.RUnlock()
 	return t
 }
 
-func (c *shared[K]) store(records bool, k K, t *ast.Term) {
-	i := side(records)
+func (c *shared[K]) store(k K, t *ast.Term) {
 	c.mu.Lock()
-	if c.m[i] == nil || len(c.m[i]) >= maxShared {
-		c.m[i] = make(map[K]*ast.Term, 64)
+	if c.m == nil || len(c.m) >= maxShared {
+		c.m = make(map[K]*ast.Term, 64)
 	}
-	c.m[i][k] = t
+	c.m[k] = t
 	c.mu.Unlock()
 }
 
-// get returns the term for k (a string, the same for both builders),
-// building it the first time.
+// get returns the term for k, building it the first time.
 func (c *shared[K]) get(k K, build func() *ast.Term) *ast.Term {
-	if t := c.lookup(false, k); t != nil {
+	if t := c.lookup(k); t != nil {
 		return t
 	}
 	t := build()
-	c.store(false, k, t)
+	c.store(k, t)
 	return t
 }
 
@@ -301,12 +291,9 @@ var (
 // completes it), an open array's elements on elems; end replaces the
 // innermost open object's or array's items by its term.
 type builder struct {
-	// records: objects and arrays are irvm Records and Lists (for the
-	// plan evaluator), not ast.Object and *ast.Array.
-	records bool
-	elems   []*ast.Term
-	pairs   [][2]*ast.Term
-	frames  []frame
+	elems  []*ast.Term
+	pairs  [][2]*ast.Term
+	frames []frame
 	// last is the term pushed last.
 	last *ast.Term
 }
@@ -318,12 +305,11 @@ type frame struct {
 	object bool
 }
 
-// builders keeps builders and their stacks between decisions: [0] makes
-// ast values, [1] Records and Lists.
-var builders = [2]sync.Pool{{New: func() any { return newBuilder(false) }}, {New: func() any { return newBuilder(true) }}}
+// builders keeps builders and their stacks between decisions.
+var builders = sync.Pool{New: func() any { return newBuilder() }}
 
-func newBuilder(records bool) *builder {
-	return &builder{records: records, elems: make([]*ast.Term, 0, 64), pairs: make([][2]*ast.Term, 0, 128), frames: make([]frame, 0, 16)}
+func newBuilder() *builder {
+	return &builder{elems: make([]*ast.Term, 0, 64), pairs: make([][2]*ast.Term, 0, 128), frames: make([]frame, 0, 16)}
 }
 
 func (b *builder) push(t *ast.Term) {
@@ -374,12 +360,6 @@ func (b *builder) end() {
 	b.frames = b.frames[:len(b.frames)-1]
 	var t *ast.Term
 	switch {
-	case fr.object && b.records:
-		var ok bool
-		if t, ok = irvm.NewRecord(b.pairs[fr.start:]); !ok {
-			t = ast.NewTerm(ast.NewObject(b.pairs[fr.start:]...))
-		}
-		b.pairs = b.pairs[:fr.start]
 	case fr.object:
 		// NewObject copies the members.
 		t = ast.NewTerm(ast.NewObject(b.pairs[fr.start:]...))
@@ -389,11 +369,7 @@ func (b *builder) end() {
 	default:
 		ts := make([]*ast.Term, len(b.elems)-fr.start)
 		copy(ts, b.elems[fr.start:])
-		if b.records {
-			t = irvm.NewList(ts)
-		} else {
-			t = ast.ArrayTerm(ts...)
-		}
+		t = ast.ArrayTerm(ts...)
 		b.elems = b.elems[:fr.start]
 	}
 	b.push(t)
@@ -405,30 +381,14 @@ const maxBuilderStack = 1 << 16
 
 // inputValue builds the whole input document.
 func inputValue(in *policy.Input, f *policy.Facts) (ast.Object, error) {
-	t, err := buildInput(false, in, f)
-	if err != nil {
-		return nil, err
-	}
-	return t.Value.(ast.Object), nil
-}
-
-// inputRecord builds the whole input document for the plan evaluator: its
-// objects are Records, its arrays Lists (irvm.Materialize turns it into
-// the value inputValue builds).
-func inputRecord(in *policy.Input, f *policy.Facts) (*ast.Term, error) {
-	return buildInput(true, in, f)
-}
-
-func buildInput(records bool, in *policy.Input, f *policy.Facts) (*ast.Term, error) {
-	pool := &builders[side(records)]
-	b := pool.Get().(*builder)
+	b := builders.Get().(*builder)
 	defer func() {
 		// The terms left on the stacks are garbage: drop them.
 		clear(b.elems[:cap(b.elems)])
 		clear(b.pairs[:cap(b.pairs)])
 		b.elems, b.pairs, b.frames, b.last = b.elems[:0], b.pairs[:0], b.frames[:0], nil
 		if cap(b.elems)+cap(b.pairs) <= maxBuilderStack {
-			pool.Put(b)
+			builders.Put(b)
 		}
 	}()
 	if err := describeInput(b, in, f); err != nil {
@@ -437,7 +397,11 @@ func buildInput(records bool, in *policy.Input, f *policy.Facts) (*ast.Term, err
 	if len(b.elems) != 1 || len(b.pairs) != 0 || len(b.frames) != 0 {
 		return nil, fmt.Errorf("internal error: the input's description left %d values, %d members and %d open", len(b.elems), len(b.pairs), len(b.frames))
 	}
-	return b.elems[0], nil
+	o, ok := b.elems[0].Value.(ast.Object)
+	if !ok {
+		return nil, fmt.Errorf("internal error: the input is %s, not an object", ast.ValueName(b.elems[0].Value))
+	}
+	return o, nil
 }
 
 // describeInput describes the whole input document.

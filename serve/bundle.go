@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
@@ -23,7 +22,8 @@ type BundleDecider struct {
 }
 
 // Decide implements hook.Decider, within CheckTimeout. A cwd that is not
-// absolute is an ask (its reads cannot be judged).
+// absolute is the policy's to judge (cwd-unknown): its reads cannot be
+// judged, so the input has no station.
 func (b BundleDecider) Decide(ctx context.Context, q hook.Query) (hook.Verdict, error) {
 	var d policy.Decision
 	span := &classify.Span{Start: 0, End: len(q.Command)}
@@ -31,14 +31,6 @@ func (b BundleDecider) Decide(ctx context.Context, q hook.Query) (hook.Verdict, 
 		d = policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
 			Code:    fleet.PolicyBundleUnavailable,
 			Message: "the engine decides with the team's policy bundle (serve --opa-config); the hook's --config and --policy cannot replace it: remove them from the hook command",
-			Span:    span, Segment: -1,
-		}}}
-		return Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil
-	}
-	if !filepath.IsAbs(q.Cwd) {
-		d = policy.Decision{Action: policy.Ask, Reasons: []policy.Reason{{
-			Code:    "cwd-unknown",
-			Message: "the agent did not say in which directory the command runs, so its reads cannot be judged",
 			Span:    span, Segment: -1,
 		}}}
 		return Verdict(&gate.Decision{Decision: d, Command: q.Command, Cwd: q.Cwd}), nil

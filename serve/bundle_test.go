@@ -39,7 +39,7 @@ func TestBundleDecider(t *testing.T) {
 	}{
 		{"own config", hook.Flags{Config: "/x.yaml"}, hook.Query{Command: "ls", Cwd: home}, "deny", fleet.PolicyBundleUnavailable},
 		{"own policy", hook.Flags{Policy: []string{"/p"}}, hook.Query{Command: "ls", Cwd: home}, "deny", fleet.PolicyBundleUnavailable},
-		{"relative cwd", hook.Flags{}, hook.Query{Command: "ls", Cwd: "ws"}, "ask", "cwd-unknown"},
+		{"relative cwd, no bundle", hook.Flags{}, hook.Query{Command: "ls", Cwd: "ws"}, "deny", fleet.PolicyBundleUnavailable},
 		{"no bundle", hook.Flags{}, hook.Query{Command: "ls", Cwd: home, Mode: hook.ModeReadonly}, "deny", fleet.PolicyBundleUnavailable},
 	} {
 		v, err := BundleDecider{Engine: e, Flags: tc.flags}.Decide(context.Background(), tc.q)

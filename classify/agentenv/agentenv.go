@@ -7,7 +7,7 @@
 //
 // The list (names.go) is generated from classify's embedded catalog
 // (Catalog.EnvNames); classify's TestAgentEnvNames fails when it is stale,
-// and `go test ./classify -run TestAgentEnvNames -update` rewrites it.
+// and `go generate ./classify` rewrites it.
 package agentenv
 
 import (

@@ -5,7 +5,7 @@
 // The table (table.go) is generated from the entries of classify's
 // embedded catalog that have a dialect shellgate reads (bash, zsh, sh);
 // classify's TestShellsTable fails when it is stale, and
-// `go test ./classify -run TestShellsTable -update` rewrites it. The
+// `go generate ./classify` rewrites it. The
 // catalog stays the one place that says which programs are shells.
 package shells
 

@@ -559,7 +559,7 @@ func TestPolicyBundleInspect(t *testing.T) {
 	for _, m := range b.Modules {
 		paths = append(paths, m.Path)
 	}
-	want := []string{"/default/shellgate.rego", "/policy/org-org-r1/org.rego", "/system/log/mask.rego"}
+	want := []string{"/default/engine.rego", "/default/shellgate.rego", "/policy/org-org-r1/org.rego", "/system/log/mask.rego"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Errorf("modules (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,6 +168,11 @@ func (e *Engine) PipelineFor(cwd string) (*gate.Pipeline, error) {
 	b := e.cur.Load()
 	if b == nil {
 		return nil, nil
+	}
+	if !filepath.IsAbs(cwd) {
+		// No project config can be found from a directory nobody named
+		// (the policy asks with cwd-unknown).
+		return b.base, nil
 	}
 	p, src, err := policy.FindConfigSource(cwd)
 	if err != nil {

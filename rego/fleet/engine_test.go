@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -189,6 +190,12 @@ func TestEngineDecidesWithTheBundle(t *testing.T) {
 		if err != nil || gd.Action != d.Action {
 			t.Errorf("%s: the gate decides %v (%v); Decide %s", tc.cmd, gd, err, d.Action)
 		}
+	}
+	// A cwd that is not absolute: the policy asks (cwd-unknown), whatever
+	// the station could not judge.
+	in, _, _ := e.Input("ls", "ws", "", classify.DialectUnknown)
+	if d, err := e.Decide(ctx, in); err != nil || d.Action != policy.Ask || !slices.Contains(reasonCodes(d), "cwd-unknown") {
+		t.Errorf("ls in a relative cwd: %s %v (%v); want ask with cwd-unknown", d.Action, reasonCodes(d), err)
 	}
 	// A batch through the engine answers as Check does.
 	var out bytes.Buffer

@@ -37,6 +37,7 @@ deny contains {"code": "org-no-curl", "message": "no curl"} if {
 	fmt.Printf("%q\n", b.Data[fleet.DataRoot].(map[string]any)["config"])
 	// Output:
 	// 2026-12-01 [shellgate shellgate_bundle system/log]
+	// /default/engine.rego
 	// /default/shellgate.rego
 	// /policy/org/no_curl.rego
 	// /system/log/mask.rego

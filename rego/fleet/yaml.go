@@ -3,7 +3,7 @@ package fleet
 import (
 	"encoding/json"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // yamlToJSON converts a YAML document (an OPA config may be YAML) to JSON.

@@ -185,6 +185,18 @@ agent_label(a) := object.get({"claude": "Claude Code", "codex": "Codex", "gemini
 
 # --- ask -----------------------------------------------------------------
 
+# cwd-unknown: the agent did not say in which directory the command runs
+# (the cwd is not absolute), so its reads cannot be judged.
+ask contains {
+	"code": "cwd-unknown",
+	"message": "the agent did not say in which directory the command runs, so its reads cannot be judged",
+	"span": null,
+	"segment": -1,
+	"rule": "cwd-unknown",
+} if {
+	not startswith(input.cwd, "/")
+}
+
 # grant-wildcards-code: a project config's grant matches the segment only
 # through a wildcard over an argument that carries code (python3 -c * on
 # python3 -c CODE); it does not apply, and this says why.

@@ -1073,3 +1073,13 @@ test_config_without_problem_allows if {
 	dec := shellgate.decision with input as inp
 	dec.action == "allow"
 }
+
+# A cwd that is not absolute asks, whatever the command: its reads cannot
+# be judged.
+test_cwd_unknown if {
+	d := shellgate.decision with input as mk([seg(0, "ls", {})], {"cwd": "ws"})
+	d.action == "ask"
+	"cwd-unknown" in {r.code | some r in d.reasons}
+	d0 := shellgate.decision with input as mk([seg(0, "ls", {})], {})
+	d0.action == "allow"
+}
