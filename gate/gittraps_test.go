@@ -262,16 +262,7 @@ func TestGitTrapsConfirm(t *testing.T) {
 			// shellgate asks, and in readonly mode denies, naming the file.
 			for mode, want := range map[string]policy.Action{"default": policy.Ask, "readonly": policy.Deny} {
 				res := decide(ws, tc.cmd, mode)
-				var msgs []string
-				found := false
-				for _, r := range res.Reasons {
-					msgs = append(msgs, r.Message)
-					ok := true
-					for _, w := range tc.want {
-						ok = ok && strings.Contains(r.Message, w)
-					}
-					found = found || ok
-				}
+				msgs, found := reasonNaming(res, tc.want)
 				if res.Action != want || !found {
 					t.Errorf("%s (%s): %s, reasons:\n  %s\nwant %s with a reason naming %q", tc.cmd, mode, res.Action, strings.Join(msgs, "\n  "), want, tc.want)
 				}
@@ -434,20 +425,25 @@ func TestGitLFS(t *testing.T) {
 				if c.fired {
 					want = map[string]policy.Action{"default": policy.Ask, "readonly": policy.Deny}[mode]
 				}
-				found := !c.fired
-				var msgs []string
-				for _, r := range res.Reasons {
-					msgs = append(msgs, r.Message)
-					ok := true
-					for _, w := range c.want {
-						ok = ok && strings.Contains(r.Message, w)
-					}
-					found = found || ok
-				}
-				if res.Action != want || !found {
+				msgs, found := reasonNaming(res, c.want)
+				if res.Action != want || !found && c.fired {
 					t.Errorf("git status (%s): %s, reasons:\n  %s\nwant %s naming %q", mode, res.Action, strings.Join(msgs, "\n  "), want, c.want)
 				}
 			}
 		})
 	}
+}
+
+// reasonNaming returns the messages of res's reasons and whether one of
+// them holds every string of want.
+func reasonNaming(res CheckResult, want []string) (msgs []string, found bool) {
+	for _, r := range res.Reasons {
+		msgs = append(msgs, r.Message)
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(r.Message, w)
+		}
+		found = found || ok
+	}
+	return msgs, found
 }
