@@ -100,6 +100,10 @@ type Rules struct {
 	// Skipped says, one line per file, why a file that may hold rules
 	// was not used (unreadable, unparsable, a project file not trusted).
 	Skipped []string
+	// Broken is set when a file that exists could not be read or parsed:
+	// the deny and ask rules it may hold are not known, so Approve
+	// approves nothing.
+	Broken bool
 }
 
 // Env is what is known of the agent's environment: HOME, and the agent's
@@ -242,12 +246,14 @@ func Load(src Source) *Rules {
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", f.path, err))
+				r.Broken = true
 			}
 			continue
 		}
 		rules, err := f.parse(f.path, data)
 		if err != nil {
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: %v", f.path, err))
+			r.Broken = true
 			continue
 		}
 		trusted := f.scope != ScopeProject || !hasAllow(rules) || trustedFile(getStore(), f.path, data) || (f.untrackedOK && untracked(f.path))
@@ -292,9 +298,10 @@ func trustedFile(s *trust.Store, path string, data []byte) bool {
 // the agent matches it, the first such rule as a policy fact. It returns
 // nil when any block rule matches the command or one of its segments (the
 // agent itself would not run it unasked), when the command did not parse,
-// or when there is no allow rule.
+// when there is no allow rule, or when a rules file could not be read or
+// parsed (Broken: its deny rules are not known).
 func (r *Rules) Approve(command string, rep *classify.Report) map[int]policy.AgentApproval {
-	if r == nil || len(r.Allow) == 0 || rep == nil || !rep.Parse.OK {
+	if r == nil || r.Broken || len(r.Allow) == 0 || rep == nil || !rep.Parse.OK {
 		return nil
 	}
 	texts := make([]string, len(rep.Segments))

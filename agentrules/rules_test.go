@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -335,5 +336,46 @@ func TestLoadScopes(t *testing.T) {
 	rs = Load(src)
 	if diff := cmp.Diff([]string{"user:Bash(npm test)", "project:Bash(make:*)"}, texts(rs.Allow)); diff != "" {
 		t.Errorf("allow after the shared file changed (-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadBrokenFile: a rules file that exists but cannot be parsed (or
+// read: here a FIFO, which must not block) may hold deny rules nobody can
+// see, so nothing is approved, though another file allows the command.
+func TestLoadBrokenFile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, p string)
+	}{
+		{"unparsable", func(t *testing.T, p string) {
+			if err := os.WriteFile(p, []byte(`{"permissions": {"deny": ["Bash(npm test)"]`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"fifo", func(t *testing.T, p string) {
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			dir := filepath.Join(home, ".claude")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(`{"permissions": {"allow": ["Bash(npm test)"]}}`), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			src := Source{Agent: Claude, Env: Env{"HOME": home}, Cwd: home, Trust: &trust.Store{}}
+			if got := approved(Load(src), "npm test"); got == "-" {
+				t.Fatal("the allow rule alone approves nothing: the test cannot tell")
+			}
+			tc.plant(t, filepath.Join(dir, "settings.local.json"))
+			rs := Load(src)
+			if got := approved(rs, "npm test"); got != "-" || !rs.Broken {
+				t.Errorf("with a broken settings.local.json: approved %s, broken %v (skipped %q)", got, rs.Broken, rs.Skipped)
+			}
+		})
 	}
 }
