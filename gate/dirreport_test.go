@@ -3,12 +3,13 @@ package gate
 import (
 	"context"
 	"os"
-	"os/exec"
+
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // TestRunReportDir runs commands in the real shells with ReportDir: the
@@ -61,9 +62,7 @@ func TestRunReportDir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := exec.LookPath(tt.shell); err != nil {
-				t.Skipf("%s: %v", tt.shell, err)
-			}
+			testenv.LookPath(t, tt.shell) // unconfirmed without the shell; CI fails
 			plainDir := tree(t)
 			plain := runSpec(t, context.Background(), Spec{Command: tt.command, Shell: tt.shell, Dir: plainDir})
 			dir := tree(t)
