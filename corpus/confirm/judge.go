@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/readstation"
+	"github.com/shellgate/shellgate/trust"
 )
 
 // The claims a read-only command keeps; a Problem names the one it broke.
@@ -227,10 +228,12 @@ func quoteArgv(argv []string) string {
 // caught in the output.
 func cleanTemplate(p string) bool {
 	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 || !readstation.IsTemplate(p) {
+	if err != nil || !fi.Mode().IsRegular() || !readstation.IsTemplate(p) {
 		return false
 	}
-	data, err := os.ReadFile(p)
+	// (Opened without blocking and checked again by the open file's type:
+	// a FIFO swapped in after the Lstat is refused, not waited on.)
+	data, err := trust.ReadRegular(p, 1<<20)
 	if err != nil {
 		return false
 	}
