@@ -165,16 +165,8 @@ func Merge(agent Agent, existing []byte, command string) (out []byte, changed bo
 			changed = true
 		}
 	}
-	var buf bytes.Buffer
-	if err := encodeOrdered(&buf, root); err != nil {
-		return nil, false, err
-	}
-	var ind bytes.Buffer
-	if err := json.Indent(&ind, buf.Bytes(), "", "  "); err != nil {
-		return nil, false, err
-	}
-	ind.WriteByte('\n')
-	return ind.Bytes(), changed, nil
+	data, err := settingsJSON(root)
+	return data, changed, err
 }
 
 // commandOf is the command of the hook handler v, under key.
@@ -403,16 +395,8 @@ func Unmerge(agent Agent, existing []byte) (out []byte, changed bool, err error)
 	if len(hooks.keys) == 0 {
 		root.del("hooks")
 	}
-	var buf bytes.Buffer
-	if err := encodeOrdered(&buf, root); err != nil {
-		return nil, false, err
-	}
-	var ind bytes.Buffer
-	if err := json.Indent(&ind, buf.Bytes(), "", "  "); err != nil {
-		return nil, false, err
-	}
-	ind.WriteByte('\n')
-	return ind.Bytes(), true, nil
+	data, err := settingsJSON(root)
+	return data, true, err
 }
 
 // removeShellgate drops the shellgate entries of one event's list: flat
@@ -569,6 +553,21 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	default:
 		return tok, nil
 	}
+}
+
+// settingsJSON writes a settings document in its keys' order, indented
+// by two spaces, with a final newline.
+func settingsJSON(root any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encodeOrdered(&buf, root); err != nil {
+		return nil, err
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, buf.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	ind.WriteByte('\n')
+	return ind.Bytes(), nil
 }
 
 func encodeOrdered(w *bytes.Buffer, v any) error {
