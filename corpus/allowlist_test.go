@@ -1,9 +1,6 @@
 package corpus
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // TestAllowlistShare measures shellgate on commands built from real agent
 // allowlists (testdata/allowlists: public repositories' Claude Code
@@ -15,14 +12,7 @@ func TestAllowlistShare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("LESSOPEN", "")
-	t.Setenv("LESSCLOSE", "")
-	rs, err := Run(context.Background(), cases, GateFactory(nil), Options{Home: home, TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := runCases(t, cases)
 	reads, readsAllowed, others, othersAllowed := 0, 0, 0, 0
 	for _, r := range rs {
 		if r.Err != "" {

@@ -14,6 +14,13 @@ func runEmbedded(t testing.TB) []Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runCases(t, cases)
+}
+
+// runCases runs cases through the default gate in a fresh home, with
+// less's input preprocessor unset.
+func runCases(t testing.TB, cases []Case) []Result {
+	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	// Debian's ~/.bashrc exports LESSOPEN (lesspipe), which less obeys:
