@@ -4,6 +4,7 @@ package gate
 
 import (
 	"bufio"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -51,11 +52,30 @@ func pidsCgroupBase() string {
 			if os.Mkdir(probe, 0o700) == nil {
 				os.Remove(probe)
 				pidsBase.dir = dir
+				sweepPidsCgroups(dir)
 			}
 			return
 		}
 	})
 	return pidsBase.dir
+}
+
+// sweepPidsCgroups removes the cgroups under base that a shellgate
+// process no longer running left behind (killed before it removed them):
+// the kernel removes only an empty one, and one whose process is alive,
+// or whose id was reused, is left alone.
+func sweepPidsCgroups(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "shellgate-*-*"))
+	for _, d := range dirs {
+		f := strings.Split(filepath.Base(d), "-")
+		pid, err := strconv.Atoi(f[1])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			_ = os.Remove(d)
+		}
+	}
 }
 
 // pidsCgroup is one pids cgroup.
@@ -68,9 +88,22 @@ func newPidsCgroup(max int) *pidsCgroup {
 	if base == "" {
 		return nil
 	}
-	dir := filepath.Join(base, fmt.Sprintf("shellgate-%d-%d", os.Getpid(), pidsBase.n.Add(1)))
-	if os.Mkdir(dir, 0o700) != nil {
-		return nil
+	// The name holds this process's id (for sweepPidsCgroups) and a
+	// random part: a cgroup left by an earlier process of the same id
+	// (one that was killed before it removed it) must not make this one
+	// fail.
+	var dir string
+	for try := 0; ; try++ {
+		var r [4]byte
+		_, _ = rand.Read(r[:])
+		dir = filepath.Join(base, fmt.Sprintf("shellgate-%d-%d-%x", os.Getpid(), pidsBase.n.Add(1), r))
+		err := os.Mkdir(dir, 0o700)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) || try == 3 {
+			return nil
+		}
 	}
 	v := "max"
 	if max >= 0 {
