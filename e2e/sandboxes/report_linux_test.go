@@ -1,0 +1,203 @@
+//go:build linux
+
+package sandboxes
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// overhead is the cost measurement: per measured command, the median
+// wall time in each runner.
+type overhead struct {
+	rounds  int
+	runners []string
+	lines   []overheadLine
+}
+
+type overheadLine struct {
+	name string
+	// med[i] is runner i's median; fails[i] says why its runs failed ("" they worked).
+	med   []time.Duration
+	fails []string
+}
+
+// compareOverhead times `bash -c true` and a task (go build, warm) in
+// every runner: unconfined, shellgate with --sandbox off (its policy and
+// runner without confinement), and each sandbox, in alternating rounds
+// (each round starts with the next runner), after one warm-up run each.
+func compareOverhead(t *testing.T, all []sandbox, base string, tr taskResult) overhead {
+	rounds := 9
+	if v, err := strconv.Atoi(os.Getenv("SHELLGATE_COMPARE_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	var runners []sandbox
+	var ws []string
+	for j, sb := range all {
+		if sb.unavailable != "" {
+			continue
+		}
+		if sb.shellgate {
+			off := sb
+			inner := sb.argv
+			off.name = "shellgate --sandbox off"
+			off.argv = func(w, c string) []string {
+				a := inner(w, c)
+				for i := range a {
+					if a[i] == "workspace-write" {
+						a[i] = "off"
+					}
+				}
+				return a
+			}
+			runners = append(runners, off)
+			ws = append(ws, tr.ws[j])
+		}
+		runners = append(runners, sb)
+		ws = append(ws, tr.ws[j])
+	}
+	ov := overhead{rounds: rounds}
+	for _, r := range runners {
+		ov.runners = append(ov.runners, r.name)
+	}
+	measured := []struct{ name, cmd string }{
+		{"`bash -c true`", "true"},
+		{"`go build ./...` (warm caches)", "cd go && go build ./..."},
+	}
+	// And a build that works in every sandbox, to compare what works.
+	for _, name := range []string{"cargo build --offline", "python3 -m unittest", "npm test"} {
+		i := slices.IndexFunc(everydayTasks, func(tc everydayTask) bool { return tc.name == name })
+		everywhere := i >= 0
+		for j, sb := range all {
+			if everywhere && sb.unavailable == "" && !tr.worked[i][j] {
+				everywhere = false
+			}
+		}
+		if everywhere {
+			measured = append(measured, struct{ name, cmd string }{"`" + everydayTasks[i].cmd + "` (warm)", everydayTasks[i].cmd})
+			break
+		}
+	}
+	for _, m := range measured {
+		times := make([][]time.Duration, len(runners))
+		fails := make([]string, len(runners))
+		for i, r := range runners { // warm-up
+			if o := run(r, ws[i], os.Environ(), m.cmd, 5*time.Minute); !o.ran || o.exit != 0 {
+				fails[i] = fmt.Sprintf("fails (exit %d%s)", o.exit, strings.TrimPrefix(" "+short(o.refused), " "))
+			}
+		}
+		for round := 0; round < rounds; round++ {
+			for k := range runners {
+				i := (round + k) % len(runners)
+				o := run(runners[i], ws[i], os.Environ(), m.cmd, 5*time.Minute)
+				times[i] = append(times[i], o.dur)
+			}
+		}
+		line := overheadLine{name: m.name, fails: fails}
+		for i := range runners {
+			line.med = append(line.med, median(times[i]))
+			t.Logf("%s in %s: %v", m.name, runners[i].name, times[i])
+		}
+		ov.lines = append(ov.lines, line)
+	}
+	return ov
+}
+
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// writeMarkdown writes the tables.
+func writeMarkdown(w *strings.Builder, date string, versions map[string]string, all []sandbox, tr taskResult, escapes []row, ov overhead) {
+	fmt.Fprintf(w, "Measured %s on this machine by `SHELLGATE_COMPARE=1 go test ./e2e/sandboxes -run TestCompare -v`.\n\n", date)
+	for _, k := range []string{"shellgate", "landlock", "codex", "srt", "srt-tmp", "bubblewrap", "node", "kernel", "go", "user"} {
+		if v, ok := versions[k]; ok {
+			fmt.Fprintf(w, "- %s: %s\n", k, v)
+		}
+	}
+	for _, sb := range all {
+		if sb.unavailable != "" {
+			fmt.Fprintf(w, "- **%s cannot run here**: %s\n", sb.name, sb.unavailable)
+		}
+	}
+	header := func(first string) {
+		fmt.Fprintf(w, "| %s |", first)
+		for _, sb := range all {
+			fmt.Fprintf(w, " %s |", sb.name)
+		}
+		fmt.Fprintf(w, "\n|---|")
+		for range all {
+			fmt.Fprintf(w, "---|")
+		}
+		fmt.Fprintln(w)
+	}
+	count := func(rows []row, kind string) {
+		fmt.Fprintf(w, "| **%s** |", kind)
+		for j := range all {
+			n := 0
+			for _, r := range rows {
+				if r.cells[j].kind == kind {
+					n++
+				}
+			}
+			fmt.Fprintf(w, " **%d of %d** |", n, len(rows))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\n### The %d everyday tasks, in workspace-write, toolchains in the real home\n\n", len(tr.rows))
+	header("task")
+	for _, r := range tr.rows {
+		fmt.Fprintf(w, "| %s |", r.name)
+		for _, c := range r.cells {
+			fmt.Fprintf(w, " %s |", c)
+		}
+		fmt.Fprintln(w)
+	}
+	count(tr.rows, "worked")
+
+	fmt.Fprintf(w, "\n### The escapes, each from a script in the workspace, checked on the real system after the run\n\n")
+	header("escape")
+	for _, r := range escapes {
+		fmt.Fprintf(w, "| %s |", r.name)
+		for _, c := range r.cells {
+			fmt.Fprintf(w, " %s |", c)
+		}
+		fmt.Fprintln(w)
+	}
+	count(escapes, "escaped")
+
+	fmt.Fprintf(w, "\n### What a run costs: median wall time of %d alternating rounds, and its ratio to the unconfined run\n\n", ov.rounds)
+	fmt.Fprintf(w, "| command |")
+	for _, n := range ov.runners {
+		fmt.Fprintf(w, " %s |", n)
+	}
+	fmt.Fprintf(w, "\n|---|")
+	for range ov.runners {
+		fmt.Fprintf(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for _, l := range ov.lines {
+		fmt.Fprintf(w, "| %s |", l.name)
+		for i, d := range l.med {
+			cell := fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+			if l.med[0] > 0 {
+				cell += fmt.Sprintf(" (%.2f×)", float64(d)/float64(l.med[0]))
+			}
+			if l.fails[i] != "" {
+				cell += " — " + l.fails[i]
+			}
+			fmt.Fprintf(w, " %s |", cell)
+		}
+		fmt.Fprintln(w)
+	}
+}
