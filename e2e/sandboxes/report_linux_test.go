@@ -200,4 +200,14 @@ func writeMarkdown(w *strings.Builder, date string, versions map[string]string, 
 		}
 		fmt.Fprintln(w)
 	}
+	off, on := slices.Index(ov.runners, "shellgate --sandbox off"), slices.Index(ov.runners, "shellgate")
+	if off >= 0 && on >= 0 {
+		var parts []string
+		for _, l := range ov.lines {
+			if l.med[off] > 0 {
+				parts = append(parts, fmt.Sprintf("%.2f× on %s", float64(l.med[on])/float64(l.med[off]), l.name))
+			}
+		}
+		fmt.Fprintf(w, "\nshellgate's confinement alone (workspace-write over `--sandbox off`, the same CLI, policy and runner): %s.\n", strings.Join(parts, ", "))
+	}
 }

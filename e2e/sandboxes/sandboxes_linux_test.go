@@ -210,7 +210,7 @@ func marked(o outcome, dirs map[string]string) string {
 				d = strings.ReplaceAll(d, dir, name)
 			}
 		}
-		return short(fmt.Sprintf(" · shellgate reported %d denial(s), first: %s", len(o.denied), strings.TrimSpace(d)))
+		return " · " + short(fmt.Sprintf("shellgate reported %d denial(s), first: %s", len(o.denied), strings.TrimSpace(d)))
 	}
 	if strings.Contains(o.out, "[sandbox:") {
 		return " · [sandbox:] marker"
