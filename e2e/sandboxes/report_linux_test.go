@@ -5,6 +5,7 @@ package sandboxes
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,16 +16,19 @@ import (
 // overhead is the cost measurement: per measured command, the median
 // wall time in each runner.
 type overhead struct {
-	rounds  int
-	runners []string
-	lines   []overheadLine
+	rounds int
+	// loadBefore and loadAfter are /proc/loadavg's first three fields.
+	loadBefore, loadAfter string
+	runners               []string
+	lines                 []overheadLine
 }
 
 type overheadLine struct {
 	name string
-	// med[i] is runner i's median; fails[i] says why its runs failed ("" they worked).
-	med   []time.Duration
-	fails []string
+	// med[i] is runner i's median wall time, cpu[i] its median CPU
+	// time; fails[i] says why its runs failed ("" they worked).
+	med, cpu []time.Duration
+	fails    []string
 }
 
 // compareOverhead times `bash -c true` and a task (go build, warm) in
@@ -61,7 +65,7 @@ func compareOverhead(t *testing.T, all []sandbox, base string, tr taskResult) ov
 		runners = append(runners, sb)
 		ws = append(ws, tr.ws[j])
 	}
-	ov := overhead{rounds: rounds}
+	ov := overhead{rounds: rounds, loadBefore: loadavg()}
 	for _, r := range runners {
 		ov.runners = append(ov.runners, r.name)
 	}
@@ -85,6 +89,7 @@ func compareOverhead(t *testing.T, all []sandbox, base string, tr taskResult) ov
 	}
 	for _, m := range measured {
 		times := make([][]time.Duration, len(runners))
+		cpus := make([][]time.Duration, len(runners))
 		fails := make([]string, len(runners))
 		for i, r := range runners { // warm-up
 			if o := run(r, ws[i], os.Environ(), m.cmd, 5*time.Minute); !o.ran || o.exit != 0 {
@@ -96,16 +101,28 @@ func compareOverhead(t *testing.T, all []sandbox, base string, tr taskResult) ov
 				i := (round + k) % len(runners)
 				o := run(runners[i], ws[i], os.Environ(), m.cmd, 5*time.Minute)
 				times[i] = append(times[i], o.dur)
+				cpus[i] = append(cpus[i], o.cpu)
 			}
 		}
 		line := overheadLine{name: m.name, fails: fails}
 		for i := range runners {
 			line.med = append(line.med, median(times[i]))
+			line.cpu = append(line.cpu, median(cpus[i]))
 			t.Logf("%s in %s: %v", m.name, runners[i].name, times[i])
 		}
 		ov.lines = append(ov.lines, line)
 	}
+	ov.loadAfter = loadavg()
 	return ov
+}
+
+func loadavg() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func median(d []time.Duration) time.Duration {
@@ -176,36 +193,41 @@ func writeMarkdown(w *strings.Builder, date string, versions map[string]string, 
 	}
 	count(escapes, "escaped")
 
-	fmt.Fprintf(w, "\n### What a run costs: median wall time of %d alternating rounds, and its ratio to the unconfined run\n\n", ov.rounds)
-	fmt.Fprintf(w, "| command |")
-	for _, n := range ov.runners {
-		fmt.Fprintf(w, " %s |", n)
-	}
-	fmt.Fprintf(w, "\n|---|")
-	for range ov.runners {
-		fmt.Fprintf(w, "---|")
-	}
-	fmt.Fprintln(w)
-	for _, l := range ov.lines {
-		fmt.Fprintf(w, "| %s |", l.name)
-		for i, d := range l.med {
-			cell := fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
-			if l.med[0] > 0 {
-				cell += fmt.Sprintf(" (%.2f×)", float64(d)/float64(l.med[0]))
-			}
-			if l.fails[i] != "" {
-				cell += " — " + l.fails[i]
-			}
-			fmt.Fprintf(w, " %s |", cell)
+	costTable := func(title string, pick func(overheadLine) []time.Duration) {
+		fmt.Fprintf(w, "\n### %s\n\n| command |", title)
+		for _, n := range ov.runners {
+			fmt.Fprintf(w, " %s |", n)
+		}
+		fmt.Fprintf(w, "\n|---|")
+		for range ov.runners {
+			fmt.Fprintf(w, "---|")
 		}
 		fmt.Fprintln(w)
+		for _, l := range ov.lines {
+			d := pick(l)
+			fmt.Fprintf(w, "| %s |", l.name)
+			for i := range d {
+				cell := fmt.Sprintf("%.1f ms", float64(d[i].Microseconds())/1000)
+				if d[0] > 0 {
+					cell += fmt.Sprintf(" (%.2f×)", float64(d[i])/float64(d[0]))
+				}
+				if l.fails[i] != "" {
+					cell += " — " + l.fails[i]
+				}
+				fmt.Fprintf(w, " %s |", cell)
+			}
+			fmt.Fprintln(w)
+		}
 	}
+	fmt.Fprintf(w, "\nLoad average (1, 5, 15 min) when the cost measurement began: %s; when it ended: %s (the machine has %d CPUs, shared).\n", ov.loadBefore, ov.loadAfter, runtime.NumCPU())
+	costTable(fmt.Sprintf("What a run costs: median wall time of %d alternating rounds, and its ratio to the unconfined run", ov.rounds), func(l overheadLine) []time.Duration { return l.med })
+	costTable("The same runs' CPU time (user + system of the wrapper and what it waited for; less sensitive to the machine's load, blind to daemons a wrapper does not wait for)", func(l overheadLine) []time.Duration { return l.cpu })
 	off, on := slices.Index(ov.runners, "shellgate --sandbox off"), slices.Index(ov.runners, "shellgate")
 	if off >= 0 && on >= 0 {
 		var parts []string
 		for _, l := range ov.lines {
-			if l.med[off] > 0 {
-				parts = append(parts, fmt.Sprintf("%.2f× on %s", float64(l.med[on])/float64(l.med[off]), l.name))
+			if l.med[off] > 0 && l.cpu[off] > 0 {
+				parts = append(parts, fmt.Sprintf("%.2f× wall, %.2f× CPU on %s", float64(l.med[on])/float64(l.med[off]), float64(l.cpu[on])/float64(l.cpu[off]), l.name))
 			}
 		}
 		fmt.Fprintf(w, "\nshellgate's confinement alone (workspace-write over `--sandbox off`, the same CLI, policy and runner): %s.\n", strings.Join(parts, ", "))

@@ -53,6 +53,9 @@ type outcome struct {
 	mechanism string
 	abi       int
 	dur       time.Duration
+	// cpu is the user and system time of the wrapper and the processes
+	// it waited for.
+	cpu time.Duration
 }
 
 // sgResult is the part of `shellgate run --json`'s result the harness
@@ -104,8 +107,11 @@ func run(sb sandbox, ws string, env []string, command string, timeout time.Durat
 	start := time.Now()
 	err := cmd.Run()
 	o := outcome{dur: time.Since(start)}
+	if ps := cmd.ProcessState; ps != nil {
+		o.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	if ctx.Err() != nil {
-		return outcome{refused: "timed out after " + timeout.String(), out: stdout.String(), dur: o.dur}
+		return outcome{refused: "timed out after " + timeout.String(), out: stdout.String(), dur: o.dur, cpu: o.cpu}
 	}
 	if !sb.shellgate {
 		var ee *exec.ExitError
@@ -114,7 +120,7 @@ func run(sb sandbox, ws string, env []string, command string, timeout time.Durat
 		case errors.As(err, &ee):
 			o.exit = ee.ExitCode()
 		default:
-			return outcome{refused: "did not start: " + err.Error()}
+			return outcome{refused: "did not start: " + err.Error(), dur: o.dur}
 		}
 		o.ran, o.out = true, stdout.String()
 		return o
