@@ -210,13 +210,16 @@ func firstLine(s string) string {
 // shellgate's [sandbox: …] marker or its denial list.
 func marked(o outcome, dirs map[string]string) string {
 	if len(o.denied) > 0 {
-		d := o.denied[0]
-		for dir, name := range dirs {
-			if dir != "" {
-				d = strings.ReplaceAll(d, dir, name)
+		var ds []string
+		for _, d := range o.denied {
+			for dir, name := range dirs {
+				if dir != "" {
+					d = strings.ReplaceAll(d, dir, name)
+				}
 			}
+			ds = append(ds, strings.TrimSpace(d))
 		}
-		return " · " + short(fmt.Sprintf("shellgate reported %d denial(s), first: %s", len(o.denied), strings.TrimSpace(d)))
+		return " · " + short("shellgate reported: "+strings.Join(ds, "; "))
 	}
 	if strings.Contains(o.out, "[sandbox:") {
 		return " · [sandbox:] marker"
