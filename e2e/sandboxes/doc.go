@@ -13,5 +13,8 @@
 // (docs/sandbox-comparison.md) between its markers. See that file for how
 // to rerun it.
 //
+// TestSameTasksAsShellgatesOwn, which always runs, keeps the harness's
+// copy of the tasks the same as shellgate's own sandbox test's.
+//
 // The package holds tests only.
 package sandboxes
