@@ -5,6 +5,7 @@ package sandboxes
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -59,8 +60,12 @@ func compareOverhead(t *testing.T, all []sandbox, base string, tr taskResult) ov
 				}
 				return a
 			}
+			// A workspace of its own: `go build ./...` writes go/app, and
+			// inside workspace-write Go does not see ~/.config/go/env
+			// (GOFLAGS=-buildvcs=false here), so the two modes' binaries
+			// differ and, sharing a workspace, each run would link again.
 			runners = append(runners, off)
-			ws = append(ws, tr.ws[j])
+			ws = append(ws, taskWorkspace(t, filepath.Join(base, "tasks-shellgate-off")))
 		}
 		runners = append(runners, sb)
 		ws = append(ws, tr.ws[j])

@@ -299,7 +299,7 @@ func sandboxes(t *testing.T, base string) (all []sandbox, versions map[string]st
 		sgBox.unavailable = fmt.Sprintf("go build ./cmd/shellgate: %v: %s", err, firstLine(string(out)))
 	}
 	commit := strings.TrimSpace(versionOf("git", "-C", root, "rev-parse", "--short", "HEAD"))
-	if st, _ := exec.Command("git", "-C", root, "status", "--porcelain").Output(); len(st) > 0 {
+	if st, _ := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); len(st) > 0 {
 		commit += " (with uncommitted changes)"
 	}
 	versions["shellgate"] = "`shellgate run` built from commit " + commit
