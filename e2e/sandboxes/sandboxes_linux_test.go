@@ -32,6 +32,9 @@ type sandbox struct {
 	shellgate bool
 	// unavailable says why the sandbox cannot run here ("" when it can).
 	unavailable string
+	// startFailed, when set, says whether an output is the wrapper's own
+	// failure to start (not the command's): such a run is tried again.
+	startFailed func(out string) bool
 }
 
 // outcome is what one run did.
@@ -52,7 +55,9 @@ type outcome struct {
 	isolation []string
 	mechanism string
 	abi       int
-	dur       time.Duration
+	// restarts are the wrapper's own start failures before this run.
+	restarts []string
+	dur      time.Duration
 	// cpu is the user and system time of the wrapper and the processes
 	// it waited for.
 	cpu time.Duration
@@ -83,8 +88,22 @@ type sgResult struct {
 	} `json:"sandbox"`
 }
 
-// run runs command in sb with env, in ws, and says what happened.
+// run runs command in sb with env, in ws, and says what happened; a run
+// the wrapper itself failed to start is tried again, up to three times.
 func run(sb sandbox, ws string, env []string, command string, timeout time.Duration) outcome {
+	var restarts []string
+	for {
+		o := runOnce(sb, ws, env, command, timeout)
+		if sb.startFailed == nil || !sb.startFailed(o.out) || len(restarts) == 2 {
+			o.restarts = restarts
+			return o
+		}
+		restarts = append(restarts, firstLine(o.out))
+	}
+}
+
+// runOnce is one try of run.
+func runOnce(sb sandbox, ws string, env []string, command string, timeout time.Duration) outcome {
 	if sb.unavailable != "" {
 		return outcome{refused: sb.unavailable}
 	}
@@ -227,8 +246,22 @@ func marked(o outcome, dirs map[string]string) string {
 	return ""
 }
 
+// restartNote says how often the wrapper failed to start first.
+func restartNote(o outcome) string {
+	if len(o.restarts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (the wrapper failed to start %d time(s) first: %s)", len(o.restarts), short(o.restarts[0]))
+}
+
 // taskVerdict judges a task's run: it worked when it exited 0.
 func taskVerdict(o outcome, dirs map[string]string) verdict {
+	v := taskVerdict1(o, dirs)
+	v.why = strings.TrimSpace(v.why + restartNote(o))
+	return v
+}
+
+func taskVerdict1(o outcome, dirs map[string]string) verdict {
 	switch {
 	case !o.ran:
 		return verdict{"not run", short(o.refused)}
@@ -244,6 +277,12 @@ func taskVerdict(o outcome, dirs map[string]string) verdict {
 // held, when not "", says what the check saw when it did not happen
 // (instead of the output's line).
 func escapeVerdict(o outcome, escaped bool, what, held string, dirs map[string]string) verdict {
+	v := escapeVerdict1(o, escaped, what, held, dirs)
+	v.why = strings.TrimSpace(v.why + restartNote(o))
+	return v
+}
+
+func escapeVerdict1(o outcome, escaped bool, what, held string, dirs map[string]string) verdict {
 	switch {
 	case escaped:
 		return verdict{"escaped", what}
@@ -345,6 +384,10 @@ func sandboxes(t *testing.T, base string) (all []sandbox, versions map[string]st
 			t.Fatal(err)
 		}
 		srtBox.argv = func(_, c string) []string { return []string{srt, "--settings", settings, "-c", c} }
+		// srt looks its dependencies up with `which` under a 1 s timeout;
+		// on a loaded machine that fails, and srt says "Sandbox
+		// dependencies not available: socat not installed".
+		srtBox.startFailed = func(out string) bool { return strings.Contains(out, "Sandbox dependencies not available") }
 		// srt points TMPDIR at /tmp/claude, writable in its sandbox, but
 		// does not make it: without it the Go tasks fail with "go:
 		// creating work dir: stat /tmp/claude: no such file or
