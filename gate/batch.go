@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -458,26 +457,11 @@ func (b *Batcher) Answer(ctx context.Context, it BatchItem) (BatchAnswer, error)
 			}
 		}
 	}
-	if mode != "" && !policy.ValidMode(mode) {
-		return fail(BatchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
-	}
-	dialect, err := classify.ParseDialect(shell)
+	req, err := policy.ParseRequest(it.Command, cwd, mode, shell, b.Cwd)
 	if err != nil {
 		return fail(BatchError{Line: it.Line, Command: it.Command, Error: err.Error()})
 	}
-	switch {
-	case cwd == "":
-		cwd = b.Cwd
-	case !filepath.IsAbs(cwd):
-		cwd = filepath.Join(b.Cwd, cwd)
-	}
-	if mode == "" {
-		mode = b.Mode
-	}
-	if dialect == classify.DialectUnknown {
-		dialect = b.Shell
-	}
-	res, err := b.Checker.Check(ctx, it.Command, cwd, mode, dialect)
+	res, err := b.Checker.Check(ctx, req.Defaults(policy.Request{Mode: b.Mode, Shell: b.Shell}))
 	if err != nil {
 		return a, err
 	}

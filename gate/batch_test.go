@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -72,13 +71,13 @@ func items(cmds []string) func(func(BatchItem) error) error {
 // unordered writer would put them first.
 type slowSome struct{ *Batch }
 
-func (s slowSome) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
+func (s slowSome) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
 	var line int
-	fmt.Sscanf(command[strings.LastIndexByte(command, ' ')+1:], "%d", &line)
+	fmt.Sscanf(req.Command[strings.LastIndexByte(req.Command, ' ')+1:], "%d", &line)
 	if line%7 == 0 {
 		time.Sleep(2 * time.Millisecond)
 	}
-	return s.Batch.Check(ctx, command, cwd, mode, shell)
+	return s.Batch.Check(ctx, req)
 }
 
 // TestBatcherOrder: a batch decided on many workers gives the answers the
@@ -238,11 +237,11 @@ func TestBatcherLineFields(t *testing.T) {
 // TestBatcherLongLines's commands.
 type slowFirst struct{ *Batch }
 
-func (s slowFirst) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
-	if strings.HasPrefix(command, "echo 0a") {
+func (s slowFirst) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
+	if strings.HasPrefix(req.Command, "echo 0a") {
 		time.Sleep(300 * time.Millisecond)
 	}
-	return s.Batch.Check(ctx, command, cwd, mode, shell)
+	return s.Batch.Check(ctx, req)
 }
 
 // TestBatcherLongLines: long commands are bounded in flight by their
@@ -387,10 +386,10 @@ type compiling struct {
 	release chan struct{}
 }
 
-func (c *compiling) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
+func (c *compiling) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
 	c.entered.Add(1)
 	<-c.release
-	return c.Batch.Check(ctx, command, cwd, mode, shell)
+	return c.Batch.Check(ctx, req)
 }
 
 func (c *compiling) pending() bool {
@@ -475,7 +474,7 @@ func oneByOne(t *testing.T, pl *Pipeline, ws string, cmds []string) *bytes.Buffe
 	t.Helper()
 	var want bytes.Buffer
 	for _, c := range cmds {
-		res, err := pl.Check(context.Background(), c, ws, "", classify.DialectUnknown)
+		res, err := pl.Check(context.Background(), policy.Request{Command: c, Cwd: ws})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -157,7 +157,6 @@ func (s *Server) follow(ctx context.Context, ss *mcp.ServerSession, g *gate.Gate
 	if err != nil {
 		return refused("shellgate could not judge a cd there: " + err.Error())
 	}
-	s.log(ctx, d)
 	if d.Action != policy.Allow {
 		var rs []string
 		for _, r := range d.Reasons {

@@ -218,7 +218,7 @@ func (c *Gates) ExplainExit(q hook.Query, code int) string {
 // ExplainExit is the bundle's hook.Explainer: the meaning of the exit as
 // the bundle's gate for the command's cwd reads it.
 func (b BundleDecider) ExplainExit(q hook.Query, code int) string {
-	return explainWith(b.Engine.GateFor, q, code)
+	return explainWith(func(cwd string) (*gate.Gate, error) { return b.Decider.GateFor(cwd) }, q, code)
 }
 
 func explainWith(gateFor func(cwd string) (*gate.Gate, error), q hook.Query, code int) string {

@@ -45,7 +45,7 @@ func runMCP(e *env) int {
 			return exitUsage
 		}
 		var err error
-		if fl, err = startFleet(*opaConfig, nil, false); err != nil {
+		if fl, err = startFleet(*opaConfig); err != nil {
 			fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 			return exitUsage
 		}
@@ -100,7 +100,7 @@ func newMCPServerFleet(approve bool, cwd string, policies []string, config strin
 	}
 	o := mcpserver.Options{Cwd: abs, ApproveAsks: approve, Version: version}
 	if fl != nil {
-		o.Gates, o.Log = fl, fl.LogDecision
+		o.Gates = fleetDecider(fl)
 	} else {
 		f := hook.Flags{Policy: absAll(policies), Cwd: abs}
 		if config != "" {
