@@ -61,8 +61,9 @@ type PipelineOptions struct {
 // (grants, roots, read-only programs, replaced deny rows, the allow rules
 // of its modules) applies only once the user trusts it; until then a
 // decision it would have made more permissive carries the reason
-// project-config-untrusted. Gate decides through a Pipeline, and so do the
-// shellgate CLI's check, explain and grant. It is safe for concurrent use.
+// project-config-untrusted. Gate decides through a Pipeline, and a Decider
+// gives one to the shellgate CLI's check, explain and grant. It is safe for
+// concurrent use.
 type Pipeline struct {
 	res       *policy.Resolved
 	cfg       *policy.Config // in effect

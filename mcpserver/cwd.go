@@ -97,13 +97,7 @@ func (s *Server) callDir(ss *mcp.ServerSession, cwd string) (dir, base string, e
 			return "", "", &errSessionDir{dir: base, why: why, root: s.o.Cwd}
 		}
 	}
-	switch {
-	case cwd == "":
-		return base, base, nil
-	case filepath.IsAbs(cwd):
-		return filepath.Clean(cwd), base, nil
-	}
-	return filepath.Join(base, cwd), base, nil
+	return policy.ResolveCwd(base, cwd), base, nil
 }
 
 // sameDir says why dir, a physical path, is no longer that directory
