@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -94,11 +95,11 @@ func runRun(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate run: give --yes or --no, not both")
 		return exitUsage
 	}
-	var mode gate.SandboxMode
+	var mode execution.SandboxMode
 	switch *sandbox {
 	case "", policy.SandboxAuto, policy.SandboxOff:
 	default:
-		m, err := gate.ParseSandboxMode(*sandbox)
+		m, err := execution.ParseSandboxMode(*sandbox)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "shellgate run: --sandbox:", err)
 			return exitUsage
@@ -152,7 +153,7 @@ func newRunGate(d *decider, noStation bool, spill string) (*gate.Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	opts := []gate.Option{gate.WithCwd(wd), gate.WithRunner(&gate.BashRunner{Subreaper: true}), gate.WithLimits(gate.Limits{SpillDir: spill})}
+	opts := []gate.Option{gate.WithCwd(wd), gate.WithRunner(&execution.BashRunner{Subreaper: true}), gate.WithLimits(gate.Limits{SpillDir: spill})}
 	if noStation {
 		opts = append(opts, gate.WithoutStation())
 	}
