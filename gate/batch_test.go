@@ -95,7 +95,7 @@ func TestBatcherOrder(t *testing.T) {
 	for _, workers := range []int{1, 2, 8, 32} {
 		var got bytes.Buffer
 		n := 0
-		b := Batcher{Checker: slowSome{pl.Batch()}, Cwd: ws, Workers: workers}
+		b := Batcher{Checker: slowSome{pl.Batch()}, Defaults: policy.Request{Cwd: ws}, Workers: workers}
 		err := b.Run(ctx, items(cmds), func(a BatchAnswer) error {
 			n++
 			if a.Item.Line != n || a.Result == nil || a.Result.Command != cmds[n-1] {
@@ -128,7 +128,7 @@ func TestBatcherWriteError(t *testing.T) {
 	full := errors.New("disk full")
 	for _, workers := range []int{1, 4, 16} {
 		var writes, read atomic.Int64
-		b := Batcher{Checker: pl.Batch(), Cwd: ws, Workers: workers}
+		b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}, Workers: workers}
 		err := b.Run(context.Background(), func(yield func(BatchItem) error) error {
 			return items(cmds)(func(it BatchItem) error {
 				read.Add(1)
@@ -154,7 +154,7 @@ func TestBatcherWriteError(t *testing.T) {
 	// A context cancelled by the caller ends the batch with its error.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	b := Batcher{Checker: pl.Batch(), Cwd: ws}
+	b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}}
 	if err := b.Run(ctx, items(cmds), func(BatchAnswer) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: Run = %v", err)
 	}
@@ -199,7 +199,7 @@ func TestBatcherLineFields(t *testing.T) {
 		Cwd, Error                   string
 	}
 	var got []answer
-	b := Batcher{Checker: pl.Batch(), Cwd: ws, Mode: policy.ModeDefault, Workers: 3}
+	b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws, Mode: policy.ModeDefault}, Workers: 3}
 	var out bytes.Buffer
 	if err := b.Stream(context.Background(), strings.NewReader(in), BatchJSONL, &out); err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func TestBatcherLongLines(t *testing.T) {
 	var read, written, most atomic.Int64
 	// The first is slow: the workers behind it run ahead as far as the
 	// window lets them.
-	b := Batcher{Checker: slowFirst{pl.Batch()}, Cwd: ws, Workers: 4}
+	b := Batcher{Checker: slowFirst{pl.Batch()}, Defaults: policy.Request{Cwd: ws}, Workers: 4}
 	err := b.Run(context.Background(), func(yield func(BatchItem) error) error {
 		return items(cmds)(func(it BatchItem) error {
 			if n := read.Add(1) - written.Load(); n > most.Load() {
@@ -288,7 +288,7 @@ func TestBatcherStreamFlushes(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		b := Batcher{Checker: pl.Batch(), Cwd: ws}
+		b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}}
 		done <- b.Stream(context.Background(), inR, BatchLines, outW)
 		outW.Close()
 	}()
@@ -330,7 +330,7 @@ func TestBatcherBackgroundPolicy(t *testing.T) {
 	ws, pl := batchWorkspace(t)
 	in := "{\"command\":\"ls\"}\nnot json\n{\"command\":\"rm -rf /\"}\n{\"command\":\"echo hi > out.txt\"}\n"
 	stream := func(p *Pipeline, in string) (string, error) {
-		b := Batcher{Checker: p.Batch(), Cwd: ws, Ready: p.Compiled, Pending: p.Compiling, Workers: 2}
+		b := Batcher{Checker: p.Batch(), Defaults: policy.Request{Cwd: ws}, Ready: p.Compiled, Pending: p.Compiling, Workers: 2}
 		var out bytes.Buffer
 		err := b.Stream(context.Background(), strings.NewReader(in), BatchJSONL, &out)
 		return out.String(), err
@@ -423,7 +423,7 @@ func TestBatcherPending(t *testing.T) {
 		close(c.release)
 	}()
 	var got bytes.Buffer
-	b := Batcher{Checker: c, Cwd: ws, Workers: workers, Pending: c.pending}
+	b := Batcher{Checker: c, Defaults: policy.Request{Cwd: ws}, Workers: workers, Pending: c.pending}
 	n := 0
 	err := b.Run(ctx, items(cmds), func(a BatchAnswer) error {
 		n++
@@ -454,7 +454,7 @@ func BenchmarkBatcher(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
 			for n := 0; n < b.N; n++ {
-				bt := Batcher{Checker: pl.Batch(), Cwd: ws, Workers: workers}
+				bt := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}, Workers: workers}
 				lines := 0
 				if err := bt.Run(context.Background(), items(cmds), func(a BatchAnswer) error {
 					lines++

@@ -248,7 +248,7 @@ func (d *decider) input(req policy.Request) (policy.Input, *readstation.Station,
 
 // batcher decides check --batch's lines (see gate.Decider.Batch).
 func (d *decider) batcher() *gate.Batcher {
-	return &gate.Batcher{Cwd: d.req.Cwd, Mode: d.req.Mode, Shell: d.req.Shell, Checker: d.Batch(), Ready: d.compiled, Pending: d.Compiling}
+	return &gate.Batcher{Defaults: d.req, Checker: d.Batch(), Ready: d.compiled, Pending: d.Compiling}
 }
 
 const checkUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE] [--cwd DIR]

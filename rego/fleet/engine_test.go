@@ -201,7 +201,7 @@ func TestEngineDecidesWithTheBundle(t *testing.T) {
 	}
 	// A batch through the engine answers as Check does.
 	var out bytes.Buffer
-	b := gate.Batcher{Checker: dec, Cwd: ws}
+	b := gate.Batcher{Checker: dec, Defaults: policy.Request{Cwd: ws}}
 	if err := b.Stream(ctx, strings.NewReader("curl x\nls\n"), gate.BatchLines, &out); err != nil {
 		t.Fatal(err)
 	}
