@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
@@ -28,8 +29,8 @@ type Decider struct {
 	src  rego.Source
 	opts PipelineOptions // the options of a source's pipelines (Roots, NoStation, Env)
 
-	mu      sync.Mutex
-	cur     *sourced // the pipelines of the bundle in force (under mu)
+	cur     atomic.Pointer[sourced] // the pipelines of the bundle in force
+	mu      sync.Mutex              // held while building cur, and for unavail
 	unavail struct {
 		why string
 		pl  *Pipeline
@@ -133,17 +134,21 @@ func (d *Decider) PipelineFor(cwd string) (*Pipeline, error) {
 // bundle is the pipelines of b, built when b is not the bundle they were
 // built for.
 func (d *Decider) bundle(b *rego.Bundle) (*sourced, error) {
+	if s := d.cur.Load(); s != nil && s.b == b {
+		return s, nil
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.cur != nil && d.cur.b == b {
-		return d.cur, nil
+	if s := d.cur.Load(); s != nil && s.b == b {
+		return s, nil
 	}
 	base, err := d.build(b, &policy.Resolved{Config: b.Config})
 	if err != nil {
 		return nil, err
 	}
-	d.cur = &sourced{b: b, base: base, proj: map[string]projPipeline{}}
-	return d.cur, nil
+	s := &sourced{b: b, base: base, proj: map[string]projPipeline{}}
+	d.cur.Store(s)
+	return s, nil
 }
 
 // build is the pipeline of the bundle b under the resolved config res (the
