@@ -265,6 +265,28 @@ var classifyCases = []struct {
 	{in: `awk '@load "x"' f`, want: "not reversible: awk-exec 4-15"},
 	{in: "awk '$1 > 3' f", want: "reversible"},
 	{in: `awk "$p" f`, want: "not reversible: param-value 5-7 dynamic-argument 4-8 dynamic-script 4-8"},
+	// the awk check parses with goawk (awk.go): what it cannot parse asks
+	{in: "awk '{print $1' f", want: "not reversible: awk-unparsed 4-15"},
+	{in: "awk '/[/]/' f", want: "not reversible: awk-unparsed 4-11"}, // goawk ends a regex at the first /, gawk and mawk do not
+	{in: `awk 'BEGIN { print "x" |& "sh" }'`, want: "not reversible: awk-unparsed 4-33 stdin-read 0-33"},
+	{in: `gawk 'BEGIN { x = strftime("%Y") }' f`, want: "not reversible: awk-unparsed 5-35"},
+	{in: "awk '/system/ { print \"system(1) | sh > x\" }' f", want: "reversible"},
+	{in: "awk '# system(1)\n{print}' f", want: "reversible"},
+	{in: "awk '{ a = $1 / 2; b = a / 3 }' f", want: "reversible"},
+	{in: "awk 'BEGIN { fflush(); close(\"x\") } 1' f", want: "reversible"},
+	{in: "gawk 'BEGINFILE { print FILENAME }' f", want: "reversible"},
+	{in: `awk '@include "x"' f`, want: "not reversible: awk-exec 4-18"},
+	{in: `awk '{ printf "%s", $0 | "cat" }' f`, want: "not reversible: awk-exec 4-33"},
+	{in: `awk '{ print >> "x" }' f`, want: "not reversible: awk-write 4-22"},
+	{in: `awk '{ print > "/dev/stderr" }' f`, want: "not reversible: awk-write 4-31"},
+	{in: `awk '{ print > "x"; system("y") }' f`, want: "not reversible: awk-write 4-34 awk-exec 4-34"},
+	{in: `awk 'BEGIN { ARGV[1] = "/etc/shadow"; ARGC = 2 } { print }' f`, want: "not reversible: awk-read 4-59"},
+	{in: `awk 'BEGIN { split("/etc/shadow", ARGV) } 1' f`, want: "not reversible: awk-read 4-44"},
+	{in: `awk 'function f(a) { a[1] = "x" } BEGIN { f(ARGV) } 1' f`, want: "not reversible: awk-read 4-54"},
+	{in: `awk 'BEGIN { ARGC++ } 1' f`, want: "not reversible: awk-read 4-24"},
+	{in: `awk '{ print ARGV[1], ARGC }' f`, want: "reversible"},
+	{in: `gawk 'BEGIN { for (k in SYMTAB) print k }'`, want: "not reversible: awk-read 5-42"},
+	{in: `awk '{ print ENVIRON["HOME"] }' f`, want: "not reversible: env-print 4-31"},
 	{in: "find . -delete", want: "not reversible: find-delete 7-14"},
 	{in: "find . -name '*.o' -delete", want: "not reversible: find-delete 19-26"},
 	{in: `find . -exec rm {} \;`, want: "not reversible: not-read-only 13-18"},
@@ -917,7 +939,7 @@ func TestCasesCoverCodes(t *testing.T) {
 // walkerCodes are the finding codes the walker itself emits (catalog codes
 // are covered by TestCatalogCodes).
 var walkerCodes = []string{
-	"arithmetic-expansion", "assignment", "awk-exec", "awk-read", "awk-write",
+	"arithmetic-expansion", "assignment", "awk-exec", "awk-read", "awk-unparsed", "awk-write",
 	"background", "command-substitution", "declaration", "destructive",
 	"device-read", "dynamic-argument", "dynamic-program", "dynamic-script",
 	"dynamic-subcommand", "empty-command", "env-assignment", "eval", "exec",
