@@ -153,15 +153,15 @@ func awkParse(src string) (prog *parser.Program, why string) {
 
 // awkWalk visits goawk's syntax tree.
 type awkWalk struct {
-	findings     []awkFinding
-	seen         map[string]bool
-	reads        []string
-	fileRead     bool   // a getline < file
+	findings []awkFinding
+	seen     map[string]bool
+	reads    []string
+	fileRead bool // a getline < file
 	// alone are the getline expressions that stand alone (a statement, or
 	// in parentheses by themselves): only there do all awks agree on the
 	// file's name (busybox reads getline < "a" "b" from "ab", gawk and
 	// mawk from "a").
-	alone map[uintptr]bool
+	alone        map[uintptr]bool
 	inputGetline bool   // a plain getline, which reads the input
 	unknown      string // a node type the walk does not know
 }
