@@ -31,13 +31,15 @@ const (
 )
 
 // awkNodes are the node types of goawk's syntax tree the walk knows. The
-// checks of awkWalk.node read the fields named in awkNodeFields.
+// checks of awkWalk.node read the fields named in awkNodeFields. goawk's
+// MultiExpr (print (a, b) while it is parsed) is not left in a parsed
+// tree: were one met, the walk would fail closed.
 var awkNodes = map[string]bool{
 	"Program": true, "Action": true, "Function": true,
 	"FieldExpr": true, "NamedFieldExpr": true, "UnaryExpr": true, "BinaryExpr": true,
 	"InExpr": true, "CondExpr": true, "NumExpr": true, "StrExpr": true, "RegExpr": true,
 	"VarExpr": true, "IndexExpr": true, "AssignExpr": true, "AugAssignExpr": true,
-	"IncrExpr": true, "CallExpr": true, "UserCallExpr": true, "MultiExpr": true,
+	"IncrExpr": true, "CallExpr": true, "UserCallExpr": true,
 	"GetlineExpr": true, "GroupingExpr": true,
 	"PrintStmt": true, "PrintfStmt": true, "ExprStmt": true, "IfStmt": true,
 	"ForStmt": true, "ForInStmt": true, "WhileStmt": true, "DoWhileStmt": true,
