@@ -293,7 +293,7 @@ func awkSeeds() []string {
 // FuzzAwkCheck checks the awk check on any program: no panic, the same
 // facts twice, every finding with a code and a message, and a program it
 // finds nothing in keeps finding nothing when goawk prints it back (the
-// walk saw the whole tree) and, run as awk 'PROG' f, is reversible exactly
+// walk saw the whole tree: the print holds the same calls and redirections) and, run as awk 'PROG' f, is reversible exactly
 // when the check finds nothing.
 func FuzzAwkCheck(f *testing.F) {
 	for _, s := range awkSeeds() {
@@ -316,7 +316,9 @@ func FuzzAwkCheck(f *testing.F) {
 		if parsed == nil {
 			t.Fatalf("awkCheck(%q) found nothing in a program that does not parse: %s", prog, why)
 		}
-		if again := awkCheck(parsed.String()); len(again.findings) > 0 {
+		// goawk's printer does not always print what it parses back
+		// ("+ +0" prints as "++0"): only a print that parses is checked.
+		if again := awkCheck(parsed.String()); len(again.findings) > 0 && again.findings[0].code != "awk-unparsed" {
 			t.Fatalf("awkCheck(%q) found nothing, but in goawk's print of it %q: %+v", prog, parsed.String(), again.findings)
 		}
 		if strings.ContainsAny(prog, "'\\$`\"") || !utf8Valid(prog) {

@@ -260,6 +260,7 @@ var classifyCases = []struct {
 	{in: `awk '{"date" | getline d}' f`, want: "not reversible: awk-exec 4-26"},
 	{in: `awk '{getline line < "f"}' g`, want: "not reversible: awk-read 4-26"},
 	{in: "awk -f prog.awk f", want: "not reversible: awk-program-file 5-15"},
+	{in: "awk -E prog.awk f", want: "not reversible: awk-program-file 5-15"},
 	{in: "awk -e 'x' f", want: "not reversible: awk-exec 5-10"},
 	{in: "awk -i inplace '{}' f", want: "not reversible: awk-exec 5-14"},
 	{in: `awk '@load "x"' f`, want: "not reversible: awk-exec 4-15"},
