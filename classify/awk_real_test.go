@@ -156,3 +156,72 @@ func awkTraceEffects(trace string, operands []string) []string {
 	sort.Strings(did)
 	return slices.Compact(did)
 }
+
+// awkHiddenContexts are what may stand before a "/" in an awk program:
+// after some goawk reads a regexp, after others a division. Each is tried
+// as "CTX /1; system(...); x = 1/ 1", where a regexp would hide the call.
+var awkHiddenContexts = []string{
+	"x = length", "x = length()", "getline", "x = getline", "getline x", "x = 1 in a",
+	"x = $", "print", "printf", "x = (1)", "x = a[1]", "x = NF", "x = 1", "x = !", "x = -",
+	"x = 1,", "x = a++", `x = "s"`, "x = y", "close", "x = /a/", "x = 1 ~", "if (1)",
+	"x = 1 ?", "x = 1 ? 2 :", "getline <", `"c" | getline`, "x = 1 <", "print 1 >",
+	"x = f()", "x = 1e", "x = 0x", "x = srand", "x = rand()", "exit", "delete a", "}{",
+	"x = a[1]++", "print(1)", "n = split(s, a)", "return",
+}
+
+// awkHiddenPrograms hide a call where a lexer could go wrong: escapes,
+// line continuations, comments, carriage returns and other blanks.
+var awkHiddenPrograms = []string{
+	`BEGIN { x = "a\"; system("touch pwned"); y = "" }`,
+	"BEGIN { x = \"a\\\n\"; system(\"touch pwned\"); y = \"\" }",
+	"BEGIN { x = \"a\\\r\n\"; system(\"touch pwned\"); y = \"\" }",
+	"BEGIN { x = 1 # c \\\nsystem(\"touch pwned\") }",
+	"BEGIN { x = 1 # c \rsystem(\"touch pwned\") }",
+	"BEGIN { x = 1 }\r system(\"touch pwned\")",
+	`BEGIN { x = /a\/; system("touch pwned"); y = /; }`,
+	`BEGIN { x = /[\/]; system("touch pwned"); y = /; }`,
+	`BEGIN { x = /[[:alpha:]/]; system("touch pwned"); y = /; }`,
+	"BEGIN { x = /a\\\n/; system(\"touch pwned\") }",
+	`BEGIN { x = "\x22; system(\x22touch pwned\x22); y = \x22" }`,
+	"BEGIN { x = 1 }\\\n\n BEGIN { system(\"touch pwned\") }",
+	"BEGIN { x = 1 }\f BEGIN { system(\"touch pwned\") }",
+	"BEGIN { x = 1 }\v BEGIN { system(\"touch pwned\") }",
+	"BEGIN\n{ system(\"touch pwned\") }",
+	"BEGIN { x = 1; \\\n system(\"touch pwned\") }",
+	`BEGIN { print("a")("b") > "pwned" }`,
+	`BEGIN { print 1, 2 > "pwned" "" }`,
+	`BEGIN { "touch pwned" | getline > 0 }`,
+	`BEGIN { a = "touch pwned"; a | getline }`,
+}
+
+// TestAwkHiddenCode runs programs that hide a call from a lexer that goes
+// wrong with the real awks: a program the check finds nothing in must not
+// make any of them run the call (it would leave the file pwned).
+func TestAwkHiddenCode(t *testing.T) {
+	progs := slices.Clone(awkHiddenPrograms)
+	for _, c := range awkHiddenContexts {
+		progs = append(progs, `function f() { return 1 } BEGIN { `+c+` /1; system("touch pwned"); x = 1/ 1 }`)
+	}
+	for _, d := range awkDialects {
+		t.Run(d.name, func(t *testing.T) {
+			bin := testenv.LookPath(t, d.argv[0])
+			ran := 0
+			for _, prog := range progs {
+				dir := t.TempDir()
+				cmd := exec.Command(bin, append(slices.Clone(d.argv[1:]), prog)...)
+				cmd.Dir = dir
+				cmd.Run() // most of these programs are refused by some awk
+				if _, err := os.Stat(filepath.Join(dir, "pwned")); err != nil {
+					continue
+				}
+				ran++
+				if f := awkCheck(prog); len(f.findings) == 0 {
+					t.Errorf("%s ran the hidden call of %q, which the check finds nothing in", d.name, prog)
+				}
+			}
+			if ran == 0 {
+				t.Errorf("%s ran none of the calls: the test proves nothing", d.name)
+			}
+		})
+	}
+}
