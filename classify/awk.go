@@ -111,16 +111,16 @@ func (p *argParser) awkScript(a Arg) {
 func awkCheck(src string) awkFacts {
 	prog, why := awkParse(src)
 	if prog == nil {
-		return awkFacts{findings: []awkFinding{{"awk-unparsed", "the program could not be parsed (" + why + "), so what it does is not known"}}}
+		return awkFacts{findings: []awkFinding{{code: "awk-unparsed", msg: "the program could not be parsed (" + why + "), so what it does is not known"}}}
 	}
 	w := &awkWalk{seen: map[string]bool{}, alone: map[uintptr]bool{}}
 	tree := reflect.ValueOf(&prog.ResolvedProgram.Program).Elem()
 	w.value(tree)
 	if w.unknown != "" {
-		return awkFacts{findings: []awkFinding{{"awk-unparsed", "the program has syntax the check does not know (" + w.unknown + "), so what it does is not known"}}}
+		return awkFacts{findings: []awkFinding{{code: "awk-unparsed", msg: "the program has syntax the check does not know (" + w.unknown + "), so what it does is not known"}}}
 	}
 	if w.fileRead {
-		w.add("awk-read", "getline < file reads a file chosen by the program")
+		w.find("awk-read", "getline < file reads a file chosen by the program")
 	}
 	p := prog.ResolvedProgram.Program
 	beginOnly := len(p.Begin) > 0 && len(p.Actions) == 0 && len(p.End) == 0 && !w.inputGetline
@@ -168,11 +168,11 @@ type awkWalk struct {
 	unknown      string // a node type the walk does not know
 }
 
-// add records a finding, once per code.
-func (w *awkWalk) add(code, msg string) {
+// find records a finding, once per code.
+func (w *awkWalk) find(code, msg string) {
 	if !w.seen[code] {
 		w.seen[code] = true
-		w.findings = append(w.findings, awkFinding{code, msg})
+		w.findings = append(w.findings, awkFinding{code: code, msg: msg})
 	}
 }
 
@@ -238,7 +238,7 @@ func (w *awkWalk) node(v reflect.Value) {
 	case "NamedFieldExpr":
 		// goawk's @"field"; gawk reads @include "file", @load "lib" and
 		// @name() (an indirect call) here
-		w.add("awk-exec", "an @ directive loads code or calls a function by name")
+		w.find("awk-exec", "an @ directive loads code or calls a function by name")
 	case "VarExpr":
 		w.name(field("Name").String())
 	case "IndexExpr", "InExpr":
@@ -266,7 +266,7 @@ func (w *awkWalk) node(v reflect.Value) {
 func (w *awkWalk) call(fn lexer.Token, args reflect.Value) {
 	switch fn {
 	case lexer.F_SYSTEM:
-		w.add("awk-exec", "system() runs a shell command")
+		w.find("awk-exec", "system() runs a shell command")
 	case lexer.F_SPLIT:
 		// split(s, a): the array is filled
 		if args.Len() > 1 {
@@ -288,9 +288,9 @@ func (w *awkWalk) redirect(op lexer.Token, dest reflect.Value) {
 	}
 	switch op {
 	case lexer.GREATER, lexer.APPEND:
-		w.add("awk-write", "print > file writes to a file")
+		w.find("awk-write", "print > file writes to a file")
 	case lexer.PIPE:
-		w.add("awk-exec", "a | pipes to or from a shell command")
+		w.find("awk-exec", "a | pipes to or from a shell command")
 	default:
 		w.unknownType(reflect.TypeOf(op))
 	}
@@ -303,7 +303,7 @@ func (w *awkWalk) getline(command, target, file reflect.Value, alone bool) {
 	w.lvalue(target)
 	switch {
 	case !command.IsNil():
-		w.add("awk-exec", "a | pipes to or from a shell command")
+		w.find("awk-exec", "a | pipes to or from a shell command")
 	case !file.IsNil():
 		w.fileRead = true
 		f := file.Elem()
@@ -321,15 +321,15 @@ func (w *awkWalk) getline(command, target, file reflect.Value, alone bool) {
 // environment, gawk's SYMTAB reaches every variable by name (ARGV,
 // ENVIRON) and FUNCTAB every function.
 var awkNames = map[string]awkFinding{
-	"ENVIRON": {"env-print", "ENVIRON holds the environment variables, where tokens live"},
-	"SYMTAB":  {"awk-read", "gawk's SYMTAB reaches ARGV and ENVIRON by name, which is not checked"},
-	"FUNCTAB": {"awk-exec", "gawk's FUNCTAB reaches functions by name, which is not checked"},
+	"ENVIRON": {code: "env-print", msg: "ENVIRON holds the environment variables, where tokens live"},
+	"SYMTAB":  {code: "awk-read", msg: "gawk's SYMTAB reaches ARGV and ENVIRON by name, which is not checked"},
+	"FUNCTAB": {code: "awk-exec", msg: "gawk's FUNCTAB reaches functions by name, which is not checked"},
 }
 
 // name checks the name of a variable or array the program uses.
 func (w *awkWalk) name(n string) {
 	if f, ok := awkNames[n]; ok {
-		w.add(f.code, f.msg)
+		w.find(f.code, f.msg)
 	}
 }
 
@@ -338,7 +338,7 @@ func (w *awkWalk) name(n string) {
 func (w *awkWalk) changes(n string) {
 	switch n {
 	case "ARGV", "ARGC", "FILENAME":
-		w.add("awk-read", "changing "+n+" makes awk read files chosen by the program")
+		w.find("awk-read", "changing "+n+" makes awk read files chosen by the program")
 	}
 }
 
