@@ -114,8 +114,7 @@ func awkCheck(src string) awkFacts {
 		return awkFacts{findings: []awkFinding{{code: "awk-unparsed", msg: "the program could not be parsed (" + why + "), so what it does is not known"}}}
 	}
 	w := &awkWalk{seen: map[string]bool{}, alone: map[uintptr]bool{}}
-	tree := reflect.ValueOf(&prog.ResolvedProgram.Program).Elem()
-	w.value(tree)
+	w.walk(reflect.ValueOf(&prog.ResolvedProgram.Program).Elem())
 	if w.unknown != "" {
 		return awkFacts{findings: []awkFinding{{code: "awk-unparsed", msg: "the program has syntax the check does not know (" + w.unknown + "), so what it does is not known"}}}
 	}
@@ -168,6 +167,17 @@ type awkWalk struct {
 	unknown      string // a node type the walk does not know
 }
 
+// walk walks the tree from its root; a panic in reflection (a tree not
+// shaped as awkNodeFields says) is syntax the check does not know.
+func (w *awkWalk) walk(root reflect.Value) {
+	defer func() {
+		if r := recover(); r != nil {
+			w.unknownThing(fmt.Sprint("the walk failed: ", r))
+		}
+	}()
+	w.value(root)
+}
+
 // find records a finding, once per code.
 func (w *awkWalk) find(code, msg string) {
 	if !w.seen[code] {
@@ -200,21 +210,22 @@ func (w *awkWalk) value(v reflect.Value) {
 		}
 	case reflect.String, reflect.Bool, reflect.Int, reflect.Float64:
 	default:
-		w.unknownType(v.Type())
+		w.unknownThing(v.Type().String())
 	}
 }
 
-func (w *awkWalk) unknownType(t reflect.Type) {
+// unknownThing records the first thing in the tree the walk does not know.
+func (w *awkWalk) unknownThing(what string) {
 	if w.unknown == "" {
-		w.unknown = t.String()
+		w.unknown = what
 	}
 }
 
 // node checks one node of the tree.
 func (w *awkWalk) node(v reflect.Value) {
 	t := v.Type()
-	if t.PkgPath() != awkASTPackage || !awkNodes[t.Name()] {
-		w.unknownType(t)
+	if t.PkgPath() != awkASTPackage || !awkNodes[t.Name()] || !v.CanAddr() {
+		w.unknownThing(t.String())
 		return
 	}
 	field := func(name string) reflect.Value { return v.FieldByName(name) }
@@ -292,7 +303,7 @@ func (w *awkWalk) redirect(op lexer.Token, dest reflect.Value) {
 	case lexer.PIPE:
 		w.find("awk-exec", "a | pipes to or from a shell command")
 	default:
-		w.unknownType(reflect.TypeOf(op))
+		w.unknownThing("print redirection " + op.String())
 	}
 }
 
