@@ -575,6 +575,11 @@ type walker struct {
 	// command has a "#" (top checks its comments).
 	topFn func(*syntax.Stmt) bool
 	hash  bool
+	// substs are the substitutions met, and optWords the dynamic words
+	// that could become options (substFacts makes Report.Substitutions).
+	substs   []substRec
+	optWords []optWord
+	shifts   []shiftRec
 }
 
 // top walks one top-level statement as the parser yields it, and says
@@ -745,6 +750,7 @@ func (w *walker) finish() {
 	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && w.ran
 	w.bindLoopReads()
 	w.knowledgeFacts()
+	w.substFacts()
 }
 
 // stmts walks a statement list in order; cwd changes carry over. It

@@ -400,6 +400,9 @@ func (p *argParser) run() {
 				p.stopped = true
 				return
 			}
+			if !endOpts && syntaxKind != "none" && info.canDash {
+				p.w.optionWord(a, p.spec)
+			}
 			if !endOpts && syntaxKind != "none" && p.couldBeOption(a, info) {
 				p.w.find("dynamic-argument", quote(a.Value)+" could expand to an option of "+p.specName()+", which has options that write or run code", a.Span, p.seg.Index)
 			}
@@ -646,7 +649,11 @@ func (p *argParser) takeValue(o *Opt, i int) int {
 func (p *argParser) nextValue(i int) (*Arg, int) {
 	if i+1 < len(p.args) {
 		v := p.args[i+1]
-		if info := p.infos[i+1]; info.multi && p.couldBeOption(v, info) {
+		info := p.infos[i+1]
+		if info.multi && info.canDash {
+			p.w.optionWord(v, p.spec)
+		}
+		if info.multi && p.couldBeOption(v, info) {
 			// -name * or -atime $T: the value is the first field, the
 			// others are arguments of their own.
 			p.w.find("dynamic-argument", quote(v.Value)+" may expand to several words, and the ones after the first could be options of "+p.specName()+", which has options that write or run code", v.Span, p.seg.Index)
