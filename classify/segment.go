@@ -488,7 +488,13 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 			p.unknownSub = true
 			return true
 		}
-		p.subPath = append(p.subPath, sub.Name)
+		if sub.Match != "" {
+			// A subcommand that stands for many words (aws's services)
+			// is named by the word: Sub finds it again from that.
+			p.subPath = append(p.subPath, a.Value)
+		} else {
+			p.subPath = append(p.subPath, sub.Name)
+		}
 		p.subWritten = append(p.subWritten, a.Value)
 		p.spec = sub
 		p.roles = nil
