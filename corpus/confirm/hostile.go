@@ -661,6 +661,8 @@ var Traps = []Trap{
 		Commands: []string{"cargo tree --frozen", "cargo metadata --frozen --format-version 1"},
 		Tools:    []string{"cargo"},
 		Fires:    FireMarker,
+		// CI installs the stable toolchain without making it the default.
+		Env: []string{"RUSTUP_TOOLCHAIN=stable"},
 		Plant: func(w *Workspace) error {
 			// A package with a target: cargo reads the manifest, then
 			// asks rustc (through the wrapper) for the target's facts,
