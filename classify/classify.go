@@ -580,6 +580,9 @@ type walker struct {
 	substs   []substRec
 	optWords []optWord
 	shifts   []shiftRec
+	// positional are the scripts run with arguments (sh -c SCRIPT _ {}),
+	// whose reads of "$1" bindPositional binds.
+	positional []posScope
 }
 
 // top walks one top-level statement as the parser yields it, and says
@@ -748,6 +751,7 @@ func (w *walker) finish() {
 		r.Segments[i].ReadOnly = !bad[i]
 	}
 	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && w.ran
+	w.bindPositional()
 	w.bindLoopReads()
 	w.knowledgeFacts()
 	w.substFacts()

@@ -1327,7 +1327,9 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 	cc := ctx{parent: seg.Index, pipeLen: 1, nested: c.nested + 1, wrappers: appendCopy(c.wrappers, seg.Name),
 		subst: c.subst, loop: c.loop, background: c.background, subshell: true,
 		function: c.function, stdinFed: c.stdinFed, producer: -1}
+	firstRead := len(w.r.Reads)
 	w.stmts(f.Stmts, cc)
+	w.positionalScope(a, seg, c, firstRead)
 	w.restoreCwd(saved)
 	w.src, w.base, w.exact, w.outer = savedSrc, savedBase, savedExact, savedOuter
 }

@@ -133,3 +133,61 @@ func TestSubstitutionShells(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionalReads: a script run with arguments (sh -c SCRIPT NAME
+// ARG...) reads its quoted "$N" as the Nth ARG: find's {} stays a read
+// find produces, a static word is read as itself; an unquoted $1, a script
+// that shifts, and $0 are left dynamic.
+func TestPositionalReads(t *testing.T) {
+	type read struct {
+		Path, Kind, Dynamic string
+		Producer            int
+	}
+	tests := []struct {
+		in   string
+		want []read
+	}{
+		{`find . -name '*.go' -exec sh -c 'head -1 "$1"' _ {} \;`, []read{{".", "literal", "", -1}, {"{}", "dynamic", "find-match", 0}}},
+		{`find . -exec bash -c 'cat "${2}"' x {} README.md \;`, []read{{".", "literal", "", -1}, {"README.md", "literal", "", -1}}},
+		{`find . -exec sh -c 'cat $1' _ {} \;`, []read{{".", "literal", "", -1}, {"$1", "dynamic", "param", -1}}},
+		{`find . -exec sh -c 'shift; cat "$1"' _ {} x \;`, []read{{".", "literal", "", -1}, {`"$1"`, "dynamic", "param", -1}}},
+		{`sh -c 'cat "$0"' a.txt`, []read{{`"$0"`, "dynamic", "param", -1}}},
+		{`sh -c 'cat "$1"' _ a.txt`, []read{{"a.txt", "literal", "", -1}}},
+		// A glob before it may be several words: "$2" is not b.txt.
+		{`sh -c 'cat "$2"' _ *.txt b.txt`, []read{{`"$2"`, "dynamic", "param", -1}}},
+	}
+	for _, tt := range tests {
+		r := Classify(tt.in, WithDialect(DialectBash))
+		var got []read
+		for _, p := range r.Reads {
+			got = append(got, read{p.Path, p.Kind, p.Dynamic, p.Producer})
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Classify(%q).Reads (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestPositionalShells runs the claim bindPositional rests on in the real
+// bash, zsh and sh: sh -c SCRIPT NAME ARG sets $0 to NAME and $1 to ARG,
+// and find -exec hands the shell each match as that ARG.
+func TestPositionalShells(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	find := testenv.LookPath(t, "find")
+	for _, sh := range []string{"bash", "zsh", "sh"} {
+		path := testenv.LookPath(t, sh)
+		out, _ := exec.Command(path, "-c", `printf '<%s|%s>' "$0" "$1"`, "_", "x y").Output()
+		if got, want := string(out), "<_|x y>"; got != want {
+			t.Errorf("%s -c SCRIPT _ 'x y' printed %q, want %q", sh, got, want)
+		}
+		cmd := exec.Command(find, ".", "-name", "*.go", "-exec", path, "-c", `head -1 "$1"`, "_", "{}", ";")
+		cmd.Dir = dir
+		out, _ = cmd.Output()
+		if got, want := string(out), "package a\n"; got != want {
+			t.Errorf("find -exec %s -c 'head -1 \"$1\"' _ {} printed %q, want %q", sh, got, want)
+		}
+	}
+}

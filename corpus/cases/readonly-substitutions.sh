@@ -59,3 +59,15 @@ sort <(ls) -o out.txt # want ask
 tee >(cat) < notes.txt # want ask
 diff <(sort notes.txt) <(cat ~/.ssh/id_rsa) # want deny
 echo "$(cat ~/.aws/credentials)" # want deny
+
+# Nested shells run with arguments: "$1" is the word after the shell's $0
+# (find's {} is judged by walking find's roots, as find -exec's own {}).
+find . -name '*.go' -exec sh -c 'head -1 "$1"' _ {} \; # want allow
+find src -name '*.py' -exec bash -c 'wc -l "$1"' sh {} \; # want allow
+sh -c 'head -3 "$1"' _ notes.txt # want allow
+find ~/.ssh -exec sh -c 'cat "$1"' _ {} \; # want deny
+sh -c 'cat "$2"' _ *.txt ~/.ssh/id_rsa # want ask
+find . -name '*.go' -exec sh -c 'head -1 $1' _ {} \; # want ask
+find . -name '*.go' -exec sh -c 'shift; cat "$1"' _ {} x \; # want ask
+find . -name '*.go' -exec sh -c 'rm "$1"' _ {} \; # want ask
+find . -name '*.go' -exec sh -c 'cat "$2"' _ {} ~/.ssh/id_rsa \; # want deny
