@@ -169,6 +169,10 @@ var (
 	kDoes            = ast.StringTerm("does")
 	kWhy             = ast.StringTerm("why")
 	kCarries         = ast.StringTerm("carries")
+	kSubstitutions   = ast.StringTerm("substitutions")
+	kHost            = ast.StringTerm("host")
+	kOptionEffects   = ast.StringTerm("option_effects")
+	kShiftRoles      = ast.StringTerm("shift_roles")
 	kVia             = ast.StringTerm("via")
 	kGrantRefused    = ast.StringTerm("grant_refused")
 	kAgentRule       = ast.StringTerm("agent_rule")
@@ -996,7 +1000,37 @@ func describeReport(e enc, r *classify.Report) {
 		}
 		e.end()
 	}
+	if len(r.Substitutions) > 0 {
+		e.key(kSubstitutions)
+		e.array()
+		for i := range r.Substitutions {
+			describeSubstitution(e, &r.Substitutions[i])
+		}
+		e.end()
+	}
 	nonEmpty(e, kShell, r.Dialect, e.enum)
+	e.end()
+}
+
+func describeSubstitution(e enc, s *classify.Substitution) {
+	e.object()
+	e.key(kKind)
+	e.enum(s.Kind)
+	e.key(kSpan)
+	describeSpan(e, s.Span)
+	e.key(kHost)
+	e.num(s.Host)
+	nonEmpty(e, kRole, s.Role, e.enum)
+	flag(e, kOptionLike, s.OptionLike)
+	if len(s.OptionEffects) > 0 {
+		e.key(kOptionEffects)
+		describeEnums(e, s.OptionEffects)
+	}
+	flag(e, kSplit, s.Split)
+	if len(s.ShiftRoles) > 0 {
+		e.key(kShiftRoles)
+		describeEnums(e, s.ShiftRoles)
+	}
 	e.end()
 }
 
