@@ -22,9 +22,10 @@ import (
 // A confined command's processes are counted in a pids cgroup of its own
 // where the cgroup v1 pids controller is writable (root): pids.max bounds
 // them (RLIMIT_NPROC does not bind root), and once the run is over every
-// process left in it, a setsid child included, is killed. The starting
-// thread joins the cgroup (v1 moves single threads) before it confines
-// itself, so the command is in it from its first instruction.
+// process left in it, a setsid child included, is killed. The command is
+// moved into it while it is stopped at its exec (see applier), so it is
+// in it from its first instruction; a kept read-only starter's thread
+// joins one its commands share (v1 moves single threads).
 
 var pidsBase struct {
 	once sync.Once
@@ -125,6 +126,11 @@ func (c *pidsCgroup) join() error {
 // procs lists the processes in the cgroup other than this one (whose
 // starting thread may not have ended yet); mine says whether a thread of
 // this process is still there.
+// add moves the process pid (all its threads) into the cgroup.
+func (c *pidsCgroup) add(pid int) error {
+	return os.WriteFile(filepath.Join(c.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+}
+
 func (c *pidsCgroup) procs() (out []int, mine bool) {
 	b, err := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
 	if err != nil {

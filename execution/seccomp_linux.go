@@ -5,6 +5,7 @@ package execution
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -211,10 +212,26 @@ func seccompFilter(allowClone uint32) ([]unix.SockFilter, error) {
 	return a.assemble()
 }
 
+// filters keeps the filter of each allowClone: it is the same for every
+// command.
+var filters sync.Map // uint32 -> []unix.SockFilter
+
+func cachedFilter(allowClone uint32) ([]unix.SockFilter, error) {
+	if p, ok := filters.Load(allowClone); ok {
+		return p.([]unix.SockFilter), nil
+	}
+	prog, err := seccompFilter(allowClone)
+	if err != nil {
+		return nil, err
+	}
+	filters.Store(allowClone, prog)
+	return prog, nil
+}
+
 // installSeccomp installs the filter on the calling thread only (no
 // TSYNC): the thread must be locked and have no_new_privs set.
 func installSeccomp(allowClone uint32) error {
-	prog, err := seccompFilter(allowClone)
+	prog, err := cachedFilter(allowClone)
 	if err != nil {
 		return err
 	}
