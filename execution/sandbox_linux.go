@@ -330,6 +330,9 @@ type threadSetup struct {
 	mntns int
 	// pidns: the thread's commands get a PID namespace (enterPidns).
 	pidns bool
+	// refused, when set, collects what the seccomp filter refused (a
+	// per-run thread's filter has a supervisor); nil: EPERM, unrecorded.
+	refused *refusedCalls
 }
 
 // prepareConfined returns the function that starts cmd under c, the
@@ -345,8 +348,9 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	}
 	var tmp string
 	var g *guard
-	var cg *pidsCgroup      // this run's own (not a kept read-only starter's)
-	var endPidns func() int // ends the run's PID namespace; nil: none
+	var cg *pidsCgroup         // this run's own (not a kept read-only starter's)
+	var endPidns func() int    // ends the run's PID namespace; nil: none
+	refused := &refusedCalls{} // what this run's seccomp filter refused
 	cleanup = func() []SandboxDenial {
 		var d []SandboxDenial
 		left := 0
@@ -362,6 +366,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			d = append(d, SandboxDenial{Op: "process", Line: line})
 		}
 		d = append(d, g.undo()...)
+		d = append(d, refused.denials()...)
 		if tmp != "" {
 			os.RemoveAll(tmp)
 		}
@@ -620,6 +625,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		// cgroup; the thread stays out of it, so that the cgroup empties
 		// when the command's processes are gone.
 		ap.cg, ts.cg = ts.cg, nil
+		ts.refused = refused
 		if ts.pidns {
 			initDone = make(chan struct{})
 		}
@@ -959,8 +965,12 @@ func confineThread(ts *threadSetup, bash string) (init *exec.Cmd, err error) {
 		return init, fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
 	if seccompAvailable {
-		if err := installSeccomp(ts.allowClone); err != nil {
+		fd, err := installSeccomp(ts.allowClone, ts.refused != nil)
+		if err != nil {
 			return init, fmt.Errorf("sandbox: %w", err)
+		}
+		if fd >= 0 {
+			go superviseSeccomp(fd, ts.refused)
 		}
 	}
 	if err := ll.LandlockRestrictSelf(ts.fd, ts.flags); err != nil {

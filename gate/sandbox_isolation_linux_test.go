@@ -44,6 +44,16 @@ func procText(t *testing.T, pid int, name string) string {
 	return string(b)
 }
 
+// refusedCall says whether the result names a system call the seccomp
+// filter refused, by the start of its name.
+func refusedCall(prefix string) func(*execution.SandboxInfo) bool {
+	return func(sb *execution.SandboxInfo) bool {
+		return slices.ContainsFunc(sb.Denied, func(d execution.SandboxDenial) bool {
+			return d.Op == "syscall" && strings.HasPrefix(d.Path, prefix) && strings.Contains(d.Line, "refused by the sandbox")
+		})
+	}
+}
+
 // TestSandboxIsolation runs each escape of issue 26 from a script in the
 // workspace, in workspace-write, and checks on the real system that it
 // did not happen: a device node, the host's name, namespaces, chroot,
@@ -81,6 +91,13 @@ func TestSandboxIsolation(t *testing.T) {
 			})
 		},
 		"/proc lists processes outside the run": func(sb *execution.SandboxInfo) bool { return slices.Contains(sb.Isolation, "pidns") },
+		"device node":                           refusedCall("mknod"),
+		"sethostname":                           refusedCall("sethostname"),
+		"unshare":                               refusedCall("unshare of a namespace"),
+		"chroot":                                refusedCall("chroot"),
+		"raw and packet sockets":                refusedCall("socket("),
+		"prlimit --pid":                         refusedCall("prlimit64"),
+		"ptrace attach":                         refusedCall("ptrace"),
 	}
 	curl, _ := exec.LookPath("curl")
 	strace, _ := exec.LookPath("strace")
