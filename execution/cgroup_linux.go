@@ -79,6 +79,39 @@ func sweepPidsCgroups(base string) {
 	}
 }
 
+// idleCgroups are emptied cgroups of this process kept for the next run
+// (sweepPidsCgroups removes them once this process is gone).
+var idleCgroups cgroupPool
+
+const maxIdleCgroups = 8
+
+type cgroupPool struct {
+	mu   sync.Mutex
+	dirs []*pidsCgroup
+}
+
+func (p *cgroupPool) get() *pidsCgroup {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.dirs); n > 0 {
+		c := p.dirs[n-1]
+		p.dirs = p.dirs[:n-1]
+		return c
+	}
+	return nil
+}
+
+// put keeps c, empty, and reports whether it did.
+func (p *cgroupPool) put(c *pidsCgroup) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.dirs) >= maxIdleCgroups {
+		return false
+	}
+	p.dirs = append(p.dirs, c)
+	return true
+}
+
 // pidsCgroup is one pids cgroup.
 type pidsCgroup struct{ dir string }
 
@@ -88,6 +121,18 @@ func newPidsCgroup(max int) *pidsCgroup {
 	base := pidsCgroupBase()
 	if base == "" {
 		return nil
+	}
+	v := "max"
+	if max >= 0 {
+		v = strconv.Itoa(max)
+	}
+	// An emptied cgroup of an earlier run is used again: making and
+	// removing one costs more than the rest of its life.
+	if c := idleCgroups.get(); c != nil {
+		if os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(v), 0) == nil {
+			return c
+		}
+		os.Remove(c.dir)
 	}
 	// The name holds this process's id (for sweepPidsCgroups) and a
 	// random part: a cgroup left by an earlier process of the same id
@@ -105,10 +150,6 @@ func newPidsCgroup(max int) *pidsCgroup {
 		if !errors.Is(err, os.ErrExist) || try == 3 {
 			return nil
 		}
-	}
-	v := "max"
-	if max >= 0 {
-		v = strconv.Itoa(max)
 	}
 	if os.WriteFile(filepath.Join(dir, "pids.max"), []byte(v), 0) != nil {
 		os.Remove(dir)
@@ -161,6 +202,9 @@ func (c *pidsCgroup) end() (int, error) {
 	for i := 0; i < 400; i++ {
 		ps, mine := c.procs()
 		if len(ps) == 0 && !mine {
+			if idleCgroups.put(c) {
+				return killed, nil
+			}
 			if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
 				return killed, nil
 			}
