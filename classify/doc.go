@@ -60,7 +60,7 @@
 //     harmless), locale-string ($"..." is translated at run time),
 //     stdin-read, stdin-script, unsupported-syntax;
 //   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
-//     awk-read, env-print (awk ENVIRON, and the catalog effect env-print:
+//     awk-read, awk-unparsed (goawk could not parse the program), env-print (awk ENVIRON, and the catalog effect env-print:
 //     ps e; jq env, $ENV and yq strenv), jq-load (jq import and include,
 //     yq load and eval).
 //
