@@ -515,6 +515,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	// Without one, signals to processes outside are refused by Landlock's
 	// scope (ABI 6 on), renice and prlimit of another process by the
 	// seccomp filter.
+	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits")
 	if linuxSandbox.pidns {
 		ts.pidns = true
 		info.Isolation = append(info.Isolation, "pidns")
@@ -526,7 +527,6 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			info.Note = note
 		}
 	}
-	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits")
 	if seccompAvailable {
 		info.Isolation = append(info.Isolation, "seccomp")
 	}
