@@ -8,15 +8,35 @@ package prewarm
 
 import (
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/shellgate/shellgate/rego"
 )
 
 func init() {
-	if Wanted(os.Args[1:], os.Getenv) {
-		rego.Prewarm()
+	if !Wanted(os.Args[1:], os.Getenv) {
+		return
 	}
+	if os.Args[1] == "check" {
+		checkGC()
+	}
+	rego.Prewarm()
+}
+
+// checkGC applies, before the compilation starts, the collector's settings
+// check runs with (batchGC in cmd/shellgate/gc.go: no GOGC target, a soft
+// memory limit of 96 MiB, unless GOGC or GOMEMLIMIT is set): compiling
+// before check sets them would otherwise run a collection that check then
+// avoids.
+func checkGC() {
+	_, gcSet := os.LookupEnv("GOGC")
+	_, memSet := os.LookupEnv("GOMEMLIMIT")
+	if gcSet || memSet {
+		return
+	}
+	debug.SetMemoryLimit(96 << 20)
+	debug.SetGCPercent(-1)
 }
 
 // deciders are the subcommands that decide with the policy.
