@@ -3,6 +3,7 @@ package corpus
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -105,7 +106,7 @@ func LoadFS(fsys fs.FS, dir, prefix string) ([]Case, error) {
 			}
 			fixtures[fxDir] = fx
 		}
-		data, err := fs.ReadFile(fsys, p)
+		data, err := readFileFS(fsys, p)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -121,7 +122,7 @@ func LoadFS(fsys fs.FS, dir, prefix string) ([]Case, error) {
 }
 
 func loadFixtureFile(fsys fs.FS, p, display string) (Fixture, error) {
-	data, err := fs.ReadFile(fsys, p)
+	data, err := readFileFS(fsys, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -129,6 +130,35 @@ func loadFixtureFile(fsys fs.FS, p, display string) (Fixture, error) {
 		return nil, err
 	}
 	return ParseFixture(display, data)
+}
+
+// readFileFS reads the corpus file p of fsys as trust.ReadRegular reads
+// one: only a regular file (a FIFO or device named like a case file is an
+// error, never a read that blocks) of at most MaxFileBytes.
+func readFileFS(fsys fs.FS, p string) ([]byte, error) {
+	st, err := fs.Stat(fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s)", p, st.Mode().Type())
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a corpus file may have", p, st.Size(), MaxFileBytes)
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: more than the %d bytes a corpus file may have", p, MaxFileBytes)
+	}
+	return data, nil
 }
 
 // LoadPath loads a corpus file or a directory of them from the file system.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -78,7 +79,7 @@ func TestDecideInTheAgentsEnv(t *testing.T) {
 	for _, tc := range runs {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGate(t, ws, WithEnv(host(rgrc), tc.allow, nil))
-			res := g.Run(context.Background(), Request{Command: cmd, Sandbox: SandboxFullAccess, Env: map[string]string{"RIPGREP_CONFIG_PATH": ""}})
+			res := g.Run(context.Background(), Request{Command: cmd, Sandbox: execution.SandboxFullAccess, Env: map[string]string{"RIPGREP_CONFIG_PATH": ""}})
 			if res.Status != tc.status {
 				t.Fatalf("status %s (%s), want %s", res.Status, res.Message, tc.status)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/policy"
 )
 
@@ -95,7 +96,9 @@ func BenchmarkCheck(b *testing.B) {
 // the same runner unconfined, interleaved in one run; the ratio metric is
 // the median confined time over the median unconfined time (target ≤ 1.30).
 func BenchmarkSandbox(b *testing.B) {
-	benchSandbox(b, func(dir string) *Confinement { return &Confinement{Mode: SandboxReadOnly, Roots: []string{dir}} })
+	benchSandbox(b, func(dir string) *execution.Confinement {
+		return &execution.Confinement{Mode: execution.SandboxReadOnly, Roots: []string{dir}}
+	})
 }
 
 // BenchmarkSandboxWorkspaceWrite is BenchmarkSandbox in workspace-write
@@ -103,25 +106,25 @@ func BenchmarkSandbox(b *testing.B) {
 // protected paths bound read-only in a mount namespace, the sandbox
 // cache, a pids cgroup, the guard's check after the run.
 func BenchmarkSandboxWorkspaceWrite(b *testing.B) {
-	benchSandbox(b, func(dir string) *Confinement {
+	benchSandbox(b, func(dir string) *execution.Confinement {
 		if err := exec.Command("git", "init", "-q", dir).Run(); err != nil {
 			b.Skipf("git init: %v", err)
 		}
 		home, _ := os.UserHomeDir()
-		return &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}, Cache: filepath.Join(b.TempDir(), "cache"),
-			Toolchains: ToolchainDirs(os.Environ(), home, nil)}
+		return &execution.Confinement{Mode: execution.SandboxWorkspaceWrite, Roots: []string{dir}, Cache: filepath.Join(b.TempDir(), "cache"),
+			Toolchains: execution.ToolchainDirs(os.Environ(), home, nil)}
 	})
 }
 
-func benchSandbox(b *testing.B, confinement func(dir string) *Confinement) {
-	r := &BashRunner{}
+func benchSandbox(b *testing.B, confinement func(dir string) *execution.Confinement) {
+	r := &execution.BashRunner{}
 	if s := r.SandboxSupport(); s.Err != nil {
 		b.Skipf("no confinement here: %v", s.Err)
 	}
 	dir := b.TempDir()
 	ctx := context.Background()
-	env := BuildEnv(os.Environ(), nil, nil)
-	spec := Spec{Command: "true", Dir: dir, Env: env, View: DefaultViewLimits}
+	env := execution.BuildEnv(os.Environ(), nil, nil)
+	spec := execution.Spec{Command: "true", Dir: dir, Env: env, View: execution.DefaultViewLimits}
 	conf := spec
 	conf.Sandbox = confinement(dir)
 	plain := make([]time.Duration, 0, b.N)

@@ -7,40 +7,22 @@
 // is CHANGED_SINCE_CHECK), runs the command through a Runner and
 // says what its exit status means (package exitmeaning).
 //
-// The default Runner, BashRunner, runs `bash -c COMMAND` in a process group
-// of its own with stdin from /dev/null and stdout and stderr merged into
-// one pipe. A timeout, the caller's context and the capture cap stop the
-// whole process tree (SIGTERM to the group, SIGKILL after a grace). The
-// output is decoded as UTF-8 with replacement, ANSI escapes removed, and
-// kept in bounded memory as a head and a tail with one line saying what
-// was left out and where the whole output was spilled.
+// Commands run through package execution: the default Runner
+// (execution.BashRunner) runs the shell in a process group of its own,
+// in a managed environment (execution.BuildEnv), with bounded output. A
+// command allowed as reversible also runs with the toolchains told to
+// stay offline (execution.WithOffline: go list does not fetch modules or
+// switch Go versions).
 //
-// Every command runs in a managed environment (BuildEnv): variables that
-// make bash, the loader or git run unseen code are removed (RemovedEnv),
-// pagers, prompts and colors are switched off (ManagedEnv), and git's
-// repository-controlled helpers are overridden for the run through git's
-// own GIT_CONFIG_COUNT overrides (GitOverrides). A command allowed as
-// reversible also runs with the toolchains told to stay offline
-// (OfflineEnv: go list does not fetch modules or switch Go versions).
-//
-// The kernel enforces what the gate decided. BashRunner confines every
-// command it starts in a SandboxMode: read-only (no write anywhere but
-// /dev/null; reads only in the roots and the system's program and
-// library directories), workspace-write (writes only in the roots and a
-// private TMPDIR) or full-access (no confinement), with no network unless
-// the decision approved egress. The mode follows the decision (Gate.Run);
-// Request.Sandbox and the config key "sandbox" choose it explicitly, and
-// Request.Escalate asks a person for a wider mode for one call. On Linux
-// this is Landlock (the best ABI the kernel offers) applied from a locked,
-// throwaway OS thread that then forks bash, so no helper program has to
-// be found and a library user gets the same confinement; the network is
-// also cut by a network namespace. On macOS it is a Seatbelt profile
-// (SeatbeltProfile) run by sandbox-exec. Where neither is possible a
-// read-only run is refused (SANDBOX_UNAVAILABLE) unless the config says
-// "sandbox: off". An operation the sandbox refused is listed in
-// Result.Sandbox and marked in the output by a SandboxMarker line. Landlock
-// cannot deny a subpath of a granted tree: the deny rows inside the roots
-// (.env, keys) stay the read station's job.
+// The kernel enforces what the gate decided. Every command runs confined
+// in an execution.SandboxMode: read-only, workspace-write or full-access,
+// with no network unless the decision approved egress. The mode follows
+// the decision (Gate.Run); Request.Sandbox and the config key "sandbox"
+// choose it explicitly, and Request.Escalate asks a person for a wider
+// mode for one call. Where the runner cannot confine, a read-only run is
+// refused (SANDBOX_UNAVAILABLE) unless the config says "sandbox: off".
+// Landlock cannot deny a subpath of a granted tree: the deny rows inside
+// the roots (.env, keys) stay the read station's job.
 //
 // A Gate is the library's front door: built once from options (config,
 // policy directories and modules, catalog, roots, runner, limits), safe for

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/policy"
 )
 
@@ -35,23 +36,23 @@ func TestEscalationValidation(t *testing.T) {
 		wantCode Code
 		wantMsg  string
 	}{
-		{"mode without justification", g, Request{Command: "true", Escalate: SandboxWorkspaceWrite},
+		{"mode without justification", g, Request{Command: "true", Escalate: execution.SandboxWorkspaceWrite},
 			CodeInvalidInput, "a sandbox escalation to workspace-write needs a justification: one sentence saying why this call needs it"},
-		{"blank justification", g, Request{Command: "true", Escalate: SandboxWorkspaceWrite, Justification: "  "},
+		{"blank justification", g, Request{Command: "true", Escalate: execution.SandboxWorkspaceWrite, Justification: "  "},
 			CodeInvalidInput, "a sandbox escalation to workspace-write needs a justification: one sentence saying why this call needs it"},
 		{"justification without mode", g, Request{Command: "true", Justification: "I need it."},
 			CodeInvalidInput, "a justification was given without a sandbox escalation: say which mode (workspace-write or full-access) this call needs"},
 		{"unknown mode", g, Request{Command: "true", Escalate: "root", Justification: "I need it."},
 			CodeInvalidInput, `unknown sandbox escalation "root" (want workspace-write or full-access)`},
-		{"two lines", g, Request{Command: "true", Escalate: SandboxFullAccess, Justification: "one\ntwo"},
+		{"two lines", g, Request{Command: "true", Escalate: execution.SandboxFullAccess, Justification: "one\ntwo"},
 			CodeInvalidInput, "the justification must be one sentence on one line"},
-		{"mode and escalation", g, Request{Command: "true", Sandbox: SandboxReadOnly, Escalate: SandboxFullAccess, Justification: "I need it."},
+		{"mode and escalation", g, Request{Command: "true", Sandbox: execution.SandboxReadOnly, Escalate: execution.SandboxFullAccess, Justification: "I need it."},
 			CodeInvalidInput, "give either a sandbox mode or an escalation, not both"},
-		{"not wider: same", g, Request{Command: "true", Mode: policy.ModeReadonly, Escalate: SandboxReadOnly, Justification: "I need it."},
+		{"not wider: same", g, Request{Command: "true", Mode: policy.ModeReadonly, Escalate: execution.SandboxReadOnly, Justification: "I need it."},
 			CodeInvalidInput, "the escalation to read-only is not wider than the mode this call runs in (read-only); nothing was asked and nothing ran"},
-		{"not wider: narrower", g, Request{Command: "touch x", Escalate: SandboxReadOnly, Justification: "I need it."},
+		{"not wider: narrower", g, Request{Command: "touch x", Escalate: execution.SandboxReadOnly, Justification: "I need it."},
 			CodeInvalidInput, "the escalation to read-only is not wider than the mode this call runs in (workspace-write); nothing was asked and nothing ran"},
-		{"denied stays denied", deny, Request{Command: "rm -rf /", Escalate: SandboxFullAccess, Justification: "I need it."},
+		{"denied stays denied", deny, Request{Command: "rm -rf /", Escalate: execution.SandboxFullAccess, Justification: "I need it."},
 			CodeDenied, "the policy denies this command"},
 	}
 	for _, tc := range tests {
@@ -78,21 +79,21 @@ func TestEscalationOneCallThroughAPerson(t *testing.T) {
 	a := &countingApprover{ok: true}
 
 	// Approved: this one call runs workspace-write.
-	res := g.Run(ctx, Request{Command: "touch a", Mode: policy.ModeReadonly, Escalate: SandboxWorkspaceWrite, Justification: "The test needs to create a file.", Approver: a})
+	res := g.Run(ctx, Request{Command: "touch a", Mode: policy.ModeReadonly, Escalate: execution.SandboxWorkspaceWrite, Justification: "The test needs to create a file.", Approver: a})
 	if res.Status != StatusOK || !exists(filepath.Join(dir, "a")) {
 		t.Fatalf("approved escalation: %s; a exists: %v", res.StatusLine(), exists(filepath.Join(dir, "a")))
 	}
-	if diff := cmp.Diff([]*Escalation{{From: SandboxReadOnly, To: SandboxWorkspaceWrite, Justification: "The test needs to create a file."}}, a.seen); diff != "" {
+	if diff := cmp.Diff([]*Escalation{{From: execution.SandboxReadOnly, To: execution.SandboxWorkspaceWrite, Justification: "The test needs to create a file."}}, a.seen); diff != "" {
 		t.Errorf("the approver saw (-want +got):\n%s", diff)
 	}
 	sb := res.Sandbox
-	if !res.Approved || sb.Mode != SandboxWorkspaceWrite || !sb.Escalated || sb.From != SandboxReadOnly || sb.Reason != "escalated" {
+	if !res.Approved || sb.Mode != execution.SandboxWorkspaceWrite || !sb.Escalated || sb.From != execution.SandboxReadOnly || sb.Reason != "escalated" {
 		t.Errorf("result sandbox = %+v, approved %v", sb, res.Approved)
 	}
 
 	// The next call, without an escalation, is read-only again.
 	res = g.Run(ctx, Request{Command: "touch b", Mode: policy.ModeReadonly, Approver: a})
-	if exists(filepath.Join(dir, "b")) || res.Sandbox.Mode != SandboxReadOnly || !strings.Contains(res.Output.String(), SandboxMarker("write", SandboxReadOnly)) {
+	if exists(filepath.Join(dir, "b")) || res.Sandbox.Mode != execution.SandboxReadOnly || !strings.Contains(res.Output.String(), execution.SandboxMarker("write", execution.SandboxReadOnly)) {
 		t.Errorf("the approval carried to the next call: sandbox %+v, output %q", res.Sandbox, res.Output.String())
 	}
 	if a.calls != 1 {
@@ -101,26 +102,26 @@ func TestEscalationOneCallThroughAPerson(t *testing.T) {
 
 	// Refused: nothing runs, and the refusal is final for that command.
 	no := &countingApprover{ok: false}
-	res = g.Run(ctx, Request{Command: "touch c", Mode: policy.ModeReadonly, Escalate: SandboxFullAccess, Justification: "Because.", Approver: no})
+	res = g.Run(ctx, Request{Command: "touch c", Mode: policy.ModeReadonly, Escalate: execution.SandboxFullAccess, Justification: "Because.", Approver: no})
 	if res.Code != CodeNotApproved || res.Ran() || no.calls != 1 {
 		t.Fatalf("refused escalation: %s (ran %v, asked %d)", res.StatusLine(), res.Ran(), no.calls)
 	}
 	yes := &countingApprover{ok: true}
-	res = g.Run(ctx, Request{Command: "touch c", Mode: policy.ModeReadonly, Escalate: SandboxFullAccess, Justification: "Please.", Approver: yes})
+	res = g.Run(ctx, Request{Command: "touch c", Mode: policy.ModeReadonly, Escalate: execution.SandboxFullAccess, Justification: "Please.", Approver: yes})
 	if res.Code != CodeNotApproved || res.Ran() || yes.calls != 0 || exists(filepath.Join(dir, "c")) {
 		t.Fatalf("second escalation of a refused command: %s (asked %d); want a final refusal without asking", res.StatusLine(), yes.calls)
 	}
 	// No approver available: nothing runs.
-	res = g.Run(ctx, Request{Command: "touch d", Mode: policy.ModeReadonly, Escalate: SandboxWorkspaceWrite, Justification: "Because."})
+	res = g.Run(ctx, Request{Command: "touch d", Mode: policy.ModeReadonly, Escalate: execution.SandboxWorkspaceWrite, Justification: "Because."})
 	if res.Code != CodeNotApproved || res.Ran() {
 		t.Fatalf("escalation without approver: %s", res.StatusLine())
 	}
 }
 
 // plainRunner runs without being able to confine (not a Confiner).
-type plainRunner struct{ r BashRunner }
+type plainRunner struct{ r execution.BashRunner }
 
-func (p *plainRunner) Run(ctx context.Context, s Spec) (Outcome, error) {
+func (p *plainRunner) Run(ctx context.Context, s execution.Spec) (execution.Outcome, error) {
 	s.Sandbox = nil
 	return p.r.Run(ctx, s)
 }
@@ -128,7 +129,7 @@ func (p *plainRunner) Run(ctx context.Context, s Spec) (Outcome, error) {
 func TestSandboxUnavailableFailsClosed(t *testing.T) {
 	dir := t.TempDir()
 	g := newGate(t, dir, WithRunner(&plainRunner{}), WithoutDefaultPolicy(), WithPolicyModules(allowAll))
-	res := g.Run(context.Background(), Request{Command: "touch x", Sandbox: SandboxReadOnly})
+	res := g.Run(context.Background(), Request{Command: "touch x", Sandbox: execution.SandboxReadOnly})
 	if res.Code != CodeSandboxUnavailable || res.Ran() || exists(filepath.Join(dir, "x")) {
 		t.Fatalf("read-only without confinement: %s; want SANDBOX_UNAVAILABLE and nothing run", res.StatusLine())
 	}
@@ -137,14 +138,14 @@ func TestSandboxUnavailableFailsClosed(t *testing.T) {
 	}
 	// A write runs, and the result says it was not confined.
 	res = g.Run(context.Background(), Request{Command: "touch y"})
-	if res.Status != StatusOK || res.Sandbox.Enforced || res.Sandbox.Mode != SandboxWorkspaceWrite || !strings.HasPrefix(res.Sandbox.Note, "not confined: ") {
+	if res.Status != StatusOK || res.Sandbox.Enforced || res.Sandbox.Mode != execution.SandboxWorkspaceWrite || !strings.HasPrefix(res.Sandbox.Note, "not confined: ") {
 		t.Errorf("workspace-write without confinement: %s, sandbox %+v", res.StatusLine(), res.Sandbox)
 	}
 	// Turned off by name: read-only runs unconfined, and says so.
 	cfg := policy.DefaultConfig()
 	cfg.Sandbox = policy.SandboxOff
 	off := newGate(t, dir, WithRunner(&plainRunner{}), WithConfig(cfg), WithoutDefaultPolicy(), WithPolicyModules(allowAll))
-	res = off.Run(context.Background(), Request{Command: "touch z", Sandbox: SandboxReadOnly})
+	res = off.Run(context.Background(), Request{Command: "touch z", Sandbox: execution.SandboxReadOnly})
 	if res.Status != StatusOK || !exists(filepath.Join(dir, "z")) || res.Sandbox.Note != "confinement is turned off (sandbox: off)" {
 		t.Errorf("sandbox off: %s, sandbox %+v", res.StatusLine(), res.Sandbox)
 	}
@@ -162,15 +163,15 @@ func TestSandboxModeFollowsDecision(t *testing.T) {
 		g        *Gate
 		req      Request
 		approved bool
-		want     SandboxMode
+		want     execution.SandboxMode
 		why      string
 	}{
-		{"reversible", def, Request{Command: "ls"}, false, SandboxReadOnly, "reversible"},
-		{"readonly mode", def, Request{Command: "ls", Mode: policy.ModeReadonly}, false, SandboxReadOnly, "readonly-mode"},
-		{"approved write", ask, Request{Command: "touch x"}, true, SandboxWorkspaceWrite, "approved-write"},
-		{"requested", def, Request{Command: "ls", Sandbox: SandboxFullAccess}, false, SandboxFullAccess, "requested"},
-		{"config", conf, Request{Command: "ls"}, false, SandboxFullAccess, "config"},
-		{"config does not widen readonly mode", conf, Request{Command: "ls", Mode: policy.ModeReadonly}, false, SandboxReadOnly, "readonly-mode"},
+		{"reversible", def, Request{Command: "ls"}, false, execution.SandboxReadOnly, "reversible"},
+		{"readonly mode", def, Request{Command: "ls", Mode: policy.ModeReadonly}, false, execution.SandboxReadOnly, "readonly-mode"},
+		{"approved write", ask, Request{Command: "touch x"}, true, execution.SandboxWorkspaceWrite, "approved-write"},
+		{"requested", def, Request{Command: "ls", Sandbox: execution.SandboxFullAccess}, false, execution.SandboxFullAccess, "requested"},
+		{"config", conf, Request{Command: "ls"}, false, execution.SandboxFullAccess, "config"},
+		{"config does not widen readonly mode", conf, Request{Command: "ls", Mode: policy.ModeReadonly}, false, execution.SandboxReadOnly, "readonly-mode"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/gate"
 )
 
@@ -94,7 +95,7 @@ func ExampleGate_Run_sandbox() {
 		panic(err)
 	}
 	yes := gate.ApproverFunc(func(ctx context.Context, d *gate.Decision) (bool, error) { return true, nil })
-	res := g.Run(context.Background(), gate.Request{Command: "touch x", Sandbox: gate.SandboxReadOnly, Approver: yes})
+	res := g.Run(context.Background(), gate.Request{Command: "touch x", Sandbox: execution.SandboxReadOnly, Approver: yes})
 	fmt.Print(res.Output.String())
 	fmt.Println(res.Sandbox.Mode, res.Sandbox.Denied[0].Op)
 	// Output:

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/internal/catalogtest"
 	"github.com/shellgate/shellgate/internal/testenv"
@@ -51,7 +52,7 @@ func TestRunExitMeaning(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGate(t, dir, append([]Option{env}, tc.opts...)...)
-			res := g.Run(context.Background(), Request{Command: tc.cmd, Shell: tc.shell, Sandbox: SandboxFullAccess, Approver: approve(true)})
+			res := g.Run(context.Background(), Request{Command: tc.cmd, Shell: tc.shell, Sandbox: execution.SandboxFullAccess, Approver: approve(true)})
 			if res.Run == nil {
 				t.Fatalf("did not run: %s %s", res.Code, res.Message)
 			}

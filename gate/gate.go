@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
@@ -84,12 +85,12 @@ type Request struct {
 	// decision (see Gate.Run). It is the caller's own choice, like
 	// `shellgate run --sandbox`: an agent asks for a wider mode through
 	// Escalate instead.
-	Sandbox SandboxMode `json:"sandbox,omitempty"`
+	Sandbox execution.SandboxMode `json:"sandbox,omitempty"`
 	// Escalate asks to run this one call in a mode strictly wider than
 	// the one the decision gives, with Justification (one sentence) for
 	// the person who approves it. Both or neither must be given.
-	Escalate      SandboxMode `json:"sandbox_escalation,omitempty"`
-	Justification string      `json:"justification,omitempty"`
+	Escalate      execution.SandboxMode `json:"sandbox_escalation,omitempty"`
+	Justification string                `json:"justification,omitempty"`
 	// Env is what the caller knows of the environment the command will
 	// run in (the agent's), for Decide, Check, Explain and Grant: the
 	// values of the variables it lists, "" for one known not to be set;
@@ -104,7 +105,7 @@ type Request struct {
 	// policy (policy.Input.AgentApprovals), which may then allow what it
 	// would ask. Nil: none.
 	AgentRules AgentRules `json:"-"`
-	// Unprotect are protected paths (ProtectedNames, ProtectedGitNames)
+	// Unprotect are protected paths (execution.ProtectedNames, execution.ProtectedGitNames)
 	// the command may write in this one call, as a person chose
 	// (shellgate run --unprotect PATH): relative to Cwd, or absolute.
 	// It is the caller's own choice, like Sandbox; agents cannot set it
@@ -127,8 +128,8 @@ type AgentRules interface {
 // approver sees it on the Decision.
 type Escalation struct {
 	// From is the mode the call would run in; To the mode asked for.
-	From SandboxMode `json:"from"`
-	To   SandboxMode `json:"to"`
+	From execution.SandboxMode `json:"from"`
+	To   execution.SandboxMode `json:"to"`
 	// Justification is the caller's one sentence.
 	Justification string `json:"justification"`
 }
@@ -196,7 +197,7 @@ type Limits struct {
 	// Grace is the time between SIGTERM and SIGKILL (2 s).
 	Grace time.Duration
 	// View bounds the output kept (DefaultViewLimits).
-	View ViewLimits
+	View execution.ViewLimits
 	// CaptureCap stops a command after this much output (10 MiB).
 	CaptureCap int64
 	// SpillDir receives the whole output of a command whose view left
@@ -209,7 +210,7 @@ var DefaultLimits = Limits{
 	DefaultTimeout: 120 * time.Second,
 	MaxTimeout:     600 * time.Second,
 	Grace:          2 * time.Second,
-	View:           DefaultViewLimits,
+	View:           execution.DefaultViewLimits,
 	CaptureCap:     10 << 20,
 }
 
@@ -230,7 +231,7 @@ type options struct {
 	noDefault  bool
 	roots      []string
 	noStation  bool
-	runner     Runner
+	runner     execution.Runner
 	limits     Limits
 	hostEnv    []string
 	envAllow   []string
@@ -313,7 +314,7 @@ func WithoutStation() Option {
 }
 
 // WithRunner replaces the default BashRunner.
-func WithRunner(r Runner) Option {
+func WithRunner(r execution.Runner) Option {
 	return func(o *options) error {
 		if r == nil {
 			return errors.New("gate: nil runner")
@@ -338,8 +339,8 @@ func WithLimits(l Limits) Option {
 		if l.Grace != 0 {
 			o.limits.Grace = l.Grace
 		}
-		if l.View != (ViewLimits{}) {
-			o.limits.View = l.View.normalized()
+		if l.View != (execution.ViewLimits{}) {
+			o.limits.View = l.View
 		}
 		if l.CaptureCap != 0 {
 			o.limits.CaptureCap = l.CaptureCap
@@ -393,7 +394,7 @@ type Gate struct {
 	pl        *Pipeline
 	roots     []string
 	noStation bool
-	runner    Runner
+	runner    execution.Runner
 	limits    Limits
 	env       []string
 	// hostEnv is the environment decided commands run in when a request
@@ -447,7 +448,7 @@ func New(opts ...Option) (*Gate, error) {
 		}
 	}
 	if o.runner == nil {
-		o.runner = &BashRunner{}
+		o.runner = &execution.BashRunner{}
 	}
 	host := o.hostEnv
 	var hostEnv readstation.Env = readstation.ProcessEnv
@@ -459,7 +460,7 @@ func New(opts ...Option) (*Gate, error) {
 	if o.envFromReq {
 		hostEnv = nil
 	}
-	env := BuildEnv(host, o.envAllow, o.envSet)
+	env := execution.BuildEnv(host, o.envAllow, o.envSet)
 	return &Gate{
 		cwd: cwd, pl: pl,
 		roots: o.roots, noStation: o.noStation, runner: o.runner, limits: o.limits,
@@ -730,8 +731,8 @@ func (g *Gate) Run(ctx context.Context, req Request) Result {
 type prepared struct {
 	req     Request
 	d       *Decision
-	spec    Spec
-	sb      *SandboxInfo
+	spec    execution.Spec
+	sb      *execution.SandboxInfo
 	why     string
 	timeout time.Duration
 }
@@ -743,7 +744,7 @@ type prepared struct {
 func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p prepared, res Result, ok bool) {
 	res.Command = req.Command
 	fail := func(r Result) (prepared, Result, bool) { return prepared{}, r, false }
-	if _, ok := g.runner.(*BashRunner); ok && req.Shell == "" && g.pl.Config().Shell == "" {
+	if _, ok := g.runner.(*execution.BashRunner); ok && req.Shell == "" && g.pl.Config().Shell == "" {
 		// The default runner runs bash: that is the shell that runs it.
 		req.Shell = string(classify.DialectBash)
 	}
@@ -818,14 +819,14 @@ func (g *Gate) prepare(ctx context.Context, req Request, background bool) (p pre
 	if timeout > g.limits.MaxTimeout {
 		timeout = g.limits.MaxTimeout
 		if req.TimeoutMS > 0 {
-			res.Notes = append(res.Notes, NoteClamped)
+			res.Notes = append(res.Notes, execution.NoteClamped)
 		}
 	}
 	env := g.env
 	if d.Plan(res.Approved).Offline {
-		env = withOffline(env)
+		env = execution.WithOffline(env)
 	}
-	spec := Spec{
+	spec := execution.Spec{
 		Command: req.Command, Shell: d.Shell, Dir: d.Cwd, Env: env, Timeout: timeout, Grace: g.limits.Grace,
 		View: g.limits.View, CaptureCap: g.limits.CaptureCap, SpillDir: g.limits.SpillDir,
 		ReportDir: req.ReportDir && !background,
@@ -872,13 +873,13 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 	res.Output = &o
 	res.Notes = append(res.Notes, out.Notes...)
 	switch out.Stopped {
-	case StopTimeout:
+	case execution.StopTimeout:
 		res.Status = StatusTimeout
 		res.Message = fmt.Sprintf("timed out after %s; the process group was stopped", fmtDuration(timeout))
 		return res
-	case StopAborted:
+	case execution.StopAborted:
 		return res.fail(CodeAborted, "cancelled while running; the process group was stopped")
-	case StopOutputCap:
+	case execution.StopOutputCap:
 		return res.fail(CodeOutputCap, fmt.Sprintf("the output passed the %d-byte capture cap; the process group was stopped", g.limits.CaptureCap))
 	}
 	// The report and statements the check read, in the dialect it was
@@ -899,15 +900,6 @@ func (g *Gate) execute(ctx context.Context, p prepared, res Result) Result {
 // and shell builtins. The hooks' exit explainer and Run say it this way.
 func (g *Gate) ExitMeaning(command string, code int, shell classify.Dialect) exitmeaning.Meaning {
 	return exitmeaning.Interpret(command, code, exitmeaning.WithCatalog(g.pl.Catalog()), exitmeaning.WithDialect(shell))
-}
-
-func signalNumber(name string) int {
-	for i, n := range sigNames {
-		if n == name {
-			return i
-		}
-	}
-	return 0
 }
 
 // approveSafely asks a; an approver that panics has not approved (the

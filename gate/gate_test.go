@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/policy"
 )
 
@@ -131,7 +132,7 @@ func TestRunResultStatuses(t *testing.T) {
 		{req: Request{Command: "grep -n beta f.txt"}, status: StatusOK, statusLine: "Exit code 0 · "},
 		{req: Request{Command: "grep -n 'gamma;delta' f.txt"}, status: StatusFailed, statusLine: "Exit code 1 · — No matches found"},
 		{req: Request{Command: "grep -n x missing.txt"}, status: StatusFailed, statusLine: "Exit code 2 · — grep reported an error"},
-		{req: Request{Command: "sleep 5", TimeoutMS: 5000}, status: StatusTimeout, notes: []string{NoteClamped}, statusLine: "Timed out · — timed out after 0.3 s; the process group was stopped"},
+		{req: Request{Command: "sleep 5", TimeoutMS: 5000}, status: StatusTimeout, notes: []string{execution.NoteClamped}, statusLine: "Timed out · — timed out after 0.3 s; the process group was stopped"},
 		{req: Request{Command: "echo hi", Cwd: "afile"}, status: StatusError, code: CodeCwdNotADirectory},
 		{req: Request{Command: "echo hi", Cwd: "nope"}, status: StatusError, code: CodeCwdNotFound},
 		{req: Request{Command: "echo hi", Cwd: "/nonexistent/dir"}, status: StatusError, code: CodeCwdNotFound},

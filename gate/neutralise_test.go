@@ -2,42 +2,16 @@ package gate
 
 import (
 	"context"
-	"github.com/shellgate/shellgate/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/shellgate/shellgate/execution"
+	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
 )
-
-func TestAppendGitConfig(t *testing.T) {
-	add := [][2]string{{"protocol.allow", "never"}}
-	for _, tc := range []struct {
-		name    string
-		in, out []string
-	}{
-		{"none yet", []string{"A=1"}, []string{"A=1", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.allow", "GIT_CONFIG_VALUE_0=never"}},
-		{"after the ones there", []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false"},
-			[]string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_KEY_1=protocol.allow", "GIT_CONFIG_VALUE_0=false", "GIT_CONFIG_VALUE_1=never"}},
-		{"a stale key past the count is dropped", []string{"GIT_CONFIG_COUNT=0", "GIT_CONFIG_KEY_0=x.y", "GIT_CONFIG_VALUE_0=z"},
-			[]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.allow", "GIT_CONFIG_VALUE_0=never"}},
-		{"a count that is not a number", []string{"GIT_CONFIG_COUNT=x", "GIT_CONFIG_KEY_0=x.y"},
-			[]string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.allow", "GIT_CONFIG_VALUE_0=never"}},
-	} {
-		if diff := cmp.Diff(tc.out, appendGitConfig(tc.in, add)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
-	}
-	// The offline overrides come after the gate's own, which stay.
-	env := withOffline(BuildEnv(baseEnv(), nil, nil))
-	if !slicesContains(env, "GIT_CONFIG_KEY_0="+GitOverrides[0][0]) || !slicesContains(env, "GIT_NO_LAZY_FETCH=1") || !slicesContains(env, "RUSTUP_AUTO_INSTALL=0") {
-		t.Errorf("withOffline lost an override or an offline variable: %q", env)
-	}
-}
 
 func slicesContains(list []string, s string) bool {
 	for _, v := range list {
@@ -79,7 +53,7 @@ func TestRunNeutralisesRepository(t *testing.T) {
 			marker := filepath.Join(dir, "PWNED")
 			tc.plant(t, dir, marker)
 			cmd := "git status --short"
-			raw := runSpec(t, context.Background(), Spec{Command: cmd, Dir: dir, Env: baseEnv()})
+			raw := runSpec(t, context.Background(), execution.Spec{Command: cmd, Dir: dir, Env: baseEnv()})
 			if _, err := os.Stat(marker); err != nil {
 				t.Fatalf("control: %s did not run the planted program in the agent's environment, so this proves nothing:\n%s", cmd, raw.Output.String())
 			}
@@ -153,7 +127,7 @@ func TestRunNoLazyFetch(t *testing.T) {
 	}
 	cmd := "git cat-file -p HEAD:f"
 	control := clone("control")
-	if out := runSpec(t, context.Background(), Spec{Command: cmd, Dir: control, Env: env}); !strings.Contains(out.Output.String(), "secret content") {
+	if out := runSpec(t, context.Background(), execution.Spec{Command: cmd, Dir: control, Env: env}); !strings.Contains(out.Output.String(), "secret content") {
 		t.Fatalf("control: the lazy fetch did not happen in the agent's environment, so this proves nothing:\n%s", out.Output.String())
 	}
 	dir := clone("gated")

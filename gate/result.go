@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/exitmeaning"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -29,7 +32,7 @@ type Result struct {
 	// Run describes the run; nil when nothing ran.
 	Run *RunInfo `json:"run,omitempty"`
 	// Output is the bounded output view; nil when nothing ran.
-	Output *Output `json:"output,omitempty"`
+	Output *execution.Output `json:"output,omitempty"`
 	// Notes are the Note* values that apply ("clamped", ...).
 	Notes []string `json:"notes,omitempty"`
 	// Meaning is what the exit status means; nil unless the command ran
@@ -38,7 +41,7 @@ type Result struct {
 	// Sandbox is the confinement the command ran under (mode, mechanism,
 	// Landlock ABI, network, the operations it refused), or why it was
 	// not confined; nil when the request stopped before a run was set up.
-	Sandbox *SandboxInfo `json:"sandbox,omitempty"`
+	Sandbox *execution.SandboxInfo `json:"sandbox,omitempty"`
 	// JobID names the background job a Gate.Start started (status
 	// running).
 	JobID string `json:"job_id,omitempty"`
@@ -71,8 +74,8 @@ func (r *RunInfo) ShellStatus() int {
 	if r.ExitCode >= 0 {
 		return r.ExitCode
 	}
-	if n := signalNumber(r.Signal); n > 0 {
-		return 128 + n
+	if n := unix.SignalNum(r.Signal); n > 0 {
+		return 128 + int(n)
 	}
 	return -1
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/gitrepo"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
@@ -16,12 +17,12 @@ import (
 // sandboxFor returns the sandbox mode a call runs in and why: the
 // request's explicit mode, or the mode of the policy's run plan for a call
 // a person approved (approved) or not (policy.Decision.Plan).
-func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode, string) {
+func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (execution.SandboxMode, string) {
 	if req.Sandbox != "" {
 		return req.Sandbox, "requested"
 	}
 	p := d.Plan(approved)
-	return SandboxMode(p.Sandbox), p.Why
+	return execution.SandboxMode(p.Sandbox), p.Why
 }
 
 // confinement returns the account of the confinement a call gets and the
@@ -29,27 +30,27 @@ func (g *Gate) sandboxFor(req Request, d *Decision, approved bool) (SandboxMode,
 // result's SANDBOX_UNAVAILABLE, when the call is to run read-only and
 // the runner cannot confine it and confinement was not turned off by
 // name (config "sandbox: off").
-func (g *Gate) confinement(req Request, mode SandboxMode, why string, d *Decision, approved bool) (*SandboxInfo, *Confinement, error) {
-	sb := &SandboxInfo{Mode: mode, Reason: why, Network: "allowed"}
+func (g *Gate) confinement(req Request, mode execution.SandboxMode, why string, d *Decision, approved bool) (*execution.SandboxInfo, *execution.Confinement, error) {
+	sb := &execution.SandboxInfo{Mode: mode, Reason: why, Network: "allowed"}
 	if g.pl.Config().Sandbox == policy.SandboxOff {
 		sb.Note = "confinement is turned off (sandbox: off)"
 		return sb, nil, nil
 	}
-	if mode == SandboxFullAccess {
+	if mode == execution.SandboxFullAccess {
 		return sb, nil, nil
 	}
 	if sup := g.SandboxSupport(); sup.Err != nil {
 		sb.Note = "not confined: " + sup.Err.Error()
-		if mode == SandboxReadOnly {
+		if mode == execution.SandboxReadOnly {
 			return sb, nil, fmt.Errorf("the command was to run confined read-only, and confinement is not possible here (%v); nothing ran. Turn confinement off by name (config \"sandbox: off\", or run --sandbox off) to run without it", sup.Err)
 		}
 		return sb, nil, nil
 	}
 	roots, gdirs, home, b := g.sandboxRoots(d.Cwd)
 	plan := d.Plan(approved)
-	conf := &Confinement{Mode: mode, Roots: roots, Network: plan.Network, Reads: userGitConfig(home),
-		GitDirs: gdirs, Cache: SandboxCacheDir(), Unprotect: unprotect(req.Unprotect, d.Cwd)}
-	conf.Toolchains = ToolchainDirs(g.env, home, func(p string) bool {
+	conf := &execution.Confinement{Mode: mode, Roots: roots, Network: plan.Network, Reads: userGitConfig(home),
+		GitDirs: gdirs, Cache: execution.SandboxCacheDir(), Unprotect: unprotect(req.Unprotect, d.Cwd)}
+	conf.Toolchains = execution.ToolchainDirs(g.env, home, func(p string) bool {
 		if b == nil {
 			return false
 		}
@@ -57,7 +58,7 @@ func (g *Gate) confinement(req Request, mode SandboxMode, why string, d *Decisio
 		return denied
 	})
 	if l := g.pl.Config().SandboxLimits; l != nil {
-		conf.Limits = ResourceLimits{Processes: l.Processes, MemoryMB: l.MemoryMB, FileSizeMB: l.FileSizeMB}
+		conf.Limits = execution.ResourceLimits{Processes: l.Processes, MemoryMB: l.MemoryMB, FileSizeMB: l.FileSizeMB}
 	}
 	if plan.StationReads && d.Station != nil {
 		reads, lists := approvedReads(d)
@@ -295,12 +296,12 @@ func (g *Gate) refusedBefore(key string) bool {
 // SandboxSupport reports whether this gate confines the commands it runs:
 // its runner's support (Confiner), or an error when the runner cannot
 // confine or the config turned confinement off.
-func (g *Gate) SandboxSupport() SandboxSupport {
+func (g *Gate) SandboxSupport() execution.SandboxSupport {
 	if g.pl.Config().Sandbox == policy.SandboxOff {
-		return SandboxSupport{Err: fmt.Errorf("confinement is turned off (sandbox: off)")}
+		return execution.SandboxSupport{Err: fmt.Errorf("confinement is turned off (sandbox: off)")}
 	}
-	if c, ok := g.runner.(Confiner); ok {
+	if c, ok := g.runner.(execution.Confiner); ok {
 		return c.SandboxSupport()
 	}
-	return SandboxSupport{Err: fmt.Errorf("the runner %T cannot confine commands", g.runner)}
+	return execution.SandboxSupport{Err: fmt.Errorf("the runner %T cannot confine commands", g.runner)}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
 
@@ -22,7 +23,7 @@ func needTool(t testing.TB, name string, candidates ...string) string {
 }
 
 // needLandlock skips (fails in CI) when this kernel cannot confine.
-func needLandlock(t *testing.T) SandboxSupport {
+func needLandlock(t *testing.T) execution.SandboxSupport {
 	t.Helper()
 	s := testRunner.SandboxSupport()
 	if s.Err != nil {

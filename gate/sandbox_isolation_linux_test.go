@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
 
@@ -146,7 +147,7 @@ print('forked', n)
 					testenv.Missing(t, "%s is not installed", tc.need)
 				}
 			}
-			res := g.Run(context.Background(), Request{Command: tc.cmd, Sandbox: SandboxWorkspaceWrite, TimeoutMS: 60_000})
+			res := g.Run(context.Background(), Request{Command: tc.cmd, Sandbox: execution.SandboxWorkspaceWrite, TimeoutMS: 60_000})
 			if !res.Ran() {
 				t.Fatalf("did not run: %s", res.StatusLine())
 			}

@@ -4,7 +4,6 @@ package gate
 
 import (
 	"context"
-	"github.com/shellgate/shellgate/readstation"
 	"net"
 	"os"
 	"os/exec"
@@ -17,7 +16,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // sandboxGate is a gate with the allow-all policy, its workspace (cwd)
@@ -37,7 +38,7 @@ func TestSandboxReadOnlyRefusesWrites(t *testing.T) {
 		req  Request
 	}{
 		{"readonly mode", Request{Command: "touch x; echo after", Mode: policy.ModeReadonly}},
-		{"explicit read-only", Request{Command: "touch x; echo after", Sandbox: SandboxReadOnly}},
+		{"explicit read-only", Request{Command: "touch x; echo after", Sandbox: execution.SandboxReadOnly}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, dir, _ := sandboxGate(t)
@@ -49,14 +50,14 @@ func TestSandboxReadOnlyRefusesWrites(t *testing.T) {
 				t.Errorf("touch x wrote %s under read-only", filepath.Join(dir, "x"))
 			}
 			out := res.Output.String()
-			if !strings.Contains(out, "\n"+SandboxMarker("write", SandboxReadOnly)+"\n") || !strings.Contains(out, "after\n") {
+			if !strings.Contains(out, "\n"+execution.SandboxMarker("write", execution.SandboxReadOnly)+"\n") || !strings.Contains(out, "after\n") {
 				t.Errorf("output lacks the marker line:\n%s", out)
 			}
 			sb := res.Sandbox
-			if sb == nil || !sb.Enforced || sb.Mode != SandboxReadOnly || sb.Mechanism != "landlock" || sb.ABI < 1 || sb.Network != "denied" {
+			if sb == nil || !sb.Enforced || sb.Mode != execution.SandboxReadOnly || sb.Mechanism != "landlock" || sb.ABI < 1 || sb.Network != "denied" {
 				t.Fatalf("sandbox = %+v, want enforced read-only landlock with an ABI and no network", sb)
 			}
-			want := []SandboxDenial{{Op: "write", Path: filepath.Join(dir, "x"), Line: "touch: cannot touch 'x': Permission denied"}}
+			want := []execution.SandboxDenial{{Op: "write", Path: filepath.Join(dir, "x"), Line: "touch: cannot touch 'x': Permission denied"}}
 			if diff := cmp.Diff(want, sb.Denied); diff != "" {
 				t.Errorf("denied (-want +got):\n%s", diff)
 			}
@@ -74,12 +75,12 @@ func TestSandboxReadOnlyCannotReadHome(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "mine"), []byte("mine\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := g.Run(context.Background(), Request{Command: "cat mine; cat " + secret, Sandbox: SandboxReadOnly})
+	res := g.Run(context.Background(), Request{Command: "cat mine; cat " + secret, Sandbox: execution.SandboxReadOnly})
 	out := res.Output.String()
 	if !strings.HasPrefix(out, "mine\n") || strings.Contains(out, "s3cret") {
 		t.Errorf("output:\n%s\nwant the workspace file and not the home file", out)
 	}
-	if !strings.Contains(out, SandboxMarker("read", SandboxReadOnly)) {
+	if !strings.Contains(out, execution.SandboxMarker("read", execution.SandboxReadOnly)) {
 		t.Errorf("output lacks the read marker:\n%s", out)
 	}
 	if len(res.Sandbox.Denied) != 1 || res.Sandbox.Denied[0].Op != "read" || res.Sandbox.Denied[0].Path != secret {
@@ -96,7 +97,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 		t.Fatalf("did not run: %s", res.StatusLine())
 	}
 	sb := res.Sandbox
-	if sb == nil || sb.Mode != SandboxWorkspaceWrite || sb.Reason != "granted" || !sb.Enforced {
+	if sb == nil || sb.Mode != execution.SandboxWorkspaceWrite || sb.Reason != "granted" || !sb.Enforced {
 		t.Fatalf("sandbox = %+v, want enforced workspace-write for a granted write", sb)
 	}
 	if !exists(filepath.Join(dir, "sub/d/in-root")) {
@@ -114,10 +115,10 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 	if !strings.Contains(filepath.Base(tmp), "shellgate-tmp-") || exists(tmp) {
 		t.Errorf("TMPDIR %q: want a private shellgate-tmp- dir, removed after the run", tmp)
 	}
-	if !strings.Contains(out, SandboxMarker("write", SandboxWorkspaceWrite)) {
+	if !strings.Contains(out, execution.SandboxMarker("write", execution.SandboxWorkspaceWrite)) {
 		t.Errorf("output lacks the marker:\n%s", out)
 	}
-	want := []SandboxDenial{{Op: "write", Path: filepath.Join(home, "outside"), Line: "touch: cannot touch '" + filepath.Join(home, "outside") + "': Permission denied"}}
+	want := []execution.SandboxDenial{{Op: "write", Path: filepath.Join(home, "outside"), Line: "touch: cannot touch '" + filepath.Join(home, "outside") + "': Permission denied"}}
 	if diff := cmp.Diff(want, sb.Denied); diff != "" {
 		t.Errorf("denied (-want +got):\n%s", diff)
 	}
@@ -173,7 +174,7 @@ func TestSandboxDeniesNetwork(t *testing.T) {
 	l := newLoopback(t)
 	port := strconv.Itoa(l.port)
 	cmd := curl + " -sS --max-time 3 http://127.0.0.1:" + port + "/; echo x > /dev/tcp/127.0.0.1/" + port + "; echo x > /dev/udp/127.0.0.1/" + port + "; true"
-	for _, mode := range []SandboxMode{SandboxReadOnly, SandboxWorkspaceWrite} {
+	for _, mode := range []execution.SandboxMode{execution.SandboxReadOnly, execution.SandboxWorkspaceWrite} {
 		res := g.Run(context.Background(), Request{Command: cmd, Sandbox: mode})
 		if !res.Ran() {
 			t.Fatalf("%s: did not run: %s", mode, res.StatusLine())
@@ -181,7 +182,7 @@ func TestSandboxDeniesNetwork(t *testing.T) {
 		if res.Sandbox.Network != "denied" {
 			t.Errorf("%s: network = %q, want denied", mode, res.Sandbox.Network)
 		}
-		if !strings.Contains(res.Output.String(), SandboxMarker("network", mode)) {
+		if !strings.Contains(res.Output.String(), execution.SandboxMarker("network", mode)) {
 			t.Errorf("%s: output lacks the network marker:\n%s", mode, res.Output.String())
 		}
 	}
@@ -196,50 +197,13 @@ func TestSandboxDeniesNetwork(t *testing.T) {
 		t.Fatalf("the loopback listener saw %d connections and %d datagrams from unapproved commands", n, u)
 	}
 	// The same command with the network allowed reaches it: the test can fail.
-	res := g.Run(context.Background(), Request{Command: cmd, Sandbox: SandboxFullAccess})
+	res := g.Run(context.Background(), Request{Command: cmd, Sandbox: execution.SandboxFullAccess})
 	if !strings.Contains(res.Output.String(), "hi") {
 		t.Errorf("full-access: output %q, want the listener's answer", res.Output.String())
 	}
 	time.Sleep(100 * time.Millisecond)
 	if n, u := l.tcp.Load(), l.udp.Load(); n < 2 || u < 1 {
 		t.Errorf("full-access: the listener saw %d connections and %d datagrams, want 2 and 1", n, u)
-	}
-}
-
-func TestSandboxUserNamespaceGuard(t *testing.T) {
-	// The guard an unprivileged user gets: a new user and network
-	// namespace per command.
-	needLandlock(t)
-	if !usernsWorks(mustBash(t)) {
-		t.Skip("user namespaces are not available")
-	}
-	curl := needTool(t, "curl")
-	dir := t.TempDir()
-	l := newLoopback(t)
-	port := strconv.Itoa(l.port)
-	cmd := exec.Command(mustBash(t), "-c", curl+" -sS --max-time 3 http://127.0.0.1:"+port+"/; echo x > /dev/udp/127.0.0.1/"+port+"; touch in-root; id -u")
-	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	saved := linuxSandbox.support
-	linuxSandbox.support.NetworkGuard = "userns+netns"
-	defer func() { linuxSandbox.support = saved }()
-	start, info, _, cleanup, err := prepareConfined(cmd, &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}}, mustBash(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := start(); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	time.Sleep(100 * time.Millisecond)
-	if info.NetworkGuard != "userns+netns" || l.tcp.Load() != 0 || l.udp.Load() != 0 {
-		t.Errorf("guard %s: listener saw %d connections, %d datagrams; output:\n%s", info.NetworkGuard, l.tcp.Load(), l.udp.Load(), out.String())
-	}
-	if !exists(filepath.Join(dir, "in-root")) {
-		t.Errorf("a write in the root failed in the user namespace:\n%s", out.String())
 	}
 }
 
@@ -262,7 +226,7 @@ func TestSandboxApprovedEgress(t *testing.T) {
 	g := newGate(t, dir, WithoutDefaultPolicy(), WithPolicyModules(askAll))
 	l := newLoopback(t)
 	res := g.Run(context.Background(), Request{Command: curl + " -sS --max-time 3 http://127.0.0.1:" + strconv.Itoa(l.port) + "/", Approver: approve(true)})
-	if res.Sandbox == nil || res.Sandbox.Network != "allowed" || res.Sandbox.Mode != SandboxWorkspaceWrite || !strings.Contains(res.Output.String(), "hi") {
+	if res.Sandbox == nil || res.Sandbox.Network != "allowed" || res.Sandbox.Mode != execution.SandboxWorkspaceWrite || !strings.Contains(res.Output.String(), "hi") {
 		t.Fatalf("approved curl: sandbox %+v, output %q; want workspace-write with the network", res.Sandbox, res.Output.String())
 	}
 	res = g.Run(context.Background(), Request{Command: "echo x > /dev/tcp/127.0.0.1/" + strconv.Itoa(l.port), Approver: approve(true)})
@@ -291,7 +255,7 @@ func TestSandboxApprovedReads(t *testing.T) {
 		t.Fatalf("did not run: %s", res.StatusLine())
 	}
 	out := res.Output.String()
-	if !strings.HasPrefix(out, "a-content\n") || strings.Contains(out, "b-content") || !strings.Contains(out, SandboxMarker("read", SandboxWorkspaceWrite)) {
+	if !strings.HasPrefix(out, "a-content\n") || strings.Contains(out, "b-content") || !strings.Contains(out, execution.SandboxMarker("read", execution.SandboxWorkspaceWrite)) {
 		t.Errorf("output:\n%s\nwant ~/a read, ~/b refused with the marker", out)
 	}
 }
@@ -322,11 +286,11 @@ func TestSandboxGitWorktree(t *testing.T) {
 	}
 	g := newGate(t, wt)
 	res := g.Run(context.Background(), Request{Command: "git log --format=%s%n%an"})
-	if res.Status != StatusOK || res.Sandbox.Mode != SandboxReadOnly || res.Output.String() != "first\nT\n" {
+	if res.Status != StatusOK || res.Sandbox.Mode != execution.SandboxReadOnly || res.Output.String() != "first\nT\n" {
 		t.Fatalf("git log in a worktree, read-only: %s\n%s", res.StatusLine(), res.Output.String())
 	}
 	res = g.Run(context.Background(), Request{Command: "git commit -q --allow-empty -m second", Approver: approve(true)})
-	if res.Status != StatusOK || res.Sandbox.Mode != SandboxWorkspaceWrite {
+	if res.Status != StatusOK || res.Sandbox.Mode != execution.SandboxWorkspaceWrite {
 		t.Fatalf("git commit in a worktree, workspace-write: %s\n%s", res.StatusLine(), res.Output.String())
 	}
 	if strings.Contains(res.Output.String(), "[sandbox:") {
@@ -447,7 +411,7 @@ func TestSandboxApprovedListing(t *testing.T) {
 	if strings.Contains(out, "PRIVATE-KEY") || strings.Contains(out, "notes\n") {
 		t.Errorf("an approved listing made the files beneath readable:\n%s", out)
 	}
-	if !strings.Contains(out, SandboxMarker("read", SandboxWorkspaceWrite)) {
+	if !strings.Contains(out, execution.SandboxMarker("read", execution.SandboxWorkspaceWrite)) {
 		t.Errorf("output lacks the read marker:\n%s", out)
 	}
 	// Named by the command, the file is approved and readable.

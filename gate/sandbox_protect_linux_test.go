@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/execution"
 )
 
 // plantedRepo makes a git repository in a workspace as a developer has
@@ -136,7 +138,7 @@ func TestSandboxNothingPlanted(t *testing.T) {
 	}
 	before := snapshotTree(t, filepath.Join(ws, ".git"))
 	beforeTop := snapshotTree(t, ws)
-	res := g.Run(context.Background(), Request{Command: "sh plant.sh; rm plant.sh", Sandbox: SandboxWorkspaceWrite})
+	res := g.Run(context.Background(), Request{Command: "sh plant.sh; rm plant.sh", Sandbox: execution.SandboxWorkspaceWrite})
 	if !res.Ran() {
 		t.Fatalf("did not run: %s", res.StatusLine())
 	}
@@ -163,7 +165,7 @@ func TestSandboxNothingPlanted(t *testing.T) {
 			t.Errorf("%s was removed", p)
 		}
 	}
-	if !strings.Contains(out, SandboxMarker("write", SandboxWorkspaceWrite)) {
+	if !strings.Contains(out, execution.SandboxMarker("write", execution.SandboxWorkspaceWrite)) {
 		t.Errorf("output lacks the write marker")
 	}
 	// The names that did not exist yet are reported as refused writes.
@@ -180,7 +182,7 @@ func TestSandboxNothingPlanted(t *testing.T) {
 	// The real git still works in the same sandbox: add, commit, branch,
 	// checkout, and it leaves index, objects, refs, logs, ORIG_HEAD and
 	// COMMIT_EDITMSG written.
-	res = g.Run(context.Background(), Request{Command: `echo change >> README && git add README && git commit -q -m second && git checkout -q -b topic && echo t > t && git add t && git commit -q -m third && git checkout -q main && git reset -q --soft HEAD~1 && git reset -q HEAD@{1} && git log --format=%s --all | sort | tr '\n' ' '`, Sandbox: SandboxWorkspaceWrite})
+	res = g.Run(context.Background(), Request{Command: `echo change >> README && git add README && git commit -q -m second && git checkout -q -b topic && echo t > t && git add t && git commit -q -m third && git checkout -q main && git reset -q --soft HEAD~1 && git reset -q HEAD@{1} && git log --format=%s --all | sort | tr '\n' ' '`, Sandbox: execution.SandboxWorkspaceWrite})
 	if res.Status != StatusOK || res.Output.String() != "first second third " {
 		t.Fatalf("git in workspace-write: %s\n%s", res.StatusLine(), res.Output.String())
 	}
@@ -192,11 +194,11 @@ func TestSandboxNothingPlanted(t *testing.T) {
 
 	// A person widens one call: --unprotect .git/hooks lets that call
 	// install a hook; the next call is protected again.
-	res = g.Run(context.Background(), Request{Command: "echo '#!/bin/sh' > .git/hooks/pre-push", Sandbox: SandboxWorkspaceWrite, Unprotect: []string{".git/hooks"}})
+	res = g.Run(context.Background(), Request{Command: "echo '#!/bin/sh' > .git/hooks/pre-push", Sandbox: execution.SandboxWorkspaceWrite, Unprotect: []string{".git/hooks"}})
 	if res.Status != StatusOK || !exists(filepath.Join(ws, ".git/hooks/pre-push")) {
 		t.Errorf("unprotected .git/hooks: %s\n%s", res.StatusLine(), res.Output.String())
 	}
-	res = g.Run(context.Background(), Request{Command: "echo x > .git/hooks/pre-rebase", Sandbox: SandboxWorkspaceWrite})
+	res = g.Run(context.Background(), Request{Command: "echo x > .git/hooks/pre-rebase", Sandbox: execution.SandboxWorkspaceWrite})
 	if res.Status == StatusOK || exists(filepath.Join(ws, ".git/hooks/pre-rebase")) {
 		t.Errorf("the widening outlived its call: %s", res.StatusLine())
 	}
@@ -208,7 +210,7 @@ func TestSandboxNothingPlanted(t *testing.T) {
 func TestSandboxNoRepositoryPlanted(t *testing.T) {
 	needTool(t, "git")
 	g, dir, _ := sandboxGate(t)
-	res := g.Run(context.Background(), Request{Command: "git init -q && git config core.fsmonitor 'touch pwned' && echo made", Sandbox: SandboxWorkspaceWrite})
+	res := g.Run(context.Background(), Request{Command: "git init -q && git config core.fsmonitor 'touch pwned' && echo made", Sandbox: execution.SandboxWorkspaceWrite})
 	if !res.Ran() {
 		t.Fatalf("did not run: %s", res.StatusLine())
 	}
@@ -218,7 +220,7 @@ func TestSandboxNoRepositoryPlanted(t *testing.T) {
 	if len(res.Sandbox.Denied) == 0 || res.Sandbox.Denied[0].Path != filepath.Join(dir, ".git") {
 		t.Errorf("denied = %+v, want the .git it made", res.Sandbox.Denied)
 	}
-	if !strings.Contains(res.Output.String(), SandboxMarker("write", SandboxWorkspaceWrite)) {
+	if !strings.Contains(res.Output.String(), execution.SandboxMarker("write", execution.SandboxWorkspaceWrite)) {
 		t.Errorf("output lacks the marker:\n%s", res.Output.String())
 	}
 }

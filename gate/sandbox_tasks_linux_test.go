@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
 
@@ -128,7 +129,7 @@ func TestSandboxEverydayTasks(t *testing.T) {
 				needTool(t, n)
 			}
 			ran++
-			res := g.Run(context.Background(), Request{Command: tc.cmd, Sandbox: SandboxWorkspaceWrite, TimeoutMS: 300_000})
+			res := g.Run(context.Background(), Request{Command: tc.cmd, Sandbox: execution.SandboxWorkspaceWrite, TimeoutMS: 300_000})
 			if res.Status != StatusOK {
 				out := ""
 				if res.Output != nil {

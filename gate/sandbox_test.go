@@ -2,106 +2,10 @@ package gate
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/shellgate/shellgate/policy"
 )
-
-func TestSandboxModeOrder(t *testing.T) {
-	tests := []struct {
-		a, b SandboxMode
-		want bool
-	}{
-		{SandboxWorkspaceWrite, SandboxReadOnly, true},
-		{SandboxFullAccess, SandboxReadOnly, true},
-		{SandboxFullAccess, SandboxWorkspaceWrite, true},
-		{SandboxReadOnly, SandboxReadOnly, false},
-		{SandboxReadOnly, SandboxWorkspaceWrite, false},
-		{"root", SandboxReadOnly, false},
-		{SandboxFullAccess, "", false},
-	}
-	for _, tc := range tests {
-		if got := tc.a.Wider(tc.b); got != tc.want {
-			t.Errorf("%q.Wider(%q) = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
-	}
-	if _, err := ParseSandboxMode("danger-full-access"); err == nil {
-		t.Errorf("ParseSandboxMode accepted an unknown mode")
-	}
-}
-
-func TestPathCandidates(t *testing.T) {
-	tests := []struct {
-		line string
-		want []string
-	}{
-		{"touch: cannot touch 'x': Permission denied", []string{"x"}},
-		{"mkdir: cannot create directory ‘d/e’: Permission denied", []string{"d/e"}},
-		{"cat: /home/u/.netrc: Permission denied", []string{"/home/u/.netrc"}},
-		{"bash: line 1: /root/out: Permission denied", []string{"/root/out"}},
-		{`python: can't open file "/x/y.py": [Errno 13] Permission denied`, []string{"/x/y.py"}},
-		{"no path here: Permission denied", nil},
-		{"verifying m@v1: open /root/go/pkg/mod/x.ziphash: permission denied", []string{"/root/go/pkg/mod/x.ziphash"}},
-		{"open /a/b: read-only file system", []string{"/a/b"}},
-	}
-	for _, tc := range tests {
-		if diff := cmp.Diff(tc.want, pathCandidates(tc.line)); diff != "" {
-			t.Errorf("pathCandidates(%q) (-want +got):\n%s", tc.line, diff)
-		}
-	}
-}
-
-// TestDetectDenials judges error lines on a real file system: only a
-// refusal the sandbox explains is listed, not one the file permissions
-// explain or one inside what the sandbox grants.
-func TestDetectDenials(t *testing.T) {
-	root, home := t.TempDir(), t.TempDir()
-	secret := filepath.Join(home, "secret")
-	if err := os.WriteFile(secret, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ro := &confinedSets{mode: SandboxReadOnly, read: []string{root}}
-	ww := &confinedSets{mode: SandboxWorkspaceWrite, read: []string{root}, write: []string{root}}
-	tests := []struct {
-		name string
-		sets *confinedSets
-		out  string
-		want []SandboxDenial
-	}{
-		{"write in root, read-only", ro, "touch: cannot touch 'x': Permission denied\n",
-			[]SandboxDenial{{Op: "write", Path: filepath.Join(root, "x"), Line: "touch: cannot touch 'x': Permission denied"}}},
-		{"write in root, workspace-write", ww, "touch: cannot touch 'x': Permission denied\n", nil},
-		{"write in home, workspace-write", ww, "touch: cannot touch '" + home + "/y': Permission denied\n",
-			[]SandboxDenial{{Op: "write", Path: filepath.Join(home, "y"), Line: "touch: cannot touch '" + home + "/y': Permission denied"}}},
-		{"read outside", ro, "cat: " + secret + ": Permission denied",
-			[]SandboxDenial{{Op: "read", Path: secret, Line: "cat: " + secret + ": Permission denied"}}},
-		{"parent missing", ro, "touch: cannot touch '/nonexistent-dir/x': Permission denied", nil},
-		{"network", ro, "curl: (7) Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server",
-			[]SandboxDenial{{Op: "network", Line: "curl: (7) Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server"}}},
-		{"network allowed", &confinedSets{mode: SandboxReadOnly, read: []string{root}, network: true}, "bash: connect: Network is unreachable", nil},
-		{"plain output", ro, "all good\n", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := detectDenials(&Output{Head: tc.out}, tc.sets, root)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("denials (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestAddMarkers(t *testing.T) {
-	o := Output{Head: "touch: cannot touch 'x': Permission denied"}
-	addMarkers(&o, []SandboxDenial{{Op: "network"}, {Op: "write"}, {Op: "write"}}, SandboxReadOnly)
-	want := "touch: cannot touch 'x': Permission denied\n[sandbox: write denied under read-only mode]\n[sandbox: network denied under read-only mode]\n"
-	if diff := cmp.Diff(want, o.String()); diff != "" {
-		t.Errorf("output (-want +got):\n%s", diff)
-	}
-}
 
 // TestRemoteReadsEgress: a remote read the config's remote_reads allows
 // is a decision that approves the network (shellgate run gives it egress);

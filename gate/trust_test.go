@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/trust"
 )
@@ -46,7 +47,7 @@ func TestGateProjectTrust(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := New(WithCwd(dir), WithResolvedConfig(res), WithRunner(&BashRunner{}))
+			g, err := New(WithCwd(dir), WithResolvedConfig(res), WithRunner(&execution.BashRunner{}))
 			if err != nil {
 				t.Fatal(err)
 			}

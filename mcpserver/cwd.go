@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -132,7 +133,7 @@ func sameDir(dir string) string {
 // the next call runs, and why when the shell's directory was not taken
 // ("" when nothing changed).
 func (s *Server) follow(ctx context.Context, ss *mcp.ServerSession, g *gate.Gate, res gate.Result, mode, base, dir string) string {
-	if res.Run == nil || res.Decision == nil || !gate.ReportsDir(res.Decision.Shell) {
+	if res.Run == nil || res.Decision == nil || !execution.ReportsDir(res.Decision.Shell) {
 		return ""
 	}
 	final := res.Run.FinalDir

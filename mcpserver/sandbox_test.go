@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/internal/mcptest"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
@@ -74,7 +74,7 @@ func mcpOpts(t *testing.T, dir, config string) *Server {
 // (testenv.Missing: skipped on a developer's machine, a failure in CI).
 func needConfinement(t *testing.T) {
 	t.Helper()
-	if s := (&gate.BashRunner{}).SandboxSupport(); s.Err != nil {
+	if s := (&execution.BashRunner{}).SandboxSupport(); s.Err != nil {
 		testenv.Missing(t, "confinement is not available: %v", s.Err)
 	}
 }
@@ -173,9 +173,9 @@ func TestMCPEscalation(t *testing.T) {
 	// though the command would be allowed.
 	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash_readonly", Args: map[string]any{"command": "cat notes.txt"},
 		Text: `^Exit code 0`, Field: "sandbox", Value: map[string]any{"mode": "read-only", "enforced": true, "mechanism": "landlock",
-			"abi": float64((&gate.BashRunner{}).SandboxSupport().ABI), "network": "denied", "network_guard": (&gate.BashRunner{}).SandboxSupport().NetworkGuard, "reason": "requested",
-			"isolation": isolationHere(), "limits": map[string]any{"processes": float64(gate.DefaultResourceLimits.Processes),
-				"memory_mb": float64(gate.DefaultResourceLimits.MemoryMB), "file_size_mb": float64(gate.DefaultResourceLimits.FileSizeMB)}}})
+			"abi": float64((&execution.BashRunner{}).SandboxSupport().ABI), "network": "denied", "network_guard": (&execution.BashRunner{}).SandboxSupport().NetworkGuard, "reason": "requested",
+			"isolation": isolationHere(), "limits": map[string]any{"processes": float64(execution.DefaultResourceLimits.Processes),
+				"memory_mb": float64(execution.DefaultResourceLimits.MemoryMB), "file_size_mb": float64(execution.DefaultResourceLimits.FileSizeMB)}}})
 	// Validation errors: nothing is asked.
 	mcptest.Check(t, cs, dir, mcptest.ToolCall{Tool: "bash", Args: map[string]any{"command": "touch a", "justification": "Needed."}, IsError: true,
 		Text: `^Not run \(INVALID_INPUT\) — a justification was given without a sandbox escalation`, Absent: "a"})
@@ -201,7 +201,7 @@ func TestMCPEscalation(t *testing.T) {
 // the result lists it.
 func isolationHere() []any {
 	var out []any
-	for _, x := range (&gate.BashRunner{}).SandboxSupport().Isolation {
+	for _, x := range (&execution.BashRunner{}).SandboxSupport().Isolation {
 		out = append(out, x)
 	}
 	return out

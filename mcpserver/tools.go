@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
 )
@@ -37,7 +38,7 @@ type confinedBashArgs struct {
 func (a confinedBashArgs) request() gate.Request {
 	return gate.Request{
 		Command: a.Command, Cwd: a.Cwd, TimeoutMS: a.TimeoutMS,
-		Escalate: gate.SandboxMode(a.SandboxEscalation), Justification: a.Justification,
+		Escalate: execution.SandboxMode(a.SandboxEscalation), Justification: a.Justification,
 	}
 }
 
@@ -163,7 +164,7 @@ func (s *Server) addReadonly(srv *mcp.Server) {
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in runArgs) (*mcp.CallToolResult, any, error) {
 		return s.run(ctx, req.Session, gate.Request{
 			Command: in.Command, Cwd: in.Cwd, TimeoutMS: in.TimeoutMS,
-			Mode: hook.ModeReadonly, Sandbox: gate.SandboxReadOnly,
+			Mode: hook.ModeReadonly, Sandbox: execution.SandboxReadOnly,
 		}, nil)
 	})
 }

@@ -139,7 +139,7 @@ func (j *judger) configEntries(cfg *gitrepo.Config, err error) []cfgEntry {
 	shadowed := cfg.Shadowed()
 	for i, e := range cfg.Entries {
 		if e.Scope == gitrepo.ScopeCommand && ownGitConfig(j.b.Env) {
-			continue // the runner's own overrides (gate's GitOverrides)
+			continue // the runner's own overrides (execution.GitOverrides)
 		}
 		c := fromEntry(e)
 		c.shadowed = shadowed[i]

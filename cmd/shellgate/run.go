@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/rego/fleet"
@@ -98,11 +99,11 @@ func runRun(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate run: give --yes or --no, not both")
 		return exitUsage
 	}
-	var mode gate.SandboxMode
+	var mode execution.SandboxMode
 	switch *sandbox {
 	case "", policy.SandboxAuto, policy.SandboxOff:
 	default:
-		m, err := gate.ParseSandboxMode(*sandbox)
+		m, err := execution.ParseSandboxMode(*sandbox)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "shellgate run: --sandbox:", err)
 			return exitUsage
@@ -182,7 +183,7 @@ func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fl
 			f.Stop()
 			return nil, nil, err
 		}
-		g, err := gate.New(gate.WithCwd(wd), gate.WithPipeline(pl), gate.WithRunner(&gate.BashRunner{Subreaper: true}),
+		g, err := gate.New(gate.WithCwd(wd), gate.WithPipeline(pl), gate.WithRunner(&execution.BashRunner{Subreaper: true}),
 			gate.WithLimits(gate.Limits{SpillDir: spill}))
 		if err != nil {
 			f.Stop()
@@ -205,7 +206,7 @@ func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fl
 	opts := []gate.Option{
 		gate.WithCwd(wd),
 		gate.WithConfig(cfg),
-		gate.WithRunner(&gate.BashRunner{Subreaper: true}),
+		gate.WithRunner(&execution.BashRunner{Subreaper: true}),
 		gate.WithLimits(gate.Limits{SpillDir: spill}),
 	}
 	if len(df.policies) > 0 {

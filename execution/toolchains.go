@@ -1,4 +1,4 @@
-package gate
+package execution
 
 import (
 	"bufio"
@@ -9,10 +9,10 @@ import (
 	"syscall"
 )
 
-// HomeSecrets are the files and directories under the home directory
+// homeSecrets are the files and directories under the home directory
 // that hold credentials: no directory that is one of them, holds one or
 // lies inside one is ever made readable as a toolchain.
-var HomeSecrets = []string{
+var homeSecrets = []string{
 	".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".netrc",
 	".git-credentials", ".npmrc", ".pypirc", ".cargo/credentials.toml",
 	".cargo/credentials", ".config/gcloud", ".azure", ".password-store",
@@ -47,9 +47,9 @@ var toolchainHomes = []struct{ env, rel string }{
 // nvm, volta, rustup, rbenv, nodenv, goenv, uv's pythons, golang.org/dl's
 // sdk), GOROOT (set, or the one the go on PATH belongs to), the download
 // cache of the Go module cache (read through GOPROXY=file://, see
-// CacheEnv), the active virtualenv and its base interpreter. env is the
+// cacheEnv), the active virtualenv and its base interpreter. env is the
 // command's environment; home its home directory. A directory that is the
-// home directory or above it, that holds one of HomeSecrets or lies inside
+// home directory or above it, that holds one of homeSecrets or lies inside
 // one, or that denied reports, is left out.
 func ToolchainDirs(env []string, home string, denied func(string) bool) []string {
 	get := func(k string) string {
@@ -102,7 +102,7 @@ func ToolchainDirs(env []string, home string, denied func(string) bool) []string
 
 // safeToolchainDir reports whether d may be made readable: absolute, not
 // the file system root, not the home directory or above it, holding no
-// credentials of HomeSecrets and not inside them, and not denied.
+// credentials of homeSecrets and not inside them, and not denied.
 func safeToolchainDir(d, home string, denied func(string) bool) bool {
 	if !filepath.IsAbs(d) || d == "/" {
 		return false
@@ -112,7 +112,7 @@ func safeToolchainDir(d, home string, denied func(string) bool) bool {
 		if within(home, d) {
 			return false
 		}
-		for _, s := range HomeSecrets {
+		for _, s := range homeSecrets {
 			p := filepath.Join(home, s)
 			if within(p, d) || within(d, p) {
 				return false
@@ -195,7 +195,7 @@ func venvBase(cfg string) string {
 
 // SandboxCacheDir is the per-user directory of the sandbox's build caches
 // ($XDG_CACHE_HOME/shellgate/sandbox, ~/.cache/shellgate/sandbox): only
-// confined commands write it (CacheEnv points the tools there), and it
+// confined commands write it (cacheEnv points the tools there), and it
 // stays between runs so that builds stay warm. "" when there is no home.
 func SandboxCacheDir() string {
 	d, err := os.UserCacheDir()
@@ -205,7 +205,7 @@ func SandboxCacheDir() string {
 	return filepath.Join(d, "shellgate", "sandbox")
 }
 
-// CacheEnv returns env with each build tool's cache variable pointed into
+// cacheEnv returns env with each build tool's cache variable pointed into
 // the sandbox cache dir: Go's build and module caches (GOCACHE,
 // GOMODCACHE; GOPROXY first tries the user's own module cache as a
 // file:// proxy, so modules already downloaded need no network), npm's
@@ -213,7 +213,7 @@ func SandboxCacheDir() string {
 // XDG_CACHE_HOME for the rest. The user's caches stay untouched: a
 // confined command cannot poison what unconfined builds use. home is the
 // command's home directory (for the user's module cache).
-func CacheEnv(env []string, dir, home string) []string {
+func cacheEnv(env []string, dir, home string) []string {
 	if dir == "" {
 		return env
 	}

@@ -1,9 +1,7 @@
-package gate
+package execution
 
 import (
 	"fmt"
-
-	"github.com/shellgate/shellgate/policy"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/shellgate/shellgate/policy"
 )
 
 // SandboxMode is how far the kernel lets a command reach.
@@ -31,12 +31,12 @@ const (
 	SandboxFullAccess SandboxMode = "full-access"
 )
 
-// SandboxModes lists the modes, narrowest first.
-var SandboxModes = []SandboxMode{SandboxReadOnly, SandboxWorkspaceWrite, SandboxFullAccess}
+// sandboxModes lists the modes, narrowest first.
+var sandboxModes = []SandboxMode{SandboxReadOnly, SandboxWorkspaceWrite, SandboxFullAccess}
 
 // rank orders the modes; 0 is not a mode.
 func (m SandboxMode) rank() int {
-	for i, x := range SandboxModes {
+	for i, x := range sandboxModes {
 		if x == m {
 			return i + 1
 		}
@@ -84,7 +84,7 @@ type Confinement struct {
 	Toolchains []string
 	// Cache is the per-user sandbox cache (SandboxCacheDir): writable in
 	// both confined modes, and the build tools' cache variables point
-	// into it (CacheEnv); "" is none.
+	// into it (cacheEnv); "" is none.
 	Cache string
 	// GitDirs are git directories that are roots or lie in them besides
 	// ROOT/.git (a worktree's or submodule's): their ProtectedGitNames
@@ -529,10 +529,10 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 	}
 }
 
-// EtcSecrets are the files under /etc (and patterns of them) that hold
+// etcSecrets are the files under /etc (and patterns of them) that hold
 // credentials: a confined command reads the rest of /etc, not these
 // (root would read /etc/shadow by its file permissions alone).
-var EtcSecrets = []string{
+var etcSecrets = []string{
 	"shadow", "shadow-", "gshadow", "gshadow-", ".pwd.lock", "sudoers", "sudoers.d",
 	"ssh/ssh_host_*_key", "ssl/private", "security/opasswd", "krb5.keytab",
 	"NetworkManager/system-connections", "wireguard", "ppp/chap-secrets", "ppp/pap-secrets",
@@ -572,12 +572,12 @@ func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
 		}
 	}
 	stamps := map[string]time.Time{}
-	for _, d := range append([]string{dir}, secretParents(dir, EtcSecrets)...) {
+	for _, d := range append([]string{dir}, secretParents(dir, etcSecrets)...) {
 		if fi, err := os.Stat(d); err == nil {
 			stamps[d] = fi.ModTime()
 		}
 	}
-	c.dirs, c.files, c.ok = grantExcept(dir, EtcSecrets)
+	c.dirs, c.files, c.ok = grantExcept(dir, etcSecrets)
 	c.dir, c.stamps = dir, stamps
 	return c.dirs, c.files, c.ok
 }

@@ -1,4 +1,4 @@
-package gate
+package execution
 
 import (
 	"sort"
@@ -66,12 +66,12 @@ var OfflineEnv = map[string]string{
 	"RUSTUP_AUTO_INSTALL": "0",
 }
 
-// OfflineGitOverrides are git configuration values forced, after the
+// offlineGitOverrides are git configuration values forced, after the
 // GitOverrides, for a command allowed as reversible: no transport at all,
 // even one the repository's own config allows (protocol.NAME.allow
 // overrides protocol.allow, so each transport git knows is named), so that
 // a lazy fetch, a url.insteadOf or an ext:: remote reaches nothing.
-var OfflineGitOverrides = [][2]string{
+var offlineGitOverrides = [][2]string{
 	{"protocol.allow", "never"},
 	{"protocol.file.allow", "never"},
 	{"protocol.git.allow", "never"},
@@ -81,9 +81,9 @@ var OfflineGitOverrides = [][2]string{
 	{"protocol.ext.allow", "never"},
 }
 
-// withOffline returns env (sorted "K=V") with OfflineEnv set on top and
-// OfflineGitOverrides added to its git overrides.
-func withOffline(env []string) []string {
+// WithOffline returns env (sorted "K=V") with OfflineEnv set on top and
+// offlineGitOverrides added to its git overrides.
+func WithOffline(env []string) []string {
 	out := make([]string, 0, len(env)+len(OfflineEnv))
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
@@ -94,7 +94,7 @@ func withOffline(env []string) []string {
 	for k, v := range OfflineEnv {
 		out = append(out, k+"="+v)
 	}
-	return appendGitConfig(out, OfflineGitOverrides)
+	return appendGitConfig(out, offlineGitOverrides)
 }
 
 // gitConfigIndexBelow reports whether k is not a GIT_CONFIG_KEY_i or

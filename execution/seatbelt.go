@@ -1,4 +1,4 @@
-package gate
+package execution
 
 import (
 	"path/filepath"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// SeatbeltProfile returns the macOS Seatbelt (sandbox-exec) profile that
+// seatbeltProfile returns the macOS Seatbelt (sandbox-exec) profile that
 // confines a command to c: everything is denied by default; the command
 // may run programs, read the directories in read (the system's program
 // and library directories and the roots), write /dev/null and, in
@@ -17,7 +17,7 @@ import (
 //
 // The profile is generated and tested on every platform; it can only run
 // on macOS, where the runner starts `sandbox-exec -p PROFILE bash -c CMD`.
-func SeatbeltProfile(c *Confinement, read, write []string) string {
+func seatbeltProfile(c *Confinement, read, write []string) string {
 	if c == nil || c.Mode == SandboxFullAccess {
 		return ""
 	}

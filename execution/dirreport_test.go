@@ -1,14 +1,14 @@
-package gate
+package execution
 
 import (
 	"context"
 	"os"
-
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/shellgate/shellgate/internal/testenv"
 )
 

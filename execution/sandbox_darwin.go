@@ -1,6 +1,6 @@
 //go:build darwin
 
-package gate
+package execution
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ func sandboxSupport(string) SandboxSupport {
 }
 
 // prepareConfined rewrites cmd to run bash under sandbox-exec with the
-// profile SeatbeltProfile generates for c.
+// profile seatbeltProfile generates for c.
 func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (func() error, *SandboxInfo, *confinedSets, func() []SandboxDenial, error) {
 	if sup := sandboxSupport(bash); sup.Err != nil {
 		return nil, nil, nil, nil, sup.Err
@@ -44,9 +44,9 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (func() error, 
 	if c.Cache != "" && ensureCacheDir(c.Cache) {
 		sets.write = append(sets.write, resolveAll([]string{c.Cache})...)
 		sets.read = append(sets.read, resolveAll([]string{c.Cache})...)
-		cmd.Env = CacheEnv(cmd.Env, c.Cache, envHomeOf(cmd.Env))
+		cmd.Env = cacheEnv(cmd.Env, c.Cache, envHomeOf(cmd.Env))
 	}
-	profile := SeatbeltProfile(c, sets.read, sets.write)
+	profile := seatbeltProfile(c, sets.read, sets.write)
 	if profile == "" {
 		cleanup()
 		return nil, nil, nil, nil, errors.New("seatbelt: no profile")

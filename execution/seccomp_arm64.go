@@ -1,6 +1,6 @@
 //go:build linux
 
-package gate
+package execution
 
 // auditArch is AUDIT_ARCH_AARCH64; arm64 has no x32-like second table.
 const (

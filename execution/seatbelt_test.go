@@ -1,4 +1,4 @@
-package gate
+package execution
 
 import (
 	"strings"
@@ -56,7 +56,7 @@ func TestSeatbeltProfile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, SeatbeltProfile(tc.c, read, tc.write)); diff != "" {
+			if diff := cmp.Diff(tc.want, seatbeltProfile(tc.c, read, tc.write)); diff != "" {
 				t.Errorf("profile (-want +got):\n%s", diff)
 			}
 		})
@@ -65,7 +65,7 @@ func TestSeatbeltProfile(t *testing.T) {
 
 // TestSeatbeltQuoting: a path cannot end the string and add a rule.
 func TestSeatbeltQuoting(t *testing.T) {
-	got := SeatbeltProfile(&Confinement{Mode: SandboxReadOnly}, []string{`/Users/me/a"b) (allow default) ("\`}, nil)
+	got := seatbeltProfile(&Confinement{Mode: SandboxReadOnly}, []string{`/Users/me/a"b) (allow default) ("\`}, nil)
 	want := `  (subpath "/Users/me/a\"b) (allow default) (\"\\")` + "\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("profile:\n%s\nwant the line %q", got, want)

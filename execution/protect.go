@@ -1,4 +1,4 @@
-package gate
+package execution
 
 import (
 	"fmt"
@@ -222,4 +222,10 @@ func (g *guard) moveAside(p string) string {
 		return "it could not be removed: " + err.Error()
 	}
 	return "removed"
+}
+
+// isRegular reports whether p is a regular file (not followed).
+func isRegular(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
 }

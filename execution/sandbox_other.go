@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package gate
+package execution
 
 import (
 	"errors"

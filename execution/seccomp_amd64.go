@@ -1,6 +1,6 @@
 //go:build linux
 
-package gate
+package execution
 
 import "golang.org/x/sys/unix"
 

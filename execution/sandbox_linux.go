@@ -1,6 +1,6 @@
 //go:build linux
 
-package gate
+package execution
 
 import (
 	"bufio"
@@ -208,7 +208,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 			sets.read = append(sets.read, d)
 			continue
 		}
-		// /etc but its secrets (EtcSecrets): the directory can be
+		// /etc but its secrets (etcSecrets): the directory can be
 		// listed, its other entries read.
 		if dirs, files, ok := etcGrants.get(d); ok {
 			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
@@ -245,7 +245,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if c.Cache != "" && ensureCacheDir(c.Cache) {
 		writable = append(writable, c.Cache)
 		sets.read = append(sets.read, c.Cache)
-		cmd.Env = CacheEnv(cmd.Env, c.Cache, home)
+		cmd.Env = cacheEnv(cmd.Env, c.Cache, home)
 	}
 	info = &SandboxInfo{Mode: c.Mode, Enforced: true, Mechanism: "landlock", ABI: sup.ABI, Network: "allowed"}
 	ts := &threadSetup{netns: -1, mntns: -1}

@@ -1,0 +1,39 @@
+// Package execution runs shell commands: a runner, its output capture,
+// the environment a command gets and the kernel sandbox it runs in. It
+// decides no policy: what it is told to run, in which sandbox mode, with
+// which roots and reads, comes from its caller (package gate decides it),
+// and it can be used alone, as the Example shows.
+//
+// BashRunner runs `bash -c COMMAND` (zsh -f or sh when the Spec says so)
+// in a process group of its own with stdin from /dev/null and stdout and
+// stderr merged into one pipe. A timeout, the caller's context and the
+// capture cap stop the whole process tree (SIGTERM to the group, SIGKILL
+// after a grace). The output is decoded as UTF-8 with replacement, ANSI
+// escapes removed, and kept in bounded memory as a head and a tail with
+// one line saying what was left out and where the whole output was
+// spilled (Output).
+//
+// BuildEnv makes the managed environment a command runs in: variables
+// that make bash, the loader or git run unseen code are removed
+// (RemovedEnv), pagers, prompts and colors are switched off (ManagedEnv),
+// and git's repository-controlled helpers are overridden for the run
+// through git's own GIT_CONFIG_COUNT overrides (GitOverrides). WithOffline
+// adds the variables that keep toolchains offline (OfflineEnv).
+//
+// A Spec with a Confinement runs in a SandboxMode: read-only (no write
+// anywhere but /dev/null; reads only in the roots, the toolchains in use
+// (ToolchainDirs) and the system's program and library directories),
+// workspace-write (writes only in the roots, a private TMPDIR and the
+// per-user build caches, SandboxCacheDir; the files other programs run
+// later, ProtectedNames and ProtectedGitNames, stay read-only) or
+// full-access (no confinement), with no network unless the Confinement
+// allows it. On Linux this is Landlock (the best ABI the kernel offers)
+// applied from a locked, throwaway OS thread that then forks the shell,
+// so no helper program has to be found; the network is also cut by a
+// network namespace, and the command runs without capabilities, with
+// no_new_privs, a seccomp filter, resource limits (ResourceLimits) and,
+// where it can, a process cap of its own. On macOS it is a Seatbelt
+// profile run by sandbox-exec. A runner that cannot enforce a Confinement
+// does not start the command. An operation the sandbox refused is listed
+// in Outcome.Sandbox and marked in the output by a SandboxMarker line.
+package execution
