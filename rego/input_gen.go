@@ -178,11 +178,7 @@ func describePolicyInput(e enc, v *policy.Input, f *policy.Facts, foreign *ast.T
 		e.enum(v.Shell)
 	}
 	e.key(keyReport)
-	if v.Report == nil {
-		e.null()
-	} else {
-		describeClassifyReport(e, v.Report)
-	}
+	describePointer(e, v.Report, describeClassifyReport)
 	describeStationMember(e, v.Station, foreign)
 	e.key(keyConfig)
 	e.config(v.Config)
@@ -195,25 +191,9 @@ func describePolicyInput(e enc, v *policy.Input, f *policy.Facts, foreign *ast.T
 func describeReadstationStation(e enc, v *readstation.Station) {
 	e.object()
 	e.key(keyReads)
-	if v.Reads == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Reads {
-			describeReadstationRead(e, &v.Reads[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Reads, describeReadstationRead)
 	e.key(keyRepoHelpers)
-	if v.RepoHelpers == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.RepoHelpers {
-			describeReadstationRepoHelper(e, &v.RepoHelpers[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.RepoHelpers, describeReadstationRepoHelper)
 	e.key(keyEstablished)
 	e.boolean(v.Established)
 	e.end()
@@ -230,35 +210,11 @@ func describePolicyFacts(e enc, v *policy.Facts) {
 	e.key(keyHome)
 	e.name(v.Home)
 	e.key(keyRoots)
-	if v.Roots == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Roots {
-			e.name(v.Roots[i0])
-		}
-		e.end()
-	}
+	describeStrings(e, v.Roots, nameKind)
 	e.key(keySegments)
-	if v.Segments == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Segments {
-			describePolicySegmentFacts(e, &v.Segments[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Segments, describePolicySegmentFacts)
 	e.key(keyWrites)
-	if v.Writes == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Writes {
-			describePolicyWriteFacts(e, &v.Writes[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Writes, describePolicyWriteFacts)
 	e.key(keyIndex)
 	if v.Index == nil {
 		e.null()
@@ -267,15 +223,7 @@ func describePolicyFacts(e enc, v *policy.Facts) {
 		e.object()
 		for _, k0 := range sortedKeys(v.Index, buf[:0]) {
 			e.key(mapKeys1.get(k0, func() *ast.Term { return ast.StringTerm(k0) }))
-			if v.Index[k0] == nil {
-				e.null()
-			} else {
-				e.array()
-				for i1 := range v.Index[k0] {
-					e.num(v.Index[k0][i1])
-				}
-				e.end()
-			}
+			describeInts(e, v.Index[k0])
 		}
 		e.end()
 	}
@@ -292,67 +240,19 @@ func describeClassifyReport(e enc, v *classify.Report) {
 	e.key(keyParse)
 	describeClassifyParseResult(e, &v.Parse)
 	e.key(keySegments)
-	if v.Segments == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Segments {
-			describeClassifySegment(e, &v.Segments[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Segments, describeClassifySegment)
 	e.key(keyRedirects)
-	if v.Redirects == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Redirects {
-			describeClassifyRedirect(e, &v.Redirects[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Redirects, describeClassifyRedirect)
 	e.key(keyReads)
-	if v.Reads == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Reads {
-			describeClassifyPathRef(e, &v.Reads[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Reads, describeClassifyPathRef)
 	e.key(keyWrites)
-	if v.Writes == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Writes {
-			describeClassifyPathRef(e, &v.Writes[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Writes, describeClassifyPathRef)
 	e.key(keyCd)
-	if v.Cd == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Cd {
-			describeClassifyCdStep(e, &v.Cd[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Cd, describeClassifyCdStep)
 	e.key(keyReversible)
 	e.boolean(v.Reversible)
 	e.key(keyFindings)
-	if v.Findings == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Findings {
-			describeClassifyFinding(e, &v.Findings[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Findings, describeClassifyFinding)
 	if v.Dialect != "" {
 		e.key(keyShell)
 		e.enum(v.Dialect)
@@ -390,15 +290,7 @@ func describeReadstationRead(e enc, v *readstation.Read) {
 		e.boolean(v.InTree)
 	}
 	e.key(keyMatches)
-	if v.Matches == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Matches {
-			e.str(v.Matches[i0])
-		}
-		e.end()
-	}
+	describeStrings(e, v.Matches, strKind)
 	e.end()
 }
 
@@ -447,11 +339,7 @@ func describePolicySegmentFacts(e enc, v *policy.SegmentFacts) {
 		}
 		if v.AgentRule != nil {
 			e.key(keyAgentRule)
-			if v.AgentRule == nil {
-				e.null()
-			} else {
-				describePolicyAgentApproval(e, v.AgentRule)
-			}
+			describePointer(e, v.AgentRule, describePolicyAgentApproval)
 		}
 		if v.RemoteRead != "" {
 			e.key(keyRemoteRead)
@@ -580,62 +468,22 @@ func describeClassifySegment(e enc, v *classify.Segment) {
 		e.name(v.Subcommand)
 	}
 	e.key(keyArgs)
-	if v.Args == nil {
-		e.null()
-	} else {
-		e.array()
-		for i0 := range v.Args {
-			describeClassifyArg(e, &v.Args[i0])
-		}
-		e.end()
-	}
+	describeSlice(e, v.Args, describeClassifyArg)
 	if len(v.Assigns) > 0 {
 		e.key(keyAssigns)
-		if v.Assigns == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Assigns {
-				describeClassifyAssign(e, &v.Assigns[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.Assigns, describeClassifyAssign)
 	}
 	if len(v.Options) > 0 {
 		e.key(keyOptions)
-		if v.Options == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Options {
-				describeClassifyOpt(e, &v.Options[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.Options, describeClassifyOpt)
 	}
 	if len(v.Operands) > 0 {
 		e.key(keyOperands)
-		if v.Operands == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Operands {
-				describeClassifyOperand(e, &v.Operands[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.Operands, describeClassifyOperand)
 	}
 	if len(v.Wrappers) > 0 {
 		e.key(keyWrappers)
-		if v.Wrappers == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Wrappers {
-				e.enum(v.Wrappers[i0])
-			}
-			e.end()
-		}
+		describeStrings(e, v.Wrappers, enumKind)
 	}
 	e.key(keyParent)
 	e.num(v.Parent)
@@ -645,29 +493,13 @@ func describeClassifySegment(e enc, v *classify.Segment) {
 	describeClassifyCwd(e, &v.Cwd)
 	if len(v.Categories) > 0 {
 		e.key(keyCategories)
-		if v.Categories == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Categories {
-				e.enum(string(v.Categories[i0]))
-			}
-			e.end()
-		}
+		describeStrings(e, v.Categories, enumKind)
 	}
 	e.key(keyReadOnly)
 	e.boolean(v.ReadOnly)
 	if len(v.HiddenInputs) > 0 {
 		e.key(keyHiddenInputs)
-		if v.HiddenInputs == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.HiddenInputs {
-				describeClassifyHiddenInput(e, &v.HiddenInputs[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.HiddenInputs, describeClassifyHiddenInput)
 	}
 	if v.RunsGit {
 		e.key(keyRunsGit)
@@ -675,47 +507,23 @@ func describeClassifySegment(e enc, v *classify.Segment) {
 	}
 	if v.GitRepo != nil {
 		e.key(keyGitRepo)
-		if v.GitRepo == nil {
-			e.null()
-		} else {
-			describeClassifyGitRepo(e, v.GitRepo)
-		}
+		describePointer(e, v.GitRepo, describeClassifyGitRepo)
 	}
 	if len(v.Code) > 0 {
 		e.key(keyCode)
-		if v.Code == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Code {
-				describeClassifyCodeArg(e, &v.Code[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.Code, describeClassifyCodeArg)
 	}
 	if v.Walk != nil {
 		e.key(keyWalk)
-		if v.Walk == nil {
-			e.null()
-		} else {
-			describeClassifyWalk(e, v.Walk)
-		}
+		describePointer(e, v.Walk, describeClassifyWalk)
 	}
 	if v.Produces != nil {
 		e.key(keyProduces)
-		if v.Produces == nil {
-			e.null()
-		} else {
-			describeClassifyProduces(e, v.Produces)
-		}
+		describePointer(e, v.Produces, describeClassifyProduces)
 	}
 	if v.InputArgs != nil {
 		e.key(keyInputArgs)
-		if v.InputArgs == nil {
-			e.null()
-		} else {
-			describeClassifyInputArgs(e, v.InputArgs)
-		}
+		describePointer(e, v.InputArgs, describeClassifyInputArgs)
 	}
 	if v.ConfigAlias != "" {
 		e.key(keyConfigAlias)
@@ -725,27 +533,11 @@ func describeClassifySegment(e enc, v *classify.Segment) {
 	describeSpan(e, v.Span)
 	if len(v.Traits) > 0 {
 		e.key(keyTraits)
-		if v.Traits == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Traits {
-				e.enum(v.Traits[i0])
-			}
-			e.end()
-		}
+		describeStrings(e, v.Traits, enumKind)
 	}
 	if len(v.Pushes) > 0 {
 		e.key(keyPushes)
-		if v.Pushes == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Pushes {
-				describeClassifyPush(e, &v.Pushes[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.Pushes, describeClassifyPush)
 	}
 	e.end()
 }
@@ -947,25 +739,13 @@ func describeClassifyOpt(e enc, v *classify.Opt) {
 	e.name(v.Written)
 	if v.Value != nil {
 		e.key(keyValue)
-		if v.Value == nil {
-			e.null()
-		} else {
-			describeClassifyArg(e, v.Value)
-		}
+		describePointer(e, v.Value, describeClassifyArg)
 	}
 	e.key(keyKnown)
 	e.boolean(v.Known)
 	if len(v.Effects) > 0 {
 		e.key(keyEffects)
-		if v.Effects == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Effects {
-				e.enum(string(v.Effects[i0]))
-			}
-			e.end()
-		}
+		describeStrings(e, v.Effects, enumKind)
 	}
 	e.key(keySpan)
 	describeSpan(e, v.Span)
@@ -1072,15 +852,7 @@ func describeClassifyCwd(e enc, v *classify.Cwd) {
 		e.boolean(v.Known)
 		if len(v.After) > 0 {
 			e.key(keyAfter)
-			if v.After == nil {
-				e.null()
-			} else {
-				e.array()
-				for i0 := range v.After {
-					e.num(v.After[i0])
-				}
-				e.end()
-			}
+			describeInts(e, v.After)
 		}
 		e.end()
 	}
@@ -1141,15 +913,7 @@ func describeClassifyHiddenInput(e enc, v *classify.HiddenInput) {
 	}
 	if len(v.Env) > 0 {
 		e.key(keyEnv)
-		if v.Env == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Env {
-				e.str(v.Env[i0])
-			}
-			e.end()
-		}
+		describeStrings(e, v.Env, strKind)
 	}
 	if v.Does != "" {
 		e.key(keyDoes)
@@ -1163,47 +927,19 @@ func describeClassifyGitRepo(e enc, v *classify.GitRepo) {
 	e.object()
 	if len(v.Env) > 0 {
 		e.key(keyEnv)
-		if v.Env == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Env {
-				describeClassifyAssign(e, &v.Env[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.Env, describeClassifyAssign)
 	}
 	if len(v.GitDir) > 0 {
 		e.key(keyGitDir)
-		if v.GitDir == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.GitDir {
-				describeClassifyOpt(e, &v.GitDir[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.GitDir, describeClassifyOpt)
 	}
 	if v.Bare != nil {
 		e.key(keyBare)
-		if v.Bare == nil {
-			e.null()
-		} else {
-			describeClassifyOpt(e, v.Bare)
-		}
+		describePointer(e, v.Bare, describeClassifyOpt)
 	}
 	if len(v.WorkTree) > 0 {
 		e.key(keyWorkTree)
-		if v.WorkTree == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.WorkTree {
-				describeClassifyOpt(e, &v.WorkTree[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.WorkTree, describeClassifyOpt)
 	}
 	e.end()
 }
@@ -1241,15 +977,7 @@ func describeClassifyWalk(e enc, v *classify.Walk) {
 	}
 	if len(v.Excludes) > 0 {
 		e.key(keyExcludes)
-		if v.Excludes == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Excludes {
-				describeClassifyExclude(e, &v.Excludes[i0])
-			}
-			e.end()
-		}
+		describeSlice(e, v.Excludes, describeClassifyExclude)
 	}
 	e.end()
 }
@@ -1259,15 +987,7 @@ func describeClassifyProduces(e enc, v *classify.Produces) {
 	e.object()
 	if len(v.Without) > 0 {
 		e.key(keyWithout)
-		if v.Without == nil {
-			e.null()
-		} else {
-			e.array()
-			for i0 := range v.Without {
-				e.str(v.Without[i0])
-			}
-			e.end()
-		}
+		describeStrings(e, v.Without, strKind)
 	}
 	if v.Other != "" {
 		e.key(keyOther)

@@ -330,6 +330,73 @@ func describeSpan(e enc, s classify.Span) {
 	})
 }
 
+// describePointer describes a pointer as its JSON: null when nil, else
+// what describe writes.
+func describePointer[T any](e enc, p *T, describe func(enc, *T)) {
+	if p == nil {
+		e.null()
+		return
+	}
+	describe(e, p)
+}
+
+// describeSlice describes a slice as its JSON: null when nil, else an
+// array of what describe writes for each element.
+func describeSlice[T any](e enc, list []T, describe func(enc, *T)) {
+	if list == nil {
+		e.null()
+		return
+	}
+	e.array()
+	for i := range list {
+		describe(e, &list[i])
+	}
+	e.end()
+}
+
+// stringKind says how a string is written: e.str, e.name or e.enum.
+type stringKind uint8
+
+const (
+	strKind stringKind = iota
+	nameKind
+	enumKind
+)
+
+// describeStrings describes a slice of strings as its JSON: null when nil,
+// else an array, each string written as kind says.
+func describeStrings[S ~string](e enc, list []S, kind stringKind) {
+	if list == nil {
+		e.null()
+		return
+	}
+	e.array()
+	for _, s := range list {
+		switch kind {
+		case nameKind:
+			e.name(string(s))
+		case enumKind:
+			e.enum(string(s))
+		default:
+			e.str(string(s))
+		}
+	}
+	e.end()
+}
+
+// describeInts describes a slice of ints as its JSON.
+func describeInts(e enc, list []int) {
+	if list == nil {
+		e.null()
+		return
+	}
+	e.array()
+	for _, n := range list {
+		e.num(n)
+	}
+	e.end()
+}
+
 // sortedKeys appends m's keys to buf, sorted (encoding/json writes a
 // map's members in key order).
 func sortedKeys[V any](m map[string]V, buf []string) []string {

@@ -418,22 +418,44 @@ func (g *inputGen) value(expr string, t reflect.Type, hint string, depth int) (s
 		if el.Kind() != reflect.Struct {
 			return "", fmt.Errorf("input: %s: a pointer to %s is not supported", hint, el)
 		}
-		inner := "describeSpan(e, *" + expr + ")\n"
-		if el != spanType {
-			g.want(el)
-			inner = funcName(el) + "(e, " + expr + ")\n"
+		if el == spanType {
+			return "if " + expr + " == nil {\ne.null()\n} else {\ndescribeSpan(e, *" + expr + ")\n}\n", nil
 		}
-		return "if " + expr + " == nil {\ne.null()\n} else {\n" + inner + "}\n", nil
+		if err := g.check(el, hint); err != nil {
+			return "", err
+		}
+		g.want(el)
+		return "describePointer(e, " + expr + ", " + funcName(el) + ")\n", nil
 	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
+		el := t.Elem()
+		if el.Kind() == reflect.Uint8 {
 			return "", fmt.Errorf("input: %s: []byte is not supported", hint)
 		}
+		// The common slices are described by the helpers of value.go
+		// (null when nil, else an array of the elements).
+		switch {
+		case el.Kind() == reflect.Struct && el != spanType:
+			if err := g.check(el, hint); err != nil {
+				return "", err
+			}
+			g.want(el)
+			return "describeSlice(e, " + expr + ", " + funcName(el) + ")\n", nil
+		case el.Kind() == reflect.String:
+			kind := "str"
+			if k, ok := stringKinds[hint]; ok {
+				g.used[hint] = true
+				kind = k
+			}
+			return "describeStrings(e, " + expr + ", " + kind + "Kind)\n", nil
+		case el == reflect.TypeFor[int]():
+			return "describeInts(e, " + expr + ")\n", nil
+		}
 		i := fmt.Sprintf("i%d", depth)
-		el, err := g.value(expr+"["+i+"]", t.Elem(), hint, depth+1)
+		code, err := g.value(expr+"["+i+"]", el, hint, depth+1)
 		if err != nil {
 			return "", err
 		}
-		return "if " + expr + " == nil {\ne.null()\n} else {\ne.array()\nfor " + i + " := range " + expr + " {\n" + el + "}\ne.end()\n}\n", nil
+		return "if " + expr + " == nil {\ne.null()\n} else {\ne.array()\nfor " + i + " := range " + expr + " {\n" + code + "}\ne.end()\n}\n", nil
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String || t.Key().PkgPath() != "" {
 			return "", fmt.Errorf("input: %s: only maps with string keys are supported", hint)
@@ -453,6 +475,14 @@ func (g *inputGen) value(expr string, t reflect.Type, hint string, depth int) (s
 			expr, k, expr, cache, k, k, el), nil
 	}
 	return "", fmt.Errorf("input: %s: %s (%s) is not supported", hint, t, t.Kind())
+}
+
+// check refuses a struct type with its own JSON encoding.
+func (g *inputGen) check(t reflect.Type, hint string) error {
+	if t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) || t.Implements(textType) || reflect.PointerTo(t).Implements(textType) {
+		return fmt.Errorf("input: %s: %s has its own JSON encoding, which the generator does not know", hint, t)
+	}
+	return nil
 }
 
 // want queues struct type t for a function of its own.
