@@ -3,6 +3,7 @@ module github.com/shellgate/shellgate
 go 1.26.0
 
 require (
+	github.com/benhoyt/goawk v1.29.1
 	github.com/google/go-cmp v0.7.0
 	github.com/landlock-lsm/go-landlock v0.11.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0

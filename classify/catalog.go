@@ -117,7 +117,12 @@ type Catalog struct {
 type Program struct {
 	Name    string   `yaml:"name" json:"name,omitempty"`
 	Aliases []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
-	Doc     string   `yaml:"doc,omitempty" json:"doc,omitempty"`
+	// Match, on a subcommand, is a regular expression of the words it
+	// stands for besides its names (aws's service names, an operation
+	// that begins with describe-); a word no subcommand is named is
+	// looked up in the subcommands with a Match, in order.
+	Match string `yaml:"match,omitempty" json:"match,omitempty"`
+	Doc   string `yaml:"doc,omitempty" json:"doc,omitempty"`
 	// ReadOnly puts the program on the read-only allowlist.
 	ReadOnly bool `yaml:"read_only,omitempty" json:"read_only,omitempty"`
 	// Categories are the program's effect classes.
@@ -246,6 +251,9 @@ type Program struct {
 	optIndex map[string]*OptSpec
 	longs    []string
 	subIndex map[string]*Program
+	// subMatch are the subcommands with a Match, in order.
+	subMatch []*Program
+	matchRE  *regexp.Regexp
 	risky    bool
 	cmdRole  bool
 	parent   *Program
@@ -562,7 +570,15 @@ func (p *Program) names(yield func(string) bool) {
 
 // Sub returns the subcommand spec, or nil.
 func (p *Program) Sub(name string) *Program {
-	return p.subIndex[name]
+	if s := p.subIndex[name]; s != nil || len(p.subMatch) == 0 {
+		return s
+	}
+	for _, s := range p.subMatch {
+		if s.matchRE.MatchString(name) {
+			return s
+		}
+	}
+	return nil
 }
 
 // HasOption reports whether the program knows the option spelling.
@@ -902,10 +918,21 @@ func (p *Program) buildSubcommands(path string, bad func(string, ...any)) []erro
 		n += len(s.Aliases)
 	}
 	p.subIndex = nil
+	p.subMatch = nil
 	if n > 0 {
 		p.subIndex = make(map[string]*Program, n)
 	}
 	for _, s := range p.Subcommands {
+		s.matchRE = nil
+		if s.Match != "" {
+			re, err := regexp.Compile(s.Match)
+			if err != nil {
+				bad("subcommand %q: match: %v", s.Name, err)
+			} else {
+				s.matchRE = re
+				p.subMatch = append(p.subMatch, s)
+			}
+		}
 		for n := range s.names {
 			if p.subIndex[n] != nil {
 				bad("duplicate subcommand %q", n)

@@ -632,7 +632,16 @@ func TestCatalogSpot(t *testing.T) {
 		{"pip list --outdated", false, []string{"network", "pip-version-check"}},
 		{"pip install requests", false, notRO},
 		{"cargo --version", true, nil},
-		{"cargo tree", false, notRO},
+		{"cargo tree", false, []string{"cargo-fetch", "cargo-lock-write"}},
+		{"cargo tree --offline", false, []string{"cargo-lock-write"}},
+		{"cargo tree --frozen", true, nil},
+		{"cargo --frozen metadata --format-version 1", true, nil},
+		{"cargo metadata --offline --locked --no-deps", true, nil},
+		{"aws ec2 describe-instances --output json", true, nil},
+		{"aws ec2 run-instances --image-id x", false, []string{"remote-write"}},
+		{"aws secretsmanager get-secret-value --secret-id x", false, []string{"remote-secret"}},
+		{"gcloud container clusters list", true, nil},
+		{"az vm show -g rg -n vm", true, nil},
 		{"cargo build", false, notRO},
 		{"cargo test", false, notRO},
 		{"cargo check", false, notRO},
@@ -757,6 +766,10 @@ func TestCatalogSpot(t *testing.T) {
 		{"awk 'BEGIN { print \"}\" } # note'", true, nil},
 		{"awk 'BEGIN{x=1} {print}'", false, []string{"stdin-read"}},
 		{"awk '{print}'", false, []string{"stdin-read"}},
+		// a BEGIN-only program reads no input unless a plain getline reads it
+		{"awk 'BEGIN { getline; print }'", false, []string{"stdin-read"}},
+		{"awk 'BEGIN { while ((getline l) > 0) n++ }'", false, []string{"stdin-read"}},
+		{"awk 'function f(x) { return x * 2 } BEGIN { print f(2) }'", true, nil},
 		{"awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }'", false, []string{"env-print"}},
 		{"sed -e '1{e touch pwned' -e '}' f", false, []string{"sed-exec"}},
 		{"sed -e 's/a/b/' -e '3w out' f", false, []string{"sed-write"}},
@@ -1027,7 +1040,13 @@ func TestCatalogPaths(t *testing.T) {
 		{`awk 'BEGIN { while ((getline l < "/etc/shadow") > 0) print l }'`, []string{"R /etc/shadow"}},
 		{`awk 'BEGIN { getline < "a"; getline x < "b" }'`, []string{"R a", "R b"}},
 		{`awk 'BEGIN { getline < f }'`, nil},
+		// getline < "a" "b": mawk and gawk open "a", busybox "ab"
+		// (TestAwkRealDialects), so neither is named
 		{`awk 'BEGIN { getline < "a" "b" }'`, nil},
+		{`awk 'BEGIN { getline < ("a" "b") }'`, nil},
+		{`awk 'BEGIN { x = (getline < "a") "b" }'`, []string{"R a"}},
+		// every awk decodes the escape (TestAwkRealDialects)
+		{`awk 'BEGIN { getline < "\x2fetc/shadow" }'`, []string{"R /etc/shadow"}},
 		{`awk 'BEGIN { getline < "a\\nb" }'`, nil},
 		// curl sends a file named after @ (or < in a form field)
 		{"curl -d @data.json https://x", []string{"R data.json"}},

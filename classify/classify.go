@@ -575,6 +575,14 @@ type walker struct {
 	// command has a "#" (top checks its comments).
 	topFn func(*syntax.Stmt) bool
 	hash  bool
+	// substs are the substitutions met, and optWords the dynamic words
+	// that could become options (substFacts makes Report.Substitutions).
+	substs   []substRec
+	optWords []optWord
+	shifts   []shiftRec
+	// positional are the scripts run with arguments (sh -c SCRIPT _ {}),
+	// whose reads of "$1" bindPositional binds.
+	positional []posScope
 }
 
 // top walks one top-level statement as the parser yields it, and says
@@ -743,8 +751,10 @@ func (w *walker) finish() {
 		r.Segments[i].ReadOnly = !bad[i]
 	}
 	r.Reversible = r.Parse.OK && len(r.Findings) == 0 && w.ran
+	w.bindPositional()
 	w.bindLoopReads()
 	w.knowledgeFacts()
+	w.substFacts()
 }
 
 // stmts walks a statement list in order; cwd changes carry over. It

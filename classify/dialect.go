@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -194,6 +195,13 @@ func mergeReadings(b, z *Report) *Report {
 			r.Redirects = append(r.Redirects, rd)
 		}
 	}
+	for _, zs := range z.Substitutions {
+		zs.Host = segMap(zs.Host)
+		if !slices.ContainsFunc(r.Substitutions, func(bs Substitution) bool { return sameSubst(bs, zs) }) {
+			// The policy judges every reading's facts of a substitution.
+			r.Substitutions = append(r.Substitutions, zs)
+		}
+	}
 	for _, i := range bad {
 		r.Segments[i].ReadOnly = false
 	}
@@ -239,6 +247,12 @@ func sameReading(b, z *Report) bool {
 		}
 	}
 	return true
+}
+
+func sameSubst(a, b Substitution) bool {
+	return a.Kind == b.Kind && a.Span == b.Span && a.Host == b.Host && a.Role == b.Role &&
+		a.OptionLike == b.OptionLike && a.Split == b.Split &&
+		slices.Equal(a.OptionEffects, b.OptionEffects) && slices.Equal(a.ShiftRoles, b.ShiftRoles)
 }
 
 func sameRef(a, b PathRef) bool {

@@ -60,9 +60,19 @@
 //     harmless), locale-string ($"..." is translated at run time),
 //     stdin-read, stdin-script, unsupported-syntax;
 //   - scripts: sed-write, sed-exec, sed-unsafe, awk-exec, awk-write,
-//     awk-read, env-print (awk ENVIRON, and the catalog effect env-print:
+//     awk-read, awk-unparsed (goawk could not parse the program), env-print (awk ENVIRON, and the catalog effect env-print:
 //     ps e; jq env, $ENV and yq strenv), jq-load (jq import and include,
 //     yq load and eval).
+//
+// A command-substitution or process-substitution finding is the shape; the
+// facts of each substitution are in [Report.Substitutions] (the segment
+// whose argument it is, the role there, whether its output could become
+// an option and of what effect, whether the shell splits it and where its
+// later words land), from which the policy decides whether a substitution
+// that only runs read-only segments is a read. A <(...) operand is a pipe,
+// not a path read. A script run with arguments (sh -c SCRIPT NAME ARG...)
+// reads a quoted "$N" as its Nth argument (positional.go): find's {} stays
+// a read find produces.
 //
 // The command catalog ([Catalog], catalog.yaml) is data: which programs are
 // read-only, which options take values, write, execute, follow or read

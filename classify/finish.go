@@ -79,6 +79,7 @@ func (p *argParser) finish() {
 	}
 	f.keywords()
 	f.shifted()
+	f.substShifts()
 	f.appended()
 	after := scan(p.effects)
 	if after.gitConfig {

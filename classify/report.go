@@ -61,6 +61,10 @@ type Report struct {
 	Reversible bool `json:"reversible"`
 	// Findings are the reasons the command is not reversible, or notes.
 	Findings []Finding `json:"findings"`
+	// Substitutions lists every command and process substitution, with
+	// where its output lands; the policy judges each one that a
+	// command-substitution or process-substitution finding names.
+	Substitutions []Substitution `json:"substitutions,omitempty"`
 	// Dialect is the shell language the command was read in: "bash",
 	// "zsh", "sh", or "bash+zsh" when the shell was not known and both
 	// readings were judged (a finding only one reading has names it).
@@ -429,6 +433,49 @@ type CdStep struct {
 	Span    Span `json:"span"`
 	// Scoped is set when the change cannot leak out (subshell, pipeline).
 	Scoped bool `json:"scoped,omitempty"`
+}
+
+// Substitution kinds: what a Substitution's text is.
+const (
+	SubstCommand    = "command"     // $(...) or `...`: its output becomes words
+	SubstProcessIn  = "process-in"  // <(...): the word is a pipe its output is read from
+	SubstProcessOut = "process-out" // >(...): the word is a pipe written into its input
+	SubstOther      = "other"       // zsh's =(...) (a temporary file), or anything else
+)
+
+// Substitution is one command or process substitution and where its
+// output lands. The segments it runs are those whose span lies inside
+// Span (they have Context.Substitution set).
+type Substitution struct {
+	// Kind is one of the Subst constants.
+	Kind string `json:"kind"`
+	// Span covers the substitution, $( through ).
+	Span Span `json:"span"`
+	// Host is the segment whose argument the substitution is part of,
+	// or -1 when it is anywhere else: the program word, an assignment, a
+	// redirect target, a loop's words, a test or arithmetic, a here
+	// document, or a place whose spans are not exact (a script string
+	// with escapes).
+	Host int `json:"host"`
+	// Role is where the output lands in the host: the operand's role
+	// (without a trailing "!"), or "option-value" for an option's value.
+	Role string `json:"role,omitempty"`
+	// OptionLike is set when the host still parses options where the
+	// word sits and the output could begin with "-": a field of it could
+	// be read as an option (none after "--").
+	OptionLike bool `json:"option_like,omitempty"`
+	// OptionEffects, when OptionLike, are the catalog effects of the
+	// options the host program has there (write, exec, reads-file,
+	// recursive, ...): what a hostile output could turn it into.
+	OptionEffects []string `json:"option_effects,omitempty"`
+	// Split is set on an unquoted $(...): the shell splits its output into
+	// words (and bash globs each), so it may be several arguments.
+	Split bool `json:"split,omitempty"`
+	// ShiftRoles, on an operand that may expand to several words, are the
+	// roles its later words reach, sorted ("" when a word would be one the
+	// program takes no operand for): grep -- $(cat list) b gives grep
+	// files to read.
+	ShiftRoles []string `json:"shift_roles,omitempty"`
 }
 
 // Finding is one reason a command is not reversible, with a stable code.

@@ -167,6 +167,11 @@ func (how readRole) apply(f *finisher, k int, op Operand) {
 		}
 		return
 	}
+	if w.pipeWord(op.Arg) {
+		// diff <(sort a) <(sort b): a pipe, not a path; what the
+		// substitution's commands read is judged with them.
+		return
+	}
 	ref := pathRef(op.Arg, "operand", seg.Index, f.cwd, -1)
 	if op.Dynamic == "find-match" || op.Dynamic == "xargs-input" {
 		ref.Producer = f.producer

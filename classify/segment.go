@@ -400,6 +400,9 @@ func (p *argParser) run() {
 				p.stopped = true
 				return
 			}
+			if !endOpts && syntaxKind != "none" && info.canDash {
+				p.w.optionWord(a, p.spec)
+			}
 			if !endOpts && syntaxKind != "none" && p.couldBeOption(a, info) {
 				p.w.find("dynamic-argument", quote(a.Value)+" could expand to an option of "+p.specName()+", which has options that write or run code", a.Span, p.seg.Index)
 			}
@@ -485,7 +488,13 @@ func (p *argParser) operand(i int, endOpts bool) bool {
 			p.unknownSub = true
 			return true
 		}
-		p.subPath = append(p.subPath, sub.Name)
+		if sub.Match != "" {
+			// A subcommand that stands for many words (aws's services)
+			// is named by the word: Sub finds it again from that.
+			p.subPath = append(p.subPath, a.Value)
+		} else {
+			p.subPath = append(p.subPath, sub.Name)
+		}
 		p.subWritten = append(p.subWritten, a.Value)
 		p.spec = sub
 		p.roles = nil
@@ -646,7 +655,11 @@ func (p *argParser) takeValue(o *Opt, i int) int {
 func (p *argParser) nextValue(i int) (*Arg, int) {
 	if i+1 < len(p.args) {
 		v := p.args[i+1]
-		if info := p.infos[i+1]; info.multi && p.couldBeOption(v, info) {
+		info := p.infos[i+1]
+		if info.multi && info.canDash {
+			p.w.optionWord(v, p.spec)
+		}
+		if info.multi && p.couldBeOption(v, info) {
 			// -name * or -atime $T: the value is the first field, the
 			// others are arguments of their own.
 			p.w.find("dynamic-argument", quote(v.Value)+" may expand to several words, and the ones after the first could be options of "+p.specName()+", which has options that write or run code", v.Span, p.seg.Index)
@@ -1314,7 +1327,9 @@ func (w *walker) nestedScript(a Arg, seg *Segment, c ctx) {
 	cc := ctx{parent: seg.Index, pipeLen: 1, nested: c.nested + 1, wrappers: appendCopy(c.wrappers, seg.Name),
 		subst: c.subst, loop: c.loop, background: c.background, subshell: true,
 		function: c.function, stdinFed: c.stdinFed, producer: -1}
+	firstRead := len(w.r.Reads)
 	w.stmts(f.Stmts, cc)
+	w.positionalScope(a, seg, c, firstRead)
 	w.restoreCwd(saved)
 	w.src, w.base, w.exact, w.outer = savedSrc, savedBase, savedExact, savedOuter
 }

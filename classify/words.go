@@ -280,6 +280,7 @@ func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strAcc, setDyn func(
 		}
 		w.paramExp(p, c)
 	case *syntax.CmdSubst:
+		w.substs = append(w.substs, substRec{kind: SubstCommand, span: w.span(p), exact: w.exact, split: !quoted})
 		setDyn("command-substitution", first)
 		w.find("command-substitution", "runs a command substitution whose output becomes part of the command", w.span(p), -1)
 		w.subst(p.Stmts, c, false)
@@ -287,7 +288,10 @@ func (w *walker) wordPart(part syntax.WordPart, c ctx, val *strAcc, setDyn func(
 		setDyn("arithmetic", first)
 		w.arith(p.X, c, w.span(p))
 	case *syntax.ProcSubst:
-		setDyn("process-substitution", first)
+		w.substs = append(w.substs, substRec{kind: procKind(p.Op), span: w.span(p), exact: w.exact})
+		// The word is a path the shell makes (/dev/fd/63, or zsh's
+		// temporary file): it never begins with "-".
+		setDyn("process-substitution", false)
 		w.find("process-substitution", "runs a process substitution", w.span(p), -1)
 		w.subst(p.Stmts, c, p.Op == syntax.CmdOut)
 	case *syntax.ExtGlob:

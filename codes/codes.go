@@ -113,6 +113,7 @@ var Registry = []Code{
 	{"awk-exec", "classify", "an awk program runs a command (system(), a pipe, getline from a command)"},
 	{"awk-write", "classify", "an awk program writes a file (print > file)"},
 	{"awk-read", "classify", "an awk program reads a file that is not judged"},
+	{"awk-unparsed", "classify", "an awk program that could not be parsed (or holds syntax the check does not know), so what it does is not known"},
 	// The policy and the gate.
 	{"policy-error", "policy", "the policy could not decide (an error, an undefined or malformed decision); deny"},
 	// The default Rego policy.

@@ -9,13 +9,11 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
 )
 
@@ -174,13 +172,12 @@ type Batcher struct {
 	// Checker decides each command: a Pipeline's Batch, or a policy
 	// bundle's engine.
 	Checker Checker
-	// Cwd is where a line that names no cwd runs, and what a relative
-	// cwd is relative to (absolute).
-	Cwd string
-	// Mode and Shell apply to a line that names none; "" and
-	// DialectUnknown leave them to the Checker (the config's).
-	Mode  string
-	Shell classify.Dialect
+	// Defaults is what a line leaves open (policy.Request.Defaults):
+	// its Cwd is where a line that names no cwd runs, and what a relative
+	// cwd is relative to (absolute); its Mode and Shell apply to a line
+	// that names none ("" and DialectUnknown leave them to the Checker:
+	// the config's).
+	Defaults policy.Request
 	// Workers is the number of lines decided at once (0: GOMAXPROCS).
 	Workers int
 	// Ready, when set, is waited for before the first answer is written
@@ -458,26 +455,11 @@ func (b *Batcher) Answer(ctx context.Context, it BatchItem) (BatchAnswer, error)
 			}
 		}
 	}
-	if mode != "" && !policy.ValidMode(mode) {
-		return fail(BatchError{Line: it.Line, Command: it.Command, Error: fmt.Sprintf("mode %q: want default or readonly", mode)})
-	}
-	dialect, err := classify.ParseDialect(shell)
+	req, err := policy.ParseRequest(it.Command, cwd, mode, shell, b.Defaults.Cwd)
 	if err != nil {
 		return fail(BatchError{Line: it.Line, Command: it.Command, Error: err.Error()})
 	}
-	switch {
-	case cwd == "":
-		cwd = b.Cwd
-	case !filepath.IsAbs(cwd):
-		cwd = filepath.Join(b.Cwd, cwd)
-	}
-	if mode == "" {
-		mode = b.Mode
-	}
-	if dialect == classify.DialectUnknown {
-		dialect = b.Shell
-	}
-	res, err := b.Checker.Check(ctx, it.Command, cwd, mode, dialect)
+	res, err := b.Checker.Check(ctx, req.Defaults(b.Defaults))
 	if err != nil {
 		return a, err
 	}

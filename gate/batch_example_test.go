@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/policy"
 )
 
 // A Batcher decides a stream of commands on every core and answers each
@@ -28,7 +29,7 @@ func ExampleBatcher_Run() {
 {"command":"touch notes.txt","mode":"readonly"}
 {"command":"ls","mode":"sometimes"}
 `)
-	b := gate.Batcher{Checker: pl.Batch(), Cwd: dir}
+	b := gate.Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: dir}}
 	err = b.Run(context.Background(), func(yield func(gate.BatchItem) error) error {
 		return gate.ReadBatch(in, gate.BatchJSONL, yield)
 	}, func(a gate.BatchAnswer) error {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/internal/testenv"
 	"github.com/shellgate/shellgate/policy"
 )
@@ -72,13 +71,13 @@ func items(cmds []string) func(func(BatchItem) error) error {
 // unordered writer would put them first.
 type slowSome struct{ *Batch }
 
-func (s slowSome) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
+func (s slowSome) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
 	var line int
-	fmt.Sscanf(command[strings.LastIndexByte(command, ' ')+1:], "%d", &line)
+	fmt.Sscanf(req.Command[strings.LastIndexByte(req.Command, ' ')+1:], "%d", &line)
 	if line%7 == 0 {
 		time.Sleep(2 * time.Millisecond)
 	}
-	return s.Batch.Check(ctx, command, cwd, mode, shell)
+	return s.Batch.Check(ctx, req)
 }
 
 // TestBatcherOrder: a batch decided on many workers gives the answers the
@@ -96,7 +95,7 @@ func TestBatcherOrder(t *testing.T) {
 	for _, workers := range []int{1, 2, 8, 32} {
 		var got bytes.Buffer
 		n := 0
-		b := Batcher{Checker: slowSome{pl.Batch()}, Cwd: ws, Workers: workers}
+		b := Batcher{Checker: slowSome{pl.Batch()}, Defaults: policy.Request{Cwd: ws}, Workers: workers}
 		err := b.Run(ctx, items(cmds), func(a BatchAnswer) error {
 			n++
 			if a.Item.Line != n || a.Result == nil || a.Result.Command != cmds[n-1] {
@@ -129,7 +128,7 @@ func TestBatcherWriteError(t *testing.T) {
 	full := errors.New("disk full")
 	for _, workers := range []int{1, 4, 16} {
 		var writes, read atomic.Int64
-		b := Batcher{Checker: pl.Batch(), Cwd: ws, Workers: workers}
+		b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}, Workers: workers}
 		err := b.Run(context.Background(), func(yield func(BatchItem) error) error {
 			return items(cmds)(func(it BatchItem) error {
 				read.Add(1)
@@ -155,7 +154,7 @@ func TestBatcherWriteError(t *testing.T) {
 	// A context cancelled by the caller ends the batch with its error.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	b := Batcher{Checker: pl.Batch(), Cwd: ws}
+	b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}}
 	if err := b.Run(ctx, items(cmds), func(BatchAnswer) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: Run = %v", err)
 	}
@@ -200,7 +199,7 @@ func TestBatcherLineFields(t *testing.T) {
 		Cwd, Error                   string
 	}
 	var got []answer
-	b := Batcher{Checker: pl.Batch(), Cwd: ws, Mode: policy.ModeDefault, Workers: 3}
+	b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws, Mode: policy.ModeDefault}, Workers: 3}
 	var out bytes.Buffer
 	if err := b.Stream(context.Background(), strings.NewReader(in), BatchJSONL, &out); err != nil {
 		t.Fatal(err)
@@ -238,11 +237,11 @@ func TestBatcherLineFields(t *testing.T) {
 // TestBatcherLongLines's commands.
 type slowFirst struct{ *Batch }
 
-func (s slowFirst) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
-	if strings.HasPrefix(command, "echo 0a") {
+func (s slowFirst) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
+	if strings.HasPrefix(req.Command, "echo 0a") {
 		time.Sleep(300 * time.Millisecond)
 	}
-	return s.Batch.Check(ctx, command, cwd, mode, shell)
+	return s.Batch.Check(ctx, req)
 }
 
 // TestBatcherLongLines: long commands are bounded in flight by their
@@ -257,7 +256,7 @@ func TestBatcherLongLines(t *testing.T) {
 	var read, written, most atomic.Int64
 	// The first is slow: the workers behind it run ahead as far as the
 	// window lets them.
-	b := Batcher{Checker: slowFirst{pl.Batch()}, Cwd: ws, Workers: 4}
+	b := Batcher{Checker: slowFirst{pl.Batch()}, Defaults: policy.Request{Cwd: ws}, Workers: 4}
 	err := b.Run(context.Background(), func(yield func(BatchItem) error) error {
 		return items(cmds)(func(it BatchItem) error {
 			if n := read.Add(1) - written.Load(); n > most.Load() {
@@ -289,7 +288,7 @@ func TestBatcherStreamFlushes(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		b := Batcher{Checker: pl.Batch(), Cwd: ws}
+		b := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}}
 		done <- b.Stream(context.Background(), inR, BatchLines, outW)
 		outW.Close()
 	}()
@@ -331,7 +330,7 @@ func TestBatcherBackgroundPolicy(t *testing.T) {
 	ws, pl := batchWorkspace(t)
 	in := "{\"command\":\"ls\"}\nnot json\n{\"command\":\"rm -rf /\"}\n{\"command\":\"echo hi > out.txt\"}\n"
 	stream := func(p *Pipeline, in string) (string, error) {
-		b := Batcher{Checker: p.Batch(), Cwd: ws, Ready: p.Compiled, Pending: p.Compiling, Workers: 2}
+		b := Batcher{Checker: p.Batch(), Defaults: policy.Request{Cwd: ws}, Ready: p.Compiled, Pending: p.Compiling, Workers: 2}
 		var out bytes.Buffer
 		err := b.Stream(context.Background(), strings.NewReader(in), BatchJSONL, &out)
 		return out.String(), err
@@ -387,10 +386,10 @@ type compiling struct {
 	release chan struct{}
 }
 
-func (c *compiling) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
+func (c *compiling) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
 	c.entered.Add(1)
 	<-c.release
-	return c.Batch.Check(ctx, command, cwd, mode, shell)
+	return c.Batch.Check(ctx, req)
 }
 
 func (c *compiling) pending() bool {
@@ -424,7 +423,7 @@ func TestBatcherPending(t *testing.T) {
 		close(c.release)
 	}()
 	var got bytes.Buffer
-	b := Batcher{Checker: c, Cwd: ws, Workers: workers, Pending: c.pending}
+	b := Batcher{Checker: c, Defaults: policy.Request{Cwd: ws}, Workers: workers, Pending: c.pending}
 	n := 0
 	err := b.Run(ctx, items(cmds), func(a BatchAnswer) error {
 		n++
@@ -455,7 +454,7 @@ func BenchmarkBatcher(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
 			for n := 0; n < b.N; n++ {
-				bt := Batcher{Checker: pl.Batch(), Cwd: ws, Workers: workers}
+				bt := Batcher{Checker: pl.Batch(), Defaults: policy.Request{Cwd: ws}, Workers: workers}
 				lines := 0
 				if err := bt.Run(context.Background(), items(cmds), func(a BatchAnswer) error {
 					lines++
@@ -475,7 +474,7 @@ func oneByOne(t *testing.T, pl *Pipeline, ws string, cmds []string) *bytes.Buffe
 	t.Helper()
 	var want bytes.Buffer
 	for _, c := range cmds {
-		res, err := pl.Check(context.Background(), c, ws, "", classify.DialectUnknown)
+		res, err := pl.Check(context.Background(), policy.Request{Command: c, Cwd: ws})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,33 +57,35 @@ func (d *Decision) CheckResult() CheckResult {
 	return r
 }
 
-// Checker decides one command as shellgate check does: classification,
-// the read station and the policy, for a run in cwd (absolute) in mode
-// ("" the configured one) read in shell's language (DialectUnknown: the
-// config's, else both bash and zsh). A station that cannot run is the
-// answer's Error; the error returned is for a cancelled context. A
-// Pipeline, its Batch and a policy bundle's engine (rego/fleet) are
-// Checkers.
+// Checker decides one request as shellgate check does: classification,
+// the read station and the policy, for a run in its cwd (absolute) in its
+// mode ("" the configured one) read in its shell's language
+// (DialectUnknown: the config's, else both bash and zsh). A station that
+// cannot run is the answer's Error; the error returned is for a cancelled
+// context. A Pipeline, its Batch and a Decider are Checkers.
 type Checker interface {
-	Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error)
+	Check(ctx context.Context, req policy.Request) (CheckResult, error)
 }
 
-// Check decides command (see Checker).
-func (p *Pipeline) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
-	return check(ctx, p, p.InputShell, command, cwd, mode, shell)
+// Check decides req (see Checker).
+func (p *Pipeline) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
+	return check(ctx, p.Decide, p.Input, req)
 }
 
-// Check decides command (see Checker), with the boundary of cwd built once
+// Check decides req (see Checker), with the boundary of its cwd built once
 // per batch.
-func (b *Batch) Check(ctx context.Context, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
-	return check(ctx, b.p, b.InputShell, command, cwd, mode, shell)
+func (b *Batch) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
+	return check(ctx, b.p.Decide, b.Input, req)
 }
 
-type inputFunc func(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error)
+type (
+	inputFunc  func(policy.Request) (policy.Input, *readstation.Station, error)
+	decideFunc func(context.Context, policy.Input) (policy.Decision, *policy.Facts, error)
+)
 
-func check(ctx context.Context, p *Pipeline, input inputFunc, command, cwd, mode string, shell classify.Dialect) (CheckResult, error) {
-	in, st, serr := input(command, cwd, mode, shell)
-	dec, _, err := p.Decide(ctx, in)
+func check(ctx context.Context, decide decideFunc, input inputFunc, req policy.Request) (CheckResult, error) {
+	in, st, serr := input(req)
+	dec, _, err := decide(ctx, in)
 	if err != nil {
 		return CheckResult{}, err
 	}

@@ -43,7 +43,7 @@ func TestBatchConfigForms(t *testing.T) {
 				b := pl.Batch()
 				for _, cmd := range []string{"ls", "cat notes.txt", "git status"} {
 					for _, mode := range []string{policy.ModeDefault, policy.ModeReadonly} {
-						in, _, _ := b.Input(cmd, ws, mode)
+						in, _, _ := b.Input(policy.Request{Command: cmd, Cwd: ws, Mode: mode})
 						d, _, err := pl.Decide(context.Background(), in)
 						if err != nil {
 							t.Errorf("Decide(%q): %v", cmd, err)

@@ -33,16 +33,22 @@
 // say what the exit code means); Start is Run in the background. A
 // Classifier describes a command without deciding.
 //
-// The stages up to the decision are a Pipeline, which the shellgate CLI's
-// check, explain and grant use directly (a policy bundle's engine, in
-// package rego/fleet, picks a pipeline per project): it has the same
-// Decide, Explain and Grant over a policy input, and Check, which answers
-// as shellgate check does (CheckResult, the JSON contract of check --json).
+// The stages up to the decision are a Pipeline: it has the same Decide,
+// Explain and Grant over a policy input built from a policy.Request (the
+// command, cwd, mode, shell and environment, read once at the edge), and
+// Check, which answers as shellgate check does (CheckResult, the JSON
+// contract of check --json). A Decider is the one way the shellgate CLI's
+// check, explain, grant and run, the resident engine and the MCP server
+// decide: it gives each request the pipeline of its policy source, one
+// local Pipeline (NewDecider) or a policy bundle (a rego.Source, such as
+// package rego/fleet's Engine: NewSourceDecider), whose pipelines are
+// rebuilt when the bundle changes, tightened by a project's config found
+// from the request's cwd, and log every decision.
 //
 // A Batcher is check --batch: it decides a stream of commands (ReadBatch
 // reads one per line, or one JSON object per line with its own cwd, mode
 // and shell) on every core through a Checker (a Pipeline's Batch, which
-// builds each cwd's boundary once per batch, or a bundle's engine), and
+// builds each cwd's boundary once per batch, or a bundle's Decider), and
 // answers each in input order, with at most a few lines per worker in
 // flight; a line it cannot decide is an error answer in its place.
 //

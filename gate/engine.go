@@ -153,11 +153,7 @@ func NewClassifier(cfg *policy.Config, cat *classify.Catalog) (*Classifier, erro
 	if err != nil {
 		return nil, err
 	}
-	c := &Classifier{opts: opts}
-	if cfg != nil && cfg.Shell != "" {
-		c.shell, _ = classify.ParseDialect(cfg.Shell)
-	}
-	return c, nil
+	return &Classifier{opts: opts, shell: cfg.Dialect()}, nil
 }
 
 // Classify describes command read in shell's language; DialectUnknown

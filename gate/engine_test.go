@@ -44,7 +44,7 @@ func TestFrontDoorAgrees(t *testing.T) {
 		if len(x.Rules) == 0 || x.Facts == nil || len(x.Files) == 0 {
 			t.Errorf("%s: explanation without rules, facts or files: %+v", tc.cmd, x)
 		}
-		in, _, err := g.Pipeline().InputShell(tc.cmd, g.Cwd(), tc.mode, classify.DialectBash)
+		in, _, err := g.Pipeline().Input(policy.Request{Command: tc.cmd, Cwd: g.Cwd(), Mode: tc.mode, Shell: classify.DialectBash})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -502,7 +502,8 @@ func (g *Gate) requestEnv(req Request) readstation.Env {
 // decideIn is Decide for a command that runs in env; run keeps the
 // statements the classifier read, for the exit meaning of the run.
 func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env, run bool) (*Decision, error) {
-	if err := validate(req); err != nil {
+	shell, err := validate(req)
+	if err != nil {
 		return nil, err
 	}
 	cwd, err := g.resolveCwd(req.Cwd)
@@ -516,14 +517,10 @@ func (g *Gate) decideIn(ctx context.Context, req Request, env readstation.Env, r
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	return g.decide(ctx, req.Command, cwd, mode, g.dialect(req), env, run, req.AgentRules)
-}
-
-// dialect is the shell a request is judged in: its own, else the (trusted)
-// config's, else unknown (both bash and zsh). validate checked the name.
-func (g *Gate) dialect(req Request) classify.Dialect {
-	d, _ := classify.ParseDialect(req.Shell)
-	return g.pl.Shell(d)
+	// The shell it is judged in: its own, else the (trusted) config's,
+	// else unknown (both bash and zsh).
+	pr := policy.Request{Command: req.Command, Cwd: cwd, Mode: mode, Shell: g.pl.Shell(shell), Env: env}
+	return g.decide(ctx, pr, run, req.AgentRules)
 }
 
 // checkHook runs inside decide's protection; tests make it panic.
@@ -533,7 +530,8 @@ var checkHook = func() {}
 // of them (a bug) is caught and becomes a deny with code internal-error, so
 // that a long-lived caller (serve, mcp, an embedding program) neither
 // crashes nor runs what was not decided.
-func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect classify.Dialect, env readstation.Env, run bool, rules AgentRules) (d *Decision, err error) {
+func (g *Gate) decide(ctx context.Context, req policy.Request, run bool, rules AgentRules) (d *Decision, err error) {
+	command, cwd, mode := req.Command, req.Cwd, req.Mode
 	defer func() {
 		if r := recover(); r != nil {
 			d = &Decision{Command: command, Cwd: cwd, Mode: mode, Decision: policy.Decision{Action: policy.Deny, Reasons: []policy.Reason{{
@@ -552,7 +550,7 @@ func (g *Gate) decide(ctx context.Context, command, cwd, mode string, dialect cl
 	if run {
 		keep = func(s *syntax.Stmt) { stmts = append(stmts, s) }
 	}
-	in, st, serr := g.pl.inputStatements(command, cwd, mode, dialect, env, keep)
+	in, st, serr := g.pl.inputStatements(req, keep)
 	d = &Decision{stmts: stmts, Command: command, Cwd: cwd, Mode: mode, Shell: in.Shell, Report: in.Report, Reversible: in.Report.Reversible, Station: st}
 	if serr != nil {
 		d.StationError = serr.Error()
@@ -644,57 +642,47 @@ func ValidateCommand(command string) error {
 	return nil
 }
 
-func validate(req Request) error {
+// validate says why req cannot be decided (an *Error with code
+// INVALID_INPUT), and reads its shell.
+func validate(req Request) (classify.Dialect, error) {
 	bad := func(format string, a ...any) error {
 		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(format, a...)}
 	}
 	if err := ValidateCommand(req.Command); err != nil {
-		return err
+		return "", err
 	}
+	shell, shellErr := classify.ParseDialect(req.Shell)
 	switch {
 	case req.Mode != "" && !policy.ValidMode(req.Mode):
-		return bad("unknown mode %q (want %s or %s)", req.Mode, policy.ModeDefault, policy.ModeReadonly)
-	case req.Shell != "" && !validShell(req.Shell):
-		return bad("unknown shell %q (want bash, zsh or sh)", req.Shell)
+		return "", bad("unknown mode %q (want %s or %s)", req.Mode, policy.ModeDefault, policy.ModeReadonly)
+	case shellErr != nil:
+		return "", bad("unknown shell %q (want bash, zsh or sh)", req.Shell)
 	case req.TimeoutMS < 0:
-		return bad("negative timeout %d ms", req.TimeoutMS)
+		return "", bad("negative timeout %d ms", req.TimeoutMS)
 	case strings.IndexByte(req.Cwd, 0) >= 0:
-		return bad("the cwd contains a NUL byte")
+		return "", bad("the cwd contains a NUL byte")
 	case req.Sandbox != "" && !req.Sandbox.Valid():
-		return bad("unknown sandbox mode %q (want read-only, workspace-write or full-access)", req.Sandbox)
+		return "", bad("unknown sandbox mode %q (want read-only, workspace-write or full-access)", req.Sandbox)
 	case req.Escalate != "" && strings.TrimSpace(req.Justification) == "":
-		return bad("a sandbox escalation to %s needs a justification: one sentence saying why this call needs it", req.Escalate)
+		return "", bad("a sandbox escalation to %s needs a justification: one sentence saying why this call needs it", req.Escalate)
 	case req.Escalate == "" && req.Justification != "":
-		return bad("a justification was given without a sandbox escalation: say which mode (workspace-write or full-access) this call needs")
+		return "", bad("a justification was given without a sandbox escalation: say which mode (workspace-write or full-access) this call needs")
 	case req.Escalate != "" && !req.Escalate.Valid():
-		return bad("unknown sandbox escalation %q (want workspace-write or full-access)", req.Escalate)
+		return "", bad("unknown sandbox escalation %q (want workspace-write or full-access)", req.Escalate)
 	case req.Escalate != "" && req.Sandbox != "":
-		return bad("give either a sandbox mode or an escalation, not both")
+		return "", bad("give either a sandbox mode or an escalation, not both")
 	case len(req.Justification) > MaxJustificationBytes:
-		return bad("the justification is %d bytes, over the %d-byte limit (one sentence)", len(req.Justification), MaxJustificationBytes)
+		return "", bad("the justification is %d bytes, over the %d-byte limit (one sentence)", len(req.Justification), MaxJustificationBytes)
 	case strings.ContainsAny(strings.TrimSpace(req.Justification), "\n\r"):
-		return bad("the justification must be one sentence on one line")
+		return "", bad("the justification must be one sentence on one line")
 	case !utf8.ValidString(req.Justification):
-		return bad("the justification is not valid UTF-8")
+		return "", bad("the justification is not valid UTF-8")
 	}
-	return nil
-}
-
-// validShell reports a request shell shellgate knows ("unknown" and
-// "auto" say it is not known).
-func validShell(s string) bool {
-	_, err := classify.ParseDialect(s)
-	return err == nil
+	return shell, nil
 }
 
 func (g *Gate) resolveCwd(dir string) (string, error) {
-	p := dir
-	if p == "" {
-		p = g.cwd
-	} else if !filepath.IsAbs(p) {
-		p = filepath.Join(g.cwd, p)
-	}
-	p = filepath.Clean(p)
+	p := policy.ResolveCwd(g.cwd, dir)
 	fi, err := os.Stat(p)
 	if err != nil {
 		return "", &Error{Code: CodeCwdNotFound, Message: fmt.Sprintf("the cwd %s cannot be used: %v", p, errors.Unwrap(err))}

@@ -229,7 +229,7 @@ func TestGitTrapsConfirm(t *testing.T) {
 	}
 	decide := func(ws, cmd, mode string) CheckResult {
 		t.Helper()
-		res, err := p.Check(context.Background(), cmd, ws, mode, classify.DialectBash)
+		res, err := p.Check(context.Background(), policy.Request{Command: cmd, Cwd: ws, Mode: mode, Shell: classify.DialectBash})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -417,7 +417,7 @@ func TestGitLFS(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, mode := range []string{"default", "readonly"} {
-				res, err := p.Check(context.Background(), "git status", ws, mode, classify.DialectBash)
+				res, err := p.Check(context.Background(), policy.Request{Command: "git status", Cwd: ws, Mode: mode, Shell: classify.DialectBash})
 				if err != nil {
 					t.Fatal(err)
 				}

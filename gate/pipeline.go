@@ -42,9 +42,13 @@ type PipelineOptions struct {
 	// that does not compile is then Compiled's error, and every decision
 	// fails with it (shellgate check --batch).
 	Background bool
+	// Engine is the policy compiled already (a policy bundle's modules,
+	// see rego.Bundle): it is used in place of compiling Modules when the
+	// config adds no modules of its own.
+	Engine *rego.Engine
 	// Env is what is known of the environment the commands run in (the
-	// agent's; see readstation.Boundary.Env) for Input, InputShell and
-	// Batch; InputEnv takes one per command. Nil knows nothing, so a
+	// agent's; see readstation.Boundary.Env) for a request that gives
+	// none (policy.Request.Env). Nil knows nothing, so a
 	// variable that may make a program read more (RIPGREP_CONFIG_PATH)
 	// counts as set. A caller the agent started (shellgate check) gives
 	// readstation.ProcessEnv.
@@ -57,8 +61,9 @@ type PipelineOptions struct {
 // (grants, roots, read-only programs, replaced deny rows, the allow rules
 // of its modules) applies only once the user trusts it; until then a
 // decision it would have made more permissive carries the reason
-// project-config-untrusted. Gate decides through a Pipeline, and so do the
-// shellgate CLI's check, explain and grant. It is safe for concurrent use.
+// project-config-untrusted. Gate decides through a Pipeline, and a Decider
+// gives one to the shellgate CLI's check, explain and grant. It is safe for
+// concurrent use.
 type Pipeline struct {
 	res       *policy.Resolved
 	cfg       *policy.Config // in effect
@@ -73,6 +78,9 @@ type Pipeline struct {
 	noStation bool
 	env       readstation.Env
 	catalog   *classify.Catalog // the base catalog (PipelineOptions.Catalog, else the embedded one)
+	// log, when set, receives every decision Decide makes (a policy
+	// source's decision log; see Decider).
+	log func(context.Context, policy.Input, policy.Decision)
 }
 
 // NewPipeline resolves the configuration's trust, builds the catalog and
@@ -106,6 +114,9 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 	if o.NoDefaultPolicy {
 		ropts = append(ropts, rego.WithoutDefaultPolicy())
 	}
+	if o.Engine != nil && len(res.PolicyDirs)+len(o.PolicyDirs)+len(res.Modules)+len(res.UntrustedModules) == 0 {
+		p.engine, ropts, o.Background = o.Engine, nil, false
+	}
 	if o.Background {
 		// The policy compiles on one core while the catalog decodes
 		// on the other, and while the first commands are judged.
@@ -129,6 +140,9 @@ func NewPipeline(o PipelineOptions) (*Pipeline, error) {
 		}
 	}
 	if o.Background {
+		return p, nil
+	}
+	if p.engine != nil {
 		return p, nil
 	}
 	if p.engine, err = newEngine(ropts); err != nil {
@@ -213,43 +227,37 @@ func (p *Pipeline) Engine() *rego.Engine {
 	return e
 }
 
-// Input classifies command and judges its reads for a run in cwd (which
-// must be absolute) under the config in effect. mode "" is the config's. A
-// boundary that cannot be built leaves the station out (the policy then
-// sees reads that are not established); the error says why.
-func (p *Pipeline) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, classify.DialectUnknown, p.env, p.boundary)
+// Input classifies req's command and judges its reads for a run in its
+// cwd (absolute; one that is not is judged with no boundary, and the
+// policy asks with cwd-unknown) under the config in effect. Its mode ""
+// is the config's; its shell DialectUnknown the config's, and with none
+// there the command is read as both bash and zsh; its Env nil the
+// pipeline's (PipelineOptions.Env). A boundary that cannot be built
+// leaves the station out (the policy then sees reads that are not
+// established); the error says why.
+func (p *Pipeline) Input(req policy.Request) (policy.Input, *readstation.Station, error) {
+	if req.Env == nil {
+		req.Env = p.env
+	}
+	return p.input(p.cfg, p.classOpts, req, p.boundary)
 }
 
-// InputShell is Input for a command that shell runs; DialectUnknown takes
-// the config's shell, and with none there the command is read as both
-// bash and zsh.
-func (p *Pipeline) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, p.env, p.boundary)
-}
-
-// inputStatements is InputEnv that passes the command's top-level
-// statements to fn (classify.WithStatements) when fn is not nil.
-func (p *Pipeline) inputStatements(command, cwd, mode string, shell classify.Dialect, env readstation.Env, fn func(*syntax.Stmt)) (policy.Input, *readstation.Station, error) {
+// inputStatements is Input for req as given (its Env nil knows nothing)
+// that passes the command's top-level statements to fn
+// (classify.WithStatements) when fn is not nil.
+func (p *Pipeline) inputStatements(req policy.Request, fn func(*syntax.Stmt)) (policy.Input, *readstation.Station, error) {
 	opts := p.classOpts
 	if fn != nil {
 		opts = append(opts[:len(opts):len(opts)], classify.WithStatements(fn))
 	}
-	return p.input(p.cfg, opts, command, cwd, mode, shell, env, p.boundary)
-}
-
-// InputEnv is InputShell for a command that runs in the environment env
-// (what is known of it: readstation.Boundary.Env) in place of the
-// pipeline's Env.
-func (p *Pipeline) InputEnv(command, cwd, mode string, shell classify.Dialect, env readstation.Env) (policy.Input, *readstation.Station, error) {
-	return p.input(p.cfg, p.classOpts, command, cwd, mode, shell, env, p.boundary)
+	return p.input(p.cfg, opts, req, p.boundary)
 }
 
 // Shell is the dialect a request for shell s is judged in: s, else the
 // config's shell (of a trusted config), else unknown.
 func (p *Pipeline) Shell(s classify.Dialect) classify.Dialect {
-	if s == classify.DialectUnknown && p.cfg.Shell != "" {
-		s, _ = classify.ParseDialect(p.cfg.Shell)
+	if s == classify.DialectUnknown {
+		s = p.cfg.Dialect()
 	}
 	return s
 }
@@ -281,15 +289,13 @@ var errNoBoundary = errors.New("the boundary of the cwd could not be built")
 // Batch starts a batch of decisions.
 func (p *Pipeline) Batch() *Batch { return &Batch{p: p, bounds: map[string]*batchBoundary{}} }
 
-// Input is Pipeline.Input with the boundary of cwd built once per batch.
-func (b *Batch) Input(command, cwd, mode string) (policy.Input, *readstation.Station, error) {
-	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, classify.DialectUnknown, b.p.env, b.boundary)
-}
-
-// InputShell is Input for a command that shell runs (see
-// Pipeline.InputShell).
-func (b *Batch) InputShell(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
-	return b.p.input(b.p.cfg, b.p.classOpts, command, cwd, mode, shell, b.p.env, b.boundary)
+// Input is Pipeline.Input with the boundary of each cwd built once per
+// batch.
+func (b *Batch) Input(req policy.Request) (policy.Input, *readstation.Station, error) {
+	if req.Env == nil {
+		req.Env = b.p.env
+	}
+	return b.p.input(b.p.cfg, b.p.classOpts, req, b.boundary)
 }
 
 func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, error) {
@@ -312,18 +318,21 @@ func (b *Batch) boundary(cfg *policy.Config, cwd string) (readstation.Boundary, 
 	return e.b, e.err
 }
 
-func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, command, cwd, mode string, shell classify.Dialect, env readstation.Env, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
+// input is Input under cfg, classified with opts, on the boundary
+// boundary gives; req.Env is taken as given (nil knows nothing).
+func (p *Pipeline) input(cfg *policy.Config, opts []classify.Option, req policy.Request, boundary func(*policy.Config, string) (readstation.Boundary, error)) (policy.Input, *readstation.Station, error) {
+	mode, shell, cwd, env := req.Mode, req.Shell, req.Cwd, req.Env
 	if mode == "" {
 		mode = p.cfg.Mode
 	}
 	if mode == "" {
 		mode = policy.ModeDefault
 	}
-	if shell == classify.DialectUnknown && cfg.Shell != "" {
-		shell, _ = classify.ParseDialect(cfg.Shell)
+	if shell == classify.DialectUnknown {
+		shell = cfg.Dialect()
 	}
-	in := policy.Input{Command: command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: cfg, Env: env}
-	in.Report = classify.Classify(command, append(opts[:len(opts):len(opts)], classify.WithDialect(shell))...)
+	in := policy.Input{Command: req.Command, Mode: mode, Cwd: cwd, Shell: string(shell), Config: cfg, Env: env}
+	in.Report = classify.Classify(req.Command, append(opts[:len(opts):len(opts)], classify.WithDialect(shell))...)
 	if p.noStation && len(in.Report.Writes) == 0 {
 		return in, nil, nil
 	}
@@ -373,6 +382,15 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 	if err != nil {
 		return policy.Decision{}, nil, err
 	}
+	pd, facts, err := p.decide(ctx, engine, in)
+	if err == nil && p.log != nil {
+		p.log(ctx, in, pd)
+	}
+	return pd, facts, err
+}
+
+// decide is Decide without the decision log.
+func (p *Pipeline) decide(ctx context.Context, engine *rego.Engine, in policy.Input) (policy.Decision, *policy.Facts, error) {
 	pd, facts, err := engine.DecideFacts(ctx, in)
 	if err != nil || pd.Action == policy.Allow || !pd.Action.Valid() || len(p.res.Untrusted) == 0 {
 		return pd, facts, err
@@ -384,7 +402,8 @@ func (p *Pipeline) Decide(ctx context.Context, in policy.Input) (policy.Decision
 		// was known of the command's environment (a Go toolchain pin is
 		// judged on GOTOOLCHAIN and PATH: knowing nothing of them would
 		// make every go command's whole-config decision an ask).
-		whole, _, _ = p.input(p.full, p.fullOpts, in.Command, in.Cwd, in.Mode, classify.Dialect(in.Shell), in.Env, p.boundary)
+		req := policy.Request{Command: in.Command, Cwd: in.Cwd, Mode: in.Mode, Shell: classify.Dialect(in.Shell), Env: in.Env}
+		whole, _, _ = p.input(p.full, p.fullOpts, req, p.boundary)
 		if in.Station == nil {
 			whole.Station = nil
 		}

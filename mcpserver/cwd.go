@@ -98,13 +98,7 @@ func (s *Server) callDir(ss *mcp.ServerSession, cwd string) (dir, base string, e
 			return "", "", &errSessionDir{dir: base, why: why, root: s.o.Cwd}
 		}
 	}
-	switch {
-	case cwd == "":
-		return base, base, nil
-	case filepath.IsAbs(cwd):
-		return filepath.Clean(cwd), base, nil
-	}
-	return filepath.Join(base, cwd), base, nil
+	return policy.ResolveCwd(base, cwd), base, nil
 }
 
 // sameDir says why dir, a physical path, is no longer that directory
@@ -158,7 +152,6 @@ func (s *Server) follow(ctx context.Context, ss *mcp.ServerSession, g *gate.Gate
 	if err != nil {
 		return refused("shellgate could not judge a cd there: " + err.Error())
 	}
-	s.log(ctx, d)
 	if d.Action != policy.Allow {
 		var rs []string
 		for _, r := range d.Reasons {

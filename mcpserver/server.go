@@ -14,7 +14,8 @@ import (
 )
 
 // Gates gives the gate that decides a command run in cwd: a serve.Gates
-// (one per config file, rebuilt when it changes) or a policy bundle's.
+// (one per config file, rebuilt when it changes) or a gate.Decider (a
+// policy bundle's, whose pipelines log every decision).
 type Gates interface {
 	GateFor(cwd string) (*gate.Gate, error)
 }
@@ -32,9 +33,6 @@ type Options struct {
 	ApproveAsks bool
 	// Version is the server's version in the MCP handshake.
 	Version string
-	// Log, when set, receives every decision a tool made (a policy
-	// bundle's decision log).
-	Log func(context.Context, *gate.Decision)
 }
 
 // Server is a gated shell for MCP clients. It is safe for concurrent use
@@ -95,12 +93,6 @@ func (s *Server) newMCP() *mcp.Server {
 	return srv
 }
 
-func (s *Server) log(ctx context.Context, d *gate.Decision) {
-	if s.o.Log != nil && d != nil {
-		s.o.Log(ctx, d)
-	}
-}
-
 func textResult(text string, isError bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
 }
@@ -125,7 +117,6 @@ func (s *Server) run(ctx context.Context, ss *mcp.ServerSession, req gate.Reques
 	req.Approver = ap
 	req.ReportDir = true
 	res := g.Run(ctx, req)
-	s.log(ctx, res.Decision)
 	text := res.Text()
 	if line := s.follow(ctx, ss, g, res, req.Mode, base, req.Cwd); line != "" {
 		text += line + "\n"
@@ -212,7 +203,6 @@ func (s *Server) check(ctx context.Context, ss *mcp.ServerSession, in checkArgs)
 	if err != nil {
 		return nil, nil, err
 	}
-	s.log(ctx, d)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", d.Action)
 	if len(d.Reasons) == 0 {

@@ -334,3 +334,53 @@ func EntryStatus(e trust.Entry) string {
 	}
 	return "trusted"
 }
+
+// ResolveUnder is the config of a policy bundle, base, tightened by the
+// project config proj found from a command's cwd as an untrusted project
+// config tightens (see Resolved): a bundle is the only source of what
+// widens, so nothing of proj is trusted, whatever the user's store says.
+// Its tightening part (deny rows, a readonly mode, a read-only sandbox,
+// lower limits, a problem) is added to base, and its policy directories'
+// modules apply as untrusted ones (their deny and ask rules only).
+func ResolveUnder(base, proj *Config) (*Resolved, error) {
+	pr, err := ResolveWith(proj, nil, "", nil) // no store: nothing widens
+	if err != nil {
+		return nil, err
+	}
+	t := pr.Config // the tightening part (ResolveWith: nothing trusted)
+	merged := *base
+	merged.DenyReads = append(append([]string(nil), base.DenyReads...), t.DenyReads...)
+	if t.Mode == ModeReadonly {
+		merged.Mode = ModeReadonly
+	}
+	if t.Sandbox == "read-only" {
+		merged.Sandbox = t.Sandbox
+	}
+	if l := t.SandboxLimits; l != nil {
+		merged.SandboxLimits = lowerLimits(base.SandboxLimits, l)
+	}
+	if t.Problem != "" {
+		merged.Problem = strings.TrimPrefix(base.Problem+"; "+t.Problem, "; ")
+	}
+	r := &Resolved{Config: &merged, UntrustedModules: merge(merge(nil, pr.Modules), pr.UntrustedModules)}
+	return r, nil
+}
+
+// lowerLimits is base with each limit of t that is set and lower.
+func lowerLimits(base, t *SandboxLimits) *SandboxLimits {
+	out := &SandboxLimits{}
+	if base != nil {
+		*out = *base
+	}
+	lower(&out.Processes, t.Processes)
+	lower(&out.MemoryMB, t.MemoryMB)
+	lower(&out.FileSizeMB, t.FileSizeMB)
+	return out
+}
+
+// lower sets *dst to v when v is set and *dst is not, or is higher.
+func lower[T int | int64](dst *T, v T) {
+	if v > 0 && (*dst <= 0 || v < *dst) {
+		*dst = v
+	}
+}

@@ -69,6 +69,7 @@ var (
 	keyHiddenInputs          = ast.StringTerm("hidden_inputs")
 	keyHint                  = ast.StringTerm("hint")
 	keyHome                  = ast.StringTerm("home")
+	keyHost                  = ast.StringTerm("host")
 	keyIfExists              = ast.StringTerm("if_exists")
 	keyIn                    = ast.StringTerm("in")
 	keyInTree                = ast.StringTerm("in_tree")
@@ -92,6 +93,7 @@ var (
 	keyOk                    = ast.StringTerm("ok")
 	keyOp                    = ast.StringTerm("op")
 	keyOperands              = ast.StringTerm("operands")
+	keyOptionEffects         = ast.StringTerm("option_effects")
 	keyOptionLike            = ast.StringTerm("option_like")
 	keyOptions               = ast.StringTerm("options")
 	keyOther                 = ast.StringTerm("other")
@@ -133,6 +135,7 @@ var (
 	keySegments              = ast.StringTerm("segments")
 	keyShell                 = ast.StringTerm("shell")
 	keyShellgateConfig       = ast.StringTerm("shellgate_config")
+	keyShiftRoles            = ast.StringTerm("shift_roles")
 	keySkipHidden            = ast.StringTerm("skip_hidden")
 	keySource                = ast.StringTerm("source")
 	keySpan                  = ast.StringTerm("span")
@@ -147,6 +150,7 @@ var (
 	keySubcommand            = ast.StringTerm("subcommand")
 	keySubshell              = ast.StringTerm("subshell")
 	keySubstitution          = ast.StringTerm("substitution")
+	keySubstitutions         = ast.StringTerm("substitutions")
 	keyTarget                = ast.StringTerm("target")
 	keyTo                    = ast.StringTerm("to")
 	keyTracked               = ast.StringTerm("tracked")
@@ -253,6 +257,10 @@ func describeClassifyReport(e enc, v *classify.Report) {
 	e.boolean(v.Reversible)
 	e.key(keyFindings)
 	describeSlice(e, v.Findings, describeClassifyFinding)
+	if len(v.Substitutions) > 0 {
+		e.key(keySubstitutions)
+		describeSlice(e, v.Substitutions, describeClassifySubstitution)
+	}
 	if v.Dialect != "" {
 		e.key(keyShell)
 		e.enum(v.Dialect)
@@ -672,6 +680,38 @@ func describeClassifyFinding(e enc, v *classify.Finding) {
 		}
 		e.end()
 	})
+}
+
+// describeClassifySubstitution describes a classify.Substitution as its JSON encoding.
+func describeClassifySubstitution(e enc, v *classify.Substitution) {
+	e.object()
+	e.key(keyKind)
+	e.enum(v.Kind)
+	e.key(keySpan)
+	describeSpan(e, v.Span)
+	e.key(keyHost)
+	e.num(v.Host)
+	if v.Role != "" {
+		e.key(keyRole)
+		e.enum(v.Role)
+	}
+	if v.OptionLike {
+		e.key(keyOptionLike)
+		e.boolean(v.OptionLike)
+	}
+	if len(v.OptionEffects) > 0 {
+		e.key(keyOptionEffects)
+		describeStrings(e, v.OptionEffects, enumKind)
+	}
+	if v.Split {
+		e.key(keySplit)
+		e.boolean(v.Split)
+	}
+	if len(v.ShiftRoles) > 0 {
+		e.key(keyShiftRoles)
+		describeStrings(e, v.ShiftRoles, enumKind)
+	}
+	e.end()
 }
 
 // describePolicyAgentApproval describes a policy.AgentApproval as its JSON encoding.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/rego/fleet"
 )
@@ -30,6 +31,7 @@ func TestBundleDecider(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Agent().StopQuiet(context.Background())
+	dec := gate.NewSourceDecider(e, gate.PipelineOptions{})
 	for _, tc := range []struct {
 		name   string
 		flags  hook.Flags
@@ -42,7 +44,7 @@ func TestBundleDecider(t *testing.T) {
 		{"relative cwd, no bundle", hook.Flags{}, hook.Query{Command: "ls", Cwd: "ws"}, "deny", fleet.PolicyBundleUnavailable},
 		{"no bundle", hook.Flags{}, hook.Query{Command: "ls", Cwd: home, Mode: hook.ModeReadonly}, "deny", fleet.PolicyBundleUnavailable},
 	} {
-		v, err := BundleDecider{Engine: e, Flags: tc.flags}.Decide(context.Background(), tc.q)
+		v, err := BundleDecider{Decider: dec, Flags: tc.flags}.Decide(context.Background(), tc.q)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -54,7 +56,7 @@ func TestBundleDecider(t *testing.T) {
 			t.Errorf("%s: %s %v; want %s [%s]", tc.name, v.Action, codes, tc.action, tc.code)
 		}
 	}
-	if _, err := (BundleDecider{Engine: e}).Decide(context.Background(), hook.Query{Command: "ls", Cwd: home, Shell: "fish"}); err == nil {
+	if _, err := (BundleDecider{Decider: dec}).Decide(context.Background(), hook.Query{Command: "ls", Cwd: home, Shell: "fish"}); err == nil {
 		t.Error("an unknown shell was decided")
 	}
 }

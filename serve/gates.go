@@ -204,8 +204,18 @@ func ExitText(m exitmeaning.Meaning, code int) string {
 // meaning of the exit, the command read in the query's shell (bash when
 // it is not known).
 func ExplainExit(q hook.Query, code int) string {
+	return explainExit(q, queryShell(q), code)
+}
+
+func explainExit(q hook.Query, shell classify.Dialect, code int) string {
+	return ExitText(exitmeaning.Interpret(q.Command, code, exitmeaning.WithDialect(shell)), code)
+}
+
+// queryShell is the shell a query names (DialectUnknown for one that is
+// not known: the exit is then read as bash).
+func queryShell(q hook.Query) classify.Dialect {
 	d, _ := classify.ParseDialect(q.Shell)
-	return ExitText(exitmeaning.Interpret(q.Command, code, exitmeaning.WithDialect(d)), code)
+	return d
 }
 
 // ExplainExit is the gates' hook.Explainer: the meaning of the exit as the
@@ -218,15 +228,15 @@ func (c *Gates) ExplainExit(q hook.Query, code int) string {
 // ExplainExit is the bundle's hook.Explainer: the meaning of the exit as
 // the bundle's gate for the command's cwd reads it.
 func (b BundleDecider) ExplainExit(q hook.Query, code int) string {
-	return explainWith(b.Engine.GateFor, q, code)
+	return explainWith(func(cwd string) (*gate.Gate, error) { return b.Decider.GateFor(cwd) }, q, code)
 }
 
 func explainWith(gateFor func(cwd string) (*gate.Gate, error), q hook.Query, code int) string {
+	d := queryShell(q)
 	g, err := gateFor(q.Cwd)
 	if err != nil || g == nil {
-		return ExplainExit(q, code)
+		return explainExit(q, d, code)
 	}
-	d, _ := classify.ParseDialect(q.Shell)
 	return ExitText(g.ExitMeaning(q.Command, code, g.Pipeline().Shell(d)), code)
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/shellgate/shellgate/policy"
 	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego"
-	"github.com/shellgate/shellgate/rego/fleet"
 	"github.com/shellgate/shellgate/render"
 )
 
@@ -44,6 +43,12 @@ type decideFlags struct {
 	// classified and judged (check; see gate.PipelineOptions.Background):
 	// the caller then calls decider.compiled before its first answer.
 	background bool
+	// run is shellgate run's setup: a --cwd that is not a directory is
+	// the gate's to report (with its code), and the config is then looked
+	// up from the working directory.
+	run bool
+	// sandboxOff turns the config's confinement off (run --sandbox off).
+	sandboxOff bool
 }
 
 func addDecideFlags(fs *flag.FlagSet) *decideFlags {
@@ -60,17 +65,17 @@ func addDecideFlags(fs *flag.FlagSet) *decideFlags {
 	return f
 }
 
-// decider is what the flags set up: the pipeline (config, catalog,
-// policy, judged against the trust store), the cwd and the mode.
+// decider is what the flags set up: the one decider (the local config,
+// catalog and policy judged against the trust store, or the policy bundle
+// of --opa-config), and the request defaults (the cwd, mode and shell).
 type decider struct {
-	pl   *gate.Pipeline
-	cwd  string
-	mode string
-	// shell is --shell; the (trusted) config's applies when it is unknown.
-	shell classify.Dialect
-	// fleet is set with --opa-config: the bundle in force decides (pl is
-	// then its base pipeline, or the fallback while there is none).
-	fleet *fleet.Engine
+	*gate.Decider
+	// req is what a request that names no cwd, mode or shell gets: the
+	// flags' (the config's mode and shell apply when these are "").
+	req policy.Request
+	// stop stops what setup started (nil: nothing): OPA's plugins, which
+	// upload buffered decision logs first.
+	stop func()
 	// warnings are setup's warnings about the config, left for compiled
 	// to print when the policy compiles in the background (a policy that
 	// does not compile is then the only message, as when it compiles
@@ -82,7 +87,7 @@ type decider struct {
 // it did not compile (a usage error: the user's policy is wrong); once it
 // has, the warnings setup left are printed.
 func (d *decider) compiled() error {
-	if err := d.pl.Compiled(); err != nil {
+	if err := d.Compiled(); err != nil {
 		return err
 	}
 	for _, w := range d.warnings {
@@ -92,89 +97,95 @@ func (d *decider) compiled() error {
 	return nil
 }
 
-// close uploads buffered decision logs and stops OPA's plugins.
+// close stops what setup started.
 func (d *decider) close() {
-	if d.fleet != nil {
-		d.fleet.Stop()
+	if d.stop != nil {
+		d.stop()
 	}
 }
 
-// setup loads the config and compiles the policy (or starts compiling it:
-// see decideFlags.background). A failure is a usage error (exitUsage):
-// the user's cwd, config or policy is wrong. Each grant of the config in
-// effect that puts a wildcard over code is a warning on warn, printed once
-// the policy compiled.
-func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
-	d := &decider{}
-	cwd := *f.cwd
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("working directory: %w", err)
-		}
-		cwd = wd
-	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
-		return nil, fmt.Errorf("--cwd %s: %w", cwd, err)
+// flagCwd is --cwd as an absolute directory (the working directory when
+// it is "").
+func flagCwd(cwd string) (string, error) {
+	wd, err := os.Getwd()
+	abs := policy.ResolveCwd(wd, cwd)
+	if !filepath.IsAbs(abs) {
+		return "", fmt.Errorf("working directory: %w", err)
 	}
 	if st, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("--cwd: %w", err)
+		return "", fmt.Errorf("--cwd: %w", err)
 	} else if !st.IsDir() {
-		return nil, fmt.Errorf("--cwd %s: not a directory", abs)
+		return "", fmt.Errorf("--cwd %s: not a directory", abs)
 	}
-	d.cwd = abs
+	return abs, nil
+}
+
+// setup loads the config and compiles the policy (or starts compiling it:
+// see decideFlags.background), or starts the policy bundle's engine
+// (--opa-config). A failure is a usage error (exitUsage): the user's cwd,
+// config or policy is wrong. Each grant of the config in effect that puts
+// a wildcard over code is a warning on warn, printed once the policy
+// compiled.
+func (f *decideFlags) setup(warn io.Writer) (*decider, error) {
+	abs, err := flagCwd(*f.cwd)
+	if err != nil && f.run {
+		abs, err = flagCwd("")
+	}
+	if err != nil {
+		return nil, err
+	}
+	// shellgate check runs in the agent's environment: the commands it
+	// judges run in this process's.
+	d := &decider{req: policy.Request{Cwd: abs, Mode: *f.mode, Env: readstation.ProcessEnv}}
+	o := gate.PipelineOptions{Roots: absAll(f.roots), NoStation: *f.noStation, Env: readstation.ProcessEnv}
 	if *f.opaConfig != "" {
 		if *f.config != "" || len(f.policies) > 0 || *f.catalog != "" {
 			return nil, errors.New("--opa-config: the policy bundle carries the policy, catalog and config; give no --config, --policy or --catalog")
 		}
-		if d.fleet, err = startFleet(*f.opaConfig, absAll(f.roots), *f.noStation); err != nil {
+		if d.req.Mode != "" && !policy.ValidMode(d.req.Mode) {
+			return nil, fmt.Errorf("--mode %q: want default or readonly", d.req.Mode)
+		}
+		if d.req.Shell, err = requestShell(*f.shell); err != nil {
 			return nil, err
 		}
-		d.mode = *f.mode
-		if d.mode != "" && !policy.ValidMode(d.mode) {
-			return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
-		}
-		if d.pl = d.fleet.Pipeline(); d.pl != nil {
-			return d, nil
-		}
-		if d.pl, err = d.fleet.Fallback(); err != nil {
+		src, err := startFleet(*f.opaConfig)
+		if err != nil {
 			return nil, err
 		}
+		d.Decider, d.stop = gate.NewSourceDecider(src, o), src.Stop
 		return d, nil
 	}
 	cfg, err := policy.LoadConfigFor(*f.config, abs)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	d.mode = *f.mode
-	if d.mode == "" {
-		d.mode = cfg.Mode
+	if f.sandboxOff {
+		c := *cfg
+		c.Sandbox = policy.SandboxOff
+		cfg = &c
 	}
-	if !policy.ValidMode(d.mode) {
-		return nil, fmt.Errorf("--mode %q: want default or readonly", d.mode)
+	if d.req.Mode == "" {
+		d.req.Mode = cfg.Mode
+	}
+	if !policy.ValidMode(d.req.Mode) {
+		return nil, fmt.Errorf("--mode %q: want default or readonly", d.req.Mode)
 	}
 	// The config's shell applies through the pipeline, once trusted.
-	if d.shell, err = requestShell(*f.shell); err != nil {
+	if d.req.Shell, err = requestShell(*f.shell); err != nil {
 		return nil, err
 	}
-	var base *classify.Catalog
 	if *f.catalog != "" {
-		if base, err = loadCatalog(*f.catalog); err != nil {
+		if o.Catalog, err = loadCatalog(*f.catalog); err != nil {
 			return nil, err
 		}
 	}
-	// shellgate check runs in the agent's environment: the commands it
-	// judges run in this process's.
-	d.pl, err = gate.NewPipeline(gate.PipelineOptions{
-		Config: cfg, Catalog: base, PolicyDirs: f.policies, Roots: absAll(f.roots), NoStation: *f.noStation,
-		Background: f.background,
-		Env:        readstation.ProcessEnv,
-	})
+	o.Config, o.PolicyDirs, o.Background = cfg, f.policies, f.background
+	pl, err := gate.NewPipeline(o)
 	if err != nil {
 		return nil, err
 	}
-	d.warnings = append(d.warnings, func() { warnGrants(warn, d.pl.Config(), base) })
+	d.Decider = gate.NewDecider(pl)
+	d.warnings = append(d.warnings, func() { warnGrants(warn, pl.Config(), o.Catalog) })
 	if !f.background {
 		return d, d.compiled()
 	}
@@ -200,9 +211,20 @@ func warnGrants(w io.Writer, cfg *policy.Config, cat *classify.Catalog) {
 
 // warnTrust says on w that the trust store could not be used.
 func (d *decider) warnTrust(w io.Writer, name string) {
-	if err := d.pl.Resolved().StoreError; err != nil {
-		fmt.Fprintf(w, "shellgate %s: %v\n", name, err)
+	if pl, err := d.Pipeline(); err == nil {
+		if err := pl.Resolved().StoreError; err != nil {
+			fmt.Fprintf(w, "shellgate %s: %v\n", name, err)
+		}
 	}
+}
+
+// engine is the policy of a request outside any project (explain's files).
+func (d *decider) engine() *rego.Engine {
+	pl, err := d.Pipeline()
+	if err != nil {
+		return nil
+	}
+	return pl.Engine()
 }
 
 func absAll(list []string) []string {
@@ -217,59 +239,16 @@ func absAll(list []string) []string {
 	return out
 }
 
-// input classifies the command and runs the station (see
-// gate.Pipeline.InputShell) with the flags' cwd, mode and shell where
-// these are "".
-func (d *decider) input(command, cwd, mode string, shell classify.Dialect) (policy.Input, *readstation.Station, error) {
-	if cwd == "" {
-		cwd = d.cwd
-	}
-	if mode == "" {
-		mode = d.mode
-	}
-	if shell == classify.DialectUnknown {
-		shell = d.shell
-	}
-	if d.fleet != nil {
-		return d.fleet.Input(command, cwd, mode, shell)
-	}
-	return d.pl.InputShell(command, cwd, mode, shell)
+// input classifies req's command and runs the station (see
+// gate.Decider.Input) with the flags' cwd, mode and shell where req
+// names none.
+func (d *decider) input(req policy.Request) (policy.Input, *readstation.Station, error) {
+	return d.Input(req.Defaults(d.req))
 }
 
-// decide asks the policy about in.
-func (d *decider) decide(ctx context.Context, in policy.Input) (policy.Decision, error) {
-	if d.fleet != nil {
-		return d.fleet.Decide(ctx, in)
-	}
-	dec, _, err := d.pl.Decide(ctx, in)
-	return dec, err
-}
-
-// explain explains the decision on in (see gate.Pipeline.Explain and
-// fleet.Engine.Explain).
-func (d *decider) explain(ctx context.Context, in policy.Input) (*rego.Explanation, error) {
-	if d.fleet != nil {
-		return d.fleet.Explain(ctx, in)
-	}
-	return d.pl.Explain(ctx, in)
-}
-
-// grant decides on in in default mode and returns its grants.
-func (d *decider) grant(ctx context.Context, in policy.Input) (gate.Grants, error) {
-	if d.fleet != nil {
-		return d.fleet.Grant(ctx, in)
-	}
-	return d.pl.Grant(ctx, in)
-}
-
-// batcher decides check --batch's lines: with the bundle in force, or
-// with the pipeline's boundaries built once per cwd for the batch.
+// batcher decides check --batch's lines (see gate.Decider.Batch).
 func (d *decider) batcher() *gate.Batcher {
-	b := &gate.Batcher{Cwd: d.cwd, Mode: d.mode, Shell: d.shell, Checker: d.pl.Batch(), Ready: d.compiled, Pending: d.pl.Compiling}
-	if d.fleet != nil {
-		b.Checker, b.Pending = d.fleet, nil
-	}
-	return b
+	return &gate.Batcher{Defaults: d.req, Checker: d.Batch(), Ready: d.compiled, Pending: d.Compiling}
 }
 
 const checkUsage = `[--mode readonly|default] [--shell bash|zsh|sh] [--policy DIR]... [--config FILE] [--cwd DIR]
@@ -350,7 +329,7 @@ func runCheck(e *env) int {
 		}
 		return exitDeny
 	}
-	in, st, serr := d.input(command, "", "", "")
+	in, st, serr := d.input(policy.Request{Command: command})
 	if err := d.compiled(); err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitUsage
@@ -358,7 +337,7 @@ func runCheck(e *env) int {
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", serr)
 	}
-	dec, err := d.decide(ctx, in)
+	dec, _, err := d.Decide(ctx, in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate check:", err)
 		return exitInternal

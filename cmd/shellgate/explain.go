@@ -36,7 +36,7 @@ func runExplain(e *env) int {
 	}
 	defer d.close()
 	d.warnTrust(e.stderr, "explain")
-	in, st, serr := d.input(joinCommand(ops), "", "", "")
+	in, st, serr := d.input(policy.Request{Command: joinCommand(ops)})
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", serr)
 	}
@@ -49,13 +49,13 @@ func runExplain(e *env) int {
 		fmt.Fprintf(e.stdout, "%s\n", b)
 		return exitOK
 	}
-	x, err := d.explain(context.Background(), in)
+	x, err := d.Explain(context.Background(), in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate explain:", err)
 		return exitInternal
 	}
 	if *asJSON {
-		res := gate.NewExplainReport(in, st, x, d.pl.Engine())
+		res := gate.NewExplainReport(in, st, x, d.engine())
 		if err := writeJSON(e.stdout, res); err != nil {
 			return exitInternal
 		}
@@ -88,7 +88,7 @@ func runExplain(e *env) int {
 		}
 		fmt.Fprintf(w, "  %-36s %s.%s%s\n", r.Location, r.Package, r.Name, n)
 	}
-	if files := d.pl.Engine().UntrustedFiles(); len(files) > 0 {
+	if files := d.engine().UntrustedFiles(); len(files) > 0 {
 		fmt.Fprintln(w, "untrusted policy files (only their deny and ask rules apply until you run shellgate trust):")
 		for _, f := range files {
 			fmt.Fprintf(w, "  %s\n", f)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/shellgate/shellgate/gate"
+	"github.com/shellgate/shellgate/readstation"
 	"github.com/shellgate/shellgate/rego/fleet"
 	"github.com/shellgate/shellgate/trust"
 )
@@ -20,8 +22,9 @@ const OPAConfigEnv = "SHELLGATE_OPA_CONFIG"
 var fleetWait = fleet.DefaultWait
 
 // startFleet reads the OPA config at path (--opa-config) and starts the
-// engine of its policy bundle (see fleet.Engine).
-func startFleet(path string, roots []string, noStation bool) (*fleet.Engine, error) {
+// engine of its policy bundle (see fleet.Engine): the policy source a
+// gate.Decider decides with. This is the one place OPA's plugins start.
+func startFleet(path string) (*fleet.Engine, error) {
 	raw, err := readSmallFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--opa-config: %w", err)
@@ -30,7 +33,13 @@ func startFleet(path string, roots []string, noStation bool) (*fleet.Engine, err
 	if wait == 0 {
 		wait = -1
 	}
-	return fleet.NewEngine(context.Background(), raw, fleet.EngineOptions{Roots: roots, NoStation: noStation, Wait: wait})
+	return fleet.NewEngine(context.Background(), raw, fleet.EngineOptions{Wait: wait})
+}
+
+// fleetDecider is the decider of the policy bundle f, for commands run in
+// this process's environment.
+func fleetDecider(f *fleet.Engine) *gate.Decider {
+	return gate.NewSourceDecider(f, gate.PipelineOptions{Env: readstation.ProcessEnv})
 }
 
 // readSmallFile reads a regular file of at most 1 MiB.

@@ -65,8 +65,8 @@ func BenchmarkFleetDecide(b *testing.B) {
 		b.ResetTimer()
 		c0 := fleetCPUTime()
 		for i := 0; i < b.N; i++ {
-			in, _, _ := d.input(benchCommands[i%len(benchCommands)], cwd, "", "")
-			if _, err := d.decide(ctx, in); err != nil {
+			in, _, _ := d.input(policy.Request{Command: benchCommands[i%len(benchCommands)], Cwd: cwd})
+			if _, _, err := d.Decide(ctx, in); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -74,7 +74,7 @@ func BenchmarkFleetDecide(b *testing.B) {
 		// steadier than wall time on a shared machine.
 		b.ReportMetric(float64(fleetCPUTime()-c0)/float64(b.N), "cpu-ns/op")
 	}
-	b.Run("local", func(b *testing.B) { run(b, &decider{pl: local, cwd: cwd}) })
+	b.Run("local", func(b *testing.B) { run(b, &decider{Decider: gate.NewDecider(local), req: policy.Request{Cwd: cwd}}) })
 	for _, logs := range []bool{false, true} {
 		name := "bundle"
 		conf := fmt.Sprintf("services:\n  s:\n    url: http://%s\nbundles:\n  shellgate:\n    service: s\n    resource: shellgate.tar.gz\n", l.Addr())
@@ -88,15 +88,15 @@ func BenchmarkFleetDecide(b *testing.B) {
 		}
 		old := fleetWait
 		fleetWait = 10 * time.Second
-		f, err := startFleet(p, nil, false)
+		f, err := startFleet(p)
 		fleetWait = old
 		if err != nil {
 			b.Fatal(err)
 		}
-		if f.Pipeline() == nil {
+		if bu, _ := f.Bundle(); bu == nil {
 			b.Fatalf("no bundle: %+v", f.Agent().Status())
 		}
-		b.Run(name, func(b *testing.B) { run(b, &decider{fleet: f, pl: f.Pipeline(), cwd: cwd}) })
+		b.Run(name, func(b *testing.B) { run(b, &decider{Decider: fleetDecider(f), req: policy.Request{Cwd: cwd}}) })
 		f.Agent().StopQuiet(context.Background())
 	}
 }

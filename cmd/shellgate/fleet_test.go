@@ -284,9 +284,9 @@ persistence_directory: %s
 // decideWith decides command in cwd with the fleet's pipeline in force.
 func decideWith(t testing.TB, f *fleet.Engine, command, cwd string) policy.Decision {
 	t.Helper()
-	d := &decider{fleet: f, cwd: cwd}
-	in, _, _ := d.input(command, cwd, "", "")
-	dec, err := d.decide(context.Background(), in)
+	d := &decider{Decider: fleetDecider(f), req: policy.Request{Cwd: cwd}}
+	in, _, _ := d.input(policy.Request{Command: command})
+	dec, _, err := d.Decide(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestFleetBundleServer(t *testing.T) {
 	bundleCLI(t, served, priv, "v1", policyDir(t, work, "org-v1"))
 	cwd := t.TempDir()
 
-	f, err := startFleet(cfg, nil, false)
+	f, err := startFleet(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,11 +333,11 @@ func TestFleetBundleServer(t *testing.T) {
 		t.Fatalf("v1: %s %v (-want +got):\n%s", d.Action, codes(d), diff)
 	}
 	// The resident engine (serve --opa-config) answers hook calls the same.
-	v, err := serve.BundleDecider{Engine: f}.Decide(context.Background(), hook.Query{Command: "ls", Cwd: cwd})
+	v, err := serve.BundleDecider{Decider: fleetDecider(f)}.Decide(context.Background(), hook.Query{Command: "ls", Cwd: cwd})
 	if err != nil || v.Action != "deny" || len(v.Reasons) != 1 || v.Reasons[0].Code != "org-v1" {
 		t.Fatalf("serve's hook decider: %+v %v", v, err)
 	}
-	v, err = serve.BundleDecider{Engine: f, Flags: hook.Flags{Config: "/x.yaml"}}.Decide(context.Background(), hook.Query{Command: "true", Cwd: cwd})
+	v, err = serve.BundleDecider{Decider: fleetDecider(f), Flags: hook.Flags{Config: "/x.yaml"}}.Decide(context.Background(), hook.Query{Command: "true", Cwd: cwd})
 	if err != nil || v.Action != "deny" || v.Reasons[0].Code != fleet.PolicyBundleUnavailable {
 		t.Fatalf("serve's hook decider with a hook --config: %+v %v", v, err)
 	}
@@ -493,7 +493,7 @@ func TestFleetBundleServer(t *testing.T) {
 
 	// The server down at start: the persisted bundle (v2) decides.
 	srv.stop()
-	f2, err := startFleet(cfg, nil, false)
+	f2, err := startFleet(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +505,7 @@ func TestFleetBundleServer(t *testing.T) {
 	// Neither a server nor a persisted bundle: deny, saying why.
 	fleetWait = 300 * time.Millisecond
 	cfg3 := opaConfig(t, t.TempDir(), srv.url, col.url, pub, filepath.Join(t.TempDir(), "empty"))
-	f3, err := startFleet(cfg3, nil, false)
+	f3, err := startFleet(cfg3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,11 +42,11 @@ Flags:`)
 	}
 	defer d.close()
 	d.warnTrust(e.stderr, "grant")
-	in, _, serr := d.input(joinCommand(ops), "", policy.ModeDefault, "")
+	in, _, serr := d.input(policy.Request{Command: joinCommand(ops), Mode: policy.ModeDefault})
 	if serr != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", serr)
 	}
-	res, err := d.grant(context.Background(), in)
+	res, err := d.Grant(context.Background(), in)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate grant:", err)
 		return exitInternal

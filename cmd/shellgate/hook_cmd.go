@@ -46,13 +46,13 @@ func runHook(e *env) int {
 	default:
 		var dec hook.Decider = serve.NewGates(flags)
 		if p := os.Getenv(OPAConfigEnv); p != "" {
-			f, err := startFleet(p, nil, false)
+			f, err := startFleet(p)
 			if err != nil {
 				ans = hook.DenyError(agent, "", fmt.Errorf("%s: %v", OPAConfigEnv, err))
 				break
 			}
 			defer f.Stop()
-			dec = serve.BundleDecider{Engine: f, Flags: flags}
+			dec = serve.BundleDecider{Decider: fleetDecider(f), Flags: flags}
 		}
 		ans = hook.Handle(context.Background(), agent, input, flags, dec, serve.Explainer(dec))
 	}

@@ -45,7 +45,7 @@ func runMCP(e *env) int {
 			return exitUsage
 		}
 		var err error
-		if fl, err = startFleet(*opaConfig, nil, false); err != nil {
+		if fl, err = startFleet(*opaConfig); err != nil {
 			fmt.Fprintln(e.stderr, "shellgate mcp:", err)
 			return exitUsage
 		}
@@ -82,25 +82,13 @@ func newMCPServer(approve bool, cwd string, policies []string, config string) (*
 // newMCPServerFleet is newMCPServer, deciding with the policy bundle of
 // fl (and logging its decisions) when it is not nil.
 func newMCPServerFleet(approve bool, cwd string, policies []string, config string, fl *fleet.Engine) (*mcpserver.Server, error) {
-	if cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		cwd = wd
-	}
-	abs, err := filepath.Abs(cwd)
+	abs, err := flagCwd(cwd)
 	if err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("--cwd: %w", err)
-	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("--cwd %s: not a directory", abs)
-	}
 	o := mcpserver.Options{Cwd: abs, ApproveAsks: approve, Version: version}
 	if fl != nil {
-		o.Gates, o.Log = fl, fl.LogDecision
+		o.Gates = fleetDecider(fl)
 	} else {
 		f := hook.Flags{Policy: absAll(policies), Cwd: abs}
 		if config != "" {

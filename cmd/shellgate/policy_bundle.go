@@ -97,7 +97,7 @@ func fleetStatus(path string) (fleet.Status, error) {
 	if dir := fleet.PersistenceDir(raw); dir != "" {
 		recorded, _ = fleet.ReadStatus(dir)
 	}
-	f, err := startFleet(path, nil, true)
+	f, err := startFleet(path)
 	if err != nil {
 		return fleet.Status{}, err
 	}

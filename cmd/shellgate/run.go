@@ -3,22 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/execution"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
-	"github.com/shellgate/shellgate/rego/fleet"
 )
 
 func init() {
@@ -110,15 +106,18 @@ func runRun(e *env) int {
 		}
 		mode = m
 	}
-	g, fl, err := newRunGate(df, *spill, *sandbox == policy.SandboxOff)
+	df.run, df.sandboxOff = true, *sandbox == policy.SandboxOff
+	d, err := df.setup(e.stderr)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "shellgate run:", err)
 		return exitUsage
 	}
-	if fl != nil {
-		defer fl.Stop()
+	defer d.close()
+	g, err := newRunGate(d, *df.noStation, *spill)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "shellgate run:", err)
+		return exitUsage
 	}
-	warnGrants(e.stderr, g.Config(), nil)
 	command := joinCommand(ops)
 	req := gate.Request{Command: command, Cwd: *df.cwd, Mode: *df.mode, Shell: *df.shell, TimeoutMS: *timeout, Sandbox: mode, Unprotect: unprotect}
 	switch {
@@ -133,7 +132,6 @@ func runRun(e *env) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res := g.Run(ctx, req)
-	fl.LogDecision(ctx, res.Decision)
 	if res.Code == gate.CodeNotApproved && req.Approver == nil && !*no {
 		res.Message += " (no terminal to ask on: pass --yes to approve)"
 	}
@@ -147,86 +145,19 @@ func runRun(e *env) int {
 	return runExit(res)
 }
 
-// newRunGate builds the gate from the flags check uses; with
-// --opa-config, on the policy bundle in force (its agent is returned, to
-// log the decision and be stopped).
-func newRunGate(df *decideFlags, spill string, sandboxOff bool) (*gate.Gate, *fleet.Engine, error) {
+// newRunGate builds the gate of the decider the flags set up (for the
+// config found from --cwd, or the policy bundle), with the gate's own
+// cwd the working directory (a relative --cwd is the request's).
+func newRunGate(d *decider, noStation bool, spill string) (*gate.Gate, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, nil, fmt.Errorf("working directory: %w", err)
+		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	cfgDir := wd
-	if *df.cwd != "" {
-		p := *df.cwd
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(wd, p)
-		}
-		// A cwd that is not a directory is reported by the gate, with its
-		// code; the config is then looked up from here.
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			cfgDir = p
-		}
-	}
-	if *df.mode != "" && !policy.ValidMode(*df.mode) {
-		return nil, nil, fmt.Errorf("--mode %q: want default or readonly", *df.mode)
-	}
-	if *df.opaConfig != "" {
-		if *df.config != "" || len(df.policies) > 0 || *df.catalog != "" {
-			return nil, nil, errors.New("--opa-config: the policy bundle carries the policy, catalog and config; give no --config, --policy or --catalog")
-		}
-		f, err := startFleet(*df.opaConfig, absAll(df.roots), *df.noStation)
-		if err != nil {
-			return nil, nil, err
-		}
-		pl, err := f.GatePipeline(cfgDir)
-		if err != nil {
-			f.Stop()
-			return nil, nil, err
-		}
-		g, err := gate.New(gate.WithCwd(wd), gate.WithPipeline(pl), gate.WithRunner(&execution.BashRunner{Subreaper: true}),
-			gate.WithLimits(gate.Limits{SpillDir: spill}))
-		if err != nil {
-			f.Stop()
-			return nil, nil, err
-		}
-		return g, f, nil
-	}
-	cfg, err := policy.LoadConfigFor(*df.config, cfgDir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("config: %w", err)
-	}
-	if sandboxOff {
-		c := *cfg
-		c.Sandbox = policy.SandboxOff
-		cfg = &c
-	}
-	if _, err := classify.ParseDialect(*df.shell); err != nil {
-		return nil, nil, fmt.Errorf("--shell: %v", err)
-	}
-	opts := []gate.Option{
-		gate.WithCwd(wd),
-		gate.WithConfig(cfg),
-		gate.WithRunner(&execution.BashRunner{Subreaper: true}),
-		gate.WithLimits(gate.Limits{SpillDir: spill}),
-	}
-	if len(df.policies) > 0 {
-		opts = append(opts, gate.WithPolicyDirs(df.policies...))
-	}
-	if len(df.roots) > 0 {
-		opts = append(opts, gate.WithRoots(absAll(df.roots)...))
-	}
-	if *df.noStation {
+	opts := []gate.Option{gate.WithCwd(wd), gate.WithRunner(&execution.BashRunner{Subreaper: true}), gate.WithLimits(gate.Limits{SpillDir: spill})}
+	if noStation {
 		opts = append(opts, gate.WithoutStation())
 	}
-	if *df.catalog != "" {
-		cat, err := loadCatalog(*df.catalog)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts = append(opts, gate.WithCatalog(cat))
-	}
-	g, err := gate.New(opts...)
-	return g, nil, err
+	return d.GateAt(d.req.Cwd, opts...)
 }
 
 // promptApprover shows the decision on w and reads y/N from r.

@@ -66,14 +66,15 @@ func runServe(e *env) int {
 	defer stop()
 	eng := serve.NewEngine()
 	if *opaConfig != "" {
-		f, err := startFleet(*opaConfig, nil, false)
+		f, err := startFleet(*opaConfig)
 		if err != nil {
 			logger.Printf("%v", err)
 			fmt.Fprintln(e.stderr, "shellgate serve:", err)
 			return exitUsage
 		}
 		defer f.Stop()
-		eng.Decider = func(fl hook.Flags) hook.Decider { return serve.BundleDecider{Engine: f, Flags: fl} }
+		dec := fleetDecider(f)
+		eng.Decider = func(fl hook.Flags) hook.Decider { return serve.BundleDecider{Decider: dec, Flags: fl} }
 		logger.Printf("policy bundle in force: %s", f.Revision())
 	}
 	if err := serve.Serve(ctx, ln, serve.Options{Handle: eng.Handle, Idle: *idle, Poll: *poll, Logf: logger.Printf}); err != nil {

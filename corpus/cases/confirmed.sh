@@ -69,6 +69,9 @@ docker inspect web # want ask env-print
 docker container inspect web # want ask env-print
 docker image inspect web # want ask env-print
 docker compose config # want ask env-print
+docker compose config --images # want ask env-print
+docker compose config --services # want ask env-print
+docker logs --tail 100 web # want allow
 docker ps # want allow
 
 # Token files agents meet inside a tree are deny rows wherever they are.

@@ -208,4 +208,6 @@ crontab -l # want ask
 gh pr list --author @me # want ask
 gh api repos/cli/cli # want ask
 kubectl describe pod web # want ask
+aws ec2 describe-instances # want ask remote-read
+az vm list # want ask remote-read
 gh --version # want allow

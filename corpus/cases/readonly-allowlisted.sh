@@ -17,6 +17,13 @@ seq -w 1 -0.5 -2 # want allow
 go mod edit -json # want allow
 go mod edit -print # want allow
 go mod graph # want allow
+cargo tree --frozen # want allow
+cargo tree --offline --locked -e normal # want allow
+cargo metadata --frozen --format-version 1 # want allow
+cargo --frozen metadata --no-deps --format-version 1 # want allow
+cargo tree --offline # want ask cargo-lock-write
+cargo tree # want ask cargo-fetch
+cargo metadata --locked --format-version 1 # want ask cargo-fetch
 git branch -v --no-abbrev # want allow
 
 # Common read-only programs.

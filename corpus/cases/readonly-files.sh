@@ -104,6 +104,8 @@ awk '{ print toupper($0) }' notes.txt # want allow
 awk '!seen[$0]++' notes.txt # want allow
 awk 'NR==1' README.md # want allow
 awk '{printf "%s\n", $1}' notes.txt # want allow
+awk '/system/ { print "system(1) | sh > x" }' notes.txt # want allow
+awk '{ n = split($0, parts, " "); print parts[n] }' notes.txt # want allow
 
 # Counting.
 wc -l main.go # want allow

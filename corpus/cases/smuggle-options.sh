@@ -83,6 +83,12 @@ mawk '{ system("touch pwned") }' notes.txt # want ask
 nawk 'BEGIN { system("touch pwned") }' # want ask
 awk "$PROG" notes.txt # want ask
 awk 'BEGIN { ENVIRON["X"]; system("") }' # want ask
+# The awk check parses with goawk: gawk's extensions it does not parse ask.
+awk '@include "lib.awk"' notes.txt # want ask
+gawk 'BEGIN { "sh" |& getline; print }' # want ask
+awk '/[/]/ { system("touch pwned") } /]/' notes.txt # want ask
+awk 'function f(a) { a[1] = "/home/demo/.ssh/id_rsa" } BEGIN { f(ARGV); ARGC = 2 } 1' # want ask
+awk '{ print $1' notes.txt # want ask
 
 # git: -c and --config-env, helpers, pagers, output files, external diff.
 git -c core.pager='sh -c "touch pwned"' log # want ask

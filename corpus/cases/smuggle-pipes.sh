@@ -23,7 +23,7 @@ head -1 notes.txt | bash # want ask
 ls | while read f; do rm "$f"; done # want ask
 grep -l TODO *.go | xargs -n1 rm # want ask
 wc -l < <(touch pwned) # want ask
-cat <(ls) # want ask
+cat <(ls) # want allow
 true > out.txt # want ask
 test -n x > out.txt # want ask
 [ -f x ] > out.txt # want ask

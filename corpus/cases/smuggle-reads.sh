@@ -35,6 +35,7 @@ wc --files0-from=$HOME/.ssh/id_rsa # want deny
 diff --from-file=$HOME/.ssh/id_rsa notes.txt # want deny
 sed -f ~/.ssh/id_rsa notes.txt # want deny
 awk -f ~/.ssh/id_rsa notes.txt # want deny
+gawk -E ~/.ssh/id_rsa notes.txt # want deny
 jq -f ~/.ssh/id_rsa package.json # want deny
 jq --rawfile k ~/.ssh/id_rsa -n '$k' # want deny
 jq --slurpfile k ~/.docker/config.json -n '$k' # want deny
@@ -62,6 +63,8 @@ sed '1R /home/demo/notes.txt' notes.txt # want ask read-outside-roots
 sed '1R /etc/shadow' notes.txt # want deny read-denied
 sed "1r $HOME/.ssh/id_rsa" notes.txt # want deny
 awk 'BEGIN { while ((getline l < "/home/demo/.ssh/id_rsa") > 0) print l }' # want deny
+awk 'BEGIN { getline l < "\x2fhome/demo/.ssh/id_rsa"; print l }' # want deny
+awk 'BEGIN { ARGV[1] = "/home/demo/.ssh/id_rsa"; ARGC = 2 } 1' # want ask
 awk '{ print }' /etc/shadow # want deny
 
 # Any reader will do: every program that prints or summarises a file.

@@ -656,12 +656,20 @@ var Traps = []Trap{
 		},
 	},
 	{
-		Name: "cargo-rustc-wrapper", Doc: ".cargo/config.toml sets build.rustc-wrapper: cargo metadata runs it (rustc -vV)",
-		Files: []string{".cargo/config.toml"},
-		NoRow: "no cargo command the catalog allows runs rustc (cargo metadata, which runs the wrapper, is asked as not read-only): planted for TestConfirmHostile",
-		Tools: []string{"cargo"},
-		Fires: FireMarker,
+		Name: "cargo-rustc-wrapper", Doc: ".cargo/config.toml sets build.rustc-wrapper: cargo tree and cargo metadata run it (rustc -vV), --frozen or not",
+		Files:    []string{".cargo/config.toml"},
+		Commands: []string{"cargo tree --frozen", "cargo metadata --frozen --format-version 1"},
+		Tools:    []string{"cargo"},
+		Fires:    FireMarker,
+		// CI installs the stable toolchain without making it the default.
+		Env: []string{"RUSTUP_TOOLCHAIN=stable"},
 		Plant: func(w *Workspace) error {
+			// A package with a target: cargo reads the manifest, then
+			// asks rustc (through the wrapper) for the target's facts,
+			// before it finds that --frozen forbids writing Cargo.lock.
+			if err := w.Write("src/main.rs", "fn main() {}\n"); err != nil {
+				return err
+			}
 			return w.Write(".cargo/config.toml", "[build]\nrustc-wrapper = \""+w.Marker+"\"\n")
 		},
 	},

@@ -14,13 +14,15 @@
 //	/system/log/mask.rego      the default decision-log mask (DefaultMask), unless a DIR has package system.log
 //	/shellgate_bundle/data.json  {"config": YAML text, "catalog": YAML text} (data.shellgate_bundle)
 //
-// An Engine decides with the bundle in force: each accepted bundle
-// becomes a gate.Pipeline (its modules, config and catalog), a project
-// config found from a command's cwd may only tighten it, every decision
-// goes to the decision log with the assignment values and denied reads
-// masked, and while no bundle was ever loaded every command is denied
-// (policy-bundle-unavailable). It is a gate.Checker, builds gates for
-// mcpserver, and answers hooks through serve.BundleDecider.
+// An Engine is a policy source of the one pipeline (rego.Source): it gives
+// the bundle in force (its modules, config and catalog, compiled once when
+// accepted) and takes every decision made with it into the decision log,
+// with the assignment values and denied reads masked. gate.Decider decides
+// with it (gate.NewSourceDecider): a project config found from a command's
+// cwd may only tighten the bundle (policy.ResolveUnder), and while no
+// bundle was ever loaded every command is denied
+// (policy-bundle-unavailable). The package does not import gate: the
+// pipeline reads straight off the packages.
 //
 // Like package rego, it is engine-side only: the thin hook client never
 // imports it.

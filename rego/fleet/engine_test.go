@@ -21,6 +21,7 @@ import (
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/gate"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // bundleServer serves a bundle at /shellgate.tar.gz and collects the
@@ -155,6 +156,7 @@ func TestEngineDecidesWithTheBundle(t *testing.T) {
 		t.Fatalf("revision in force = %q (status %+v)", got, e.Agent().Status())
 	}
 	ctx := context.Background()
+	dec := gate.NewSourceDecider(e, gate.PipelineOptions{Env: readstation.ProcessEnv})
 	for _, tc := range []struct {
 		cmd, cwd string
 		action   policy.Action
@@ -167,22 +169,22 @@ func TestEngineDecidesWithTheBundle(t *testing.T) {
 		{"touch x", ws, policy.Ask, ""},
 		{"touch x", proj, policy.Deny, ""}, // the project says readonly
 	} {
-		in, _, err := e.Input(tc.cmd, tc.cwd, "", classify.DialectUnknown)
+		in, _, err := dec.Input(policy.Request{Command: tc.cmd, Cwd: tc.cwd})
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := e.Decide(ctx, in)
+		d, _, err := dec.Decide(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if d.Action != tc.action || (tc.code != "" && !strings.Contains(strings.Join(reasonCodes(d), " "), tc.code)) {
 			t.Errorf("%s in %s: %s %v; want %s with %q", tc.cmd, tc.cwd, d.Action, reasonCodes(d), tc.action, tc.code)
 		}
-		res, err := e.Check(ctx, tc.cmd, tc.cwd, "", classify.DialectUnknown)
+		res, err := dec.Check(ctx, policy.Request{Command: tc.cmd, Cwd: tc.cwd})
 		if err != nil || res.Action != d.Action || !cmp.Equal(res.Reasons, d.Reasons) {
 			t.Errorf("%s: Check = %s %v (%v); Decide %s", tc.cmd, res.Action, res.Reasons, err, d.Action)
 		}
-		g, err := e.GateFor(tc.cwd)
+		g, err := dec.GateFor(tc.cwd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,13 +195,13 @@ func TestEngineDecidesWithTheBundle(t *testing.T) {
 	}
 	// A cwd that is not absolute: the policy asks (cwd-unknown), whatever
 	// the station could not judge.
-	in, _, _ := e.Input("ls", "ws", "", classify.DialectUnknown)
-	if d, err := e.Decide(ctx, in); err != nil || d.Action != policy.Ask || !slices.Contains(reasonCodes(d), "cwd-unknown") {
+	in, _, _ := dec.Input(policy.Request{Command: "ls", Cwd: "ws"})
+	if d, _, err := dec.Decide(ctx, in); err != nil || d.Action != policy.Ask || !slices.Contains(reasonCodes(d), "cwd-unknown") {
 		t.Errorf("ls in a relative cwd: %s %v (%v); want ask with cwd-unknown", d.Action, reasonCodes(d), err)
 	}
 	// A batch through the engine answers as Check does.
 	var out bytes.Buffer
-	b := gate.Batcher{Checker: e, Cwd: ws}
+	b := gate.Batcher{Checker: dec, Defaults: policy.Request{Cwd: ws}}
 	if err := b.Stream(ctx, strings.NewReader("curl x\nls\n"), gate.BatchLines, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -240,11 +242,12 @@ func TestEngineWithoutBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Agent().StopQuiet(context.Background())
-	if e.Pipeline() != nil || e.Revision() != "" {
+	if b, _ := e.Bundle(); b != nil || e.Revision() != "" {
 		t.Fatalf("a bundle is in force: %q", e.Revision())
 	}
 	ctx := context.Background()
-	res, err := e.Check(ctx, "ls", ws, "", classify.DialectUnknown)
+	dec := gate.NewSourceDecider(e, gate.PipelineOptions{Env: readstation.ProcessEnv})
+	res, err := dec.Check(ctx, policy.Request{Command: "ls", Cwd: ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func TestEngineWithoutBundle(t *testing.T) {
 		!strings.Contains(res.Reasons[0].Message, "no policy bundle has been loaded") || res.Command != "ls" || !res.Reversible {
 		t.Errorf("Check = %+v", res)
 	}
-	g, err := e.GateFor(ws)
+	g, err := dec.GateFor(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,11 +263,11 @@ func TestEngineWithoutBundle(t *testing.T) {
 	if r.Ran() || r.Decision == nil || r.Decision.Action != policy.Deny || r.Decision.Reasons[0].Code != PolicyBundleUnavailable {
 		t.Errorf("the gate ran or did not deny: %+v", r)
 	}
-	x, err := e.Explain(ctx, policy.Input{Command: "ls", Cwd: ws, Mode: policy.ModeDefault, Report: classify.Classify("ls")})
+	x, err := dec.Explain(ctx, policy.Input{Command: "ls", Cwd: ws, Mode: policy.ModeDefault, Report: classify.Classify("ls")})
 	if err != nil || x.Decision.Action != policy.Deny {
 		t.Errorf("Explain = %+v, %v", x, err)
 	}
-	gr, err := e.Grant(ctx, policy.Input{Command: "npm test", Cwd: ws, Mode: policy.ModeReadonly, Report: classify.Classify("npm test")})
+	gr, err := dec.Grant(ctx, policy.Input{Command: "npm test", Cwd: ws, Mode: policy.ModeReadonly, Report: classify.Classify("npm test")})
 	if err != nil || gr.Action != policy.Deny || len(gr.Grants) != 0 {
 		t.Errorf("Grant = %+v, %v", gr, err)
 	}

@@ -129,6 +129,91 @@ covered(f) if {
 	coverable[f.code]
 }
 
+# A substitution that only reads is covered: $(git rev-parse HEAD) as an
+# argument of echo, diff <(sort a) <(sort b). Every substitution the
+# report lists at the finding's span must be read_substitution (a command
+# read in bash and zsh has one per reading).
+covered(f) if {
+	substitution_codes[f.code]
+	some s in input.report.substitutions
+	s.span == f.span
+	not unread_substitution_at(f.span)
+}
+
+unread_substitution_at(span) if {
+	some t in input.report.substitutions
+	t.span == span
+	not read_substitution(t)
+}
+
+substitution_codes := {"command-substitution", "process-substitution"}
+
+# read_substitution: the substitution's output becomes an argument, or a
+# pipe the argument names (<(...)), of a read-only segment, in a role
+# where it only names what to read, compare or print (the reads of a
+# dynamic path are judged by the station, which asks about those it
+# cannot establish); no field of it can become an option that writes,
+# runs code, reads another file or widens the read (a hostile output
+# "--pre=sh" or "-r"), unless the host has only harmless options there
+# or it comes after "--"; and every segment it runs is read-only on its
+# own (not merely granted), its reads judged by the station like any.
+read_substitution(s) if {
+	reading_substitution_kinds[s.kind]
+	s.host >= 0
+	segments[s.host].read_only
+	substitution_roles[s.role]
+	not hostile_option(s)
+	not split_value(s)
+	not shifts_elsewhere(s)
+	not runs_unread(s)
+}
+
+# split_value: an option's value that the shell splits (head -n $(cat f)
+# x): the fields after the first are operands the report never saw.
+split_value(s) if {
+	s.role == "option-value"
+	s.split
+}
+
+# shifts_elsewhere: the output may be several words, and the later ones
+# reach a role that is not one where the output may land, or a path the
+# station never judged (grep -- $(cat list) b reads the files listed).
+shifts_elsewhere(s) if {
+	some role in object.get(s, "shift_roles", [])
+	not shifted_roles[role]
+}
+
+shifted_roles := {"text", "pattern", "number", "any", "name"}
+
+# runs_unread: a segment the substitution runs is not read-only.
+runs_unread(s) if {
+	some seg in segments
+	within_span(seg.span, s.span)
+	not seg.read_only
+}
+
+reading_substitution_kinds := {"command", "process-in"}
+
+substitution_roles := {
+	"text", "pattern", "number", "any", "name", "file", "dir", "tree",
+	"gitpath", "option-value",
+}
+
+# hostile_option: a field of the output could become an option of the
+# host with an effect other than these.
+hostile_option(s) if {
+	s.option_like
+	some e in object.get(s, "option_effects", [])
+	not harmless_option_effects[e]
+}
+
+harmless_option_effects := {"pattern", "no-stdin", "git-names"}
+
+within_span(inner, outer) if {
+	outer[0] <= inner[0]
+	inner[1] <= outer[1]
+}
+
 # coverable lists the finding codes that describe a segment itself.
 coverable := {
 	"not-read-only", "unknown-program", "unknown-subcommand", "unknown-option",

@@ -1083,3 +1083,96 @@ test_cwd_unknown if {
 	d0 := shellgate.decision with input as mk([seg(0, "ls", {})], {})
 	d0.action == "allow"
 }
+
+# --- substitutions -------------------------------------------------------
+
+# subst_input: echo (segment 1) prints the output of cat (segment 0, at
+# [6, 12] inside the substitution at [5, 13]); sub patches the
+# substitution's facts, inner the inner segment.
+subst_input(sub, inner) := mk(
+	[
+		object.union(seg(0, "cat", {"span": [6, 12], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}), inner),
+		seg(1, "echo", {"span": [0, 14]}),
+	],
+	object.union(
+		not_reversible([{"code": "command-substitution", "message": "runs a command substitution", "span": [5, 13], "segment": -1}]),
+		{"report": {"substitutions": [object.union({"kind": "command", "span": [5, 13], "host": 1, "role": "text"}, sub)]}},
+	),
+)
+
+substitution_cases := {
+	"a read-only substitution as text is allowed": {
+		"input": subst_input({}, {}),
+		"action": "allow", "lacks": ["command-substitution"],
+	},
+	"and in readonly mode": {
+		"input": object.union(subst_input({}, {}), readonly),
+		"action": "allow",
+	},
+	"a pipe from <(...) is allowed": {
+		"input": subst_input({"kind": "process-in", "role": "file"}, {}),
+		"action": "allow",
+	},
+	"a command inside that is not read-only asks": {
+		"input": subst_input({}, {"read_only": false, "categories": ["write"]}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"a substitution with no host asks": {
+		"input": subst_input({"host": -1}, {}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"a host that is not read-only asks": {
+		"input": object.union(subst_input({}, {}), {"report": {"segments": [
+			seg(0, "cat", {"span": [6, 12]}),
+			seg(1, "rm", {"span": [0, 14], "read_only": false, "categories": ["write"]}),
+		]}}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"a role that runs or writes asks": {
+		"input": subst_input({"role": "write"}, {}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	">(...) asks": {
+		"input": subst_input({"kind": "process-out"}, {}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"an output that could be an option that reads a file asks": {
+		"input": subst_input({"option_like": true, "option_effects": ["pattern", "reads-file"]}, {}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"an output that could only be a harmless option is allowed": {
+		"input": subst_input({"option_like": true, "option_effects": ["pattern"]}, {}),
+		"action": "allow",
+	},
+	"a split option value asks": {
+		"input": subst_input({"role": "option-value", "split": true}, {}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"later words that reach a file operand ask": {
+		"input": subst_input({"split": true, "shift_roles": ["file"]}, {}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"later words that stay text are allowed": {
+		"input": subst_input({"split": true, "shift_roles": ["text"]}, {}),
+		"action": "allow",
+	},
+	"every reading's facts must pass": {
+		"input": object.union(subst_input({}, {}), {"report": {"substitutions": [
+			{"kind": "command", "span": [5, 13], "host": 1, "role": "text"},
+			{"kind": "command", "span": [5, 13], "host": -1},
+		]}}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"a finding with no substitution facts asks": {
+		"input": object.union(subst_input({}, {}), {"report": {"substitutions": [
+			{"kind": "command", "span": [0, 3], "host": 1, "role": "text"},
+		]}}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+}
+
+test_substitution[name] if {
+	some name, c in substitution_cases
+	passes(c)
+	well_formed(c)
+}
