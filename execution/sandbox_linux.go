@@ -346,42 +346,139 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if sup.Err != nil {
 		return nil, nil, nil, nil, sup.Err
 	}
-	var tmp string
-	var g *guard
-	var cg *pidsCgroup         // this run's own (not a kept read-only starter's)
-	var endPidns func() int    // ends the run's PID namespace; nil: none
-	refused := &refusedCalls{} // what this run's seccomp filter refused
-	cleanup = func() []SandboxDenial {
-		var d []SandboxDenial
-		left := 0
-		if endPidns != nil {
-			left = endPidns()
-		}
-		if n, err := cg.end(); n+left > 0 || err != nil {
-			n += left
-			line := fmt.Sprintf("%d processes the command left running were killed at the end of the run", n)
-			if err != nil {
-				line += " (" + err.Error() + ")"
-			}
-			d = append(d, SandboxDenial{Op: "process", Line: line})
-		}
-		d = append(d, g.undo()...)
-		d = append(d, refused.denials()...)
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-		return d
-	}
-	fail := func(err error) (func() error, *SandboxInfo, *confinedSets, func() []SandboxDenial, error) {
-		cleanup()
+	r := &confinedRun{cmd: cmd, c: c, bash: bash, sup: sup, refused: &refusedCalls{},
+		sets: &confinedSets{mode: c.Mode}, ts: &threadSetup{netns: -1, mntns: -1}}
+	if start, err = r.prepare(); err != nil {
+		r.cleanup()
 		return nil, nil, nil, nil, err
 	}
-	home := envHome(cmd.Env)
-	sets = &confinedSets{mode: c.Mode}
-	var rules []landlock.Rule
-	var flat flatRules // the same rules, for a ruleset of one run's own (buildRuleset)
+	return start, r.info, r.sets, r.cleanup, nil
+}
+
+// confinedRun is one confined command being prepared (prepareConfined):
+// the rules it gets, the account of them, and what its cleanup undoes.
+type confinedRun struct {
+	cmd  *exec.Cmd
+	c    *Confinement
+	bash string
+	sup  SandboxSupport
+
+	info *SandboxInfo
+	sets *confinedSets
+	ts   *threadSetup
+	cfg  landlock.Config
+	lim  ResourceLimits
+	// rules and flat are the same rules: flat for a ruleset of one run's
+	// own (buildRuleset).
+	rules []landlock.Rule
+	flat  flatRules
+	// writable are the directories the command may write.
+	writable []string
+
+	// What the cleanup undoes or reports.
+	tmp      string
+	g        *guard
+	cg       *pidsCgroup   // this run's own (not a kept read-only starter's)
+	endPidns func() int    // ends the run's PID namespace; nil: none
+	refused  *refusedCalls // what this run's seccomp filter refused
+}
+
+// cleanup ends what the run left (its PID namespace, its pids cgroup),
+// undoes what it did to protected paths, and returns those refusals and
+// the calls its seccomp filter refused.
+func (r *confinedRun) cleanup() []SandboxDenial {
+	var d []SandboxDenial
+	left := 0
+	if r.endPidns != nil {
+		left = r.endPidns()
+	}
+	if n, err := r.cg.end(); n+left > 0 || err != nil {
+		n += left
+		line := fmt.Sprintf("%d processes the command left running were killed at the end of the run", n)
+		if err != nil {
+			line += " (" + err.Error() + ")"
+		}
+		d = append(d, SandboxDenial{Op: "process", Line: line})
+	}
+	d = append(d, r.g.undo()...)
+	d = append(d, r.refused.denials()...)
+	if r.tmp != "" {
+		os.RemoveAll(r.tmp)
+	}
+	return d
+}
+
+// prepare builds the run's rules and isolation and returns the function
+// that starts the command.
+func (r *confinedRun) prepare() (func() error, error) {
+	r.addReads()
+	r.info = &SandboxInfo{Mode: r.c.Mode, Enforced: true, Mechanism: "landlock", ABI: r.sup.ABI, Network: "allowed"}
+	if r.c.Mode == SandboxWorkspaceWrite {
+		if err := r.workspaceWrite(); err != nil {
+			return nil, err
+		}
+	}
+	r.sets.write = r.writable
+	if len(r.writable) > 0 {
+		r.rules = append(r.rules, landlock.PathAccess(rwNoDevices, r.writable...))
+		r.flat.add(uint64(rwNoDevices), false, r.writable...)
+	}
+	r.network()
+	if err := r.isolation(); err != nil {
+		return nil, err
+	}
+	r.lim = r.c.Limits.withDefaults()
+	r.info.Limits = &r.lim
+	// A read-only ruleset is kept, with a confined thread that starts
+	// every command of that ruleset: building the ruleset and a thread
+	// per command is most of what confinement costs. Its commands share
+	// the thread's pids cgroup.
+	key := ""
+	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns {
+		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.sets.read, r.sets.write)
+		if w := rulesets.get(key); w != nil {
+			return r.keptStart(w), nil
+		}
+	}
+	if pidsCgroupBase() != "" {
+		max := -1
+		if r.lim.Processes >= 0 {
+			max = r.lim.Processes
+		}
+		r.ts.cg = newPidsCgroup(max)
+		if key == "" {
+			r.cg = r.ts.cg
+		}
+		if r.ts.cg == nil {
+			return nil, errors.New("sandbox: the pids cgroup could not be made")
+		}
+	}
+	kept, err := r.ruleset(key)
+	if err != nil {
+		return nil, err
+	}
+	if key != "" {
+		if w := rulesets.put(key, r.ts); w != nil {
+			return r.keptStart(w), nil
+		}
+	}
+	return r.starter(kept), nil
+}
+
+// keptStart starts the command with the kept read-only starter w.
+func (r *confinedRun) keptStart(w *confinedStarter) func() error {
+	cmd, lim := r.cmd, r.lim
+	return func() error { return w.start(cmd, lim) }
+}
+
+// addReads adds what the command may read: the read directories (/etc
+// but its secrets), extra reads, approved listings, toolchains, and the
+// sandbox cache (also writable, with the tools' cache variables pointed
+// at it).
+func (r *confinedRun) addReads() {
+	c, sets := r.c, r.sets
 	var etc []string
-	for _, d := range readDirs(c, cmd.Env) {
+	for _, d := range readDirs(c, r.cmd.Env) {
 		if d != "/etc" {
 			sets.read = append(sets.read, d)
 			continue
@@ -389,11 +486,11 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		// /etc but its secrets (etcSecrets): the directory can be
 		// listed, its other entries read.
 		if dirs, files, ok := etcGrants.get(d); ok {
-			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
+			r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
 				landlock.RODirs(dirs...).IgnoreIfMissing(), landlock.ROFiles(files...).IgnoreIfMissing())
-			flat.add(ll.AccessFSReadDir, false, d)
-			flat.add(roDirs, true, dirs...)
-			flat.add(roFiles, true, files...)
+			r.flat.add(ll.AccessFSReadDir, false, d)
+			r.flat.add(roDirs, true, dirs...)
+			r.flat.add(roFiles, true, files...)
 			etc = append(append(etc, dirs...), files...)
 		}
 	}
@@ -404,111 +501,118 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if linuxSandbox.pidns {
 		ro = slices.DeleteFunc(slices.Clone(sets.read), func(d string) bool { return d == "/proc" })
 	}
-	rules = append(rules, landlock.RODirs(ro...), landlock.RWFiles("/dev/null"))
-	flat.add(roDirs, false, ro...)
-	flat.add(rwFiles, false, "/dev/null")
+	r.rules = append(r.rules, landlock.RODirs(ro...), landlock.RWFiles("/dev/null"))
+	r.flat.add(roDirs, false, ro...)
+	r.flat.add(rwFiles, false, "/dev/null")
 	sets.read = append(sets.read, etc...)
 	if dirs, files := extraReads(c); len(dirs)+len(files) > 0 {
-		rules = append(rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
-		flat.add(roDirs, false, dirs...)
-		flat.add(roFiles, false, files...)
+		r.rules = append(r.rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
+		r.flat.add(roDirs, false, dirs...)
+		r.flat.add(roFiles, false, files...)
 		sets.read = append(append(sets.read, dirs...), files...)
 	}
-	var lists []string
-	for _, d := range c.Lists {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-			lists = append(lists, filepath.Clean(d))
-		}
+	if lists := absDirs(c.Lists); len(lists) > 0 {
+		r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), lists...))
+		r.flat.add(ll.AccessFSReadDir, false, lists...)
 	}
-	if len(lists) > 0 {
-		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), lists...))
-		flat.add(ll.AccessFSReadDir, false, lists...)
-	}
-	var tools []string
-	for _, d := range c.Toolchains {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-			tools = append(tools, filepath.Clean(d))
-		}
-	}
-	if len(tools) > 0 {
-		rules = append(rules, landlock.RODirs(tools...))
-		flat.add(roDirs, false, tools...)
+	if tools := absDirs(c.Toolchains); len(tools) > 0 {
+		r.rules = append(r.rules, landlock.RODirs(tools...))
+		r.flat.add(roDirs, false, tools...)
 		sets.read = append(sets.read, tools...)
 	}
-	var writable []string
 	if c.Cache != "" && ensureCacheDir(c.Cache) {
-		writable = append(writable, c.Cache)
+		r.writable = append(r.writable, c.Cache)
 		sets.read = append(sets.read, c.Cache)
-		cmd.Env = cacheEnv(cmd.Env, c.Cache, home)
+		r.cmd.Env = cacheEnv(r.cmd.Env, c.Cache, envHome(r.cmd.Env))
 	}
-	info = &SandboxInfo{Mode: c.Mode, Enforced: true, Mechanism: "landlock", ABI: sup.ABI, Network: "allowed"}
-	ts := &threadSetup{netns: -1, mntns: -1}
-	if c.Mode == SandboxWorkspaceWrite {
-		// Each run's TMPDIR lies in one directory of this user's, which
-		// the ruleset grants: the ruleset stays the same from run to run
-		// and is kept (see rulesetFDs).
-		parent, err := sandboxTmpParent()
-		if err != nil {
-			return fail(fmt.Errorf("sandbox temp dir: %w", err))
-		}
-		if tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
-			return fail(fmt.Errorf("sandbox temp dir: %w", err))
-		}
-		writable = append(append(writable, rootDirs(c)...), parent)
-		sets.read = append(sets.read, parent)
-		cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
-		// The protected paths: those that exist (and are no symlink) are
-		// bound read-only in a mount namespace of the command's own; all
-		// are checked after the run (one that appeared is moved aside).
-		ps := protectedPaths(c)
-		var watch []string
-		for _, p := range ps {
-			watch = append(watch, p.path)
-			if !p.pin {
-				sets.protected = append(sets.protected, p.path)
-			}
-			if fi, err := os.Lstat(p.path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-				ts.protect = append(ts.protect, p)
-			}
-		}
-		q := ""
-		if c.Cache != "" {
-			q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
-		}
-		g = newGuard(watch, q)
-		if linuxSandbox.mountns && sup.ABI < 9 {
-			ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), tmp))
-		}
-		if len(ts.protect) > 0 && !linuxSandbox.mountns {
-			info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
-			ts.protect = nil
+}
+
+// absDirs are the absolute paths of list that are directories, cleaned.
+func absDirs(list []string) []string {
+	var out []string
+	for _, d := range list {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+			out = append(out, filepath.Clean(d))
 		}
 	}
-	sets.write = writable
-	if len(writable) > 0 {
-		rules = append(rules, landlock.PathAccess(rwNoDevices, writable...))
-		flat.add(uint64(rwNoDevices), false, writable...)
+	return out
+}
+
+// workspaceWrite adds what workspace-write grants: the roots and the
+// run's TMPDIR writable, the protected paths bound read-only where they
+// exist and watched after the run, and the outside sockets hidden.
+func (r *confinedRun) workspaceWrite() error {
+	c, ts := r.c, r.ts
+	// Each run's TMPDIR lies in one directory of this user's, which
+	// the ruleset grants: the ruleset stays the same from run to run
+	// and is kept (see rulesetFDs).
+	parent, err := sandboxTmpParent()
+	if err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
 	}
-	cfg := landlock.V11.BestEffort()
-	if c.Network {
-		cfg.HandledAccessNet = 0
-	} else {
-		info.Network = "denied"
-		info.NetworkGuard = sup.NetworkGuard
-		switch sup.NetworkGuard {
-		case "netns":
-			ts.netns = linuxSandbox.netnsFD
-		case "userns+netns":
-			if cmd.SysProcAttr == nil {
-				cmd.SysProcAttr = &syscall.SysProcAttr{}
-			}
-			cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-			ts.allowClone |= unix.CLONE_NEWUSER | unix.CLONE_NEWNET
-		case "landlock-tcp":
-		default:
-			info.Network = "unguarded"
+	if r.tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	r.writable = append(append(r.writable, rootDirs(c)...), parent)
+	r.sets.read = append(r.sets.read, parent)
+	r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", r.tmp)
+	// The protected paths: those that exist (and are no symlink) are
+	// bound read-only in a mount namespace of the command's own; all
+	// are checked after the run (one that appeared is moved aside).
+	var watch []string
+	for _, p := range protectedPaths(c) {
+		watch = append(watch, p.path)
+		if !p.pin {
+			r.sets.protected = append(r.sets.protected, p.path)
+		}
+		if fi, err := os.Lstat(p.path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			ts.protect = append(ts.protect, p)
 		}
 	}
+	q := ""
+	if c.Cache != "" {
+		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
+	}
+	r.g = newGuard(watch, q)
+	if linuxSandbox.mountns && r.sup.ABI < 9 {
+		ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), r.tmp))
+	}
+	if len(ts.protect) > 0 && !linuxSandbox.mountns {
+		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
+		ts.protect = nil
+	}
+	return nil
+}
+
+// network sets the Landlock config and how the network is kept out
+// when the command has none.
+func (r *confinedRun) network() {
+	r.cfg = landlock.V11.BestEffort()
+	if r.c.Network {
+		r.cfg.HandledAccessNet = 0
+		return
+	}
+	r.info.Network = "denied"
+	r.info.NetworkGuard = r.sup.NetworkGuard
+	switch r.sup.NetworkGuard {
+	case "netns":
+		r.ts.netns = linuxSandbox.netnsFD
+	case "userns+netns":
+		if r.cmd.SysProcAttr == nil {
+			r.cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		r.cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+		r.ts.allowClone |= unix.CLONE_NEWUSER | unix.CLONE_NEWNET
+	case "landlock-tcp":
+	default:
+		r.info.Network = "unguarded"
+	}
+}
+
+// isolation records the process isolation the run gets and makes (or
+// reuses) the mount namespace of its protected paths and hidden sockets.
+func (r *confinedRun) isolation() error {
+	info, ts := r.info, r.ts
 	// A PID namespace of the command's own, whose init is not the shell
 	// (an init ignores SIGTERM and cannot kill itself, so timeouts and
 	// exit statuses would change) but a stopped process (startInit).
@@ -538,44 +642,26 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		// A mount namespace is kept for the same protected files and
 		// sockets: making one per command and tearing it down when the
 		// command ends costs milliseconds.
-		if fd, err := mountnsFor(ts.protect, ts.sockets); err == nil {
-			ts.mntns = fd
-		} else {
-			return fail(err)
+		fd, err := mountnsFor(ts.protect, ts.sockets)
+		if err != nil {
+			return err
 		}
+		ts.mntns = fd
 	}
-	lim := c.Limits.withDefaults()
-	info.Limits = &lim
-	// A read-only ruleset is kept, with a confined thread that starts
-	// every command of that ruleset: building the ruleset and a thread
-	// per command is most of what confinement costs. Its commands share
-	// the thread's pids cgroup.
-	key := ""
-	if c.Mode == SandboxReadOnly && !linuxSandbox.pidns {
-		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", c.Network, ts.netns, ts.allowClone, lim.Processes, sets.read, sets.write)
-		if w := rulesets.get(key); w != nil {
-			return func() error { return w.start(cmd, lim) }, info, sets, cleanup, nil
-		}
-	}
-	if pidsCgroupBase() != "" {
-		max := -1
-		if lim.Processes >= 0 {
-			max = lim.Processes
-		}
-		ts.cg = newPidsCgroup(max)
-		if key == "" {
-			cg = ts.cg
-		}
-		if ts.cg == nil {
-			return fail(errors.New("sandbox: the pids cgroup could not be made"))
-		}
-	}
+	return nil
+}
+
+// ruleset sets the run's Landlock ruleset descriptor in ts: a kept one
+// for the same rules, one built for this run's procfs, or a new one (kept
+// when it can be). kept says the descriptor is not the run's to close.
+// key is the read-only starter's key ("" for none).
+func (r *confinedRun) ruleset(key string) (kept bool, err error) {
+	ts := r.ts
 	var rk string
 	var fd int
 	var flags uint32
-	var kept bool
 	if !ts.pidns {
-		rk = fmt.Sprintf("%v\x00%v", cfg, rules)
+		rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
 		fd, flags, kept = rulesetFDs.get(rk)
 	}
 	built := false
@@ -584,17 +670,17 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		// from descriptors kept open (opening every path is most of
 		// what a ruleset costs).
 		kept = false
-		if fd, flags, err = buildRuleset(cfg, flat, sup.ABI); err == nil {
+		if fd, flags, err = buildRuleset(r.cfg, r.flat, r.sup.ABI); err == nil {
 			built = true
 		}
 	}
 	if !kept && !built {
-		fd, flags, err = cfg.NewRulesetFD(rules...)
+		fd, flags, err = r.cfg.NewRulesetFD(r.rules...)
 		if err != nil {
-			return fail(fmt.Errorf("landlock ruleset: %w", err))
+			return false, fmt.Errorf("landlock ruleset: %w", err)
 		}
 		if fd < 0 {
-			return fail(errors.New("landlock: nothing to restrict"))
+			return false, errors.New("landlock: nothing to restrict")
 		}
 		if key == "" && !ts.pidns {
 			kept = rulesetFDs.put(rk, fd, flags)
@@ -604,18 +690,21 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if key != "" && kept {
 		// The read-only starter owns (and closes) its descriptor.
 		if fd, err = unix.Dup(fd); err != nil {
-			return fail(fmt.Errorf("landlock ruleset: %w", err))
+			return kept, fmt.Errorf("landlock ruleset: %w", err)
 		}
 		ts.fd = fd
 	}
-	if key != "" {
-		if w := rulesets.put(key, ts); w != nil {
-			return func() error { return w.start(cmd, lim) }, info, sets, cleanup, nil
-		}
-	}
+	return kept, nil
+}
+
+// starter returns the function that starts the command from a confined
+// thread of its own (closing the ruleset descriptor unless it is kept),
+// and sets endPidns to end the run's PID namespace.
+func (r *confinedRun) starter(kept bool) func() error {
+	ts, cmd, bash, lim, fd := r.ts, r.cmd, r.bash, r.lim, r.ts.fd
 	var initDone chan struct{} // closed once the namespace's init is reaped
 	var initPid atomic.Int64
-	start = func() error {
+	start := func() error {
 		if !kept {
 			defer unix.Close(fd)
 		}
@@ -625,7 +714,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		// cgroup; the thread stays out of it, so that the cgroup empties
 		// when the command's processes are gone.
 		ap.cg, ts.cg = ts.cg, nil
-		ts.refused = refused
+		ts.refused = r.refused
 		if ts.pidns {
 			initDone = make(chan struct{})
 		}
@@ -658,7 +747,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		return ap.serve(ch)
 	}
 	// The run ends with its namespace: init's end kills what is left.
-	endPidns = func() int {
+	r.endPidns = func() int {
 		if initDone == nil {
 			return 0
 		}
@@ -670,7 +759,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		<-initDone
 		return n
 	}
-	return start, info, sets, cleanup, nil
+	return start
 }
 
 // How the resource limits are set without a helper process: the command
