@@ -113,7 +113,39 @@ func (p *cgroupPool) put(c *pidsCgroup) bool {
 }
 
 // pidsCgroup is one pids cgroup.
-type pidsCgroup struct{ dir string }
+type pidsCgroup struct {
+	dir string
+	// limit is its pids.max (negative: none); refused0 the count of forks
+	// the limit had refused when this run took the cgroup (a reused one
+	// keeps its count).
+	limit    int
+	refused0 int64
+}
+
+// refusedForks is how many forks the cgroup's pids.max refused since
+// this run took it (pids.events "max N").
+func (c *pidsCgroup) refusedForks() int64 {
+	if c == nil {
+		return 0
+	}
+	return pidsEventsMax(c.dir) - c.refused0
+}
+
+// pidsEventsMax reads the "max" count of the cgroup dir's pids.events (0
+// when it cannot be read).
+func pidsEventsMax(dir string) int64 {
+	b, err := os.ReadFile(filepath.Join(dir, "pids.events"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "max "); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
 
 // newPidsCgroup makes a pids cgroup with pids.max max (negative: none);
 // nil when the controller is not available.
@@ -130,6 +162,7 @@ func newPidsCgroup(max int) *pidsCgroup {
 	// removing one costs more than the rest of its life.
 	if c := idleCgroups.get(); c != nil {
 		if os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(v), 0) == nil {
+			c.limit, c.refused0 = max, pidsEventsMax(c.dir)
 			return c
 		}
 		os.Remove(c.dir)
@@ -155,7 +188,7 @@ func newPidsCgroup(max int) *pidsCgroup {
 		os.Remove(dir)
 		return nil
 	}
-	return &pidsCgroup{dir}
+	return &pidsCgroup{dir: dir, limit: max, refused0: pidsEventsMax(dir)}
 }
 
 // join moves the calling thread into the cgroup (v1: tasks takes a

@@ -204,7 +204,8 @@ type SandboxInfo struct {
 // SandboxDenial is one operation the sandbox refused.
 type SandboxDenial struct {
 	// Op is "write", "read", "network", "process" (processes the
-	// command left running were killed when the run ended) or "syscall"
+	// command left running were killed when the run ended, or the
+	// process limit refused forks: Path "pids.max") or "syscall"
 	// (the seccomp filter refused a system call: Path names it).
 	Op string `json:"op"`
 	// Path is the file, when the output names one, or the system call.
@@ -502,12 +503,13 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 }
 
 // addMarkers appends one SandboxMarker line per kind of refused operation
-// to the output view, in the order write, read, network.
+// to the output view, in the order write, read, network, then one per
+// refused system call, then one when the process limit refused forks.
 func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
-	for _, op := range []string{"write", "read", "network", "syscall"} {
+	for _, op := range []string{"write", "read", "network", "syscall", "fork"} {
 		found := false
 		for _, d := range denied {
-			if d.Op == op {
+			if d.Op == op || op == "fork" && d.Op == "process" && d.Path == "pids.max" {
 				found = true
 				break
 			}
@@ -516,6 +518,9 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 			continue
 		}
 		line := SandboxMarker(op, m) + "\n"
+		if op == "fork" {
+			line = SandboxMarker("fork (the process limit)", m) + "\n"
+		}
 		if op == "syscall" {
 			// One line per system call: what was refused, by name.
 			line = ""

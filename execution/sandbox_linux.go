@@ -392,6 +392,10 @@ func (r *confinedRun) cleanup() []SandboxDenial {
 	if r.endPidns != nil {
 		left = r.endPidns()
 	}
+	if n := r.cg.refusedForks(); n > 0 {
+		d = append(d, SandboxDenial{Op: "process", Path: "pids.max",
+			Line: fmt.Sprintf("the sandbox's process limit (%d) refused %d forks", r.cg.limit, n)})
+	}
 	if n, err := r.cg.end(); n+left > 0 || err != nil {
 		n += left
 		line := fmt.Sprintf("%d processes the command left running were killed at the end of the run", n)

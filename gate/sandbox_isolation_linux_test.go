@@ -98,6 +98,11 @@ func TestSandboxIsolation(t *testing.T) {
 		"raw and packet sockets":                refusedCall("socket("),
 		"prlimit --pid":                         refusedCall("prlimit64"),
 		"ptrace attach":                         refusedCall("ptrace"),
+		"400 processes": func(sb *execution.SandboxInfo) bool {
+			return slices.ContainsFunc(sb.Denied, func(d execution.SandboxDenial) bool {
+				return d.Op == "process" && d.Path == "pids.max" && strings.Contains(d.Line, "refused")
+			})
+		},
 	}
 	curl, _ := exec.LookPath("curl")
 	strace, _ := exec.LookPath("strace")
