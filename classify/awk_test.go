@@ -25,14 +25,15 @@ BEGIN { x = 1; x += 2; x++; --x; y = x ? 1 : 2
 { $2 = 1; getline; nextfile; next }
 { { y = /re/ } }`
 
-// awkTreeTypes returns the names of the types in a parsed program's tree.
-func awkTreeTypes(t *testing.T, src string) map[string]bool {
+// awkTreeTypes returns the struct types met in a parsed program's tree,
+// by name, and the names of those of goawk's AST package.
+func awkTreeTypes(t *testing.T, src string) (ast map[string]bool, all map[string]reflect.Type) {
 	t.Helper()
 	prog, err := parser.ParseProgram([]byte(src), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
+	ast, all = map[string]bool{}, map[string]reflect.Type{}
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
 		switch v.Kind() {
@@ -46,15 +47,16 @@ func awkTreeTypes(t *testing.T, src string) map[string]bool {
 			}
 		case reflect.Struct:
 			if v.Type().PkgPath() == awkASTPackage {
-				seen[v.Type().Name()] = true
+				ast[v.Type().Name()] = true
 			}
+			all[v.Type().Name()] = v.Type()
 			for i := range v.NumField() {
 				walk(v.Field(i))
 			}
 		}
 	}
 	walk(reflect.ValueOf(&prog.ResolvedProgram.Program).Elem())
-	return seen
+	return ast, all
 }
 
 // TestAwkNodeTypes pins the reflection over goawk's tree to goawk: every
@@ -62,7 +64,7 @@ func awkTreeTypes(t *testing.T, src string) map[string]bool {
 // read by name is there with the kind they read. A goawk that renames a type
 // or a field fails here (and its unknown types fail closed in the check).
 func TestAwkNodeTypes(t *testing.T) {
-	seen := awkTreeTypes(t, awkEveryNode)
+	seen, types := awkTreeTypes(t, awkEveryNode)
 	var missing, extra []string
 	for n := range awkNodes {
 		if !seen[n] {
@@ -77,32 +79,8 @@ func TestAwkNodeTypes(t *testing.T) {
 	if len(missing) > 0 || len(extra) > 0 {
 		t.Errorf("node types listed but not met: %v; met but not listed: %v", missing, extra)
 	}
-	// Every type the walk reads fields of, with its fields: found through
-	// a program with all of them.
-	types := map[string]reflect.Type{}
-	prog, err := parser.ParseProgram([]byte(awkEveryNode), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Interface, reflect.Pointer:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
-		case reflect.Struct:
-			types[v.Type().Name()] = v.Type()
-			for i := range v.NumField() {
-				walk(v.Field(i))
-			}
-		}
-	}
-	walk(reflect.ValueOf(&prog.ResolvedProgram.Program).Elem())
+	// Every type the walk reads fields of, with its fields (met in the
+	// program above).
 	for name, fields := range awkNodeFields {
 		typ, ok := types[name]
 		if !ok {
