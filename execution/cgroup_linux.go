@@ -22,9 +22,10 @@ import (
 // A confined command's processes are counted in a pids cgroup of its own
 // where the cgroup v1 pids controller is writable (root): pids.max bounds
 // them (RLIMIT_NPROC does not bind root), and once the run is over every
-// process left in it, a setsid child included, is killed. The starting
-// thread joins the cgroup (v1 moves single threads) before it confines
-// itself, so the command is in it from its first instruction.
+// process left in it, a setsid child included, is killed. The command is
+// moved into it while it is stopped at its exec (see applier), so it is
+// in it from its first instruction; a kept read-only starter's thread
+// joins one its commands share (v1 moves single threads).
 
 var pidsBase struct {
 	once sync.Once
@@ -78,6 +79,39 @@ func sweepPidsCgroups(base string) {
 	}
 }
 
+// idleCgroups are emptied cgroups of this process kept for the next run
+// (sweepPidsCgroups removes them once this process is gone).
+var idleCgroups cgroupPool
+
+const maxIdleCgroups = 8
+
+type cgroupPool struct {
+	mu   sync.Mutex
+	dirs []*pidsCgroup
+}
+
+func (p *cgroupPool) get() *pidsCgroup {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.dirs); n > 0 {
+		c := p.dirs[n-1]
+		p.dirs = p.dirs[:n-1]
+		return c
+	}
+	return nil
+}
+
+// put keeps c, empty, and reports whether it did.
+func (p *cgroupPool) put(c *pidsCgroup) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.dirs) >= maxIdleCgroups {
+		return false
+	}
+	p.dirs = append(p.dirs, c)
+	return true
+}
+
 // pidsCgroup is one pids cgroup.
 type pidsCgroup struct{ dir string }
 
@@ -87,6 +121,18 @@ func newPidsCgroup(max int) *pidsCgroup {
 	base := pidsCgroupBase()
 	if base == "" {
 		return nil
+	}
+	v := "max"
+	if max >= 0 {
+		v = strconv.Itoa(max)
+	}
+	// An emptied cgroup of an earlier run is used again: making and
+	// removing one costs more than the rest of its life.
+	if c := idleCgroups.get(); c != nil {
+		if os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(v), 0) == nil {
+			return c
+		}
+		os.Remove(c.dir)
 	}
 	// The name holds this process's id (for sweepPidsCgroups) and a
 	// random part: a cgroup left by an earlier process of the same id
@@ -105,10 +151,6 @@ func newPidsCgroup(max int) *pidsCgroup {
 			return nil
 		}
 	}
-	v := "max"
-	if max >= 0 {
-		v = strconv.Itoa(max)
-	}
 	if os.WriteFile(filepath.Join(dir, "pids.max"), []byte(v), 0) != nil {
 		os.Remove(dir)
 		return nil
@@ -125,6 +167,11 @@ func (c *pidsCgroup) join() error {
 // procs lists the processes in the cgroup other than this one (whose
 // starting thread may not have ended yet); mine says whether a thread of
 // this process is still there.
+// add moves the process pid (all its threads) into the cgroup.
+func (c *pidsCgroup) add(pid int) error {
+	return os.WriteFile(filepath.Join(c.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+}
+
 func (c *pidsCgroup) procs() (out []int, mine bool) {
 	b, err := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
 	if err != nil {
@@ -155,6 +202,9 @@ func (c *pidsCgroup) end() (int, error) {
 	for i := 0; i < 400; i++ {
 		ps, mine := c.procs()
 		if len(ps) == 0 && !mine {
+			if idleCgroups.put(c) {
+				return killed, nil
+			}
 			if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
 				return killed, nil
 			}

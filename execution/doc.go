@@ -32,8 +32,12 @@
 // so no helper program has to be found; the network is also cut by a
 // network namespace, and the command runs without capabilities, with
 // no_new_privs, a seccomp filter, resource limits (ResourceLimits) and,
-// where it can, a process cap of its own. On macOS it is a Seatbelt
+// where it can, a process cap of its own. As root it also runs in a PID
+// namespace of its own, with a /proc of it, whose init is a stopped
+// process; the run's end kills everything left in it. On macOS it is a Seatbelt
 // profile run by sandbox-exec. A runner that cannot enforce a Confinement
 // does not start the command. An operation the sandbox refused is listed
-// in Outcome.Sandbox and marked in the output by a SandboxMarker line.
+// in Outcome.Sandbox and marked in the output by a SandboxMarker line: a
+// system call the seccomp filter refused by name (the filter reports it),
+// a file by what the output says.
 package execution

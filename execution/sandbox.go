@@ -203,10 +203,11 @@ type SandboxInfo struct {
 
 // SandboxDenial is one operation the sandbox refused.
 type SandboxDenial struct {
-	// Op is "write", "read", "network", or "process" (processes the
-	// command left running were killed when the run ended).
+	// Op is "write", "read", "network", "process" (processes the
+	// command left running were killed when the run ended) or "syscall"
+	// (the seccomp filter refused a system call: Path names it).
 	Op string `json:"op"`
-	// Path is the file, when the output names one.
+	// Path is the file, when the output names one, or the system call.
 	Path string `json:"path,omitempty"`
 	// Line is the output line that shows it.
 	Line string `json:"line"`
@@ -503,7 +504,7 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 // addMarkers appends one SandboxMarker line per kind of refused operation
 // to the output view, in the order write, read, network.
 func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
-	for _, op := range []string{"write", "read", "network"} {
+	for _, op := range []string{"write", "read", "network", "syscall"} {
 		found := false
 		for _, d := range denied {
 			if d.Op == op {
@@ -515,6 +516,15 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 			continue
 		}
 		line := SandboxMarker(op, m) + "\n"
+		if op == "syscall" {
+			// One line per system call: what was refused, by name.
+			line = ""
+			for _, d := range denied {
+				if d.Op == op {
+					line += SandboxMarker("syscall "+d.Path, m) + "\n"
+				}
+			}
+		}
 		if o.Truncated() {
 			if o.Tail != "" && !strings.HasSuffix(o.Tail, "\n") {
 				o.Tail += "\n"

@@ -4,6 +4,7 @@ package execution
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,10 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -55,6 +58,10 @@ var linuxSandbox struct {
 	// mountnsErr says why not.
 	mountns    bool
 	mountnsErr string
+	// pidns: a thread can give its commands a PID namespace of their
+	// own with a procfs of it (root); pidnsErr says why not.
+	pidns    bool
+	pidnsErr string
 }
 
 // sandboxSupport probes Landlock and the network guard once. bash is
@@ -74,7 +81,12 @@ func sandboxSupport(bash string) SandboxSupport {
 		s.support.Mechanism = "landlock"
 		s.support.ABI = abi
 		s.mountns, s.mountnsErr = probeMountns()
+		s.pidns, s.pidnsErr = probePidns(bash)
+
 		s.support.Isolation = []string{"no-caps", "no_new_privs", "rlimits"}
+		if s.pidns {
+			s.support.Isolation = append(s.support.Isolation, "pidns")
+		}
 		if seccompAvailable {
 			s.support.Isolation = append(s.support.Isolation, "seccomp")
 		}
@@ -135,6 +147,158 @@ func probeMountns() (bool, string) {
 	return true, ""
 }
 
+// probePidns sets up, once, on a thread of its own, what a command's PID
+// namespace needs (see enterPidns), to learn whether commands can get one.
+func probePidns(bash string) (bool, string) {
+	if bash == "" {
+		return false, "no shell to start its init"
+	}
+	// The os package's first start of a process first forks a child to
+	// learn whether pidfds work; on a thread in a new PID namespace that
+	// child would be the namespace's init, and its end would leave no
+	// namespace to start anything in. FindProcess asks the same once,
+	// here.
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
+	ch := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread left the process's namespaces.
+		runtime.LockOSThread()
+		init, err := enterPidns(bash)
+		if err == nil {
+			_ = init.Process.Kill()
+			holdInit(init)
+		}
+		ch <- err
+	}()
+	if err := <-ch; err != nil {
+		return false, err.Error()
+	}
+	return true, ""
+}
+
+// enterPidns gives the calling (locked) thread a mount namespace of its
+// own (a copy of the one it is in, which receives no mount back from it)
+// and makes the children it forks from now on start a new PID namespace,
+// whose procfs is mounted on /proc: a command sees only its own
+// processes in /proc, and can name no other to signal or trace. The
+// namespace's first process, its init, is started here (startInit); it
+// outlives the command, and when it ends, the kernel kills everything
+// left in the namespace.
+func enterPidns(bash string) (*exec.Cmd, error) {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return nil, fmt.Errorf("mount namespace: %w", err)
+	}
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return nil, fmt.Errorf("make / a slave: %w", err)
+	}
+	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
+		return nil, fmt.Errorf("PID namespace: %w", err)
+	}
+	init, err := startInit(bash)
+	if err != nil {
+		return nil, err
+	}
+	// procfs's pidns option (Linux 6.16): a procfs of the namespace the
+	// thread's children are in (it exists once init does).
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "pidns=/proc/thread-self/ns/pid_for_children"); err != nil {
+		_ = init.Process.Kill()
+		holdInit(init)
+		return nil, fmt.Errorf("mount the namespace's procfs: %w", err)
+	}
+	return init, nil
+}
+
+// grantProc adds to the ruleset fd the right to read the procfs mounted
+// on /proc (the command's own, enterPidns).
+func grantProc(fd int) error {
+	p, err := unix.Open("/proc", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open the namespace's procfs: %w", err)
+	}
+	defer unix.Close(p)
+	attr := ll.PathBeneathAttr{AllowedAccess: ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir, ParentFd: p}
+	if err := ll.LandlockAddPathBeneathRule(fd, &attr, 0); err != nil {
+		return fmt.Errorf("grant the namespace's procfs: %w", err)
+	}
+	return nil
+}
+
+// startInit starts the PID namespace's init on the calling thread (which
+// entered it, enterPidns), before the thread confines itself: the shell,
+// traced (PTRACE_O_EXITKILL), stopped at its exec before it ran an
+// instruction, and left stopped (a command cannot reach it: Landlock's
+// scope keeps it from tracing or signalling a process outside its domain,
+// and a traced stop is not ended by SIGCONT). It reaps
+// nothing, so a process the command orphans stays a zombie until the run
+// ends; ending it (SIGKILL) ends the run's every process. If this process
+// dies first, the kernel kills it (EXITKILL) and the namespace with it.
+func startInit(bash string) (*exec.Cmd, error) {
+	init := exec.Command(bash, "-c", ":")
+	init.Args[0] = "shellgate-init"
+	init.Env = []string{}
+	init.SysProcAttr = &syscall.SysProcAttr{Ptrace: true}
+	if err := init.Start(); err != nil {
+		return nil, fmt.Errorf("sandbox: start the PID namespace's init: %w", err)
+	}
+	pid := init.Process.Pid
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(pid, &ws, unix.WALL|unix.WUNTRACED, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || !ws.Stopped() {
+			_ = init.Process.Kill()
+			return nil, fmt.Errorf("sandbox: the PID namespace's init did not stop at its exec (%v, %v)", err, ws)
+		}
+		break
+	}
+	if err := unix.PtraceSetOptions(pid, unix.PTRACE_O_EXITKILL); err != nil {
+		_ = init.Process.Kill()
+		return nil, fmt.Errorf("sandbox: the PID namespace's init: %w", err)
+	}
+	return init, nil
+}
+
+// nsProcesses counts the live processes the namespace's init pid adopted:
+// what the command left running once its shell and process group were
+// gone (a setsid child, a daemon), each with what it started.
+func nsProcesses(pid int) int {
+	p := strconv.Itoa(pid)
+	b, err := os.ReadFile("/proc/" + p + "/task/" + p + "/children")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range strings.Fields(string(b)) {
+		if st, err := os.ReadFile("/proc/" + c + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X' {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// holdInit keeps the calling thread, init's tracer, until init is gone
+// (killed at the end of the run), and reaps it.
+func holdInit(init *exec.Cmd) {
+	pid := init.Process.Pid
+	for {
+		var ws unix.WaitStatus
+		_, err := unix.Wait4(pid, &ws, unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || ws.Exited() || ws.Signaled() {
+			return
+		}
+		// A stop (a signal for init): it stays stopped.
+	}
+}
+
 // usernsWorks starts bash once in a new user and network namespace.
 func usernsWorks(bash string) bool {
 	cmd := exec.Command(bash, "-c", ":")
@@ -164,6 +328,11 @@ type threadSetup struct {
 	// mntns is a kept mount namespace with protect and sockets bound
 	// (see mountnsFor); -1: the thread makes its own.
 	mntns int
+	// pidns: the thread's commands get a PID namespace (enterPidns).
+	pidns bool
+	// refused, when set, collects what the seccomp filter refused (a
+	// per-run thread's filter has a supervisor); nil: EPERM, unrecorded.
+	refused *refusedCalls
 }
 
 // prepareConfined returns the function that starts cmd under c, the
@@ -177,33 +346,139 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if sup.Err != nil {
 		return nil, nil, nil, nil, sup.Err
 	}
-	var tmp string
-	var g *guard
-	var cg *pidsCgroup // this run's own (not a kept read-only starter's)
-	cleanup = func() []SandboxDenial {
-		var d []SandboxDenial
-		if n, err := cg.end(); n > 0 || err != nil {
-			line := fmt.Sprintf("%d processes the command left running were killed at the end of the run", n)
-			if err != nil {
-				line += " (" + err.Error() + ")"
-			}
-			d = append(d, SandboxDenial{Op: "process", Line: line})
-		}
-		d = append(d, g.undo()...)
-		if tmp != "" {
-			os.RemoveAll(tmp)
-		}
-		return d
-	}
-	fail := func(err error) (func() error, *SandboxInfo, *confinedSets, func() []SandboxDenial, error) {
-		cleanup()
+	r := &confinedRun{cmd: cmd, c: c, bash: bash, sup: sup, refused: &refusedCalls{},
+		sets: &confinedSets{mode: c.Mode}, ts: &threadSetup{netns: -1, mntns: -1}}
+	if start, err = r.prepare(); err != nil {
+		r.cleanup()
 		return nil, nil, nil, nil, err
 	}
-	home := envHome(cmd.Env)
-	sets = &confinedSets{mode: c.Mode}
-	var rules []landlock.Rule
+	return start, r.info, r.sets, r.cleanup, nil
+}
+
+// confinedRun is one confined command being prepared (prepareConfined):
+// the rules it gets, the account of them, and what its cleanup undoes.
+type confinedRun struct {
+	cmd  *exec.Cmd
+	c    *Confinement
+	bash string
+	sup  SandboxSupport
+
+	info *SandboxInfo
+	sets *confinedSets
+	ts   *threadSetup
+	cfg  landlock.Config
+	lim  ResourceLimits
+	// rules and flat are the same rules: flat for a ruleset of one run's
+	// own (buildRuleset).
+	rules []landlock.Rule
+	flat  flatRules
+	// writable are the directories the command may write.
+	writable []string
+
+	// What the cleanup undoes or reports.
+	tmp      string
+	g        *guard
+	cg       *pidsCgroup   // this run's own (not a kept read-only starter's)
+	endPidns func() int    // ends the run's PID namespace; nil: none
+	refused  *refusedCalls // what this run's seccomp filter refused
+}
+
+// cleanup ends what the run left (its PID namespace, its pids cgroup),
+// undoes what it did to protected paths, and returns those refusals and
+// the calls its seccomp filter refused.
+func (r *confinedRun) cleanup() []SandboxDenial {
+	var d []SandboxDenial
+	left := 0
+	if r.endPidns != nil {
+		left = r.endPidns()
+	}
+	if n, err := r.cg.end(); n+left > 0 || err != nil {
+		n += left
+		line := fmt.Sprintf("%d processes the command left running were killed at the end of the run", n)
+		if err != nil {
+			line += " (" + err.Error() + ")"
+		}
+		d = append(d, SandboxDenial{Op: "process", Line: line})
+	}
+	d = append(d, r.g.undo()...)
+	d = append(d, r.refused.denials()...)
+	if r.tmp != "" {
+		os.RemoveAll(r.tmp)
+	}
+	return d
+}
+
+// prepare builds the run's rules and isolation and returns the function
+// that starts the command.
+func (r *confinedRun) prepare() (func() error, error) {
+	r.addReads()
+	r.info = &SandboxInfo{Mode: r.c.Mode, Enforced: true, Mechanism: "landlock", ABI: r.sup.ABI, Network: "allowed"}
+	if r.c.Mode == SandboxWorkspaceWrite {
+		if err := r.workspaceWrite(); err != nil {
+			return nil, err
+		}
+	}
+	r.sets.write = r.writable
+	if len(r.writable) > 0 {
+		r.rules = append(r.rules, landlock.PathAccess(rwNoDevices, r.writable...))
+		r.flat.add(uint64(rwNoDevices), false, r.writable...)
+	}
+	r.network()
+	if err := r.isolation(); err != nil {
+		return nil, err
+	}
+	r.lim = r.c.Limits.withDefaults()
+	r.info.Limits = &r.lim
+	// A read-only ruleset is kept, with a confined thread that starts
+	// every command of that ruleset: building the ruleset and a thread
+	// per command is most of what confinement costs. Its commands share
+	// the thread's pids cgroup.
+	key := ""
+	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns {
+		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.sets.read, r.sets.write)
+		if w := rulesets.get(key); w != nil {
+			return r.keptStart(w), nil
+		}
+	}
+	if pidsCgroupBase() != "" {
+		max := -1
+		if r.lim.Processes >= 0 {
+			max = r.lim.Processes
+		}
+		r.ts.cg = newPidsCgroup(max)
+		if key == "" {
+			r.cg = r.ts.cg
+		}
+		if r.ts.cg == nil {
+			return nil, errors.New("sandbox: the pids cgroup could not be made")
+		}
+	}
+	kept, err := r.ruleset(key)
+	if err != nil {
+		return nil, err
+	}
+	if key != "" {
+		if w := rulesets.put(key, r.ts); w != nil {
+			return r.keptStart(w), nil
+		}
+	}
+	return r.starter(kept), nil
+}
+
+// keptStart starts the command with the kept read-only starter w.
+func (r *confinedRun) keptStart(w *confinedStarter) func() error {
+	cmd, lim := r.cmd, r.lim
+	return func() error { return w.start(cmd, lim) }
+}
+
+// addReads adds what the command may read: the read directories (/etc
+// but its secrets), extra reads, approved listings, toolchains, and the
+// sandbox cache (also writable, with the tools' cache variables pointed
+// at it).
+func (r *confinedRun) addReads() {
+	c, sets := r.c, r.sets
 	var etc []string
-	for _, d := range readDirs(c, cmd.Env) {
+	for _, d := range readDirs(c, r.cmd.Env) {
 		if d != "/etc" {
 			sets.read = append(sets.read, d)
 			continue
@@ -211,114 +486,151 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		// /etc but its secrets (etcSecrets): the directory can be
 		// listed, its other entries read.
 		if dirs, files, ok := etcGrants.get(d); ok {
-			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
+			r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
 				landlock.RODirs(dirs...).IgnoreIfMissing(), landlock.ROFiles(files...).IgnoreIfMissing())
+			r.flat.add(ll.AccessFSReadDir, false, d)
+			r.flat.add(roDirs, true, dirs...)
+			r.flat.add(roFiles, true, files...)
 			etc = append(append(etc, dirs...), files...)
 		}
 	}
-	rules = append(rules, landlock.RODirs(sets.read...), landlock.RWFiles("/dev/null"))
+	// With a PID namespace, /proc is the command's own procfs, which
+	// the thread grants once it is mounted (grantProc): a rule on the
+	// host's /proc names the host's procfs only.
+	ro := sets.read
+	if linuxSandbox.pidns {
+		ro = slices.DeleteFunc(slices.Clone(sets.read), func(d string) bool { return d == "/proc" })
+	}
+	r.rules = append(r.rules, landlock.RODirs(ro...), landlock.RWFiles("/dev/null"))
+	r.flat.add(roDirs, false, ro...)
+	r.flat.add(rwFiles, false, "/dev/null")
 	sets.read = append(sets.read, etc...)
 	if dirs, files := extraReads(c); len(dirs)+len(files) > 0 {
-		rules = append(rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
+		r.rules = append(r.rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
+		r.flat.add(roDirs, false, dirs...)
+		r.flat.add(roFiles, false, files...)
 		sets.read = append(append(sets.read, dirs...), files...)
 	}
-	var lists []string
-	for _, d := range c.Lists {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-			lists = append(lists, filepath.Clean(d))
-		}
+	if lists := absDirs(c.Lists); len(lists) > 0 {
+		r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), lists...))
+		r.flat.add(ll.AccessFSReadDir, false, lists...)
 	}
-	if len(lists) > 0 {
-		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), lists...))
-	}
-	var tools []string
-	for _, d := range c.Toolchains {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-			tools = append(tools, filepath.Clean(d))
-		}
-	}
-	if len(tools) > 0 {
-		rules = append(rules, landlock.RODirs(tools...))
+	if tools := absDirs(c.Toolchains); len(tools) > 0 {
+		r.rules = append(r.rules, landlock.RODirs(tools...))
+		r.flat.add(roDirs, false, tools...)
 		sets.read = append(sets.read, tools...)
 	}
-	var writable []string
 	if c.Cache != "" && ensureCacheDir(c.Cache) {
-		writable = append(writable, c.Cache)
+		r.writable = append(r.writable, c.Cache)
 		sets.read = append(sets.read, c.Cache)
-		cmd.Env = cacheEnv(cmd.Env, c.Cache, home)
+		r.cmd.Env = cacheEnv(r.cmd.Env, c.Cache, envHome(r.cmd.Env))
 	}
-	info = &SandboxInfo{Mode: c.Mode, Enforced: true, Mechanism: "landlock", ABI: sup.ABI, Network: "allowed"}
-	ts := &threadSetup{netns: -1, mntns: -1}
-	if c.Mode == SandboxWorkspaceWrite {
-		// Each run's TMPDIR lies in one directory of this user's, which
-		// the ruleset grants: the ruleset stays the same from run to run
-		// and is kept (see rulesetFDs).
-		parent, err := sandboxTmpParent()
-		if err != nil {
-			return fail(fmt.Errorf("sandbox temp dir: %w", err))
-		}
-		if tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
-			return fail(fmt.Errorf("sandbox temp dir: %w", err))
-		}
-		writable = append(append(writable, rootDirs(c)...), parent)
-		sets.read = append(sets.read, parent)
-		cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
-		// The protected paths: those that exist (and are no symlink) are
-		// bound read-only in a mount namespace of the command's own; all
-		// are checked after the run (one that appeared is moved aside).
-		ps := protectedPaths(c)
-		var watch []string
-		for _, p := range ps {
-			watch = append(watch, p.path)
-			if !p.pin {
-				sets.protected = append(sets.protected, p.path)
-			}
-			if fi, err := os.Lstat(p.path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-				ts.protect = append(ts.protect, p)
-			}
-		}
-		q := ""
-		if c.Cache != "" {
-			q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
-		}
-		g = newGuard(watch, q)
-		if linuxSandbox.mountns && sup.ABI < 9 {
-			ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), tmp))
-		}
-		if len(ts.protect) > 0 && !linuxSandbox.mountns {
-			info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
-			ts.protect = nil
+}
+
+// absDirs are the absolute paths of list that are directories, cleaned.
+func absDirs(list []string) []string {
+	var out []string
+	for _, d := range list {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
+			out = append(out, filepath.Clean(d))
 		}
 	}
-	sets.write = writable
-	if len(writable) > 0 {
-		rules = append(rules, landlock.PathAccess(rwNoDevices, writable...))
+	return out
+}
+
+// workspaceWrite adds what workspace-write grants: the roots and the
+// run's TMPDIR writable, the protected paths bound read-only where they
+// exist and watched after the run, and the outside sockets hidden.
+func (r *confinedRun) workspaceWrite() error {
+	c, ts := r.c, r.ts
+	// Each run's TMPDIR lies in one directory of this user's, which
+	// the ruleset grants: the ruleset stays the same from run to run
+	// and is kept (see rulesetFDs).
+	parent, err := sandboxTmpParent()
+	if err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
 	}
-	cfg := landlock.V11.BestEffort()
-	if c.Network {
-		cfg.HandledAccessNet = 0
-	} else {
-		info.Network = "denied"
-		info.NetworkGuard = sup.NetworkGuard
-		switch sup.NetworkGuard {
-		case "netns":
-			ts.netns = linuxSandbox.netnsFD
-		case "userns+netns":
-			if cmd.SysProcAttr == nil {
-				cmd.SysProcAttr = &syscall.SysProcAttr{}
-			}
-			cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-			ts.allowClone |= unix.CLONE_NEWUSER | unix.CLONE_NEWNET
-		case "landlock-tcp":
-		default:
-			info.Network = "unguarded"
+	if r.tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	r.writable = append(append(r.writable, rootDirs(c)...), parent)
+	r.sets.read = append(r.sets.read, parent)
+	r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", r.tmp)
+	// The protected paths: those that exist (and are no symlink) are
+	// bound read-only in a mount namespace of the command's own; all
+	// are checked after the run (one that appeared is moved aside).
+	var watch []string
+	for _, p := range protectedPaths(c) {
+		watch = append(watch, p.path)
+		if !p.pin {
+			r.sets.protected = append(r.sets.protected, p.path)
+		}
+		if fi, err := os.Lstat(p.path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			ts.protect = append(ts.protect, p)
 		}
 	}
-	// No PID namespace: bash would be its init, which ignores SIGTERM
-	// and cannot kill itself, so timeouts and exit statuses would change.
-	// Signals to processes outside are refused by Landlock's scope (ABI
-	// 6 on), renice and prlimit of another process by the seccomp filter.
+	q := ""
+	if c.Cache != "" {
+		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
+	}
+	r.g = newGuard(watch, q)
+	if linuxSandbox.mountns && r.sup.ABI < 9 {
+		ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), r.tmp))
+	}
+	if len(ts.protect) > 0 && !linuxSandbox.mountns {
+		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
+		ts.protect = nil
+	}
+	return nil
+}
+
+// network sets the Landlock config and how the network is kept out
+// when the command has none.
+func (r *confinedRun) network() {
+	r.cfg = landlock.V11.BestEffort()
+	if r.c.Network {
+		r.cfg.HandledAccessNet = 0
+		return
+	}
+	r.info.Network = "denied"
+	r.info.NetworkGuard = r.sup.NetworkGuard
+	switch r.sup.NetworkGuard {
+	case "netns":
+		r.ts.netns = linuxSandbox.netnsFD
+	case "userns+netns":
+		if r.cmd.SysProcAttr == nil {
+			r.cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		r.cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+		r.ts.allowClone |= unix.CLONE_NEWUSER | unix.CLONE_NEWNET
+	case "landlock-tcp":
+	default:
+		r.info.Network = "unguarded"
+	}
+}
+
+// isolation records the process isolation the run gets and makes (or
+// reuses) the mount namespace of its protected paths and hidden sockets.
+func (r *confinedRun) isolation() error {
+	info, ts := r.info, r.ts
+	// A PID namespace of the command's own, whose init is not the shell
+	// (an init ignores SIGTERM and cannot kill itself, so timeouts and
+	// exit statuses would change) but a stopped process (startInit).
+	// Without one, signals to processes outside are refused by Landlock's
+	// scope (ABI 6 on), renice and prlimit of another process by the
+	// seccomp filter.
 	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits")
+	if linuxSandbox.pidns {
+		ts.pidns = true
+		info.Isolation = append(info.Isolation, "pidns")
+	} else {
+		note := "no PID namespace here (" + linuxSandbox.pidnsErr + "): the command can see the host's processes in /proc"
+		if info.Note != "" {
+			info.Note += "; " + note
+		} else {
+			info.Note = note
+		}
+	}
 	if seccompAvailable {
 		info.Isolation = append(info.Isolation, "seccomp")
 	}
@@ -330,49 +642,47 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 		// A mount namespace is kept for the same protected files and
 		// sockets: making one per command and tearing it down when the
 		// command ends costs milliseconds.
-		if fd, err := mountnsFor(ts.protect, ts.sockets); err == nil {
-			ts.mntns = fd
-		} else {
-			return fail(err)
-		}
-	}
-	lim := c.Limits.withDefaults()
-	info.Limits = &lim
-	// A read-only ruleset is kept, with a confined thread that starts
-	// every command of that ruleset: building the ruleset and a thread
-	// per command is most of what confinement costs. Its commands share
-	// the thread's pids cgroup.
-	key := ""
-	if c.Mode == SandboxReadOnly {
-		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", c.Network, ts.netns, ts.allowClone, lim.Processes, sets.read, sets.write)
-		if w := rulesets.get(key); w != nil {
-			return func() error { return w.start(cmd, lim) }, info, sets, cleanup, nil
-		}
-	}
-	if pidsCgroupBase() != "" {
-		max := -1
-		if lim.Processes >= 0 {
-			max = lim.Processes
-		}
-		ts.cg = newPidsCgroup(max)
-		if key == "" {
-			cg = ts.cg
-		}
-		if ts.cg == nil {
-			return fail(errors.New("sandbox: the pids cgroup could not be made"))
-		}
-	}
-	rk := fmt.Sprintf("%v\x00%v", cfg, rules)
-	fd, flags, kept := rulesetFDs.get(rk)
-	if !kept {
-		fd, flags, err = cfg.NewRulesetFD(rules...)
+		fd, err := mountnsFor(ts.protect, ts.sockets)
 		if err != nil {
-			return fail(fmt.Errorf("landlock ruleset: %w", err))
+			return err
+		}
+		ts.mntns = fd
+	}
+	return nil
+}
+
+// ruleset sets the run's Landlock ruleset descriptor in ts: a kept one
+// for the same rules, one built for this run's procfs, or a new one (kept
+// when it can be). kept says the descriptor is not the run's to close.
+// key is the read-only starter's key ("" for none).
+func (r *confinedRun) ruleset(key string) (kept bool, err error) {
+	ts := r.ts
+	var rk string
+	var fd int
+	var flags uint32
+	if !ts.pidns {
+		rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
+		fd, flags, kept = rulesetFDs.get(rk)
+	}
+	built := false
+	if ts.pidns {
+		// The ruleset gets this run's procfs: one of its own, built
+		// from descriptors kept open (opening every path is most of
+		// what a ruleset costs).
+		kept = false
+		if fd, flags, err = buildRuleset(r.cfg, r.flat, r.sup.ABI); err == nil {
+			built = true
+		}
+	}
+	if !kept && !built {
+		fd, flags, err = r.cfg.NewRulesetFD(r.rules...)
+		if err != nil {
+			return false, fmt.Errorf("landlock ruleset: %w", err)
 		}
 		if fd < 0 {
-			return fail(errors.New("landlock: nothing to restrict"))
+			return false, errors.New("landlock: nothing to restrict")
 		}
-		if key == "" {
+		if key == "" && !ts.pidns {
 			kept = rulesetFDs.put(rk, fd, flags)
 		}
 	}
@@ -380,34 +690,76 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 	if key != "" && kept {
 		// The read-only starter owns (and closes) its descriptor.
 		if fd, err = unix.Dup(fd); err != nil {
-			return fail(fmt.Errorf("landlock ruleset: %w", err))
+			return kept, fmt.Errorf("landlock ruleset: %w", err)
 		}
 		ts.fd = fd
 	}
-	if key != "" {
-		if w := rulesets.put(key, ts); w != nil {
-			return func() error { return w.start(cmd, lim) }, info, sets, cleanup, nil
-		}
-	}
-	start = func() error {
+	return kept, nil
+}
+
+// starter returns the function that starts the command from a confined
+// thread of its own (closing the ruleset descriptor unless it is kept),
+// and sets endPidns to end the run's PID namespace.
+func (r *confinedRun) starter(kept bool) func() error {
+	ts, cmd, bash, lim, fd := r.ts, r.cmd, r.bash, r.lim, r.ts.fd
+	var initDone chan struct{} // closed once the namespace's init is reaped
+	var initPid atomic.Int64
+	start := func() error {
 		if !kept {
 			defer unix.Close(fd)
 		}
 		ch := make(chan error, 1)
 		ap := newApplier(lim)
+		// The command, stopped at its exec, is moved into the run's
+		// cgroup; the thread stays out of it, so that the cgroup empties
+		// when the command's processes are gone.
+		ap.cg, ts.cg = ts.cg, nil
+		ts.refused = r.refused
+		if ts.pidns {
+			initDone = make(chan struct{})
+		}
 		go func() {
 			// Never unlocked: this thread is confined, and it ends with
 			// this goroutine.
 			runtime.LockOSThread()
-			if err := confineThread(ts); err != nil {
+			init, err := confineThread(ts, bash)
+			if err != nil {
+				if initDone != nil {
+					close(initDone)
+				}
 				ch <- err
 				return
 			}
-			ch <- startStopped(cmd, ap)
+			if init == nil {
+				ch <- startStopped(cmd, ap)
+				return
+			}
+			initPid.Store(int64(init.Process.Pid))
+			err = startStopped(cmd, ap)
+			if err != nil {
+				_ = init.Process.Kill()
+			}
+			ch <- err
+			// This thread stays init's tracer until the run ends.
+			holdInit(init)
+			close(initDone)
 		}()
 		return ap.serve(ch)
 	}
-	return start, info, sets, cleanup, nil
+	// The run ends with its namespace: init's end kills what is left.
+	r.endPidns = func() int {
+		if initDone == nil {
+			return 0
+		}
+		n := 0
+		if pid := int(initPid.Load()); pid > 0 {
+			n = nsProcesses(pid)
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		<-initDone
+		return n
+	}
+	return start
 }
 
 // How the resource limits are set without a helper process: the command
@@ -420,6 +772,7 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (start func() e
 // that sets its limits, and the outcome back.
 type applier struct {
 	lim     ResourceLimits
+	cg      *pidsCgroup // the run's pids cgroup the command is moved into; nil: none
 	stopped chan int
 	applied chan error
 }
@@ -439,7 +792,13 @@ func (a *applier) serve(done chan error) error {
 	for {
 		select {
 		case pid := <-a.stopped:
-			a.applied <- setLimits(pid, a.lim)
+			err := setLimits(pid, a.lim)
+			if err == nil && a.cg != nil {
+				if err = a.cg.add(pid); err != nil {
+					err = fmt.Errorf("sandbox: move the command into its pids cgroup: %w", err)
+				}
+			}
+			a.applied <- err
 		case err := <-done:
 			return err
 		}
@@ -519,6 +878,114 @@ func startStopped(cmd *exec.Cmd, a *applier) error {
 	return nil
 }
 
+// The rights of go-landlock's RODirs, ROFiles and RWFiles.
+const (
+	roDirs  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	roFiles = ll.AccessFSExecute | ll.AccessFSReadFile
+	rwFiles = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate
+)
+
+// flatRules are path rules as go-landlock's FSRule has them.
+type flatRules []flatRule
+
+type flatRule struct {
+	path          string
+	access        uint64
+	ignoreMissing bool
+}
+
+func (f *flatRules) add(access uint64, ignoreMissing bool, paths ...string) {
+	for _, p := range paths {
+		*f = append(*f, flatRule{p, access, ignoreMissing})
+	}
+}
+
+// handledFS are the file system rights a best-effort V11 ruleset handles
+// at Landlock ABI abi.
+func handledFS(abi int) uint64 {
+	h := uint64(ll.AccessFSMakeSym<<1) - 1 // ABI 1
+	if abi >= 2 {
+		h |= ll.AccessFSRefer
+	}
+	if abi >= 3 {
+		h |= ll.AccessFSTruncate
+	}
+	if abi >= 5 {
+		h |= ll.AccessFSIoctlDev
+	}
+	if abi >= 9 {
+		h |= ll.AccessFSResolveUnix
+	}
+	return h
+}
+
+// pathFDs keeps an O_PATH descriptor of every path a ruleset named, for
+// buildRuleset. Like a kept ruleset, a descriptor names the file that was
+// there when it was opened.
+var pathFDs = struct {
+	sync.Mutex
+	m map[string]int
+}{m: map[string]int{}}
+
+const maxPathFDs = 4096
+
+// pathFD returns a kept O_PATH descriptor of p, and whether the caller
+// must close it (the cache is full).
+func pathFD(p string) (int, bool, error) {
+	pathFDs.Lock()
+	defer pathFDs.Unlock()
+	if fd, ok := pathFDs.m[p]; ok {
+		return fd, false, nil
+	}
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, false, err
+	}
+	if len(pathFDs.m) >= maxPathFDs {
+		return fd, true, nil
+	}
+	pathFDs.m[p] = fd
+	return fd, false, nil
+}
+
+// buildRuleset makes a new ruleset of cfg (its handled rights and flags
+// as go-landlock makes them) with the rules of flat, from kept
+// descriptors. An error leaves nothing open.
+func buildRuleset(cfg landlock.Config, flat flatRules, abi int) (int, uint32, error) {
+	fd, flags, err := cfg.NewRulesetFD(landlock.RWFiles("/dev/null"))
+	if err != nil {
+		return -1, 0, err
+	}
+	if fd < 0 {
+		return -1, 0, errors.New("landlock: nothing to restrict")
+	}
+	h := handledFS(abi)
+	for _, r := range flat {
+		access := r.access & h // best effort: cut to what is handled
+		if access == 0 {
+			continue
+		}
+		pfd, closeIt, err := pathFD(r.path)
+		if err != nil {
+			if r.ignoreMissing && errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			unix.Close(fd)
+			return -1, 0, fmt.Errorf("%s: %w", r.path, err)
+		}
+		attr := ll.PathBeneathAttr{AllowedAccess: access, ParentFd: pfd}
+		err = ll.LandlockAddPathBeneathRule(fd, &attr, 0)
+		if closeIt {
+			unix.Close(pfd)
+		}
+		if err != nil {
+			unix.Close(fd)
+			return -1, 0, fmt.Errorf("%s: %w", r.path, err)
+		}
+	}
+	return fd, flags, nil
+}
+
 // rwNoDevices are the file system rights of a writable directory: all
 // but making character and block devices.
 const rwNoDevices = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile |
@@ -537,16 +1004,24 @@ func envHome(env []string) string {
 	return h
 }
 
-// confineThread confines the calling (locked) thread as ts says.
-func confineThread(ts *threadSetup) error {
+// confineThread confines the calling (locked) thread as ts says; with
+// ts.pidns it returns the init of the PID namespace it entered.
+func confineThread(ts *threadSetup, bash string) (init *exec.Cmd, err error) {
+	defer func() {
+		if err != nil && init != nil {
+			_ = init.Process.Kill()
+			holdInit(init)
+			init = nil
+		}
+	}()
 	if ts.cg != nil {
 		if err := ts.cg.join(); err != nil {
-			return fmt.Errorf("sandbox: join the pids cgroup: %w", err)
+			return init, fmt.Errorf("sandbox: join the pids cgroup: %w", err)
 		}
 	}
 	if ts.netns >= 0 {
 		if err := unix.Setns(ts.netns, unix.CLONE_NEWNET); err != nil {
-			return fmt.Errorf("sandbox: join the network namespace: %w", err)
+			return init, fmt.Errorf("sandbox: join the network namespace: %w", err)
 		}
 	}
 	switch {
@@ -554,31 +1029,43 @@ func confineThread(ts *threadSetup) error {
 		// setns into a mount namespace needs a file system context of
 		// the thread's own.
 		if err := unix.Unshare(unix.CLONE_FS); err != nil {
-			return fmt.Errorf("sandbox: unshare the file system context: %w", err)
+			return init, fmt.Errorf("sandbox: unshare the file system context: %w", err)
 		}
 		if err := unix.Setns(ts.mntns, unix.CLONE_NEWNS); err != nil {
-			return fmt.Errorf("sandbox: join the mount namespace: %w", err)
+			return init, fmt.Errorf("sandbox: join the mount namespace: %w", err)
 		}
 	case len(ts.protect)+len(ts.sockets) > 0:
 		if err := bindProtected(ts.protect, ts.sockets); err != nil {
-			return fmt.Errorf("sandbox: protect paths: %w", err)
+			return init, fmt.Errorf("sandbox: protect paths: %w", err)
+		}
+	}
+	if ts.pidns {
+		if init, err = enterPidns(bash); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		if err := grantProc(ts.fd); err != nil {
+			return init, fmt.Errorf("sandbox: %w", err)
 		}
 	}
 	if err := dropCapabilities(); err != nil {
-		return fmt.Errorf("sandbox: drop capabilities: %w", err)
+		return init, fmt.Errorf("sandbox: drop capabilities: %w", err)
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("sandbox: no_new_privs: %w", err)
+		return init, fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
 	if seccompAvailable {
-		if err := installSeccomp(ts.allowClone); err != nil {
-			return fmt.Errorf("sandbox: %w", err)
+		fd, err := installSeccomp(ts.allowClone, ts.refused != nil)
+		if err != nil {
+			return init, fmt.Errorf("sandbox: %w", err)
+		}
+		if fd >= 0 {
+			go superviseSeccomp(fd, ts.refused)
 		}
 	}
 	if err := ll.LandlockRestrictSelf(ts.fd, ts.flags); err != nil {
-		return fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
+		return init, fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
 	}
-	return nil
+	return init, nil
 }
 
 // bindProtected gives the calling thread a mount namespace of its own
@@ -756,7 +1243,7 @@ func newConfinedStarter(ts *threadSetup) *confinedStarter {
 	go func() {
 		// Never unlocked: the thread is confined.
 		runtime.LockOSThread()
-		err := confineThread(ts)
+		_, err := confineThread(ts, "") // a kept starter has no PID namespace
 		unix.Close(ts.fd)
 		for r := range w.reqs {
 			if err != nil {

@@ -17,3 +17,9 @@ const sysMknod = unix.SYS_MKNOD
 // archDeniedSyscalls are refused on this architecture besides the common
 // ones: port I/O, the old sysctl, uselib.
 var archDeniedSyscalls = []uintptr{unix.SYS_IOPL, unix.SYS_IOPERM, unix.SYS__SYSCTL, unix.SYS_USELIB}
+
+// archSyscallNames names the refused system calls only this architecture has.
+var archSyscallNames = map[uintptr]string{
+	unix.SYS_IOPL: "iopl", unix.SYS_IOPERM: "ioperm", unix.SYS__SYSCTL: "_sysctl", unix.SYS_USELIB: "uselib",
+	unix.SYS_MKNOD: "mknod (a device node)",
+}

@@ -14,3 +14,6 @@ var sysMknod = -1
 // archDeniedSyscalls are refused on this architecture besides the common
 // ones.
 var archDeniedSyscalls = []uintptr{}
+
+// archSyscallNames names the refused system calls only this architecture has.
+var archSyscallNames = map[uintptr]string{}

@@ -5,6 +5,7 @@ package execution
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -117,7 +118,11 @@ func (a *asm) assemble() ([]unix.SockFilter, error) {
 // seccompFilter builds the filter. allowClone are namespace flags the
 // starting thread itself needs on clone (CLONE_NEWPID, or CLONE_NEWUSER
 // and CLONE_NEWNET for the unprivileged network guard).
-func seccompFilter(allowClone uint32) ([]unix.SockFilter, error) {
+//
+// With notify, what it refuses goes to a supervisor instead
+// (SECCOMP_RET_USER_NOTIF), which answers EPERM all the same and records
+// the system call (superviseSeccomp): the result names what was refused.
+func seccompFilter(allowClone uint32, notify bool) ([]unix.SockFilter, error) {
 	a := &asm{labels: map[string]int{}}
 	a.stmt(bpfLD|bpfW|bpfABS, offArch)
 	a.jump(bpfJMP|bpfJEQ|bpfK, auditArch, "", "kill")
@@ -203,7 +208,11 @@ func seccompFilter(allowClone uint32) ([]unix.SockFilter, error) {
 	a.label("allow")
 	a.stmt(bpfRET|bpfK, seccompRetAllow)
 	a.label("eperm")
-	a.stmt(bpfRET|bpfK, seccompRetErrno|uint32(unix.EPERM))
+	if notify {
+		a.stmt(bpfRET|bpfK, unix.SECCOMP_RET_USER_NOTIF)
+	} else {
+		a.stmt(bpfRET|bpfK, seccompRetErrno|uint32(unix.EPERM))
+	}
 	a.label("enosys")
 	a.stmt(bpfRET|bpfK, seccompRetErrno|uint32(unix.ENOSYS))
 	a.label("kill")
@@ -211,21 +220,193 @@ func seccompFilter(allowClone uint32) ([]unix.SockFilter, error) {
 	return a.assemble()
 }
 
-// installSeccomp installs the filter on the calling thread only (no
-// TSYNC): the thread must be locked and have no_new_privs set.
-func installSeccomp(allowClone uint32) error {
-	prog, err := seccompFilter(allowClone)
+// filters keeps the filter of each allowClone: it is the same for every
+// command.
+var filters sync.Map // filterKey -> []unix.SockFilter
+
+type filterKey struct {
+	allowClone uint32
+	notify     bool
+}
+
+func cachedFilter(allowClone uint32, notify bool) ([]unix.SockFilter, error) {
+	k := filterKey{allowClone, notify}
+	if p, ok := filters.Load(k); ok {
+		return p.([]unix.SockFilter), nil
+	}
+	prog, err := seccompFilter(allowClone, notify)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	filters.Store(k, prog)
+	return prog, nil
+}
+
+// installSeccomp installs the filter on the calling thread only (no
+// TSYNC): the thread must be locked and have no_new_privs set. With
+// notify it returns the filter's listener (close-on-exec), which
+// superviseSeccomp serves; else -1.
+func installSeccomp(allowClone uint32, notify bool) (int, error) {
+	prog, err := cachedFilter(allowClone, notify)
+	if err != nil {
+		return -1, err
+	}
+	var flags uintptr
+	if notify {
+		flags = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	_, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, 1 /* SECCOMP_SET_MODE_FILTER */, 0, uintptr(unsafe.Pointer(&fprog)))
+	r, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, 1 /* SECCOMP_SET_MODE_FILTER */, flags, uintptr(unsafe.Pointer(&fprog)))
 	runtime.KeepAlive(prog)
 	if errno != 0 {
-		return fmt.Errorf("seccomp: %w", errno)
+		return -1, fmt.Errorf("seccomp: %w", errno)
 	}
-	return nil
+	if !notify {
+		return -1, nil
+	}
+	return int(r), nil
 }
+
+// The kernel's struct seccomp_notif and seccomp_notif_resp.
+type seccompNotif struct {
+	ID    uint64
+	Pid   uint32
+	Flags uint32
+	Nr    int32
+	Arch  uint32
+	IP    uint64
+	Args  [6]uint64
+}
+
+type seccompNotifResp struct {
+	ID    uint64
+	Val   int64
+	Error int32
+	Flags uint32
+}
+
+// refusedCalls are the system calls the seccomp filter refused in one run.
+type refusedCalls struct {
+	mu    sync.Mutex
+	count map[string]int
+	order []string
+}
+
+func (r *refusedCalls) add(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.count == nil {
+		r.count = map[string]int{}
+	}
+	if r.count[name] == 0 {
+		r.order = append(r.order, name)
+	}
+	r.count[name]++
+}
+
+// denials returns one SandboxDenial per system call refused.
+func (r *refusedCalls) denials() []SandboxDenial {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []SandboxDenial
+	for _, name := range r.order {
+		line := name + " was refused by the sandbox (seccomp filter: EPERM)"
+		if n := r.count[name]; n > 1 {
+			line += fmt.Sprintf(", %d times", n)
+		}
+		out = append(out, SandboxDenial{Op: "syscall", Path: name, Line: line})
+	}
+	return out
+}
+
+// superviseSeccomp answers every system call the filter of the listener
+// fd refused with EPERM, as a filter without a supervisor does, and
+// records it in r. It returns, closing fd, once no process uses the
+// filter any more.
+func superviseSeccomp(fd int, r *refusedCalls) {
+	defer unix.Close(fd)
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		if _, err := unix.Poll(pfd, -1); err != nil {
+			if err == unix.EINTR {
+				continue
+			}
+			return
+		}
+		if pfd[0].Revents&unix.POLLIN == 0 {
+			return // POLLHUP: the filter has no user left
+		}
+		var req seccompNotif
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); errno != 0 {
+			if errno == unix.EINTR || errno == unix.ENOENT {
+				continue // the caller is gone
+			}
+			return
+		}
+		r.add(syscallName(req.Nr, req.Args))
+		resp := seccompNotifResp{ID: req.ID, Error: -int32(unix.EPERM)}
+		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+	}
+}
+
+// syscallName names a refused system call, with the argument that made it
+// refused where that is what tells it apart.
+func syscallName(nr int32, args [6]uint64) string {
+	n := uintptr(nr)
+	name, ok := syscallNames[n]
+	if !ok {
+		name = fmt.Sprintf("syscall %d", nr)
+	}
+	switch n {
+	case unix.SYS_SOCKET:
+		switch args[0] {
+		case unix.AF_PACKET:
+			return "socket(AF_PACKET)"
+		case unix.AF_INET, unix.AF_INET6:
+			return "socket(SOCK_RAW)"
+		}
+	case unix.SYS_CLONE, unix.SYS_UNSHARE:
+		return name + " of a namespace"
+	case unix.SYS_MKNODAT:
+		return "mknodat (a device node)"
+	case unix.SYS_PTRACE:
+		return "ptrace (attach to another process)"
+	case unix.SYS_PRLIMIT64:
+		return "prlimit64 (another process's limits)"
+	case unix.SYS_SETPRIORITY, unix.SYS_IOPRIO_SET:
+		return name + " (another process)"
+	case unix.SYS_IOCTL:
+		return "ioctl (terminal input)"
+	}
+	return name
+}
+
+// syscallNames names the system calls the filter refuses.
+var syscallNames = func() map[uintptr]string {
+	m := map[uintptr]string{
+		unix.SYS_MOUNT: "mount", unix.SYS_UMOUNT2: "umount2", unix.SYS_PIVOT_ROOT: "pivot_root", unix.SYS_CHROOT: "chroot",
+		unix.SYS_SETNS: "setns", unix.SYS_FSOPEN: "fsopen", unix.SYS_FSCONFIG: "fsconfig", unix.SYS_FSMOUNT: "fsmount",
+		unix.SYS_FSPICK: "fspick", unix.SYS_MOVE_MOUNT: "move_mount", unix.SYS_OPEN_TREE: "open_tree",
+		unix.SYS_MOUNT_SETATTR: "mount_setattr", unix.SYS_KEXEC_LOAD: "kexec_load", unix.SYS_KEXEC_FILE_LOAD: "kexec_file_load",
+		unix.SYS_INIT_MODULE: "init_module", unix.SYS_FINIT_MODULE: "finit_module", unix.SYS_DELETE_MODULE: "delete_module",
+		unix.SYS_REBOOT: "reboot", unix.SYS_SETHOSTNAME: "sethostname", unix.SYS_SETDOMAINNAME: "setdomainname",
+		unix.SYS_BPF: "bpf", unix.SYS_PERF_EVENT_OPEN: "perf_event_open", unix.SYS_IO_URING_SETUP: "io_uring_setup",
+		unix.SYS_IO_URING_ENTER: "io_uring_enter", unix.SYS_IO_URING_REGISTER: "io_uring_register",
+		unix.SYS_USERFAULTFD: "userfaultfd", unix.SYS_ACCT: "acct", unix.SYS_SWAPON: "swapon", unix.SYS_SWAPOFF: "swapoff",
+		unix.SYS_OPEN_BY_HANDLE_AT: "open_by_handle_at", unix.SYS_PROCESS_VM_READV: "process_vm_readv",
+		unix.SYS_PROCESS_VM_WRITEV: "process_vm_writev", unix.SYS_ADD_KEY: "add_key", unix.SYS_REQUEST_KEY: "request_key",
+		unix.SYS_KEYCTL: "keyctl", unix.SYS_QUOTACTL: "quotactl", unix.SYS_VHANGUP: "vhangup",
+		unix.SYS_SETTIMEOFDAY: "settimeofday", unix.SYS_CLOCK_SETTIME: "clock_settime", unix.SYS_CLOCK_ADJTIME: "clock_adjtime",
+		unix.SYS_PIDFD_GETFD: "pidfd_getfd", unix.SYS_FANOTIFY_INIT: "fanotify_init",
+		unix.SYS_CLONE: "clone", unix.SYS_UNSHARE: "unshare", unix.SYS_SOCKET: "socket", unix.SYS_MKNODAT: "mknodat",
+		unix.SYS_PTRACE: "ptrace", unix.SYS_IOCTL: "ioctl", unix.SYS_PRLIMIT64: "prlimit64",
+		unix.SYS_SETPRIORITY: "setpriority", unix.SYS_IOPRIO_SET: "ioprio_set",
+	}
+	for nr, name := range archSyscallNames {
+		m[nr] = name
+	}
+	return m
+}()
 
 // seccompAvailable says whether this architecture has a filter.
 const seccompAvailable = true

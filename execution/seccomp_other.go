@@ -5,9 +5,16 @@ package execution
 import "errors"
 
 // installSeccomp: no filter is written for this architecture.
-func installSeccomp(allowClone uint32) error {
-	return errors.New("no seccomp filter for this architecture")
+func installSeccomp(allowClone uint32, notify bool) (int, error) {
+	return -1, errors.New("no seccomp filter for this architecture")
 }
+
+// refusedCalls: nothing is refused without a filter.
+type refusedCalls struct{}
+
+func (r *refusedCalls) denials() []SandboxDenial { return nil }
+
+func superviseSeccomp(fd int, r *refusedCalls) {}
 
 // seccompAvailable says whether this architecture has a filter.
 const seccompAvailable = false

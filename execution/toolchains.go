@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -276,18 +277,28 @@ func ensureCacheDir(dir string) bool {
 	if dir == "" {
 		return false
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return false
-	}
 	fi, err := os.Lstat(dir)
+	if err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return false
+		}
+		fi, err = os.Lstat(dir)
+	}
 	if err != nil || !fi.IsDir() {
 		return false
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return false
 	}
-	for _, sub := range []string{"go-build", "go-mod", "npm", "pip", "cargo", "xdg", "yarn"} {
-		_ = os.Mkdir(filepath.Join(dir, sub), 0o700)
+	if _, ok := cacheDirsMade.Load(dir); !ok {
+		for _, sub := range []string{"go-build", "go-mod", "npm", "pip", "cargo", "xdg", "yarn"} {
+			_ = os.Mkdir(filepath.Join(dir, sub), 0o700)
+		}
+		cacheDirsMade.Store(dir, true)
 	}
 	return true
 }
+
+// cacheDirsMade are the cache directories whose tools' folders were made
+// (a tool makes its own again if one was removed since).
+var cacheDirsMade sync.Map

@@ -48,7 +48,7 @@ func (g *Gate) confinement(req Request, mode execution.SandboxMode, why string, 
 	}
 	roots, gdirs, home, b := g.sandboxRoots(d.Cwd)
 	plan := d.Plan(approved)
-	conf := &execution.Confinement{Mode: mode, Roots: roots, Network: plan.Network, Reads: userGitConfig(home),
+	conf := &execution.Confinement{Mode: mode, Roots: roots, Network: plan.Network, Reads: userToolConfig(home, g.env, b),
 		GitDirs: gdirs, Cache: execution.SandboxCacheDir(), Unprotect: unprotect(req.Unprotect, d.Cwd)}
 	conf.Toolchains = execution.ToolchainDirs(g.env, home, func(p string) bool {
 		if b == nil {
@@ -68,18 +68,49 @@ func (g *Gate) confinement(req Request, mode execution.SandboxMode, why string, 
 	return sb, conf, nil
 }
 
-// userGitConfig are git's per-user config files, readable (not writable)
-// in the sandbox so that git behaves as the user set it up: ~/.gitconfig
-// and $XDG_CONFIG_HOME/git/config (~/.config/git/config).
-func userGitConfig(home string) []string {
+// userToolConfig are the per-user config files of git and Go, readable
+// (not writable) in the sandbox so that the tools behave as the user set
+// them up: ~/.gitconfig, $XDG_CONFIG_HOME/git/config (~/.config/git/config)
+// and Go's env file ($GOENV, else $XDG_CONFIG_HOME/go/env: what `go env -w`
+// writes; Go ignores it without a word when it cannot read it, and a build
+// in the sandbox would differ from the user's). env is the command's
+// environment; a file the boundary b denies is left out.
+func userToolConfig(home string, env []string, b *readstation.Boundary) []string {
 	if home == "" {
 		return nil
 	}
-	xdg := os.Getenv("XDG_CONFIG_HOME")
+	get := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	xdg := get("XDG_CONFIG_HOME")
 	if xdg == "" || !filepath.IsAbs(xdg) {
 		xdg = filepath.Join(home, ".config")
 	}
-	return []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config")}
+	goenv := get("GOENV")
+	switch {
+	case goenv == "off":
+		goenv = ""
+	case !filepath.IsAbs(goenv):
+		goenv = filepath.Join(xdg, "go", "env")
+	}
+	var out []string
+	for _, p := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(xdg, "git", "config"), goenv} {
+		if p == "" {
+			continue
+		}
+		if b != nil {
+			if _, denied := b.DeniedBy(p); denied {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // gitDirs returns the git directories a root's .git file points to (a

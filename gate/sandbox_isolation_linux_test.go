@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,6 +44,16 @@ func procText(t *testing.T, pid int, name string) string {
 	return string(b)
 }
 
+// refusedCall says whether the result names a system call the seccomp
+// filter refused, by the start of its name.
+func refusedCall(prefix string) func(*execution.SandboxInfo) bool {
+	return func(sb *execution.SandboxInfo) bool {
+		return slices.ContainsFunc(sb.Denied, func(d execution.SandboxDenial) bool {
+			return d.Op == "syscall" && strings.HasPrefix(d.Path, prefix) && strings.Contains(d.Line, "refused by the sandbox")
+		})
+	}
+}
+
 // TestSandboxIsolation runs each escape of issue 26 from a script in the
 // workspace, in workspace-write, and checks on the real system that it
 // did not happen: a device node, the host's name, namespaces, chroot,
@@ -71,6 +82,23 @@ func TestSandboxIsolation(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 
 	marker := "31." + strconv.Itoa(os.Getpid()) // a sleep of this run's own
+	// shows says, for the rows that have it, whether the result names the
+	// refusal.
+	shows := map[string]func(*execution.SandboxInfo) bool{
+		"a setsid child outlives the run": func(sb *execution.SandboxInfo) bool {
+			return slices.ContainsFunc(sb.Denied, func(d execution.SandboxDenial) bool {
+				return d.Op == "process" && strings.Contains(d.Line, "killed at the end of the run")
+			})
+		},
+		"/proc lists processes outside the run": func(sb *execution.SandboxInfo) bool { return slices.Contains(sb.Isolation, "pidns") },
+		"device node":                           refusedCall("mknod"),
+		"sethostname":                           refusedCall("sethostname"),
+		"unshare":                               refusedCall("unshare of a namespace"),
+		"chroot":                                refusedCall("chroot"),
+		"raw and packet sockets":                refusedCall("socket("),
+		"prlimit --pid":                         refusedCall("prlimit64"),
+		"ptrace attach":                         refusedCall("ptrace"),
+	}
 	curl, _ := exec.LookPath("curl")
 	strace, _ := exec.LookPath("strace")
 	for _, tc := range []struct {
@@ -114,7 +142,9 @@ for fam, typ in ((socket.AF_PACKET, socket.SOCK_RAW), (socket.AF_INET, socket.SO
 		{"unix socket outside the roots", curl + " -sS --max-time 3 --unix-socket " + sock + " http://x/", "curl", func(o string) bool {
 			return reached.Load() != 0 || strings.Contains(o, "AGENT")
 		}},
-		{"a setsid child outlives the run", "setsid sleep " + marker + " </dev/null >/dev/null 2>&1 & echo started", "setsid", func(string) bool {
+		// (It waits until the child has a session of its own, so that the
+		// run's end and not the stop of the shell's process group ends it.)
+		{"a setsid child outlives the run", "setsid sleep " + marker + " </dev/null >/dev/null 2>&1 & p=$!; for i in $(seq 100000); do [ \"$(cut -d' ' -f6 /proc/$p/stat)\" = $p ] && break; done; echo started", "setsid", func(string) bool {
 			ents, _ := os.ReadDir("/proc")
 			for _, e := range ents {
 				b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
@@ -123,6 +153,11 @@ for fam, typ in ((socket.AF_PACKET, socket.SOCK_RAW), (socket.AF_INET, socket.SO
 				}
 			}
 			return false
+		}},
+		// A PID namespace: /proc lists the run's processes only, and an
+		// outside process cannot be named.
+		{"/proc lists processes outside the run", "ls /proc; cat /proc/" + spid + "/cmdline; echo; ls /proc/" + spid + "/", "", func(o string) bool {
+			return slices.Contains(strings.Fields(o), spid) || strings.Contains(o, "sleep") || strings.Contains(o, "environ")
 		}},
 		{"2 GiB allocation", python + ` -c "b = bytearray(2 << 30); print('ESCAPED')"`, "", func(o string) bool {
 			return strings.Contains(o, "ESCAPED") || !strings.Contains(o, "MemoryError")
@@ -147,7 +182,12 @@ print('forked', n)
 					testenv.Missing(t, "%s is not installed", tc.need)
 				}
 			}
-			res := g.Run(context.Background(), Request{Command: tc.cmd, Sandbox: execution.SandboxWorkspaceWrite, TimeoutMS: 60_000})
+			// The escape is a script in the workspace: only the sandbox
+			// stands between it and the system.
+			if err := os.WriteFile(filepath.Join(dir, "escape.sh"), []byte(tc.cmd+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := g.Run(context.Background(), Request{Command: "bash escape.sh", Sandbox: execution.SandboxWorkspaceWrite, TimeoutMS: 60_000})
 			if !res.Ran() {
 				t.Fatalf("did not run: %s", res.StatusLine())
 			}
@@ -156,6 +196,9 @@ print('forked', n)
 				t.Errorf("escaped (isolation %v):\n%s", res.Sandbox.Isolation, out)
 			} else {
 				t.Logf("refused:\n%s", out)
+			}
+			if shows := shows[tc.name]; shows != nil && !shows(res.Sandbox) {
+				t.Errorf("refused, but the result does not say so: isolation %v, denied %+v, note %q", res.Sandbox.Isolation, res.Sandbox.Denied, res.Sandbox.Note)
 			}
 		})
 	}

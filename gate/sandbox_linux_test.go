@@ -420,3 +420,39 @@ func TestSandboxApprovedListing(t *testing.T) {
 		t.Errorf("an approved file read: %s\n%s", res.StatusLine(), res.Output.String())
 	}
 }
+
+// TestSandboxGoEnvFile: what `go env -w` wrote (Go's env file under
+// $XDG_CONFIG_HOME/go, or $GOENV) stays readable in the sandbox, so that a
+// confined go command is set up as the user's (Go ignores an unreadable
+// env file without a word: before, workspace-write's go saw no GOFLAGS).
+func TestSandboxGoEnvFile(t *testing.T) {
+	goBin := needTool(t, "go")
+	needLandlock(t)
+	ws, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GOFLAGS", "")
+	t.Setenv("GOENV", "")
+	t.Setenv("PATH", filepath.Dir(goBin)+":/usr/bin:/bin")
+	envFile := filepath.Join(home, ".config", "go", "env")
+	if err := os.MkdirAll(filepath.Dir(envFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(envFile, []byte("GOFLAGS=-tags=fromgoenv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sandbox := range []string{"read-only", "workspace-write"} {
+		g := newGate(t, ws)
+		req := Request{Command: "go env GOFLAGS"}
+		if sandbox == "workspace-write" {
+			req = Request{Command: "go env GOFLAGS > out.txt && cat out.txt", Approver: approve(true)}
+		}
+		res := g.Run(context.Background(), req)
+		if res.Status != StatusOK || string(res.Sandbox.Mode) != sandbox {
+			t.Fatalf("%s: %s\n%s", sandbox, res.StatusLine(), res.Output.String())
+		}
+		if got := strings.TrimSpace(res.Output.String()); got != "-tags=fromgoenv" {
+			t.Errorf("%s: go env GOFLAGS = %q, want the env file's -tags=fromgoenv", sandbox, got)
+		}
+	}
+}

@@ -91,11 +91,11 @@ func TestMCPJobsEndWithTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs, _ := sessionsOf(t, o, 1)
-	_, isErr, out := mcptest.Call(t, cs[0], "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 60", "run_in_background": true})
+	_, isErr, out := mcptest.Call(t, cs[0], "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 60.0917", "run_in_background": true})
 	if isErr {
 		t.Fatalf("start: %v", out)
 	}
-	pid := mcptest.PidFrom(t, filepath.Join(dir, "pid.txt"))
+	pid := mcptest.HostPid(t, filepath.Join(dir, "pid.txt"), "60.0917")
 	cs[0].Close()
 	mcptest.WaitGone(t, pid, "after the session ended")
 }

@@ -12,8 +12,11 @@
 // prepared query with a tracer, and `shellgate test` runs the Rego unit
 // tests through OPA's tester, on the same evaluator: a decision, its
 // explanation and the policy's tests cannot disagree. The input document
-// is described once (value.go): the value the policy sees and the memo
-// key are both written from that one description.
+// is described once, by code generated from the Go types of the input
+// (input_gen.go, `go generate ./rego`; value.go has the few parts written
+// by hand): the value the policy sees and the memo key are both written
+// from that one description. The embedded default policy is compiled once
+// per process, and engines that decide with it alone share it.
 //
 // # Writing rules
 //

@@ -88,6 +88,16 @@ const DefaultMemo = 4096
 // Engine decides on policy inputs with a prepared query. It is safe for
 // concurrent use.
 type Engine struct {
+	*compiled
+	memo *memo
+	// whole is the query with the untrusted modules too (nil when there
+	// are none).
+	whole *Engine
+}
+
+// compiled is one set of modules compiled, which engines may share: it
+// does not change once made.
+type compiled struct {
 	// pq is the query, prepared once for OPA's evaluator (topdown):
 	// every decision, explanation and Rego test runs on it.
 	pq opa.PreparedEvalQuery
@@ -99,10 +109,6 @@ type Engine struct {
 	rq    lazyQuery
 	index map[string]string // rule name → file:line
 	files []string
-	memo  *memo
-	// whole is the query with the untrusted modules too (nil when there
-	// are none).
-	whole *Engine
 }
 
 // New compiles the embedded default policy and the user's modules once.
@@ -158,26 +164,112 @@ func New(opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-// compile parses and prepares one set of modules.
+// compile parses and prepares one set of modules: the embedded default
+// policy alone is compiled once per process (defaultCompiled).
 func compile(srcs map[string]string, o options) (*Engine, error) {
-	mods, index, err := parseModules(srcs, o.noDefault)
+	var c *compiled
+	var err error
+	if !o.noDefault && sameModules(srcs, defaultSources()) {
+		c, err = defaultCompiled()
+	} else {
+		c, err = compileModules(srcs, o.noDefault, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{index: index, memo: newMemo(o.memo), args: queryArgs(mods)}
-	for n := range mods {
-		e.files = append(e.files, n)
+	return &Engine{compiled: c, memo: newMemo(o.memo)}, nil
+}
+
+// compileModules parses and prepares one set of modules. decisionArgs,
+// when not nil, make the decision's query instead of all the modules.
+func compileModules(srcs map[string]string, ownDecision bool, decisionArgs func(map[string]*ast.Module) []func(*opa.Rego)) (*compiled, error) {
+	mods, index, err := parseModules(srcs, ownDecision)
+	if err != nil {
+		return nil, err
 	}
-	sort.Strings(e.files)
+	c := &compiled{index: index, args: queryArgs(mods)}
+	for n := range mods {
+		c.files = append(c.files, n)
+	}
+	sort.Strings(c.files)
 	if err := checkTypes(mods); err != nil {
 		return nil, err
 	}
-	pq, err := opa.New(append(e.args[:len(e.args):len(e.args)], opa.Query(Query))...).PrepareForEval(context.Background())
+	args := c.args
+	if decisionArgs != nil {
+		args = decisionArgs(mods)
+	}
+	pq, err := opa.New(append(args[:len(args):len(args)], opa.Query(Query))...).PrepareForEval(context.Background())
 	if err != nil {
 		return nil, formatErrors(err)
 	}
-	e.pq = pq
-	return e, nil
+	c.pq = pq
+	return c, nil
+}
+
+// defaultDecisionArgs make the embedded default policy's decision query
+// with less work at start, for the same decisions: the engine's own module
+// (RunQuery, CombineQuery) is left out, since no rule of the decision
+// refers to it, and the compiler's stages that only check the modules
+// (skippedChecks) are skipped, since the same modules pass them. Both are
+// facts about the embedded modules, which TestDefaultDecisionQuery
+// checks; the engine's queries, the Rego tests and any other set of
+// modules compile everything with every stage.
+func defaultDecisionArgs(mods map[string]*ast.Module) []func(*opa.Rego) {
+	rest := map[string]*ast.Module{}
+	for n, m := range mods {
+		if n != engineModule {
+			rest[n] = m
+		}
+	}
+	return append(queryArgs(rest), opa.CompilerHook(func(c *ast.Compiler) { c.WithSkipStages(skippedChecks...) }))
+}
+
+// skippedChecks are the compiler's stages that only check the modules,
+// skipped for the embedded default policy's decision query: they change
+// nothing the evaluation reads, but for the types, which topdown reads
+// only for a with modifier (and the default policy's decision has none).
+var skippedChecks = []ast.StageID{
+	ast.StageCheckUnusedImports, ast.StageCheckKeywordOverrides, ast.StageCheckVoidCalls,
+	ast.StageCheckRuleConflicts, ast.StageCheckUndefinedFuncs, ast.StageCheckSafetyRuleHeads,
+	ast.StageCheckRecursion, ast.StageCheckTypes, ast.StageCheckDeprecatedBuiltins, ast.StageCheckUnsafeBuiltins,
+}
+
+// defaultEngine is the embedded default policy compiled, once per process
+// and when first needed (or from Prewarm).
+var defaultEngine struct {
+	once sync.Once
+	c    *compiled
+	err  error
+}
+
+// defaultCompiled returns the embedded default policy compiled.
+func defaultCompiled() (*compiled, error) {
+	defaultEngine.once.Do(func() {
+		defaultEngine.c, defaultEngine.err = compileModules(defaultSources(), false, defaultDecisionArgs)
+	})
+	return defaultEngine.c, defaultEngine.err
+}
+
+// Prewarm starts compiling the embedded default policy in the background,
+// so that a process that will decide with it (New with no other modules)
+// starts on the compilation while it loads its config and classifies: New
+// then waits for that compilation instead of doing its own. It costs a
+// process that does not call New the compilation's CPU time, on another
+// core.
+func Prewarm() { go defaultCompiled() }
+
+// sameModules reports whether a and b hold the same modules.
+func sameModules(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // queryArgs are the rego options that make a query of mods (with the

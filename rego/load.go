@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -35,6 +36,9 @@ func DefaultModules(tests bool) map[string]string {
 	}
 	return out
 }
+
+// defaultSources is DefaultModules(false), read once.
+var defaultSources = sync.OnceValue(func() map[string]string { return DefaultModules(false) })
 
 // isDefault reports whether a module name is the embedded default's.
 func isDefault(name string) bool { return strings.HasPrefix(name, defaultPrefix) }

@@ -75,3 +75,52 @@ func BenchmarkHookOneShot(b *testing.B) {
 	s := newSandbox(b)
 	benchProcess(b, s, nil, full, "hook", "claude")
 }
+
+// BenchmarkCodexExecpolicyCheck is the yardstick of the hook's target
+// (DESIGN: through the resident engine at least 3× faster): Codex's own
+// rule check, `codex execpolicy check` on a rules file, for the words of
+// the benchmark payload's first command, one process per call. Codex's
+// native binary is run (its node launcher would only add to its cost).
+// Compare its median-ms with BenchmarkHookThinClientWarmEngine's in one
+// run:
+//
+//	go test -run '^$' -bench 'HookThinClientWarmEngine|CodexExecpolicyCheck' -benchtime 100x ./cmd/shellgate-hook
+func BenchmarkCodexExecpolicyCheck(b *testing.B) {
+	launcher := codexBin(b)
+	native, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(launcher)), "@openai", "codex-*", "vendor", "*", "bin", "codex"))
+	bin := launcher
+	if len(native) > 0 {
+		bin = native[0]
+	}
+	dir := b.TempDir()
+	rules := filepath.Join(dir, "default.rules")
+	if err := os.WriteFile(rules, []byte(`prefix_rule(pattern=["git", ["status", "diff"]], decision="allow")
+prefix_rule(pattern=["grep"], decision="allow")
+prefix_rule(pattern=["rm"], decision="forbidden")
+`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	args := []string{"execpolicy", "check", "--rules", rules, "--", "git", "status"}
+	run := func() {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "CODEX_HOME="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "allow") {
+			b.Fatalf("codex execpolicy check: %v\n%s", err, out)
+		}
+	}
+	for i := 0; i < 5; i++ {
+		run()
+	}
+	times := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		run()
+		times = append(times, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "p90-ms")
+}

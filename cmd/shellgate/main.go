@@ -8,6 +8,9 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	// The default policy compiles while the rest initializes.
+	_ "github.com/shellgate/shellgate/cmd/shellgate/internal/prewarm"
 )
 
 // Exit codes shared by every subcommand.

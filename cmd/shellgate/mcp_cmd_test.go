@@ -86,11 +86,11 @@ func TestMCPJobsEndWithTheServer(t *testing.T) {
 	// machine, the SDK's default (SIGTERM after 5 s, then SIGKILL) could
 	// kill it before it stopped its jobs, which is not what is tested.
 	cs := mcptest.Connect(t, context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Minute})
-	_, isErr, out := mcptest.Call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 600", "run_in_background": true})
+	_, isErr, out := mcptest.Call(t, cs, "bash", map[string]any{"command": "echo $$ > pid.txt; exec sleep 600.0917", "run_in_background": true})
 	if isErr {
 		t.Fatalf("start: %v", out)
 	}
-	pid := mcptest.PidFrom(t, filepath.Join(dir, "pid.txt"))
+	pid := mcptest.HostPid(t, filepath.Join(dir, "pid.txt"), "600.0917")
 	cs.Close()
 	if cmd.ProcessState == nil || !cmd.ProcessState.Exited() {
 		t.Errorf("the server did not exit on its own at the end of its input: %v", cmd.ProcessState)

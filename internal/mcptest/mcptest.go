@@ -146,6 +146,28 @@ func PidFrom(t testing.TB, file string) int {
 	return 0
 }
 
+// HostPid waits for a job to be ready (PidFrom: it wrote its pid to
+// file) and returns the pid, on this host, of the process whose command
+// line holds marker: a confined job runs in a PID namespace of its own,
+// where the pid it writes is the namespace's. It fails the test when no
+// process has the marker.
+func HostPid(t testing.TB, file, marker string) int {
+	t.Helper()
+	PidFrom(t, file)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), marker) {
+			return pid
+		}
+	}
+	t.Fatalf("no process has %q in its command line", marker)
+	return 0
+}
+
 // WaitGone waits for pid to be gone (no such process, or a zombie: dead,
 // only not reaped yet), and fails the test, killing it, when it is still
 // running after a minute: what is checked is that it ends, not how fast,

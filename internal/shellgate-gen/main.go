@@ -1,11 +1,13 @@
 // Command shellgate-gen writes shellgate's generated files; go generate
 // runs it (go.mod names it in a tool directive):
 //
-//	go generate ./classify ./codes
+//	go generate ./classify ./codes ./rego
 //
 // "classify" writes, in the current directory (classify/), catalog.bin,
 // agentenv/names.go and shells/table.go from catalog.yaml; "codes" writes
-// ../docs/codes.md from the code registry. Tests fail when a generated
+// ../docs/codes.md from the code registry; "rego" writes, in rego/,
+// input_gen.go, the description of the policy input derived from its Go
+// types (input.go). Tests fail when a generated
 // file is not what this writes.
 package main
 
@@ -28,7 +30,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) != 1 {
-		return fmt.Errorf("usage: shellgate-gen classify|codes")
+		return fmt.Errorf("usage: shellgate-gen classify|codes|rego")
 	}
 	var files map[string][]byte
 	switch args[0] {
@@ -39,8 +41,14 @@ func run(args []string) error {
 		}
 	case "codes":
 		files = map[string][]byte{filepath.Join("..", "docs", "codes.md"): []byte(codes.Markdown())}
+	case "rego":
+		src, err := inputFile()
+		if err != nil {
+			return err
+		}
+		files = map[string][]byte{"input_gen.go": src}
 	default:
-		return fmt.Errorf("unknown target %q (want classify or codes)", args[0])
+		return fmt.Errorf("unknown target %q (want classify, codes or rego)", args[0])
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
