@@ -754,6 +754,7 @@ func (w *walker) finish() {
 	w.bindPositional()
 	w.bindLoopReads()
 	w.knowledgeFacts()
+	w.bindSubstProducers()
 	w.substFacts()
 }
 

@@ -72,7 +72,11 @@
 // that only runs read-only segments is a read. A <(...) operand is a pipe,
 // not a path read. A script run with arguments (sh -c SCRIPT NAME ARG...)
 // reads a quoted "$N" as its Nth argument (positional.go): find's {} stays
-// a read find produces.
+// a read find produces. An unquoted $(...) file operand whose one command
+// is a trusted producer (catalog produces_paths substitution) is a read
+// that producer produces (substproducer.go); when it is the reader's only
+// file operand and nothing feeds stdin, an empty output makes it read
+// stdin (a stdin-read finding).
 //
 // The command catalog ([Catalog], catalog.yaml) is data: which programs are
 // read-only, which options take values, write, execute, follow or read

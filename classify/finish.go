@@ -34,6 +34,9 @@ type finisher struct {
 	dynSource string
 	// pathOperands counts the operands that name a path (or a script).
 	pathOperands int
+	// vanishing counts those that are an unquoted $(...) alone, which is
+	// no word at all when its command prints nothing.
+	vanishing int
 	// late is the operand only known at run time being recorded.
 	late lateOperand
 }
@@ -438,6 +441,12 @@ func (f *finisher) stdin(fl effectFlags) {
 	}
 	if !p.c.stdinFed && !p.unsafe && readsStdin && !p.noStdin {
 		f.w.find("stdin-read", f.name+" reads stdin, which nothing feeds: it would wait for input", seg.Span, seg.Index)
+	}
+	if stdin == "no-operands" && f.pathOperands > 0 && f.pathOperands == f.vanishing && !f.mode.recursive && spec.Implicit == "" &&
+		!p.c.stdinFed && !p.unsafe && !p.noStdin {
+		// cat $(find . -name '*.md'): no match, no operand, and cat
+		// reads the shell's stdin.
+		f.w.find("stdin-read", f.name+" reads stdin when the substitution prints nothing, which nothing feeds: it would wait for input (add < /dev/null)", seg.Span, seg.Index)
 	}
 	if p.c.stdinFed && readsStdin && !p.info && (hasString(p.root.Categories, CategoryShell) || hasString(p.root.Categories, CategoryExec)) {
 		f.w.find("stdin-script", f.name+" runs the code it reads from stdin, which is not checked", seg.Span, seg.Index)

@@ -100,6 +100,12 @@ type ProducesSpec struct {
 	// NameFilter, when set, is the option whose value is a name pattern
 	// every printed path matches (find -name).
 	NameFilter *NameFilterSpec `yaml:"name_filter,omitempty" json:"name_filter,omitempty"`
+	// Substitution makes its output, as an unquoted $(...) file operand
+	// (cat $(git ls-files)), judged as the paths it prints when every
+	// option given is one of these ("*": any the other lists allow). Not
+	// set: such an output is not judged (git diff --name-only prints
+	// paths of commits, which no walk bounds).
+	Substitution []string `yaml:"substitution,omitempty" json:"substitution,omitempty"`
 }
 
 // NameFilterSpec is a producer's name filter: one static Option value is
@@ -200,6 +206,11 @@ func (p *Program) checkKnowledge(bad func(string, ...any)) {
 			}
 		}
 		spellings("produces_paths: nul", pp.Nul)
+		for _, n := range pp.Substitution {
+			if n != "*" {
+				canonical("produces_paths: substitution", n)
+			}
+		}
 		switch pp.DefaultRoot {
 		case "", "cwd", "repo":
 		default:

@@ -382,7 +382,8 @@ type PathRef struct {
 	// (written as ~ or $HOME), not a file named "~".
 	Home bool `json:"home,omitempty"`
 	// Producer is the segment whose output supplies the path (the stage
-	// before xargs, or find for -exec), or -1.
+	// before xargs, find for -exec, or the one trusted producer an
+	// unquoted $(...) operand runs), or -1.
 	Producer int  `json:"producer"`
 	Span     Span `json:"span"`
 	// Split is set on a glob read through an unquoted loop variable (for

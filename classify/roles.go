@@ -176,6 +176,9 @@ func (how readRole) apply(f *finisher, k int, op Operand) {
 	if op.Dynamic == "find-match" || op.Dynamic == "xargs-input" {
 		ref.Producer = f.producer
 	}
+	if op.Dynamic == "command-substitution" && w.loneSplitSubst(op.Span) {
+		f.vanishing++
+	}
 	ref.Recursive = how.tree || f.mode.recursive && !how.sourced
 	ref.OptionLike = k < len(p.opInfo) && p.opInfo[k].optPos && p.opInfo[k].canDash
 	w.r.Reads = append(w.r.Reads, ref)

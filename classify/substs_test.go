@@ -191,3 +191,98 @@ func TestPositionalShells(t *testing.T) {
 		}
 	}
 }
+
+// TestSubstitutionProducerShells runs, in real bash and zsh, what the
+// station's checks of a $(producer) file operand stand on: the shell
+// splits the output at IFS whitespace (both), bash expands a glob
+// character in a word against the file system and zsh does not (without
+// GLOB_SUBST), a word starting with "-" is an option of the reader, an
+// empty output leaves the reader no operand (it reads stdin), and bash
+// drops NUL separators (the names are joined) where zsh splits at them.
+func TestSubstitutionProducerShells(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a b.md": "SPACED\n", "a": "A\n", "b.md": "B\n", "[x].md": "BRACKET\n", "x.md": "X\n", "-n.go": "1\n2\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claims := []struct {
+		script string
+		want   map[string]string // by shell
+	}{
+		// "./a b.md" becomes ./a and b.md, two other files.
+		{`cat $(find . -name 'a b.md')`, map[string]string{"bash": "A\nB\n", "zsh": "A\nB\n"}},
+		// "[x].md" is a pattern bash matches to x.md; zsh passes it as is.
+		{`cat $(find . -name '\[x\].md')`, map[string]string{"bash": "X\n", "zsh": "BRACKET\n"}},
+		// The word -n.go is wc's -n... option, not a file (an error).
+		{`wc -l $(printf -- '-n.go') </dev/null >/dev/null 2>&1; echo $?`, map[string]string{"bash": "1\n", "zsh": "1\n"}},
+		{`wc -l -- $(printf -- '-n.go')`, map[string]string{"bash": "2 -n.go\n", "zsh": "2 -n.go\n"}},
+		// No output, no operand: cat reads stdin.
+		{`echo STDIN | cat $(find . -name none)`, map[string]string{"bash": "STDIN\n", "zsh": "STDIN\n"}},
+		// NUL separators: bash drops them (the names are joined into one
+		// word), zsh's IFS holds NUL (it splits there).
+		{`printf '%s|' $(printf 'a\0b.md') 2>/dev/null`, map[string]string{"bash": "ab.md|", "zsh": "a|b.md|"}},
+	}
+	for _, sh := range []string{"bash", "zsh"} {
+		path := testenv.LookPath(t, sh)
+		for _, c := range claims {
+			cmd := exec.Command(path, "-c", c.script)
+			cmd.Dir = dir
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LC_ALL=C"}
+			out, _ := cmd.Output()
+			if got := string(out); got != c.want[sh] {
+				t.Errorf("%s -c %q = %q, want %q", sh, c.script, got, c.want[sh])
+			}
+		}
+	}
+}
+
+// TestSubstProducerBinding: the read of an unquoted $(...) file operand is
+// bound to the one trusted producer it runs (Producer), and an output that
+// may be empty while nothing feeds stdin is a stdin-read finding.
+func TestSubstProducerBinding(t *testing.T) {
+	tests := []struct {
+		cmd      string
+		producer string // the producer's name, "" when not bound
+		stdin    bool
+	}{
+		{"wc -l $(git ls-files '*.go')", "git", true},
+		{"wc -l $(git ls-files '*.go') < /dev/null", "git", false},
+		{"cat $(find . -name '*.md') README.md", "find", false},
+		{"git ls-files | head -1 | cat $(find .)", "find", false},
+		{"head -5 $(rg --files -g '*.toml') </dev/null", "rg", false},
+		{"cat `find .` </dev/null", "find", false},
+		{"grep -n TODO $(git ls-files) </dev/null", "git", false},
+		// A script string whose spans are exact: the same shell words.
+		{"bash -c 'cat $(find .)' </dev/null", "find", false},
+		// Not bound.
+		{`cat "$(find .)" </dev/null`, "", false},
+		{"cat x$(find .) </dev/null", "", false},
+		{"cat $(find . -print0) </dev/null", "", false},
+		{"cat $(git ls-files -s) </dev/null", "", false},
+		{"cat $(git diff --name-only) </dev/null", "", false},
+		{"cat $(grep -l x *.go) </dev/null", "", false},
+		{"cat $(cat list) </dev/null", "", false},
+		{"cat $(cd src; find .) </dev/null", "", false},
+		{"cat $(GIT_DIR=x git ls-files) </dev/null", "", false},
+		{"IFS=/; cat $(find .) </dev/null", "", false},
+		{"cat $(timeout 5 find .) </dev/null", "", false},
+	}
+	for _, tc := range tests {
+		r := Classify(tc.cmd)
+		got, stdin := "", false
+		for _, p := range r.Reads {
+			if p.Dynamic == "command-substitution" && p.Producer >= 0 {
+				got = r.Segments[p.Producer].Name
+			}
+		}
+		for _, f := range r.Findings {
+			if f.Code == "stdin-read" {
+				stdin = true
+			}
+		}
+		if got != tc.producer || stdin != tc.stdin {
+			t.Errorf("%s: producer %q, stdin-read %v; want %q, %v", tc.cmd, got, stdin, tc.producer, tc.stdin)
+		}
+	}
+}

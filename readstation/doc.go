@@ -171,6 +171,16 @@
 // splits its input (-0, -I) is the catalog's input_args
 // (classify.InputArgs).
 //
+// An unquoted $(...) file operand whose one command is such a producer
+// (wc -l $(git ls-files), cat $(find . -name '*.md'); catalog
+// produces_paths substitution says which producers and options) is
+// judged the same way, as xargs' input is, with the shell's rules instead
+// of xargs': a printed name holding IFS whitespace or a character bash
+// would glob-expand (* ? [ ( \) is not established (zsh does not glob
+// it, bash does: both are held to), nor, where the reader still parses
+// options, one starting with "-"; for git ls-files the index is checked
+// too, since it may name paths the work tree no longer has.
+//
 // # Repository-controlled helpers
 //
 // A read-only git command can still run code its repository chose, and so

@@ -419,6 +419,10 @@ type trackedDenial struct {
 type trackedResult struct {
 	denied []trackedDenial
 	err    string
+	// split is the first tracked path holding a character an unquoted
+	// $(...) splits or glob-expands (shellSplitChars), dash the first
+	// with a component starting with "-" (relative; "" for none).
+	split, dash string
 }
 
 type trackedKey struct {
@@ -507,6 +511,12 @@ func (j *judger) readTracked(p, top string, st fileStamp) trackedResult {
 		rel := e.path
 		if strings.HasPrefix(rel, "/") || strings.Contains("/"+rel+"/", "/../") {
 			return trackedResult{err: fmt.Sprintf("the index %s lists the path %s, which leaves the work tree", show(p), quote(rel))}
+		}
+		if res.split == "" && strings.ContainsAny(rel, shellSplitChars) {
+			res.split = rel
+		}
+		if res.dash == "" && strings.Contains("/"+rel, "/-") {
+			res.dash = rel
 		}
 		abs := joinAbs(top, rel)
 		if row, ok := j.m.denied(abs); ok {

@@ -38,12 +38,13 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 	// The word must be the producer's path alone: "" (xargs appends it),
 	// "{}" (find -exec) or xargs' replace string. "{}/../x" or "../{}"
 	// leave the producer's roots.
-	if ref.Path != "" && ref.Path != j.placeholder(ref) {
+	subst := ref.Dynamic == "command-substitution"
+	if !subst && ref.Path != "" && ref.Path != j.placeholder(ref) {
 		fail("%s builds a path around the paths %s (segment %d) prints, so they no longer bound it", quote(ref.Path), what, p.Index)
 		return
 	}
 	xargs := ref.Dynamic == "xargs-input"
-	if xargs {
+	if xargs || subst {
 		if len(pr.Without) > 0 {
 			fail("%s (segment %d) prints lines, not paths, without one of %s", what, p.Index, strings.Join(pr.Without, ", "))
 			return
@@ -62,6 +63,12 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 	if msg != "" {
 		fail("%s", msg)
 		return
+	}
+	if subst {
+		if msg := j.substRootsSplit(p, pc, what, ref.OptionLike); msg != "" {
+			fail("%s", msg)
+			return
+		}
 	}
 	best := Read{Verdict: VerdictOK}
 	first := true
@@ -89,11 +96,14 @@ func (j *judger) judgeProduced(ref *classify.PathRef, rd *Read) {
 // established.
 func (j *judger) producedOpts(ref *classify.PathRef, p *classify.Segment, what string) (walkOpts, cwdResult, string) {
 	xargs := ref.Dynamic == "xargs-input"
+	// An unquoted $(...) hands the output to the reader as xargs does:
+	// relative to the directory both run in.
+	sameDir := xargs || ref.Dynamic == "command-substitution"
 	pc := j.cwdOf(p.Cwd)
 	if pc.err != "" {
 		return walkOpts{}, pc, fmt.Sprintf("producer %s: %s", what, pc.err)
 	}
-	if xargs {
+	if sameDir {
 		if eff, ok := j.effectiveCwd(p); !ok || eff != pc.abs {
 			return walkOpts{}, pc, fmt.Sprintf("%s (segment %d) runs in another directory than the reader", what, p.Index)
 		}
@@ -102,7 +112,7 @@ func (j *judger) producedOpts(ref *classify.PathRef, p *classify.Segment, what s
 	// runs it in the match's directory as ./NAME); xargs' input is
 	// opened relative to the reader's directory.
 	var rc cwdResult
-	if xargs {
+	if sameDir {
 		rc = j.cwdOf(ref.Cwd)
 		if rc.err != "" {
 			return walkOpts{}, pc, rc.err
@@ -120,6 +130,10 @@ func (j *judger) producedOpts(ref *classify.PathRef, p *classify.Segment, what s
 		// directory find prints (lib.go/.env under -name '*.go'), so then
 		// every name is judged.
 		opt.nameGlob = p.Produces.NameGlob
+	}
+	if !xargs && sameDir {
+		opt.shellSplit = true
+		opt.dashNames = ref.OptionLike
 	}
 	if xargs {
 		xnul := false
@@ -266,6 +280,48 @@ func (j *judger) placeholder(ref *classify.PathRef) string {
 	}
 	if ia := j.inputArgs(ref); ia != nil {
 		return ia.Replace
+	}
+	return ""
+}
+
+// shellSplitChars are the characters of a name that an unquoted $(...)
+// does not hand over as they are: IFS whitespace splits it (bash and zsh),
+// and bash expands a glob character (* ? [, an extglob's "(", and a
+// backslash, which bash 5 treats as a pattern character) against the file
+// system. A name holding one is not the path read.
+const shellSplitChars = " \t\n*?[(\\"
+
+// substRootsSplit returns why the words an unquoted $(...) makes of what
+// the producer p prints are not the paths it prints, or "": a root as
+// written (the prefix of every name it prints) that the shell would split
+// or glob-expand, or, for git ls-files, a tracked path that would be (git
+// prints the index, which may name paths the work tree no longer has), or
+// one starting with "-" when the reader parses options there (dash).
+func (j *judger) substRootsSplit(p *classify.Segment, pc cwdResult, what string, dash bool) string {
+	for i := range j.r.Reads {
+		r := &j.r.Reads[i]
+		if r.Segment != p.Index || (r.Source != "operand" && r.Source != "implicit") {
+			continue
+		}
+		if strings.ContainsAny(r.Path, shellSplitChars) || dash && strings.HasPrefix(r.Path, "-") {
+			return fmt.Sprintf("%s (segment %d) prints names under %s, which the shell would split or glob-expand where $(...) is unquoted", what, p.Index, quote(r.Path))
+		}
+	}
+	if p.Name != "git" {
+		return ""
+	}
+	top, gitdir, ok := j.findGitDir(pc.abs)
+	if !ok || top == gitdir {
+		return fmt.Sprintf("%s (segment %d) does not run in a work tree whose index the station reads", what, p.Index)
+	}
+	res, why := j.index(top, gitdir)
+	switch {
+	case why != "":
+		return why
+	case res.split != "":
+		return fmt.Sprintf("the repository %s tracks %s, which the shell would split or glob-expand where $(...) is unquoted", show(top), quote(res.split))
+	case dash && res.dash != "":
+		return fmt.Sprintf("the repository %s tracks %s, whose name starts with \"-\": the reader would take it as an option (no \"--\" before the substitution)", show(top), quote(res.dash))
 	}
 	return ""
 }

@@ -275,7 +275,7 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		return rd
 	}
 	if ref.Kind == "dynamic" {
-		if ref.Producer >= 0 && (ref.Dynamic == "xargs-input" || ref.Dynamic == "find-match") {
+		if ref.Producer >= 0 && (ref.Dynamic == "xargs-input" || ref.Dynamic == "find-match" || ref.Dynamic == "command-substitution") {
 			j.judgeProduced(ref, &rd)
 			return rd
 		}
@@ -284,6 +284,9 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 			why = "dynamic"
 		}
 		msg := fmt.Sprintf("%s is not known statically (%s)", quote(ref.Path), why)
+		if why == "command-substitution" {
+			msg = fmt.Sprintf("%s is what its command prints, which is not known statically: only an unquoted $(...) alone whose one command is find, git ls-files or rg --files (without an option whose output is not modelled, nor NUL-separated output), run where the reader runs and with nothing changing IFS, is judged as the paths it prints", quote(ref.Path))
+		}
 		if why == "files-from" {
 			list := quote(ref.Path)
 			if ref.Path == "-" {

@@ -29,6 +29,15 @@ type walkOpts struct {
 	// split name are read ("" when not known: every split name is then
 	// not established).
 	splitBase string
+	// shellSplit: the names reach the reader through an unquoted $(...),
+	// so a printed name holding IFS whitespace or a glob character
+	// (shellSplitChars) is not established: the shell would make other
+	// words of it.
+	shellSplit bool
+	// dashNames: with shellSplit, the reader still parses options where
+	// the words land, so a printed name starting with "-" is not
+	// established.
+	dashNames bool
 	// namesOnly: the reader lists names and metadata below the root and
 	// never reads a file's contents (find, du, tree, ls -R), so deny rows,
 	// which protect contents, do not apply below the root; the root itself
@@ -383,6 +392,15 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 				ts.volatile = true
 				if msg := j.splitPieces(written, wp, opt.splitBase); msg != "" {
 					note(VerdictNotEstablished, "", msg)
+				}
+			}
+			if printed && opt.shellSplit {
+				if strings.ContainsAny(name, shellSplitChars) {
+					ts.volatile = true
+					note(VerdictNotEstablished, "", fmt.Sprintf("%s has a name that the shell would split or glob-expand into other words where $(...) is unquoted", show(wp)))
+				} else if opt.dashNames && name[0] == '-' {
+					ts.volatile = true
+					note(VerdictNotEstablished, "", fmt.Sprintf("%s has a name starting with \"-\", which the reader would take as an option (no \"--\" before the substitution)", show(wp)))
 				}
 			}
 			if row, ok := j.m.denied(wp); ok && printed && !j.cleanTemplateIn(wp, rp, t, ts) {

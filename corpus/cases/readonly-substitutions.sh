@@ -71,3 +71,26 @@ find . -name '*.go' -exec sh -c 'head -1 $1' _ {} \; # want ask
 find . -name '*.go' -exec sh -c 'shift; cat "$1"' _ {} x \; # want ask
 find . -name '*.go' -exec sh -c 'rm "$1"' _ {} \; # want ask
 find . -name '*.go' -exec sh -c 'cat "$2"' _ {} ~/.ssh/id_rsa \; # want deny
+
+# File operands from a trusted producer: an unquoted $(...) alone whose one
+# command is find, git ls-files or rg --files (catalog produces_paths
+# substitution) is read as every path it could print, judged by walking its
+# roots; a name the shell would split or glob-expand, one starting with "-"
+# where the reader parses options, NUL output, another producer, IFS
+# changed, or an output that may be empty while nothing feeds stdin (the
+# reader would wait on it) is asked.
+wc -l $(find . -name '*.go') < /dev/null # want allow
+cat $(find docs -name '*.md') < /dev/null # want allow
+grep -n TODO $(find src -name '*.py') < /dev/null # want allow
+head -5 $(rg --files config) < /dev/null # want allow
+cat -- $(find . -name '*.json') < /dev/null # want allow
+cat $(find . -name '*.txt') < /dev/null # want ask read-not-established
+cat $(git ls-files) < /dev/null # want ask
+cat $(find . -name '*.go' -print0) < /dev/null # want ask
+cat "$(find . -name '*.go')" < /dev/null # want ask
+cat $(cd src && find .) < /dev/null # want ask
+IFS=/; cat $(find . -name '*.go') < /dev/null # want ask
+cat $(git diff --name-only) < /dev/null # want ask
+cat $(grep -l TODO *.go) < /dev/null # want ask
+sort -o out.txt $(find . -name '*.go') < /dev/null # want ask
+cat $(find ~/.ssh -name 'id_*') < /dev/null # want deny

@@ -181,7 +181,12 @@ split_value(s) if {
 shifts_elsewhere(s) if {
 	some role in object.get(s, "shift_roles", [])
 	not shifted_roles[role]
+	not produced_file(s, role)
 }
+
+# produced_file: the later words of a producer's output are files the
+# station judged with the first.
+produced_file(s, "file") if produced_substitution(s)
 
 shifted_roles := {"text", "pattern", "number", "any", "name"}
 
@@ -203,8 +208,29 @@ substitution_roles := {
 # host with an effect other than these.
 hostile_option(s) if {
 	s.option_like
+	not produced_substitution(s)
 	some e in object.get(s, "option_effects", [])
 	not harmless_option_effects[e]
+}
+
+# produced_substitution: the output is the paths a trusted producer
+# prints (wc -l $(git ls-files), cat $(find . -name '*.md')): classify
+# bound the read to that producer (an unquoted $(...) alone, one
+# produces_paths segment in it) and the station judged every path it
+# could print as a read of the host, and found none that the shell would
+# split or glob-expand, nor, where the host parses options, one starting
+# with "-".
+produced_substitution(s) if {
+	s.kind == "command"
+	some r in input.report.reads
+	r.span == s.span
+	r.dynamic == "command-substitution"
+	r.producer >= 0
+	object.get(r, "option_like", false) == object.get(s, "option_like", false)
+	some q in input.station.reads
+	q.span == s.span
+	q.kind == "dynamic"
+	q.verdict == "ok"
 }
 
 harmless_option_effects := {"pattern", "no-stdin", "git-names"}
@@ -312,7 +338,7 @@ ask contains {
 # not-reversible: every finding that no grant covers, under its own code.
 ask contains {
 	"code": f.code,
-	"message": f.message,
+	"message": finding_message(f),
 	"span": f.span,
 	"segment": f.segment,
 	"rule": "not-reversible",
@@ -322,6 +348,38 @@ ask contains {
 	some f in input.report.findings
 	not top_parse_error(f)
 	not covered(f)
+}
+
+# finding_message: a substitution finding says why the substitution is
+# not a read (each reading's reason, when the dialects differ).
+finding_message(f) := concat("", [f.message, ": ", concat("; ", whys)]) if {
+	substitution_codes[f.code]
+	whys := {w |
+		some t in input.report.substitutions
+		t.span == f.span
+		not read_substitution(t)
+		w := substitution_why(t)
+	}
+	count(whys) > 0
+} else := f.message
+
+# substitution_why: the first condition of read_substitution that t fails.
+substitution_why(t) := "its output is not an argument of a command (it is a program word, an assignment, a redirect target, a loop's words, a test or inside a script string)" if {
+	t.host < 0
+} else := "only the output of $(...) and <(...) is read as arguments" if {
+	not reading_substitution_kinds[t.kind]
+} else := "a command it runs is not read-only" if {
+	runs_unread(t)
+} else := concat("", [segments[t.host].name, " is not read-only here (its other findings say why)"]) if {
+	not segments[t.host].read_only
+} else := concat("", ["its output lands where ", segments[t.host].name, " takes a ", t.role, ", not something it only reads or prints"]) if {
+	not substitution_roles[t.role]
+} else := concat("", ["its output could begin with \"-\" and become an option of ", segments[t.host].name, " that ", concat(", ", sort([e | some e in object.get(t, "option_effects", []); not harmless_option_effects[e]])), " (put -- before it, or let a trusted producer such as find, git ls-files or rg --files print it)"]) if {
+	hostile_option(t)
+} else := "the shell splits it into several words where one option value is expected" if {
+	split_value(t)
+} else := "its later words reach operands the station never judged" if {
+	shifts_elsewhere(t)
 }
 
 top_parse_error(f) if {

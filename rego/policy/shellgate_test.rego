@@ -1176,3 +1176,87 @@ test_substitution[name] if {
 	passes(c)
 	well_formed(c)
 }
+
+# --- a trusted producer's paths as file operands -------------------------
+
+# produced_input: cat (segment 1) reads the paths find (segment 0, at
+# [6, 12]) prints, through an unquoted $(...) at [5, 13] the station
+# judged with the verdict given (produced_inner: inner patches find);
+# rd patches the report's read, sub the
+# substitution's facts (option_like with wc's files-from: a hostile
+# output could be --files0-from=F).
+produced_input(sub, rd, verdict) := produced_inner(sub, rd, verdict, {})
+
+produced_inner(sub, rd, verdict, inner) := mk(
+	[
+		object.union(seg(0, "find", {"span": [6, 12], "context": {"pipeline": 0, "pipeline_len": 1, "substitution": true}}), inner),
+		seg(1, "cat", {"span": [0, 14]}),
+	],
+	object.union(
+		not_reversible([{"code": "command-substitution", "message": "runs a command substitution", "span": [5, 13], "segment": -1}]),
+		{
+			"report": {
+				"substitutions": [object.union({"kind": "command", "span": [5, 13], "host": 1, "role": "file", "split": true, "shift_roles": ["file"], "option_like": true, "option_effects": ["files-from"]}, sub)],
+				"reads": [object.union({"path": "$(find .)", "kind": "dynamic", "dynamic": "command-substitution", "source": "operand", "segment": 1, "cwd": {"path": ".", "known": true}, "producer": 0, "span": [5, 13], "option_like": true}, rd)],
+			},
+			"station": {"reads": [{"path": "$(find .)", "kind": "dynamic", "source": "operand", "resolved": "", "real": "", "verdict": verdict, "row": "", "message": "m", "span": [5, 13], "segment": 1, "recursive": false, "matches": ["/w"]}], "repo_helpers": [], "established": true},
+		},
+	),
+)
+
+produced_cases := {
+	"a producer's paths the station judged are read as files": {
+		"input": produced_input({}, {}, "ok"),
+		"action": "allow", "lacks": ["command-substitution"],
+	},
+	"and in readonly mode": {
+		"input": object.union(produced_input({}, {}, "ok"), readonly),
+		"action": "allow",
+	},
+	"a path the station could not establish asks": {
+		"input": produced_input({}, {}, "not-established"),
+		"action": "ask", "has": ["read-not-established"],
+	},
+	"a denied path denies": {
+		"input": produced_input({}, {}, "denied"),
+		"action": "deny",
+	},
+	"no producer: the output could be an option": {
+		"input": produced_input({}, {"producer": -1}, "ok"),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"the station did not check for a leading -": {
+		"input": produced_input({}, {"option_like": false}, "ok"),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"later words reaching a role other than file ask": {
+		"input": produced_input({"shift_roles": ["file", ""]}, {}, "ok"),
+		"action": "ask", "has": ["command-substitution"],
+	},
+	"a producer that is not read-only asks": {
+		"input": produced_inner({}, {}, "ok", {"read_only": false, "categories": ["write"]}),
+		"action": "ask", "has": ["command-substitution"],
+	},
+}
+
+test_produced[name] if {
+	some name, c in produced_cases
+	passes(c)
+	well_formed(c)
+}
+
+# The reason says which condition failed.
+test_substitution_reason_says_why if {
+	dec := shellgate.decision with input as produced_input({}, {"producer": -1}, "ok")
+	some r in dec.reasons
+	r.code == "command-substitution"
+	contains(r.message, "could begin with \"-\"")
+	contains(r.message, "files-from")
+}
+
+test_substitution_reason_runs_unread if {
+	dec := shellgate.decision with input as subst_input({}, {"read_only": false, "categories": ["write"]})
+	some r in dec.reasons
+	r.code == "command-substitution"
+	endswith(r.message, "a command it runs is not read-only")
+}
