@@ -120,6 +120,12 @@ git status --porcelain | wc -l # want allow
 git ls-files | grep '\.go$' # want allow
 git ls-files | xargs wc -l # want allow
 git ls-files '*.go' | xargs grep -n TODO # want allow
+# ls-files options that print more than a path (stage, tags, names from
+# the top): xargs would hand the program words that are not the listed paths.
+git ls-files -s | xargs cat # want ask
+git ls-files -t | xargs wc -l # want ask
+git ls-files --full-name | xargs wc -l # want ask
+git ls-files -z | xargs -0 wc -l # want allow
 git diff --name-only | xargs grep -n TODO # want allow
 git branch -a | grep feat # want allow
 git log --oneline -20 | grep -i fix # want allow
