@@ -76,6 +76,15 @@ func driveGateCases(t *testing.T, mode string, shellTools []string, install func
 			got := srv.result(r)
 			switch {
 			case c.cmd == "ls":
+				if !strings.Contains(got, s.token) && strings.Contains(got, "Output: (empty)") && strings.Contains(got, "Exit Code: 0") {
+					// Qwen Code on a loaded machine has reported an ls that
+					// exited 0 with no output (seen once in CI; the same run
+					// alone lists the file): its output capture, after the
+					// hook allowed the command. One more run must list it.
+					t.Logf("the client reported an empty ls that exited 0; running it once more: %q", got)
+					srv = newOpenAIServer(t, cmd, shellTools...)
+					got = srv.result(run(t, s, srv, mode))
+				}
 				if !strings.Contains(got, s.token) {
 					t.Errorf("the ls result the model got does not list %s: %q", s.token, got)
 				}
