@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -13,6 +14,10 @@ import (
 type Keyword struct {
 	// Names are the words, each as the program spells it in full.
 	Names []string `yaml:"names" json:"names"`
+	// Match, when set, is a regular expression: an operand it matches is
+	// one of the words as well (kubectl get secret/NAME, secrets,pods).
+	Match string `yaml:"match,omitempty" json:"match,omitempty"`
+	match *regexp.Regexp
 	// Abbrev, when not 0, is the length of the shortest beginning of a
 	// name the program also takes as that name: parted takes any prefix
 	// of a command that no other command shares, and none shorter than
@@ -31,6 +36,9 @@ type Keyword struct {
 // Matches reports whether the static word w is one of the keyword's names
 // or, with Abbrev, a beginning of one at least Abbrev bytes long.
 func (k *Keyword) Matches(w string) bool {
+	if k.match != nil && k.match.MatchString(w) {
+		return true
+	}
 	for _, n := range k.Names {
 		if w == n {
 			return true
@@ -83,6 +91,14 @@ func (p *Program) checkKeywords(bad func(string, ...any)) {
 		}
 		if k.Code != "" && !validCode(k.Code) {
 			bad("keywords: %s: code %q is not lower-case words joined by \"-\"", k.Names[0], k.Code)
+		}
+		k.match = nil
+		if k.Match != "" {
+			re, err := compileMatch(k.Match)
+			if err != nil {
+				bad("keywords: %s: match: %v", k.Names[0], err)
+			}
+			k.match = re
 		}
 	}
 }

@@ -64,6 +64,8 @@ func TestValidateKeywords(t *testing.T) {
 		{"no doc", `[{names: [rm], effect: partition-table}]`, "no doc"},
 		{"bad code", `[{names: [rm], effect: partition-table, code: Part_Table, doc: d}]`, `code "Part_Table"`},
 		{"unknown key", `[{names: [rm], effect: partition-table, doc: d, prefix: true}]`, "field prefix not found"},
+		{"valid match", `[{names: [rm], match: '^rm/', effect: partition-table, doc: d}]`, ""},
+		{"bad match", `[{names: [rm], match: '(', effect: partition-table, doc: d}]`, "keywords: rm: match: error parsing regexp"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
