@@ -13,8 +13,8 @@
 // (docs/sandbox-comparison.md) between its markers. See that file for how
 // to rerun it.
 //
-// TestSameTasksAsShellgatesOwn, which always runs, keeps the harness's
-// copy of the tasks the same as shellgate's own sandbox test's.
+// The tasks and their workspace are internal/sandboxtasks', the ones
+// shellgate's own sandbox test (gate's TestSandboxEverydayTasks) runs.
 //
 // The package holds tests only.
 package sandboxes

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shellgate/shellgate/internal/sandboxtasks"
 )
 
 // overhead is the cost measurement: per measured command, the median
@@ -80,7 +82,7 @@ func compareOverhead(t *testing.T, all []sandbox, base string, tr taskResult) ov
 	}
 	// And a build that works in every sandbox, to compare what works.
 	for _, name := range []string{"cargo build --offline", "python3 -m unittest", "npm test"} {
-		i := slices.IndexFunc(everydayTasks, func(tc everydayTask) bool { return tc.name == name })
+		i := slices.IndexFunc(sandboxtasks.Tasks, func(tc sandboxtasks.Task) bool { return tc.Name == name })
 		everywhere := i >= 0
 		for j, sb := range all {
 			if everywhere && sb.unavailable == "" && !tr.worked[i][j] {
@@ -88,7 +90,7 @@ func compareOverhead(t *testing.T, all []sandbox, base string, tr taskResult) ov
 			}
 		}
 		if everywhere {
-			measured = append(measured, struct{ name, cmd string }{"`" + everydayTasks[i].cmd + "` (warm)", everydayTasks[i].cmd})
+			measured = append(measured, struct{ name, cmd string }{"`" + sandboxtasks.Tasks[i].Cmd + "` (warm)", sandboxtasks.Tasks[i].Cmd})
 			break
 		}
 	}
