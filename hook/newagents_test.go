@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // The payloads as Qwen Code 0.24.4 and GitHub Copilot CLI 1.0.102 sent
@@ -199,10 +201,7 @@ func TestNewAgentsInstall(t *testing.T) {
 // TestQwenFallbackDenies runs the installed fallback in bash, as Qwen Code
 // does, with a hook binary that is missing: it prints a deny.
 func TestQwenFallbackDenies(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := testenv.LookPath(t, "bash")
 	cmd := exec.Command(bash, "-c", QwenFailClosed(filepath.Join(t.TempDir(), "shellgate-hook")+" qwen"))
 	cmd.Stdin = strings.NewReader(qwenSent)
 	out, err := cmd.Output()

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // TestPathPrograms: a bare program name that PATH resolves to a file of
@@ -16,10 +18,7 @@ import (
 // names nothing of the workspace, is not. Each row is held to the real
 // bash's own lookup (command -v) in the same directory and PATH.
 func TestPathPrograms(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := testenv.LookPath(t, "bash")
 	dir := t.TempDir()
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = r
