@@ -239,3 +239,14 @@ func allowed(k string, allow []string) bool {
 	}
 	return false
 }
+
+// EnvValue is the value of k in the environment env ("KEY=value" entries;
+// the last one wins, as for the program that gets env), "" when unset.
+func EnvValue(env []string, k string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -999,10 +999,8 @@ const rwNoDevices = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFi
 
 // envHome is HOME in env, or the user's home directory.
 func envHome(env []string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], "HOME="); ok && v != "" {
-			return v
-		}
+	if v := EnvValue(env, "HOME"); v != "" {
+		return v
 	}
 	h, _ := os.UserHomeDir()
 	return h

@@ -53,14 +53,7 @@ var toolchainHomes = []struct{ env, rel string }{
 // home directory or above it, that holds one of homeSecrets or lies inside
 // one, or that denied reports, is left out.
 func ToolchainDirs(env []string, home string, denied func(string) bool) []string {
-	get := func(k string) string {
-		for i := len(env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
+	get := func(k string) string { return EnvValue(env, k) }
 	var cands []string
 	for _, t := range toolchainHomes {
 		if v := get(t.env); t.env != "" && filepath.IsAbs(v) {
@@ -218,14 +211,7 @@ func cacheEnv(env []string, dir, home string) []string {
 	if dir == "" {
 		return env
 	}
-	get := func(k string) string {
-		for i := len(env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
+	get := func(k string) string { return EnvValue(env, k) }
 	proxy := get("GOPROXY")
 	if proxy == "" {
 		proxy = "https://proxy.golang.org,direct"

@@ -79,14 +79,7 @@ func userToolConfig(home string, env []string, b *readstation.Boundary) []string
 	if home == "" {
 		return nil
 	}
-	get := func(k string) string {
-		for i := len(env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
+	get := func(k string) string { return execution.EnvValue(env, k) }
 	xdg := get("XDG_CONFIG_HOME")
 	if xdg == "" || !filepath.IsAbs(xdg) {
 		xdg = filepath.Join(home, ".config")
