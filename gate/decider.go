@@ -215,8 +215,13 @@ func (d *Decider) Decide(ctx context.Context, in policy.Input) (policy.Decision,
 	return pl.Decide(ctx, in)
 }
 
-// Check decides req (see Checker).
+// Check decides req (see Checker), finding the pipeline for its cwd once
+// (under a bundle that reads the project's config: Input and Decide would
+// each read it again).
 func (d *Decider) Check(ctx context.Context, req policy.Request) (CheckResult, error) {
+	if pl, err := d.PipelineFor(req.Cwd); err == nil {
+		return check(ctx, pl.Decide, pl.Input, req)
+	}
 	return check(ctx, d.Decide, d.Input, req)
 }
 
