@@ -569,9 +569,20 @@ type grantCache struct {
 	stamps      map[string]time.Time
 	dirs, files []string
 	ok          bool
+	// gen counts the listings; links are the granted entries that are
+	// symlinks (what they name may change while the directory does not).
+	gen   uint64
+	links []string
 }
 
 func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
+	dirs, files, ok, _, _ = c.getStamped(dir)
+	return dirs, files, ok
+}
+
+// getStamped is get, with the listing's generation (it changes whenever
+// dir is listed again) and the granted entries that are symlinks.
+func (c *grantCache) getStamped(dir string) (dirs, files []string, ok bool, gen uint64, links []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dir == dir && c.stamps != nil {
@@ -583,7 +594,7 @@ func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
 			}
 		}
 		if fresh {
-			return c.dirs, c.files, c.ok
+			return c.dirs, c.files, c.ok, c.gen, c.links
 		}
 	}
 	stamps := map[string]time.Time{}
@@ -594,7 +605,14 @@ func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
 	}
 	c.dirs, c.files, c.ok = grantExcept(dir, etcSecrets)
 	c.dir, c.stamps = dir, stamps
-	return c.dirs, c.files, c.ok
+	c.gen++
+	c.links = nil
+	for _, p := range append(append([]string(nil), c.dirs...), c.files...) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			c.links = append(c.links, p)
+		}
+	}
+	return c.dirs, c.files, c.ok, c.gen, c.links
 }
 
 // secretParents are the directories under dir that grantExcept lists

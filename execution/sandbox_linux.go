@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -374,6 +373,12 @@ type confinedRun struct {
 	flat  flatRules
 	// writable are the directories the command may write.
 	writable []string
+	// mntnsKey is the key of the kept mount namespace ts.mntns.
+	mntnsKey string
+	// etcGen and etcLinks are /etc's listing's generation and its
+	// entries that are symlinks (etcGrants).
+	etcGen   uint64
+	etcLinks []string
 
 	// What the cleanup undoes or reports.
 	tmp      string
@@ -457,6 +462,9 @@ func (r *confinedRun) prepare() (func() error, error) {
 			return nil, errors.New("sandbox: the pids cgroup could not be made")
 		}
 	}
+	if r.ts.pidns {
+		return r.slotStart()
+	}
 	kept, err := r.ruleset(key)
 	if err != nil {
 		return nil, err
@@ -489,12 +497,17 @@ func (r *confinedRun) addReads() {
 		}
 		// /etc but its secrets (etcSecrets): the directory can be
 		// listed, its other entries read.
-		if dirs, files, ok := etcGrants.get(d); ok {
+		if dirs, files, ok, gen, links := etcGrants.getStamped(d); ok {
 			r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
 				landlock.RODirs(dirs...).IgnoreIfMissing(), landlock.ROFiles(files...).IgnoreIfMissing())
 			r.flat.add(ll.AccessFSReadDir, false, d)
+			n := len(r.flat)
 			r.flat.add(roDirs, true, dirs...)
 			r.flat.add(roFiles, true, files...)
+			for i := n; i < len(r.flat); i++ {
+				r.flat[i].listed = true
+			}
+			r.etcGen, r.etcLinks = gen, links
 			etc = append(append(etc, dirs...), files...)
 		}
 	}
@@ -646,39 +659,28 @@ func (r *confinedRun) isolation() error {
 		// A mount namespace is kept for the same protected files and
 		// sockets: making one per command and tearing it down when the
 		// command ends costs milliseconds.
-		fd, err := mountnsFor(ts.protect, ts.sockets)
+		fd, key, err := mountnsFor(ts.protect, ts.sockets)
 		if err != nil {
 			return err
 		}
-		ts.mntns = fd
+		ts.mntns, r.mntnsKey = fd, key
 	}
 	return nil
 }
 
 // ruleset sets the run's Landlock ruleset descriptor in ts: a kept one
-// for the same rules, one built for this run's procfs, or a new one (kept
-// when it can be). kept says the descriptor is not the run's to close.
-// key is the read-only starter's key ("" for none).
+// for the same rules, or a new one (kept when it can be). kept says the
+// descriptor is not the run's to close. key is the read-only starter's
+// key ("" for none). (A run with a PID namespace starts from a slot,
+// slotStart.)
 func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 	ts := r.ts
 	var rk string
 	var fd int
 	var flags uint32
-	if !ts.pidns {
-		rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
-		fd, flags, kept = rulesetFDs.get(rk)
-	}
-	built := false
-	if ts.pidns {
-		// The ruleset gets this run's procfs: one of its own, built
-		// from descriptors kept open (opening every path is most of
-		// what a ruleset costs).
-		kept = false
-		if fd, flags, err = buildRuleset(r.cfg, r.flat, r.sup.ABI); err == nil {
-			built = true
-		}
-	}
-	if !kept && !built {
+	rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
+	fd, flags, kept = rulesetFDs.get(rk)
+	if !kept {
 		fd, flags, err = r.cfg.NewRulesetFD(r.rules...)
 		if err != nil {
 			return false, fmt.Errorf("landlock ruleset: %w", err)
@@ -686,7 +688,7 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 		if fd < 0 {
 			return false, errors.New("landlock: nothing to restrict")
 		}
-		if key == "" && !ts.pidns {
+		if key == "" {
 			kept = rulesetFDs.put(rk, fd, flags)
 		}
 	}
@@ -702,13 +704,11 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 }
 
 // starter returns the function that starts the command from a confined
-// thread of its own (closing the ruleset descriptor unless it is kept),
-// and sets endPidns to end the run's PID namespace.
+// thread of its own (closing the ruleset descriptor unless it is kept).
+// (A run with a PID namespace starts from a slot, slotStart.)
 func (r *confinedRun) starter(kept bool) func() error {
 	ts, cmd, bash, lim, fd := r.ts, r.cmd, r.bash, r.lim, r.ts.fd
-	var initDone chan struct{} // closed once the namespace's init is reaped
-	var initPid atomic.Int64
-	start := func() error {
+	return func() error {
 		if !kept {
 			defer unix.Close(fd)
 		}
@@ -719,51 +719,18 @@ func (r *confinedRun) starter(kept bool) func() error {
 		// when the command's processes are gone.
 		ap.cg, ts.cg = ts.cg, nil
 		ts.refused = r.refused
-		if ts.pidns {
-			initDone = make(chan struct{})
-		}
 		go func() {
 			// Never unlocked: this thread is confined, and it ends with
 			// this goroutine.
 			runtime.LockOSThread()
-			init, err := confineThread(ts, bash)
-			if err != nil {
-				if initDone != nil {
-					close(initDone)
-				}
+			if _, err := confineThread(ts, bash); err != nil {
 				ch <- err
 				return
 			}
-			if init == nil {
-				ch <- startStopped(cmd, ap)
-				return
-			}
-			initPid.Store(int64(init.Process.Pid))
-			err = startStopped(cmd, ap)
-			if err != nil {
-				_ = init.Process.Kill()
-			}
-			ch <- err
-			// This thread stays init's tracer until the run ends.
-			holdInit(init)
-			close(initDone)
+			ch <- startStopped(cmd, ap)
 		}()
 		return ap.serve(ch)
 	}
-	// The run ends with its namespace: init's end kills what is left.
-	r.endPidns = func() int {
-		if initDone == nil {
-			return 0
-		}
-		n := 0
-		if pid := int(initPid.Load()); pid > 0 {
-			n = nsProcesses(pid)
-			_ = unix.Kill(pid, unix.SIGKILL)
-		}
-		<-initDone
-		return n
-	}
-	return start
 }
 
 // How the resource limits are set without a helper process: the command
@@ -896,11 +863,14 @@ type flatRule struct {
 	path          string
 	access        uint64
 	ignoreMissing bool
+	// listed: an entry of /etc's kept listing (etcGrants), whose
+	// identity the listing's generation stands for (see ruleIdentity).
+	listed bool
 }
 
 func (f *flatRules) add(access uint64, ignoreMissing bool, paths ...string) {
 	for _, p := range paths {
-		*f = append(*f, flatRule{p, access, ignoreMissing})
+		*f = append(*f, flatRule{path: p, access: access, ignoreMissing: ignoreMissing})
 	}
 }
 
@@ -924,70 +894,141 @@ func handledFS(abi int) uint64 {
 }
 
 // pathFDs keeps an O_PATH descriptor of every path a ruleset named, for
-// buildRuleset. Like a kept ruleset, a descriptor names the file that was
-// there when it was opened.
+// buildRuleset, with the identity of the file it names: a path that
+// names another file since is opened again.
 var pathFDs = struct {
 	sync.Mutex
-	m map[string]int
-}{m: map[string]int{}}
+	m map[string]pathFDEntry
+}{m: map[string]pathFDEntry{}}
+
+type pathFDEntry struct {
+	fd       int
+	dev, ino uint64
+}
 
 const maxPathFDs = 4096
 
-// pathFD returns a kept O_PATH descriptor of p, and whether the caller
-// must close it (the cache is full).
-func pathFD(p string) (int, bool, error) {
-	pathFDs.Lock()
-	defer pathFDs.Unlock()
-	if fd, ok := pathFDs.m[p]; ok {
-		return fd, false, nil
+// pathFD returns a kept O_PATH descriptor of p (the file p names now)
+// and its identity, and whether the caller must close it (the cache is
+// full). The caller holds pathFDs.
+func pathFD(p string) (pathFDEntry, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		return pathFDEntry{}, false, err
+	}
+	old, ok := pathFDs.m[p]
+	if ok && old.dev == st.Dev && old.ino == st.Ino {
+		return old, false, nil
 	}
 	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return -1, false, err
+		return pathFDEntry{}, false, err
+	}
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return pathFDEntry{}, false, err
+	}
+	e := pathFDEntry{fd, st.Dev, st.Ino}
+	if ok {
+		unix.Close(old.fd)
+		delete(pathFDs.m, p)
 	}
 	if len(pathFDs.m) >= maxPathFDs {
-		return fd, true, nil
+		return e, true, nil
 	}
-	pathFDs.m[p] = fd
-	return fd, false, nil
+	pathFDs.m[p] = e
+	return e, false, nil
 }
 
 // buildRuleset makes a new ruleset of cfg (its handled rights and flags
 // as go-landlock makes them) with the rules of flat, from kept
-// descriptors. An error leaves nothing open.
-func buildRuleset(cfg landlock.Config, flat flatRules, abi int) (int, uint32, error) {
+// descriptors, and returns the identity of what its rules hold (see
+// appendRuleIdentity). An error leaves nothing open.
+func buildRuleset(cfg landlock.Config, flat flatRules, abi int) (int, uint32, string, error) {
 	fd, flags, err := cfg.NewRulesetFD(landlock.RWFiles("/dev/null"))
 	if err != nil {
-		return -1, 0, err
+		return -1, 0, "", err
 	}
 	if fd < 0 {
-		return -1, 0, errors.New("landlock: nothing to restrict")
+		return -1, 0, "", errors.New("landlock: nothing to restrict")
 	}
+	pathFDs.Lock()
+	defer pathFDs.Unlock()
+	var id strings.Builder
 	h := handledFS(abi)
 	for _, r := range flat {
 		access := r.access & h // best effort: cut to what is handled
 		if access == 0 {
 			continue
 		}
-		pfd, closeIt, err := pathFD(r.path)
+		e, closeIt, err := pathFD(r.path)
 		if err != nil {
 			if r.ignoreMissing && errors.Is(err, unix.ENOENT) {
+				if !r.listed {
+					appendRuleIdentity(&id, r.path, access, nil)
+				}
 				continue
 			}
 			unix.Close(fd)
-			return -1, 0, fmt.Errorf("%s: %w", r.path, err)
+			return -1, 0, "", fmt.Errorf("%s: %w", r.path, err)
 		}
-		attr := ll.PathBeneathAttr{AllowedAccess: access, ParentFd: pfd}
+		if !r.listed {
+			appendRuleIdentity(&id, r.path, access, &unix.Stat_t{Dev: e.dev, Ino: e.ino})
+		}
+		attr := ll.PathBeneathAttr{AllowedAccess: access, ParentFd: e.fd}
 		err = ll.LandlockAddPathBeneathRule(fd, &attr, 0)
 		if closeIt {
-			unix.Close(pfd)
+			unix.Close(e.fd)
 		}
 		if err != nil {
 			unix.Close(fd)
-			return -1, 0, fmt.Errorf("%s: %w", r.path, err)
+			return -1, 0, "", fmt.Errorf("%s: %w", r.path, err)
 		}
 	}
-	return fd, flags, nil
+	return fd, flags, id.String(), nil
+}
+
+// ruleIdentity is the identity of what a ruleset built now from flat
+// would hold, as buildRuleset returns it: each rule's path, rights and
+// the device and inode the path names (st nil: missing). The entries of
+// /etc's kept listing are left out: the listing's generation, which
+// changes when /etc changes (an entry replaced, added or removed), and
+// the identity of the entries that are symlinks stand for them
+// (confinedRun.etcIdentity).
+func ruleIdentity(flat flatRules, abi int) (string, error) {
+	var id strings.Builder
+	h := handledFS(abi)
+	for _, r := range flat {
+		access := r.access & h
+		if access == 0 || r.listed {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Stat(r.path, &st); err != nil {
+			if r.ignoreMissing && errors.Is(err, unix.ENOENT) {
+				appendRuleIdentity(&id, r.path, access, nil)
+				continue
+			}
+			return "", fmt.Errorf("%s: %w", r.path, err)
+		}
+		appendRuleIdentity(&id, r.path, access, &st)
+	}
+	return id.String(), nil
+}
+
+func appendRuleIdentity(b *strings.Builder, path string, access uint64, st *unix.Stat_t) {
+	b.WriteString(path)
+	b.WriteByte(0)
+	b.WriteString(strconv.FormatUint(access, 16))
+	b.WriteByte(0)
+	if st == nil {
+		b.WriteByte('-')
+	} else {
+		b.WriteString(strconv.FormatUint(st.Dev, 16))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatUint(st.Ino, 16))
+	}
+	b.WriteByte(0)
 }
 
 // rwNoDevices are the file system rights of a writable directory: all
@@ -1325,7 +1366,7 @@ const maxMountns = 16
 
 // mountnsFor returns a descriptor of a mount namespace in which ps and
 // sockets are bound as bindProtected binds them; the cache owns it.
-func mountnsFor(ps []protectedPath, sockets []string) (int, error) {
+func mountnsFor(ps []protectedPath, sockets []string) (int, string, error) {
 	var key strings.Builder
 	for _, p := range ps {
 		var st unix.Stat_t
@@ -1344,7 +1385,7 @@ func mountnsFor(ps []protectedPath, sockets []string) (int, error) {
 	mountnsCache.Lock()
 	defer mountnsCache.Unlock()
 	if fd, ok := mountnsCache.m[k]; ok {
-		return fd, nil
+		return fd, k, nil
 	}
 	type result struct {
 		fd  int
@@ -1363,7 +1404,7 @@ func mountnsFor(ps []protectedPath, sockets []string) (int, error) {
 	}()
 	r := <-ch
 	if r.err != nil {
-		return -1, r.err
+		return -1, "", r.err
 	}
 	if len(mountnsCache.m) >= maxMountns {
 		for old, fd := range mountnsCache.m {
@@ -1372,7 +1413,7 @@ func mountnsFor(ps []protectedPath, sockets []string) (int, error) {
 		}
 	}
 	mountnsCache.m[k] = r.fd
-	return r.fd, nil
+	return r.fd, k, nil
 }
 
 // rulesetFDs keeps the Landlock rulesets of workspace-write commands by

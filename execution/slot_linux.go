@@ -1,0 +1,233 @@
+//go:build linux
+
+package execution
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+)
+
+// A confined command with a PID namespace (root) starts from a slot: a
+// thread that joined the network and mount namespaces, entered a PID
+// namespace of its own (its init, startInit, and a procfs of it on
+// /proc), dropped its capabilities, set no_new_privs, installed the
+// seccomp filter and restricted itself with the Landlock ruleset, once.
+// Setting all of that up is most of what confinement costs (a process
+// start for init, a mount namespace, a ruleset, a BPF program). A slot
+// serves one run at a time; when the run is over and its namespace holds
+// nothing but init (every process the command started is gone and
+// reaped: init has no child, not even a zombie), the slot is kept for
+// the next run with the same confinement, which therefore gets a PID
+// namespace in which no process of an earlier run is left (only the
+// numbering goes on). A run that left anything behind retires its slot:
+// init is killed, and with it, by the kernel, everything in the
+// namespace, as when every run had a namespace of its own.
+//
+// A slot is kept under a key that holds everything its thread's
+// confinement was made of: the Landlock rules with the identity (device
+// and inode) of every path they name, as the rules hold the file that was
+// there when they were added; the kept mount namespace's key (the
+// identity of every protected path it binds); the network namespace and
+// the clone flags the seccomp filter lets through. A path that names
+// another file since (a directory replaced, a symlink swapped) makes
+// another key, so a new slot with rules built afresh.
+
+// slot is a kept confined thread with its PID namespace.
+type slot struct {
+	key     string
+	reqs    chan startReq // closed to retire the slot
+	initPid int
+	gone    chan struct{} // closed once init is reaped and the thread ended
+	// calls collects what the seccomp filter refused; each run moves it
+	// into its own account (the slot serves one run at a time).
+	calls refusedCalls
+}
+
+// maxIdleSlots bounds the slots kept between runs; the least recently
+// used one is retired to keep another.
+const maxIdleSlots = 8
+
+// slots keeps the idle slots, least recently used first.
+var slots slotPool
+
+type slotPool struct {
+	mu   sync.Mutex
+	idle []*slot
+}
+
+// take returns an idle slot of key, no longer idle, or nil.
+func (p *slotPool) take(key string) *slot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := len(p.idle) - 1; i >= 0; i-- {
+		if s := p.idle[i]; s.key == key {
+			p.idle = append(p.idle[:i], p.idle[i+1:]...)
+			return s
+		}
+	}
+	return nil
+}
+
+// put keeps s idle; it returns the slot to retire to make room (nil:
+// none).
+func (p *slotPool) put(s *slot) *slot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.idle = append(p.idle, s)
+	if len(p.idle) > maxIdleSlots {
+		old := p.idle[0]
+		p.idle = p.idle[1:]
+		return old
+	}
+	return nil
+}
+
+// newSlot starts a slot's thread, confined as ts says (ts.pidns), and
+// waits until it is ready. The thread owns ts.fd: it closes it once it
+// restricted itself.
+func newSlot(key string, ts *threadSetup, bash string) (*slot, error) {
+	s := &slot{key: key, reqs: make(chan startReq), gone: make(chan struct{})}
+	ts.refused = &s.calls
+	ready := make(chan error, 1)
+	go func() {
+		// Never unlocked: the thread is confined, and it ends with this
+		// goroutine.
+		runtime.LockOSThread()
+		defer close(s.gone)
+		init, err := confineThread(ts, bash)
+		unix.Close(ts.fd)
+		if err == nil && init == nil {
+			err = errors.New("sandbox: no PID namespace was made")
+		}
+		if err != nil {
+			ready <- err
+			return
+		}
+		s.initPid = init.Process.Pid
+		ready <- nil
+		for r := range s.reqs {
+			r.done <- startStopped(r.cmd, r.ap)
+		}
+		// Retired: init was killed (a confined thread cannot signal it,
+		// Landlock's scope); this thread, its tracer, reaps it.
+		holdInit(init)
+	}()
+	if err := <-ready; err != nil {
+		<-s.gone
+		return nil, err
+	}
+	return s, nil
+}
+
+// start starts cmd from the slot's thread, its limits set by ap.
+func (s *slot) start(cmd *exec.Cmd, ap *applier) error {
+	done := make(chan error, 1)
+	s.reqs <- startReq{cmd, ap, done}
+	return ap.serve(done)
+}
+
+// retire ends the slot: init's end kills what is left in its namespace.
+// It returns how many live processes were left.
+func (s *slot) retire() int {
+	n := nsProcesses(s.initPid)
+	_ = unix.Kill(s.initPid, unix.SIGKILL)
+	close(s.reqs)
+	<-s.gone
+	return n
+}
+
+// empty reports whether the slot's namespace holds nothing but init: init
+// has no child, alive or a zombie (what a run leaves is adopted by init).
+func (s *slot) empty() bool {
+	p := strconv.Itoa(s.initPid)
+	b, err := os.ReadFile("/proc/" + p + "/task/" + p + "/children")
+	return err == nil && strings.TrimSpace(string(b)) == ""
+}
+
+// moveTo moves what c recorded into dst.
+func (c *refusedCalls) moveTo(dst *refusedCalls) {
+	c.mu.Lock()
+	order, count := c.order, c.count
+	c.order, c.count = nil, nil
+	c.mu.Unlock()
+	for _, name := range order {
+		for i := 0; i < count[name]; i++ {
+			dst.add(name)
+		}
+	}
+}
+
+// slotStart starts the command from a slot of the run's confinement: an
+// idle one, or one made for it. The run's end (endPidns) keeps the slot
+// when the run left its namespace empty and retires it otherwise.
+func (r *confinedRun) slotStart() (func() error, error) {
+	prefix := fmt.Sprintf("%v\x00%d\x00%d\x00%q\x00", r.cfg, r.ts.netns, r.ts.allowClone, r.mntnsKey) + r.etcIdentity()
+	id, err := ruleIdentity(r.flat, r.sup.ABI)
+	if err != nil {
+		return nil, fmt.Errorf("landlock ruleset: %w", err)
+	}
+	s := slots.take(prefix + id)
+	if s == nil {
+		fd, flags, built, err := buildRuleset(r.cfg, r.flat, r.sup.ABI)
+		if err != nil {
+			return nil, fmt.Errorf("landlock ruleset: %w", err)
+		}
+		// The slot is kept under what its rules hold (a path may have
+		// changed since ruleIdentity looked).
+		ts := *r.ts
+		ts.fd, ts.flags, ts.cg = fd, flags, nil
+		if s, err = newSlot(prefix+built, &ts, r.bash); err != nil {
+			return nil, err
+		}
+	}
+	started := false
+	cmd, lim, cg := r.cmd, r.lim, r.ts.cg
+	r.ts.cg = nil
+	r.endPidns = func() int {
+		s.calls.moveTo(r.refused)
+		// The shell was waited for and the namespace is empty: nothing
+		// of this run is left in it.
+		if started && cmd.ProcessState != nil && s.empty() {
+			if old := slots.put(s); old != nil {
+				old.retire()
+			}
+			return 0
+		}
+		n := s.retire()
+		s.calls.moveTo(r.refused)
+		return n
+	}
+	return func() error {
+		ap := newApplier(lim)
+		ap.cg = cg
+		err := s.start(cmd, ap)
+		started = err == nil
+		return err
+	}, nil
+}
+
+// etcIdentity stands for the identity of the entries of /etc's kept
+// listing: the listing's generation and what its symlinks name.
+func (r *confinedRun) etcIdentity() string {
+	var b strings.Builder
+	b.WriteString("etc ")
+	b.WriteString(strconv.FormatUint(r.etcGen, 10))
+	b.WriteByte(0)
+	for _, p := range r.etcLinks {
+		var st unix.Stat_t
+		if unix.Stat(p, &st) != nil {
+			appendRuleIdentity(&b, p, 0, nil)
+			continue
+		}
+		appendRuleIdentity(&b, p, 0, &st)
+	}
+	return b.String()
+}
