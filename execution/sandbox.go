@@ -252,6 +252,12 @@ func readDirs(c *Confinement, env []string) []string {
 		if notHome && home != "" && within(filepath.Clean(home), p) {
 			return // the home directory or a directory above it
 		}
+		// A directory on PATH that is (now) a symlink into the home's
+		// secrets (a virtualenv's bin in a root, replaced by a command of
+		// an earlier run) grants nothing.
+		if notHome && !safeToolchainDir(p, home, nil) {
+			return
+		}
 		if _, err := os.Stat(p); err != nil {
 			return
 		}

@@ -1356,11 +1356,57 @@ func setEnv(env []string, k, v string) []string {
 // mountnsCache keeps mount namespaces built by bindProtected, by the
 // identity (device and inode) of every path bound in them: a protected
 // file replaced since (git config renames a new .git/config into place,
-// which detaches the old bind) builds a new namespace.
+// which detaches the old bind) builds a new namespace. Each kept
+// namespace holds a descriptor of every file it bound: a file removed
+// since (which detaches its bind) keeps its inode number, so that a new
+// file at the same path cannot get it and pass for the old one.
 var mountnsCache = struct {
 	sync.Mutex
-	m map[string]int
-}{m: map[string]int{}}
+	m map[string]keptMountns
+}{m: map[string]keptMountns{}}
+
+type keptMountns struct {
+	fd   int
+	pins []int
+}
+
+// pinPaths opens (O_PATH, not following symlinks) each path of ps and
+// sockets that key names, and reports whether each still is the file
+// key recorded; the caller closes the descriptors.
+func pinPaths(ps []protectedPath, sockets []string, key string) ([]int, bool) {
+	var pins []int
+	var b strings.Builder
+	pin := func(p string) (unix.Stat_t, bool) {
+		var st unix.Stat_t
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return st, false
+		}
+		if unix.Fstat(fd, &st) != nil {
+			unix.Close(fd)
+			return st, false
+		}
+		pins = append(pins, fd)
+		return st, true
+	}
+	for _, p := range ps {
+		if st, ok := pin(p.path); ok {
+			fmt.Fprintf(&b, "%s\x00%t\x00%d\x00%d\x00", p.path, p.pin, st.Dev, st.Ino)
+		}
+	}
+	for _, p := range sockets {
+		if st, ok := pin(p); ok {
+			fmt.Fprintf(&b, "s%s\x00%d\x00%d\x00", p, st.Dev, st.Ino)
+		}
+	}
+	return pins, b.String() == key
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
 
 const maxMountns = 16
 
@@ -1384,9 +1430,10 @@ func mountnsFor(ps []protectedPath, sockets []string) (int, string, error) {
 	k := key.String()
 	mountnsCache.Lock()
 	defer mountnsCache.Unlock()
-	if fd, ok := mountnsCache.m[k]; ok {
-		return fd, k, nil
+	if e, ok := mountnsCache.m[k]; ok {
+		return e.fd, k, nil
 	}
+	pins, same := pinPaths(ps, sockets, k)
 	type result struct {
 		fd  int
 		err error
@@ -1404,15 +1451,29 @@ func mountnsFor(ps []protectedPath, sockets []string) (int, string, error) {
 	}()
 	r := <-ch
 	if r.err != nil {
+		closeAll(pins)
 		return -1, "", r.err
 	}
+	if !same {
+		// A path changed while the key was made: the namespace is not
+		// kept under it (the last of this key's is closed when another
+		// takes its place).
+		closeAll(pins)
+		pins = nil
+		k += "\x00unkept"
+	}
 	if len(mountnsCache.m) >= maxMountns {
-		for old, fd := range mountnsCache.m {
-			unix.Close(fd)
+		for old, e := range mountnsCache.m {
+			unix.Close(e.fd)
+			closeAll(e.pins)
 			delete(mountnsCache.m, old)
 		}
 	}
-	mountnsCache.m[k] = r.fd
+	if old, ok := mountnsCache.m[k]; ok {
+		unix.Close(old.fd)
+		closeAll(old.pins)
+	}
+	mountnsCache.m[k] = keptMountns{r.fd, pins}
 	return r.fd, k, nil
 }
 
