@@ -15,7 +15,7 @@ import (
 // the same runner unconfined, interleaved in one run; the ratio metric is
 // the median confined time over the median unconfined time (target ≤ 1.30).
 func BenchmarkSandbox(b *testing.B) {
-	benchSandbox(b, func(dir string) *Confinement {
+	benchSandbox(b, "true", func(dir string) *Confinement {
 		return &Confinement{Mode: SandboxReadOnly, Roots: []string{dir}}
 	})
 }
@@ -25,7 +25,7 @@ func BenchmarkSandbox(b *testing.B) {
 // protected paths bound read-only in a mount namespace, the sandbox
 // cache, a pids cgroup, the guard's check after the run.
 func BenchmarkSandboxWorkspaceWrite(b *testing.B) {
-	benchSandbox(b, func(dir string) *Confinement {
+	benchSandbox(b, "true", func(dir string) *Confinement {
 		if err := exec.Command("git", "init", "-q", dir).Run(); err != nil {
 			b.Skipf("git init: %v", err)
 		}
@@ -35,7 +35,28 @@ func BenchmarkSandboxWorkspaceWrite(b *testing.B) {
 	})
 }
 
-func benchSandbox(b *testing.B, confinement func(dir string) *Confinement) {
+// BenchmarkSandboxGitStatus is BenchmarkSandboxWorkspaceWrite for a
+// command that does some work: git status in a small repository (a
+// committed file and an untracked one).
+func BenchmarkSandboxGitStatus(b *testing.B) {
+	benchSandbox(b, "git status --short", func(dir string) *Confinement {
+		for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q", "--allow-empty", "-m", "x"}} {
+			if err := exec.Command("git", append([]string{"-C", dir}, args...)...).Run(); err != nil {
+				b.Skipf("git %v: %v", args, err)
+			}
+		}
+		for _, f := range []string{"a.txt", "b.txt"} {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		home, _ := os.UserHomeDir()
+		return &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}, Cache: filepath.Join(b.TempDir(), "cache"),
+			Toolchains: ToolchainDirs(os.Environ(), home, nil)}
+	})
+}
+
+func benchSandbox(b *testing.B, command string, confinement func(dir string) *Confinement) {
 	r := &BashRunner{}
 	if s := r.SandboxSupport(); s.Err != nil {
 		b.Skipf("no confinement here: %v", s.Err)
@@ -43,7 +64,7 @@ func benchSandbox(b *testing.B, confinement func(dir string) *Confinement) {
 	dir := b.TempDir()
 	ctx := context.Background()
 	env := BuildEnv(os.Environ(), nil, nil)
-	spec := Spec{Command: "true", Dir: dir, Env: env, View: DefaultViewLimits}
+	spec := Spec{Command: command, Dir: dir, Env: env, View: DefaultViewLimits}
 	conf := spec
 	conf.Sandbox = confinement(dir)
 	plain := make([]time.Duration, 0, b.N)

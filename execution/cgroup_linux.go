@@ -161,7 +161,7 @@ func newPidsCgroup(max int) *pidsCgroup {
 	// An emptied cgroup of an earlier run is used again: making and
 	// removing one costs more than the rest of its life.
 	if c := idleCgroups.get(); c != nil {
-		if os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(v), 0) == nil {
+		if c.limit == max || os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(v), 0) == nil {
 			c.limit, c.refused0 = max, pidsEventsMax(c.dir)
 			return c
 		}

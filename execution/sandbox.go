@@ -255,7 +255,7 @@ func readDirs(c *Confinement, env []string) []string {
 		// A directory on PATH that is (now) a symlink into the home's
 		// secrets (a virtualenv's bin in a root, replaced by a command of
 		// an earlier run) grants nothing.
-		if notHome && !safeToolchainDir(p, home, nil) {
+		if notHome && !inSystemDir(p) && !safeToolchainDir(p, home, nil) {
 			return
 		}
 		if _, err := os.Stat(p); err != nil {
@@ -279,6 +279,17 @@ func readDirs(c *Confinement, env []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// inSystemDir reports whether p lies in one of systemReadDirs (which
+// only root changes).
+func inSystemDir(p string) bool {
+	for _, d := range systemReadDirs {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // extraReads splits c.Reads that exist into directories and files.

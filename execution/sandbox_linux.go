@@ -576,14 +576,12 @@ func (r *confinedRun) workspaceWrite() error {
 	// The protected paths: those that exist (and are no symlink) are
 	// bound read-only in a mount namespace of the command's own; all
 	// are checked after the run (one that appeared is moved aside).
-	var watch []string
-	for _, p := range protectedPaths(c) {
+	ps := protectedPaths(c)
+	watch := make([]string, 0, len(ps))
+	for _, p := range ps {
 		watch = append(watch, p.path)
 		if !p.pin {
 			r.sets.protected = append(r.sets.protected, p.path)
-		}
-		if fi, err := os.Lstat(p.path); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-			ts.protect = append(ts.protect, p)
 		}
 	}
 	q := ""
@@ -591,6 +589,11 @@ func (r *confinedRun) workspaceWrite() error {
 		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
 	}
 	r.g = newGuard(watch, q)
+	for i, p := range ps {
+		if st := r.g.before[i]; st.exists && st.symlink == "" && st.mode&os.ModeSymlink == 0 {
+			ts.protect = append(ts.protect, p)
+		}
+	}
 	if linuxSandbox.mountns && r.sup.ABI < 9 {
 		ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), r.tmp))
 	}
