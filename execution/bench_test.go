@@ -37,8 +37,9 @@ func BenchmarkSandboxWorkspaceWrite(b *testing.B) {
 
 // BenchmarkSandboxGitStatus is BenchmarkSandboxWorkspaceWrite for a
 // command that does some work: git status in a small repository (a
-// committed file and an untracked one).
+// commit and two untracked files), with an empty home.
 func BenchmarkSandboxGitStatus(b *testing.B) {
+	b.Setenv("HOME", b.TempDir()) // the sandbox does not grant ~/.gitconfig
 	benchSandbox(b, "git status --short", func(dir string) *Confinement {
 		for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q", "--allow-empty", "-m", "x"}} {
 			if err := exec.Command("git", append([]string{"-C", dir}, args...)...).Run(); err != nil {

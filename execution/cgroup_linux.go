@@ -120,6 +120,12 @@ type pidsCgroup struct {
 	// keeps its count).
 	limit    int
 	refused0 int64
+	// empty says the run's end found every process of the run gone
+	// (its PID namespace held nothing but init): no process is left in
+	// the cgroup and no fork can happen in it any more. events is then
+	// the final pids.events count (-1: unknown).
+	empty  bool
+	events int64
 }
 
 // refusedForks is how many forks the cgroup's pids.max refused since
@@ -128,7 +134,11 @@ func (c *pidsCgroup) refusedForks() int64 {
 	if c == nil {
 		return 0
 	}
-	return pidsEventsMax(c.dir) - c.refused0
+	n := pidsEventsMax(c.dir)
+	if c.empty {
+		c.events = n
+	}
+	return n - c.refused0
 }
 
 // pidsEventsMax reads the "max" count of the cgroup dir's pids.events (0
@@ -162,7 +172,11 @@ func newPidsCgroup(max int) *pidsCgroup {
 	// removing one costs more than the rest of its life.
 	if c := idleCgroups.get(); c != nil {
 		if c.limit == max || os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(v), 0) == nil {
-			c.limit, c.refused0 = max, pidsEventsMax(c.dir)
+			c.limit, c.refused0 = max, c.events
+			if c.refused0 < 0 {
+				c.refused0 = pidsEventsMax(c.dir)
+			}
+			c.empty, c.events = false, -1
 			return c
 		}
 		os.Remove(c.dir)
@@ -188,7 +202,7 @@ func newPidsCgroup(max int) *pidsCgroup {
 		os.Remove(dir)
 		return nil
 	}
-	return &pidsCgroup{dir: dir, limit: max, refused0: pidsEventsMax(dir)}
+	return &pidsCgroup{dir: dir, limit: max, refused0: pidsEventsMax(dir), events: -1}
 }
 
 // join moves the calling thread into the cgroup (v1: tasks takes a
@@ -232,6 +246,10 @@ func (c *pidsCgroup) end() (int, error) {
 	}
 	killed := 0
 	sleep := 50 * time.Microsecond
+	if c.empty && idleCgroups.put(c) {
+		return 0, nil
+	}
+	c.events = -1
 	for i := 0; i < 400; i++ {
 		ps, mine := c.procs()
 		if len(ps) == 0 && !mine {

@@ -236,6 +236,15 @@ var systemReadDirs = []string{
 // ~/go/bin stays usable; the rest of the home directory does not), and
 // the roots. Only those that exist are returned.
 func readDirs(c *Confinement, env []string) []string {
+	return readDirsIDs(c, env, nil)
+}
+
+// fileID is the identity of a file: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// readDirsIDs is readDirs; it records in ids (when not nil) the identity
+// of each directory it returns, as it found it.
+func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 	home, _ := os.UserHomeDir()
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "HOME="); ok && v != "" {
@@ -258,8 +267,12 @@ func readDirs(c *Confinement, env []string) []string {
 		if notHome && !inSystemDir(p) && !safeToolchainDir(p, home, nil) {
 			return
 		}
-		if _, err := os.Stat(p); err != nil {
+		fi, err := os.Stat(p)
+		if err != nil {
 			return
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && ids != nil {
+			ids[p] = fileID{uint64(st.Dev), uint64(st.Ino)}
 		}
 		seen[p] = true
 		out = append(out, p)

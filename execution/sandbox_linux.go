@@ -375,6 +375,9 @@ type confinedRun struct {
 	writable []string
 	// mntnsKey is the key of the kept mount namespace ts.mntns.
 	mntnsKey string
+	// ids are the identities of the read directories as addReads found
+	// them (see ruleIdentity).
+	ids map[string]fileID
 	// etcGen and etcLinks are /etc's listing's generation and its
 	// entries that are symlinks (etcGrants).
 	etcGen   uint64
@@ -490,7 +493,8 @@ func (r *confinedRun) keptStart(w *confinedStarter) func() error {
 func (r *confinedRun) addReads() {
 	c, sets := r.c, r.sets
 	var etc []string
-	for _, d := range readDirs(c, r.cmd.Env) {
+	r.ids = map[string]fileID{}
+	for _, d := range readDirsIDs(c, r.cmd.Env, r.ids) {
 		if d != "/etc" {
 			sets.read = append(sets.read, d)
 			continue
@@ -998,7 +1002,10 @@ func buildRuleset(cfg landlock.Config, flat flatRules, abi int) (int, uint32, st
 // changes when /etc changes (an entry replaced, added or removed), and
 // the identity of the entries that are symlinks stand for them
 // (confinedRun.etcIdentity).
-func ruleIdentity(flat flatRules, abi int) (string, error) {
+//
+// ids are identities found moments ago (by the run's addReads), used
+// instead of looking again.
+func ruleIdentity(flat flatRules, abi int, ids map[string]fileID) (string, error) {
 	var id strings.Builder
 	h := handledFS(abi)
 	for _, r := range flat {
@@ -1007,7 +1014,9 @@ func ruleIdentity(flat flatRules, abi int) (string, error) {
 			continue
 		}
 		var st unix.Stat_t
-		if err := unix.Stat(r.path, &st); err != nil {
+		if fid, ok := ids[r.path]; ok {
+			st.Dev, st.Ino = fid.dev, fid.ino
+		} else if err := unix.Stat(r.path, &st); err != nil {
 			if r.ignoreMissing && errors.Is(err, unix.ENOENT) {
 				appendRuleIdentity(&id, r.path, access, nil)
 				continue

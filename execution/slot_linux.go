@@ -170,7 +170,7 @@ func (c *refusedCalls) moveTo(dst *refusedCalls) {
 // when the run left its namespace empty and retires it otherwise.
 func (r *confinedRun) slotStart() (func() error, error) {
 	prefix := fmt.Sprintf("%v\x00%d\x00%d\x00%q\x00", r.cfg, r.ts.netns, r.ts.allowClone, r.mntnsKey) + r.etcIdentity()
-	id, err := ruleIdentity(r.flat, r.sup.ABI)
+	id, err := ruleIdentity(r.flat, r.sup.ABI, r.ids)
 	if err != nil {
 		return nil, fmt.Errorf("landlock ruleset: %w", err)
 	}
@@ -196,6 +196,10 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		// The shell was waited for and the namespace is empty: nothing
 		// of this run is left in it.
 		if started && cmd.ProcessState != nil && s.empty() {
+			if cg != nil {
+				// Every process of the command was in the namespace.
+				cg.empty = true
+			}
 			if old := slots.put(s); old != nil {
 				old.retire()
 			}
