@@ -193,7 +193,7 @@ func (g *guard) undo() []SandboxDenial {
 		if !now.exists {
 			// Removed (a symlink the kernel could not pin): put it back.
 			if was.symlink != "" && os.Symlink(was.symlink, p) == nil {
-				out = append(out, SandboxDenial{Op: "write", Path: p, Line: "protected path " + p + " was removed by the command; the symlink was restored"})
+				out = append(out, SandboxDenial{Op: "write", Path: p, Undone: true, Line: "protected path " + p + " was removed by the command; the symlink was restored"})
 			}
 			continue
 		}
@@ -201,7 +201,7 @@ func (g *guard) undo() []SandboxDenial {
 		if was.symlink != "" {
 			_ = os.Symlink(was.symlink, p)
 		}
-		out = append(out, SandboxDenial{Op: "write", Path: p, Line: "protected path " + p + " was created by the command; " + where})
+		out = append(out, SandboxDenial{Op: "write", Path: p, Undone: true, Line: "protected path " + p + " was created by the command; " + where})
 	}
 	return out
 }

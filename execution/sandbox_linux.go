@@ -333,6 +333,9 @@ type threadSetup struct {
 	// refused, when set, collects what the seccomp filter refused (a
 	// per-run thread's filter has a supervisor); nil: EPERM, unrecorded.
 	refused *refusedCalls
+	// memLimit is the command's RLIMIT_DATA in bytes (0: none): the
+	// filter refuses, by name, a single allocation beyond it.
+	memLimit uint64
 }
 
 // prepareConfined returns the function that starts cmd under c, the
@@ -433,13 +436,17 @@ func (r *confinedRun) prepare() (func() error, error) {
 	}
 	r.lim = r.c.Limits.withDefaults()
 	r.info.Limits = &r.lim
+	r.sets.memoryMB = r.lim.MemoryMB
+	if r.lim.MemoryMB > 0 {
+		r.ts.memLimit, r.refused.memLimitMB = uint64(r.lim.MemoryMB)<<20, r.lim.MemoryMB
+	}
 	// A read-only ruleset is kept, with a confined thread that starts
 	// every command of that ruleset: building the ruleset and a thread
 	// per command is most of what confinement costs. Its commands share
 	// the thread's pids cgroup.
 	key := ""
 	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns {
-		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.sets.read, r.sets.write)
+		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.lim.MemoryMB, r.sets.read, r.sets.write)
 		if w := rulesets.get(key); w != nil {
 			return r.keptStart(w), nil
 		}
@@ -1056,7 +1063,7 @@ func confineThread(ts *threadSetup, bash string) (init *exec.Cmd, err error) {
 		return init, fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
 	if seccompAvailable {
-		fd, err := installSeccomp(ts.allowClone, ts.refused != nil)
+		fd, err := installSeccomp(ts.allowClone, ts.refused != nil, ts.memLimit)
 		if err != nil {
 			return init, fmt.Errorf("sandbox: %w", err)
 		}
