@@ -502,6 +502,9 @@ func pathCandidates(line string) []string {
 	return out
 }
 
+// writeOnlyRefusals are the error texts of a refusal only a write gets.
+var writeOnlyRefusals = []string{"read-only file system", "device or resource busy", "invalid cross-device link"}
+
 // writeWords mark an error line as the report of a write.
 var writeWords = []string{"touch", "creat", "remov", "writ", "mkdir", "director", "move", "renam", "delet", "link", "truncat", "redirect"}
 
@@ -511,7 +514,9 @@ var writeWords = []string{"touch", "creat", "remov", "writ", "mkdir", "director"
 func judgeRefusal(p, line string, sets *confinedSets) string {
 	_, err := os.Lstat(p)
 	exists := err == nil
-	write := !exists || containsAny(strings.ToLower(line), writeWords)
+	// EROFS, EBUSY and EXDEV answer only a write (a protected path bound
+	// read-only, a pinned git directory, a rename or link across).
+	write := !exists || containsAny(strings.ToLower(line), writeWords) || containsAny(strings.ToLower(line), writeOnlyRefusals)
 	if exists && !write {
 		// A read the file permissions allow here (unconfined) was refused
 		// there: by Landlock outside the readable dirs, or by the dropped

@@ -571,7 +571,8 @@ func (r *confinedRun) workspaceWrite() error {
 	// bound read-only in a mount namespace of the command's own; all
 	// are checked after the run (one that appeared is moved aside).
 	var watch []string
-	for _, p := range protectedPaths(c) {
+	prot, nested := protectedPathsScan(c)
+	for _, p := range prot {
 		watch = append(watch, p.path)
 		if !p.pin {
 			r.sets.protected = append(r.sets.protected, p.path)
@@ -585,6 +586,7 @@ func (r *confinedRun) workspaceWrite() error {
 		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
 	}
 	r.g = newGuard(watch, q)
+	r.g.nested = nested
 	if linuxSandbox.mountns && r.sup.ABI < 9 {
 		ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), r.tmp))
 	}
