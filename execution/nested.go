@@ -5,8 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/shellgate/shellgate/gitrepo"
 )
@@ -56,15 +59,19 @@ type nestedScan struct {
 	incomplete bool
 }
 
-// nestedNames are ProtectedNames by their first component (".github"
-// stands for .github/hooks).
-var nestedNames = func() map[string]string {
-	m := map[string]string{}
+// nestedNames are the ProtectedNames of one component; nestedChildren
+// the others by their parent's name (.github: hooks), found when the walk
+// reads that parent.
+var nestedNames, nestedChildren = func() (map[string]bool, map[string][]string) {
+	names, children := map[string]bool{}, map[string][]string{}
 	for _, n := range ProtectedNames {
-		first, _, _ := strings.Cut(n, "/")
-		m[first] = n
+		if parent, child, ok := strings.Cut(n, "/"); ok {
+			children[parent] = append(children[parent], child)
+		} else {
+			names[n] = true
+		}
 	}
-	return m
+	return names, children
 }()
 
 // scanNested walks the directories beneath roots (not following
@@ -94,54 +101,142 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 			break
 		}
 		read++
-		ents, err := os.ReadDir(d.path)
-		if err != nil {
+		info, ok := dirInfos.get(d.path)
+		if !ok {
 			continue
 		}
 		top := d.depth == 0
-		if !top && isGitDirEntries(ents) {
+		if !top && info.gitDir {
 			s.gitDirs = append(s.gitDirs, d.path)
 			continue
 		}
-		for _, e := range ents {
-			name := e.Name()
+		keep := func(list []string, name string) []string {
 			p := filepath.Join(d.path, name)
+			if top || skip(p) {
+				return list
+			}
+			return append(list, p)
+		}
+		for _, n := range info.names {
+			s.names = keep(s.names, n)
+		}
+		for _, n := range info.gitDirs {
+			s.gitDirs = keep(s.gitDirs, n)
+		}
+		for _, n := range info.gitFiles {
+			s.gitFiles = keep(s.gitFiles, n)
+		}
+		for _, n := range info.subdirs {
+			p := filepath.Join(d.path, n)
 			if skip(p) {
 				continue
 			}
-			if name == ".git" {
-				if !top {
-					switch {
-					case e.IsDir():
-						s.gitDirs = append(s.gitDirs, p)
-					case e.Type().IsRegular():
-						s.gitFiles = append(s.gitFiles, p)
-					}
-				}
+			if d.depth+1 > maxNestedDepth {
+				s.incomplete = true
 				continue
 			}
-			if full, ok := nestedNames[name]; ok {
-				if !top {
-					if full == name {
-						s.names = append(s.names, p)
-					} else if _, err := os.Lstat(filepath.Join(d.path, full)); err == nil {
-						s.names = append(s.names, filepath.Join(d.path, full))
-					}
-				}
-				if full == name {
-					continue // protected whole: not walked
-				}
-			}
-			if e.IsDir() {
-				if d.depth+1 > maxNestedDepth {
-					s.incomplete = true
-					continue
-				}
-				queue = append(queue, dir{p, d.depth + 1})
-			}
+			queue = append(queue, dir{p, d.depth + 1})
 		}
 	}
 	return s
+}
+
+// dirInfo is what one directory holds, for the walk: its entries that
+// are protected names (hooks too, in a directory named .github),
+// .git directories and files, the subdirectories to walk, and whether it
+// is itself a git directory.
+type dirInfo struct {
+	names, gitDirs, gitFiles, subdirs []string
+	gitDir                            bool
+}
+
+// readDirInfo reads the directory p.
+func readDirInfo(p string) (dirInfo, bool) {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return dirInfo{}, false
+	}
+	var info dirInfo
+	if isGitDirEntries(ents) {
+		info.gitDir = true
+		return info, true
+	}
+	kids := nestedChildren[filepath.Base(p)]
+	for _, e := range ents {
+		name := e.Name()
+		if nestedNames[name] || slices.Contains(kids, name) {
+			info.names = append(info.names, name)
+			continue // protected whole: not walked
+		}
+		if name == ".git" {
+			switch {
+			case e.IsDir():
+				info.gitDirs = append(info.gitDirs, name)
+			case e.Type().IsRegular():
+				info.gitFiles = append(info.gitFiles, name)
+			}
+			continue
+		}
+		if e.IsDir() {
+			info.subdirs = append(info.subdirs, name)
+		}
+	}
+	return info, true
+}
+
+// dirInfos keeps what readDirInfo read, by directory, while the
+// directory's change time stays: an entry made, removed or renamed in it
+// changes its ctime, which a command cannot set back (utimensat sets the
+// ctime to now; the clock cannot be set in the sandbox). A directory
+// changed within racyWindow before it was read is read again, since a
+// change in the same clock tick leaves the same ctime.
+var dirInfos = dirInfoCache{m: map[string]cachedDirInfo{}}
+
+// racyWindow is longer than any file system's timestamp tick.
+const racyWindow = time.Second
+
+// maxDirInfos bounds the cache (it is emptied when full).
+const maxDirInfos = 200000
+
+type cachedDirInfo struct {
+	dev, ino uint64
+	ctime    int64 // ns
+	info     dirInfo
+}
+
+type dirInfoCache struct {
+	mu sync.Mutex
+	m  map[string]cachedDirInfo
+}
+
+// get returns what the directory p holds, from the cache when p is the
+// same directory, unchanged since it was read.
+func (c *dirInfoCache) get(p string) (dirInfo, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(p, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return dirInfo{}, false
+	}
+	ctime := st.Ctim.Nano()
+	c.mu.Lock()
+	e, ok := c.m[p]
+	c.mu.Unlock()
+	if ok && e.dev == uint64(st.Dev) && e.ino == st.Ino && e.ctime == ctime {
+		return e.info, true
+	}
+	now := time.Now()
+	info, ok := readDirInfo(p)
+	if !ok {
+		return dirInfo{}, false
+	}
+	if now.Sub(time.Unix(0, ctime)) > racyWindow {
+		c.mu.Lock()
+		if len(c.m) >= maxDirInfos {
+			clear(c.m)
+		}
+		c.m[p] = cachedDirInfo{uint64(st.Dev), st.Ino, ctime, info}
+		c.mu.Unlock()
+	}
+	return info, true
 }
 
 // isGitDirEntries says whether a directory with these entries is a git
