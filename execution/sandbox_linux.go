@@ -425,7 +425,7 @@ func (r *confinedRun) prepare() (func() error, error) {
 			return nil, err
 		}
 	}
-	r.sets.write = r.writable
+	r.sets.write = append(r.sets.write, r.writable...)
 	if len(r.writable) > 0 {
 		r.rules = append(r.rules, landlock.PathAccess(rwNoDevices, r.writable...))
 		r.flat.add(uint64(rwNoDevices), false, r.writable...)
@@ -554,9 +554,9 @@ func absDirs(list []string) []string {
 // exist and watched after the run, and the outside sockets hidden.
 func (r *confinedRun) workspaceWrite() error {
 	c, ts := r.c, r.ts
-	// Each run's TMPDIR lies in one directory of this user's, which
-	// the ruleset grants: the ruleset stays the same from run to run
-	// and is kept (see rulesetFDs).
+	// Each run's TMPDIR is a directory of its own in one directory of
+	// this user's; the ruleset grants this run's only (tmpRule), so that
+	// runs at the same time do not see each other's temp files.
 	parent, err := sandboxTmpParent()
 	if err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)
@@ -564,8 +564,9 @@ func (r *confinedRun) workspaceWrite() error {
 	if r.tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)
 	}
-	r.writable = append(append(r.writable, rootDirs(c)...), parent)
-	r.sets.read = append(r.sets.read, parent)
+	r.writable = append(r.writable, rootDirs(c)...)
+	r.sets.read = append(r.sets.read, r.tmp)
+	r.sets.write = append(r.sets.write, r.tmp)
 	r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", r.tmp)
 	// The protected paths: those that exist (and are no symlink) are
 	// bound read-only in a mount namespace of the command's own; all
@@ -673,12 +674,15 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 	var rk string
 	var fd int
 	var flags uint32
-	if !ts.pidns {
+	// A run with a TMPDIR of its own gets a ruleset of its own: a kept
+	// one is shared.
+	own := ts.pidns || r.tmp != ""
+	if !own {
 		rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
 		fd, flags, kept = rulesetFDs.get(rk)
 	}
 	built := false
-	if ts.pidns {
+	if own {
 		// The ruleset gets this run's procfs: one of its own, built
 		// from descriptors kept open (opening every path is most of
 		// what a ruleset costs).
@@ -695,8 +699,14 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 		if fd < 0 {
 			return false, errors.New("landlock: nothing to restrict")
 		}
-		if key == "" && !ts.pidns {
+		if key == "" && !own {
 			kept = rulesetFDs.put(rk, fd, flags)
+		}
+	}
+	if r.tmp != "" {
+		if err := tmpRule(fd, r.tmp, r.sup.ABI); err != nil {
+			unix.Close(fd)
+			return false, err
 		}
 	}
 	ts.fd, ts.flags = fd, flags
@@ -708,6 +718,22 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 		ts.fd = fd
 	}
 	return kept, nil
+}
+
+// tmpRule grants, in the ruleset fd (the run's own), the run's TMPDIR
+// tmp as a writable directory, through a descriptor opened for this run
+// only (pathFDs keeps descriptors for good).
+func tmpRule(fd int, tmp string, abi int) error {
+	p, err := unix.Open(tmp, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	defer unix.Close(p)
+	attr := ll.PathBeneathAttr{AllowedAccess: uint64(rwNoDevices) & handledFS(abi), ParentFd: p}
+	if err := ll.LandlockAddPathBeneathRule(fd, &attr, 0); err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	return nil
 }
 
 // starter returns the function that starts the command from a confined
