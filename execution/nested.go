@@ -317,7 +317,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		}
 	}
 	if s.incomplete {
-		out = append(out, SandboxDenial{Op: "write", Line: fmt.Sprintf("the workspace has more than %d directories (or is deeper than %d): protected names made beyond them were not checked", maxNestedDirs, maxNestedDepth)})
+		out = append(out, SandboxDenial{Op: "unchecked", Line: fmt.Sprintf("the workspace has more than %d directories (or is deeper than %d): protected names made beyond them were not checked", maxNestedDirs, maxNestedDepth)})
 	}
 	return out
 }

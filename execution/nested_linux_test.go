@@ -189,3 +189,45 @@ func snapshotFiles(t *testing.T, dir string) map[string]string {
 	})
 	return m
 }
+
+// TestScanNestedBounds: the walk finds protected names, .git files and
+// git directories (named .git, or bare) beneath the top but not at it,
+// does not walk into them, and says when it stopped at its depth bound.
+func TestScanNestedBounds(t *testing.T) {
+	root := t.TempDir()
+	deep := root
+	for i := 0; i <= maxNestedDepth; i++ {
+		deep = filepath.Join(deep, "d")
+	}
+	for _, p := range []string{".envrc", "a/.envrc", "a/.vscode/x/.envrc", "b/.git/HEAD", "b/.git/hooks/h", "c/.git",
+		"bare/HEAD", "bare/objects/", "bare/refs/", "bare/sub/.envrc", "e/.github/hooks/h.json", "e/.github/workflows/ci.yml",
+		strings.TrimPrefix(deep, root+"/") + "/.envrc"} {
+		full := filepath.Join(root, p)
+		if strings.HasSuffix(p, "/") {
+			os.MkdirAll(full, 0o755)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := scanNested([]string{root}, func(p string) bool { return p == filepath.Join(root, "skipped") })
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			r, _ := filepath.Rel(root, p)
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := map[string][]string{"names": rel(s.names), "gitDirs": rel(s.gitDirs), "gitFiles": rel(s.gitFiles)}
+	want := map[string][]string{"names": {"a/.envrc", "a/.vscode", "e/.github/hooks"}, "gitDirs": {"b/.git", "bare"}, "gitFiles": {"c/.git"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scan (-want +got):\n%s", diff)
+	}
+	if !s.incomplete {
+		t.Errorf("a tree deeper than %d levels was walked whole", maxNestedDepth)
+	}
+}

@@ -208,7 +208,8 @@ type SandboxDenial struct {
 	// process limit refused forks: Path "pids.max"), "syscall"
 	// (the seccomp filter refused a system call: Path names it) or
 	// "memory" (the memory limit refused an allocation: Path names the
-	// limit).
+	// limit). "unchecked" is no refusal: the check for protected names
+	// made beneath the roots stopped at its bounds (Line says where).
 	Op string `json:"op"`
 	// Path is the file, when the output names one, the system call, or
 	// the limit.
@@ -548,7 +549,7 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 // system call, one when the process limit refused forks and one when the
 // memory limit refused an allocation.
 func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
-	for _, op := range []string{"write", "read", "network", "syscall", "fork", "memory"} {
+	for _, op := range []string{"write", "read", "network", "syscall", "fork", "memory", "unchecked"} {
 		found := false
 		for _, d := range denied {
 			if d.Op == op || op == "fork" && d.Op == "process" && d.Path == "pids.max" {
@@ -578,6 +579,9 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 					line += SandboxMarker("syscall "+d.Path, m) + "\n"
 				}
 			}
+		case "unchecked":
+			line = "[sandbox: protected names beneath the workspace were checked only within " +
+				fmt.Sprintf("%d directories and %d levels", maxNestedDirs, maxNestedDepth) + "]\n"
 		case "memory":
 			for _, d := range denied {
 				if d.Op == op {
