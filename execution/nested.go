@@ -264,11 +264,18 @@ type nestedBefore struct {
 	skip    func(string) bool
 	states  map[string]pathState // every path the scan found
 	gitDirs map[string]bool
+	// tops are the git directories whose submodules' (modules/...) and
+	// linked worktrees' (worktrees/NAME) git directories were recorded
+	// in inner, to find new ones after the run.
+	tops  []string
+	inner map[string]pathState
 }
 
-// newNestedBefore records the scan s of roots.
-func newNestedBefore(roots []string, skip func(string) bool, s nestedScan) *nestedBefore {
-	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{}}
+// newNestedBefore records the scan s of roots, and the inner git
+// directories of tops.
+func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string) *nestedBefore {
+	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
+		tops: tops, inner: map[string]pathState{}}
 	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs} {
 		for _, p := range list {
 			b.states[p] = statePath(p)
@@ -277,7 +284,58 @@ func newNestedBefore(roots []string, skip func(string) bool, s nestedScan) *nest
 	for _, g := range s.gitDirs {
 		b.gitDirs[g] = true
 	}
+	for _, g := range tops {
+		for _, d := range innerGitDirs(g) {
+			b.inner[d.path] = statePath(d.path)
+		}
+	}
 	return b
+}
+
+// innerGit is a git directory inside another: a submodule's
+// (modules/PATH) or a linked worktree's (worktrees/NAME, whose commondir
+// names common).
+type innerGit struct {
+	path     string
+	worktree bool
+	common   string
+}
+
+// innerGitDirs lists the submodules' and linked worktrees' git
+// directories of the git directory g (bounded as protectedPaths is).
+func innerGitDirs(g string) []innerGit {
+	var out []innerGit
+	if ents, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+		for i, e := range ents {
+			if i >= 64 || !e.IsDir() {
+				continue
+			}
+			out = append(out, innerGit{filepath.Join(g, "worktrees", e.Name()), true, g})
+		}
+	}
+	var walk func(d string, level int)
+	walk = func(d string, level int) {
+		ents, err := os.ReadDir(d)
+		if err != nil || level > 4 {
+			return
+		}
+		for i, e := range ents {
+			if i >= 64 || !e.IsDir() {
+				continue
+			}
+			p := filepath.Join(d, e.Name())
+			if isRegular(filepath.Join(p, "HEAD")) {
+				out = append(out, innerGit{path: p})
+				if level < 4 {
+					out = append(out, innerGitDirs(p)...)
+				}
+			} else {
+				walk(p, level+1)
+			}
+		}
+	}
+	walk(filepath.Join(g, "modules"), 0)
+	return out
 }
 
 // check walks again after the run and undoes, with g, what is new: a
@@ -316,6 +374,22 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 			deny(bad.path, "was created by the command in a new git directory ("+bad.why+")")
 		}
 	}
+	for _, top := range b.tops {
+		for _, in := range innerGitDirs(top) {
+			if was, ok := b.inner[in.path]; ok && was == statePath(in.path) {
+				continue // bound before the run
+			}
+			parts := unsafeGitParts(in.path)
+			if in.worktree {
+				parts = slices.DeleteFunc(parts, func(u unsafePart) bool {
+					return filepath.Base(u.path) == "commondir" && commondirIs(u.path, in.common)
+				})
+			}
+			for _, bad := range parts {
+				deny(bad.path, "was created by the command in a new git directory ("+bad.why+")")
+			}
+		}
+	}
 	if s.incomplete {
 		out = append(out, SandboxDenial{Op: "unchecked", Line: fmt.Sprintf("the workspace has more than %d directories (or is deeper than %d): protected names made beyond them were not checked", maxNestedDirs, maxNestedDepth)})
 	}
@@ -338,6 +412,19 @@ func (b *nestedBefore) pointsIntoRoots(p string) bool {
 		}
 	}
 	return false
+}
+
+// commondirIs says whether the commondir file p (a linked worktree's)
+// names the git directory common, as git worktree add writes it.
+func commondirIs(p, common string) bool {
+	v, ok := readPointer(p, "")
+	if !ok {
+		return false
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(filepath.Dir(p), v)
+	}
+	return filepath.Clean(v) == filepath.Clean(common)
 }
 
 // unsafePart is a part of a git directory that would make git run a program.

@@ -91,6 +91,11 @@ func TestSandboxNestedProtected(t *testing.T) {
 		`git init -q n && printf '#!/bin/sh\ntouch pwned\n' > n/.git/hooks/pre-commit && chmod +x n/.git/hooks/pre-commit`,
 		`git init -q f && git -C f config alias.st '!touch pwned'`,
 		`mkdir -p p && echo 'gitdir: /tmp/evil' > p/.git`,
+		// New git directories inside the workspace's own: a submodule's
+		// (its clone is made before .gitmodules is refused) and a
+		// linked worktree's.
+		`git -c protocol.file.allow=always submodule add -q "$PWD/sub" evilmod >/dev/null 2>&1; echo x > .git/modules/evilmod/hooks/post-checkout`,
+		`git worktree add -q evilwt 2>/dev/null && echo /tmp > .git/worktrees/evilwt/commondir`,
 	}
 	before := snapshotFiles(t, ws)
 	out := run(strings.Join(attempts, "\n"))
@@ -108,7 +113,11 @@ func TestSandboxNestedProtected(t *testing.T) {
 		}
 	}
 	undone := []string{"new/dir/.envrc", "pkg2/.vscode", "x/y/.claude", "m/.mcp.json", "moved/.envrc",
-		"bare/config", "n/.git/hooks/pre-commit", "f/.git/config", "p/.git"}
+		"bare/config", "n/.git/hooks/pre-commit", "f/.git/config", "p/.git",
+		".git/modules/evilmod/hooks/post-checkout", ".git/worktrees/evilwt/commondir",
+		// The worktree's checkout of the tracked protected names: made
+		// by the command like any other.
+		"evilwt/.gitmodules", "evilwt/pkg/.vscode", "evilwt/deep/a/b/.envrc"}
 	var got []string
 	for _, d := range out.Sandbox.Denied {
 		if d.Op != "write" {
@@ -142,7 +151,8 @@ func TestSandboxNestedProtected(t *testing.T) {
 	// Git still works: commits in the workspace and in the nested
 	// repository, a new repository and a clone are kept whole.
 	out = run(`echo c >> README && git commit -q -am second && echo c >> sub/file && git -C sub commit -q -am second && ` +
-		`git init -q clean && git -C clean commit -q --allow-empty -m x && git clone -q sub clone && git -C clone log --format=%s | head -1`)
+		`git init -q clean && git -C clean commit -q --allow-empty -m x && git clone -q sub clone && ` +
+		`git -C clone log --format=%s | head -1`)
 	if out.ExitCode != 0 || strings.TrimSpace(out.Output.String()) != "second" {
 		t.Fatalf("git in workspace-write: exit %d\n%s\ndenied %+v", out.ExitCode, out.Output.String(), out.Sandbox.Denied)
 	}
@@ -153,6 +163,14 @@ func TestSandboxNestedProtected(t *testing.T) {
 		if !exists(filepath.Join(ws, p)) {
 			t.Errorf("%s was removed", p)
 		}
+	}
+
+	// A submodule added in a call that may write .gitmodules and the
+	// repository's config keeps its new git directory whole.
+	out = run(`git -c protocol.file.allow=always submodule add -q "$PWD/sub" mod2 && git commit -q -m mod2 && git -C mod2 log --format=%s | head -1`,
+		filepath.Join(ws, ".gitmodules"), filepath.Join(ws, ".git/config"))
+	if out.ExitCode != 0 || out.Output.String() != "second\n" || len(out.Sandbox.Denied) != 0 {
+		t.Errorf("git submodule add: exit %d, denied %+v\n%s", out.ExitCode, out.Sandbox.Denied, out.Output.String())
 	}
 
 	// A person widens one call for one directory (and what lies beneath).

@@ -153,7 +153,21 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, g := range scan.gitDirs {
 		gitDir(g, 1)
 	}
-	return out, newNestedBefore(roots, unprotected, scan)
+	// The git directories whose submodules' and worktrees' git
+	// directories are checked after the run for new ones.
+	var tops []string
+	for _, r := range roots {
+		if fi, err := os.Lstat(filepath.Join(r, ".git")); err == nil && fi.IsDir() {
+			tops = append(tops, filepath.Join(r, ".git"))
+		}
+	}
+	for _, g := range c.GitDirs {
+		if filepath.IsAbs(g) {
+			tops = append(tops, filepath.Clean(g))
+		}
+	}
+	tops = append(tops, scan.gitDirs...)
+	return out, newNestedBefore(roots, unprotected, scan, tops)
 }
 
 // pathState is what a protected path was before the run.
