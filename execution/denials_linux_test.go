@@ -15,16 +15,26 @@ import (
 
 // allocProgram builds a Go program that allocates 64 MiB at a time, 48
 // times, touching every page: under a smaller memory limit the runtime's
-// small mmap fails ("fatal error: out of memory ...").
+// small mmap fails ("fatal error: out of memory ..."). With an argument
+// it allocates 3 GiB at once.
 func allocProgram(t *testing.T) string {
 	t.Helper()
 	goTool := needTool(t, "go")
 	dir := t.TempDir()
 	src := `package main
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+)
 
 func main() {
+	if len(os.Args) > 1 {
+		b := make([]byte, 3<<30)
+		b[len(b)-1] = 1
+		fmt.Println("ESCAPED: allocated 3 GiB at once")
+		return
+	}
 	var keep [][]byte
 	for i := 0; i < 48; i++ {
 		b := make([]byte, 64<<20)
@@ -81,6 +91,8 @@ func TestSandboxDenialsNamed(t *testing.T) {
 		// refusal shows in its output.
 		{"Go heap growth", alloc, 256, memory("out of memory"),
 			"[sandbox: allocation over the memory limit 256 MiB per process denied under workspace-write mode]"},
+		{"Go 3 GiB at once", alloc + " big", 0, memory("memory limit (2048 MiB per process, RLIMIT_DATA) refused an allocation of 30"),
+			"[sandbox: allocation over the memory limit 2048 MiB per process denied under workspace-write mode]"},
 		{"mknod", "mknod dev c 1 3; echo x > dev; ls -l dev", 0, syscall("mknod"), "[sandbox: syscall mknod"},
 		{"chroot", "chroot / /bin/true || echo refused", 0, syscall("chroot"), "[sandbox: syscall chroot denied under workspace-write mode]"},
 	} {
