@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -42,7 +43,12 @@ import (
 
 // slot is a kept confined thread with its PID namespace.
 type slot struct {
-	key     string
+	key string
+	// tmp is the directory of its runs' TMPDIRs, which only its ruleset
+	// grants ("": none); each run gets a new directory in it, and leaves
+	// it empty.
+	tmp     string
+	runs    int
 	reqs    chan startReq // closed to retire the slot
 	initPid int
 	gone    chan struct{} // closed once init is reaped and the thread ended
@@ -141,7 +147,34 @@ func (s *slot) retire() int {
 	_ = unix.Kill(s.initPid, unix.SIGKILL)
 	close(s.reqs)
 	<-s.gone
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
 	return n
+}
+
+// emptyTmp removes the run's TMPDIR and whatever else a run left in the
+// slot's directory of them (the next run finds nothing, as with a
+// directory of its own); false if something stays.
+func (s *slot) emptyTmp() bool {
+	if s.tmp == "" {
+		return true
+	}
+	f, err := os.Open(s.tmp)
+	if err != nil {
+		return false
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if os.RemoveAll(filepath.Join(s.tmp, n)) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // empty reports whether the slot's namespace holds nothing but init: init
@@ -155,13 +188,19 @@ func (s *slot) empty() bool {
 // moveTo moves what c recorded into dst.
 func (c *refusedCalls) moveTo(dst *refusedCalls) {
 	c.mu.Lock()
-	order, count := c.order, c.count
-	c.order, c.count = nil, nil
+	order, count, mem, memMax := c.order, c.count, c.mem, c.memMax
+	c.order, c.count, c.mem, c.memMax = nil, nil, 0, 0
 	c.mu.Unlock()
 	for _, name := range order {
 		for i := 0; i < count[name]; i++ {
 			dst.add(name)
 		}
+	}
+	if mem > 0 {
+		dst.mu.Lock()
+		dst.mem += mem
+		dst.memMax = max(dst.memMax, memMax)
+		dst.mu.Unlock()
 	}
 }
 
@@ -169,10 +208,13 @@ func (c *refusedCalls) moveTo(dst *refusedCalls) {
 // idle one, or one made for it. The run's end (endPidns) keeps the slot
 // when the run left its namespace empty and retires it otherwise.
 func (r *confinedRun) slotStart() (func() error, error) {
-	prefix := fmt.Sprintf("%v\x00%d\x00%d\x00%q\x00", r.cfg, r.ts.netns, r.ts.allowClone, r.mntnsKey) + r.etcIdentity()
+	prefix := fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00", r.cfg, r.ts.netns, r.ts.allowClone, r.ts.memLimit, r.mntnsKey) + r.etcIdentity()
 	id, err := ruleIdentity(r.flat, r.sup.ABI, r.ids)
 	if err != nil {
 		return nil, fmt.Errorf("landlock ruleset: %w", err)
+	}
+	if r.tmpParent != "" {
+		prefix += "tmp\x00"
 	}
 	s := slots.take(prefix + id)
 	if s == nil {
@@ -182,11 +224,40 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		}
 		// The slot is kept under what its rules hold (a path may have
 		// changed since ruleIdentity looked).
+		tmp := ""
+		if r.tmpParent != "" {
+			// A TMPDIR of the slot's own, which only its ruleset grants.
+			if tmp, err = os.MkdirTemp(r.tmpParent, "shellgate-tmp-"); err == nil {
+				err = tmpRule(fd, tmp, r.sup.ABI)
+			}
+			if err != nil {
+				unix.Close(fd)
+				if tmp != "" {
+					os.Remove(tmp)
+				}
+				return nil, fmt.Errorf("sandbox temp dir: %w", err)
+			}
+		}
 		ts := *r.ts
 		ts.fd, ts.flags, ts.cg = fd, flags, nil
 		if s, err = newSlot(prefix+built, &ts, r.bash); err != nil {
+			if tmp != "" {
+				os.Remove(tmp)
+			}
 			return nil, err
 		}
+		s.tmp = tmp
+	}
+	if s.tmp != "" {
+		s.runs++
+		tmp := filepath.Join(s.tmp, "run-"+strconv.Itoa(s.runs))
+		if err := os.Mkdir(tmp, 0o700); err != nil {
+			s.retire()
+			return nil, fmt.Errorf("sandbox temp dir: %w", err)
+		}
+		r.sets.read = append(r.sets.read, tmp)
+		r.sets.write = append(r.sets.write, tmp)
+		r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", tmp)
 	}
 	started := false
 	cmd, lim, cg := r.cmd, r.lim, r.ts.cg
@@ -195,7 +266,7 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		s.calls.moveTo(r.refused)
 		// The shell was waited for and the namespace is empty: nothing
 		// of this run is left in it.
-		if started && cmd.ProcessState != nil && s.empty() {
+		if started && cmd.ProcessState != nil && s.empty() && s.emptyTmp() {
 			if cg != nil {
 				// Every process of the command was in the namespace.
 				cg.empty = true
