@@ -616,7 +616,11 @@ func (r *confinedRun) workspaceWrite() error {
 		}
 	}
 	if linuxSandbox.mountns && r.sup.ABI < 9 {
-		ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), r.tmp))
+		inside := rootDirs(c)
+		if r.tmp != "" {
+			inside = append(inside, r.tmp) // (a slot's is empty now)
+		}
+		ts.sockets = outsideSockets(inside)
 	}
 	if len(ts.protect) > 0 && !linuxSandbox.mountns {
 		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"

@@ -250,7 +250,7 @@ func (r *confinedRun) slotStart() (func() error, error) {
 	}
 	if s.tmp != "" {
 		s.runs++
-		tmp := filepath.Join(s.tmp, "run-"+strconv.Itoa(s.runs))
+		tmp := filepath.Join(s.tmp, "shellgate-tmp-"+strconv.Itoa(s.runs))
 		if err := os.Mkdir(tmp, 0o700); err != nil {
 			s.retire()
 			return nil, fmt.Errorf("sandbox temp dir: %w", err)
