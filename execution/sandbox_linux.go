@@ -37,8 +37,11 @@ import (
 // the confined thread's credentials, and the caller's process is not
 // confined. A read-only ruleset is built once per set of directories,
 // and its confined thread stays, locked to a goroutine that does nothing
-// but start the commands of that ruleset. Nothing has to be found on disk, so a program that uses the
-// gate package as a library gets the same confinement.
+// but start the commands of that ruleset; as root (a PID namespace per
+// run), the thread with its namespaces is kept as a slot for the next
+// run of the same confinement (slot_linux.go). Nothing has to be found
+// on disk, so a program that uses the gate package as a library gets the
+// same confinement.
 //
 // The network is denied twice: Landlock's TCP rules (ABI 4 and later)
 // refuse every TCP bind and connect, and the command runs in a network

@@ -227,7 +227,7 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		tmp := ""
 		if r.tmpParent != "" {
 			// A TMPDIR of the slot's own, which only its ruleset grants.
-			if tmp, err = os.MkdirTemp(r.tmpParent, "shellgate-tmp-"); err == nil {
+			if tmp, err = newSlotDir(r.tmpParent); err == nil {
 				err = tmpRule(fd, tmp, r.sup.ABI)
 			}
 			if err != nil {
@@ -305,4 +305,32 @@ func (r *confinedRun) etcIdentity() string {
 		appendRuleIdentity(&b, p, 0, &st)
 	}
 	return b.String()
+}
+
+// sweptSlotDirs: this process removed, once, the slots' directories that
+// processes no longer running left behind.
+var sweptSlotDirs sync.Once
+
+// newSlotDir makes a slot's directory of TMPDIRs in parent, named with
+// this process's id: kept slots end with the process, their directories
+// are removed by the next process that makes one (sweepSlotDirs).
+func newSlotDir(parent string) (string, error) {
+	sweptSlotDirs.Do(func() { sweepSlotDirs(parent) })
+	return os.MkdirTemp(parent, "shellgate-slot-"+strconv.Itoa(os.Getpid())+"-")
+}
+
+// sweepSlotDirs removes the slot directories in parent of processes no
+// longer running (one whose id was reused is left alone).
+func sweepSlotDirs(parent string) {
+	dirs, _ := filepath.Glob(filepath.Join(parent, "shellgate-slot-*-*"))
+	for _, d := range dirs {
+		f := strings.Split(filepath.Base(d), "-")
+		pid, err := strconv.Atoi(f[2])
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := unix.Kill(pid, 0); errors.Is(err, unix.ESRCH) {
+			_ = os.RemoveAll(d)
+		}
+	}
 }
