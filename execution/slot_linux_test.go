@@ -174,3 +174,37 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestSlotTmpFresh runs two workspace-write commands one after the other
+// in one kept slot: the second's TMPDIR has another name, is empty and
+// private (0700) although the first left files in its TMPDIR and beside
+// it and opened its mode, and the first's TMPDIR is gone.
+func TestSlotTmpFresh(t *testing.T) {
+	needPidns(t)
+	dir := t.TempDir()
+	run := func(cmd string) string {
+		t.Helper()
+		out := runSpec(t, context.Background(), Spec{Command: cmd, Dir: dir, Timeout: time.Minute,
+			Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}}})
+		return out.Output.String()
+	}
+	first := strings.TrimSpace(run(`echo x > "$TMPDIR/left" && echo y > "$TMPDIR/../beside" && mkdir "$TMPDIR/d" && chmod 777 "$TMPDIR" && echo "$TMPDIR"`))
+	if exists(first) {
+		t.Errorf("the first run's TMPDIR %s is still there", first)
+	}
+	got := strings.Fields(run(`echo $$ "$TMPDIR"; stat -c %a "$TMPDIR"; { ls -A "$TMPDIR"; ls -A "$TMPDIR/.."; } | sed 's/^/ENTRY:/'`))
+	if len(got) < 3 {
+		t.Fatalf("second run: %q", got)
+	}
+	if got[0] == "2" {
+		t.Errorf("the second run did not reuse the slot ($$ is 2): the recycled TMPDIR is untested")
+	}
+	if got[1] == first || got[2] != "700" {
+		t.Errorf("second run: TMPDIR %s mode %s, want a new name (not %s) and 700", got[1], got[2], first)
+	}
+	for _, f := range got[3:] {
+		if strings.HasPrefix(f, "ENTRY:") && f != "ENTRY:"+filepath.Base(got[1]) {
+			t.Errorf("the second run sees %q left by the first", f)
+		}
+	}
+}
