@@ -1263,6 +1263,9 @@ func bindProtected(ps []protectedPath, sockets []string) error {
 	return nil
 }
 
+// lineBufs are outsideSockets' line buffers, reused across runs.
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
 // maxSockets bounds the unix sockets hidden from one command.
 const maxSockets = 4096
 
@@ -1280,7 +1283,9 @@ func outsideSockets(dirs []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(io.LimitReader(f, 16<<20))
-	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	buf := lineBufs.Get().(*[]byte)
+	defer lineBufs.Put(buf)
+	sc.Buffer(*buf, len(*buf))
 	for sc.Scan() && len(out) < maxSockets {
 		fields := strings.Fields(sc.Text())
 		if len(fields) < 8 {

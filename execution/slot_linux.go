@@ -363,3 +363,21 @@ func sweepSlotDirs(parent string) {
 		}
 	}
 }
+
+func init() { realPath = procRealPath }
+
+// procRealPath resolves p as the kernel does (every symlink, .. after
+// them) and reads the result back from the descriptor's /proc link.
+func procRealPath(p string) (string, error) {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlink("/proc/thread-self/fd/"+strconv.Itoa(fd), buf)
+	if err != nil || n <= 0 || n >= len(buf) || buf[0] != '/' {
+		return filepath.EvalSymlinks(p)
+	}
+	return string(buf[:n]), nil
+}

@@ -117,11 +117,16 @@ func safeToolchainDir(d, home string, denied func(string) bool) bool {
 		return false
 	}
 	// The real directory must pass as well (a symlink into ~/.ssh).
-	if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+	if real, err := realPath(d); err == nil && real != d {
 		return safeToolchainDir(real, home, denied)
 	}
 	return true
 }
+
+// realPath is filepath.EvalSymlinks (on Linux the kernel's own
+// resolution, read back from /proc: one lookup instead of one per path
+// component).
+var realPath = filepath.EvalSymlinks
 
 // goRootOf returns the GOROOT of the first go on path, when it is a Go
 // installation (bin/go beside src/runtime).
