@@ -205,6 +205,34 @@ func newPidsCgroup(max int) *pidsCgroup {
 	return &pidsCgroup{dir: dir, limit: max, refused0: pidsEventsMax(dir), events: -1}
 }
 
+// baseTasks is this process's cgroup's tasks file, kept open (nil: not
+// available).
+var baseTasks = sync.OnceValue(func() *os.File {
+	base := pidsCgroupBase()
+	if base == "" {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(base, "tasks"), os.O_WRONLY, 0)
+	if err != nil {
+		return nil
+	}
+	return f
+})
+
+// tasksFile opens the cgroup's tasks file for a thread to join it (see
+// joinFork); nil when it cannot, or when its pids.max leaves no room for
+// the joining thread beside the command.
+func (c *pidsCgroup) tasksFile() *os.File {
+	if c == nil || c.limit >= 0 && c.limit < 2 {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(c.dir, "tasks"), os.O_WRONLY, 0)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
 // join moves the calling thread into the cgroup (v1: tasks takes a
 // thread id); what it forks from then on is counted there.
 func (c *pidsCgroup) join() error {

@@ -312,6 +312,13 @@ func (r *confinedRun) slotStart() (func() error, error) {
 	return func() error {
 		ap := newApplier(lim)
 		ap.cg = cg
+		if leave := baseTasks(); leave != nil {
+			if ap.join = cg.tasksFile(); ap.join != nil {
+				// Born in the cgroup: nothing to move at its exec.
+				ap.leave, ap.cg = leave, nil
+				defer ap.join.Close()
+			}
+		}
 		err := s.start(cmd, ap)
 		started = err == nil
 		return err
