@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -244,6 +246,9 @@ var systemReadDirs = []string{
 	"/System", "/Library", "/private/etc", "/private/var/db/timezone", "/opt/homebrew", "/Applications/Xcode.app",
 }
 
+// macReadDirs are the entries of systemReadDirs that only macOS has.
+var macReadDirs = []string{"/System", "/Library", "/private/etc", "/private/var/db/timezone", "/opt/homebrew", "/Applications/Xcode.app"}
+
 // readDirs returns the directories a confined command may read: the
 // system directories, the absolute directories on PATH that are not the
 // file system root or the home directory itself (a toolchain in
@@ -292,6 +297,9 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		out = append(out, p)
 	}
 	for _, d := range systemReadDirs {
+		if runtime.GOOS != "darwin" && slices.Contains(macReadDirs, d) {
+			continue // looked for in vain on every run
+		}
 		add(d, false)
 	}
 	for _, kv := range env {

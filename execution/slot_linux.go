@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
 )
 
@@ -238,7 +239,8 @@ func (c *refusedCalls) moveTo(dst *refusedCalls) {
 // idle one, or one made for it. The run's end (endPidns) keeps the slot
 // when the run left its namespace empty and retires it otherwise.
 func (r *confinedRun) slotStart() (func() error, error) {
-	prefix := fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00", r.cfg, r.ts.netns, r.ts.allowClone, r.ts.memLimit, r.mntnsKey) + r.etcIdentity()
+	prefix := cfgString(r.cfg) + "\x00" + strconv.Itoa(r.ts.netns) + "\x00" + strconv.FormatUint(uint64(r.ts.allowClone), 16) + "\x00" +
+		strconv.FormatUint(r.ts.memLimit, 10) + "\x00" + r.mntnsKey + "\x00" + r.etcIdentity()
 	id, err := ruleIdentity(r.flat, r.sup.ABI, r.ids)
 	if err != nil {
 		return nil, fmt.Errorf("landlock ruleset: %w", err)
@@ -387,4 +389,17 @@ func procRealPath(p string) (string, error) {
 		return filepath.EvalSymlinks(p)
 	}
 	return string(buf[:n]), nil
+}
+
+// cfgStrings keeps the text of each Landlock config (there are a few).
+var cfgStrings sync.Map // landlock.Config -> string
+
+// cfgString is fmt.Sprint(cfg), made once per config.
+func cfgString(cfg landlock.Config) string {
+	if v, ok := cfgStrings.Load(cfg); ok {
+		return v.(string)
+	}
+	s := fmt.Sprint(cfg)
+	cfgStrings.Store(cfg, s)
+	return s
 }
