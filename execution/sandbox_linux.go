@@ -1291,6 +1291,13 @@ func bindProtected(ps []protectedPath, sockets []string) error {
 	return nil
 }
 
+// unixSockets is the host's /proc/net/unix, kept open by outsideSockets.
+var unixSockets struct {
+	sync.Mutex
+	f   *os.File
+	pid int
+}
+
 // lineBufs are outsideSockets' line buffers, reused across runs.
 var lineBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
@@ -1302,12 +1309,21 @@ const maxSockets = 4096
 func outsideSockets(dirs []string) []string {
 	// This thread's view: /proc/self/net is the main thread's, which may
 	// have been left in the sandbox's network namespace (a locked thread
-	// that ends on the main thread is kept, not ended).
-	f, err := os.Open("/proc/thread-self/net/unix")
-	if err != nil {
+	// that ends on the main thread is kept, not ended). The file is kept
+	// open (it stays the host's namespace's) and read again from its
+	// start: opening it costs more than reading it.
+	unixSockets.Lock()
+	defer unixSockets.Unlock()
+	f := unixSockets.f
+	if f == nil || unixSockets.pid != os.Getpid() {
+		var err error
+		if f, err = os.Open("/proc/thread-self/net/unix"); err != nil {
+			return nil
+		}
+		unixSockets.f, unixSockets.pid = f, os.Getpid()
+	} else if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil
 	}
-	defer f.Close()
 	var out []string
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(io.LimitReader(f, 16<<20))
