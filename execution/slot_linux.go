@@ -5,6 +5,7 @@ package execution
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +51,7 @@ type slot struct {
 	// which is gone after the run: emptied, and renamed to spareTmp for
 	// the next run (a rename costs a tenth of a mkdir and rmdir).
 	tmp     string
+	tmpDir  *os.File // tmp, open (nil: none)
 	cur     string
 	runs    int
 	reqs    chan startReq // closed to retire the slot
@@ -153,6 +155,9 @@ func (s *slot) retire() int {
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
 	}
+	if s.tmpDir != nil {
+		s.tmpDir.Close()
+	}
 	return n
 }
 
@@ -179,12 +184,20 @@ func (s *slot) emptyTmp() bool {
 		return true
 	}
 	clear := func(dir string, keep string) bool {
-		f, err := os.Open(dir)
-		if err != nil {
-			return false
+		var names []string
+		var err error
+		if dir == s.tmp && s.tmpDir != nil {
+			if _, err = s.tmpDir.Seek(0, io.SeekStart); err == nil {
+				names, err = s.tmpDir.Readdirnames(-1)
+			}
+		} else {
+			f, oerr := os.Open(dir)
+			if oerr != nil {
+				return false
+			}
+			names, err = f.Readdirnames(-1)
+			f.Close()
 		}
-		names, err := f.Readdirnames(-1)
-		f.Close()
 		if err != nil {
 			return false
 		}
@@ -279,6 +292,9 @@ func (r *confinedRun) slotStart() (func() error, error) {
 			return nil, err
 		}
 		s.tmp = tmp
+		if tmp != "" {
+			s.tmpDir, _ = os.Open(tmp)
+		}
 	}
 	if s.tmp != "" {
 		tmp, err := s.nextTmp()
