@@ -301,7 +301,7 @@ func TestSandboxEscapes(t *testing.T) {
 func runEscapes(t *testing.T) {
 	needLandlock(t)
 	sup := testRunner.SandboxSupport()
-	t.Logf("uid %d: support %+v", os.Getuid(), sup)
+	t.Logf("uid %d: support %+v (mount namespace: %q, PID namespace: %q, helper: %q)", os.Getuid(), sup, linuxSandbox.mountnsErr, linuxSandbox.pidnsErr, linuxSandbox.helperErr)
 	var summary []string
 	for i, row := range escRows {
 		t.Run(row.name, func(t *testing.T) {
