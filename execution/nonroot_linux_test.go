@@ -338,3 +338,13 @@ func runEscapes(t *testing.T) {
 	}
 	t.Logf("escapes as uid %d:\n%s", os.Getuid(), strings.Join(summary, "\n"))
 }
+
+// TestPackageAsUser runs this package's tests (but the escapes, which
+// TestSandboxEscapes runs as both) as a fresh unprivileged user, when the
+// tests run as root: the confinement developers get is the one tested.
+func TestPackageAsUser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the package's tests again")
+	}
+	asuser.RunTests(t, ".", []string{"TestSandboxEscapes"}, nil)
+}

@@ -61,6 +61,35 @@ func Run(t *testing.T, setup func(t *testing.T, u *User)) bool {
 	if os.Getuid() != 0 || os.Getenv(childEnv) == "1" {
 		return false
 	}
+	var run []string
+	for _, part := range strings.Split(t.Name(), "/") {
+		run = append(run, "^"+regexp.QuoteMeta(part)+"$")
+	}
+	reexec(t, setup, "-test.run="+strings.Join(run, "/"))
+	return true
+}
+
+// RunTests, in a test process that runs as root, runs the tests of this
+// test binary that the -test.run pattern run matches, but the calling
+// test and the top-level tests named in skip, as a fresh unprivileged
+// user, as Run runs one; their verdict is the calling test's. Anywhere
+// else it skips the calling test: the tests run as this user anyway.
+func RunTests(t *testing.T, run string, skip []string, setup func(t *testing.T, u *User)) {
+	t.Helper()
+	if os.Getuid() != 0 || os.Getenv(childEnv) == "1" {
+		t.Skip("not root: the tests run as this user anyway")
+	}
+	skips := "^(" + regexp.QuoteMeta(t.Name())
+	for _, n := range skip {
+		skips += "|" + regexp.QuoteMeta(n)
+	}
+	reexec(t, setup, "-test.run="+run, "-test.skip="+skips+")$")
+}
+
+// reexec runs this test binary with args as a fresh user and makes its
+// verdict t's.
+func reexec(t *testing.T, setup func(t *testing.T, u *User), args ...string) {
+	t.Helper()
 	u := newUser(t)
 	if setup != nil {
 		setup(t, u)
@@ -73,11 +102,7 @@ func Run(t *testing.T, setup func(t *testing.T, u *User)) bool {
 	if err := copyFile(exe, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var run []string
-	for _, part := range strings.Split(t.Name(), "/") {
-		run = append(run, "^"+regexp.QuoteMeta(part)+"$")
-	}
-	cmd := u.Command(childDir(u), bin, "-test.run="+strings.Join(run, "/"), "-test.v", "-test.count=1", "-test.timeout=20m")
+	cmd := u.Command(childDir(u), bin, append(args, "-test.v", "-test.count=1", "-test.timeout=20m")...)
 	cmd.Env = append(append([]string{}, u.Env...), childEnv+"=1")
 	cmd.SysProcAttr.Setpgid = true
 	out, err := cmd.StdoutPipe()
@@ -102,13 +127,12 @@ func Run(t *testing.T, setup func(t *testing.T, u *User)) bool {
 	text := all.String()
 	switch {
 	case strings.Contains(text, "testing: warning: no tests to run"):
-		t.Fatalf("the re-executed test binary found no test %q", t.Name())
+		t.Fatalf("the re-executed test binary found no test for %q", args)
 	case err != nil:
 		t.Fatalf("the test, run as uid %d, failed: %v", u.UID, err)
 	case strings.Contains(text, "--- SKIP: "+t.Name()+" "):
 		t.Skipf("the test, run as uid %d, was skipped", u.UID)
 	}
-	return true
 }
 
 // newUser makes a fresh user's directory, home and environment; the
