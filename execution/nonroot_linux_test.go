@@ -210,6 +210,22 @@ var escRows = []escRow{
 		escaped: func(_ *escWorld, out string) (bool, string) {
 			return strings.Contains(out, "USERNS") || strings.Contains(out, "NETNS") || strings.Contains(out, "MNTNS"), "unshare worked"
 		}},
+	{name: "clone(CLONE_NEWUSER|CLONE_NEWNET) directly", need: escPython,
+		script: func(*escWorld) string {
+			// clone(2) itself (x86-64 and arm64 take flags first), not unshare(2).
+			return escPython + ` -c '
+import ctypes, os, platform
+nr = {"x86_64": 56, "aarch64": 220}[platform.machine()]
+libc = ctypes.CDLL(None, use_errno=True)
+pid = libc.syscall(nr, 0x10000000 | 0x40000000 | 17, 0, 0, 0, 0)
+if pid == 0:
+    os._exit(0)
+if pid > 0:
+    os.waitpid(pid, 0); print("CLONED")
+else:
+    print("refused", os.strerror(ctypes.get_errno()))'`
+		},
+		escaped: outHas("CLONED", "a child was cloned into new user and network namespaces")},
 	{name: "chroot", need: "chroot", script: func(*escWorld) string { return "chroot / /bin/true && echo CHROOTED" },
 		escaped: outHas("CHROOTED", "chroot / succeeded")},
 	{name: "mknod a device, write through it",
