@@ -148,19 +148,14 @@ func helperMain(cfgFD string, argv []string) int {
 		return fail(fmt.Errorf("no_new_privs: %w", err))
 	}
 	refused := &refusedCalls{}
-	supervised := make(chan struct{})
 	if seccompAvailable {
 		lfd, err := installSeccomp(0, cfg.Notify)
 		if err != nil {
 			return fail(err)
 		}
 		if lfd >= 0 {
-			go func() { superviseSeccomp(lfd, refused); close(supervised) }()
-		} else {
-			close(supervised)
+			go superviseSeccomp(lfd, refused)
 		}
-	} else {
-		close(supervised)
 	}
 	if err := ll.LandlockRestrictSelf(cfg.Ruleset, cfg.Flags); err != nil {
 		return fail(fmt.Errorf("landlock_restrict_self: %w", err))
@@ -193,12 +188,9 @@ func helperMain(cfgFD string, argv []string) int {
 		}
 	}
 	_ = sh.Wait()
-	// The filter's supervisor ends when no process uses the filter; one
-	// the shell left running keeps it, so a short wait suffices.
-	select {
-	case <-supervised:
-	case <-time.After(20 * time.Millisecond):
-	}
+	// The supervisor records a refusal before it answers it, so the
+	// shell's are all in (it never ends before this process: this
+	// thread has the filter too).
 	refused.mu.Lock()
 	for _, name := range refused.order {
 		fmt.Fprintf(report, "refused %d %s\n", refused.count[name], name)
