@@ -111,6 +111,48 @@ type Catalog struct {
 	byName   map[string]*Program
 	harmEnv  map[string]bool
 	harmVars map[string]bool
+	// lazy: the programs are indexed by name at load and each is built
+	// when first looked up (lazyBuild), for the embedded catalog, which
+	// the tests validate whole: a single check looks up a few of its
+	// hundreds of programs, and building them all was most of its load.
+	lazy bool
+}
+
+// lazyBuild builds one top-level program of a lazy catalog, with its
+// subcommands, once: when it or one of its subcommands is first used.
+type lazyBuild struct {
+	once sync.Once
+	top  *Program
+	errs []error
+}
+
+// do builds the program once and returns what was wrong with it.
+func (l *lazyBuild) do() []error {
+	l.once.Do(func() { l.errs = l.top.build(l.top.Name) })
+	return l.errs
+}
+
+// setLazy makes p and its subcommands built by l.
+func (p *Program) setLazy(l *lazyBuild) {
+	p.lazy = l
+	for _, s := range p.Subcommands {
+		if s != nil {
+			s.setLazy(l)
+		}
+	}
+}
+
+// ready returns p built, or nil when it is nil or does not build (never
+// for the embedded catalog, which the tests validate): a program that
+// cannot be built is unknown, and an unknown program is asked about.
+func (p *Program) ready() *Program {
+	if p == nil || p.lazy == nil {
+		return p
+	}
+	if len(p.lazy.do()) > 0 {
+		return nil
+	}
+	return p
 }
 
 // Program is one program's spec. Subcommands are Programs too.
@@ -257,6 +299,8 @@ type Program struct {
 	risky    bool
 	cmdRole  bool
 	parent   *Program
+	// lazy is set on the programs of a lazy catalog (Catalog.lazy).
+	lazy *lazyBuild
 
 	// Exit says what the program's exit statuses mean, by status or range
 	// ("1", "128", "1-100"): see ExitMeaning. A subcommand has its
@@ -485,7 +529,7 @@ var (
 // embedded file is broken, which the tests rule out.
 func DefaultCatalog() *Catalog {
 	defaultOnce.Do(func() {
-		defaultCat, defaultErr = parseCatalogBin(defaultCatalogBin, "catalog.bin")
+		defaultCat, defaultErr = parseCatalogBin(defaultCatalogBin, "catalog.bin", true)
 	})
 	if defaultErr != nil {
 		panic("classify: embedded catalog: " + defaultErr.Error())
@@ -532,14 +576,14 @@ func (c *Catalog) Extend(ext *Catalog) (*Catalog, error) {
 
 // Lookup returns the spec for a program name, or nil.
 func (c *Catalog) Lookup(name string) *Program {
-	return c.byName[name]
+	return c.byName[name].ready()
 }
 
 // LookupIn returns the program spec of name in dialect d, or nil: an entry
 // restricted to other shells (Program.Shells) is not there. In
 // DialectUnknown only unrestricted entries are.
 func (c *Catalog) LookupIn(name string, d Dialect) *Program {
-	p := c.byName[name]
+	p := c.byName[name].ready()
 	if p == nil || len(p.Shells) == 0 {
 		return p
 	}
@@ -570,6 +614,9 @@ func (p *Program) names(yield func(string) bool) {
 
 // Sub returns the subcommand spec, or nil.
 func (p *Program) Sub(name string) *Program {
+	if p = p.ready(); p == nil {
+		return nil
+	}
 	if s := p.subIndex[name]; s != nil || len(p.subMatch) == 0 {
 		return s
 	}
@@ -582,14 +629,25 @@ func (p *Program) Sub(name string) *Program {
 }
 
 // HasOption reports whether the program knows the option spelling.
-func (p *Program) HasOption(name string) bool { return p.optIndex[name] != nil }
+func (p *Program) HasOption(name string) bool { return p.ready() != nil && p.optIndex[name] != nil }
 
 // Validate checks the catalog: no unknown effect, role, category or carries
 // names, no duplicate programs or option spellings, every dangerous option
 // documented, every regexp valid, and every option or operand that runs
 // something says whether it carries code (carries), so that a grant never
 // puts a wildcard over code.
-func (c *Catalog) Validate() error { return c.build() }
+func (c *Catalog) Validate() error {
+	if !c.lazy {
+		return c.build()
+	}
+	var errs []error
+	for _, p := range c.Programs {
+		if p != nil && p.lazy != nil {
+			errs = append(errs, p.lazy.do()...)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 func (c *Catalog) build() error {
 	var errs []error
@@ -623,7 +681,16 @@ func (c *Catalog) build() error {
 			}
 			c.byName[n] = p
 		}
-		errs = append(errs, p.build(p.Name)...)
+		switch {
+		case p.lazy != nil:
+			// Shared with a lazy catalog (Extend): built once, by
+			// whichever uses it first.
+			errs = append(errs, p.lazy.do()...)
+		case c.lazy:
+			p.setLazy(&lazyBuild{top: p})
+		default:
+			errs = append(errs, p.build(p.Name)...)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -213,9 +213,11 @@ func (f binField) set(v reflect.Value) bool {
 	return !v.IsZero()
 }
 
-// parseCatalogBin decodes the binary form of a catalog and validates it.
+// parseCatalogBin decodes the binary form of a catalog and validates it
+// (lazy: indexes it by name and builds each program when first looked up;
+// see Catalog.lazy).
 // The catalog's strings are data's: data is not copied.
-func parseCatalogBin(data, name string) (*Catalog, error) {
+func parseCatalogBin(data, name string, lazy bool) (*Catalog, error) {
 	bt, sum, err := catalogBinType()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -236,6 +238,7 @@ func parseCatalogBin(data, name string) (*Catalog, error) {
 	if d.err != nil {
 		return nil, fmt.Errorf("%s: %w", name, d.err)
 	}
+	c.lazy = lazy
 	if err := c.build(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

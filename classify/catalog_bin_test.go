@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/token"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -133,7 +134,7 @@ func TestCatalogBinSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := parseCatalogBin(string(smallCatalogBin(t)), "small.bin")
+	got, err := parseCatalogBin(string(smallCatalogBin(t)), "small.bin", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestCatalogBinCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := parseCatalogBin(tt.data, "catalog.bin")
+			c, err := parseCatalogBin(tt.data, "catalog.bin", false)
 			if err == nil {
 				t.Fatalf("parsed: %d programs", len(c.Programs))
 			}
@@ -187,7 +188,7 @@ func TestCatalogBinCorrupt(t *testing.T) {
 func FuzzCatalogBin(f *testing.F) {
 	f.Add(smallCatalogBin(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := parseCatalogBin(string(data), "catalog.bin")
+		c, err := parseCatalogBin(string(data), "catalog.bin", false)
 		if err != nil {
 			return
 		}
@@ -195,7 +196,7 @@ func FuzzCatalogBin(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c2, err := parseCatalogBin(string(again), "again.bin"); err != nil {
+		if c2, err := parseCatalogBin(string(again), "again.bin", false); err != nil {
 			t.Fatalf("re-encoded catalog does not load: %v", err)
 		} else if diff := cmp.Diff(c, c2, exportedOnly); diff != "" {
 			t.Fatalf("(-first +again):\n%s", diff)
@@ -228,9 +229,94 @@ func BenchmarkLoadCatalog(b *testing.B) {
 	})
 	b.Run("bin", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := parseCatalogBin(defaultCatalogBin, "catalog.bin"); err != nil {
+			if _, err := parseCatalogBin(defaultCatalogBin, "catalog.bin", false); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+	// bin-lazy is how DefaultCatalog loads it, with the programs a check
+	// of `git status | grep x` looks up built.
+	b.Run("bin-lazy", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			c, err := parseCatalogBin(defaultCatalogBin, "catalog.bin", true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if c.Lookup("git") == nil || c.Lookup("grep") == nil {
+				b.Fatal("git or grep missing")
+			}
+		}
+	})
+}
+
+// TestLazyCatalog checks the lazy load of the embedded catalog against
+// the whole build: every program it looks up is the one the whole build
+// makes, Validate builds and checks them all, lookups from many
+// goroutines at once build each program once, and a program that does
+// not build is not found (an unknown program is asked about) while
+// Validate reports it.
+func TestLazyCatalog(t *testing.T) {
+	whole, err := parseCatalogBin(defaultCatalogBin, "catalog.bin", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := parseCatalogBin(defaultCatalogBin, "catalog.bin", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, p := range whole.Programs {
+				lazy.LookupIn(p.Name, DialectZsh)
+			}
+		}()
+	}
+	wg.Wait()
+	// A program reached through Programs, not looked up, builds on its
+	// first use too.
+	fresh, err := parseCatalogBin(defaultCatalogBin, "catalog.bin", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range whole.Programs {
+		q := fresh.Programs[i]
+		for _, s := range p.Subcommands {
+			if (q.Sub(s.Name) == nil) || q.HasOption("--help") != p.HasOption("--help") {
+				t.Errorf("%s %s: not found on a program reached through Programs", p.Name, s.Name)
+			}
+		}
+	}
+	for _, p := range whole.Programs {
+		got := lazy.Lookup(p.Name)
+		if got == nil {
+			t.Fatalf("lazy catalog has no %s", p.Name)
+		}
+		for _, name := range []string{"-n", "--help", "-r", "log", "status"} {
+			if got.HasOption(name) != p.HasOption(name) || (got.Sub(name) == nil) != (p.Sub(name) == nil) {
+				t.Errorf("%s: option or subcommand %s differs between the lazy and the whole build", p.Name, name)
+			}
+		}
+	}
+	if err := lazy.Validate(); err != nil {
+		t.Fatalf("Validate of the lazy catalog: %v", err)
+	}
+
+	broken, err := parseCatalogBin(defaultCatalogBin, "catalog.bin", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := broken.byName["grep"]
+	p.Syntax = "no-such-syntax"
+	if broken.Lookup("grep") != nil {
+		t.Error("a program that does not build was found")
+	}
+	if err := broken.Validate(); err == nil || !strings.Contains(err.Error(), "no-such-syntax") {
+		t.Errorf("Validate = %v, want the unknown syntax named", err)
+	}
+	if broken.Lookup("cat") == nil {
+		t.Error("cat, which builds, was not found")
+	}
 }

@@ -250,7 +250,7 @@ func (p *Program) optionSpec(name string) *OptSpec {
 // subcommand). A meaning whose options (when) are not among opts does not
 // apply. The message is returned with {code} replaced.
 func (p *Program) ExitMeaningOf(code int, opts []Opt) (ExitMeaning, bool) {
-	for q := p; q != nil; q = q.parent {
+	for q := p.ready(); q != nil; q = q.parent {
 		for _, r := range q.exits { // those with options first
 			if code < r.lo || code > r.hi || !q.whenGiven(r.m.When, opts) {
 				continue

@@ -25,7 +25,9 @@
 // (ToolchainDirs) and the system's program and library directories),
 // workspace-write (writes only in the roots, a private TMPDIR and the
 // per-user build caches, SandboxCacheDir; the files other programs run
-// later, ProtectedNames and ProtectedGitNames, stay read-only) or
+// later, ProtectedNames and ProtectedGitNames, stay read-only, at a
+// root's top and beneath it, and those a command makes beneath it are
+// moved aside after the run) or
 // full-access (no confinement), with no network unless the Confinement
 // allows it. On Linux this is Landlock (the best ABI the kernel offers)
 // applied from a locked, throwaway OS thread that then forks the shell,
@@ -39,5 +41,6 @@
 // does not start the command. An operation the sandbox refused is listed
 // in Outcome.Sandbox and marked in the output by a SandboxMarker line: a
 // system call the seccomp filter refused by name (the filter reports it),
-// a file by what the output says.
+// an allocation the memory limit refused by the limit, a protected path
+// the command made by its name, a file by what the output says.
 package execution

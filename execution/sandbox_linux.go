@@ -344,6 +344,9 @@ type threadSetup struct {
 	// refused, when set, collects what the seccomp filter refused (a
 	// per-run thread's filter has a supervisor); nil: EPERM, unrecorded.
 	refused *refusedCalls
+	// memLimit is the command's RLIMIT_DATA in bytes (0: none): the
+	// filter refuses, by name, a single allocation beyond it.
+	memLimit uint64
 }
 
 // prepareConfined returns the function that starts cmd under c, the
@@ -434,7 +437,7 @@ func (r *confinedRun) prepare() (func() error, error) {
 			return nil, err
 		}
 	}
-	r.sets.write = r.writable
+	r.sets.write = append(r.sets.write, r.writable...)
 	if len(r.writable) > 0 {
 		r.rules = append(r.rules, landlock.PathAccess(rwNoDevices, r.writable...))
 		r.flat.add(uint64(rwNoDevices), false, r.writable...)
@@ -445,13 +448,17 @@ func (r *confinedRun) prepare() (func() error, error) {
 	}
 	r.lim = r.c.Limits.withDefaults()
 	r.info.Limits = &r.lim
+	r.sets.memoryMB = r.lim.MemoryMB
+	if r.lim.MemoryMB > 0 {
+		r.ts.memLimit, r.refused.memLimitMB = uint64(r.lim.MemoryMB)<<20, r.lim.MemoryMB
+	}
 	// A read-only ruleset is kept, with a confined thread that starts
 	// every command of that ruleset: building the ruleset and a thread
 	// per command is most of what confinement costs. Its commands share
 	// the thread's pids cgroup.
 	key := ""
 	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns && !r.ts.helper {
-		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.sets.read, r.sets.write)
+		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.lim.MemoryMB, r.sets.read, r.sets.write)
 		if w := rulesets.get(key); w != nil {
 			return r.keptStart(w), nil
 		}
@@ -559,9 +566,9 @@ func absDirs(list []string) []string {
 // exist and watched after the run, and the outside sockets hidden.
 func (r *confinedRun) workspaceWrite() error {
 	c, ts := r.c, r.ts
-	// Each run's TMPDIR lies in one directory of this user's, which
-	// the ruleset grants: the ruleset stays the same from run to run
-	// and is kept (see rulesetFDs).
+	// Each run's TMPDIR is a directory of its own in one directory of
+	// this user's; the ruleset grants this run's only (tmpRule), so that
+	// runs at the same time do not see each other's temp files.
 	parent, err := sandboxTmpParent()
 	if err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)
@@ -569,14 +576,16 @@ func (r *confinedRun) workspaceWrite() error {
 	if r.tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)
 	}
-	r.writable = append(append(r.writable, rootDirs(c)...), parent)
-	r.sets.read = append(r.sets.read, parent)
+	r.writable = append(r.writable, rootDirs(c)...)
+	r.sets.read = append(r.sets.read, r.tmp)
+	r.sets.write = append(r.sets.write, r.tmp)
 	r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", r.tmp)
 	// The protected paths: those that exist (and are no symlink) are
 	// bound read-only in a mount namespace of the command's own; all
 	// are checked after the run (one that appeared is moved aside).
 	var watch []string
-	for _, p := range protectedPaths(c) {
+	prot, nested := protectedPathsScan(c)
+	for _, p := range prot {
 		watch = append(watch, p.path)
 		if !p.pin {
 			r.sets.protected = append(r.sets.protected, p.path)
@@ -590,6 +599,7 @@ func (r *confinedRun) workspaceWrite() error {
 		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
 	}
 	r.g = newGuard(watch, q)
+	r.g.nested = nested
 	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
 		ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), r.tmp))
 	}
@@ -682,12 +692,15 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 	var rk string
 	var fd int
 	var flags uint32
-	if !ts.pidns && !ts.helper {
+	// A run with a TMPDIR of its own gets a ruleset of its own: a kept
+	// one is shared (and so does one the helper adds its procfs to).
+	own := ts.pidns || ts.helper || r.tmp != ""
+	if !own {
 		rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
 		fd, flags, kept = rulesetFDs.get(rk)
 	}
 	built := false
-	if ts.pidns || ts.helper {
+	if own {
 		// The ruleset gets this run's procfs: one of its own, built
 		// from descriptors kept open (opening every path is most of
 		// what a ruleset costs).
@@ -704,8 +717,14 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 		if fd < 0 {
 			return false, errors.New("landlock: nothing to restrict")
 		}
-		if key == "" && !ts.pidns && !ts.helper {
+		if key == "" && !own {
 			kept = rulesetFDs.put(rk, fd, flags)
+		}
+	}
+	if r.tmp != "" {
+		if err := tmpRule(fd, r.tmp, r.sup.ABI); err != nil {
+			unix.Close(fd)
+			return false, err
 		}
 	}
 	ts.fd, ts.flags = fd, flags
@@ -717,6 +736,22 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 		ts.fd = fd
 	}
 	return kept, nil
+}
+
+// tmpRule grants, in the ruleset fd (the run's own), the run's TMPDIR
+// tmp as a writable directory, through a descriptor opened for this run
+// only (pathFDs keeps descriptors for good).
+func tmpRule(fd int, tmp string, abi int) error {
+	p, err := unix.Open(tmp, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	defer unix.Close(p)
+	attr := ll.PathBeneathAttr{AllowedAccess: uint64(rwNoDevices) & handledFS(abi), ParentFd: p}
+	if err := ll.LandlockAddPathBeneathRule(fd, &attr, 0); err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	return nil
 }
 
 // starter returns the function that starts the command from a confined
@@ -1077,7 +1112,7 @@ func confineThread(ts *threadSetup, bash string) (init *exec.Cmd, err error) {
 		return init, fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
 	if seccompAvailable {
-		fd, err := installSeccomp(ts.allowClone, ts.refused != nil)
+		fd, err := installSeccomp(ts.allowClone, ts.refused != nil, ts.memLimit)
 		if err != nil {
 			return init, fmt.Errorf("sandbox: %w", err)
 		}

@@ -70,6 +70,9 @@ type helperConfig struct {
 	End     int    `json:"end"`
 	// Notify: refusals go to a supervisor (recorded); else plain EPERM.
 	Notify bool `json:"notify"`
+	// MemLimit is the command's RLIMIT_DATA in bytes (0: none), for the
+	// seccomp filter (installSeccomp).
+	MemLimit uint64 `json:"mem_limit,omitempty"`
 	// Probe: set up, start the shell with ":" and report, nothing else.
 	Probe bool `json:"probe,omitempty"`
 }
@@ -149,7 +152,7 @@ func helperMain(cfgFD string, argv []string) int {
 	}
 	refused := &refusedCalls{}
 	if seccompAvailable {
-		lfd, err := installSeccomp(0, cfg.Notify)
+		lfd, err := installSeccomp(0, cfg.Notify, cfg.MemLimit)
 		if err != nil {
 			return fail(err)
 		}
@@ -192,6 +195,9 @@ func helperMain(cfgFD string, argv []string) int {
 	// shell's are all in (it never ends before this process: this
 	// thread has the filter too).
 	refused.mu.Lock()
+	if refused.mem > 0 {
+		fmt.Fprintf(report, "memory %d %d\n", refused.mem, refused.memMax)
+	}
 	for _, name := range refused.order {
 		fmt.Fprintf(report, "refused %d %s\n", refused.count[name], name)
 	}
@@ -343,6 +349,14 @@ func (h *helperRun) started(refused *refusedCalls) {
 				for i := 0; i < c && i < 1<<20; i++ {
 					refused.add(name)
 				}
+			case "memory":
+				n, size, _ := strings.Cut(rest, " ")
+				c, _ := strconv.Atoi(n)
+				m, _ := strconv.ParseUint(size, 10, 64)
+				refused.mu.Lock()
+				refused.mem += c
+				refused.memMax = max(refused.memMax, m)
+				refused.mu.Unlock()
 			case "error":
 				h.errLine = rest
 			}
@@ -450,6 +464,7 @@ func (r *confinedRun) wrapHelper(start func() error) func() error {
 	cmd, ts, refused := r.cmd, r.ts, r.refused
 	r.endPidns = h.end
 	return func() error {
+		h.cfg.MemLimit = ts.memLimit
 		if err := h.start(cmd, ts.fd, ts.flags); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
