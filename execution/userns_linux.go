@@ -5,7 +5,6 @@ package execution
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -251,6 +250,7 @@ type helperRun struct {
 	done    chan struct{} // the report was read to its end
 	reading bool          // started: the report is being read
 	init    int
+	initFD  int // a pidfd of init; -1: none
 	errLine string
 }
 
@@ -260,7 +260,7 @@ type helperRun struct {
 // handle whose start runs right before the command starts and whose end
 // runs when the run is over.
 func useHelper(cmd *exec.Cmd, ps []protectedPath, sockets []string, network bool) *helperRun {
-	h := &helperRun{done: make(chan struct{})}
+	h := &helperRun{done: make(chan struct{}), initFD: -1}
 	for _, p := range ps {
 		h.cfg.Protect = append(h.cfg.Protect, helperPath{p.path, p.pin})
 	}
@@ -343,6 +343,11 @@ func (h *helperRun) started(refused *refusedCalls) {
 			switch kind {
 			case "init":
 				h.init, _ = strconv.Atoi(rest)
+				if h.init > 0 {
+					if fd, err := unix.PidfdOpen(h.init, 0); err == nil {
+						h.initFD = fd
+					}
+				}
 			case "refused":
 				n, name, _ := strings.Cut(rest, " ")
 				c, _ := strconv.Atoi(n)
@@ -384,33 +389,29 @@ func (h *helperRun) end() int {
 	if h.init > 0 {
 		n = nsProcesses(h.init)
 	}
-	h.endW.Close()
-	if h.init > 0 {
-		// The init ends once it read the end; the kernel then kills the
-		// rest of the namespace. Adopted by this process (a subreaper),
-		// it is reaped here; else whoever adopted it reaps it.
-		for i := 0; i < 200; i++ {
-			var ws unix.WaitStatus
-			if p, err := unix.Wait4(h.init, &ws, unix.WNOHANG|unix.WALL, nil); p == h.init || errors.Is(err, unix.ECHILD) {
-				if p == h.init || !alive(h.init) {
-					break
-				}
+	if h.initFD >= 0 {
+		// The init's end ends the namespace: the kernel kills the rest,
+		// and the init has ended (its pidfd reads) once they are gone.
+		_ = unix.PidfdSendSignal(h.initFD, unix.SIGKILL, nil, 0)
+	}
+	h.endW.Close() // (the init also ends when this process does)
+	if h.initFD >= 0 {
+		pfd := []unix.PollFd{{Fd: int32(h.initFD), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(pfd, 5000); err != unix.EINTR {
+				break
 			}
-			time.Sleep(time.Millisecond)
 		}
+		// Adopted by this process (a subreaper), it is reaped here; else
+		// whoever adopted it reaps it.
+		var ws unix.WaitStatus
+		_, _ = unix.Wait4(h.init, &ws, unix.WNOHANG|unix.WALL, nil)
+		unix.Close(h.initFD)
+		h.initFD = -1
 	}
 	return n
 }
 
-// alive reports whether pid is a process that is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
-}
 
 // lockedFlags are the flags of the mount fd is on that a remount must
 // keep: in a user namespace the mounts it inherited are locked, and a
