@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -363,4 +364,50 @@ func TestPackageAsUser(t *testing.T) {
 		t.Skip("runs the package's tests again")
 	}
 	asuser.RunTests(t, ".", []string{"TestSandboxEscapes"}, nil)
+}
+
+// TestSandboxWithoutHelper: where the helper cannot run (user
+// namespaces turned off), an unprivileged user's command still runs
+// confined, and the result and SandboxSupport say what it lacks: the
+// protected paths only checked after the run, no PID namespace. Run as a
+// fresh unprivileged user (the helper's state is set as a failed probe
+// leaves it).
+func TestSandboxWithoutHelper(t *testing.T) {
+	needLandlock(t)
+	if asuser.Run(t, nil) {
+		return
+	}
+	if linuxSandbox.mountns {
+		t.Skip("a mount namespace of its own here: the helper is not used")
+	}
+	sup := testRunner.SandboxSupport()
+	if !linuxSandbox.helper {
+		t.Fatalf("the helper did not start for uid %d: %s", os.Getuid(), linuxSandbox.helperErr)
+	}
+	if slices.ContainsFunc(sup.Missing, func(m string) bool { return strings.HasPrefix(m, "mountns") || strings.HasPrefix(m, "pidns") }) {
+		t.Errorf("with the helper, Missing still lists a namespace: %q", sup.Missing)
+	}
+	saved := linuxSandbox.helper
+	linuxSandbox.helper = false
+	defer func() { linuxSandbox.helper = saved }()
+	if m := missingProtections(); !slices.ContainsFunc(m, func(m string) bool { return strings.HasPrefix(m, "mountns: ") }) ||
+		!slices.ContainsFunc(m, func(m string) bool { return strings.HasPrefix(m, "pidns: ") }) {
+		t.Errorf("without the helper, Missing = %q; want mountns and pidns", m)
+	}
+	e := newEscWorld(t, 99)
+	out := runSpec(t, context.Background(), Spec{Command: "echo x >> .git/config; echo ran", Dir: e.ws, Env: e.env, Timeout: time.Minute,
+		Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{e.ws}}})
+	if !strings.Contains(out.Output.String(), "ran") {
+		t.Fatalf("the command did not run:\n%s", out.Output.String())
+	}
+	for _, want := range []string{"not bound read-only", "no PID namespace"} {
+		if !strings.Contains(out.Sandbox.Note, want) {
+			t.Errorf("the result's note %q does not say %q", out.Sandbox.Note, want)
+		}
+	}
+	for _, iso := range []string{"mountns", "pidns"} {
+		if slices.Contains(out.Sandbox.Isolation, iso) {
+			t.Errorf("isolation %v claims %s", out.Sandbox.Isolation, iso)
+		}
+	}
 }

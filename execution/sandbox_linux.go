@@ -101,6 +101,7 @@ func sandboxSupport(bash string) SandboxSupport {
 		if pidsCgroupBase() != "" {
 			s.support.Isolation = append(s.support.Isolation, "pids-cgroup")
 		}
+		defer func() { s.support.Missing = missingProtections() }()
 		if fd, err := newSharedNetns(); err == nil {
 			s.netnsFD = fd
 			s.support.NetworkGuard = "netns"

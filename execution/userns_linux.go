@@ -510,3 +510,27 @@ func probeHelper(bash string) (bool, string) {
 	}
 	return true, ""
 }
+
+// missingProtections are what SandboxSupport.Missing lists, once the
+// probes ran.
+func missingProtections() []string {
+	s := &linuxSandbox
+	var out []string
+	if !s.mountns && !s.helper {
+		out = append(out, "mountns: no mount namespace ("+s.mountnsErr+"; without root: "+s.helperErr+")")
+	}
+	if !s.pidns && !s.helper {
+		out = append(out, "pidns: no PID namespace ("+s.pidnsErr+"; without root: "+s.helperErr+")")
+	}
+	if pidsCgroupBase() == "" {
+		out = append(out, "pids-cgroup: no writable pids cgroup: a command's processes are bounded by RLIMIT_NPROC only")
+	}
+	switch s.support.NetworkGuard {
+	case "netns", "userns+netns":
+	case "landlock-tcp":
+		out = append(out, "netns: no network namespace: only TCP is refused, not UDP or DNS")
+	default:
+		out = append(out, "netns: no network guard")
+	}
+	return out
+}
