@@ -412,7 +412,6 @@ func (h *helperRun) end() int {
 	return n
 }
 
-
 // lockedFlags are the flags of the mount fd is on that a remount must
 // keep: in a user namespace the mounts it inherited are locked, and a
 // remount that would clear noexec or change the atime rule fails.
