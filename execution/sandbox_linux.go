@@ -87,12 +87,12 @@ func sandboxSupport(bash string) SandboxSupport {
 		s.support.ABI = abi
 		s.mountns, s.mountnsErr = probeMountns()
 		s.pidns, s.pidnsErr = probePidns(bash)
-		if !s.mountns || !s.pidns {
+		if !s.mountns {
 			s.helper, s.helperErr = probeHelper(bash)
 		}
 
 		s.support.Isolation = []string{"no-caps", "no_new_privs", "rlimits"}
-		if s.pidns || s.helper {
+		if s.pidns || (s.helper && !s.mountns) {
 			s.support.Isolation = append(s.support.Isolation, "pidns")
 		}
 		if seccompAvailable {

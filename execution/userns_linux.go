@@ -518,7 +518,7 @@ func missingProtections() []string {
 	if !s.mountns && !s.helper {
 		out = append(out, "mountns: no mount namespace ("+s.mountnsErr+"; without root: "+s.helperErr+")")
 	}
-	if !s.pidns && !s.helper {
+	if !s.pidns && !(s.helper && !s.mountns) {
 		out = append(out, "pidns: no PID namespace ("+s.pidnsErr+"; without root: "+s.helperErr+")")
 	}
 	if pidsCgroupBase() == "" {
