@@ -411,3 +411,34 @@ func TestSandboxWithoutHelper(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxNetworkAllowed: a confinement that allows the network (an
+// approved egress) reaches a 127.0.0.1 listener, as root and as an
+// unprivileged user (whose helper then makes no network namespace), and
+// one that does not, does not.
+func TestSandboxNetworkAllowed(t *testing.T) {
+	needLandlock(t)
+	run := func(t *testing.T) {
+		for _, network := range []bool{true, false} {
+			l := newLoopback(t)
+			dir := t.TempDir()
+			out := runSpec(t, context.Background(), Spec{Command: "echo x > /dev/tcp/127.0.0.1/" + strconv.Itoa(l.port) + " && echo CONNECTED", Dir: dir, Timeout: time.Minute,
+				Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}, Network: network}})
+			if got := strings.Contains(out.Output.String(), "CONNECTED"); got != network {
+				t.Errorf("network %v: connected %v, want %v; output:\n%s\nsandbox %+v", network, got, network, out.Output.String(), out.Sandbox)
+			}
+		}
+	}
+	t.Run("root", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skip("not root")
+		}
+		run(t)
+	})
+	t.Run("nonroot", func(t *testing.T) {
+		if asuser.Run(t, nil) {
+			return
+		}
+		run(t)
+	})
+}
