@@ -40,7 +40,7 @@
 // mount or PID namespace, so the command starts through this program
 // again (a helper: /proc/self/exe, run from the package's init) in a new
 // user namespace with the user's own uid mapped, which binds the
-// protected paths read-only, makes the PID namespace and confines itself
+// protected paths read-only, makes the PID namespace (Linux 6.16 on) and confines itself
 // before it starts the shell (userns_linux.go); where that cannot run,
 // the result's Note and SandboxSupport.Missing say what is missing. On macOS it is a Seatbelt
 // profile run by sandbox-exec. A runner that cannot enforce a Confinement

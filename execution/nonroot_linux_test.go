@@ -442,3 +442,40 @@ func TestSandboxNetworkAllowed(t *testing.T) {
 		run(t)
 	})
 }
+
+// TestSandboxHelperWithoutPidns: on a kernel whose procfs cannot be
+// mounted for a new PID namespace (before Linux 6.16), the helper still
+// binds the protected paths read-only, and the result says the PID
+// namespace is missing. Run as a fresh unprivileged user, with the
+// helper's state set as its probe leaves it on such a kernel.
+func TestSandboxHelperWithoutPidns(t *testing.T) {
+	needLandlock(t)
+	if asuser.Run(t, nil) {
+		return
+	}
+	testRunner.SandboxSupport()
+	if linuxSandbox.mountns || !linuxSandbox.helper {
+		t.Skipf("the helper is not in use here (mount namespace %v, helper: %s)", linuxSandbox.mountns, linuxSandbox.helperErr)
+	}
+	saved := helperPidns
+	helperPidns.ok, helperPidns.err = false, "mount the namespace's procfs: invalid argument"
+	defer func() { helperPidns = saved }()
+	e := newEscWorld(t, 98)
+	script := `printf '#!/bin/sh\n' > .git/hooks/pre-commit && echo PLANTED; cat /proc/` + strconv.Itoa(e.pid) + `/cmdline | tr '\0' ' '; echo`
+	out := runSpec(t, context.Background(), Spec{Command: script, Dir: e.ws, Env: e.env, Timeout: time.Minute,
+		Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{e.ws}}})
+	text := out.Output.String()
+	if strings.Contains(text, "PLANTED") || !strings.Contains(text, "Read-only file system") {
+		t.Errorf("the hook was not refused read-only:\n%s", text)
+	}
+	if !strings.Contains(text, "sleep 600") {
+		t.Errorf("without a PID namespace the process outside should be visible (the check of this test):\n%s", text)
+	}
+	if !strings.Contains(out.Sandbox.Note, "no PID namespace") || slices.Contains(out.Sandbox.Isolation, "pidns") || !slices.Contains(out.Sandbox.Isolation, "mountns") {
+		t.Errorf("note %q, isolation %v: want mountns, no pidns, and the note saying so", out.Sandbox.Note, out.Sandbox.Isolation)
+	}
+	if m := missingProtections(); !slices.ContainsFunc(m, func(m string) bool { return strings.HasPrefix(m, "pidns: ") }) ||
+		slices.ContainsFunc(m, func(m string) bool { return strings.HasPrefix(m, "mountns: ") }) {
+		t.Errorf("Missing = %q; want pidns, not mountns", m)
+	}
+}

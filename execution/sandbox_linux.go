@@ -92,7 +92,7 @@ func sandboxSupport(bash string) SandboxSupport {
 		}
 
 		s.support.Isolation = []string{"no-caps", "no_new_privs", "rlimits"}
-		if s.pidns || (s.helper && !s.mountns) {
+		if s.pidns || (s.helper && !s.mountns && helperPidns.ok) {
 			s.support.Isolation = append(s.support.Isolation, "pidns")
 		}
 		if seccompAvailable {

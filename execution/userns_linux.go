@@ -74,6 +74,9 @@ type helperConfig struct {
 	MemLimit uint64 `json:"mem_limit,omitempty"`
 	// Probe: set up, start the shell with ":" and report, nothing else.
 	Probe bool `json:"probe,omitempty"`
+	// NoPidns: no PID namespace (this kernel's procfs cannot be mounted
+	// for one: see helperPidns); the rest still holds.
+	NoPidns bool `json:"no_pidns,omitempty"`
 }
 
 type helperPath struct {
@@ -124,24 +127,12 @@ func helperMain(cfgFD string, argv []string) int {
 	if err := bindPaths(ps, cfg.Sockets); err != nil {
 		return fail(fmt.Errorf("protect paths: %w", err))
 	}
-	// The os package learns once, by forking a child, whether pidfds
-	// work: that child must not become the new namespace's init.
-	if p, err := os.FindProcess(os.Getpid()); err == nil {
-		p.Release()
-	}
-	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
-		return fail(fmt.Errorf("PID namespace: %w", err))
-	}
-	init, err := startPipeInit(argv[0], cfg.End)
-	if err != nil {
-		return fail(err)
-	}
-	fmt.Fprintf(report, "init %d\n", init)
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "pidns=/proc/thread-self/ns/pid_for_children"); err != nil {
-		return fail(fmt.Errorf("mount the namespace's procfs: %w", err))
-	}
-	if err := grantProc(cfg.Ruleset); err != nil {
-		return fail(err)
+	if !cfg.NoPidns {
+		if err := enterHelperPidns(argv[0], cfg, report); err != nil {
+			return fail(err)
+		}
+	} else {
+		unix.Close(cfg.End)
 	}
 	if err := dropCapabilities(); err != nil {
 		return fail(fmt.Errorf("drop capabilities: %w", err))
@@ -212,6 +203,29 @@ func helperMain(cfgFD string, argv []string) int {
 		return 128 + int(s)
 	}
 	return ws.ExitStatus()
+}
+
+// enterHelperPidns gives the children of the calling thread a new PID
+// namespace, starts its init (startPipeInit) and reports its pid, mounts
+// the namespace's procfs on /proc and grants it in the ruleset.
+func enterHelperPidns(bash string, cfg helperConfig, report io.Writer) error {
+	// The os package learns once, by forking a child, whether pidfds
+	// work: that child must not become the new namespace's init.
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
+	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
+		return fmt.Errorf("PID namespace: %w", err)
+	}
+	init, err := startPipeInit(bash, cfg.End)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(report, "init %d\n", init)
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "pidns=/proc/thread-self/ns/pid_for_children"); err != nil {
+		return fmt.Errorf("mount the namespace's procfs: %w", err)
+	}
+	return grantProc(cfg.Ruleset)
 }
 
 // startPipeInit starts the PID namespace's init on the calling thread
@@ -437,7 +451,17 @@ func lockedFlags(fd int) uintptr {
 // are the helper's to bind, not the starting thread's.
 func (r *confinedRun) viaHelper() error {
 	info, ts := r.info, r.ts
-	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits", "pidns")
+	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits")
+	if helperPidns.ok {
+		info.Isolation = append(info.Isolation, "pidns")
+	} else {
+		note := "no PID namespace here (" + helperPidns.err + "): the command can see the host's processes in /proc"
+		if info.Note != "" {
+			info.Note += "; " + note
+		} else {
+			info.Note = note
+		}
+	}
 	if seccompAvailable {
 		info.Isolation = append(info.Isolation, "seccomp")
 	}
@@ -449,6 +473,7 @@ func (r *confinedRun) viaHelper() error {
 	}
 	ts.helper = true
 	r.helper = useHelper(r.cmd, ts.protect, ts.sockets, r.c.Network)
+	r.helper.cfg.NoPidns = !helperPidns.ok
 	ts.protect, ts.sockets = nil, nil
 	return nil
 }
@@ -474,16 +499,42 @@ func (r *confinedRun) wrapHelper(start func() error) func() error {
 	}
 }
 
+// helperPidns says whether the helper gives commands a PID namespace
+// (set by probeHelper); err says why not.
+var helperPidns struct {
+	ok  bool
+	err string
+}
+
 // probeHelper starts the helper once, with nothing to protect and ":"
-// for a command, to learn whether commands can start through it.
+// for a command, to learn whether commands can start through it; where
+// it cannot with a PID namespace (a kernel whose procfs has no pidns
+// option, before Linux 6.16), it tries without one.
 func probeHelper(bash string) (bool, string) {
 	if bash == "" {
 		return false, "no shell"
 	}
+	ok, why := probeHelperOnce(bash, false)
+	if ok {
+		helperPidns.ok = true
+		return true, ""
+	}
+	helperPidns.err = why
+	if ok2, why2 := probeHelperOnce(bash, true); ok2 {
+		return true, ""
+	} else if why2 != "" {
+		why += "; without a PID namespace: " + why2
+	}
+	return false, why
+}
+
+// probeHelperOnce is one try of probeHelper, with or without (noPidns)
+// a PID namespace.
+func probeHelperOnce(bash string, noPidns bool) (bool, string) {
 	cmd := exec.Command(bash)
 	cmd.Env = []string{}
 	h := useHelper(cmd, nil, nil, false)
-	h.cfg.Probe, h.cfg.Notify = true, false
+	h.cfg.Probe, h.cfg.Notify, h.cfg.NoPidns = true, false, noPidns
 	fd, flags, err := landlock.V11.BestEffort().NewRulesetFD(landlock.RODirs("/"))
 	if err != nil || fd < 0 {
 		return false, fmt.Sprintf("landlock ruleset: %v", err)
@@ -518,8 +569,12 @@ func missingProtections() []string {
 	if !s.mountns && !s.helper {
 		out = append(out, "mountns: no mount namespace ("+s.mountnsErr+"; without root: "+s.helperErr+")")
 	}
-	if !s.pidns && !(s.helper && !s.mountns) {
-		out = append(out, "pidns: no PID namespace ("+s.pidnsErr+"; without root: "+s.helperErr+")")
+	if !s.pidns && !(s.helper && !s.mountns && helperPidns.ok) {
+		why := s.helperErr
+		if s.helper {
+			why = helperPidns.err
+		}
+		out = append(out, "pidns: no PID namespace ("+s.pidnsErr+"; without root: "+why+")")
 	}
 	if pidsCgroupBase() == "" {
 		out = append(out, "pids-cgroup: no writable pids cgroup: a command's processes are bounded by RLIMIT_NPROC only")
