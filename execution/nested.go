@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/gitrepo"
+	"golang.org/x/sys/unix"
 )
 
 // Nested protected names: the files ProtectedNames lists, and git
@@ -212,8 +213,8 @@ type dirInfoCache struct {
 // get returns what the directory p holds, from the cache when p is the
 // same directory, unchanged since it was read.
 func (c *dirInfoCache) get(p string) (dirInfo, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(p, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return dirInfo{}, false
 	}
 	ctime := st.Ctim.Nano()

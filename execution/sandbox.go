@@ -154,6 +154,13 @@ type SandboxSupport struct {
 	// Isolation is the process isolation every confined command gets
 	// here (see SandboxInfo.Isolation; workspace-write adds "mountns").
 	Isolation []string
+	// Missing are the protections a confined command cannot get here,
+	// each "name: why": "mountns" (the protected paths are only checked
+	// after the run), "pidns" (the command sees the host's processes and
+	// what it starts may outlive the run), "pids-cgroup" (its processes
+	// are bounded by RLIMIT_NPROC alone), "netns" (UDP and DNS are not
+	// guarded).
+	Missing []string
 	// Err says why commands cannot be confined; nil when they can.
 	Err error
 }

@@ -64,6 +64,11 @@ var linuxSandbox struct {
 	// own with a procfs of it (root); pidnsErr says why not.
 	pidns    bool
 	pidnsErr string
+	// helper: without root, commands start through the helper
+	// (userns_linux.go), which gives them the mount and PID namespace
+	// root's get; helperErr says why not.
+	helper    bool
+	helperErr string
 }
 
 // sandboxSupport probes Landlock and the network guard once. bash is
@@ -84,9 +89,12 @@ func sandboxSupport(bash string) SandboxSupport {
 		s.support.ABI = abi
 		s.mountns, s.mountnsErr = probeMountns()
 		s.pidns, s.pidnsErr = probePidns(bash)
+		if !s.mountns {
+			s.helper, s.helperErr = probeHelper(bash)
+		}
 
 		s.support.Isolation = []string{"no-caps", "no_new_privs", "rlimits"}
-		if s.pidns {
+		if s.pidns || (s.helper && !s.mountns && helperPidns.ok) {
 			s.support.Isolation = append(s.support.Isolation, "pidns")
 		}
 		if seccompAvailable {
@@ -95,6 +103,7 @@ func sandboxSupport(bash string) SandboxSupport {
 		if pidsCgroupBase() != "" {
 			s.support.Isolation = append(s.support.Isolation, "pids-cgroup")
 		}
+		defer func() { s.support.Missing = missingProtections() }()
 		if fd, err := newSharedNetns(); err == nil {
 			s.netnsFD = fd
 			s.support.NetworkGuard = "netns"
@@ -332,6 +341,9 @@ type threadSetup struct {
 	mntns int
 	// pidns: the thread's commands get a PID namespace (enterPidns).
 	pidns bool
+	// helper: the command starts through the helper, which confines
+	// itself; the thread only starts it (userns_linux.go).
+	helper bool
 	// refused, when set, collects what the seccomp filter refused (a
 	// per-run thread's filter has a supervisor); nil: EPERM, unrecorded.
 	refused *refusedCalls
@@ -396,6 +408,7 @@ type confinedRun struct {
 	g        *guard
 	cg       *pidsCgroup   // this run's own (not a kept read-only starter's)
 	endPidns func() int    // ends the run's PID namespace; nil: none
+	helper   *helperRun    // the command starts through the helper; nil: not
 	refused  *refusedCalls // what this run's seccomp filter refused
 }
 
@@ -458,7 +471,7 @@ func (r *confinedRun) prepare() (func() error, error) {
 	// per command is most of what confinement costs. Its commands share
 	// the thread's pids cgroup.
 	key := ""
-	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns {
+	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns && !r.ts.helper {
 		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.lim.MemoryMB, r.sets.read, r.sets.write)
 		if w := rulesets.get(key); w != nil {
 			return r.keptStart(w), nil
@@ -489,7 +502,7 @@ func (r *confinedRun) prepare() (func() error, error) {
 			return r.keptStart(w), nil
 		}
 	}
-	return r.starter(kept), nil
+	return r.wrapHelper(r.starter(kept)), nil
 }
 
 // keptStart starts the command with the kept read-only starter w.
@@ -618,14 +631,14 @@ func (r *confinedRun) workspaceWrite() error {
 			ts.protect = append(ts.protect, p)
 		}
 	}
-	if linuxSandbox.mountns && r.sup.ABI < 9 {
+	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
 		inside := rootDirs(c)
 		if r.tmp != "" {
 			inside = append(inside, r.tmp) // (a slot's is empty now)
 		}
 		ts.sockets = outsideSockets(inside)
 	}
-	if len(ts.protect) > 0 && !linuxSandbox.mountns {
+	if len(ts.protect) > 0 && !linuxSandbox.mountns && !linuxSandbox.helper {
 		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
 		ts.protect = nil
 	}
@@ -646,6 +659,9 @@ func (r *confinedRun) network() {
 	case "netns":
 		r.ts.netns = linuxSandbox.netnsFD
 	case "userns+netns":
+		if linuxSandbox.helper && !linuxSandbox.mountns {
+			break // the helper's namespaces (viaHelper)
+		}
 		if r.cmd.SysProcAttr == nil {
 			r.cmd.SysProcAttr = &syscall.SysProcAttr{}
 		}
@@ -661,6 +677,9 @@ func (r *confinedRun) network() {
 // reuses) the mount namespace of its protected paths and hidden sockets.
 func (r *confinedRun) isolation() error {
 	info, ts := r.info, r.ts
+	if linuxSandbox.helper && !linuxSandbox.mountns {
+		return r.viaHelper()
+	}
 	// A PID namespace of the command's own, whose init is not the shell
 	// (an init ignores SIGTERM and cannot kill itself, so timeouts and
 	// exit statuses would change) but a stopped process (startInit).
@@ -710,8 +729,8 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 	var fd int
 	var flags uint32
 	// A run with a TMPDIR of its own gets a ruleset of its own: a kept
-	// one is shared.
-	own := ts.pidns || r.tmp != ""
+	// one is shared (and so does one the helper adds its procfs to).
+	own := ts.pidns || ts.helper || r.tmp != ""
 	if !own {
 		rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
 		fd, flags, kept = rulesetFDs.get(rk)
@@ -1162,6 +1181,9 @@ func confineThread(ts *threadSetup, bash string) (init *exec.Cmd, err error) {
 			return init, fmt.Errorf("sandbox: join the pids cgroup: %w", err)
 		}
 	}
+	if ts.helper {
+		return nil, nil // the helper confines itself (userns_linux.go)
+	}
 	if ts.netns >= 0 {
 		if err := unix.Setns(ts.netns, unix.CLONE_NEWNET); err != nil {
 			return init, fmt.Errorf("sandbox: join the network namespace: %w", err)
@@ -1228,6 +1250,12 @@ func bindProtected(ps []protectedPath, sockets []string) error {
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("make / a slave: %w", err)
 	}
+	return bindPaths(ps, sockets)
+}
+
+// bindPaths binds ps and hides sockets as bindProtected does, in the
+// calling thread's mount namespace (its own).
+func bindPaths(ps []protectedPath, sockets []string) error {
 	// Parents before children, pins before the read-only binds in them.
 	sorted := append([]protectedPath(nil), ps...)
 	sort.SliceStable(sorted, func(i, j int) bool {
@@ -1265,7 +1293,7 @@ func bindProtected(ps []protectedPath, sockets []string) error {
 			return fmt.Errorf("%s: %w", p.path, err)
 		}
 		at = "/proc/thread-self/fd/" + strconv.Itoa(fd)
-		err = unix.Mount("none", at, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
+		err = unix.Mount("none", at, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|lockedFlags(fd), "")
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("read-only %s: %w", p.path, err)
