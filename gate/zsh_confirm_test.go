@@ -54,6 +54,7 @@ var zshClaims = []struct {
 	{name: "print -f is printf", cmd: `print -f '%x' HOME`, out: "operand expected at `/"},
 	{name: "$[...] is arithmetic", cmd: `echo $[HOME]`, out: "operand expected at `/"},
 	{name: "$[...] in double quotes", cmd: `echo "x$[HOME]"`, out: "operand expected at `/"},
+	{name: "exit reads its operand as arithmetic", cmd: `exit HOME`, out: "operand expected at `/"},
 }
 
 // zshPlainReads are reads agents send: zsh runs them without a marker or
