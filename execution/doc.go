@@ -25,19 +25,28 @@
 // (ToolchainDirs) and the system's program and library directories),
 // workspace-write (writes only in the roots, a private TMPDIR and the
 // per-user build caches, SandboxCacheDir; the files other programs run
-// later, ProtectedNames and ProtectedGitNames, stay read-only) or
+// later, ProtectedNames and ProtectedGitNames, stay read-only, at a
+// root's top and beneath it, and those a command makes beneath it are
+// moved aside after the run) or
 // full-access (no confinement), with no network unless the Confinement
 // allows it. On Linux this is Landlock (the best ABI the kernel offers)
 // applied from a locked, throwaway OS thread that then forks the shell,
 // so no helper program has to be found; the network is also cut by a
 // network namespace, and the command runs without capabilities, with
 // no_new_privs, a seccomp filter, resource limits (ResourceLimits) and,
-// where it can, a process cap of its own. As root it also runs in a PID
-// namespace of its own, with a /proc of it, whose init is a stopped
-// process; the run's end kills everything left in it. On macOS it is a Seatbelt
+// where it can, a process cap of its own. It also runs in a PID
+// namespace of its own, with a /proc of it; the run's end kills
+// everything left in it. Without root a threaded program can make no
+// mount or PID namespace, so the command starts through this program
+// again (a helper: /proc/self/exe, run from the package's init) in a new
+// user namespace with the user's own uid mapped, which binds the
+// protected paths read-only, makes the PID namespace (Linux 6.16 on) and confines itself
+// before it starts the shell (userns_linux.go); where that cannot run,
+// the result's Note and SandboxSupport.Missing say what is missing. On macOS it is a Seatbelt
 // profile run by sandbox-exec. A runner that cannot enforce a Confinement
 // does not start the command. An operation the sandbox refused is listed
 // in Outcome.Sandbox and marked in the output by a SandboxMarker line: a
 // system call the seccomp filter refused by name (the filter reports it),
-// a file by what the output says.
+// an allocation the memory limit refused by the limit, a protected path
+// the command made by its name, a file by what the output says.
 package execution

@@ -45,16 +45,26 @@ type protectedPath struct {
 }
 
 // maxProtected bounds the protected paths of one confinement (a git
-// directory with thousands of submodules).
-const maxProtected = 512
+// directory with thousands of submodules, a workspace of many nested
+// repositories).
+const maxProtected = 2048
 
 // protectedPaths lists what c protects in its roots: for each root the
 // ProtectedNames and, when root/.git is a directory, that git directory;
 // for each git directory (root/.git and c.GitDirs) its ProtectedGitNames
 // and those of the submodules' and worktrees' git directories beneath it.
 // c.Unprotect (a person widened one call) are left out, and so is what
-// lies beneath them.
+// lies beneath them. Beneath each root's top, the same names and the
+// git directories and .git files a bounded walk finds are protected too
+// (see scanNested).
 func protectedPaths(c *Confinement) []protectedPath {
+	out, _ := protectedPathsScan(c)
+	return out
+}
+
+// protectedPathsScan is protectedPaths with the state of what the walk
+// beneath the roots' tops found, for the check after the run.
+func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	var out []protectedPath
 	seen := map[string]bool{}
 	unprotected := func(p string) bool {
@@ -132,7 +142,32 @@ func protectedPaths(c *Confinement) []protectedPath {
 			gitDir(g, 0)
 		}
 	}
-	return out
+	roots := rootDirs(c)
+	scan := scanNested(roots, unprotected)
+	for _, p := range scan.names {
+		add(p, false)
+	}
+	for _, p := range scan.gitFiles {
+		add(p, false) // a submodule's checkout: where its git directory is
+	}
+	for _, g := range scan.gitDirs {
+		gitDir(g, 1)
+	}
+	// The git directories whose submodules' and worktrees' git
+	// directories are checked after the run for new ones.
+	var tops []string
+	for _, r := range roots {
+		if fi, err := os.Lstat(filepath.Join(r, ".git")); err == nil && fi.IsDir() {
+			tops = append(tops, filepath.Join(r, ".git"))
+		}
+	}
+	for _, g := range c.GitDirs {
+		if filepath.IsAbs(g) {
+			tops = append(tops, filepath.Clean(g))
+		}
+	}
+	tops = append(tops, scan.gitDirs...)
+	return out, newNestedBefore(roots, unprotected, scan, tops)
 }
 
 // pathState is what a protected path was before the run.
@@ -168,6 +203,9 @@ type guard struct {
 	paths      []string
 	before     []pathState
 	quarantine string // a directory to move into; "" removes
+	// nested is what the walk beneath the roots' tops found before the
+	// run (nil: none); undo walks again.
+	nested *nestedBefore
 }
 
 // newGuard records the state of paths before the run.
@@ -193,7 +231,7 @@ func (g *guard) undo() []SandboxDenial {
 		if !now.exists {
 			// Removed (a symlink the kernel could not pin): put it back.
 			if was.symlink != "" && os.Symlink(was.symlink, p) == nil {
-				out = append(out, SandboxDenial{Op: "write", Path: p, Line: "protected path " + p + " was removed by the command; the symlink was restored"})
+				out = append(out, SandboxDenial{Op: "write", Path: p, Undone: true, Line: "protected path " + p + " was removed by the command; the symlink was restored"})
 			}
 			continue
 		}
@@ -201,9 +239,9 @@ func (g *guard) undo() []SandboxDenial {
 		if was.symlink != "" {
 			_ = os.Symlink(was.symlink, p)
 		}
-		out = append(out, SandboxDenial{Op: "write", Path: p, Line: "protected path " + p + " was created by the command; " + where})
+		out = append(out, SandboxDenial{Op: "write", Path: p, Undone: true, Line: "protected path " + p + " was created by the command; " + where})
 	}
-	return out
+	return append(out, g.nested.check(g)...)
 }
 
 // moveAside moves p into the quarantine (or removes it) and says where

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -534,6 +535,9 @@ func (x *running) outcome() Outcome {
 		// What the guard undid is certain: it comes first.
 		x.sb.Denied = append([]SandboxDenial(nil), x.undone...)
 		for _, d := range detectDenials(&out.Output, x.sets, x.spec.Dir) {
+			if d.Op == "memory" && slices.ContainsFunc(x.sb.Denied, func(s SandboxDenial) bool { return s.Op == "memory" }) {
+				continue // the filter recorded it already
+			}
 			if len(x.sb.Denied) < maxDenials {
 				x.sb.Denied = append(x.sb.Denied, d)
 			}

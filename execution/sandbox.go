@@ -152,6 +152,13 @@ type SandboxSupport struct {
 	// Isolation is the process isolation every confined command gets
 	// here (see SandboxInfo.Isolation; workspace-write adds "mountns").
 	Isolation []string
+	// Missing are the protections a confined command cannot get here,
+	// each "name: why": "mountns" (the protected paths are only checked
+	// after the run), "pidns" (the command sees the host's processes and
+	// what it starts may outlive the run), "pids-cgroup" (its processes
+	// are bounded by RLIMIT_NPROC alone), "netns" (UDP and DNS are not
+	// guarded).
+	Missing []string
 	// Err says why commands cannot be confined; nil when they can.
 	Err error
 }
@@ -205,13 +212,27 @@ type SandboxInfo struct {
 type SandboxDenial struct {
 	// Op is "write", "read", "network", "process" (processes the
 	// command left running were killed when the run ended, or the
-	// process limit refused forks: Path "pids.max") or "syscall"
-	// (the seccomp filter refused a system call: Path names it).
+	// process limit refused forks: Path "pids.max"), "syscall"
+	// (the seccomp filter refused a system call: Path names it) or
+	// "memory" (the memory limit refused an allocation: Path names the
+	// limit). "unchecked" is no refusal: the check for protected names
+	// made beneath the roots stopped at its bounds (Line says where).
 	Op string `json:"op"`
-	// Path is the file, when the output names one, or the system call.
+	// Path is the file, when the output names one, the system call, or
+	// the limit.
 	Path string `json:"path,omitempty"`
-	// Line is the output line that shows it.
+	// Line is the output line that shows it, or what the sandbox
+	// recorded itself.
 	Line string `json:"line"`
+	// Undone is set when the sandbox found, after the run, a protected
+	// path the command made or replaced and undid it (moved it aside, or
+	// put back the symlink that was there).
+	Undone bool `json:"undone,omitempty"`
+}
+
+// memoryLimitPath names the memory limit of mb MiB in a SandboxDenial.
+func memoryLimitPath(mb int64) string {
+	return fmt.Sprintf("memory limit %d MiB per process", mb)
 }
 
 // SandboxMarker is the line added to a command's output when the sandbox
@@ -324,6 +345,9 @@ type confinedSets struct {
 	network     bool
 	// protected are paths inside write that stay read-only.
 	protected []string
+	// memoryMB is the command's memory limit (RLIMIT_DATA, MiB; 0 or
+	// negative: none).
+	memoryMB int64
 }
 
 // isProtected reports whether p is a protected path or beneath one.
@@ -369,10 +393,21 @@ var networkRefusals = []string{
 	"name or service not known",
 }
 
-// fileRefusals are the error texts of a refused file operation (Landlock
-// answers EACCES, EPERM or EXDEV).
-var fileRefusals = []string{"permission denied", "operation not permitted", "invalid cross-device link",
+// fileRefusals are the error texts of a refused file operation: Landlock
+// answers EACCES or EXDEV, a protected path bound read-only EROFS, a
+// pinned git directory EBUSY. EPERM ("operation not permitted") is not
+// among them: in a confined command it comes from the seccomp filter,
+// which names the system call itself (refusedCalls), or from the
+// capabilities it lacks, and a guess from the line would call a mknod or
+// a chroot a read or a write.
+var fileRefusals = []string{"permission denied", "invalid cross-device link",
 	"read-only file system", "device or resource busy"}
+
+// memoryRefusals are what programs print when an allocation failed
+// (Python, the C library's strerror, Go's runtime, C++, Rust, Node, Java,
+// bash's xmalloc).
+var memoryRefusals = []string{"memoryerror", "cannot allocate memory", "out of memory", "bad_alloc",
+	"memory allocation of", "cannot allocate"}
 
 // detectDenials finds, in the output of a command confined to sets, the
 // lines that show an operation the sandbox refused, and judges each on
@@ -385,6 +420,7 @@ func detectDenials(o *Output, sets *confinedSets, dir string) []SandboxDenial {
 		return nil
 	}
 	var out []SandboxDenial
+	memory := false
 	text := o.Head
 	if o.Tail != "" {
 		text += "\n" + o.Tail
@@ -397,6 +433,13 @@ func detectDenials(o *Output, sets *confinedSets, dir string) []SandboxDenial {
 			continue
 		}
 		low := strings.ToLower(line)
+		if sets.memoryMB > 0 && !memory && containsAny(low, memoryRefusals) {
+			// One is enough: the limit is what the result names.
+			memory = true
+			out = append(out, SandboxDenial{Op: "memory", Path: memoryLimitPath(sets.memoryMB),
+				Line: line + " (an allocation failed under the sandbox's memory limit, " + memoryLimitPath(sets.memoryMB) + ")"})
+			continue
+		}
 		if !sets.network {
 			if containsAny(low, networkRefusals) {
 				out = append(out, SandboxDenial{Op: "network", Line: line})
@@ -467,6 +510,9 @@ func pathCandidates(line string) []string {
 	return out
 }
 
+// writeOnlyRefusals are the error texts of a refusal only a write gets.
+var writeOnlyRefusals = []string{"read-only file system", "device or resource busy", "invalid cross-device link"}
+
 // writeWords mark an error line as the report of a write.
 var writeWords = []string{"touch", "creat", "remov", "writ", "mkdir", "director", "move", "renam", "delet", "link", "truncat", "redirect"}
 
@@ -476,7 +522,9 @@ var writeWords = []string{"touch", "creat", "remov", "writ", "mkdir", "director"
 func judgeRefusal(p, line string, sets *confinedSets) string {
 	_, err := os.Lstat(p)
 	exists := err == nil
-	write := !exists || containsAny(strings.ToLower(line), writeWords)
+	// EROFS, EBUSY and EXDEV answer only a write (a protected path bound
+	// read-only, a pinned git directory, a rename or link across).
+	write := !exists || containsAny(strings.ToLower(line), writeWords) || containsAny(strings.ToLower(line), writeOnlyRefusals)
 	if exists && !write {
 		// A read the file permissions allow here (unconfined) was refused
 		// there: by Landlock outside the readable dirs, or by the dropped
@@ -503,10 +551,12 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 }
 
 // addMarkers appends one SandboxMarker line per kind of refused operation
-// to the output view, in the order write, read, network, then one per
-// refused system call, then one when the process limit refused forks.
+// to the output view, in the order write (then one per protected path
+// the sandbox undid, by name), read, network, then one per refused
+// system call, one when the process limit refused forks and one when the
+// memory limit refused an allocation.
 func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
-	for _, op := range []string{"write", "read", "network", "syscall", "fork"} {
+	for _, op := range []string{"write", "read", "network", "syscall", "fork", "memory", "unchecked"} {
 		found := false
 		for _, d := range denied {
 			if d.Op == op || op == "fork" && d.Op == "process" && d.Path == "pids.max" {
@@ -518,15 +568,32 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 			continue
 		}
 		line := SandboxMarker(op, m) + "\n"
-		if op == "fork" {
+		switch op {
+		case "fork":
 			line = SandboxMarker("fork (the process limit)", m) + "\n"
-		}
-		if op == "syscall" {
+		case "write":
+			// Each protected path made or replaced, by name.
+			for _, d := range denied {
+				if d.Op == op && d.Undone {
+					line += SandboxMarker("write of the protected "+d.Path, m) + "\n"
+				}
+			}
+		case "syscall":
 			// One line per system call: what was refused, by name.
 			line = ""
 			for _, d := range denied {
 				if d.Op == op {
 					line += SandboxMarker("syscall "+d.Path, m) + "\n"
+				}
+			}
+		case "unchecked":
+			line = "[sandbox: protected names beneath the workspace were checked only within " +
+				fmt.Sprintf("%d directories and %d levels", maxNestedDirs, maxNestedDepth) + "]\n"
+		case "memory":
+			for _, d := range denied {
+				if d.Op == op {
+					line = SandboxMarker("allocation over the "+d.Path, m) + "\n"
+					break
 				}
 			}
 		}

@@ -62,6 +62,11 @@ var linuxSandbox struct {
 	// own with a procfs of it (root); pidnsErr says why not.
 	pidns    bool
 	pidnsErr string
+	// helper: without root, commands start through the helper
+	// (userns_linux.go), which gives them the mount and PID namespace
+	// root's get; helperErr says why not.
+	helper    bool
+	helperErr string
 }
 
 // sandboxSupport probes Landlock and the network guard once. bash is
@@ -82,9 +87,12 @@ func sandboxSupport(bash string) SandboxSupport {
 		s.support.ABI = abi
 		s.mountns, s.mountnsErr = probeMountns()
 		s.pidns, s.pidnsErr = probePidns(bash)
+		if !s.mountns {
+			s.helper, s.helperErr = probeHelper(bash)
+		}
 
 		s.support.Isolation = []string{"no-caps", "no_new_privs", "rlimits"}
-		if s.pidns {
+		if s.pidns || (s.helper && !s.mountns && helperPidns.ok) {
 			s.support.Isolation = append(s.support.Isolation, "pidns")
 		}
 		if seccompAvailable {
@@ -93,6 +101,7 @@ func sandboxSupport(bash string) SandboxSupport {
 		if pidsCgroupBase() != "" {
 			s.support.Isolation = append(s.support.Isolation, "pids-cgroup")
 		}
+		defer func() { s.support.Missing = missingProtections() }()
 		if fd, err := newSharedNetns(); err == nil {
 			s.netnsFD = fd
 			s.support.NetworkGuard = "netns"
@@ -330,9 +339,15 @@ type threadSetup struct {
 	mntns int
 	// pidns: the thread's commands get a PID namespace (enterPidns).
 	pidns bool
+	// helper: the command starts through the helper, which confines
+	// itself; the thread only starts it (userns_linux.go).
+	helper bool
 	// refused, when set, collects what the seccomp filter refused (a
 	// per-run thread's filter has a supervisor); nil: EPERM, unrecorded.
 	refused *refusedCalls
+	// memLimit is the command's RLIMIT_DATA in bytes (0: none): the
+	// filter refuses, by name, a single allocation beyond it.
+	memLimit uint64
 }
 
 // prepareConfined returns the function that starts cmd under c, the
@@ -380,6 +395,7 @@ type confinedRun struct {
 	g        *guard
 	cg       *pidsCgroup   // this run's own (not a kept read-only starter's)
 	endPidns func() int    // ends the run's PID namespace; nil: none
+	helper   *helperRun    // the command starts through the helper; nil: not
 	refused  *refusedCalls // what this run's seccomp filter refused
 }
 
@@ -422,7 +438,7 @@ func (r *confinedRun) prepare() (func() error, error) {
 			return nil, err
 		}
 	}
-	r.sets.write = r.writable
+	r.sets.write = append(r.sets.write, r.writable...)
 	if len(r.writable) > 0 {
 		r.rules = append(r.rules, landlock.PathAccess(rwNoDevices, r.writable...))
 		r.flat.add(uint64(rwNoDevices), false, r.writable...)
@@ -433,13 +449,17 @@ func (r *confinedRun) prepare() (func() error, error) {
 	}
 	r.lim = r.c.Limits.withDefaults()
 	r.info.Limits = &r.lim
+	r.sets.memoryMB = r.lim.MemoryMB
+	if r.lim.MemoryMB > 0 {
+		r.ts.memLimit, r.refused.memLimitMB = uint64(r.lim.MemoryMB)<<20, r.lim.MemoryMB
+	}
 	// A read-only ruleset is kept, with a confined thread that starts
 	// every command of that ruleset: building the ruleset and a thread
 	// per command is most of what confinement costs. Its commands share
 	// the thread's pids cgroup.
 	key := ""
-	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns {
-		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.sets.read, r.sets.write)
+	if r.c.Mode == SandboxReadOnly && !linuxSandbox.pidns && !r.ts.helper {
+		key = fmt.Sprintf("%v\x00%d\x00%d\x00%d\x00%d\x00%q\x00%q", r.c.Network, r.ts.netns, r.ts.allowClone, r.lim.Processes, r.lim.MemoryMB, r.sets.read, r.sets.write)
 		if w := rulesets.get(key); w != nil {
 			return r.keptStart(w), nil
 		}
@@ -466,7 +486,7 @@ func (r *confinedRun) prepare() (func() error, error) {
 			return r.keptStart(w), nil
 		}
 	}
-	return r.starter(kept), nil
+	return r.wrapHelper(r.starter(kept)), nil
 }
 
 // keptStart starts the command with the kept read-only starter w.
@@ -547,9 +567,9 @@ func absDirs(list []string) []string {
 // exist and watched after the run, and the outside sockets hidden.
 func (r *confinedRun) workspaceWrite() error {
 	c, ts := r.c, r.ts
-	// Each run's TMPDIR lies in one directory of this user's, which
-	// the ruleset grants: the ruleset stays the same from run to run
-	// and is kept (see rulesetFDs).
+	// Each run's TMPDIR is a directory of its own in one directory of
+	// this user's; the ruleset grants this run's only (tmpRule), so that
+	// runs at the same time do not see each other's temp files.
 	parent, err := sandboxTmpParent()
 	if err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)
@@ -557,14 +577,16 @@ func (r *confinedRun) workspaceWrite() error {
 	if r.tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)
 	}
-	r.writable = append(append(r.writable, rootDirs(c)...), parent)
-	r.sets.read = append(r.sets.read, parent)
+	r.writable = append(r.writable, rootDirs(c)...)
+	r.sets.read = append(r.sets.read, r.tmp)
+	r.sets.write = append(r.sets.write, r.tmp)
 	r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", r.tmp)
 	// The protected paths: those that exist (and are no symlink) are
 	// bound read-only in a mount namespace of the command's own; all
 	// are checked after the run (one that appeared is moved aside).
 	var watch []string
-	for _, p := range protectedPaths(c) {
+	prot, nested := protectedPathsScan(c)
+	for _, p := range prot {
 		watch = append(watch, p.path)
 		if !p.pin {
 			r.sets.protected = append(r.sets.protected, p.path)
@@ -578,10 +600,11 @@ func (r *confinedRun) workspaceWrite() error {
 		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
 	}
 	r.g = newGuard(watch, q)
-	if linuxSandbox.mountns && r.sup.ABI < 9 {
+	r.g.nested = nested
+	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
 		ts.sockets = outsideSockets(append(append([]string(nil), rootDirs(c)...), r.tmp))
 	}
-	if len(ts.protect) > 0 && !linuxSandbox.mountns {
+	if len(ts.protect) > 0 && !linuxSandbox.mountns && !linuxSandbox.helper {
 		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
 		ts.protect = nil
 	}
@@ -602,6 +625,9 @@ func (r *confinedRun) network() {
 	case "netns":
 		r.ts.netns = linuxSandbox.netnsFD
 	case "userns+netns":
+		if linuxSandbox.helper && !linuxSandbox.mountns {
+			break // the helper's namespaces (viaHelper)
+		}
 		if r.cmd.SysProcAttr == nil {
 			r.cmd.SysProcAttr = &syscall.SysProcAttr{}
 		}
@@ -617,6 +643,9 @@ func (r *confinedRun) network() {
 // reuses) the mount namespace of its protected paths and hidden sockets.
 func (r *confinedRun) isolation() error {
 	info, ts := r.info, r.ts
+	if linuxSandbox.helper && !linuxSandbox.mountns {
+		return r.viaHelper()
+	}
 	// A PID namespace of the command's own, whose init is not the shell
 	// (an init ignores SIGTERM and cannot kill itself, so timeouts and
 	// exit statuses would change) but a stopped process (startInit).
@@ -664,12 +693,15 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 	var rk string
 	var fd int
 	var flags uint32
-	if !ts.pidns {
+	// A run with a TMPDIR of its own gets a ruleset of its own: a kept
+	// one is shared (and so does one the helper adds its procfs to).
+	own := ts.pidns || ts.helper || r.tmp != ""
+	if !own {
 		rk = fmt.Sprintf("%v\x00%v", r.cfg, r.rules)
 		fd, flags, kept = rulesetFDs.get(rk)
 	}
 	built := false
-	if ts.pidns {
+	if own {
 		// The ruleset gets this run's procfs: one of its own, built
 		// from descriptors kept open (opening every path is most of
 		// what a ruleset costs).
@@ -686,8 +718,14 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 		if fd < 0 {
 			return false, errors.New("landlock: nothing to restrict")
 		}
-		if key == "" && !ts.pidns {
+		if key == "" && !own {
 			kept = rulesetFDs.put(rk, fd, flags)
+		}
+	}
+	if r.tmp != "" {
+		if err := tmpRule(fd, r.tmp, r.sup.ABI); err != nil {
+			unix.Close(fd)
+			return false, err
 		}
 	}
 	ts.fd, ts.flags = fd, flags
@@ -699,6 +737,22 @@ func (r *confinedRun) ruleset(key string) (kept bool, err error) {
 		ts.fd = fd
 	}
 	return kept, nil
+}
+
+// tmpRule grants, in the ruleset fd (the run's own), the run's TMPDIR
+// tmp as a writable directory, through a descriptor opened for this run
+// only (pathFDs keeps descriptors for good).
+func tmpRule(fd int, tmp string, abi int) error {
+	p, err := unix.Open(tmp, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	defer unix.Close(p)
+	attr := ll.PathBeneathAttr{AllowedAccess: uint64(rwNoDevices) & handledFS(abi), ParentFd: p}
+	if err := ll.LandlockAddPathBeneathRule(fd, &attr, 0); err != nil {
+		return fmt.Errorf("sandbox temp dir: %w", err)
+	}
+	return nil
 }
 
 // starter returns the function that starts the command from a confined
@@ -1021,6 +1075,9 @@ func confineThread(ts *threadSetup, bash string) (init *exec.Cmd, err error) {
 			return init, fmt.Errorf("sandbox: join the pids cgroup: %w", err)
 		}
 	}
+	if ts.helper {
+		return nil, nil // the helper confines itself (userns_linux.go)
+	}
 	if ts.netns >= 0 {
 		if err := unix.Setns(ts.netns, unix.CLONE_NEWNET); err != nil {
 			return init, fmt.Errorf("sandbox: join the network namespace: %w", err)
@@ -1056,7 +1113,7 @@ func confineThread(ts *threadSetup, bash string) (init *exec.Cmd, err error) {
 		return init, fmt.Errorf("sandbox: no_new_privs: %w", err)
 	}
 	if seccompAvailable {
-		fd, err := installSeccomp(ts.allowClone, ts.refused != nil)
+		fd, err := installSeccomp(ts.allowClone, ts.refused != nil, ts.memLimit)
 		if err != nil {
 			return init, fmt.Errorf("sandbox: %w", err)
 		}
@@ -1087,6 +1144,12 @@ func bindProtected(ps []protectedPath, sockets []string) error {
 	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("make / a slave: %w", err)
 	}
+	return bindPaths(ps, sockets)
+}
+
+// bindPaths binds ps and hides sockets as bindProtected does, in the
+// calling thread's mount namespace (its own).
+func bindPaths(ps []protectedPath, sockets []string) error {
 	// Parents before children, pins before the read-only binds in them.
 	sorted := append([]protectedPath(nil), ps...)
 	sort.SliceStable(sorted, func(i, j int) bool {
@@ -1124,7 +1187,7 @@ func bindProtected(ps []protectedPath, sockets []string) error {
 			return fmt.Errorf("%s: %w", p.path, err)
 		}
 		at = "/proc/thread-self/fd/" + strconv.Itoa(fd)
-		err = unix.Mount("none", at, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
+		err = unix.Mount("none", at, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|lockedFlags(fd), "")
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("read-only %s: %w", p.path, err)

@@ -81,6 +81,13 @@ func TestDetectDenials(t *testing.T) {
 			[]SandboxDenial{{Op: "network", Line: "curl: (7) Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server"}}},
 		{"network allowed", &confinedSets{mode: SandboxReadOnly, read: []string{root}, network: true}, "bash: connect: Network is unreachable", nil},
 		{"plain output", ro, "all good\n", nil},
+		// EPERM is the seccomp filter's or a missing capability's: no
+		// read or write is guessed from it (the filter names the call).
+		{"chroot refused", ww, "chroot: cannot change root directory to '/': Operation not permitted", nil},
+		{"mknod refused", ww, "mknod: " + secret + ": Operation not permitted", nil},
+		{"out of memory, no limit", ww, "MemoryError", nil},
+		{"out of memory", &confinedSets{mode: SandboxWorkspaceWrite, memoryMB: 64}, "fatal error: runtime: out of memory\nMemoryError",
+			[]SandboxDenial{{Op: "memory", Path: "memory limit 64 MiB per process", Line: "fatal error: runtime: out of memory (an allocation failed under the sandbox's memory limit, memory limit 64 MiB per process)"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

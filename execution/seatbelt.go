@@ -2,6 +2,7 @@ package execution
 
 import (
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -71,6 +72,30 @@ func seatbeltProfile(c *Confinement, read, write []string) string {
 				b.WriteString("  (subpath " + sbString(p) + ")\n")
 			}
 			b.WriteString(")\n")
+		}
+		// Seatbelt matches names: a protected name beneath a root's top
+		// cannot be made at all (Landlock cannot say this; see
+		// scanNested). What a person unprotected stays writable.
+		if roots := rootDirs(c); len(roots) > 0 {
+			var names []string
+			for _, n := range ProtectedNames {
+				names = append(names, regexp.QuoteMeta(n))
+			}
+			b.WriteString("(deny file-write*\n")
+			for _, r := range sortedUnique(roots) {
+				if real, err := filepath.EvalSymlinks(r); err == nil {
+					r = real
+				}
+				b.WriteString("  (regex #\"^" + regexp.QuoteMeta(r) + "/(.+/)?(" + strings.Join(names, "|") + ")(/|$)\")\n")
+			}
+			b.WriteString(")\n")
+			if len(c.Unprotect) > 0 {
+				b.WriteString("(allow file-write*\n")
+				for _, p := range sortedUnique(c.Unprotect) {
+					b.WriteString("  (subpath " + sbString(p) + ")\n")
+				}
+				b.WriteString(")\n")
+			}
 		}
 	}
 	if c.Network {

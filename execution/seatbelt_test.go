@@ -1,6 +1,8 @@
 package execution
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -69,5 +71,36 @@ func TestSeatbeltQuoting(t *testing.T) {
 	want := `  (subpath "/Users/me/a\"b) (allow default) (\"\\")` + "\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("profile:\n%s\nwant the line %q", got, want)
+	}
+}
+
+// TestSeatbeltNestedNames: in workspace-write the profile refuses, by
+// name, a protected name beneath a root (made or written), and allows
+// what a person unprotected for the call.
+func TestSeatbeltNestedNames(t *testing.T) {
+	root := t.TempDir()
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := seatbeltProfile(&Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{root}, Unprotect: []string{filepath.Join(root, "tools")}},
+		[]string{root}, []string{root})
+	re := regexp.MustCompile(`\(regex #"([^"]+)"\)`)
+	m := re.FindStringSubmatch(p)
+	if m == nil {
+		t.Fatalf("no regex rule in:\n%s", p)
+	}
+	names := regexp.MustCompile(m[1])
+	for path, want := range map[string]bool{
+		real + "/.envrc": true, real + "/sub/.envrc": true, real + "/a/b/.vscode/tasks.json": true,
+		real + "/pkg/.github/hooks/x.json": true, real + "/sub/.envrc.bak": false, real + "/src/main.go": false,
+		real + "/x.vscode": false,
+	} {
+		if got := names.MatchString(path); got != want {
+			t.Errorf("%s: refused %v, want %v", path, got, want)
+		}
+	}
+	if !strings.Contains(p, "(allow file-write*\n  (subpath "+sbString(filepath.Join(root, "tools"))+")") {
+		t.Errorf("the unprotected directory is not allowed:\n%s", p)
 	}
 }

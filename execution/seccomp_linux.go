@@ -32,6 +32,7 @@ const (
 	bpfABS  = 0x20
 	bpfJMP  = 0x05
 	bpfJEQ  = 0x10
+	bpfJGT  = 0x20
 	bpfJGE  = 0x30
 	bpfJSET = 0x40
 	bpfK    = 0x00
@@ -46,6 +47,9 @@ const (
 // argLow is the offset of the low 32 bits of syscall argument i in
 // struct seccomp_data (little-endian).
 func argLow(i int) uint32 { return 16 + 8*uint32(i) }
+
+// argHigh is the offset of the high 32 bits of syscall argument i.
+func argHigh(i int) uint32 { return argLow(i) + 4 }
 
 // nsFlags are the clone and unshare flags that make a namespace.
 const nsFlags = unix.CLONE_NEWNS | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC | unix.CLONE_NEWUSER |
@@ -122,7 +126,13 @@ func (a *asm) assemble() ([]unix.SockFilter, error) {
 // With notify, what it refuses goes to a supervisor instead
 // (SECCOMP_RET_USER_NOTIF), which answers EPERM all the same and records
 // the system call (superviseSeccomp): the result names what was refused.
-func seccompFilter(allowClone uint32, notify bool) ([]unix.SockFilter, error) {
+//
+// memLimit (bytes, 0: none) is the command's RLIMIT_DATA: an mmap of a
+// private writable mapping at least that long, which the kernel refuses
+// by the limit whatever else the process holds, is answered ENOMEM by
+// the filter (or, with notify, by the supervisor, which records it), so
+// that the result names the memory limit.
+func seccompFilter(allowClone uint32, notify bool, memLimit uint64) ([]unix.SockFilter, error) {
 	a := &asm{labels: map[string]int{}}
 	a.stmt(bpfLD|bpfW|bpfABS, offArch)
 	a.jump(bpfJMP|bpfJEQ|bpfK, auditArch, "", "kill")
@@ -146,7 +156,28 @@ func seccompFilter(allowClone uint32, notify bool) ([]unix.SockFilter, error) {
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_PRLIMIT64, "prlimit", "")
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_SETPRIORITY, "setpriority", "")
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_IOPRIO_SET, "setpriority", "")
+	if memLimit > 0 {
+		a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_MMAP, "mmap", "")
+	}
 	a.stmt(bpfRET|bpfK, seccompRetAllow)
+
+	if memLimit > 0 {
+		// mmap(addr, len, prot, flags, fd, off): len >= memLimit (64
+		// bits, high word first), PROT_WRITE, not MAP_SHARED (nor
+		// MAP_SHARED_VALIDATE): what RLIMIT_DATA counts.
+		hi, lo := uint32(memLimit>>32), uint32(memLimit)
+		a.label("mmap")
+		a.stmt(bpfLD|bpfW|bpfABS, argHigh(1))
+		a.jump(bpfJMP|bpfJGT|bpfK, hi, "mmapprot", "")
+		a.jump(bpfJMP|bpfJEQ|bpfK, hi, "", "allow")
+		a.stmt(bpfLD|bpfW|bpfABS, argLow(1))
+		a.jump(bpfJMP|bpfJGE|bpfK, lo, "mmapprot", "allow")
+		a.label("mmapprot")
+		a.stmt(bpfLD|bpfW|bpfABS, argLow(2))
+		a.jump(bpfJMP|bpfJSET|bpfK, unix.PROT_WRITE, "", "allow")
+		a.stmt(bpfLD|bpfW|bpfABS, argLow(3))
+		a.jump(bpfJMP|bpfJSET|bpfK, unix.MAP_SHARED, "allow", "enomem")
+	}
 
 	a.label("clone")
 	a.stmt(bpfLD|bpfW|bpfABS, argLow(0))
@@ -215,6 +246,14 @@ func seccompFilter(allowClone uint32, notify bool) ([]unix.SockFilter, error) {
 	}
 	a.label("enosys")
 	a.stmt(bpfRET|bpfK, seccompRetErrno|uint32(unix.ENOSYS))
+	if memLimit > 0 {
+		a.label("enomem")
+		if notify {
+			a.stmt(bpfRET|bpfK, unix.SECCOMP_RET_USER_NOTIF)
+		} else {
+			a.stmt(bpfRET|bpfK, seccompRetErrno|uint32(unix.ENOMEM))
+		}
+	}
 	a.label("kill")
 	a.stmt(bpfRET|bpfK, seccompRetKill)
 	return a.assemble()
@@ -227,14 +266,15 @@ var filters sync.Map // filterKey -> []unix.SockFilter
 type filterKey struct {
 	allowClone uint32
 	notify     bool
+	memLimit   uint64
 }
 
-func cachedFilter(allowClone uint32, notify bool) ([]unix.SockFilter, error) {
-	k := filterKey{allowClone, notify}
+func cachedFilter(allowClone uint32, notify bool, memLimit uint64) ([]unix.SockFilter, error) {
+	k := filterKey{allowClone, notify, memLimit}
 	if p, ok := filters.Load(k); ok {
 		return p.([]unix.SockFilter), nil
 	}
-	prog, err := seccompFilter(allowClone, notify)
+	prog, err := seccompFilter(allowClone, notify, memLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -245,9 +285,10 @@ func cachedFilter(allowClone uint32, notify bool) ([]unix.SockFilter, error) {
 // installSeccomp installs the filter on the calling thread only (no
 // TSYNC): the thread must be locked and have no_new_privs set. With
 // notify it returns the filter's listener (close-on-exec), which
-// superviseSeccomp serves; else -1.
-func installSeccomp(allowClone uint32, notify bool) (int, error) {
-	prog, err := cachedFilter(allowClone, notify)
+// superviseSeccomp serves; else -1. memLimit is the command's
+// RLIMIT_DATA in bytes (0: none; see seccompFilter).
+func installSeccomp(allowClone uint32, notify bool, memLimit uint64) (int, error) {
+	prog, err := cachedFilter(allowClone, notify, memLimit)
 	if err != nil {
 		return -1, err
 	}
@@ -290,6 +331,19 @@ type refusedCalls struct {
 	mu    sync.Mutex
 	count map[string]int
 	order []string
+	// memLimitMB is the run's memory limit (RLIMIT_DATA, MiB); mem
+	// counts the allocations refused by it, memMax is the largest.
+	memLimitMB int64
+	mem        int
+	memMax     uint64
+}
+
+// addMemory records an allocation of size bytes the memory limit refused.
+func (r *refusedCalls) addMemory(size uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.mem++
+	r.memMax = max(r.memMax, size)
 }
 
 func (r *refusedCalls) add(name string) {
@@ -309,6 +363,13 @@ func (r *refusedCalls) denials() []SandboxDenial {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []SandboxDenial
+	if r.mem > 0 {
+		line := fmt.Sprintf("the sandbox's memory limit (%d MiB per process, RLIMIT_DATA) refused an allocation of %d MiB", r.memLimitMB, r.memMax>>20)
+		if r.mem > 1 {
+			line += fmt.Sprintf(" (%d allocations refused)", r.mem)
+		}
+		out = append(out, SandboxDenial{Op: "memory", Path: memoryLimitPath(r.memLimitMB), Line: line})
+	}
 	for _, name := range r.order {
 		line := name + " was refused by the sandbox (seccomp filter: EPERM)"
 		if n := r.count[name]; n > 1 {
@@ -343,8 +404,15 @@ func superviseSeccomp(fd int, r *refusedCalls) {
 			}
 			return
 		}
-		r.add(syscallName(req.Nr, req.Args))
-		resp := seccompNotifResp{ID: req.ID, Error: -int32(unix.EPERM)}
+		errno := unix.EPERM
+		if uintptr(req.Nr) == unix.SYS_MMAP {
+			// Only an allocation over the memory limit reaches here.
+			r.addMemory(req.Args[1])
+			errno = unix.ENOMEM
+		} else {
+			r.add(syscallName(req.Nr, req.Args))
+		}
+		resp := seccompNotifResp{ID: req.ID, Error: -int32(errno)}
 		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
 	}
 }

@@ -5,12 +5,12 @@ package execution
 import "errors"
 
 // installSeccomp: no filter is written for this architecture.
-func installSeccomp(allowClone uint32, notify bool) (int, error) {
+func installSeccomp(allowClone uint32, notify bool, memLimit uint64) (int, error) {
 	return -1, errors.New("no seccomp filter for this architecture")
 }
 
 // refusedCalls: nothing is refused without a filter.
-type refusedCalls struct{}
+type refusedCalls struct{ memLimitMB int64 }
 
 func (r *refusedCalls) denials() []SandboxDenial { return nil }
 

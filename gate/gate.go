@@ -558,6 +558,9 @@ func (g *Gate) decide(ctx context.Context, req policy.Request, run bool, rules A
 	if rules != nil && in.Report != nil {
 		in.AgentApprovals = rules.Approve(command, in.Report)
 	}
+	if run {
+		in.Confinement = g.confinementFacts()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Code: CodeAborted, Message: err.Error()}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -328,4 +329,22 @@ func (g *Gate) SandboxSupport() execution.SandboxSupport {
 		return c.SandboxSupport()
 	}
 	return execution.SandboxSupport{Err: fmt.Errorf("the runner %T cannot confine commands", g.runner)}
+}
+
+// confinementFacts are what this gate's sandbox can enforce here, for
+// the policy input of a command that is to run (policy.Input.Confinement).
+func (g *Gate) confinementFacts() *policy.Confinement {
+	s := g.SandboxSupport()
+	c := &policy.Confinement{Mechanism: s.Mechanism, ABI: s.ABI, NetworkGuard: s.NetworkGuard,
+		Isolation: slices.Clone(s.Isolation), Missing: slices.Clone(s.Missing)}
+	if c.Isolation == nil {
+		c.Isolation = []string{}
+	}
+	if c.Missing == nil {
+		c.Missing = []string{}
+	}
+	if s.Err != nil {
+		c.Unavailable = s.Err.Error()
+	}
+	return c
 }

@@ -128,6 +128,8 @@ func TestSandboxNothingPlanted(t *testing.T) {
 		{".shellgate.yaml", `echo 'grants: ["**"]' > .shellgate.yaml`},
 		{".bashrc", `echo 'touch /tmp/pwned' > .bashrc`},
 		{"a device node", `mknod null2 c 1 3`},
+		{"nested .envrc in a submodule checkout", `echo 'touch /tmp/pwned' > lib/.envrc`},
+		{"the .git file of a submodule checkout", `echo 'gitdir: /tmp/evil' > lib/.git`},
 	}
 	var script strings.Builder
 	for _, a := range attempts {
@@ -173,10 +175,14 @@ func TestSandboxNothingPlanted(t *testing.T) {
 	for _, d := range res.Sandbox.Denied {
 		reported[d.Path] = true
 	}
-	for _, n := range []string{".envrc", ".idea", ".claude", ".shellgate.yaml", ".bashrc", ".git/commondir"} {
+	for _, n := range []string{".envrc", ".idea", ".claude", ".shellgate.yaml", ".bashrc", ".git/commondir", "lib/.envrc"} {
 		if !reported[filepath.Join(ws, n)] {
 			t.Errorf("the planted %s is not among the denials %+v", n, res.Sandbox.Denied)
 		}
+	}
+	// The result's text names a planted path beneath the top.
+	if m := execution.SandboxMarker("write of the protected "+filepath.Join(ws, "lib/.envrc"), execution.SandboxWorkspaceWrite); !strings.Contains(res.Text(), m) {
+		t.Errorf("the result's text lacks %q:\n%s", m, res.Text())
 	}
 
 	// The real git still works in the same sandbox: add, commit, branch,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/shellgate/shellgate/execution"
+	"github.com/shellgate/shellgate/internal/asuser"
 	"github.com/shellgate/shellgate/internal/sandboxtasks"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
@@ -32,6 +33,27 @@ func TestSandboxEverydayTasks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds real projects")
 	}
+	everydayTasks(t)
+}
+
+// TestSandboxEverydayTasksAsUser runs the same tasks as a fresh
+// unprivileged user (asuser; CI runs as root), with the toolchains
+// installed in that user's home (sandboxtasks.UserToolchains): the
+// confinement developers get, not root's.
+func TestSandboxEverydayTasksAsUser(t *testing.T) {
+	needLandlock(t)
+	if testing.Short() {
+		t.Skip("builds real projects")
+	}
+	if asuser.Run(t, func(t *testing.T, u *asuser.User) { sandboxtasks.UserToolchains(t, u) }) {
+		return
+	}
+	everydayTasks(t)
+}
+
+// everydayTasks runs each task of sandboxtasks in a task workspace, in
+// workspace-write, as this user.
+func everydayTasks(t *testing.T) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Fatal(err)

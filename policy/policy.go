@@ -161,6 +161,37 @@ type Input struct {
 	// agent does), which the facts carry to the policy
 	// (facts.segments[i].agent_rule). Nil: none.
 	AgentApprovals map[int]AgentApproval `json:"-"`
+	// Confinement is what the sandbox that will run the command can
+	// enforce on this machine, when the command is to run (nil: not
+	// known, as for a check): a rule may ask when a protection the
+	// command relies on is missing here.
+	Confinement *Confinement `json:"confinement,omitempty"`
+}
+
+// Confinement is what a runner's sandbox can enforce on this machine
+// (execution.SandboxSupport, as facts for the policy).
+type Confinement struct {
+	// Mechanism is "landlock", "seatbelt", or "" (commands cannot be
+	// confined here: Unavailable says why).
+	Mechanism string `json:"mechanism"`
+	// ABI is the Landlock ABI version (0 elsewhere).
+	ABI int `json:"abi"`
+	// NetworkGuard is how the network is denied: "netns",
+	// "userns+netns", "landlock-tcp" (TCP only), "seatbelt" or "" (not).
+	NetworkGuard string `json:"network_guard"`
+	// Isolation is the process isolation every confined command gets:
+	// "no-caps", "no_new_privs", "rlimits", "pidns", "seccomp",
+	// "pids-cgroup" (workspace-write adds "mountns" where it can).
+	Isolation []string `json:"isolation"`
+	// Missing are the protections this machine cannot give a confined
+	// command, each "name: why" (name "mountns": the protected paths are
+	// only checked after the run; "pidns": the command sees and outlives
+	// as the host's processes do; "pids-cgroup": processes are bounded
+	// by RLIMIT_NPROC alone and not ended with the run; "netns": UDP and
+	// DNS are not guarded).
+	Missing []string `json:"missing"`
+	// Unavailable says why commands cannot be confined ("" when they can).
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // AgentApproval is a rule of a coding agent's own settings that allows a

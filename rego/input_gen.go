@@ -12,6 +12,7 @@ import (
 
 // Object keys of the input, built once and shared by every input.
 var (
+	keyAbi                   = ast.StringTerm("abi")
 	keyAfter                 = ast.StringTerm("after")
 	keyAgent                 = ast.StringTerm("agent")
 	keyAgentApproved         = ast.StringTerm("agent_approved")
@@ -30,6 +31,7 @@ var (
 	keyCondition             = ast.StringTerm("condition")
 	keyConfig                = ast.StringTerm("config")
 	keyConfigAlias           = ast.StringTerm("config_alias")
+	keyConfinement           = ast.StringTerm("confinement")
 	keyContext               = ast.StringTerm("context")
 	keyCritical              = ast.StringTerm("critical")
 	keyCwd                   = ast.StringTerm("cwd")
@@ -75,19 +77,23 @@ var (
 	keyInTree                = ast.StringTerm("in_tree")
 	keyIndex                 = ast.StringTerm("index")
 	keyInputArgs             = ast.StringTerm("input_args")
+	keyIsolation             = ast.StringTerm("isolation")
 	keyKey                   = ast.StringTerm("key")
 	keyKind                  = ast.StringTerm("kind")
 	keyKnown                 = ast.StringTerm("known")
 	keyLoop                  = ast.StringTerm("loop")
 	keyMatch                 = ast.StringTerm("match")
 	keyMatches               = ast.StringTerm("matches")
+	keyMechanism             = ast.StringTerm("mechanism")
 	keyMessage               = ast.StringTerm("message")
+	keyMissing               = ast.StringTerm("missing")
 	keyMode                  = ast.StringTerm("mode")
 	keyName                  = ast.StringTerm("name")
 	keyNameGlob              = ast.StringTerm("name_glob")
 	keyNamesOnly             = ast.StringTerm("names_only")
 	keyNegated               = ast.StringTerm("negated")
 	keyNetwork               = ast.StringTerm("network")
+	keyNetworkGuard          = ast.StringTerm("network_guard")
 	keyNotReversible         = ast.StringTerm("not_reversible")
 	keyNul                   = ast.StringTerm("nul")
 	keyOk                    = ast.StringTerm("ok")
@@ -155,6 +161,7 @@ var (
 	keyTo                    = ast.StringTerm("to")
 	keyTracked               = ast.StringTerm("tracked")
 	keyTraits                = ast.StringTerm("traits")
+	keyUnavailable           = ast.StringTerm("unavailable")
 	keyUnlessEnv             = ast.StringTerm("unless_env")
 	keyValue                 = ast.StringTerm("value")
 	keyVerdict               = ast.StringTerm("verdict")
@@ -186,6 +193,10 @@ func describePolicyInput(e enc, v *policy.Input, f *policy.Facts, foreign *ast.T
 	describeStationMember(e, v.Station, foreign)
 	e.key(keyConfig)
 	e.config(v.Config)
+	if v.Confinement != nil {
+		e.key(keyConfinement)
+		describePointer(e, v.Confinement, describePolicyConfinement)
+	}
 	e.key(kFacts)
 	describePolicyFacts(e, f)
 	e.end()
@@ -264,6 +275,26 @@ func describeClassifyReport(e enc, v *classify.Report) {
 	if v.Dialect != "" {
 		e.key(keyShell)
 		e.enum(v.Dialect)
+	}
+	e.end()
+}
+
+// describePolicyConfinement describes a policy.Confinement as its JSON encoding.
+func describePolicyConfinement(e enc, v *policy.Confinement) {
+	e.object()
+	e.key(keyMechanism)
+	e.str(v.Mechanism)
+	e.key(keyAbi)
+	e.num(v.ABI)
+	e.key(keyNetworkGuard)
+	e.str(v.NetworkGuard)
+	e.key(keyIsolation)
+	describeStrings(e, v.Isolation, strKind)
+	e.key(keyMissing)
+	describeStrings(e, v.Missing, strKind)
+	if v.Unavailable != "" {
+		e.key(keyUnavailable)
+		e.str(v.Unavailable)
 	}
 	e.end()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,11 +18,7 @@ func init() {
 
 func runInstall(e *env) int {
 	fs := newFlags(e, "install", "<"+strings.Join(agentNames(), "|")+"> [--project|--user] [--print] [--dir DIR] [--command CMD] [--ask-as deny|defer] [--mode readonly] [--policy DIR]... [--config FILE]")
-	userDefault, projectDefault := scopeDefaults()
-	user := fs.Bool("user", false, "write the user's settings file (~/.claude/settings.json, ...; the default for "+userDefault+", which runs a project's hooks only in a project the user trusted)")
-	project := fs.Bool("project", false, "write the project's settings file (the default for "+projectDefault+")")
-	print := fs.Bool("print", false, "print the settings file as it would be, and write nothing")
-	dir := fs.String("dir", "", "project directory (default: the current directory)")
+	t := addHookTarget(fs, "write")
 	command := fs.String("command", "", "hook command to install (default: shellgate-hook next to this binary, on PATH, or this binary's one-shot hook)")
 	askAs := fs.String("ask-as", "", "added to the hook command: what an ask becomes for codex (default deny) and gemini (default its own confirmation): deny or defer")
 	mode := fs.String("mode", "", "added to the hook command: readonly for a verifier agent")
@@ -31,19 +28,6 @@ func runInstall(e *env) int {
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
 		return status
-	}
-	if len(ops) != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	agent, err := hook.ParseAgent(ops[0])
-	if err != nil {
-		fmt.Fprintln(e.stderr, "shellgate install:", err)
-		return exitUsage
-	}
-	if *user && *project {
-		fmt.Fprintln(e.stderr, "shellgate install: --user and --project exclude each other")
-		return exitUsage
 	}
 	if *askAs != "" {
 		if _, err := hook.ParseAskAs(*askAs); err != nil {
@@ -55,23 +39,9 @@ func runInstall(e *env) int {
 		fmt.Fprintf(e.stderr, "shellgate install: --mode %q: want readonly or default\n", *mode)
 		return exitUsage
 	}
-	scope := hook.ScopeProject
-	var home string
-	if *user || (!*project && agent.Spec().DefaultUser) {
-		scope = hook.ScopeUser
-		if home, err = os.UserHomeDir(); err != nil {
-			fmt.Fprintln(e.stderr, "shellgate install:", err)
-			return exitInternal
-		}
-	} else {
-		home, _ = os.UserHomeDir()
-	}
-	proj := *dir
-	if proj == "" {
-		if proj, err = os.Getwd(); err != nil {
-			fmt.Fprintln(e.stderr, "shellgate install:", err)
-			return exitInternal
-		}
+	agent, o, status, ok := t.resolve(e, fs, "install", ops)
+	if !ok {
+		return status
 	}
 	cmd := *command
 	if cmd == "" {
@@ -89,9 +59,8 @@ func runInstall(e *env) int {
 	if *config != "" {
 		cmd += " --config " + shellQuote(*config)
 	}
-	in, err := agent.Spec().Install(hook.InstallOptions{
-		Scope: scope, ProjectDir: proj, Home: home, Command: cmd, AskAs: *askAs, DryRun: *print,
-	})
+	o.Command, o.AskAs = cmd, *askAs
+	in, err := agent.Spec().Install(o)
 	if errors.Is(err, hook.ErrAgentHome) {
 		fmt.Fprintln(e.stderr, "shellgate install: NOT ACTIVE:", err)
 		return exitNotActive
@@ -100,7 +69,7 @@ func runInstall(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate install:", err)
 		return exitInternal
 	}
-	if *print {
+	if o.DryRun {
 		fmt.Fprintf(e.stderr, "# %s\n", in.Path)
 		e.stdout.Write(in.Content)
 		return printNotes(e, in.Notes)
@@ -203,4 +172,60 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// hookTarget are the flags install and uninstall share: which agent's
+// settings file, for the user or the project.
+type hookTarget struct {
+	user, project, print *bool
+	dir                  *string
+}
+
+// addHookTarget defines the shared flags; verb is what the command does
+// to the settings file ("write", "edit").
+func addHookTarget(fs *flag.FlagSet, verb string) hookTarget {
+	userDefault, projectDefault := scopeDefaults()
+	return hookTarget{
+		user:    fs.Bool("user", false, verb+" the user's settings file (~/.claude/settings.json, ...; the default for "+userDefault+", which runs a project's hooks only in a project the user trusted)"),
+		project: fs.Bool("project", false, verb+" the project's settings file (the default for "+projectDefault+")"),
+		print:   fs.Bool("print", false, "print the settings file as it would be, and write nothing"),
+		dir:     fs.String("dir", "", "project directory (default: the current directory)"),
+	}
+}
+
+// resolve reads the one operand (the agent) and the shared flags into
+// the agent and the options' scope, directories and dry run; on a usage
+// or environment error it says so on stderr and returns ok false with the
+// exit status.
+func (t hookTarget) resolve(e *env, fs *flag.FlagSet, name string, ops []string) (hook.Agent, hook.InstallOptions, int, bool) {
+	var o hook.InstallOptions
+	if len(ops) != 1 {
+		fs.Usage()
+		return "", o, exitUsage, false
+	}
+	agent, err := hook.ParseAgent(ops[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "shellgate %s: %v\n", name, err)
+		return "", o, exitUsage, false
+	}
+	if *t.user && *t.project {
+		fmt.Fprintf(e.stderr, "shellgate %s: --user and --project exclude each other\n", name)
+		return "", o, exitUsage, false
+	}
+	o.Scope, o.ProjectDir, o.DryRun = hook.ScopeProject, *t.dir, *t.print
+	o.Home, err = os.UserHomeDir()
+	if *t.user || (!*t.project && agent.Spec().DefaultUser) {
+		o.Scope = hook.ScopeUser
+		if err != nil {
+			fmt.Fprintf(e.stderr, "shellgate %s: %v\n", name, err)
+			return "", o, exitInternal, false
+		}
+	}
+	if o.ProjectDir == "" {
+		if o.ProjectDir, err = os.Getwd(); err != nil {
+			fmt.Fprintf(e.stderr, "shellgate %s: %v\n", name, err)
+			return "", o, exitInternal, false
+		}
+	}
+	return agent, o, exitOK, true
 }

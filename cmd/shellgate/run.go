@@ -56,9 +56,11 @@ network unless the approved command uses it. --sandbox chooses the mode;
 marked in the output: [sandbox: write denied under read-only mode].
 In workspace-write the files other programs run or obey later stay
 read-only (.git/config, .git/hooks, .gitmodules, .envrc, .vscode, .mcp.json,
-the agents' settings, .shellgate.yaml, shell rc files); one that did not
-exist yet and was made is moved aside after the run. --unprotect PATH makes
-one of them writable for this one call (git config, pre-commit install).
+the agents' settings, .shellgate.yaml, shell rc files), at the workspace's
+top and beneath it (sub/.envrc, a nested repository's hooks); one that did
+not exist yet and was made is moved aside after the run. --unprotect PATH
+makes one of them (or a directory and what lies beneath it) writable for
+this one call (git config, pre-commit install).
 
 Exit status:
   N    the command ran: its own exit status (128+N when signal N killed it)

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/shellgate/shellgate/hook"
@@ -15,42 +14,14 @@ func init() {
 
 func runUninstall(e *env) int {
 	fs := newFlags(e, "uninstall", "<"+strings.Join(agentNames(), "|")+"> [--project|--user] [--print] [--dir DIR]")
-	userDefault, projectDefault := scopeDefaults()
-	user := fs.Bool("user", false, "edit the user's settings file (the default for "+userDefault+")")
-	project := fs.Bool("project", false, "edit the project's settings file (the default for "+projectDefault+")")
-	print := fs.Bool("print", false, "print the settings file as it would be, and write nothing")
-	dir := fs.String("dir", "", "project directory (default: the current directory)")
+	t := addHookTarget(fs, "edit")
 	ops, status, ok := parseFlags(e, fs, e.args)
 	if !ok {
 		return status
 	}
-	if len(ops) != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	agent, err := hook.ParseAgent(ops[0])
-	if err != nil {
-		fmt.Fprintln(e.stderr, "shellgate uninstall:", err)
-		return exitUsage
-	}
-	if *user && *project {
-		fmt.Fprintln(e.stderr, "shellgate uninstall: --user and --project exclude each other")
-		return exitUsage
-	}
-	o := hook.InstallOptions{ProjectDir: *dir, DryRun: *print}
-	o.Home, err = os.UserHomeDir()
-	if *user || (!*project && agent.Spec().DefaultUser) {
-		o.Scope = hook.ScopeUser
-		if err != nil {
-			fmt.Fprintln(e.stderr, "shellgate uninstall:", err)
-			return exitInternal
-		}
-	}
-	if o.ProjectDir == "" {
-		if o.ProjectDir, err = os.Getwd(); err != nil {
-			fmt.Fprintln(e.stderr, "shellgate uninstall:", err)
-			return exitInternal
-		}
+	agent, o, status, ok := t.resolve(e, fs, "uninstall", ops)
+	if !ok {
+		return status
 	}
 	r, err := agent.Spec().Uninstall(o)
 	if errors.Is(err, hook.ErrAgentHome) {
@@ -61,7 +32,7 @@ func runUninstall(e *env) int {
 		fmt.Fprintln(e.stderr, "shellgate uninstall:", err)
 		return exitInternal
 	}
-	if *print {
+	if o.DryRun {
 		fmt.Fprintf(e.stderr, "# %s\n", r.Path)
 		e.stdout.Write(r.Content)
 		return exitOK

@@ -1,0 +1,519 @@
+package execution
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/shellgate/shellgate/gitrepo"
+	"golang.org/x/sys/unix"
+)
+
+// Nested protected names: the files ProtectedNames lists, and git
+// directories, beneath the top of a root (sub/.envrc that direnv loads
+// when a person cd's there, pkg/.vscode/tasks.json of a folder an editor
+// opens, vendor/x/.git/hooks of a nested repository or a submodule's
+// checkout, a bare repository whose config git reads in it).
+//
+// Landlock grants by inode, not by name, so nothing can refuse the making
+// of a file called .envrc in a writable directory; a seccomp supervisor
+// that read the name from the command's memory could be raced by another
+// thread of it. So the design is: those that exist are found by a bounded
+// walk before the run and bound read-only like the root's (protectedPaths),
+// and after the run, once every process of the command is gone, the same
+// walk finds those that are new or replaced and moves them aside with a
+// denial that names the path (guard.undo). That fails closed: what the
+// command made is looked at on the file system after it could change it,
+// not judged from what it said it would do; and a walk that could not see
+// every directory says so in a denial.
+//
+// A new git directory (git init, git clone) is kept, but not what would
+// run a program: a hook that is not one of git's *.sample templates, a
+// config (or config.worktree) that sets a key which makes git run
+// something (gitrepo.Lookup, an alias, an include) or cannot be read, a
+// commondir. A new .git file (a gitdir pointer) is kept only when it
+// points into a root, where the walk sees what it points to.
+
+// The walk's bounds: directories read, and depth below a root.
+const (
+	maxNestedDirs  = 20000
+	maxNestedDepth = 32
+)
+
+// nestedScan is what a walk of the roots found beneath their tops.
+type nestedScan struct {
+	// names are ProtectedNames entries below a root's top.
+	names []string
+	// gitDirs are git directories below a root's top: a directory
+	// named .git, or a bare repository (HEAD, objects and refs in it).
+	gitDirs []string
+	// gitFiles are .git files (gitdir pointers) below a root's top.
+	gitFiles []string
+	// incomplete says the walk stopped at its bounds: what lies beyond
+	// was not seen.
+	incomplete bool
+}
+
+// nestedNames are the ProtectedNames of one component; nestedChildren
+// the others by their parent's name (.github: hooks), found when the walk
+// reads that parent.
+var nestedNames, nestedChildren = func() (map[string]bool, map[string][]string) {
+	names, children := map[string]bool{}, map[string][]string{}
+	for _, n := range ProtectedNames {
+		if parent, child, ok := strings.Cut(n, "/"); ok {
+			children[parent] = append(children[parent], child)
+		} else {
+			names[n] = true
+		}
+	}
+	return names, children
+}()
+
+// scanNested walks the directories beneath roots (not following
+// symlinks, not into git directories, protected directories or what skip
+// says), within the bounds.
+func scanNested(roots []string, skip func(string) bool) nestedScan {
+	var s nestedScan
+	type dir struct {
+		path  string
+		depth int
+	}
+	seen := map[string]bool{}
+	var queue []dir
+	for _, r := range roots {
+		queue = append(queue, dir{filepath.Clean(r), 0})
+	}
+	read := 0
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		if seen[d.path] {
+			continue
+		}
+		seen[d.path] = true
+		if read >= maxNestedDirs {
+			s.incomplete = true
+			break
+		}
+		read++
+		info, ok := dirInfos.get(d.path)
+		if !ok {
+			continue
+		}
+		top := d.depth == 0
+		if !top && info.gitDir {
+			s.gitDirs = append(s.gitDirs, d.path)
+			continue
+		}
+		keep := func(list []string, name string) []string {
+			p := filepath.Join(d.path, name)
+			if top || skip(p) {
+				return list
+			}
+			return append(list, p)
+		}
+		for _, n := range info.names {
+			s.names = keep(s.names, n)
+		}
+		for _, n := range info.gitDirs {
+			s.gitDirs = keep(s.gitDirs, n)
+		}
+		for _, n := range info.gitFiles {
+			s.gitFiles = keep(s.gitFiles, n)
+		}
+		for _, n := range info.subdirs {
+			p := filepath.Join(d.path, n)
+			if skip(p) {
+				continue
+			}
+			if d.depth+1 > maxNestedDepth {
+				s.incomplete = true
+				continue
+			}
+			queue = append(queue, dir{p, d.depth + 1})
+		}
+	}
+	return s
+}
+
+// dirInfo is what one directory holds, for the walk: its entries that
+// are protected names (hooks too, in a directory named .github),
+// .git directories and files, the subdirectories to walk, and whether it
+// is itself a git directory.
+type dirInfo struct {
+	names, gitDirs, gitFiles, subdirs []string
+	gitDir                            bool
+}
+
+// readDirInfo reads the directory p.
+func readDirInfo(p string) (dirInfo, bool) {
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return dirInfo{}, false
+	}
+	var info dirInfo
+	if isGitDirEntries(ents) {
+		info.gitDir = true
+		return info, true
+	}
+	kids := nestedChildren[filepath.Base(p)]
+	for _, e := range ents {
+		name := e.Name()
+		if nestedNames[name] || slices.Contains(kids, name) {
+			info.names = append(info.names, name)
+			continue // protected whole: not walked
+		}
+		if name == ".git" {
+			switch {
+			case e.IsDir():
+				info.gitDirs = append(info.gitDirs, name)
+			case e.Type().IsRegular():
+				info.gitFiles = append(info.gitFiles, name)
+			}
+			continue
+		}
+		if e.IsDir() {
+			info.subdirs = append(info.subdirs, name)
+		}
+	}
+	return info, true
+}
+
+// dirInfos keeps what readDirInfo read, by directory, while the
+// directory's change time stays: an entry made, removed or renamed in it
+// changes its ctime, which a command cannot set back (utimensat sets the
+// ctime to now; the clock cannot be set in the sandbox). A directory
+// changed within racyWindow before it was read is read again, since a
+// change in the same clock tick leaves the same ctime.
+var dirInfos = dirInfoCache{m: map[string]cachedDirInfo{}}
+
+// racyWindow is longer than any file system's timestamp tick.
+const racyWindow = time.Second
+
+// maxDirInfos bounds the cache (it is emptied when full).
+const maxDirInfos = 200000
+
+type cachedDirInfo struct {
+	dev, ino uint64
+	ctime    int64 // ns
+	info     dirInfo
+}
+
+type dirInfoCache struct {
+	mu sync.Mutex
+	m  map[string]cachedDirInfo
+}
+
+// get returns what the directory p holds, from the cache when p is the
+// same directory, unchanged since it was read.
+func (c *dirInfoCache) get(p string) (dirInfo, bool) {
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return dirInfo{}, false
+	}
+	ctime := st.Ctim.Nano()
+	c.mu.Lock()
+	e, ok := c.m[p]
+	c.mu.Unlock()
+	if ok && e.dev == uint64(st.Dev) && e.ino == st.Ino && e.ctime == ctime {
+		return e.info, true
+	}
+	now := time.Now()
+	info, ok := readDirInfo(p)
+	if !ok {
+		return dirInfo{}, false
+	}
+	if now.Sub(time.Unix(0, ctime)) > racyWindow {
+		c.mu.Lock()
+		if len(c.m) >= maxDirInfos {
+			clear(c.m)
+		}
+		c.m[p] = cachedDirInfo{uint64(st.Dev), st.Ino, ctime, info}
+		c.mu.Unlock()
+	}
+	return info, true
+}
+
+// isGitDirEntries says whether a directory with these entries is a git
+// directory as git's discovery takes one: HEAD, objects and refs.
+func isGitDirEntries(ents []os.DirEntry) bool {
+	n := 0
+	for _, e := range ents {
+		switch e.Name() {
+		case "HEAD":
+			if e.Type().IsRegular() || e.Type()&os.ModeSymlink != 0 {
+				n++
+			}
+		case "objects", "refs":
+			if e.IsDir() {
+				n++
+			}
+		}
+	}
+	return n == 3
+}
+
+// nestedBefore is the state of what the walk found before the run.
+type nestedBefore struct {
+	roots   []string
+	skip    func(string) bool
+	states  map[string]pathState // every path the scan found
+	gitDirs map[string]bool
+	// tops are the git directories whose submodules' (modules/...) and
+	// linked worktrees' (worktrees/NAME) git directories were recorded
+	// in inner, to find new ones after the run.
+	tops  []string
+	inner map[string]pathState
+}
+
+// newNestedBefore records the scan s of roots, and the inner git
+// directories of tops.
+func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string) *nestedBefore {
+	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
+		tops: tops, inner: map[string]pathState{}}
+	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs} {
+		for _, p := range list {
+			b.states[p] = statePath(p)
+		}
+	}
+	for _, g := range s.gitDirs {
+		b.gitDirs[g] = true
+	}
+	for _, g := range tops {
+		for _, d := range innerGitDirs(g) {
+			b.inner[d.path] = statePath(d.path)
+		}
+	}
+	return b
+}
+
+// innerGit is a git directory inside another: a submodule's
+// (modules/PATH) or a linked worktree's (worktrees/NAME, whose commondir
+// names common).
+type innerGit struct {
+	path     string
+	worktree bool
+	common   string
+}
+
+// innerGitDirs lists the submodules' and linked worktrees' git
+// directories of the git directory g (bounded as protectedPaths is).
+func innerGitDirs(g string) []innerGit {
+	var out []innerGit
+	if ents, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+		for i, e := range ents {
+			if i >= 64 || !e.IsDir() {
+				continue
+			}
+			out = append(out, innerGit{filepath.Join(g, "worktrees", e.Name()), true, g})
+		}
+	}
+	var walk func(d string, level int)
+	walk = func(d string, level int) {
+		ents, err := os.ReadDir(d)
+		if err != nil || level > 4 {
+			return
+		}
+		for i, e := range ents {
+			if i >= 64 || !e.IsDir() {
+				continue
+			}
+			p := filepath.Join(d, e.Name())
+			if isRegular(filepath.Join(p, "HEAD")) {
+				out = append(out, innerGit{path: p})
+				if level < 4 {
+					out = append(out, innerGitDirs(p)...)
+				}
+			} else {
+				walk(p, level+1)
+			}
+		}
+	}
+	walk(filepath.Join(g, "modules"), 0)
+	return out
+}
+
+// check walks again after the run and undoes, with g, what is new: a
+// protected name made or replaced is moved aside, a new git directory
+// loses what would run a program, a new .git file that points outside
+// the roots is moved aside.
+func (b *nestedBefore) check(g *guard) []SandboxDenial {
+	if b == nil {
+		return nil
+	}
+	s := scanNested(b.roots, b.skip)
+	var out []SandboxDenial
+	deny := func(p, why string) {
+		where := g.moveAside(p)
+		out = append(out, SandboxDenial{Op: "write", Path: p, Undone: true, Line: "protected path " + p + " " + why + "; " + where})
+	}
+	changed := func(p string) bool {
+		was, ok := b.states[p]
+		return !ok || was != statePath(p)
+	}
+	for _, p := range s.names {
+		if changed(p) {
+			deny(p, "was created by the command")
+		}
+	}
+	for _, p := range s.gitFiles {
+		if changed(p) && !b.pointsIntoRoots(p) {
+			deny(p, "was created by the command and points outside the roots")
+		}
+	}
+	for _, gd := range s.gitDirs {
+		if b.gitDirs[gd] && !changed(gd) {
+			continue // bound before the run
+		}
+		for _, bad := range unsafeGitParts(gd) {
+			deny(bad.path, "was created by the command in a new git directory ("+bad.why+")")
+		}
+	}
+	for _, top := range b.tops {
+		for _, in := range innerGitDirs(top) {
+			if was, ok := b.inner[in.path]; ok && was == statePath(in.path) {
+				continue // bound before the run
+			}
+			parts := unsafeGitParts(in.path)
+			if in.worktree {
+				parts = slices.DeleteFunc(parts, func(u unsafePart) bool {
+					return filepath.Base(u.path) == "commondir" && commondirIs(u.path, in.common)
+				})
+			}
+			for _, bad := range parts {
+				deny(bad.path, "was created by the command in a new git directory ("+bad.why+")")
+			}
+		}
+	}
+	if s.incomplete {
+		out = append(out, SandboxDenial{Op: "unchecked", Line: fmt.Sprintf("the workspace has more than %d directories (or is deeper than %d): protected names made beyond them were not checked", maxNestedDirs, maxNestedDepth)})
+	}
+	return out
+}
+
+// pointsIntoRoots says whether the .git file p names a directory in a root.
+func (b *nestedBefore) pointsIntoRoots(p string) bool {
+	target, ok := readPointer(p, "gitdir:")
+	if !ok {
+		return false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(p), target)
+	}
+	target = filepath.Clean(target)
+	for _, r := range b.roots {
+		if within(target, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// commondirIs says whether the commondir file p (a linked worktree's)
+// names the git directory common, as git worktree add writes it.
+func commondirIs(p, common string) bool {
+	v, ok := readPointer(p, "")
+	if !ok {
+		return false
+	}
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(filepath.Dir(p), v)
+	}
+	return filepath.Clean(v) == filepath.Clean(common)
+}
+
+// unsafePart is a part of a git directory that would make git run a program.
+type unsafePart struct{ path, why string }
+
+// unsafeGitParts lists, in the git directory gd, what would make git run
+// a program: a hook that is not a template (*.sample), a config or
+// config.worktree that sets such a key or cannot be read, a commondir.
+func unsafeGitParts(gd string) []unsafePart {
+	var out []unsafePart
+	if ents, err := os.ReadDir(filepath.Join(gd, "hooks")); err == nil {
+		for _, e := range ents {
+			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".sample") {
+				out = append(out, unsafePart{filepath.Join(gd, "hooks", e.Name()), "a hook"})
+			}
+		}
+	} else if fi, err := os.Lstat(filepath.Join(gd, "hooks")); err == nil && !fi.IsDir() {
+		out = append(out, unsafePart{filepath.Join(gd, "hooks"), "hooks is not a directory"})
+	}
+	for _, name := range []string{"config", "config.worktree"} {
+		p := filepath.Join(gd, name)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if why := configRunsPrograms(p); why != "" {
+			out = append(out, unsafePart{p, why})
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {
+		out = append(out, unsafePart{filepath.Join(gd, "commondir"), "a commondir sends git to another git directory"})
+	}
+	return out
+}
+
+// maxGitConfig bounds the config file read.
+const maxGitConfig = 1 << 20
+
+// configRunsPrograms says why the git config file p would make git run a
+// program, or "" when nothing in it does: a key gitrepo's table lists,
+// an alias, an include; a file that is not regular, too large or not
+// parsed counts too.
+func configRunsPrograms(p string) string {
+	if !isRegular(p) {
+		return "config is not a regular file"
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "config cannot be read"
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxGitConfig+1))
+	if err != nil || len(data) > maxGitConfig {
+		return "config cannot be read whole"
+	}
+	entries, err := gitrepo.ParseFile(data)
+	if err != nil {
+		return "config cannot be parsed"
+	}
+	for _, e := range entries {
+		sec := e.Section()
+		if sec == "alias" || sec == "include" || sec == "includeif" {
+			return "config sets " + e.Name
+		}
+		if _, ok := gitrepo.Lookup(e); ok {
+			return "config sets " + e.Name + ", which makes git run a program"
+		}
+	}
+	return ""
+}
+
+// readPointer reads the first line of a small regular file without its
+// prefix (a .git file's "gitdir: X").
+func readPointer(p, prefix string) (string, bool) {
+	if !isRegular(p) {
+		return "", false
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	buf := make([]byte, 4097)
+	n, _ := io.ReadFull(f, buf)
+	if n == 0 || n > 4096 {
+		return "", false
+	}
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
+	v = strings.TrimSpace(v)
+	return v, ok && v != ""
+}

@@ -1,0 +1,251 @@
+//go:build linux
+
+package execution
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// nestedWorkspace makes a repository with what a developer's workspace
+// nests: a repository in sub (its own .git), a submodule in lib (a .git
+// file), pkg/.vscode and deep/a/b/.envrc. It returns the workspace and
+// the environment git runs with.
+func nestedWorkspace(t *testing.T, git string) (string, []string) {
+	t.Helper()
+	base, home := t.TempDir(), t.TempDir()
+	ws, src := filepath.Join(base, "ws"), filepath.Join(base, "src")
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for name, body := range map[string]string{
+		"ws/README": "r\n", "ws/pkg/.vscode/settings.json": "{}\n", "ws/deep/a/b/.envrc": "export A=1\n",
+		"ws/sub/file": "s\n", "src/lib.txt": "l\n",
+	} {
+		p := filepath.Join(base, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(src, "init", "-q", "-b", "main")
+	run(src, "add", "-A")
+	run(src, "commit", "-q", "-m", "lib")
+	run(filepath.Join(ws, "sub"), "init", "-q", "-b", "main")
+	run(filepath.Join(ws, "sub"), "add", "-A")
+	run(filepath.Join(ws, "sub"), "commit", "-q", "-m", "sub")
+	run(ws, "init", "-q", "-b", "main")
+	run(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "lib")
+	run(ws, "add", "README", "pkg", "deep", "lib", ".gitmodules")
+	run(ws, "commit", "-q", "-m", "first")
+	return ws, env
+}
+
+// TestSandboxNestedProtected: in workspace-write, a script in the
+// workspace plants, beneath the top, what git, direnv, editors and agents
+// run later (in existing nested places and new ones, by writing, making,
+// moving in from TMPDIR, as a new bare or nested repository): nothing of
+// it is left, and the result names each path. A clean new repository, a
+// clone and commits in the workspace and its nested repository still
+// work; a person widens one call for one directory.
+func TestSandboxNestedProtected(t *testing.T) {
+	needLandlock(t)
+	git := needTool(t, "git")
+	ws, env := nestedWorkspace(t, git)
+	run := func(cmd string, unprotect ...string) Outcome {
+		t.Helper()
+		return runSpec(t, context.Background(), Spec{Command: cmd, Dir: ws, Env: env, Timeout: time.Minute,
+			Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{ws}, Unprotect: unprotect}})
+	}
+	attempts := []string{
+		// Existing nested places: bound read-only.
+		`echo 'touch /tmp/pwned' >> deep/a/b/.envrc`,
+		`echo '{"tasks":[]}' > pkg/.vscode/tasks.json`,
+		`echo x > sub/.git/hooks/pre-commit`,
+		`git -C sub config core.fsmonitor 'touch pwned'`,
+		`echo 'gitdir: /tmp/evil' > lib/.git`,
+		// New nested places: moved aside after the run.
+		`mkdir -p new/dir && echo 'touch pwned' > new/dir/.envrc`,
+		`mkdir -p pkg2/.vscode && echo '{}' > pkg2/.vscode/tasks.json`,
+		`mkdir -p x/y/.claude && echo '{}' > x/y/.claude/settings.json`,
+		`mkdir -p m && echo '{}' > m/.mcp.json`,
+		`mkdir -p $TMPDIR/mv && echo 'touch pwned' > $TMPDIR/mv/.envrc && mv $TMPDIR/mv moved`,
+		`git init -q --bare bare && git -C bare config core.pager 'touch pwned'`,
+		`git init -q n && printf '#!/bin/sh\ntouch pwned\n' > n/.git/hooks/pre-commit && chmod +x n/.git/hooks/pre-commit`,
+		`git init -q f && git -C f config alias.st '!touch pwned'`,
+		`mkdir -p p && echo 'gitdir: /tmp/evil' > p/.git`,
+		// New git directories inside the workspace's own: a submodule's
+		// (its clone is made before .gitmodules is refused) and a
+		// linked worktree's.
+		`git -c protocol.file.allow=always submodule add -q "$PWD/sub" evilmod >/dev/null 2>&1; echo x > .git/modules/evilmod/hooks/post-checkout`,
+		`git worktree add -q evilwt 2>/dev/null && echo /tmp > .git/worktrees/evilwt/commondir`,
+	}
+	before := snapshotFiles(t, ws)
+	out := run(strings.Join(attempts, "\n"))
+	text := out.Output.String()
+	t.Logf("output:\n%s\ndenied: %+v", text, out.Sandbox.Denied)
+
+	for _, p := range []string{"deep/a/b/.envrc", "pkg/.vscode/settings.json", "lib/.git", "sub/.git/config"} {
+		if got := snapshotFiles(t, ws)[p]; got != before[p] {
+			t.Errorf("%s changed: %q", p, got)
+		}
+	}
+	for _, p := range []string{"pkg/.vscode/tasks.json", "sub/.git/hooks/pre-commit"} {
+		if exists(filepath.Join(ws, p)) {
+			t.Errorf("%s was written in an existing nested place", p)
+		}
+	}
+	undone := []string{"new/dir/.envrc", "pkg2/.vscode", "x/y/.claude", "m/.mcp.json", "moved/.envrc",
+		"bare/config", "n/.git/hooks/pre-commit", "f/.git/config", "p/.git",
+		".git/modules/evilmod/hooks/post-checkout", ".git/worktrees/evilwt/commondir",
+		// The worktree's checkout of the tracked protected names: made
+		// by the command like any other.
+		"evilwt/.gitmodules", "evilwt/pkg/.vscode", "evilwt/deep/a/b/.envrc"}
+	var got []string
+	for _, d := range out.Sandbox.Denied {
+		if d.Op != "write" {
+			t.Errorf("a refused write reported as %s: %+v", d.Op, d)
+		}
+		if d.Undone {
+			rel, _ := filepath.Rel(ws, d.Path)
+			got = append(got, rel)
+			if !strings.Contains(text, SandboxMarker("write of the protected "+d.Path, SandboxWorkspaceWrite)) {
+				t.Errorf("no marker names %s", d.Path)
+			}
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(undone)
+	if diff := cmp.Diff(undone, got); diff != "" {
+		t.Errorf("undone paths (-want +got):\n%s\ndenied: %+v", diff, out.Sandbox.Denied)
+	}
+	for _, p := range undone {
+		if exists(filepath.Join(ws, p)) {
+			t.Errorf("%s is still in the workspace", p)
+		}
+	}
+	// The new repositories stay, without what would run.
+	for _, p := range []string{"bare/HEAD", "n/.git/HEAD", "n/.git/hooks/pre-commit.sample"} {
+		if !exists(filepath.Join(ws, p)) {
+			t.Errorf("%s of a new repository was removed", p)
+		}
+	}
+
+	// Git still works: commits in the workspace and in the nested
+	// repository, a new repository and a clone are kept whole.
+	out = run(`echo c >> README && git commit -q -am second && echo c >> sub/file && git -C sub commit -q -am second && ` +
+		`git init -q clean && git -C clean commit -q --allow-empty -m x && git clone -q sub clone && ` +
+		`git -C clone log --format=%s | head -1`)
+	if out.ExitCode != 0 || strings.TrimSpace(out.Output.String()) != "second" {
+		t.Fatalf("git in workspace-write: exit %d\n%s\ndenied %+v", out.ExitCode, out.Output.String(), out.Sandbox.Denied)
+	}
+	if len(out.Sandbox.Denied) != 0 {
+		t.Errorf("clean git work was refused: %+v", out.Sandbox.Denied)
+	}
+	for _, p := range []string{"clean/.git/config", "clone/.git/config", "clone/file"} {
+		if !exists(filepath.Join(ws, p)) {
+			t.Errorf("%s was removed", p)
+		}
+	}
+
+	// A submodule added in a call that may write .gitmodules and the
+	// repository's config keeps its new git directory whole.
+	out = run(`git -c protocol.file.allow=always submodule add -q "$PWD/sub" mod2 && git commit -q -m mod2 && git -C mod2 log --format=%s | head -1`,
+		filepath.Join(ws, ".gitmodules"), filepath.Join(ws, ".git/config"))
+	if out.ExitCode != 0 || out.Output.String() != "second\n" || len(out.Sandbox.Denied) != 0 {
+		t.Errorf("git submodule add: exit %d, denied %+v\n%s", out.ExitCode, out.Sandbox.Denied, out.Output.String())
+	}
+
+	// A person widens one call for one directory (and what lies beneath).
+	out = run(`mkdir -p tools/.vscode && echo '{}' > tools/.vscode/tasks.json && echo x > sub/.git/hooks/pre-push`,
+		filepath.Join(ws, "tools"), filepath.Join(ws, "sub/.git/hooks"))
+	if out.ExitCode != 0 || len(out.Sandbox.Denied) != 0 || !exists(filepath.Join(ws, "tools/.vscode/tasks.json")) || !exists(filepath.Join(ws, "sub/.git/hooks/pre-push")) {
+		t.Errorf("the widened call: exit %d, denied %+v\n%s", out.ExitCode, out.Sandbox.Denied, out.Output.String())
+	}
+	out = run(`echo '{}' > tools/.vscode/launch.json`)
+	if exists(filepath.Join(ws, "tools/.vscode/launch.json")) {
+		t.Errorf("the widening outlived its call:\n%s", out.Output.String())
+	}
+}
+
+// snapshotFiles records the content of every regular file under dir (and
+// "-> target" for a symlink), by relative path.
+func snapshotFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			l, _ := os.Readlink(p)
+			m[rel] = "-> " + l
+		case fi.Mode().IsRegular():
+			b, _ := os.ReadFile(p)
+			m[rel] = string(b)
+		}
+		return nil
+	})
+	return m
+}
+
+// TestScanNestedBounds: the walk finds protected names, .git files and
+// git directories (named .git, or bare) beneath the top but not at it,
+// does not walk into them, and says when it stopped at its depth bound.
+func TestScanNestedBounds(t *testing.T) {
+	root := t.TempDir()
+	deep := root
+	for i := 0; i <= maxNestedDepth; i++ {
+		deep = filepath.Join(deep, "d")
+	}
+	for _, p := range []string{".envrc", "a/.envrc", "a/.vscode/x/.envrc", "b/.git/HEAD", "b/.git/hooks/h", "c/.git",
+		"bare/HEAD", "bare/objects/", "bare/refs/", "bare/sub/.envrc", "e/.github/hooks/h.json", "e/.github/workflows/ci.yml",
+		strings.TrimPrefix(deep, root+"/") + "/.envrc"} {
+		full := filepath.Join(root, p)
+		if strings.HasSuffix(p, "/") {
+			os.MkdirAll(full, 0o755)
+			continue
+		}
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := scanNested([]string{root}, func(p string) bool { return p == filepath.Join(root, "skipped") })
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			r, _ := filepath.Rel(root, p)
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := map[string][]string{"names": rel(s.names), "gitDirs": rel(s.gitDirs), "gitFiles": rel(s.gitFiles)}
+	want := map[string][]string{"names": {"a/.envrc", "a/.vscode", "e/.github/hooks"}, "gitDirs": {"b/.git", "bare"}, "gitFiles": {"c/.git"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scan (-want +got):\n%s", diff)
+	}
+	if !s.incomplete {
+		t.Errorf("a tree deeper than %d levels was walked whole", maxNestedDepth)
+	}
+}
