@@ -793,3 +793,37 @@ func zshLitInert(v string, first bool) bool {
 	}
 	return true
 }
+
+// zshArithBracket finds $[...] in the parts of a word zsh reads (unquoted
+// or in double quotes): zsh 5.9 expands it as $((...)), where a name is a
+// variable (echo $[AWS_SECRET_ACCESS_KEY] shows part of its value in the
+// error); the zsh parser leaves it literals ("$" and "[...]").
+func (w *walker) zshArithBracket(parts []syntax.WordPart, i int, first bool, setDyn func(string, bool)) {
+	l, ok := parts[i].(*syntax.Lit)
+	if !ok {
+		return
+	}
+	v := l.Value
+	if i+1 < len(parts) {
+		if n, ok := parts[i+1].(*syntax.Lit); ok && strings.HasPrefix(n.Value, "[") {
+			v += n.Value
+		}
+	}
+	for j := 0; j+1 < len(v); j++ {
+		switch v[j] {
+		case '\\':
+			j++
+		case '$':
+			if v[j+1] == '[' {
+				// Numbers and operators alone read no variable ($[1+1]).
+				if body, _, ok := strings.Cut(v[j+2:], "]"); ok && body != "" && strings.Trim(body, "0123456789 +-*/%()") == "" {
+					continue
+				}
+				w.find("arithmetic-expansion", "in zsh, $[...] is arithmetic expansion, where a name is a variable whose value can print", w.span(l), -1)
+				w.varsUnknown = true
+				setDyn("arithmetic", first)
+				return
+			}
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 var (
 	allRoles = []Role{RoleFile, RoleDir, RoleTree, RoleWrite, RoleDelete, RolePattern, RoleScript,
 		RoleCommand, RoleText, RoleNumber, RoleAny, RoleName, RoleAssign, RoleSource, RoleURL,
-		RoleExec, RoleAwk, RoleSed, RoleJq, RoleGitpath, RoleRefspec}
+		RoleExec, RoleAwk, RoleSed, RoleJq, RoleGitpath, RoleRefspec, RoleFormat}
 	allEffects = []Effect{EffectWrite, EffectExec, EffectFollow, EffectDevice, EffectNetwork,
 		EffectRecursive, EffectReadsFile, EffectWritesFile, EffectScript, EffectCommand, EffectPattern,
 		EffectCwd, EffectInteract, EffectPrivilege, EffectDestroy, EffectStdin, EffectFilesFrom,

@@ -1,6 +1,10 @@
 package classify
 
-import "strings"
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // Role names an operand role: what an operand in that place of a command
 // line is to the program (a catalog operand's role, Operand.Role). An
@@ -32,6 +36,7 @@ const (
 	RoleJq      Role = "jq"      // a jq program, checked as such
 	RoleGitpath Role = "gitpath" // a git revision, REV:PATH or pathspec (git log -- PATH)
 	RoleRefspec Role = "refspec" // a ref to update on a remote, [+]SRC[:DST] (git push origin +main): Segment.Pushes
+	RoleFormat  Role = "format"  // a printf format, whose numeric conversions zsh reads as arithmetic
 )
 
 // Base is the role without the "!" of an operand that failed the role's
@@ -120,6 +125,7 @@ var roleRegistry = []*roleHandler{
 	{Name: RoleName, Doc: "a name the program looks up"},
 	{Name: RoleAssign, Doc: "a NAME=VALUE assignment, set in the environment of the command that follows"},
 	{Name: RoleURL, Doc: "a URL"},
+	{Name: RoleFormat, Doc: "a printf format: zsh's printf reads the argument of a numeric conversion as arithmetic, where a name is a variable", apply: applyFormat},
 	{Name: RoleRefspec, Doc: "a ref to update on a remote, [+]SRC[:DST]: the remote ref DST (else SRC) is updated, forced by a leading \"+\" or an option of effect force (Segment.Pushes)", apply: applyRefspec},
 }
 
@@ -286,4 +292,85 @@ func hasFileRole(roles []OperandSpec) bool {
 		}
 	}
 	return false
+}
+
+// applyFormat checks a printf format (operand k) in zsh: its printf reads
+// the argument of every numeric conversion (%d, %x, %f, ...) as an
+// arithmetic expression, so a word there that is not a number names a
+// variable whose value prints, or shows in the error when it is not a
+// number (printf %d AWS_SECRET_ACCESS_KEY; zsh 5.9: "bad math expression:
+// ... at `//admin:S3...'"). bash's printf does not. The arguments are
+// matched to the conversions in order, the format reused while arguments
+// remain; a format not known statically, or with positional (%1$d)
+// conversions, makes every argument numeric.
+func applyFormat(f *finisher, k int, op Operand) {
+	args := f.seg.Operands[k+1:]
+	var slots []bool
+	known := op.Static()
+	if known {
+		slots, known = printfSlots(op.Value)
+	}
+	if known && !slices.Contains(slots, true) {
+		return
+	}
+	if !f.w.zsh {
+		if f.w.zshStandIn {
+			f.w.zshReads()
+		}
+		return
+	}
+	for i, a := range args {
+		numeric := !known || len(slots) > 0 && slots[i%len(slots)]
+		if numeric && (!a.Static() || !isNumber(strings.TrimPrefix(a.Value, "-")) && !isDecimal(a.Value)) {
+			f.w.find("arithmetic-expansion", "in zsh, printf reads the argument of a numeric conversion ("+quote(a.Value)+") as arithmetic, where a name is a variable whose value prints", a.Span, f.seg.Index)
+			return
+		}
+	}
+}
+
+// isDecimal reports a decimal number with a fraction or exponent (1.5,
+// -2e3): digits, one point, an exponent, signs; no name.
+func isDecimal(s string) bool {
+	if s == "" || strings.Trim(s, "0123456789.eE+-") != "" || strings.IndexAny(s, "0123456789") < 0 {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// printfSlots lists the arguments a printf format takes, in order: true
+// for one read as a number (a numeric conversion, a * width or
+// precision), false for %s, %b, %q and %c. ok is false for a format it
+// does not follow (a positional %1$d, a conversion cut short).
+func printfSlots(format string) (slots []bool, ok bool) {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		j := i + 1
+		if j < len(format) && format[j] == '%' {
+			i = j
+			continue
+		}
+		for j < len(format) && strings.IndexByte("-+ #0123456789.*'$", format[j]) >= 0 {
+			switch format[j] {
+			case '$':
+				return nil, false
+			case '*':
+				slots = append(slots, true)
+			}
+			j++
+		}
+		if j >= len(format) {
+			return nil, false
+		}
+		switch format[j] {
+		case 's', 'b', 'q', 'c':
+			slots = append(slots, false)
+		default:
+			slots = append(slots, true)
+		}
+		i = j
+	}
+	return slots, true
 }

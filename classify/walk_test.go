@@ -484,7 +484,7 @@ func TestOptions(t *testing.T) {
 		{"sed -n -e p f", "--quiet --expression=p f:file"},
 		{"sed -ni p f", "--quiet --in-place p:sed f:write"},
 		{"awk -F: '{print}' f", "-F=: {print}:awk f:file"},
-		{"printf -- '%s' x", "%s:text x:text"},
+		{"printf -- '%s' x", "%s:format x:text"},
 	} {
 		r := Classify(tc.in)
 		if len(r.Segments) == 0 {

@@ -66,6 +66,7 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 				continue
 			}
 			if w.zsh {
+				w.zshArithBracket(word.Parts, i, first, setDyn)
 				v = w.zshLitChecks(v, w.span(p), first, i == len(word.Parts)-1, &a, setDyn)
 			} else if w.zshStandIn && !zshLitInert(v, first) {
 				w.zshReads()
@@ -127,6 +128,9 @@ func (w *walker) word(word *syntax.Word, c ctx) (Arg, wordInfo) {
 				}
 				switch q := dp.(type) {
 				case *syntax.Lit:
+					if w.zsh && !w.hdoc {
+						w.zshArithBracket(p.Parts, j, first && j == 0, setDyn)
+					}
 					v := unescapeDbl(q.Value)
 					val.WriteString(v)
 					pat.WriteString(escapeGlob(v))

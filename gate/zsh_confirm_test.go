@@ -49,6 +49,12 @@ var zshClaims = []struct {
 	{name: "zsh -c scripts are zsh", cmd: `zsh -f -c "ls *(e:'touch MARKER':)"`},
 	{name: "cd OLD NEW", cmd: `cd one && cd one two && cat f.txt`, out: "TWO"},
 	{name: "=cmd is a program's path", cmd: `echo =ls`, out: "/ls"},
+	// A variable's value, read as arithmetic, shows in the error (redteam).
+	{name: "printf reads a numeric argument as arithmetic", cmd: `printf '%d\n' HOME`, out: "operand expected at `/"},
+	{name: "print -f is printf", cmd: `print -f '%x' HOME`, out: "operand expected at `/"},
+	{name: "$[...] is arithmetic", cmd: `echo $[HOME]`, out: "operand expected at `/"},
+	{name: "$[...] in double quotes", cmd: `echo "x$[HOME]"`, out: "operand expected at `/"},
+	{name: "exit reads its operand as arithmetic", cmd: `exit HOME`, out: "operand expected at `/"},
 }
 
 // zshPlainReads are reads agents send: zsh runs them without a marker or

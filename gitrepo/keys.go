@@ -326,3 +326,25 @@ func Drivers(c *Config) map[string]Entry {
 	}
 	return out
 }
+
+// FileKey is a configuration key whose value names a file that a
+// read-only command reads and may print: a row of the table FileKeys.
+type FileKey struct {
+	// Section and Key are lower-case (no subsection).
+	Section, Key string
+	// Commands are the git commands (the catalog's subcommand) that read it.
+	Commands []string
+	// Doc says what git does with the file.
+	Doc string
+}
+
+// FileKeys are the configuration keys whose file a read-only command
+// reads: the read station judges the file each names (every value: they
+// are lists) as a read of the command. blame.ignoreRevsFile: git blame
+// parses each line as a revision and dies with the first one it cannot,
+// printing it ("fatal: invalid object name: <line>"): a repository's
+// config pointing at ~/.git-credentials printed the token (redteam, git
+// 2.39.5 under strace).
+var FileKeys = []FileKey{
+	{Section: "blame", Key: "ignorerevsfile", Commands: []string{"blame"}, Doc: "the revisions git blame ignores, one a line; a line that is not one is printed in the error"},
+}

@@ -239,3 +239,28 @@ func TestHelpers(t *testing.T) {
 		t.Errorf("drivers (-want +got):\n%s", diff)
 	}
 }
+
+// TestFileKeysPrintTheFile holds each row of FileKeys to the real git:
+// with the key in the repository's config naming a file outside it, the
+// row's command prints a line of that file.
+func TestFileKeysPrintTheFile(t *testing.T) {
+	needGit(t)
+	const canary = "https://u:canary-token-7f3a@example.invalid"
+	for _, row := range FileKeys {
+		for _, cmd := range row.Commands {
+			t.Run(row.Section+"."+row.Key+" "+cmd, func(t *testing.T) {
+				w := newWorld(t)
+				must(t, os.WriteFile(w.repo+"/a.txt", []byte("one\n"), 0o644))
+				w.git(t, w.repo, "add", "a.txt")
+				w.git(t, w.repo, "-c", "user.name=A", "-c", "user.email=a@example.invalid", "commit", "-q", "-m", "one")
+				secret := filepath.Join(w.home, "secret")
+				must(t, os.WriteFile(secret, []byte(canary+"\n"), 0o600))
+				w.git(t, w.repo, "config", row.Section+"."+row.Key, secret)
+				out, _ := w.gitErr(w.repo, cmd, "a.txt")
+				if !strings.Contains(out, canary) {
+					t.Errorf("git %s with %s.%s = %s did not print the file's line:\n%s", cmd, row.Section, row.Key, secret, out)
+				}
+			})
+		}
+	}
+}

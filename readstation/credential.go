@@ -66,9 +66,43 @@ func (j *judger) gitCredential(p string) (string, bool) {
 			return e.name() + " in " + e.file, true
 		case e.section == "url" && urlCredential(e.sub):
 			return "url." + e.sub + " in " + e.file, true
+		case e.key == "proxy" && urlCredential(e.value):
+			// http.proxy, http.<url>.proxy, remote.<name>.proxy
+			return e.name() + " in " + e.file, true
+		case e.section == "credential" && e.key == "helper" && strings.Contains(e.value, "password="):
+			// an inline helper that prints a literal password
+			return e.name() + " in " + e.file, true
+		case secretKeyName(e.key) && !e.noValue && !isBoolWord(e.value):
+			return e.name() + " in " + e.file, true
 		}
 	}
 	return "", false
+}
+
+// secretKeyName reports a key whose name says it holds a secret: git's
+// own sendemail.smtpPass, and the tokens tools keep in git config
+// (github.token, hub.oauthtoken, gitlab.token). git config --list printed
+// them (redteam).
+func secretKeyName(key string) bool {
+	if key == "askpass" { // core.askPass names a program
+		return false
+	}
+	for _, w := range []string{"pass", "token", "secret", "apikey", "api-key", "privatekey", "private-key"} {
+		if strings.Contains(key, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBoolWord reports a value git reads as a boolean
+// (http.sslCertPasswordProtected = true holds no secret).
+func isBoolWord(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "true", "false", "yes", "no", "on", "off", "0", "1":
+		return true
+	}
+	return false
 }
 
 // tokenPrefixes start the tokens of the common forges.

@@ -577,6 +577,7 @@ func (j *judger) repoHelpers() []RepoHelper {
 				out = append(out, h)
 			}
 		}
+		j.gitFileKeys(s, ri, res.real)
 		for _, a := range ri.attrs {
 			a.Segment, a.Span = s.Index, s.Span
 			out = append(out, a)
@@ -686,4 +687,53 @@ func readRegular(p string, max int64) ([]byte, error) {
 		data = []byte{}
 	}
 	return data, nil
+}
+
+// gitFileKeys judges the files that configuration keys of the table
+// gitrepo.FileKeys name, for a segment whose git command reads them, as
+// reads of the segment: the file's path as git expands it (~/ is the home
+// directory; a relative path is judged from both the directory git runs in
+// and the top level); a value git would expand otherwise (%(prefix)/) is
+// not established.
+func (j *judger) gitFileKeys(s *classify.Segment, ri *repoInfo, cwd string) {
+	for _, e := range ri.config {
+		for _, fk := range gitrepo.FileKeys {
+			if e.section != fk.Section || e.sub != "" || e.key != fk.Key || !slices.Contains(fk.Commands, s.Subcommand) {
+				continue
+			}
+			rd := Read{Path: e.value, Kind: "literal", Source: "repository", Span: s.Span, Segment: s.Index, Matches: []string{}}
+			var texts []string
+			switch v := e.value; {
+			case v == "" || e.noValue:
+				continue
+			case strings.HasPrefix(v, "%("):
+				rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s in %s names a file git finds where it is installed (%s), which is not established: %s", e.name(), show(e.file), quote(v), fk.Doc))
+				j.extra = append(j.extra, rd)
+				continue
+			case v == "~" || strings.HasPrefix(v, "~/"):
+				if j.b.Home == "" {
+					rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s in %s names %s, and the home directory is not known", e.name(), show(e.file), quote(v)))
+					j.extra = append(j.extra, rd)
+					continue
+				}
+				texts = []string{filepath.Join(j.b.Home, strings.TrimPrefix(v, "~"))}
+			case strings.HasPrefix(v, "~"):
+				rd.set(VerdictNotEstablished, "", fmt.Sprintf("%s in %s names %s, another user's home directory, which is not established", e.name(), show(e.file), quote(v)))
+				j.extra = append(j.extra, rd)
+				continue
+			case filepath.IsAbs(v):
+				texts = []string{v}
+			default:
+				texts = []string{filepath.Join(cwd, v), filepath.Join(ri.top, v)}
+			}
+			for _, t := range texts {
+				r := rd
+				j.judgeText(t, false, walkOpts{}, &r)
+				if r.Verdict != VerdictOK && r.Verdict != VerdictMissing {
+					r.Message = fmt.Sprintf("%s in %s names %s: git %s reads it (%s): %s", e.name(), show(e.file), show(t), s.Subcommand, fk.Doc, r.Message)
+				}
+				j.extra = append(j.extra, r)
+			}
+		}
+	}
 }

@@ -140,6 +140,15 @@ func TestHiddenInputs(t *testing.T) {
 		"h-svn/.subversion/config":                     "[helpers]\ndiff-cmd = /tmp/evil\n",
 		"h-zsh/.zshenv":                                "touch /tmp/pwned\n",
 		"h-cargo/.cargo/config.toml":                   "[registry]\nglobal-credential-providers = [\"/tmp/evil\"]\n",
+		// Other spellings of the same keys (redteam: each ran the program).
+		"h-kubejson/.kube/config":                         `{"users":[{"name":"u","user":{"exec":{"command":"/tmp/evil"}}}]}`,
+		"h-kubeflow/.kube/config":                         "users: [{name: u, user: {exec: {command: /tmp/evil}}}]\n",
+		"h-dockerlc/.docker/contexts/meta/abc/meta.json":  `{"name":"r","endpoints":{"docker":{"host":"ssh://me@host"}}}`,
+		"h-dockeresc/.docker/contexts/meta/abc/meta.json": `{"Name":"r","Endpoints":{"docker":{"Host":"\u0073sh://me@host"}}}`,
+		"h-aws/.aws/config":                               "[default]\nCredential_Process : /tmp/evil\n",
+		"h-awsok/.aws/config":                             "[default]\nregion = us-east-1\n",
+		"h-pipcase/.config/pip/pip.conf":                  "[global]\nPython: /tmp/evil\n",
+		"h-cargocred/.cargo/config.toml":                  "registry = { \"global-credential-providers\" = [\"/tmp/evil\"] }\n",
 		// project files
 		"hg/.hg/hgrc":              "[hooks]\npre-version = /tmp/evil\n",
 		"hgok/.hg/hgrc":            "[paths]\ndefault = https://example.com/r\n",
@@ -184,6 +193,14 @@ func TestHiddenInputs(t *testing.T) {
 		{cmd: "zsh -c 'ls'", home: "h-zsh", env: EnvMap{"ZDOTDIR": "$T/h-jq"}, want: []string{}},
 		{cmd: "cargo search serde", home: "h-cargo", want: []string{`credential-provider $T/h-cargo/.cargo/config.toml: sets credential-provider ("global-credential-providers = [\"/tmp/evil\"]") => run the credential provider it names for a registry token`}},
 		{cmd: "cargo search serde", cwd: "cargo", want: []string{`credential-provider $T/cargo/.cargo/config.toml`}},
+		{cmd: "kubectl get pods", home: "h-kubejson", want: []string{`exec $T/h-kubejson/.kube/config: sets exec ("{\"users\":[{\"name\":\"u\",\"user\":{\"exec\":{\"command\":\"/tmp/evil\"}}}]}") => run the credential program it names`}},
+		{cmd: "kubectl get pods", home: "h-kubeflow", want: []string{`exec $T/h-kubeflow/.kube/config: sets exec ("users: [{name: u, user: {exec: {command: /tmp/evil}}}]") => run the credential program it names`}},
+		{cmd: "docker ps", home: "h-dockerlc", want: []string{`Host $T/h-dockerlc/.docker/contexts/meta/abc/meta.json: sets Host ("{\"name\":\"r\",\"endpoints\":{\"docker\":{\"host\":\"ssh://me@host\"}}}") => run ssh to reach the engine, when that context is the current one`}},
+		{cmd: "docker ps", home: "h-dockeresc", want: []string{`Host $T/h-dockeresc/.docker/contexts/meta/abc/meta.json: sets Host ("{\"Name\":\"r\",\"Endpoints\":{\"docker\":{\"Host\":\"\\u0073sh://me@host\"}}}") => run ssh to reach the engine, when that context is the current one`}},
+		{cmd: "aws s3 ls", home: "h-aws", want: []string{`credential_process or plugins $T/h-aws/.aws/config: sets credential_process or plugins ("Credential_Process : /tmp/evil") => run the credential program it names`}},
+		{cmd: "aws s3 ls", home: "h-awsok", want: []string{}},
+		{cmd: "pip list", home: "h-pipcase", want: []string{`python $T/h-pipcase/.config/pip/pip.conf: sets python ("Python: /tmp/evil") => run itself again with the Python interpreter it names`}},
+		{cmd: "cargo search serde", home: "h-cargocred", want: []string{`credential-provider $T/h-cargocred/.cargo/config.toml: sets credential-provider ("registry = { \"global-credential-providers\" = [\"/tmp/evil\"] }") => run the credential provider it names for a registry token`}},
 		{cmd: "hg --version", cwd: "hg", want: []string{`extensions or hooks $T/hg/.hg/hgrc: sets extensions or hooks ("[hooks]") => load the extensions (Python code) or run the hooks it names`}},
 		{cmd: "hg --version", cwd: "hgok", want: []string{}},
 		{cmd: "deno lint", cwd: "deno", want: []string{`lint.plugins $T/deno/deno.json: sets lint.plugins ("{\"lint\": {\"plugins\": [\"./evil.ts\"]}}") => load and run the lint plugins it names`}},
@@ -202,7 +219,7 @@ func TestHiddenInputs(t *testing.T) {
 			cwd := filepath.Join(dir, cmpOr(tc.cwd, "plain"))
 			home := filepath.Join(dir, cmpOr(tc.home, "plain"))
 			env := EnvMap{"PATH": "", "XDG_CONFIG_HOME": "", "VIRTUAL_ENV": "", "PIP_CONFIG_FILE": "", "KUBECONFIG": "", "DOCKER_CONFIG": "",
-				"LESSKEYIN": "", "LESSKEY": "", "LESSOPEN": "", "LESSCLOSE": "", "ZDOTDIR": "", "CARGO_HOME": "", "RUSTUP_TOOLCHAIN": "stable", "RUSTUP_AUTO_INSTALL": "", "RUSTUP_HOME": ""}
+				"LESSKEYIN": "", "LESSKEY": "", "LESSOPEN": "", "LESSCLOSE": "", "ZDOTDIR": "", "CARGO_HOME": "", "RUSTUP_TOOLCHAIN": "stable", "RUSTUP_AUTO_INSTALL": "", "RUSTUP_HOME": "", "AWS_CONFIG_FILE": ""}
 			for k, v := range tc.env {
 				if v == "?" {
 					delete(env, k)

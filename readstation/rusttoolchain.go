@@ -168,6 +168,12 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 // rustFullName is a full toolchain name: channel, optional date, host.
 var rustFullName = regexp.MustCompile(`^(stable|beta|nightly|\d+\.\d+(?:\.\d+)?)(-\d{4}-\d{2}-\d{2})?()-([a-z0-9_]+-[a-z0-9_]+-[a-z0-9_.-]+)$`)
 
+// tomlTable is a table header with a bare name; tomlBareKey a bare key.
+var (
+	tomlTable   = regexp.MustCompile(`^\[\s*([A-Za-z0-9_-]+)\s*\]$`)
+	tomlBareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+)
+
 // rustToolchainFile is what a rust-toolchain file (or rustup's
 // settings.toml) says.
 type rustToolchainFile struct {
@@ -180,7 +186,8 @@ type rustToolchainFile struct {
 // parseRustToolchain reads a rust-toolchain file: TOML whose [toolchain]
 // table has channel, path, components and targets (string or array of
 // strings values, arrays on several lines), or the legacy form, one line
-// naming the channel. Anything else is not read (false). It reads
+// naming the channel. Anything else is not read (false): a quoted or
+// dotted key or table name, an inline table, a multi-line string. It reads
 // settings.toml's default_toolchain and default_host_triple the same way.
 func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
 	var tf rustToolchainFile
@@ -201,7 +208,13 @@ func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
 			continue
 		}
 		if strings.HasPrefix(line, "[") {
-			section = strings.TrimSpace(strings.Trim(line, "[]"))
+			// TOML also names a table quoted (["toolchain"]) or dotted;
+			// those are not read.
+			m := tomlTable.FindStringSubmatch(line)
+			if m == nil {
+				return tf, false
+			}
+			section = m[1]
 			continue
 		}
 		key, val, ok := strings.Cut(line, "=")
@@ -209,6 +222,15 @@ func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
 			return tf, false
 		}
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if section == "" || section == "toolchain" {
+			// rustup reads "path", toolchain.path = and toolchain = { path
+			// = ... } as the path key, and a multi-line string can hold
+			// what looks like a table: none of them is read.
+			if !tomlBareKey.MatchString(key) || strings.HasPrefix(val, "{") ||
+				strings.HasPrefix(val, `"""`) || strings.HasPrefix(val, "'''") {
+				return tf, false
+			}
+		}
 		if strings.HasPrefix(val, "[") {
 			for !strings.Contains(val, "]") && i+1 < len(lines) {
 				i++

@@ -33,8 +33,15 @@ func TestRustToolchain(t *testing.T) {
 		"nested/inner/deeper/f":       "",
 		"path/rust-toolchain.toml":    "[toolchain]\npath = \"/opt/x\"\n",
 		"plain/f":                     "",
-		"rustup-ovr/settings.toml":    "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
-		"rustup-off/settings.toml":    "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
+		// TOML's other spellings of a key rustup reads (redteam): not read.
+		"quoted/rust-toolchain.toml":    "[toolchain]\n\"channel\" = \"1.70.0\"\n",
+		"qtable/rust-toolchain.toml":    "[\"toolchain\"]\nchannel = \"1.70.0\"\n",
+		"dotted/rust-toolchain.toml":    "toolchain.channel = \"1.70.0\"\n",
+		"inline/rust-toolchain.toml":    "toolchain = { channel = \"1.70.0\" }\n",
+		"multiline/rust-toolchain.toml": "[toolchain]\nprofile = \"\"\"\n[x]\nq = \"\"\"\nchannel = \"1.70.0\"\n",
+		"qpath/rust-toolchain.toml":     "[toolchain]\n'path' = '/opt/x'\n",
+		"rustup-ovr/settings.toml":      "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
+		"rustup-off/settings.toml":      "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
 	})
 	ovr := filepath.Join(dir, "rustup-ovr", "settings.toml")
 	b, err := os.ReadFile(ovr)
@@ -58,6 +65,12 @@ func TestRustToolchain(t *testing.T) {
 		{cmd: "cargo --version", cwd: "bad", want: []string{"not-established: cargo: $T/bad/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
 		{cmd: "cargo --version", cwd: "path", want: []string{`path $T/path/rust-toolchain.toml`}},
 		{cmd: "cargo --version", cwd: "plain", want: []string{}},
+		{cmd: "cargo --version", cwd: "quoted", want: []string{"not-established: cargo: $T/quoted/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "qtable", want: []string{"not-established: cargo: $T/qtable/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "dotted", want: []string{"not-established: cargo: $T/dotted/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "inline", want: []string{"not-established: cargo: $T/inline/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "multiline", want: []string{"not-established: cargo: $T/multiline/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "qpath", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{`path $T/qpath/rust-toolchain.toml`}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_TOOLCHAIN": "stable"}, want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{}},
 		// A directory override comes before the toolchain file.

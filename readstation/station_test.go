@@ -571,7 +571,13 @@ func TestGitCredential(t *testing.T) {
 		"[remote \"origin\"]\n\turl = https://bob:hunter2@example.com/r.git\n",
 		"[remote \"origin\"]\n\turl = https://ghs_0123456789abcdef@github.com/a/b\n",
 		"[url \"https://x-access-token:tok@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+		// Keys that hold a secret (redteam: git config --list printed them).
+		"[sendemail]\n\tsmtpPass = hunter2\n",
+		"[http]\n\tproxy = http://bob:pw@proxy.example:8080\n",
+		"[github]\n\ttoken = 0123abcd\n",
+		"[credential \"https://example.com\"]\n\thelper = \"!f() { echo username=x; echo password=hunter2; }; f\"\n",
 		"", // no credential
+		"[http]\n\tsslCertPasswordProtected = true\n[core]\n\taskPass = /usr/bin/ksshaskpass\n",
 	} {
 		must(t, os.WriteFile(cfg, []byte("[core]\n\tbare = false\n"+body), 0o644))
 		for _, c := range cmds {
@@ -580,7 +586,7 @@ func TestGitCredential(t *testing.T) {
 			for _, r := range st.Reads {
 				denied = denied || r.Verdict == VerdictDenied && r.Row == CredentialRow
 			}
-			if want := c.printsIt && body != ""; denied != want {
+			if want := c.printsIt && body != "" && !strings.Contains(body, "askPass"); denied != want {
 				t.Errorf("config %q: %s: denied for a credential = %v, want %v (%v)", body, c.cmd, denied, want, f.summary(st))
 			}
 		}
