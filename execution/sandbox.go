@@ -11,7 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
 )
 
 // SandboxMode is how far the kernel lets a command reach.
