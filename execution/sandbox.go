@@ -540,6 +540,14 @@ func pathCandidates(line string) []string {
 		// denied"), after any prefix the program adds.
 		if op, p, ok := strings.Cut(w, " /"); ok && op != "" && !strings.Contains(op, " ") && !strings.Contains(p, " ") {
 			out = append(out, "/"+p)
+			continue
+		}
+		// Words, then a relative path: dash's "cannot create
+		// .git/hooks/x", git's "could not lock config file .git/config".
+		if k := strings.LastIndexByte(w, ' '); i > 0 && k > 0 {
+			if last := w[k+1:]; (strings.Contains(last, "/") || strings.HasPrefix(last, ".")) && !strings.ContainsAny(last, "'\"`‘’") {
+				out = append(out, last)
+			}
 		}
 	}
 	return out
