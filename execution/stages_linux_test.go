@@ -1,0 +1,85 @@
+package execution
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// stageConfinement is BenchmarkSandboxWorkspaceWrite's confinement, for
+// timing the stages of workspace-write one by one.
+func stageConfinement(b *testing.B) *Confinement {
+	dir := b.TempDir()
+	if err := exec.Command("git", "init", "-q", dir).Run(); err != nil {
+		b.Skipf("git init: %v", err)
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond) // a workspace not changed this second
+	b.ResetTimer()
+	return &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}, Cache: filepath.Join(b.TempDir(), "cache")}
+}
+
+// BenchmarkStageProtectedScan times protectedPathsScan (the protected
+// paths and the walk beneath the roots' tops, before the run).
+func BenchmarkStageProtectedScan(b *testing.B) {
+	c := stageConfinement(b)
+	for i := 0; i < b.N; i++ {
+		protectedPathsScan(c)
+	}
+}
+
+// BenchmarkStageGuardBefore times newGuard (the state of the protected
+// paths before the run).
+func BenchmarkStageGuardBefore(b *testing.B) {
+	c := stageConfinement(b)
+	prot, _ := protectedPathsScan(c)
+	var paths []string
+	for _, p := range prot {
+		paths = append(paths, p.path)
+	}
+	for i := 0; i < b.N; i++ {
+		newGuard(paths, "")
+	}
+}
+
+// BenchmarkStageGuardAfter times guard.undo with nothing changed (the
+// check after the run, the nested walk included).
+func BenchmarkStageGuardAfter(b *testing.B) {
+	c := stageConfinement(b)
+	prot, nested := protectedPathsScan(c)
+	var paths []string
+	for _, p := range prot {
+		paths = append(paths, p.path)
+	}
+	g := newGuard(paths, "")
+	g.nested = nested
+	for i := 0; i < b.N; i++ {
+		if d := g.undo(); len(d) > 0 {
+			b.Fatal(d)
+		}
+	}
+}
+
+// BenchmarkStageSockets times outsideSockets.
+func BenchmarkStageSockets(b *testing.B) {
+	c := stageConfinement(b)
+	for i := 0; i < b.N; i++ {
+		outsideSockets(c.Roots)
+	}
+}
+
+// BenchmarkStageMountnsKey times mountnsFor's lookup of a kept mount
+// namespace.
+func BenchmarkStageMountnsKey(b *testing.B) {
+	if os.Getuid() != 0 {
+		b.Skip("root only")
+	}
+	c := stageConfinement(b)
+	prot, _ := protectedPathsScan(c)
+	for i := 0; i < b.N; i++ {
+		if _, _, err := mountnsFor(prot, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
