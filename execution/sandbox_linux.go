@@ -402,6 +402,9 @@ type confinedRun struct {
 	// entries that are symlinks (etcGrants).
 	etcGen   uint64
 	etcLinks []string
+	// protectStates are the guard's states of ts.protect before the
+	// run, one each (mountnsFor's key).
+	protectStates []pathState
 
 	// What the cleanup undoes or reports.
 	tmp      string
@@ -629,6 +632,7 @@ func (r *confinedRun) workspaceWrite() error {
 	for i, p := range prot {
 		if st := r.g.before[i]; st.exists && st.symlink == "" && st.mode&os.ModeSymlink == 0 {
 			ts.protect = append(ts.protect, p)
+			r.protectStates = append(r.protectStates, st)
 		}
 	}
 	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
@@ -709,7 +713,11 @@ func (r *confinedRun) isolation() error {
 		// A mount namespace is kept for the same protected files and
 		// sockets: making one per command and tearing it down when the
 		// command ends costs milliseconds.
-		fd, key, err := mountnsFor(ts.protect, ts.sockets)
+		states := r.protectStates
+		if len(states) != len(ts.protect) {
+			states = nil
+		}
+		fd, key, err := mountnsFor(ts.protect, states, ts.sockets)
 		if err != nil {
 			return err
 		}
@@ -1561,9 +1569,17 @@ const maxMountns = 16
 
 // mountnsFor returns a descriptor of a mount namespace in which ps and
 // sockets are bound as bindProtected binds them; the cache owns it.
-func mountnsFor(ps []protectedPath, sockets []string) (int, string, error) {
+// states, when not nil, are what lstat said of ps a moment before (the
+// guard's states, one each), which name the namespace kept.
+func mountnsFor(ps []protectedPath, states []pathState, sockets []string) (int, string, error) {
 	var key strings.Builder
-	for _, p := range ps {
+	for i, p := range ps {
+		if states != nil {
+			if st := states[i]; st.exists {
+				fmt.Fprintf(&key, "%s\x00%t\x00%d\x00%d\x00", p.path, p.pin, st.dev, st.ino)
+			}
+			continue
+		}
 		var st unix.Stat_t
 		if unix.Lstat(p.path, &st) != nil {
 			continue
