@@ -90,3 +90,34 @@ func BenchmarkStageMountnsKey(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStageWalk1000 times the walk before and after a run (scan,
+// guard, undo with nothing changed) in a workspace of 1000 directories.
+func BenchmarkStageWalk1000(b *testing.B) {
+	dir := b.TempDir()
+	if err := exec.Command("git", "init", "-q", dir).Run(); err != nil {
+		b.Skipf("git init: %v", err)
+	}
+	for i := 0; i < 100; i++ {
+		for j := 0; j < 9; j++ {
+			if err := os.MkdirAll(filepath.Join(dir, "pkg"+string(rune('a'+i%26))+string(rune('a'+i/26)), "sub"+string(rune('a'+j))), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	c := &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		prot, nested := protectedPathsScan(c)
+		var paths []string
+		for _, p := range prot {
+			paths = append(paths, p.path)
+		}
+		g := newGuard(paths, "")
+		g.nested = nested
+		if d := g.undo(); len(d) > 0 {
+			b.Fatal(d)
+		}
+	}
+}
