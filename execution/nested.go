@@ -274,7 +274,9 @@ type nestedBefore struct {
 
 // newNestedBefore records the scan s of roots, and the inner git
 // directories of tops.
-func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string) *nestedBefore {
+// readDir reads a directory (os.ReadDir, or what was read a moment
+// before).
+func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string, readDir func(string) ([]os.DirEntry, error)) *nestedBefore {
 	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
 		tops: tops, inner: map[string]pathState{}}
 	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs} {
@@ -286,7 +288,7 @@ func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops 
 		b.gitDirs[g] = true
 	}
 	for _, g := range tops {
-		for _, d := range innerGitDirs(g) {
+		for _, d := range innerGitDirsRead(g, readDir) {
 			b.inner[d.path] = statePath(d.path)
 		}
 	}
@@ -305,8 +307,13 @@ type innerGit struct {
 // innerGitDirs lists the submodules' and linked worktrees' git
 // directories of the git directory g (bounded as protectedPaths is).
 func innerGitDirs(g string) []innerGit {
+	return innerGitDirsRead(g, os.ReadDir)
+}
+
+// innerGitDirsRead is innerGitDirs reading directories with readDir.
+func innerGitDirsRead(g string, readDir func(string) ([]os.DirEntry, error)) []innerGit {
 	var out []innerGit
-	if ents, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+	if ents, err := readDir(filepath.Join(g, "worktrees")); err == nil {
 		for i, e := range ents {
 			if i >= 64 || !e.IsDir() {
 				continue
@@ -316,7 +323,7 @@ func innerGitDirs(g string) []innerGit {
 	}
 	var walk func(d string, level int)
 	walk = func(d string, level int) {
-		ents, err := os.ReadDir(d)
+		ents, err := readDir(d)
 		if err != nil || level > 4 {
 			return
 		}
@@ -328,7 +335,7 @@ func innerGitDirs(g string) []innerGit {
 			if isRegular(filepath.Join(p, "HEAD")) {
 				out = append(out, innerGit{path: p})
 				if level < 4 {
-					out = append(out, innerGitDirs(p)...)
+					out = append(out, innerGitDirsRead(p, readDir)...)
 				}
 			} else {
 				walk(p, level+1)

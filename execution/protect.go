@@ -88,6 +88,27 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		seen[p] = true
 		out = append(out, protectedPath{p, pin})
 	}
+	// Directories read once for both the paths and the state of the
+	// inner git directories (newNestedBefore).
+	read := map[string][]os.DirEntry{}
+	readDir := func(d string) ([]os.DirEntry, error) {
+		if ents, ok := read[d]; ok {
+			if ents == nil {
+				return nil, os.ErrNotExist
+			}
+			return ents, nil
+		}
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			read[d] = nil
+			return nil, err
+		}
+		if ents == nil {
+			ents = []os.DirEntry{}
+		}
+		read[d] = ents
+		return ents, nil
+	}
 	var gitDir func(g string, depth int)
 	gitDir = func(g string, depth int) {
 		add(g, true)
@@ -98,7 +119,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			return
 		}
 		// Linked worktrees: worktrees/NAME/{config.worktree,commondir,gitdir}.
-		if ents, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+		if ents, err := readDir(filepath.Join(g, "worktrees")); err == nil {
 			for i, e := range ents {
 				if i >= 64 || !e.IsDir() {
 					continue
@@ -113,7 +134,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		// may have several components.
 		var walk func(d string, level int)
 		walk = func(d string, level int) {
-			ents, err := os.ReadDir(d)
+			ents, err := readDir(d)
 			if err != nil || level > 4 {
 				return
 			}
@@ -131,10 +152,15 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 		walk(filepath.Join(g, "modules"), 0)
 	}
-	for _, r := range rootDirs(c) {
+	roots := rootDirs(c)
+	// The git directories whose submodules' and worktrees' git
+	// directories are checked after the run for new ones.
+	var tops []string
+	for _, r := range roots {
 		dotgit := filepath.Join(r, ".git")
 		if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
 			gitDir(dotgit, 0)
+			tops = append(tops, dotgit)
 		} else {
 			add(dotgit, false) // a .git file, or none yet
 		}
@@ -147,7 +173,6 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			gitDir(g, 0)
 		}
 	}
-	roots := rootDirs(c)
 	scan := scanNested(roots, unprotected)
 	for _, p := range scan.names {
 		add(p, false)
@@ -158,21 +183,13 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, g := range scan.gitDirs {
 		gitDir(g, 1)
 	}
-	// The git directories whose submodules' and worktrees' git
-	// directories are checked after the run for new ones.
-	var tops []string
-	for _, r := range roots {
-		if fi, err := os.Lstat(filepath.Join(r, ".git")); err == nil && fi.IsDir() {
-			tops = append(tops, filepath.Join(r, ".git"))
-		}
-	}
 	for _, g := range c.GitDirs {
 		if filepath.IsAbs(g) {
 			tops = append(tops, filepath.Clean(g))
 		}
 	}
 	tops = append(tops, scan.gitDirs...)
-	return out, newNestedBefore(roots, unprotected, scan, tops)
+	return out, newNestedBefore(roots, unprotected, scan, tops, readDir)
 }
 
 // pathState is what a protected path was before the run.
