@@ -560,28 +560,37 @@ func (r *confinedRun) addReads() {
 		r.flat.add(roFiles, false, files...)
 		sets.read = append(append(sets.read, dirs...), files...)
 	}
-	if lists := absDirs(c.Lists); len(lists) > 0 {
+	if lists := absDirs(c.Lists, nil); len(lists) > 0 {
 		r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), lists...))
 		r.flat.add(ll.AccessFSReadDir, false, lists...)
 	}
-	if tools := absDirs(c.Toolchains); len(tools) > 0 {
+	if tools := absDirs(c.Toolchains, r.ids); len(tools) > 0 {
 		r.rules = append(r.rules, landlock.RODirs(tools...))
 		r.flat.add(roDirs, false, tools...)
 		sets.read = append(sets.read, tools...)
 	}
-	if c.Cache != "" && ensureCacheDir(c.Cache) {
+	if id, ok := ensureCacheDirID(c.Cache); c.Cache != "" && ok {
+		r.ids[c.Cache] = id // a directory, not a symlink: as stat finds it
 		r.writable = append(r.writable, c.Cache)
 		sets.read = append(sets.read, c.Cache)
 		r.cmd.Env = cacheEnv(r.cmd.Env, c.Cache, envHome(r.cmd.Env))
 	}
 }
 
-// absDirs are the absolute paths of list that are directories, cleaned.
-func absDirs(list []string) []string {
+// absDirs are the absolute paths of list that are directories, cleaned;
+// it records in ids (when not nil) the identity of each, as it found it
+// (ruleIdentity uses it instead of looking again).
+func absDirs(list []string, ids map[string]fileID) []string {
 	var out []string
 	for _, d := range list {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-			out = append(out, filepath.Clean(d))
+		var st unix.Stat_t
+		if !filepath.IsAbs(d) || unix.Stat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		d = filepath.Clean(d)
+		out = append(out, d)
+		if ids != nil {
+			ids[d] = fileID{st.Dev, st.Ino}
 		}
 	}
 	return out
