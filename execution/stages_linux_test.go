@@ -121,3 +121,35 @@ func BenchmarkStageWalk1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStageGuardRun times what workspace-write does for the
+// protected paths around one run, as the run does it: the scan, the
+// guard's states, the kept mount namespace's lookup, the check after.
+func BenchmarkStageGuardRun(b *testing.B) {
+	if os.Getuid() != 0 {
+		b.Skip("root only")
+	}
+	c := stageConfinement(b)
+	for i := 0; i < b.N; i++ {
+		prot, nested := protectedPathsScan(c)
+		paths := make([]string, 0, len(prot))
+		for _, p := range prot {
+			paths = append(paths, p.path)
+		}
+		g := newGuard(paths, "")
+		g.nested = nested
+		var pin []protectedPath
+		var states []pathState
+		for i, p := range prot {
+			if st := g.before[i]; st.exists && st.symlink == "" {
+				pin, states = append(pin, p), append(states, st)
+			}
+		}
+		if _, _, err := mountnsFor(pin, states, nil); err != nil {
+			b.Fatal(err)
+		}
+		if d := g.undo(); len(d) > 0 {
+			b.Fatal(d)
+		}
+	}
+}
