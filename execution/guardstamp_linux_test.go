@@ -138,3 +138,55 @@ func TestGuardStampShortcuts(t *testing.T) {
 		})
 	}
 }
+
+// TestDirStamp checks when a directory's stamp stands for its entries:
+// never for a directory changed within racyWindow (a change in the same
+// clock tick keeps the ctime) or a symlink (its target can change), and
+// a stamp no longer holds once an entry is made, linked, renamed or
+// removed in the directory, or the directory is made or replaced.
+func TestDirStamp(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"old", "made", "linked", "renamed", "removed", "replaced", "parent"} {
+		must(t, os.Mkdir(filepath.Join(base, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(base, "file"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(base, "renamed", "a"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(base, "removed", "a"), nil, 0o644))
+	must(t, os.Symlink("old", filepath.Join(base, "link")))
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	must(t, os.Mkdir(filepath.Join(base, "fresh"), 0o755))
+	type result struct{ Usable, Unchanged bool }
+	tests := []struct {
+		name   string
+		change func(p string) // nil: none
+		want   result
+	}{
+		{name: "old", want: result{true, true}},
+		{name: "fresh", want: result{false, false}},
+		{name: "link", want: result{false, false}},
+		{name: "missing", want: result{true, true}},
+		{name: "file/x", want: result{true, true}}, // ENOTDIR
+		{name: "made", change: func(p string) { must(t, os.WriteFile(filepath.Join(p, ".envrc"), nil, 0o644)) }, want: result{true, false}},
+		{name: "linked", change: func(p string) { must(t, os.Link(filepath.Join(base, "file"), filepath.Join(p, ".envrc"))) }, want: result{true, false}},
+		{name: "renamed", change: func(p string) { must(t, os.Rename(filepath.Join(p, "a"), filepath.Join(p, ".envrc"))) }, want: result{true, false}},
+		{name: "removed", change: func(p string) { must(t, os.Remove(filepath.Join(p, "a"))) }, want: result{true, false}},
+		{name: "replaced", change: func(p string) {
+			must(t, os.Rename(p, filepath.Join(base, "gone")))
+			must(t, os.Mkdir(p, 0o755))
+		}, want: result{true, false}},
+		{name: "parent/missing", change: func(p string) { must(t, os.Mkdir(p, 0o755)) }, want: result{true, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(base, tt.name)
+			st := stampDir(p)
+			if tt.change != nil {
+				tt.change(p)
+			}
+			got := result{st.ok, unchangedSince(st, p)}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("stamp of %s (-want +got):\n%s", tt.name, diff)
+			}
+		})
+	}
+}
