@@ -176,6 +176,12 @@ func TestDirStamp(t *testing.T) {
 		}, want: result{true, false}},
 		{name: "parent/missing", change: func(p string) { must(t, os.Mkdir(p, 0o755)) }, want: result{true, false}},
 	}
+	// A file system whose ctimes the walk does not trust (procfs here;
+	// FAT, FUSE, NFS the same): its directories' stamps stand for
+	// nothing, however old.
+	if st := stampDir("/proc/sys"); st.ok {
+		t.Errorf("stamp of /proc/sys: %+v; want it not usable (procfs)", st)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(base, tt.name)

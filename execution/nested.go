@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/gitrepo"
-	"golang.org/x/sys/unix"
 )
 
 // Nested protected names: the files ProtectedNames lists, and git
@@ -193,7 +192,8 @@ func readDirInfo(p string) (dirInfo, bool) {
 // change in the same clock tick leaves the same ctime.
 var dirInfos = dirInfoCache{m: map[string]cachedDirInfo{}}
 
-// racyWindow is longer than any file system's timestamp tick.
+// racyWindow is longer than the timestamp tick of the file systems whose
+// ctimes are trusted (ctimeKept: ext2 and ext3 keep whole seconds).
 const racyWindow = time.Second
 
 // maxDirInfos bounds the cache (it is emptied when full).
@@ -213,15 +213,18 @@ type dirInfoCache struct {
 // get returns what the directory p holds, from the cache when p is the
 // same directory, unchanged since it was read.
 func (c *dirInfoCache) get(p string) (dirInfo, bool) {
-	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	st, err := lstatCtime(p)
+	if err != nil || !st.dir {
 		return dirInfo{}, false
 	}
-	ctime := st.Ctim.Nano()
+	ctime, dev := st.ctime, st.dev
+	if !st.kept {
+		return readDirInfo(p) // a ctime that stands for nothing
+	}
 	c.mu.Lock()
 	e, ok := c.m[p]
 	c.mu.Unlock()
-	if ok && e.dev == uint64(st.Dev) && e.ino == st.Ino && e.ctime == ctime {
+	if ok && e.dev == dev && e.ino == st.ino && e.ctime == ctime {
 		return e.info, true
 	}
 	now := time.Now()
@@ -234,7 +237,7 @@ func (c *dirInfoCache) get(p string) (dirInfo, bool) {
 		if len(c.m) >= maxDirInfos {
 			clear(c.m)
 		}
-		c.m[p] = cachedDirInfo{uint64(st.Dev), st.Ino, ctime, info}
+		c.m[p] = cachedDirInfo{dev, st.ino, ctime, info}
 		c.mu.Unlock()
 	}
 	return info, true

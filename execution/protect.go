@@ -250,16 +250,15 @@ type dirStamp struct {
 
 // stampDir takes the stamp of the directory p.
 func stampDir(p string) dirStamp {
-	var st unix.Stat_t
 	now := time.Now()
-	if err := unix.Lstat(p, &st); err != nil {
+	st, err := lstatCtime(p)
+	if err != nil {
 		return dirStamp{ok: errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR), missing: true}
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	if !st.dir {
 		return dirStamp{}
 	}
-	ct := st.Ctim.Nano()
-	return dirStamp{ok: now.Sub(time.Unix(0, ct)) > racyWindow, dev: uint64(st.Dev), ino: st.Ino, ctime: ct}
+	return dirStamp{ok: now.Sub(time.Unix(0, st.ctime)) > racyWindow && st.kept, dev: st.dev, ino: st.ino, ctime: st.ctime}
 }
 
 // unchangedSince says whether the directory stamped was before still is
