@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/shellgate/shellgate/policy"
 )
 
 // SandboxMode is how far the kernel lets a command reach.
@@ -117,13 +115,12 @@ type ResourceLimits struct {
 }
 
 // DefaultResourceLimits are the limits a confined command gets when
-// nothing else is set (policy.DefaultSandboxLimits): 256 more processes,
-// 2 GiB of data per process and 4 GiB per file.
-var DefaultResourceLimits = ResourceLimits{
-	Processes:  policy.DefaultSandboxLimits.Processes,
-	MemoryMB:   policy.DefaultSandboxLimits.MemoryMB,
-	FileSizeMB: policy.DefaultSandboxLimits.FileSizeMB,
-}
+// nothing else is set: 256 more processes, 2 GiB of data per process and
+// 4 GiB per file, as policy.DefaultSandboxLimits (a test keeps them
+// equal). The package does not import policy: its init, which starts the
+// sandbox helper (userns_linux.go), then runs before the init of policy's
+// dependencies, which the helper never needs.
+var DefaultResourceLimits = ResourceLimits{Processes: 256, MemoryMB: 2048, FileSizeMB: 4096}
 
 // withDefaults fills l's zero fields from DefaultResourceLimits.
 func (l ResourceLimits) withDefaults() ResourceLimits {
