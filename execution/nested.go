@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/shellgate/shellgate/gitrepo"
-	"golang.org/x/sys/unix"
 )
 
 // Nested protected names: the files ProtectedNames lists, and git
@@ -193,7 +192,8 @@ func readDirInfo(p string) (dirInfo, bool) {
 // change in the same clock tick leaves the same ctime.
 var dirInfos = dirInfoCache{m: map[string]cachedDirInfo{}}
 
-// racyWindow is longer than any file system's timestamp tick.
+// racyWindow is longer than the timestamp tick of the file systems whose
+// ctimes are trusted (ctimeKept: ext2 and ext3 keep whole seconds).
 const racyWindow = time.Second
 
 // maxDirInfos bounds the cache (it is emptied when full).
@@ -213,15 +213,18 @@ type dirInfoCache struct {
 // get returns what the directory p holds, from the cache when p is the
 // same directory, unchanged since it was read.
 func (c *dirInfoCache) get(p string) (dirInfo, bool) {
-	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	st, err := lstatCtime(p)
+	if err != nil || !st.dir {
 		return dirInfo{}, false
 	}
-	ctime := st.Ctim.Nano()
+	ctime, dev := st.ctime, st.dev
+	if !st.kept {
+		return readDirInfo(p) // a ctime that stands for nothing
+	}
 	c.mu.Lock()
 	e, ok := c.m[p]
 	c.mu.Unlock()
-	if ok && e.dev == uint64(st.Dev) && e.ino == st.Ino && e.ctime == ctime {
+	if ok && e.dev == dev && e.ino == st.ino && e.ctime == ctime {
 		return e.info, true
 	}
 	now := time.Now()
@@ -234,7 +237,7 @@ func (c *dirInfoCache) get(p string) (dirInfo, bool) {
 		if len(c.m) >= maxDirInfos {
 			clear(c.m)
 		}
-		c.m[p] = cachedDirInfo{uint64(st.Dev), st.Ino, ctime, info}
+		c.m[p] = cachedDirInfo{dev, st.ino, ctime, info}
 		c.mu.Unlock()
 	}
 	return info, true
@@ -274,7 +277,9 @@ type nestedBefore struct {
 
 // newNestedBefore records the scan s of roots, and the inner git
 // directories of tops.
-func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string) *nestedBefore {
+// readDir reads a directory (os.ReadDir, or what was read a moment
+// before).
+func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string, readDir func(string) ([]os.DirEntry, error)) *nestedBefore {
 	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
 		tops: tops, inner: map[string]pathState{}}
 	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs} {
@@ -286,7 +291,7 @@ func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops 
 		b.gitDirs[g] = true
 	}
 	for _, g := range tops {
-		for _, d := range innerGitDirs(g) {
+		for _, d := range innerGitDirsRead(g, readDir) {
 			b.inner[d.path] = statePath(d.path)
 		}
 	}
@@ -305,8 +310,13 @@ type innerGit struct {
 // innerGitDirs lists the submodules' and linked worktrees' git
 // directories of the git directory g (bounded as protectedPaths is).
 func innerGitDirs(g string) []innerGit {
+	return innerGitDirsRead(g, os.ReadDir)
+}
+
+// innerGitDirsRead is innerGitDirs reading directories with readDir.
+func innerGitDirsRead(g string, readDir func(string) ([]os.DirEntry, error)) []innerGit {
 	var out []innerGit
-	if ents, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+	if ents, err := readDir(filepath.Join(g, "worktrees")); err == nil {
 		for i, e := range ents {
 			if i >= 64 || !e.IsDir() {
 				continue
@@ -316,7 +326,7 @@ func innerGitDirs(g string) []innerGit {
 	}
 	var walk func(d string, level int)
 	walk = func(d string, level int) {
-		ents, err := os.ReadDir(d)
+		ents, err := readDir(d)
 		if err != nil || level > 4 {
 			return
 		}
@@ -328,7 +338,7 @@ func innerGitDirs(g string) []innerGit {
 			if isRegular(filepath.Join(p, "HEAD")) {
 				out = append(out, innerGit{path: p})
 				if level < 4 {
-					out = append(out, innerGitDirs(p)...)
+					out = append(out, innerGitDirsRead(p, readDir)...)
 				}
 			} else {
 				walk(p, level+1)

@@ -1,12 +1,17 @@
 package execution
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ProtectedNames are the files and directories at the top of a root that
@@ -83,6 +88,27 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		seen[p] = true
 		out = append(out, protectedPath{p, pin})
 	}
+	// Directories read once for both the paths and the state of the
+	// inner git directories (newNestedBefore).
+	read := map[string][]os.DirEntry{}
+	readDir := func(d string) ([]os.DirEntry, error) {
+		if ents, ok := read[d]; ok {
+			if ents == nil {
+				return nil, os.ErrNotExist
+			}
+			return ents, nil
+		}
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			read[d] = nil
+			return nil, err
+		}
+		if ents == nil {
+			ents = []os.DirEntry{}
+		}
+		read[d] = ents
+		return ents, nil
+	}
 	var gitDir func(g string, depth int)
 	gitDir = func(g string, depth int) {
 		add(g, true)
@@ -93,7 +119,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			return
 		}
 		// Linked worktrees: worktrees/NAME/{config.worktree,commondir,gitdir}.
-		if ents, err := os.ReadDir(filepath.Join(g, "worktrees")); err == nil {
+		if ents, err := readDir(filepath.Join(g, "worktrees")); err == nil {
 			for i, e := range ents {
 				if i >= 64 || !e.IsDir() {
 					continue
@@ -108,7 +134,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		// may have several components.
 		var walk func(d string, level int)
 		walk = func(d string, level int) {
-			ents, err := os.ReadDir(d)
+			ents, err := readDir(d)
 			if err != nil || level > 4 {
 				return
 			}
@@ -126,10 +152,15 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 		walk(filepath.Join(g, "modules"), 0)
 	}
-	for _, r := range rootDirs(c) {
+	roots := rootDirs(c)
+	// The git directories whose submodules' and worktrees' git
+	// directories are checked after the run for new ones.
+	var tops []string
+	for _, r := range roots {
 		dotgit := filepath.Join(r, ".git")
 		if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
 			gitDir(dotgit, 0)
+			tops = append(tops, dotgit)
 		} else {
 			add(dotgit, false) // a .git file, or none yet
 		}
@@ -142,7 +173,6 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			gitDir(g, 0)
 		}
 	}
-	roots := rootDirs(c)
 	scan := scanNested(roots, unprotected)
 	for _, p := range scan.names {
 		add(p, false)
@@ -153,21 +183,13 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, g := range scan.gitDirs {
 		gitDir(g, 1)
 	}
-	// The git directories whose submodules' and worktrees' git
-	// directories are checked after the run for new ones.
-	var tops []string
-	for _, r := range roots {
-		if fi, err := os.Lstat(filepath.Join(r, ".git")); err == nil && fi.IsDir() {
-			tops = append(tops, filepath.Join(r, ".git"))
-		}
-	}
 	for _, g := range c.GitDirs {
 		if filepath.IsAbs(g) {
 			tops = append(tops, filepath.Clean(g))
 		}
 	}
 	tops = append(tops, scan.gitDirs...)
-	return out, newNestedBefore(roots, unprotected, scan, tops)
+	return out, newNestedBefore(roots, unprotected, scan, tops, readDir)
 }
 
 // pathState is what a protected path was before the run.
@@ -203,18 +225,141 @@ type guard struct {
 	paths      []string
 	before     []pathState
 	quarantine string // a directory to move into; "" removes
+	// parents are the stamps of the paths' parent directories before the
+	// run, by path; parentOf[i] is paths[i]'s.
+	parents  map[string]dirStamp
+	parentOf []string
 	// nested is what the walk beneath the roots' tops found before the
 	// run (nil: none); undo walks again.
 	nested *nestedBefore
 }
 
+// dirStamp is what lstat said of a directory at one moment: a path's
+// entries in a directory with the same stamp later are the same files
+// (an entry made, removed or renamed in a directory changes its ctime,
+// which a command cannot set back). ok says the stamp can stand for its
+// entries: the path is a directory whose ctime was older than racyWindow
+// when it was taken (a change in the same clock tick keeps the ctime), or
+// it does not exist (ENOENT, ENOTDIR: no entry beneath it can either).
+type dirStamp struct {
+	ok       bool
+	missing  bool
+	dev, ino uint64
+	ctime    int64
+}
+
+// stampDir takes the stamp of the directory p.
+func stampDir(p string) dirStamp {
+	now := time.Now()
+	st, err := lstatCtime(p)
+	if err != nil {
+		return dirStamp{ok: errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR), missing: true}
+	}
+	if !st.dir {
+		return dirStamp{}
+	}
+	return dirStamp{ok: now.Sub(time.Unix(0, st.ctime)) > racyWindow && st.kept, dev: st.dev, ino: st.ino, ctime: st.ctime}
+}
+
+// unchangedSince says whether the directory stamped was before still is
+// the same, unchanged: its entries need not be looked at again.
+func unchangedSince(was dirStamp, p string) bool {
+	if !was.ok {
+		return false
+	}
+	now := stampDir(p)
+	return now.missing == was.missing && now.dev == was.dev && now.ino == was.ino && now.ctime == was.ctime
+}
+
 // newGuard records the state of paths before the run.
 func newGuard(paths []string, quarantine string) *guard {
-	g := &guard{paths: paths, quarantine: quarantine}
-	for _, p := range paths {
+	g := &guard{paths: paths, quarantine: quarantine, parents: map[string]dirStamp{}, parentOf: make([]string, len(paths))}
+	for i, p := range paths {
+		d := filepath.Dir(p)
+		if _, ok := g.parents[d]; !ok {
+			// Stamped before its entries: a change between the two
+			// changes the stamp, so undo looks at them again.
+			g.parents[d] = stampDir(d)
+		}
+		g.parentOf[i] = d
+		if st := g.parents[d]; st.ok && st.missing {
+			g.before = append(g.before, pathState{}) // no directory: no entry
+			continue
+		}
+		if names, ok := dirNames.get(d, g.parents[d]); ok && !names[filepath.Base(p)] {
+			g.before = append(g.before, pathState{}) // not in the listing
+			continue
+		}
 		g.before = append(g.before, statePath(p))
 	}
 	return g
+}
+
+// dirNames keeps the entries' names of the guard's parent directories
+// by their stamps, so that a protected path that does not exist costs
+// no lstat of its own: a directory with the same stamp has the same
+// entries. An entry that exists is looked at each time (a mount on it
+// does not change its directory's stamp).
+var dirNames = dirNameCache{m: map[string]cachedNames{}}
+
+// maxDirNames bounds the directories kept, maxDirEntries the entries
+// of one directory kept (a larger one is not).
+const (
+	maxDirNames   = 4096
+	maxDirEntries = 4096
+)
+
+type cachedNames struct {
+	stamp dirStamp
+	names map[string]bool
+}
+
+type dirNameCache struct {
+	mu sync.Mutex
+	m  map[string]cachedNames
+}
+
+// get returns the names of the entries of the directory p, stamped st
+// (a directory): kept, or read when the directory opened (not following
+// a symlink) is the one stamped, unchanged while it is read.
+func (c *dirNameCache) get(p string, st dirStamp) (map[string]bool, bool) {
+	if !st.ok || st.missing {
+		return nil, false
+	}
+	c.mu.Lock()
+	e, ok := c.m[p]
+	c.mu.Unlock()
+	if ok && e.stamp == st {
+		return e.names, true
+	}
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	same := func() bool {
+		var fst unix.Stat_t
+		return unix.Fstat(fd, &fst) == nil && uint64(fst.Dev) == st.dev && fst.Ino == st.ino && fst.Ctim.Nano() == st.ctime
+	}
+	if !same() {
+		return nil, false
+	}
+	list, err := f.Readdirnames(maxDirEntries + 1)
+	if (err != nil && err != io.EOF) || len(list) > maxDirEntries || !same() {
+		return nil, false
+	}
+	names := make(map[string]bool, len(list))
+	for _, n := range list {
+		names[n] = true
+	}
+	c.mu.Lock()
+	if len(c.m) >= maxDirNames {
+		clear(c.m)
+	}
+	c.m[p] = cachedNames{st, names}
+	c.mu.Unlock()
+	return names, true
 }
 
 // undo puts back what the run changed; it returns one denial per path.
@@ -223,7 +368,14 @@ func (g *guard) undo() []SandboxDenial {
 		return nil
 	}
 	var out []SandboxDenial
+	same := map[string]bool{}
+	for d, st := range g.parents {
+		same[d] = unchangedSince(st, d)
+	}
 	for i, p := range g.paths {
+		if same[g.parentOf[i]] {
+			continue // its directory is unchanged: so is it
+		}
 		was, now := g.before[i], statePath(p)
 		if was == now {
 			continue

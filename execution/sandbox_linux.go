@@ -402,6 +402,9 @@ type confinedRun struct {
 	// entries that are symlinks (etcGrants).
 	etcGen   uint64
 	etcLinks []string
+	// protectStates are the guard's states of ts.protect before the
+	// run, one each (mountnsFor's key).
+	protectStates []pathState
 
 	// What the cleanup undoes or reports.
 	tmp      string
@@ -557,28 +560,37 @@ func (r *confinedRun) addReads() {
 		r.flat.add(roFiles, false, files...)
 		sets.read = append(append(sets.read, dirs...), files...)
 	}
-	if lists := absDirs(c.Lists); len(lists) > 0 {
+	if lists := absDirs(c.Lists, nil); len(lists) > 0 {
 		r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), lists...))
 		r.flat.add(ll.AccessFSReadDir, false, lists...)
 	}
-	if tools := absDirs(c.Toolchains); len(tools) > 0 {
+	if tools := absDirs(c.Toolchains, r.ids); len(tools) > 0 {
 		r.rules = append(r.rules, landlock.RODirs(tools...))
 		r.flat.add(roDirs, false, tools...)
 		sets.read = append(sets.read, tools...)
 	}
-	if c.Cache != "" && ensureCacheDir(c.Cache) {
+	if id, ok := ensureCacheDirID(c.Cache); c.Cache != "" && ok {
+		r.ids[c.Cache] = id // a directory, not a symlink: as stat finds it
 		r.writable = append(r.writable, c.Cache)
 		sets.read = append(sets.read, c.Cache)
 		r.cmd.Env = cacheEnv(r.cmd.Env, c.Cache, envHome(r.cmd.Env))
 	}
 }
 
-// absDirs are the absolute paths of list that are directories, cleaned.
-func absDirs(list []string) []string {
+// absDirs are the absolute paths of list that are directories, cleaned;
+// it records in ids (when not nil) the identity of each, as it found it
+// (ruleIdentity uses it instead of looking again).
+func absDirs(list []string, ids map[string]fileID) []string {
 	var out []string
 	for _, d := range list {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && filepath.IsAbs(d) {
-			out = append(out, filepath.Clean(d))
+		var st unix.Stat_t
+		if !filepath.IsAbs(d) || unix.Stat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		d = filepath.Clean(d)
+		out = append(out, d)
+		if ids != nil {
+			ids[d] = fileID{st.Dev, st.Ino}
 		}
 	}
 	return out
@@ -629,6 +641,7 @@ func (r *confinedRun) workspaceWrite() error {
 	for i, p := range prot {
 		if st := r.g.before[i]; st.exists && st.symlink == "" && st.mode&os.ModeSymlink == 0 {
 			ts.protect = append(ts.protect, p)
+			r.protectStates = append(r.protectStates, st)
 		}
 	}
 	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
@@ -709,7 +722,11 @@ func (r *confinedRun) isolation() error {
 		// A mount namespace is kept for the same protected files and
 		// sockets: making one per command and tearing it down when the
 		// command ends costs milliseconds.
-		fd, key, err := mountnsFor(ts.protect, ts.sockets)
+		states := r.protectStates
+		if len(states) != len(ts.protect) {
+			states = nil
+		}
+		fd, key, err := mountnsFor(ts.protect, states, ts.sockets)
 		if err != nil {
 			return err
 		}
@@ -1561,9 +1578,17 @@ const maxMountns = 16
 
 // mountnsFor returns a descriptor of a mount namespace in which ps and
 // sockets are bound as bindProtected binds them; the cache owns it.
-func mountnsFor(ps []protectedPath, sockets []string) (int, string, error) {
+// states, when not nil, are what lstat said of ps a moment before (the
+// guard's states, one each), which name the namespace kept.
+func mountnsFor(ps []protectedPath, states []pathState, sockets []string) (int, string, error) {
 	var key strings.Builder
-	for _, p := range ps {
+	for i, p := range ps {
+		if states != nil {
+			if st := states[i]; st.exists {
+				fmt.Fprintf(&key, "%s\x00%t\x00%d\x00%d\x00", p.path, p.pin, st.dev, st.ino)
+			}
+			continue
+		}
 		var st unix.Stat_t
 		if unix.Lstat(p.path, &st) != nil {
 			continue

