@@ -1129,10 +1129,11 @@ func knownKeys(n *yaml.Node, known map[string]bool, what string) error {
 // HiddenInputChecks are the comparisons a hidden input's check may name;
 // the read station implements each.
 var HiddenInputChecks = map[string]string{
-	"go-toolchain":   "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
-	"go-modules":     "the modules go.mod (or go.work's modules) require against the module cache",
-	"rust-toolchain": "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
-	"env-set":        "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
+	"go-toolchain":        "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
+	"go-modules":          "the modules go.mod (or go.work's modules) require against the module cache",
+	"rust-toolchain":      "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
+	"rust-toolchain-path": "the toolchain directory a rust-toolchain file names (its path key, read as TOML), whose programs rustup's proxies run",
+	"env-set":             "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
 }
 
 // check validates one hidden input.

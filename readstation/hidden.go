@@ -128,6 +128,9 @@ type hiddenRun struct {
 	cwd string // real
 	// hi is the hidden input being judged (its check reads env, does).
 	hi classify.HiddenInput
+	// rust is the toolchain file rustup reads, once found (the rust
+	// checks share it).
+	rust *rustFound
 	// bad counts the files read that could not be (each has added a
 	// not-established read).
 	bad int
@@ -349,10 +352,11 @@ func hiddenRegexp(pat string) *regexp.Regexp {
 // hiddenChecks are the comparisons a hidden input's check names
 // (classify.HiddenInputChecks documents them).
 var hiddenChecks = map[string]func(h *hiddenRun) []RepoHelper{
-	"go-toolchain":   checkGoToolchain,
-	"go-modules":     checkGoModules,
-	"rust-toolchain": checkRustToolchain,
-	"env-set":        checkEnvSet,
+	"go-toolchain":        checkGoToolchain,
+	"go-modules":          checkGoModules,
+	"rust-toolchain":      checkRustToolchain,
+	"rust-toolchain-path": checkRustToolchainPath,
+	"env-set":             checkEnvSet,
 }
 
 // checkEnvSet: a variable the hidden input's env names is set in the

@@ -33,21 +33,35 @@ func TestRustToolchain(t *testing.T) {
 		"nested/inner/deeper/f":       "",
 		"path/rust-toolchain.toml":    "[toolchain]\npath = \"/opt/x\"\n",
 		"plain/f":                     "",
-		// TOML's other spellings of a key rustup reads (redteam): not read.
+		// TOML's other spellings of a key rustup reads (redteam): read
+		// for what they say (go-toml), as rustup's toml crate reads them.
 		"quoted/rust-toolchain.toml":    "[toolchain]\n\"channel\" = \"1.70.0\"\n",
 		"qtable/rust-toolchain.toml":    "[\"toolchain\"]\nchannel = \"1.70.0\"\n",
 		"dotted/rust-toolchain.toml":    "toolchain.channel = \"1.70.0\"\n",
 		"inline/rust-toolchain.toml":    "toolchain = { channel = \"1.70.0\" }\n",
 		"multiline/rust-toolchain.toml": "[toolchain]\nprofile = \"\"\"\n[x]\nq = \"\"\"\nchannel = \"1.70.0\"\n",
 		"qpath/rust-toolchain.toml":     "[toolchain]\n'path' = '/opt/x'\n",
-		"rustup-ovr/settings.toml":      "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
-		"rustup-off/settings.toml":      "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
+		"dpath/rust-toolchain.toml":     "toolchain.path = \"/opt/x\"\n",
+		"epath/rust-toolchain.toml":     "[toolchain]\n\"pa\\u0074h\" = \"/opt/x\"\n",
+		"ipath/rust-toolchain.toml":     "toolchain = { path = '''/opt/x''' }\n",
+		"mpath/rust-toolchain.toml":     "[toolchain]\npath = \"\"\"\n/opt/x\"\"\"\n",
+		"lpath/rust-toolchain":          "[toolchain]\npath = \"/opt/x\"\n",
+		// The key's name only in a comment or a value: not a path.
+		"cpath/rust-toolchain.toml": "[toolchain]\n# path = \"/opt/x\"\nchannel = \"stable\" # path = '/opt/x'\nprofile = \"path = /opt/x\"\n",
+		"vpath/rust-toolchain.toml": "[toolchain]\nchannel = \"stable\"\n[other]\npath = \"/opt/x\"\n",
+		// Not TOML, or keys of another type than rustup takes: not read (asks).
+		"dup/rust-toolchain.toml":   "[toolchain]\nchannel = \"stable\"\nchannel = \"1.70.0\"\n",
+		"type/rust-toolchain.toml":  "[toolchain]\npath = 1\n",
+		"ttype/rust-toolchain.toml": "toolchain = \"stable\"\n",
+		"rustup-ovr/settings.toml":  "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
+		"rustup-off/settings.toml":  "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
 	})
 	ovr := filepath.Join(dir, "rustup-ovr", "settings.toml")
 	b, err := os.ReadFile(ovr)
 	must(t, err)
 	must(t, os.WriteFile(ovr, []byte(strings.ReplaceAll(string(b), "$T", dir)), 0o644))
 	must(t, os.Symlink(filepath.Join(dir, "rustup", "toolchains"), filepath.Join(dir, "rustup-ovr", "toolchains")))
+	const runs = "run the programs in its bin directory in place of the toolchain's"
 	const miss = "have rustup download and install it (set RUSTUP_AUTO_INSTALL=0 to make rustup refuse)"
 	tests := []struct {
 		cmd, cwd string
@@ -63,14 +77,25 @@ func TestRustToolchain(t *testing.T) {
 		{cmd: "cargo --version", cwd: "legacy2", want: []string{`channel $T/legacy2/rust-toolchain: names the toolchain nightly-2020-01-01, which is not installed in $T/rustup/toolchains => ` + miss}},
 		{cmd: "cargo --version", cwd: "nested/inner/deeper", want: []string{}},
 		{cmd: "cargo --version", cwd: "bad", want: []string{"not-established: cargo: $T/bad/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
-		{cmd: "cargo --version", cwd: "path", want: []string{`path $T/path/rust-toolchain.toml`}},
+		{cmd: "cargo --version", cwd: "path", want: []string{`path $T/path/rust-toolchain.toml: names the toolchain directory /opt/x => ` + runs}},
 		{cmd: "cargo --version", cwd: "plain", want: []string{}},
-		{cmd: "cargo --version", cwd: "quoted", want: []string{"not-established: cargo: $T/quoted/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
-		{cmd: "cargo --version", cwd: "qtable", want: []string{"not-established: cargo: $T/qtable/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
-		{cmd: "cargo --version", cwd: "dotted", want: []string{"not-established: cargo: $T/dotted/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
-		{cmd: "cargo --version", cwd: "inline", want: []string{"not-established: cargo: $T/inline/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
-		{cmd: "cargo --version", cwd: "multiline", want: []string{"not-established: cargo: $T/multiline/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
-		{cmd: "cargo --version", cwd: "qpath", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{`path $T/qpath/rust-toolchain.toml`}},
+		{cmd: "cargo --version", cwd: "quoted", want: []string{`channel $T/quoted/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "qtable", want: []string{`channel $T/qtable/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "dotted", want: []string{`channel $T/dotted/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "inline", want: []string{`channel $T/inline/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "multiline", want: []string{`channel $T/multiline/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup/toolchains => ` + miss}},
+		{cmd: "cargo --version", cwd: "qpath", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{`path $T/qpath/rust-toolchain.toml: names the toolchain directory /opt/x => ` + runs}},
+		{cmd: "cargo --version", cwd: "dpath", want: []string{`path $T/dpath/rust-toolchain.toml: names the toolchain directory /opt/x => ` + runs}},
+		{cmd: "cargo --version", cwd: "epath", want: []string{`path $T/epath/rust-toolchain.toml: names the toolchain directory /opt/x => ` + runs}},
+		{cmd: "cargo --version", cwd: "ipath", want: []string{`path $T/ipath/rust-toolchain.toml: names the toolchain directory /opt/x => ` + runs}},
+		{cmd: "cargo --version", cwd: "lpath", want: []string{`path $T/lpath/rust-toolchain: names the toolchain directory /opt/x => ` + runs}},
+		{cmd: "cargo --version", cwd: "mpath", want: []string{"path $T/mpath/rust-toolchain.toml: names the toolchain directory /opt/x => " + runs}},
+		{cmd: "cargo --version", cwd: "dpath", env: EnvMap{"RUSTUP_TOOLCHAIN": "stable"}, want: []string{}},
+		{cmd: "cargo --version", cwd: "cpath", want: []string{}},
+		{cmd: "cargo --version", cwd: "vpath", want: []string{}},
+		{cmd: "cargo --version", cwd: "dup", want: []string{"not-established: cargo: $T/dup/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "type", want: []string{"not-established: cargo: $T/type/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "ttype", want: []string{"not-established: cargo: $T/ttype/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_TOOLCHAIN": "stable"}, want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{}},
 		// A directory override comes before the toolchain file.
