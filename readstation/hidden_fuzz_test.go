@@ -39,9 +39,12 @@ func FuzzHiddenParsers(f *testing.F) {
 			}
 		}
 		parseGoEnvFile([]byte(data))
-		if tf, ok := parseRustToolchain([]byte(data)); ok && strings.Contains(tf.channel, "\n") {
-			t.Fatalf("%q: channel %q", data, tf.channel)
+		for _, legacy := range []bool{true, false} {
+			if tf, ok := parseRustToolchain([]byte(data), legacy); ok && tf.channel == "" && tf.path == "" {
+				t.Fatalf("%q (legacy %v): read, but names neither a channel nor a path", data, legacy)
+			}
 		}
+		parseRustSettings([]byte(data))
 		escapeModPath(data)
 		globPath(data, v)
 	})

@@ -85,7 +85,7 @@ func findRustToolchain(h *hiddenRun) rustFound {
 	if file == "" {
 		return found
 	}
-	tf, ok := parseRustToolchain(data)
+	tf, ok := parseRustToolchain(data, filepath.Base(file) != "rust-toolchain.toml")
 	if !ok {
 		h.j.notEstablished(h.s, file, fmt.Sprintf("%s: %s cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established", h.who, show(file)))
 		return found
@@ -214,19 +214,23 @@ type rustToolchainFile struct {
 	autoInstall            string
 }
 
-// parseRustToolchain reads a rust-toolchain file as rustup does: the
-// legacy form, one line naming the channel (no "[" and no "="), or TOML
-// (decoded by go-toml, so every TOML spelling of a key, quoted, dotted,
-// escaped, an inline table or a multi-line string, reads as rustup's toml
-// crate reads it) whose toolchain table has channel, path, components and
-// targets. A file that is not TOML, or whose keys have values of another
-// type than rustup takes, is not read (false).
-func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
+// parseRustToolchain reads a toolchain file as rustup does. A file named
+// rust-toolchain (legacy) of one line (as Rust's str::lines counts them:
+// "stable\n" is one, "stable\n\n" two) names the channel; anything else,
+// and every rust-toolchain.toml, is TOML (decoded by go-toml, so every
+// TOML spelling of a key, quoted, dotted, escaped, an inline table or a
+// multi-line string, reads as rustup's toml crate reads it) whose
+// toolchain table has channel or path, and components and targets. A file
+// rustup would not read (not TOML, no toolchain table, neither channel nor
+// path, a key with a value of another type than rustup takes) is not read
+// (false). (Confirmed with rustup 1.29: "stable\n\n" and a
+// rust-toolchain.toml without channel "could not parse override file".)
+func parseRustToolchain(data []byte, legacy bool) (rustToolchainFile, bool) {
 	var tf rustToolchainFile
 	text := string(data)
-	if !strings.Contains(text, "[") && !strings.Contains(text, "=") {
-		line := strings.TrimSpace(text)
-		if line == "" || strings.ContainsAny(line, " \t\n\"'") {
+	if lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n"); legacy && text != "" && len(lines) == 1 {
+		line := strings.TrimSpace(lines[0])
+		if line == "" || strings.ContainsAny(line, " \t\r\"'=[") {
 			return tf, false
 		}
 		tf.channel = line
@@ -238,9 +242,8 @@ func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
 	}
 	tc, ok := doc["toolchain"].(map[string]any)
 	if !ok {
-		return tf, doc["toolchain"] == nil
+		return tf, false
 	}
-	ok = true
 	str := func(key string, dst *string) {
 		switch v := tc[key].(type) {
 		case nil:
@@ -270,7 +273,7 @@ func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
 	str("path", &tf.path)
 	list("components", &tf.components)
 	list("targets", &tf.targets)
-	return tf, ok
+	return tf, ok && (tf.channel != "" || tf.path != "")
 }
 
 // parseRustSettings reads rustup's settings.toml (go-toml):

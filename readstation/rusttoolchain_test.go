@@ -50,11 +50,17 @@ func TestRustToolchain(t *testing.T) {
 		"cpath/rust-toolchain.toml": "[toolchain]\n# path = \"/opt/x\"\nchannel = \"stable\" # path = '/opt/x'\nprofile = \"path = /opt/x\"\n",
 		"vpath/rust-toolchain.toml": "[toolchain]\nchannel = \"stable\"\n[other]\npath = \"/opt/x\"\n",
 		// Not TOML, or keys of another type than rustup takes: not read (asks).
-		"dup/rust-toolchain.toml":   "[toolchain]\nchannel = \"stable\"\nchannel = \"1.70.0\"\n",
-		"type/rust-toolchain.toml":  "[toolchain]\npath = 1\n",
-		"ttype/rust-toolchain.toml": "toolchain = \"stable\"\n",
-		"rustup-ovr/settings.toml":  "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
-		"rustup-off/settings.toml":  "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
+		"dup/rust-toolchain.toml":    "[toolchain]\nchannel = \"stable\"\nchannel = \"1.70.0\"\n",
+		"type/rust-toolchain.toml":   "[toolchain]\npath = 1\n",
+		"ttype/rust-toolchain.toml":  "toolchain = \"stable\"\n",
+		"nochan/rust-toolchain.toml": "[toolchain]\nprofile = \"minimal\"\n",
+		"bare/rust-toolchain.toml":   "stable\n",
+		// One line in rust-toolchain is the legacy form, whatever it
+		// holds (rustup: "custom toolchain ... is not installed").
+		"oneline/rust-toolchain":   "toolchain.path = \"/opt/x\"\n",
+		"twoline/rust-toolchain":   "stable\n\n",
+		"rustup-ovr/settings.toml": "default_toolchain = \"stable-" + host + "\"\n\n[overrides]\n\"$T/legacy\" = \"1.60.0-" + host + "\"\n\"$T/new\" = \"stable-" + host + "\"\n",
+		"rustup-off/settings.toml": "version = \"12\"\ndefault_toolchain = \"stable-" + host + "\"\nauto_install = \"disable\"\n",
 	})
 	ovr := filepath.Join(dir, "rustup-ovr", "settings.toml")
 	b, err := os.ReadFile(ovr)
@@ -96,6 +102,10 @@ func TestRustToolchain(t *testing.T) {
 		{cmd: "cargo --version", cwd: "dup", want: []string{"not-established: cargo: $T/dup/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
 		{cmd: "cargo --version", cwd: "type", want: []string{"not-established: cargo: $T/type/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
 		{cmd: "cargo --version", cwd: "ttype", want: []string{"not-established: cargo: $T/ttype/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "nochan", want: []string{"not-established: cargo: $T/nochan/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "bare", want: []string{"not-established: cargo: $T/bare/rust-toolchain.toml cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "oneline", want: []string{"not-established: cargo: $T/oneline/rust-toolchain cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
+		{cmd: "cargo --version", cwd: "twoline", want: []string{"not-established: cargo: $T/twoline/rust-toolchain cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established"}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_TOOLCHAIN": "stable"}, want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_AUTO_INSTALL": "0"}, want: []string{}},
 		// A directory override comes before the toolchain file.
@@ -117,7 +127,8 @@ func TestRustToolchain(t *testing.T) {
 // rustup: cargo --version runs with RUSTUP_AUTO_INSTALL=1 against a dist
 // server on 127.0.0.1:9 (nothing listens); "syncing channel updates" or
 // "downloading" means rustup went to install, and the station must have
-// found the file that made it.
+// found the file that made it; "PLANTED" means it ran the cargo of a
+// path toolchain, which the station must have found too.
 func TestRustToolchainOracle(t *testing.T) {
 	cargo, err := exec.LookPath("cargo")
 	if err != nil {
@@ -136,20 +147,33 @@ func TestRustToolchainOracle(t *testing.T) {
 		"missing target":      "[toolchain]\nchannel = \"stable\"\ntargets = [\"wasm32-unknown-unknown\"]\n",
 		"legacy missing":      "nightly-2020-01-01\n",
 		"legacy installed":    "stable\n",
+		// A path toolchain ($P: a directory whose bin/cargo prints
+		// PLANTED), in TOML's other spellings (redteam).
+		"path dotted":    "toolchain.path = \"$P\"\n",
+		"path escaped":   "[toolchain]\n\"pa\\u0074h\" = \"$P\"\n",
+		"path inline":    "toolchain = { path = '''$P''' }\n",
+		"path multiline": "[\"toolchain\"]\n'path' = \"\"\"\n$P\"\"\"\n",
+		"path comment":   "[toolchain]\n# path = \"$P\"\nchannel = \"stable\" # toolchain.path = \"$P\"\n",
 	}
 	for name, body := range setups {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			file := "rust-toolchain.toml"
-			if !strings.Contains(body, "[") {
+			if strings.HasPrefix(name, "legacy") {
 				file = "rust-toolchain"
 			}
-			writeTree(t, dir, map[string]string{file: body})
+			planted := filepath.Join(dir, "planted")
+			writeTree(t, dir, map[string]string{file: strings.ReplaceAll(body, "$P", planted)})
+			must(t, os.MkdirAll(filepath.Join(planted, "bin"), 0o755))
+			for _, b := range []string{"cargo", "rustc"} {
+				must(t, os.WriteFile(filepath.Join(planted, "bin", b), []byte("#!/bin/sh\necho PLANTED\n"), 0o755))
+			}
 			cmd := exec.Command(cargo, "--version")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "RUSTUP_AUTO_INSTALL=1", "RUSTUP_DIST_SERVER=http://127.0.0.1:9", "RUSTUP_UPDATE_ROOT=http://127.0.0.1:9", "RUSTUP_TOOLCHAIN=", "RUSTUP_HOME="+home)
 			out, _ := cmd.CombinedOutput()
-			installs := strings.Contains(string(out), "syncing channel updates") || strings.Contains(string(out), "downloading")
+			installs := strings.Contains(string(out), "syncing channel updates") || strings.Contains(string(out), "downloading") ||
+				strings.Contains(string(out), "PLANTED")
 			env := EnvMap{"RUSTUP_HOME": home, "RUSTUP_TOOLCHAIN": "", "RUSTUP_AUTO_INSTALL": "1", "CARGO_HOME": ""}
 			st := judge(t, "cargo --version", Boundary{Roots: []string{dir}, Cwd: dir, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
 			got := hiddenGot(st, dir)
