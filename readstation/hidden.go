@@ -71,6 +71,16 @@ func (j *judger) hiddenInputs() []RepoHelper {
 				if !ok {
 					continue
 				}
+				if hi.Format != "" {
+					rh, ok, err := matchDoc(hi, p, data)
+					if err != nil {
+						j.notEstablished(s, p, fmt.Sprintf("%s reads %s, which does not decode as %s (%s), so whether it sets %s cannot be established", who, show(p), strings.ToUpper(hi.Format), clip(err.Error()), strings.Join(hi.Keys, ", ")))
+					} else if ok {
+						rh.Segment, rh.Span = s.Index, s.Span
+						out = append(out, rh)
+					}
+					continue
+				}
 				if rh, ok := matchHidden(hi, p, data); ok {
 					rh.Segment, rh.Span = s.Index, s.Span
 					out = append(out, rh)
