@@ -42,7 +42,7 @@ func TestRepoCode(t *testing.T) {
 		{cmd: "cd packages/app && pnpm list", cwd: "mono", want: []string{"$T/mono/.pnpmfile.cjs"}},
 		{cmd: "pnpm -C mono list", want: []string{"$T/mono/.pnpmfile.cjs"}},
 		{cmd: "pnpm list", cwd: "npmrc", want: []string{"pnpmfile=global-pnpmfile = /tmp/x.cjs in $T/npmrc/.npmrc"}},
-		{cmd: "yarn list", cwd: "berry", want: []string{"plugins=plugins: in $T/berry/.yarnrc.yml"}},
+		{cmd: "yarn list", cwd: "berry", want: []string{`plugins=plugins = [{"path":".yarn/plugins/x.cjs"}] in $T/berry/.yarnrc.yml`}},
 		{cmd: "yarn why x", cwd: "classic", want: []string{`yarn-path=yarn-path "./bin/yarn.js" in $T/classic/.yarnrc`}},
 		{cmd: "cargo --version", cwd: "rust", want: []string{`path=path = "/opt/evil-toolchain" in $T/rust/rust-toolchain.toml`}},
 		{cmd: "yarn list && rustc --version", cwd: "clean", want: []string{}},

@@ -55,6 +55,13 @@ func TestHiddenDocSpellings(t *testing.T) {
 		"pj-bom/package.json":  "\ufeff{\"packageManager\": \"pnpm@9.0.0\"}",
 		"pj-bad/package.json":  `{"packageManager": "pnpm@9.0.0",}`,
 		"pj-tail/package.json": `{} {"packageManager": "pnpm@9.0.0"}`,
+		// YAML: a quoted key and a flow mapping (a line pattern anchored
+		// at the key missed both); the names in a comment and a value.
+		"y-quoted/.yarnrc.yml":       "\"yarnPath\": ./evil.cjs\n",
+		"y-flow/.yarnrc.yml":         "{nodeLinker: pnp, yarnPath: ./evil.cjs}\n",
+		"y-ok/.yarnrc.yml":           "# yarnPath: ./evil.cjs\nnodeLinker: \"yarnPath: x\"\npackageExtensions: {plugins: {}}\n",
+		"p-esc/pnpm-workspace.yaml":  "\"config\\x44ependencies\": {evil: 1.0.0}\n",
+		"p-case/pnpm-workspace.yaml": "packages: ['a']\nPnpmfile: ./evil.cjs\n",
 	}
 	for _, d := range []string{"split", "dotted", "env", "incl", "wsw", "benign", "broken"} {
 		files[d+"/Cargo.toml"] = "[package]\nname = \"x\"\n"
@@ -92,6 +99,11 @@ func TestHiddenDocSpellings(t *testing.T) {
 		{cmd: "node --version", cwd: "pj-ok", env: EnvMap{"PATH": "$T/bin-volta"}, want: []string{}},
 		{cmd: "node --version", cwd: "pj-esc", env: EnvMap{"PATH": "$T/bin-volta"}, want: []string{`volta $T/pj-esc/package.json: sets volta = {"node":"99.0.0"} => have volta's shim download and run the Node.js release it pins`}},
 		{cmd: "pnpm list", cwd: "pj-ok", want: []string{}},
+		{cmd: "yarn list", cwd: "y-quoted", want: []string{`yarnPath $T/y-quoted/.yarnrc.yml`}},
+		{cmd: "yarn list", cwd: "y-flow", want: []string{`yarnPath $T/y-flow/.yarnrc.yml`}},
+		{cmd: "yarn list", cwd: "y-ok", want: []string{}},
+		{cmd: "pnpm list", cwd: "p-esc", want: []string{`configDependencies $T/p-esc/pnpm-workspace.yaml`}},
+		{cmd: "pnpm list", cwd: "p-case", want: []string{`Pnpmfile $T/p-case/pnpm-workspace.yaml`}},
 		{cmd: "pnpm list", cwd: "pj-bom", want: []string{`packageManager $T/pj-bom/package.json: sets packageManager = "pnpm@9.0.0" => download and run the pnpm release it names, when it is not the pnpm installed`}},
 		{cmd: "pnpm list", cwd: "pj-bad", want: []string{ne("pj-bad/package.json", "JSON", "pnpm list")}},
 		{cmd: "pnpm list", cwd: "pj-tail", want: []string{ne("pj-tail/package.json", "JSON", "pnpm list")}},
