@@ -50,7 +50,7 @@ var valueRoleCarries = map[Role]string{RoleSed: CarriesCode, RoleAwk: CarriesCod
 // chose: pnpm's .pnpmfile.cjs, the yarn release a .yarnrc.yml names, the
 // Go toolchain a go.mod's toolchain line names, a kubeconfig's exec
 // plugin. The read station looks for it where In says, judges it (Match,
-// Check), and reports each one that applies as a RepoHelper, which the
+// Format and Keys, Check), and reports each one that applies as a RepoHelper, which the
 // policy asks about with a reason that names the file.
 type HiddenInput struct {
 	// File is the file's name or path below where it is looked for
