@@ -85,9 +85,9 @@ func findRustToolchain(h *hiddenRun) rustFound {
 	if file == "" {
 		return found
 	}
-	tf, ok := parseRustToolchain(data, filepath.Base(file) != "rust-toolchain.toml")
-	if !ok {
-		h.j.notEstablished(h.s, file, fmt.Sprintf("%s: %s cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established", h.who, show(file)))
+	tf, why := readRustToolchain(data, filepath.Base(file) != "rust-toolchain.toml")
+	if why != "" {
+		h.j.notEstablished(h.s, file, fmt.Sprintf("%s: %s cannot be read as a toolchain file (%s), so the toolchain rustup runs (and whether it installs one) cannot be established", h.who, show(file), why))
 		return found
 	}
 	found = rustFound{file: file, tf: tf}
@@ -226,31 +226,39 @@ type rustToolchainFile struct {
 // (false). (Confirmed with rustup 1.29: "stable\n\n" and a
 // rust-toolchain.toml without channel "could not parse override file".)
 func parseRustToolchain(data []byte, legacy bool) (rustToolchainFile, bool) {
+	tf, why := readRustToolchain(data, legacy)
+	return tf, why == ""
+}
+
+// readRustToolchain is parseRustToolchain, with why a file is not read
+// ("" when it is).
+func readRustToolchain(data []byte, legacy bool) (rustToolchainFile, string) {
 	var tf rustToolchainFile
 	text := string(data)
 	if lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n"); legacy && text != "" && len(lines) == 1 {
 		line := strings.TrimSpace(lines[0])
 		if line == "" || strings.ContainsAny(line, " \t\r\"'=[") {
-			return tf, false
+			return tf, "its one line is not a toolchain name"
 		}
 		tf.channel = line
-		return tf, true
+		return tf, ""
 	}
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
-		return tf, false
+		return tf, "it is not TOML: " + clip(err.Error())
 	}
 	tc, ok := doc["toolchain"].(map[string]any)
 	if !ok {
-		return tf, false
+		return tf, "it has no toolchain table"
 	}
+	why := ""
 	str := func(key string, dst *string) {
 		switch v := tc[key].(type) {
 		case nil:
 		case string:
 			*dst = v
 		default:
-			ok = false
+			why = "toolchain." + key + " is not a string"
 		}
 	}
 	list := func(key string, dst *[]string) {
@@ -260,20 +268,23 @@ func parseRustToolchain(data []byte, legacy bool) (rustToolchainFile, bool) {
 			for _, e := range v {
 				s, isStr := e.(string)
 				if !isStr {
-					ok = false
+					why = "toolchain." + key + " is not a list of strings"
 					return
 				}
 				*dst = append(*dst, s)
 			}
 		default:
-			ok = false
+			why = "toolchain." + key + " is not a list of strings"
 		}
 	}
 	str("channel", &tf.channel)
 	str("path", &tf.path)
 	list("components", &tf.components)
 	list("targets", &tf.targets)
-	return tf, ok && (tf.channel != "" || tf.path != "")
+	if why == "" && tf.channel == "" && tf.path == "" {
+		why = "its toolchain table names neither a channel nor a path"
+	}
+	return tf, why
 }
 
 // parseRustSettings reads rustup's settings.toml (go-toml):
