@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/shellgate/shellgate/policy"
 )
 
 // SandboxMode is how far the kernel lets a command reach.
@@ -117,13 +115,12 @@ type ResourceLimits struct {
 }
 
 // DefaultResourceLimits are the limits a confined command gets when
-// nothing else is set (policy.DefaultSandboxLimits): 256 more processes,
-// 2 GiB of data per process and 4 GiB per file.
-var DefaultResourceLimits = ResourceLimits{
-	Processes:  policy.DefaultSandboxLimits.Processes,
-	MemoryMB:   policy.DefaultSandboxLimits.MemoryMB,
-	FileSizeMB: policy.DefaultSandboxLimits.FileSizeMB,
-}
+// nothing else is set: 256 more processes, 2 GiB of data per process and
+// 4 GiB per file, as policy.DefaultSandboxLimits (a test keeps them
+// equal). The package does not import policy: its init, which starts the
+// sandbox helper (userns_linux.go), then runs before the init of policy's
+// dependencies, which the helper never needs.
+var DefaultResourceLimits = ResourceLimits{Processes: 256, MemoryMB: 2048, FileSizeMB: 4096}
 
 // withDefaults fills l's zero fields from DefaultResourceLimits.
 func (l ResourceLimits) withDefaults() ResourceLimits {
@@ -543,6 +540,14 @@ func pathCandidates(line string) []string {
 		// denied"), after any prefix the program adds.
 		if op, p, ok := strings.Cut(w, " /"); ok && op != "" && !strings.Contains(op, " ") && !strings.Contains(p, " ") {
 			out = append(out, "/"+p)
+			continue
+		}
+		// Words, then a relative path: dash's "cannot create
+		// .git/hooks/x", git's "could not lock config file .git/config".
+		if k := strings.LastIndexByte(w, ' '); i > 0 && k > 0 {
+			if last := w[k+1:]; (strings.Contains(last, "/") || strings.HasPrefix(last, ".")) && !strings.ContainsAny(last, "'\"`‘’") {
+				out = append(out, last)
+			}
 		}
 	}
 	return out

@@ -44,6 +44,10 @@ func TestPathCandidates(t *testing.T) {
 		{"no path here: Permission denied", nil},
 		{"verifying m@v1: open /root/go/pkg/mod/x.ziphash: permission denied", []string{"/root/go/pkg/mod/x.ziphash"}},
 		{"open /a/b: read-only file system", []string{"/a/b"}},
+		{"esc.sh: 1: cannot create .git/hooks/pre-commit: Read-only file system", []string{"1", ".git/hooks/pre-commit"}},
+		{"error: could not lock config file .git/config: Read-only file system", []string{".git/config"}},
+		{"sh: 1: cannot create .envrc: Read-only file system", []string{"1", ".envrc"}},
+		{"tool: the build failed: Permission denied", nil},
 	}
 	for _, tc := range tests {
 		if diff := cmp.Diff(tc.want, pathCandidates(tc.line)); diff != "" {
@@ -63,6 +67,8 @@ func TestDetectDenials(t *testing.T) {
 	}
 	ro := &confinedSets{mode: SandboxReadOnly, read: []string{root}}
 	ww := &confinedSets{mode: SandboxWorkspaceWrite, read: []string{root}, write: []string{root}}
+	prot := &confinedSets{mode: SandboxWorkspaceWrite, read: []string{root}, write: []string{root},
+		protected: []string{filepath.Join(root, ".git/hooks"), filepath.Join(root, ".git/config")}}
 	tests := []struct {
 		name string
 		sets *confinedSets
@@ -86,6 +92,12 @@ func TestDetectDenials(t *testing.T) {
 		{"chroot refused", ww, "chroot: cannot change root directory to '/': Operation not permitted", nil},
 		{"mknod refused", ww, "mknod: " + secret + ": Operation not permitted", nil},
 		{"out of memory, no limit", ww, "MemoryError", nil},
+		// A protected path bound read-only, in dash's and git's words
+		// (the path after the words, relative to the directory).
+		{"protected hook, dash", prot, "esc.sh: 1: cannot create .git/hooks/pre-commit: Read-only file system",
+			[]SandboxDenial{{Op: "write", Path: filepath.Join(root, ".git/hooks/pre-commit"), Line: "esc.sh: 1: cannot create .git/hooks/pre-commit: Read-only file system"}}},
+		{"protected config, git", prot, "error: could not write config file .git/config: Device or resource busy",
+			[]SandboxDenial{{Op: "write", Path: filepath.Join(root, ".git/config"), Line: "error: could not write config file .git/config: Device or resource busy"}}},
 		{"out of memory", &confinedSets{mode: SandboxWorkspaceWrite, memoryMB: 64}, "fatal error: runtime: out of memory\nMemoryError",
 			[]SandboxDenial{{Op: "memory", Path: "memory limit 64 MiB per process", Line: "fatal error: runtime: out of memory (an allocation failed under the sandbox's memory limit, memory limit 64 MiB per process)"}}},
 	}

@@ -2,7 +2,6 @@ package execution
 
 import (
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -79,14 +78,14 @@ func seatbeltProfile(c *Confinement, read, write []string) string {
 		if roots := rootDirs(c); len(roots) > 0 {
 			var names []string
 			for _, n := range ProtectedNames {
-				names = append(names, regexp.QuoteMeta(n))
+				names = append(names, quoteMeta(n))
 			}
 			b.WriteString("(deny file-write*\n")
 			for _, r := range sortedUnique(roots) {
 				if real, err := filepath.EvalSymlinks(r); err == nil {
 					r = real
 				}
-				b.WriteString("  (regex #\"^" + regexp.QuoteMeta(r) + "/(.+/)?(" + strings.Join(names, "|") + ")(/|$)\")\n")
+				b.WriteString("  (regex #\"^" + quoteMeta(r) + "/(.+/)?(" + strings.Join(names, "|") + ")(/|$)\")\n")
 			}
 			b.WriteString(")\n")
 			if len(c.Unprotect) > 0 {
@@ -125,4 +124,19 @@ func sortedUnique(ps []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// quoteMeta is regexp.QuoteMeta (a test keeps them equal): the package
+// does not import regexp, so that its init, which starts the sandbox
+// helper (userns_linux.go), runs before the init of packages that wait
+// for regexp's.
+func quoteMeta(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`\.+*?()|[]{}^$`, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

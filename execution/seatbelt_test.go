@@ -104,3 +104,22 @@ func TestSeatbeltNestedNames(t *testing.T) {
 		t.Errorf("the unprotected directory is not allowed:\n%s", p)
 	}
 }
+
+// TestQuoteMeta: quoteMeta quotes as regexp.QuoteMeta does.
+func TestQuoteMeta(t *testing.T) {
+	for _, s := range []string{"", "/home/u/ws", `a.b+c*d?e(f)g|h[i]j{k}l^m$n\o`, "é.ü/日本", "\x00\xff.", ".git", "a-b_c:d"} {
+		if got, want := quoteMeta(s), regexp.QuoteMeta(s); got != want {
+			t.Errorf("quoteMeta(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// FuzzQuoteMeta: quoteMeta quotes as regexp.QuoteMeta does, for any input.
+func FuzzQuoteMeta(f *testing.F) {
+	f.Add(`/a.b/(c)[d]{e}\f`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := quoteMeta(s), regexp.QuoteMeta(s); got != want {
+			t.Errorf("quoteMeta(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
