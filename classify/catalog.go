@@ -50,7 +50,7 @@ var valueRoleCarries = map[Role]string{RoleSed: CarriesCode, RoleAwk: CarriesCod
 // chose: pnpm's .pnpmfile.cjs, the yarn release a .yarnrc.yml names, the
 // Go toolchain a go.mod's toolchain line names, a kubeconfig's exec
 // plugin. The read station looks for it where In says, judges it (Match,
-// Check), and reports each one that applies as a RepoHelper, which the
+// Format and Keys, Check), and reports each one that applies as a RepoHelper, which the
 // policy asks about with a reason that names the file.
 type HiddenInput struct {
 	// File is the file's name or path below where it is looked for
@@ -75,6 +75,27 @@ type HiddenInput struct {
 	Match string `yaml:"match,omitempty" json:"match,omitempty"`
 	// Key names the setting Match finds, for a person ("yarnPath").
 	Key string `yaml:"key,omitempty" json:"key,omitempty"`
+	// Format, in place of Match, reads the file as a document: "toml",
+	// "json" or "yaml" (see HiddenInputFormats), decoded by the format's
+	// standard library, so that every spelling of a key (quoted, dotted,
+	// escaped, an inline table, a flow mapping) reads as the program
+	// reads it, and a key's name in a comment or a value does not. A
+	// file that does not decode is not established.
+	Format string `yaml:"format,omitempty" json:"format,omitempty"`
+	// Keys, with Format, are the settings that make the program do it:
+	// dotted paths into the document ("build.rustc-wrapper", "env"),
+	// where "*" is any key of a table or any element of an array
+	// ("users.*.user.exec", "target.*.runner"). One present, with any
+	// value (or one Value matches), makes the program do it.
+	Keys []string `yaml:"keys,omitempty" json:"keys,omitempty"`
+	// Value, with Keys, is a regular expression a key's value must match
+	// to count ("^ssh://"); a value that is not a string (a table, a
+	// number) counts whatever it holds.
+	Value string `yaml:"value,omitempty" json:"value,omitempty"`
+	// FoldCase, with Keys, matches their names without regard to case,
+	// as Go's encoding/json does when it decodes into a struct (docker's
+	// meta.json, kubectl's kubeconfig).
+	FoldCase bool `yaml:"fold_case,omitempty" json:"fold_case,omitempty"`
 	// Check names a comparison the station makes where a regular
 	// expression cannot be exact (see the read station's hidden-input
 	// checks: go-toolchain, go-modules, rust-toolchain): it reads the
@@ -1129,10 +1150,30 @@ func knownKeys(n *yaml.Node, known map[string]bool, what string) error {
 // HiddenInputChecks are the comparisons a hidden input's check may name;
 // the read station implements each.
 var HiddenInputChecks = map[string]string{
-	"go-toolchain":   "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
-	"go-modules":     "the modules go.mod (or go.work's modules) require against the module cache",
-	"rust-toolchain": "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
-	"env-set":        "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
+	"go-toolchain":        "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
+	"go-modules":          "the modules go.mod (or go.work's modules) require against the module cache",
+	"rust-toolchain":      "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
+	"rust-toolchain-path": "the toolchain directory a rust-toolchain file names (its path key, read as TOML), whose programs rustup's proxies run",
+	"env-set":             "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
+}
+
+// HiddenInputFormats are the formats a hidden input's format may name;
+// the read station decodes each with its standard library.
+var HiddenInputFormats = map[string]string{
+	"toml": "TOML 1.1 (github.com/pelletier/go-toml/v2), as cargo and rustup read it",
+	"json": "JSON (encoding/json)",
+	"yaml": "YAML (go.yaml.in/yaml/v3; a JSON file too): the first document",
+}
+
+// validKeyPath reports whether a hidden input's key is a dotted path of
+// non-empty names (or "*").
+func validKeyPath(k string) bool {
+	for _, part := range strings.Split(k, ".") {
+		if part == "" || strings.ContainsRune(part, 0) || (strings.Contains(part, "*") && part != "*") {
+			return false
+		}
+	}
+	return true
 }
 
 // check validates one hidden input.
@@ -1183,7 +1224,30 @@ func (hi HiddenInput) check(bad func(string, ...any)) {
 			bad("hidden_inputs %s: match: %v", name, err)
 		}
 	}
-	if (hi.Match == "") != (hi.Key == "") {
+	if hi.Format != "" {
+		if _, ok := HiddenInputFormats[hi.Format]; !ok {
+			bad("hidden_inputs %s: unknown format %q", name, hi.Format)
+		}
+		if hi.Match != "" || hi.Check != "" {
+			bad("hidden_inputs %s: format reads the file's keys in place of match (and a check reads its files itself)", name)
+		}
+		if len(hi.Keys) == 0 {
+			bad("hidden_inputs %s: format without keys", name)
+		}
+		for _, k := range hi.Keys {
+			if !validKeyPath(k) {
+				bad("hidden_inputs %s: key %q is not a dotted path of names (or *)", name, k)
+			}
+		}
+	} else if len(hi.Keys) > 0 || hi.Value != "" || hi.FoldCase {
+		bad("hidden_inputs %s: keys, value and fold_case need a format", name)
+	}
+	if hi.Value != "" {
+		if _, err := regexp.Compile(hi.Value); err != nil {
+			bad("hidden_inputs %s: value: %v", name, err)
+		}
+	}
+	if hi.Format == "" && (hi.Match == "") != (hi.Key == "") {
 		bad("hidden_inputs %s: match and key go together", name)
 	}
 	if hi.Via != "" && !strings.Contains(hi.Via, "*") && !strings.HasPrefix(hi.Via, "/") {

@@ -158,6 +158,36 @@ func TestCatalogValidateRejects(t *testing.T) {
 			want: []string{"foo", "-q", `unknown category "quiet"`},
 		},
 		{
+			name: "hidden input: unknown format",
+			yaml: "programs:\n  - name: foo\n    hidden_inputs: [{file: a.ini, format: ini, keys: [a]}]\n",
+			want: []string{"foo", `a.ini: unknown format "ini"`},
+		},
+		{
+			name: "hidden input: keys without format",
+			yaml: "programs:\n  - name: foo\n    hidden_inputs: [{file: a.toml, keys: [build.rustc]}]\n",
+			want: []string{"foo", "a.toml: keys, value and fold_case need a format"},
+		},
+		{
+			name: "hidden input: format without keys",
+			yaml: "programs:\n  - name: foo\n    hidden_inputs: [{file: a.toml, format: toml}]\n",
+			want: []string{"foo", "a.toml: format without keys"},
+		},
+		{
+			name: "hidden input: format and match",
+			yaml: "programs:\n  - name: foo\n    hidden_inputs: [{file: a.toml, format: toml, keys: [a], match: x, key: a}]\n",
+			want: []string{"foo", "a.toml: format reads the file's keys in place of match"},
+		},
+		{
+			name: "hidden input: a key that is not a path",
+			yaml: "programs:\n  - name: foo\n    hidden_inputs: [{file: a.json, format: json, keys: [\"users..exec\", \"a.b*\"]}]\n",
+			want: []string{"foo", `key "users..exec" is not a dotted path`, `key "a.b*" is not a dotted path`},
+		},
+		{
+			name: "hidden input: value that does not compile",
+			yaml: "programs:\n  - name: foo\n    hidden_inputs: [{file: a.json, format: json, keys: [a], value: '('}]\n",
+			want: []string{"foo", "a.json: value: error parsing regexp"},
+		},
+		{
 			name: "null program",
 			yaml: "programs:\n  - name: foo\n  - ~\n",
 			want: []string{"program 2 is empty (null)"},

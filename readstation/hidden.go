@@ -71,6 +71,16 @@ func (j *judger) hiddenInputs() []RepoHelper {
 				if !ok {
 					continue
 				}
+				if hi.Format != "" {
+					rh, ok, err := matchDoc(hi, p, data)
+					if err != nil {
+						j.notEstablished(s, p, fmt.Sprintf("%s reads %s, which does not decode as %s (%s), so whether it sets %s cannot be established", who, show(p), strings.ToUpper(hi.Format), clip(err.Error()), strings.Join(hi.Keys, ", ")))
+					} else if ok {
+						rh.Segment, rh.Span = s.Index, s.Span
+						out = append(out, rh)
+					}
+					continue
+				}
 				if rh, ok := matchHidden(hi, p, data); ok {
 					rh.Segment, rh.Span = s.Index, s.Span
 					out = append(out, rh)
@@ -128,6 +138,9 @@ type hiddenRun struct {
 	cwd string // real
 	// hi is the hidden input being judged (its check reads env, does).
 	hi classify.HiddenInput
+	// rust is the toolchain file rustup reads, once found (the rust
+	// checks share it).
+	rust *rustFound
 	// bad counts the files read that could not be (each has added a
 	// not-established read).
 	bad int
@@ -349,10 +362,11 @@ func hiddenRegexp(pat string) *regexp.Regexp {
 // hiddenChecks are the comparisons a hidden input's check names
 // (classify.HiddenInputChecks documents them).
 var hiddenChecks = map[string]func(h *hiddenRun) []RepoHelper{
-	"go-toolchain":   checkGoToolchain,
-	"go-modules":     checkGoModules,
-	"rust-toolchain": checkRustToolchain,
-	"env-set":        checkEnvSet,
+	"go-toolchain":        checkGoToolchain,
+	"go-modules":          checkGoModules,
+	"rust-toolchain":      checkRustToolchain,
+	"rust-toolchain-path": checkRustToolchainPath,
+	"env-set":             checkEnvSet,
 }
 
 // checkEnvSet: a variable the hidden input's env names is set in the

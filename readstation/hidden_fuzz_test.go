@@ -8,14 +8,17 @@ import (
 // FuzzHiddenParsers feeds the readers of toolchain files any input: none
 // panics; a Go version compares equal to itself and the comparison is
 // antisymmetric; what a go.mod directive reader returns has no comment
-// and no blank word; a parsed rust-toolchain channel holds no newline.
+// and no blank word; a toolchain file read names a channel or a path; a
+// document that decodes yields key matches whose paths have as many parts
+// as the key (v is the key).
 func FuzzHiddenParsers(f *testing.F) {
 	for _, s := range []string{
 		"module m\n\ngo 1.22\ntoolchain go1.99.1 // x\n",
 		"require (\n\tgolang.org/x/sync v0.24.0 // indirect\n\t\"example.com/Upper\" v1.0.0\n)\nreplace a => ../b\n",
 		"GOTOOLCHAIN=auto\r\n# c\nGOFLAGS=-mod=mod\n=x\n",
 		"[toolchain]\nchannel = \"1.70.0\" # x\ncomponents = [ \"clippy\",\n \"rust-src\" ]\n",
-		"nightly-2020-01-01\n", "[toolchain\n", "1.21rc1", "go1.2.3-bigcorp", "`x` \"y\\\"z\"",
+		"nightly-2020-01-01\n", "[toolchain\n", "toolchain = { path = '''/x''' }\n",
+		`{"users":[{"user":{"\u0065xec":{}}}]}`, "users: [{user: {exec: x}}]\n? a\n: &b {c: *b}\n", "1.21rc1", "go1.2.3-bigcorp", "`x` \"y\\\"z\"",
 	} {
 		f.Add(s, "1.26.8")
 	}
@@ -39,8 +42,25 @@ func FuzzHiddenParsers(f *testing.F) {
 			}
 		}
 		parseGoEnvFile([]byte(data))
-		if tf, ok := parseRustToolchain([]byte(data)); ok && strings.Contains(tf.channel, "\n") {
-			t.Fatalf("%q: channel %q", data, tf.channel)
+		for _, legacy := range []bool{true, false} {
+			if tf, ok := parseRustToolchain([]byte(data), legacy); ok && tf.channel == "" && tf.path == "" {
+				t.Fatalf("%q (legacy %v): read, but names neither a channel nor a path", data, legacy)
+			}
+		}
+		parseRustSettings([]byte(data))
+		for _, format := range []string{"toml", "json", "yaml"} {
+			doc, err := decodeDoc(format, []byte(data))
+			if err != nil || v == "" {
+				continue
+			}
+			for _, key := range []string{v, "*.*", "users.*.user.exec"} {
+				for _, m := range keyMatches(doc, key, true) {
+					if strings.Count(m.path, ".") < strings.Count(key, ".") {
+						t.Fatalf("%s %q: key %q matched %q", format, data, key, m.path)
+					}
+					showValue(m.value)
+				}
+			}
 		}
 		escapeModPath(data)
 		globPath(data, v)

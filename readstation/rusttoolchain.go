@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // rustup's proxies (cargo, rustc, rustdoc, …) run the toolchain that the
@@ -19,14 +21,27 @@ import (
 // "disable"; a refusal with RUSTUP_AUTO_INSTALL=0, or with it unset and
 // settings.toml's "disable"). The station compares what the file names
 // with the toolchains under $RUSTUP_HOME/toolchains; RUSTUP_AUTO_INSTALL=0
-// is the catalog's unless_env. A path line (another toolchain's programs)
-// is the catalog's regular expression.
+// is the catalog's unless_env. A path (another toolchain's programs) is
+// the rust-toolchain-path check's.
 
-// checkRustToolchain: rustup would install the toolchain, components or
-// targets a rust-toolchain file names.
-func checkRustToolchain(h *hiddenRun) []RepoHelper {
+// rustFound is the toolchain file rustup would read for a segment: its
+// path ("" when none, or when it cannot be established), and what it says.
+type rustFound struct {
+	file string
+	tf   rustToolchainFile
+}
+
+// findRustToolchain finds and reads the toolchain file rustup would read
+// (once per segment: both rust checks use it). A file that cannot be read,
+// or read as a toolchain file, adds a not-established read and is none.
+func findRustToolchain(h *hiddenRun) rustFound {
+	if h.rust != nil {
+		return *h.rust
+	}
+	var found rustFound
+	defer func() { h.rust = &found }()
 	if v, known := h.env("RUSTUP_TOOLCHAIN"); known && v != "" {
-		return nil // the environment chooses the toolchain; the file is not read
+		return found // the environment chooses the toolchain; the file is not read
 	}
 	// rustup's directory overrides (rustup override set, kept in
 	// settings.toml) come before a toolchain file of the same directory.
@@ -39,7 +54,7 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 		if home != "" {
 			settingsFile = filepath.Join(home, "settings.toml")
 			data, _ := h.read(settingsFile)
-			overrides = parseRustOverrides(data)
+			_, overrides = parseRustSettings(data)
 		}
 	}
 	var file string
@@ -52,11 +67,11 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 		for _, name := range []string{"rust-toolchain", "rust-toolchain.toml"} {
 			p := filepath.Join(d, name)
 			bad := h.bad
-			b, found := h.read(p)
+			b, ok := h.read(p)
 			if h.bad > bad {
-				return nil
+				return found
 			}
-			if found {
+			if ok {
 				file, data = p, b
 				break
 			}
@@ -68,15 +83,37 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 		d = parent
 	}
 	if file == "" {
+		return found
+	}
+	tf, why := readRustToolchain(data, filepath.Base(file) != "rust-toolchain.toml")
+	if why != "" {
+		h.j.notEstablished(h.s, file, fmt.Sprintf("%s: %s cannot be read as a toolchain file (%s), so the toolchain rustup runs (and whether it installs one) cannot be established", h.who, show(file), why))
+		return found
+	}
+	found = rustFound{file: file, tf: tf}
+	return found
+}
+
+// checkRustToolchainPath: the rust-toolchain file names a path, a
+// directory whose bin/ programs rustup's proxies run in place of a
+// toolchain's.
+func checkRustToolchainPath(h *hiddenRun) []RepoHelper {
+	f := findRustToolchain(h)
+	if f.tf.path == "" {
 		return nil
 	}
-	tf, ok := parseRustToolchain(data)
-	if !ok {
-		h.j.notEstablished(h.s, file, fmt.Sprintf("%s: %s cannot be read as a toolchain file, so the toolchain rustup runs (and whether it installs one) cannot be established", h.who, show(file)))
-		return nil
-	}
-	if tf.path != "" {
-		return nil // the catalog's path entry reports it
+	return []RepoHelper{{Key: "path", File: f.file, Value: "path = " + strconv.Quote(clip(f.tf.path)),
+		Why:  fmt.Sprintf("names the toolchain directory %s", show(f.tf.path)),
+		Does: "run the programs in its bin directory in place of the toolchain's", Segment: h.s.Index, Span: h.s.Span}}
+}
+
+// checkRustToolchain: rustup would install the toolchain, components or
+// targets a rust-toolchain file names.
+func checkRustToolchain(h *hiddenRun) []RepoHelper {
+	f := findRustToolchain(h)
+	file, tf := f.file, f.tf
+	if file == "" || tf.path != "" {
+		return nil // none, or a path (checkRustToolchainPath reports it)
 	}
 	home, known := h.env("RUSTUP_HOME")
 	if !known {
@@ -91,7 +128,7 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 		home = filepath.Join(h.j.b.Home, ".rustup")
 	}
 	settings, _ := h.read(filepath.Join(home, "settings.toml"))
-	st, _ := parseRustToolchain(append([]byte("[toolchain]\n"), settings...))
+	st, _ := parseRustSettings(settings)
 	if v, known := h.env("RUSTUP_AUTO_INSTALL"); known && v == "" && st.autoInstall == "disable" {
 		return nil // rustup refuses to install
 	}
@@ -168,12 +205,6 @@ func checkRustToolchain(h *hiddenRun) []RepoHelper {
 // rustFullName is a full toolchain name: channel, optional date, host.
 var rustFullName = regexp.MustCompile(`^(stable|beta|nightly|\d+\.\d+(?:\.\d+)?)(-\d{4}-\d{2}-\d{2})?()-([a-z0-9_]+-[a-z0-9_]+-[a-z0-9_.-]+)$`)
 
-// tomlTable is a table header with a bare name; tomlBareKey a bare key.
-var (
-	tomlTable   = regexp.MustCompile(`^\[\s*([A-Za-z0-9_-]+)\s*\]$`)
-	tomlBareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-)
-
 // rustToolchainFile is what a rust-toolchain file (or rustup's
 // settings.toml) says.
 type rustToolchainFile struct {
@@ -183,173 +214,100 @@ type rustToolchainFile struct {
 	autoInstall            string
 }
 
-// parseRustToolchain reads a rust-toolchain file: TOML whose [toolchain]
-// table has channel, path, components and targets (string or array of
-// strings values, arrays on several lines), or the legacy form, one line
-// naming the channel. Anything else is not read (false): a quoted or
-// dotted key or table name, an inline table, a multi-line string. It reads
-// settings.toml's default_toolchain and default_host_triple the same way.
-func parseRustToolchain(data []byte) (rustToolchainFile, bool) {
+// parseRustToolchain reads a toolchain file as rustup does. A file named
+// rust-toolchain (legacy) of one line (as Rust's str::lines counts them:
+// "stable\n" is one, "stable\n\n" two) names the channel; anything else,
+// and every rust-toolchain.toml, is TOML (decoded by go-toml, so every
+// TOML spelling of a key, quoted, dotted, escaped, an inline table or a
+// multi-line string, reads as rustup's toml crate reads it) whose
+// toolchain table has channel or path, and components and targets. A file
+// rustup would not read (not TOML, no toolchain table, neither channel nor
+// path, a key with a value of another type than rustup takes) is not read
+// (false). (Confirmed with rustup 1.29: "stable\n\n" and a
+// rust-toolchain.toml without channel "could not parse override file".)
+func parseRustToolchain(data []byte, legacy bool) (rustToolchainFile, bool) {
+	tf, why := readRustToolchain(data, legacy)
+	return tf, why == ""
+}
+
+// readRustToolchain is parseRustToolchain, with why a file is not read
+// ("" when it is).
+func readRustToolchain(data []byte, legacy bool) (rustToolchainFile, string) {
 	var tf rustToolchainFile
 	text := string(data)
-	if !strings.Contains(text, "[") && !strings.Contains(text, "=") {
-		line := strings.TrimSpace(text)
-		if line == "" || strings.ContainsAny(line, " \t\n\"'") {
-			return tf, false
+	if lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n"); legacy && text != "" && len(lines) == 1 {
+		line := strings.TrimSpace(lines[0])
+		if line == "" || strings.ContainsAny(line, " \t\r\"'=[") {
+			return tf, "its one line is not a toolchain name"
 		}
 		tf.channel = line
-		return tf, true
+		return tf, ""
 	}
-	section := ""
-	lines := strings.Split(text, "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSpace(stripTOMLComment(lines[i]))
-		if line == "" {
-			continue
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		return tf, "it is not TOML: " + clip(err.Error())
+	}
+	tc, ok := doc["toolchain"].(map[string]any)
+	if !ok {
+		return tf, "it has no toolchain table"
+	}
+	why := ""
+	str := func(key string, dst *string) {
+		switch v := tc[key].(type) {
+		case nil:
+		case string:
+			*dst = v
+		default:
+			why = "toolchain." + key + " is not a string"
 		}
-		if strings.HasPrefix(line, "[") {
-			// TOML also names a table quoted (["toolchain"]) or dotted;
-			// those are not read.
-			m := tomlTable.FindStringSubmatch(line)
-			if m == nil {
-				return tf, false
-			}
-			section = m[1]
-			continue
-		}
-		key, val, ok := strings.Cut(line, "=")
-		if !ok {
-			return tf, false
-		}
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		if section == "" || section == "toolchain" {
-			// rustup reads "path", toolchain.path = and toolchain = { path
-			// = ... } as the path key, and a multi-line string can hold
-			// what looks like a table: none of them is read.
-			if !tomlBareKey.MatchString(key) || strings.HasPrefix(val, "{") ||
-				strings.HasPrefix(val, `"""`) || strings.HasPrefix(val, "'''") {
-				return tf, false
-			}
-		}
-		if strings.HasPrefix(val, "[") {
-			for !strings.Contains(val, "]") && i+1 < len(lines) {
-				i++
-				val += " " + strings.TrimSpace(stripTOMLComment(lines[i]))
-			}
-		}
-		if section != "toolchain" {
-			continue
-		}
-		switch key {
-		case "channel", "path", "default_toolchain", "default_host_triple", "auto_install":
-			s, err := strconv.Unquote(val)
-			if err != nil {
-				s, ok = tomlLiteral(val)
-				if !ok {
-					return tf, false
+	}
+	list := func(key string, dst *[]string) {
+		switch v := tc[key].(type) {
+		case nil:
+		case []any:
+			for _, e := range v {
+				s, isStr := e.(string)
+				if !isStr {
+					why = "toolchain." + key + " is not a list of strings"
+					return
 				}
+				*dst = append(*dst, s)
 			}
-			switch key {
-			case "channel":
-				tf.channel = s
-			case "path":
-				tf.path = s
-			case "default_toolchain":
-				tf.defaultToolchain = s
-			case "auto_install":
-				tf.autoInstall = s
-			default:
-				tf.host = s
-			}
-		case "components", "targets":
-			list, ok := tomlStrings(val)
-			if !ok {
-				return tf, false
-			}
-			if key == "components" {
-				tf.components = list
-			} else {
-				tf.targets = list
-			}
+		default:
+			why = "toolchain." + key + " is not a list of strings"
 		}
 	}
-	return tf, true
+	str("channel", &tf.channel)
+	str("path", &tf.path)
+	list("components", &tf.components)
+	list("targets", &tf.targets)
+	if why == "" && tf.channel == "" && tf.path == "" {
+		why = "its toolchain table names neither a channel nor a path"
+	}
+	return tf, why
 }
 
-// stripTOMLComment removes a # comment outside a string.
-func stripTOMLComment(line string) string {
-	var q byte
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case q != 0 && c == '\\' && q == '"':
-			i++
-		case q != 0 && c == q:
-			q = 0
-		case q == 0 && (c == '"' || c == '\''):
-			q = c
-		case q == 0 && c == '#':
-			return line[:i]
-		}
+// parseRustSettings reads rustup's settings.toml (go-toml):
+// default_toolchain, default_host_triple, auto_install, and the
+// [overrides] table (directory → toolchain). A file that is not TOML
+// reads as empty.
+func parseRustSettings(data []byte) (rustToolchainFile, map[string]string) {
+	var st struct {
+		DefaultToolchain string         `toml:"default_toolchain"`
+		Host             string         `toml:"default_host_triple"`
+		AutoInstall      string         `toml:"auto_install"`
+		Overrides        map[string]any `toml:"overrides"`
 	}
-	return line
-}
-
-// tomlLiteral reads a 'literal' string.
-func tomlLiteral(v string) (string, bool) {
-	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' && !strings.Contains(v[1:len(v)-1], "'") {
-		return v[1 : len(v)-1], true
+	var tf rustToolchainFile
+	if err := toml.Unmarshal(data, &st); err != nil {
+		return tf, nil
 	}
-	return "", false
-}
-
-// tomlStrings reads an array of strings.
-func tomlStrings(v string) ([]string, bool) {
-	v = strings.TrimSpace(v)
-	if !strings.HasPrefix(v, "[") || !strings.HasSuffix(v, "]") {
-		return nil, false
-	}
-	var out []string
-	for _, e := range strings.Split(v[1:len(v)-1], ",") {
-		e = strings.TrimSpace(e)
-		if e == "" {
-			continue
-		}
-		s, err := strconv.Unquote(e)
-		if err != nil {
-			var ok bool
-			if s, ok = tomlLiteral(e); !ok {
-				return nil, false
-			}
-		}
-		out = append(out, s)
-	}
-	return out, true
-}
-
-// parseRustOverrides reads the [overrides] table of rustup's settings.toml:
-// directory → toolchain.
-func parseRustOverrides(data []byte) map[string]string {
+	tf.defaultToolchain, tf.host, tf.autoInstall = st.DefaultToolchain, st.Host, st.AutoInstall
 	m := map[string]string{}
-	section := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(stripTOMLComment(line))
-		if strings.HasPrefix(line, "[") {
-			section = strings.TrimSpace(strings.Trim(line, "[]"))
-			continue
-		}
-		if section != "overrides" {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		dir, err1 := strconv.Unquote(strings.TrimSpace(k))
-		tc, err2 := strconv.Unquote(strings.TrimSpace(v))
-		if err1 == nil && err2 == nil && filepath.IsAbs(dir) {
+	for dir, v := range st.Overrides {
+		if tc, ok := v.(string); ok && filepath.IsAbs(dir) {
 			m[filepath.Clean(dir)] = tc
 		}
 	}
-	return m
+	return tf, m
 }

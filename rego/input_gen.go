@@ -53,8 +53,10 @@ var (
 	keyFile                  = ast.StringTerm("file")
 	keyFileEnv               = ast.StringTerm("file_env")
 	keyFindings              = ast.StringTerm("findings")
+	keyFoldCase              = ast.StringTerm("fold_case")
 	keyForce                 = ast.StringTerm("force")
 	keyForkBomb              = ast.StringTerm("fork_bomb")
+	keyFormat                = ast.StringTerm("format")
 	keyFrom                  = ast.StringTerm("from")
 	keyFunction              = ast.StringTerm("function")
 	keyGit                   = ast.StringTerm("git")
@@ -79,6 +81,7 @@ var (
 	keyInputArgs             = ast.StringTerm("input_args")
 	keyIsolation             = ast.StringTerm("isolation")
 	keyKey                   = ast.StringTerm("key")
+	keyKeys                  = ast.StringTerm("keys")
 	keyKind                  = ast.StringTerm("kind")
 	keyKnown                 = ast.StringTerm("known")
 	keyLoop                  = ast.StringTerm("loop")
@@ -959,6 +962,22 @@ func describeClassifyHiddenInput(e enc, v *classify.HiddenInput) {
 	if v.Key != "" {
 		e.key(keyKey)
 		e.str(v.Key)
+	}
+	if v.Format != "" {
+		e.key(keyFormat)
+		e.str(v.Format)
+	}
+	if len(v.Keys) > 0 {
+		e.key(keyKeys)
+		describeStrings(e, v.Keys, strKind)
+	}
+	if v.Value != "" {
+		e.key(keyValue)
+		e.str(v.Value)
+	}
+	if v.FoldCase {
+		e.key(keyFoldCase)
+		e.boolean(v.FoldCase)
 	}
 	if v.Check != "" {
 		e.key(keyCheck)

@@ -673,6 +673,16 @@ var Traps = []Trap{
 			return w.Write(".cargo/config.toml", "[build]\nrustc-wrapper = \""+w.Marker+"\"\n")
 		},
 	},
+	// TOML's other spellings of the same keys (redteam): rustup and cargo
+	// read each for what it says, and so does the station (go-toml).
+	rustPathTrap("rust-toolchain-path-dotted", func(p string) string { return "toolchain.path = \"" + p + "\"\n" }),
+	rustPathTrap("rust-toolchain-path-escaped", func(p string) string { return "[\"toolchain\"]\n\"pa\\u0074h\" = '" + p + "'\n" }),
+	rustPathTrap("rust-toolchain-path-inline", func(p string) string { return "toolchain = { path = \"\"\"" + p + "\"\"\" }\n" }),
+	rustPathTrap("rust-toolchain-path-multiline", func(p string) string { return "[toolchain]\npath = \"\"\"\n" + p + "\"\"\"\n" }),
+	cargoWrapperTrap("cargo-rustc-wrapper-xesc", "a TOML 1.1 \\x escape and an inline table over several lines (no \"rustc\" on any line)",
+		func(m string) string { return "build = {\n  \"\\x72ust\\x63-wrapper\" = \"" + m + "\",\n}\n" }),
+	cargoWrapperTrap("cargo-rustc-dotted", "build . rustc, a dotted key with spaces",
+		func(m string) string { return "build . rustc = '" + m + "'\n" }),
 	{
 		Name: "pnpm-package-manager", Doc: "package.json's packageManager names another pnpm: pnpm downloads it from the registry .npmrc names and runs it",
 		Files:    []string{"package.json"},
@@ -1097,4 +1107,45 @@ func NewHostile(dir string, fixture corpus.Fixture, net string) (*Hostile, error
 	}
 	d.Env, w.Env = env, env
 	return h, nil
+}
+
+// rustPathTrap is the rust-toolchain-path trap with the file spelled by
+// body (given the planted toolchain's directory).
+func rustPathTrap(name string, body func(dir string) string) Trap {
+	return Trap{
+		Name: name, Doc: "rust-toolchain.toml names a path toolchain in the workspace, in another TOML spelling: rustup's cargo runs the workspace's cargo",
+		Files:    []string{"rust-toolchain.toml"},
+		Commands: []string{"cargo --version"},
+		Tools:    []string{"rustup", "cargo"},
+		Fires:    FireMarker,
+		Alone:    true, // one rust-toolchain.toml a workspace
+		Plant: func(w *Workspace) error {
+			for _, b := range []string{"cargo", "rustc"} {
+				if err := w.Write(".hostile/toolchain/bin/"+b, markerScript); err != nil {
+					return err
+				}
+			}
+			return w.Write("rust-toolchain.toml", body(w.Path(".hostile/toolchain")))
+		},
+	}
+}
+
+// cargoWrapperTrap is the cargo-rustc-wrapper trap with .cargo/config.toml
+// spelled by body (given the marker program).
+func cargoWrapperTrap(name, how string, body func(marker string) string) Trap {
+	return Trap{
+		Name: name, Doc: ".cargo/config.toml names the rustc (or its wrapper) cargo tree runs, spelled as " + how,
+		Files:    []string{".cargo/config.toml"},
+		Commands: []string{"cargo tree --frozen"},
+		Tools:    []string{"cargo"},
+		Fires:    FireMarker,
+		Env:      []string{"RUSTUP_TOOLCHAIN=stable"},
+		Alone:    true, // one .cargo/config.toml a workspace
+		Plant: func(w *Workspace) error {
+			if err := w.Write("src/main.rs", "fn main() {}\n"); err != nil {
+				return err
+			}
+			return w.Write(".cargo/config.toml", body(w.Marker))
+		},
+	}
 }
