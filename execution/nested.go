@@ -409,7 +409,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 
 // pointsIntoRoots says whether the .git file p names a directory in a root.
 func (b *nestedBefore) pointsIntoRoots(p string) bool {
-	target, ok := readPointer(p, "gitdir:")
+	target, ok := ReadGitPointer(p, "gitdir:")
 	if !ok {
 		return false
 	}
@@ -428,7 +428,7 @@ func (b *nestedBefore) pointsIntoRoots(p string) bool {
 // commondirIs says whether the commondir file p (a linked worktree's)
 // names the git directory common, as git worktree add writes it.
 func commondirIs(p, common string) bool {
-	v, ok := readPointer(p, "")
+	v, ok := ReadGitPointer(p, "")
 	if !ok {
 		return false
 	}
@@ -506,9 +506,11 @@ func configRunsPrograms(p string) string {
 	return ""
 }
 
-// readPointer reads the first line of a small regular file without its
-// prefix (a .git file's "gitdir: X").
-func readPointer(p, prefix string) (string, bool) {
+// ReadGitPointer reads the first line of a small regular file git keeps a
+// path in (".git", "gitdir", "commondir"), without its prefix ("gitdir:"
+// for a .git file); ok is false when the file is missing, not regular
+// (never followed, never a FIFO), larger than 4 KiB or lacks the prefix.
+func ReadGitPointer(p, prefix string) (string, bool) {
 	if !isRegular(p) {
 		return "", false
 	}

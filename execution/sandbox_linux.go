@@ -686,25 +686,18 @@ func (r *confinedRun) network() {
 	}
 }
 
-// isolation records the process isolation the run gets and makes (or
-// reuses) the mount namespace of its protected paths and hidden sockets.
-func (r *confinedRun) isolation() error {
-	info, ts := r.info, r.ts
-	if linuxSandbox.helper && !linuxSandbox.mountns {
-		return r.viaHelper()
-	}
-	// A PID namespace of the command's own, whose init is not the shell
-	// (an init ignores SIGTERM and cannot kill itself, so timeouts and
-	// exit statuses would change) but a stopped process (startInit).
-	// Without one, signals to processes outside are refused by Landlock's
-	// scope (ABI 6 on), renice and prlimit of another process by the
-	// seccomp filter.
+// recordIsolation records in the run's info the isolation both routes
+// (root's threads, the unprivileged helper) give a command: whether it has
+// a PID namespace (pidnsErr says why not, in the note), the seccomp
+// filter, the pids cgroup, and a mount namespace when paths are protected
+// or sockets hidden.
+func (r *confinedRun) recordIsolation(pidns bool, pidnsErr string) {
+	info := r.info
 	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits")
-	if linuxSandbox.pidns {
-		ts.pidns = true
+	if pidns {
 		info.Isolation = append(info.Isolation, "pidns")
 	} else {
-		note := "no PID namespace here (" + linuxSandbox.pidnsErr + "): the command can see the host's processes in /proc"
+		note := "no PID namespace here (" + pidnsErr + "): the command can see the host's processes in /proc"
 		if info.Note != "" {
 			info.Note += "; " + note
 		} else {
@@ -717,8 +710,29 @@ func (r *confinedRun) isolation() error {
 	if pidsCgroupBase() != "" {
 		info.Isolation = append(info.Isolation, "pids-cgroup")
 	}
-	if len(ts.protect)+len(ts.sockets) > 0 {
+	if len(r.ts.protect)+len(r.ts.sockets) > 0 {
 		info.Isolation = append(info.Isolation, "mountns")
+	}
+}
+
+// isolation records the process isolation the run gets and makes (or
+// reuses) the mount namespace of its protected paths and hidden sockets.
+func (r *confinedRun) isolation() error {
+	ts := r.ts
+	if linuxSandbox.helper && !linuxSandbox.mountns {
+		return r.viaHelper()
+	}
+	// A PID namespace of the command's own, whose init is not the shell
+	// (an init ignores SIGTERM and cannot kill itself, so timeouts and
+	// exit statuses would change) but a stopped process (startInit).
+	// Without one, signals to processes outside are refused by Landlock's
+	// scope (ABI 6 on), renice and prlimit of another process by the
+	// seccomp filter.
+	if linuxSandbox.pidns {
+		ts.pidns = true
+	}
+	r.recordIsolation(linuxSandbox.pidns, linuxSandbox.pidnsErr)
+	if len(ts.protect)+len(ts.sockets) > 0 {
 		// A mount namespace is kept for the same protected files and
 		// sockets: making one per command and tearing it down when the
 		// command ends costs milliseconds.

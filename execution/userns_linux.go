@@ -457,27 +457,8 @@ func lockedFlags(fd int) uintptr {
 // gets and makes the command start it: the protected paths and sockets
 // are the helper's to bind, not the starting thread's.
 func (r *confinedRun) viaHelper() error {
-	info, ts := r.info, r.ts
-	info.Isolation = append(info.Isolation, "no-caps", "no_new_privs", "rlimits")
-	if helperPidns.ok {
-		info.Isolation = append(info.Isolation, "pidns")
-	} else {
-		note := "no PID namespace here (" + helperPidns.err + "): the command can see the host's processes in /proc"
-		if info.Note != "" {
-			info.Note += "; " + note
-		} else {
-			info.Note = note
-		}
-	}
-	if seccompAvailable {
-		info.Isolation = append(info.Isolation, "seccomp")
-	}
-	if pidsCgroupBase() != "" {
-		info.Isolation = append(info.Isolation, "pids-cgroup")
-	}
-	if len(ts.protect)+len(ts.sockets) > 0 {
-		info.Isolation = append(info.Isolation, "mountns")
-	}
+	ts := r.ts
+	r.recordIsolation(helperPidns.ok, helperPidns.err)
 	ts.helper = true
 	r.helper = useHelper(r.cmd, ts.protect, ts.sockets, r.c.Network)
 	r.helper.cfg.NoPidns = !helperPidns.ok

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/shellgate/shellgate/execution"
@@ -120,7 +119,7 @@ func userToolConfig(home string, env []string, b *readstation.Boundary) []string
 // neither does one whose target a deny row of the boundary covers.
 func gitDirs(root string, b readstation.Boundary) []string {
 	dotgit := filepath.Join(root, ".git")
-	dir, ok := readGitPointer(dotgit, "gitdir:")
+	dir, ok := execution.ReadGitPointer(dotgit, "gitdir:")
 	if !ok {
 		return nil
 	}
@@ -144,12 +143,12 @@ func gitDirs(root string, b readstation.Boundary) []string {
 	}
 	// A worktree: <common>/worktrees/<name>, whose gitdir file names
 	// root/.git.
-	if back, ok := readGitPointer(filepath.Join(dir, "gitdir"), ""); ok {
+	if back, ok := execution.ReadGitPointer(filepath.Join(dir, "gitdir"), ""); ok {
 		if !filepath.IsAbs(back) || filepath.Clean(back) != filepath.Join(realRoot, ".git") && filepath.Clean(back) != dotgit {
 			return nil
 		}
 		out := []string{dir}
-		if c, ok := readGitPointer(filepath.Join(dir, "commondir"), ""); ok {
+		if c, ok := execution.ReadGitPointer(filepath.Join(dir, "commondir"), ""); ok {
 			if !filepath.IsAbs(c) {
 				c = filepath.Join(dir, c)
 			}
@@ -170,29 +169,6 @@ func gitDirs(root string, b readstation.Boundary) []string {
 		}
 	}
 	return nil
-}
-
-// readGitPointer reads the first line of a small regular file git keeps a
-// path in (".git", "gitdir", "commondir"), without its prefix; ok is false
-// when the file is missing, not regular, large or lacks the prefix.
-func readGitPointer(p, prefix string) (string, bool) {
-	if !isRegular(p) {
-		return "", false
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	buf := make([]byte, 4097)
-	n, _ := io.ReadFull(f, buf)
-	if n == 0 || n > 4096 {
-		return "", false
-	}
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
-	v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
-	v = strings.TrimSpace(v)
-	return v, ok && v != ""
 }
 
 // isRegular reports whether p is a regular file (not through a symlink).
