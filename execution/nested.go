@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -8,10 +9,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/shellgate/shellgate/gitrepo"
+	"golang.org/x/sys/unix"
 )
 
 // Nested protected names: the files ProtectedNames lists, and git
@@ -478,17 +479,9 @@ const maxGitConfig = 1 << 20
 // an alias, an include; a file that is not regular, too large or not
 // parsed counts too.
 func configRunsPrograms(p string) string {
-	if !isRegular(p) {
-		return "config is not a regular file"
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, err := readSmallRegular(p, maxGitConfig)
 	if err != nil {
-		return "config cannot be read"
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxGitConfig+1))
-	if err != nil || len(data) > maxGitConfig {
-		return "config cannot be read whole"
+		return "config " + err.Error()
 	}
 	entries, err := gitrepo.ParseFile(data)
 	if err != nil {
@@ -511,21 +504,34 @@ func configRunsPrograms(p string) string {
 // for a .git file); ok is false when the file is missing, not regular
 // (never followed, never a FIFO), larger than 4 KiB or lacks the prefix.
 func ReadGitPointer(p, prefix string) (string, bool) {
-	if !isRegular(p) {
+	data, err := readSmallRegular(p, 4096)
+	if err != nil || len(data) == 0 {
 		return "", false
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	buf := make([]byte, 4097)
-	n, _ := io.ReadFull(f, buf)
-	if n == 0 || n > 4096 {
-		return "", false
-	}
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	line, _, _ := strings.Cut(string(data), "\n")
 	v, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
 	v = strings.TrimSpace(v)
 	return v, ok && v != ""
+}
+
+// readSmallRegular reads the file p whole when it is a regular file of at
+// most max bytes: opened without following a final symlink and without
+// blocking, its type checked on the open file (a path swapped for a FIFO
+// or a device after any earlier look is refused, never waited on).
+func readSmallRegular(p string, max int64) ([]byte, error) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, errors.New("cannot be read")
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("is not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || int64(len(data)) > max {
+		return nil, errors.New("cannot be read whole")
+	}
+	return data, nil
 }
