@@ -300,7 +300,7 @@ func TestSandboxEscapes(t *testing.T) {
 	needLandlock(t)
 	t.Run("root", func(t *testing.T) {
 		if os.Getuid() != 0 {
-			t.Skip("not root")
+			t.Skipf("root's route needs root; this process runs as uid %d, whose route the nonroot subtest runs", os.Getuid())
 		}
 		runEscapes(t)
 	})
@@ -383,7 +383,7 @@ func TestSandboxWithoutHelper(t *testing.T) {
 		return
 	}
 	if linuxSandbox.mountns {
-		t.Skip("a mount namespace of its own here: the helper is not used")
+		testenv.Missing(t, "an unprivileged user with a mount namespace of its own (uid %d): the helper route this test covers is not taken", os.Getuid())
 	}
 	sup := testRunner.SandboxSupport()
 	if !linuxSandbox.helper {
@@ -436,7 +436,7 @@ func TestSandboxNetworkAllowed(t *testing.T) {
 	}
 	t.Run("root", func(t *testing.T) {
 		if os.Getuid() != 0 {
-			t.Skip("not root")
+			t.Skipf("root's route needs root; this process runs as uid %d, whose route the nonroot subtest runs", os.Getuid())
 		}
 		run(t)
 	})
@@ -460,7 +460,7 @@ func TestSandboxHelperWithoutPidns(t *testing.T) {
 	}
 	testRunner.SandboxSupport()
 	if linuxSandbox.mountns || !linuxSandbox.helper {
-		t.Skipf("the helper is not in use here (mount namespace %v, helper: %s)", linuxSandbox.mountns, linuxSandbox.helperErr)
+		testenv.Missing(t, "the helper is not in use here (mount namespace %v, helper: %s)", linuxSandbox.mountns, linuxSandbox.helperErr)
 	}
 	saved := helperPidns
 	helperPidns.ok, helperPidns.err = false, "mount the namespace's procfs: invalid argument"
