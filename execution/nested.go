@@ -325,6 +325,21 @@ func innerGitDirsRead(g string, readDir func(string) ([]os.DirEntry, error)) []i
 			out = append(out, innerGit{filepath.Join(g, "worktrees", e.Name()), true, g})
 		}
 	}
+	moduleGitDirs(filepath.Join(g, "modules"), readDir, func(p string, level int) {
+		out = append(out, innerGit{path: p})
+		if level < 4 {
+			out = append(out, innerGitDirsRead(p, readDir)...)
+		}
+	})
+	return out
+}
+
+// moduleGitDirs calls found with each git directory (a directory that
+// holds a regular HEAD) below modules, a git directory's modules/ where
+// a submodule's git directory is modules/PATH and PATH may have several
+// components: at most 64 entries a directory and 5 levels, as git
+// submodule makes them; level is the depth found it at.
+func moduleGitDirs(modules string, readDir func(string) ([]os.DirEntry, error), found func(p string, level int)) {
 	var walk func(d string, level int)
 	walk = func(d string, level int) {
 		ents, err := readDir(d)
@@ -337,17 +352,13 @@ func innerGitDirsRead(g string, readDir func(string) ([]os.DirEntry, error)) []i
 			}
 			p := filepath.Join(d, e.Name())
 			if isRegular(filepath.Join(p, "HEAD")) {
-				out = append(out, innerGit{path: p})
-				if level < 4 {
-					out = append(out, innerGitDirsRead(p, readDir)...)
-				}
+				found(p, level)
 			} else {
 				walk(p, level+1)
 			}
 		}
 	}
-	walk(filepath.Join(g, "modules"), 0)
-	return out
+	walk(modules, 0)
 }
 
 // check walks again after the run and undoes, with g, what is new: a

@@ -132,25 +132,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 		// Submodules: modules/PATH is a git directory (it has HEAD); PATH
 		// may have several components.
-		var walk func(d string, level int)
-		walk = func(d string, level int) {
-			ents, err := readDir(d)
-			if err != nil || level > 4 {
-				return
-			}
-			for i, e := range ents {
-				if i >= 64 || !e.IsDir() {
-					continue
-				}
-				p := filepath.Join(d, e.Name())
-				if isRegular(filepath.Join(p, "HEAD")) {
-					gitDir(p, depth+1)
-				} else {
-					walk(p, level+1)
-				}
-			}
-		}
-		walk(filepath.Join(g, "modules"), 0)
+		moduleGitDirs(filepath.Join(g, "modules"), readDir, func(p string, _ int) { gitDir(p, depth+1) })
 	}
 	roots := rootDirs(c)
 	// The git directories whose submodules' and worktrees' git
