@@ -287,15 +287,18 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		// A directory on PATH that is (now) a symlink into the home's
 		// secrets (a virtualenv's bin in a root, replaced by a command of
 		// an earlier run) grants nothing.
-		if notHome && !inSystemDir(p) && !safeToolchainDir(p, home, nil) {
+		var st ctimeStat
+		var err error
+		if notHome && !inSystemDir(p) {
+			var safe bool
+			if st, safe, err = safePathDir(p, home); err != nil || !safe {
+				return
+			}
+		} else if st, err = statCtime(p); err != nil {
 			return
 		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			return
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && ids != nil {
-			ids[p] = fileID{uint64(st.Dev), uint64(st.Ino)}
+		if ids != nil {
+			ids[p] = fileID{st.dev, st.ino}
 		}
 		seen[p] = true
 		out = append(out, p)

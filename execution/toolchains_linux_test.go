@@ -1,0 +1,95 @@
+//go:build linux
+
+package execution
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSafePathDirVerdicts checks safePathDir's kept verdicts: each case
+// judges a directory on PATH, changes the file system as a command of an
+// earlier run could, and judges it again; the second verdict must be the
+// one a fresh resolution gives (the kept one must not be taken for a
+// file that changed). The first verdict is also checked to be kept.
+func TestSafePathDirVerdicts(t *testing.T) {
+	tests := []struct {
+		name string
+		// setup makes the PATH entry d under root (home has .ssh and
+		// .aws); change changes it between the two verdicts.
+		setup, change func(t *testing.T, root, home, d string)
+		first, second bool
+	}{{
+		name:   "unchanged",
+		setup:  func(t *testing.T, root, home, d string) { must(t, os.Mkdir(d, 0o755)) },
+		change: func(t *testing.T, root, home, d string) {},
+		first:  true, second: true,
+	}, {
+		name:  "dir replaced by a symlink to ~/.ssh",
+		setup: func(t *testing.T, root, home, d string) { must(t, os.Mkdir(d, 0o755)) },
+		change: func(t *testing.T, root, home, d string) {
+			must(t, os.Remove(d))
+			must(t, os.Symlink(filepath.Join(home, ".ssh"), d))
+		},
+		first: true, second: false,
+	}, {
+		name: "symlink retargeted into ~/.aws",
+		setup: func(t *testing.T, root, home, d string) {
+			must(t, os.Mkdir(filepath.Join(root, "real"), 0o755))
+			must(t, os.Symlink(filepath.Join(root, "real"), d))
+		},
+		change: func(t *testing.T, root, home, d string) {
+			must(t, os.Remove(d))
+			must(t, os.Symlink(filepath.Join(home, ".aws", "sub"), d))
+		},
+		first: true, second: false,
+	}, {
+		name: "symlink's target moved into ~/.ssh and another symlink made",
+		setup: func(t *testing.T, root, home, d string) {
+			must(t, os.Mkdir(filepath.Join(root, "real"), 0o755))
+			must(t, os.Symlink(filepath.Join(root, "real"), d))
+		},
+		change: func(t *testing.T, root, home, d string) {
+			// The same directory (inode), renamed: its ctime changes.
+			must(t, os.Rename(filepath.Join(root, "real"), filepath.Join(home, ".ssh", "real")))
+			must(t, os.Remove(d))
+			must(t, os.Symlink(filepath.Join(home, ".ssh", "real"), d))
+		},
+		first: true, second: false,
+	}, {
+		name:  "symlink into ~/.ssh replaced by a directory",
+		setup: func(t *testing.T, root, home, d string) { must(t, os.Symlink(filepath.Join(home, ".ssh"), d)) },
+		change: func(t *testing.T, root, home, d string) {
+			must(t, os.Remove(d))
+			must(t, os.Mkdir(d, 0o755))
+		},
+		first: false, second: true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, home := t.TempDir(), t.TempDir()
+			must(t, os.Mkdir(filepath.Join(home, ".ssh"), 0o700))
+			must(t, os.MkdirAll(filepath.Join(home, ".aws", "sub"), 0o700))
+			d := filepath.Join(root, "bin")
+			tt.setup(t, root, home, d)
+			st, safe, err := safePathDir(d, home)
+			if err != nil || safe != tt.first {
+				t.Fatalf("first verdict: %v, %v; want %v", safe, err, tt.first)
+			}
+			if !st.kept {
+				t.Fatalf("%s: the file system's ctimes are not kept here: no verdict is kept to test", d)
+			}
+			pathDirVerdicts.Lock()
+			v, ok := pathDirVerdicts.m[pathDirKey{d, home}]
+			pathDirVerdicts.Unlock()
+			if !ok || v.safe != tt.first {
+				t.Fatalf("the first verdict was not kept: %+v %v", v, ok)
+			}
+			tt.change(t, root, home, d)
+			if _, safe, err = safePathDir(d, home); err != nil || safe != tt.second {
+				t.Errorf("second verdict: %v, %v; want %v", safe, err, tt.second)
+			}
+		})
+	}
+}
