@@ -56,7 +56,11 @@ type slot struct {
 	runs    int
 	reqs    chan startReq // closed to retire the slot
 	initPid int
-	gone    chan struct{} // closed once init is reaped and the thread ended
+	// children is init's children file (/proc/PID/task/PID/children),
+	// kept open to be read again from its start after each run (nil: not
+	// opened yet).
+	children *os.File
+	gone     chan struct{} // closed once init is reaped and the thread ended
 	// calls collects what the seccomp filter refused; each run moves it
 	// into its own account (the slot serves one run at a time).
 	calls refusedCalls
@@ -158,6 +162,9 @@ func (s *slot) retire() int {
 	if s.tmpDir != nil {
 		s.tmpDir.Close()
 	}
+	if s.children != nil {
+		s.children.Close()
+	}
 	return n
 }
 
@@ -224,9 +231,21 @@ func (s *slot) emptyTmp() bool {
 // empty reports whether the slot's namespace holds nothing but init: init
 // has no child, alive or a zombie (what a run leaves is adopted by init).
 func (s *slot) empty() bool {
-	p := strconv.Itoa(s.initPid)
-	b, err := os.ReadFile("/proc/" + p + "/task/" + p + "/children")
-	return err == nil && strings.TrimSpace(string(b)) == ""
+	if s.children == nil {
+		p := strconv.Itoa(s.initPid)
+		f, err := os.Open("/proc/" + p + "/task/" + p + "/children")
+		if err != nil {
+			return false
+		}
+		s.children = f
+	}
+	// The start is enough: the file is empty or lists a pid.
+	var b [64]byte
+	n, err := s.children.ReadAt(b[:], 0)
+	if err != nil && err != io.EOF {
+		return false
+	}
+	return strings.TrimSpace(string(b[:n])) == ""
 }
 
 // moveTo moves what c recorded into dst.
@@ -334,7 +353,6 @@ func (r *confinedRun) slotStart() (func() error, error) {
 			if ap.join = cg.tasksFile(); ap.join != nil {
 				// Born in the cgroup: nothing to move at its exec.
 				ap.leave, ap.cg = leave, nil
-				defer ap.join.Close()
 			}
 		}
 		err := s.start(cmd, ap)
