@@ -48,11 +48,12 @@ type slot struct {
 	key string
 	// tmp is the directory of its runs' TMPDIRs, which only its ruleset
 	// grants ("": none); each run gets a TMPDIR of a new name in it (cur),
-	// which is gone after the run: emptied, and renamed to spareTmp for
-	// the next run (a rename costs a tenth of a mkdir and rmdir).
+	// which is gone after the run: emptied, and renamed to the next run's
+	// name, next (a rename costs a tenth of a mkdir and rmdir).
 	tmp     string
 	tmpDir  *os.File // tmp, open (nil: none)
 	cur     string
+	next    string // "": none ready
 	runs    int
 	reqs    chan startReq // closed to retire the slot
 	initPid int
@@ -168,23 +169,26 @@ func (s *slot) retire() int {
 	return n
 }
 
-// spareTmp is the name of a slot's TMPDIR between runs.
-const spareTmp = ".spare"
+// tmpName is the name of the slot's TMPDIR for run n.
+func (s *slot) tmpName(n int) string {
+	return filepath.Join(s.tmp, "shellgate-tmp-"+strconv.Itoa(n))
+}
 
-// nextTmp gives the run a TMPDIR of a new name: the spare one renamed,
-// or a new one.
+// nextTmp gives the run a TMPDIR of a new name: the one the last run's
+// end made ready, or a new one.
 func (s *slot) nextTmp() (string, error) {
 	s.runs++
-	s.cur = filepath.Join(s.tmp, "shellgate-tmp-"+strconv.Itoa(s.runs))
-	if err := os.Rename(filepath.Join(s.tmp, spareTmp), s.cur); err == nil {
+	s.cur = s.tmpName(s.runs)
+	if s.next == s.cur {
+		s.next = ""
 		return s.cur, nil
 	}
 	return s.cur, os.Mkdir(s.cur, 0o700)
 }
 
 // emptyTmp removes what the run left in its TMPDIR and in the slot's
-// directory of them, and puts the TMPDIR aside as the spare (the next
-// run finds nothing, as with a directory of its own); false if
+// directory of them, and renames the TMPDIR to the next run's name (the
+// next run finds nothing, as with a directory of its own); false if
 // something stays.
 func (s *slot) emptyTmp() bool {
 	if s.tmp == "" {
@@ -225,7 +229,12 @@ func (s *slot) emptyTmp() bool {
 	if st.Mode&0o7777 != 0o700 && os.Chmod(s.cur, 0o700) != nil {
 		return false
 	}
-	return os.Rename(s.cur, filepath.Join(s.tmp, spareTmp)) == nil
+	next := s.tmpName(s.runs + 1)
+	if os.Rename(s.cur, next) != nil {
+		return false
+	}
+	s.next = next
+	return true
 }
 
 // empty reports whether the slot's namespace holds nothing but init: init

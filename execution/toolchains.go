@@ -313,16 +313,16 @@ func cacheEnv(env []string, dir, home string) []string {
 			proxy = dl + "," + proxy
 		}
 	}
-	set := map[string]string{
-		"GOCACHE":             filepath.Join(dir, "go-build"),
-		"GOMODCACHE":          filepath.Join(dir, "go-mod"),
-		"GOPROXY":             proxy,
-		"npm_config_cache":    filepath.Join(dir, "npm"),
-		"PIP_CACHE_DIR":       filepath.Join(dir, "pip"),
-		"CARGO_HOME":          filepath.Join(dir, "cargo"),
-		"XDG_CACHE_HOME":      filepath.Join(dir, "xdg"),
-		"YARN_CACHE_FOLDER":   filepath.Join(dir, "yarn"),
-		"npm_config_logs_dir": filepath.Join(dir, "npm", "_logs"),
+	set := [...][2]string{
+		{"GOCACHE", filepath.Join(dir, "go-build")},
+		{"GOMODCACHE", filepath.Join(dir, "go-mod")},
+		{"GOPROXY", proxy},
+		{"npm_config_cache", filepath.Join(dir, "npm")},
+		{"PIP_CACHE_DIR", filepath.Join(dir, "pip")},
+		{"CARGO_HOME", filepath.Join(dir, "cargo")},
+		{"XDG_CACHE_HOME", filepath.Join(dir, "xdg")},
+		{"YARN_CACHE_FOLDER", filepath.Join(dir, "yarn")},
+		{"npm_config_logs_dir", filepath.Join(dir, "npm", "_logs")},
 	}
 	// A variable set in any letter case replaces the ones npm would read
 	// in another case (npm_config_cache and NPM_CONFIG_CACHE).
@@ -330,8 +330,8 @@ func cacheEnv(env []string, dir, home string) []string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		drop := false
-		for s := range set {
-			if strings.EqualFold(k, s) {
+		for _, s := range set {
+			if len(k) == len(s[0]) && strings.EqualFold(k, s[0]) {
 				drop = true
 				break
 			}
@@ -340,8 +340,8 @@ func cacheEnv(env []string, dir, home string) []string {
 			out = append(out, kv)
 		}
 	}
-	for k, v := range set {
-		out = append(out, k+"="+v)
+	for _, s := range set {
+		out = append(out, s[0]+"="+s[1])
 	}
 	return out
 }
