@@ -46,15 +46,18 @@ import (
 // slot is a kept confined thread with its PID namespace.
 type slot struct {
 	key string
-	// tmp is the directory of its runs' TMPDIRs, which only its ruleset
-	// grants ("": none); each run gets a TMPDIR of a new name in it (cur),
-	// which is gone after the run: emptied, and renamed to the next run's
-	// name, next (a rename costs a tenth of a mkdir and rmdir).
-	tmp     string
-	tmpDir  *os.File // tmp, open (nil: none)
-	cur     string
-	next    string // "": none ready
-	runs    int
+	// tmp is the slot's directory ("": none). Its runs get, one after
+	// the other, the same TMPDIR in it, under a new name each (cur): the
+	// end of a run empties it, makes it private (0700) again and renames
+	// it to the next run's name (next). Only the slot's ruleset grants it,
+	// the directory itself (the rule holds the directory, whatever its
+	// name): nothing beside it is writable.
+	tmp    string
+	cur    string
+	next   string   // "": none ready (the slot is retired)
+	tmpF   *os.File // the TMPDIR, open
+	tmpIno uint64
+	runs   int
 	reqs    chan startReq // closed to retire the slot
 	initPid int
 	// children is init's children file (/proc/PID/task/PID/children),
@@ -160,8 +163,8 @@ func (s *slot) retire() int {
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
 	}
-	if s.tmpDir != nil {
-		s.tmpDir.Close()
+	if s.tmpF != nil {
+		s.tmpF.Close()
 	}
 	if s.children != nil {
 		s.children.Close()
@@ -169,67 +172,50 @@ func (s *slot) retire() int {
 	return n
 }
 
-// tmpName is the name of the slot's TMPDIR for run n.
-func (s *slot) tmpName(n int) string {
-	return filepath.Join(s.tmp, "shellgate-tmp-"+strconv.Itoa(n))
+// tmpName is the name, in the slot directory dir, of the slot's TMPDIR
+// for its run n.
+func tmpName(dir string, n int) string {
+	return filepath.Join(dir, "shellgate-tmp-"+strconv.Itoa(n))
 }
 
-// nextTmp gives the run a TMPDIR of a new name: the one the last run's
-// end made ready, or a new one.
+// nextTmp gives the run the slot's TMPDIR, under its new name.
 func (s *slot) nextTmp() (string, error) {
 	s.runs++
-	s.cur = s.tmpName(s.runs)
-	if s.next == s.cur {
-		s.next = ""
-		return s.cur, nil
+	s.cur = tmpName(s.tmp, s.runs)
+	if s.next != s.cur {
+		return "", errors.New("the slot's TMPDIR was not made ready")
 	}
-	return s.cur, os.Mkdir(s.cur, 0o700)
+	s.next = ""
+	return s.cur, nil
 }
 
-// emptyTmp removes what the run left in its TMPDIR and in the slot's
-// directory of them, and renames the TMPDIR to the next run's name (the
-// next run finds nothing, as with a directory of its own); false if
-// something stays.
+// emptyTmp removes what the run left in the slot's TMPDIR, makes it
+// private (0700) again and renames it to the next run's name; false if
+// something stays, or if it is no longer the slot's directory.
 func (s *slot) emptyTmp() bool {
 	if s.tmp == "" {
 		return true
 	}
-	clear := func(dir string, keep string) bool {
-		var names []string
-		var err error
-		if dir == s.tmp && s.tmpDir != nil {
-			if _, err = s.tmpDir.Seek(0, io.SeekStart); err == nil {
-				names, err = s.tmpDir.Readdirnames(-1)
-			}
-		} else {
-			f, oerr := os.Open(dir)
-			if oerr != nil {
-				return false
-			}
-			names, err = f.Readdirnames(-1)
-			f.Close()
-		}
-		if err != nil {
-			return false
-		}
-		for _, n := range names {
-			if n != keep && os.RemoveAll(filepath.Join(dir, n)) != nil {
-				return false
-			}
-		}
-		return true
-	}
-	if !clear(s.tmp, filepath.Base(s.cur)) || !clear(s.cur, "") {
+	if _, err := s.tmpF.Seek(0, io.SeekStart); err != nil {
 		return false
 	}
+	names, err := s.tmpF.Readdirnames(-1)
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if os.RemoveAll(filepath.Join(s.cur, n)) != nil {
+			return false
+		}
+	}
 	var st unix.Stat_t
-	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() {
+	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != s.tmpIno || int(st.Uid) != os.Getuid() {
 		return false
 	}
 	if st.Mode&0o7777 != 0o700 && os.Chmod(s.cur, 0o700) != nil {
 		return false
 	}
-	next := s.tmpName(s.runs + 1)
+	next := tmpName(s.tmp, s.runs+1)
 	if os.Rename(s.cur, next) != nil {
 		return false
 	}
@@ -301,12 +287,14 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		if r.tmpParent != "" {
 			// A TMPDIR of the slot's own, which only its ruleset grants.
 			if tmp, err = newSlotDir(r.tmpParent); err == nil {
-				err = tmpRule(fd, tmp, r.sup.ABI)
+				if err = os.Mkdir(tmpName(tmp, 1), 0o700); err == nil {
+					err = tmpRule(fd, tmpName(tmp, 1), r.sup.ABI)
+				}
 			}
 			if err != nil {
 				unix.Close(fd)
 				if tmp != "" {
-					os.Remove(tmp)
+					os.RemoveAll(tmp)
 				}
 				return nil, fmt.Errorf("sandbox temp dir: %w", err)
 			}
@@ -315,13 +303,21 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		ts.fd, ts.flags, ts.cg = fd, flags, nil
 		if s, err = newSlot(prefix+built, &ts, r.bash); err != nil {
 			if tmp != "" {
-				os.Remove(tmp)
+				os.RemoveAll(tmp)
 			}
 			return nil, err
 		}
-		s.tmp = tmp
 		if tmp != "" {
-			s.tmpDir, _ = os.Open(tmp)
+			s.tmp, s.next = tmp, tmpName(tmp, 1)
+			var st unix.Stat_t
+			if s.tmpF, err = os.Open(s.next); err == nil {
+				err = unix.Fstat(int(s.tmpF.Fd()), &st)
+			}
+			if err != nil {
+				s.retire()
+				return nil, fmt.Errorf("sandbox temp dir: %w", err)
+			}
+			s.tmpIno = st.Ino
 		}
 	}
 	if s.tmp != "" {

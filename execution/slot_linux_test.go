@@ -187,9 +187,10 @@ func must(t *testing.T, err error) {
 }
 
 // TestSlotTmpFresh runs two workspace-write commands one after the other
-// in one kept slot: the second's TMPDIR has another name, is empty and
-// private (0700) although the first left files in its TMPDIR and beside
-// it and opened its mode, and the first's TMPDIR is gone.
+// in one kept slot: the first cannot write beside its TMPDIR; the
+// second's TMPDIR has another name, is empty and private (0700) although
+// the first left files in its TMPDIR and opened its mode, and the first's
+// TMPDIR is gone.
 func TestSlotTmpFresh(t *testing.T) {
 	needSlots(t)
 	dir := t.TempDir()
@@ -199,7 +200,14 @@ func TestSlotTmpFresh(t *testing.T) {
 			Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}}})
 		return out.Output.String()
 	}
-	first := strings.TrimSpace(run(`echo x > "$TMPDIR/left" && echo y > "$TMPDIR/../beside" && mkdir "$TMPDIR/d" && chmod 777 "$TMPDIR" && echo "$TMPDIR"`))
+	out := run(`{ echo y > "$TMPDIR/../beside"; } 2>/dev/null && echo WROTE-BESIDE; echo x > "$TMPDIR/left" && mkdir "$TMPDIR/d" && chmod 777 "$TMPDIR" && echo "$TMPDIR"`)
+	if strings.Contains(out, "WROTE-BESIDE") {
+		t.Errorf("the first run wrote beside its TMPDIR:\n%s", out)
+	}
+	first := strings.TrimSpace(out)
+	if !filepath.IsAbs(first) {
+		t.Fatalf("first run: %q", out)
+	}
 	if exists(first) {
 		t.Errorf("the first run's TMPDIR %s is still there", first)
 	}
