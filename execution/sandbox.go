@@ -323,6 +323,20 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 	return out
 }
 
+// namesGrantedSystemFile reports whether the symlink p names (now) a
+// file in a system directory that every confined command may read whole
+// (systemReadDirs but /etc, whose secrets are not granted, and /proc,
+// which is the command's own): what it names is granted whether or not
+// it is the file a ruleset was built with, so a kept ruleset need not
+// follow it (/etc/localtime, /etc/os-release).
+func namesGrantedSystemFile(p string) bool {
+	real, err := realPath(p)
+	if err != nil || within(real, "/etc") || within(real, "/private/etc") || within(real, "/proc") {
+		return false
+	}
+	return inSystemDir(real)
+}
+
 // inSystemDir reports whether p lies in one of systemReadDirs (which
 // only root changes).
 func inSystemDir(p string) bool {
@@ -721,7 +735,7 @@ func (c *grantCache) getStamped(dir string) (dirs, files []string, ok bool, gen 
 	c.gen++
 	c.links = nil
 	for _, p := range append(append([]string(nil), c.dirs...), c.files...) {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 && !namesGrantedSystemFile(p) {
 			c.links = append(c.links, p)
 		}
 	}

@@ -5,6 +5,7 @@ package execution
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -91,5 +92,36 @@ func TestSafePathDirVerdicts(t *testing.T) {
 				t.Errorf("second verdict: %v, %v; want %v", safe, err, tt.second)
 			}
 		})
+	}
+}
+
+// TestEtcLinksFollowed checks which symlinks of a granted listing a kept
+// ruleset follows (grantCache's links): not one that names a file of a
+// system directory granted whole, but one that names a file elsewhere,
+// in /etc or in /proc.
+func TestEtcLinksFollowed(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(other, "resolv.conf"), []byte("nameserver 127.0.0.1\n"), 0o644))
+	for name, target := range map[string]string{
+		"localtime":   "/usr/bin/env",
+		"os-release":  "../../../../../../../../../../usr/bin/env",
+		"resolv.conf": filepath.Join(other, "resolv.conf"),
+		"mtab":        "/proc/mounts",
+		"hosts-link":  "/etc/hosts",
+	} {
+		must(t, os.Symlink(target, filepath.Join(dir, name)))
+	}
+	var c grantCache
+	_, _, ok, _, links := c.getStamped(dir)
+	if !ok {
+		t.Fatal("no listing")
+	}
+	var got []string
+	for _, l := range links {
+		got = append(got, filepath.Base(l))
+	}
+	slices.Sort(got)
+	if want := []string{"hosts-link", "mtab", "resolv.conf"}; !slices.Equal(got, want) {
+		t.Errorf("links followed: %q, want %q", got, want)
 	}
 }
