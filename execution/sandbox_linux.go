@@ -1707,12 +1707,16 @@ func (c *fdCache) put(k string, fd int, flags uint32) bool {
 // by this user.
 func sandboxTmpParent() (string, error) {
 	p := filepath.Join(os.TempDir(), "shellgate-sandbox-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return "", err
-	}
 	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
-		return "", err
+	err := unix.Lstat(p, &st)
+	if err == unix.ENOENT {
+		if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+		err = unix.Lstat(p, &st)
+	}
+	if err != nil {
+		return "", &os.PathError{Op: "lstat", Path: p, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 {
 		return "", fmt.Errorf("%s is not a private directory of this user", p)
