@@ -276,22 +276,31 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 	}
 	seen := map[string]bool{}
 	var out []string
-	add := func(p string, notHome bool) {
+	// kind is what p is: a system directory, a directory on PATH or a
+	// root.
+	const (
+		system = iota
+		onPath
+		root
+	)
+	add := func(p string, kind int) {
 		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) || p == "/" || seen[p] {
 			return
 		}
-		if notHome && home != "" && within(filepath.Clean(home), p) {
+		if kind == onPath && home != "" && within(filepath.Clean(home), p) {
 			return // the home directory or a directory above it
 		}
 		// A directory on PATH that is (now) a symlink into the home's
 		// secrets (a virtualenv's bin in a root, replaced by a command of
-		// an earlier run) grants nothing.
+		// an earlier run) grants nothing, in a system directory too (a
+		// root in /usr/src/app or /opt: only the directory a path names
+		// tells whether root alone changes it).
 		var st ctimeStat
 		var err error
-		if notHome && !inSystemDir(p) {
+		if kind != root {
 			var safe bool
-			if st, safe, err = safePathDir(p, home); err != nil || !safe {
+			if st, safe, err = safePathDir(p, home, kind == system); err != nil || !safe {
 				return
 			}
 		} else if st, err = statCtime(p); err != nil {
@@ -307,17 +316,17 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		if runtime.GOOS != "darwin" && slices.Contains(macReadDirs, d) {
 			continue // looked for in vain on every run
 		}
-		add(d, false)
+		add(d, system)
 	}
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			for _, d := range filepath.SplitList(v) {
-				add(d, true)
+				add(d, onPath)
 			}
 		}
 	}
 	for _, r := range c.Roots {
-		add(r, false)
+		add(r, root)
 	}
 	sort.Strings(out)
 	return out

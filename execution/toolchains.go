@@ -151,7 +151,9 @@ type homeSecretList struct {
 var lastHomeSecrets atomic.Pointer[homeSecretList]
 
 // safePathDir is safeToolchainDir(d, home, nil) of a directory on PATH,
-// with the identity of the file d names (its symlinks followed). The
+// with the identity of the file d names (its symlinks followed); with
+// system, d is a system directory (systemReadDirs), which is judged by
+// the directory it names only, when that is another. The
 // verdict is kept under (d, home) with that file's device, inode and
 // ctime, where its file system keeps ctimes (ctimeKept): the next run
 // that finds d naming the same file, unchanged, takes it with one statx
@@ -164,12 +166,12 @@ var lastHomeSecrets atomic.Pointer[homeSecretList]
 // The real path and the identity of a new verdict are read from one
 // open file, so a swap between the two cannot pair a verdict with
 // another file.
-func safePathDir(d, home string) (ctimeStat, bool, error) {
+func safePathDir(d, home string, system bool) (ctimeStat, bool, error) {
 	st, err := statCtime(d)
 	if err != nil {
 		return st, false, err
 	}
-	k := pathDirKey{d, home}
+	k := pathDirKey{d, home, system}
 	if st.kept {
 		pathDirVerdicts.Lock()
 		v, ok := pathDirVerdicts.m[k]
@@ -182,7 +184,7 @@ func safePathDir(d, home string) (ctimeStat, bool, error) {
 	if err != nil {
 		return st, false, err
 	}
-	safe := safePlace(d, home, nil) && (real == d || safePlace(real, home, nil))
+	safe := (system || safePlace(d, home, nil)) && (real == d || safePlace(real, home, nil))
 	if st.kept {
 		pathDirVerdicts.Lock()
 		if len(pathDirVerdicts.m) >= 4096 {
@@ -194,7 +196,10 @@ func safePathDir(d, home string) (ctimeStat, bool, error) {
 	return st, safe, nil
 }
 
-type pathDirKey struct{ dir, home string }
+type pathDirKey struct {
+	dir, home string
+	system    bool
+}
 
 type pathDirVerdict struct {
 	st   ctimeStat

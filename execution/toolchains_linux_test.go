@@ -74,7 +74,7 @@ func TestSafePathDirVerdicts(t *testing.T) {
 			must(t, os.MkdirAll(filepath.Join(home, ".aws", "sub"), 0o700))
 			d := filepath.Join(root, "bin")
 			tt.setup(t, root, home, d)
-			st, safe, err := safePathDir(d, home)
+			st, safe, err := safePathDir(d, home, false)
 			if err != nil || safe != tt.first {
 				t.Fatalf("first verdict: %v, %v; want %v", safe, err, tt.first)
 			}
@@ -82,13 +82,13 @@ func TestSafePathDirVerdicts(t *testing.T) {
 				t.Fatalf("%s: the file system's ctimes are not kept here: no verdict is kept to test", d)
 			}
 			pathDirVerdicts.Lock()
-			v, ok := pathDirVerdicts.m[pathDirKey{d, home}]
+			v, ok := pathDirVerdicts.m[pathDirKey{d, home, false}]
 			pathDirVerdicts.Unlock()
 			if !ok || v.safe != tt.first {
 				t.Fatalf("the first verdict was not kept: %+v %v", v, ok)
 			}
 			tt.change(t, root, home, d)
-			if _, safe, err = safePathDir(d, home); err != nil || safe != tt.second {
+			if _, safe, err = safePathDir(d, home, false); err != nil || safe != tt.second {
 				t.Errorf("second verdict: %v, %v; want %v", safe, err, tt.second)
 			}
 		})
