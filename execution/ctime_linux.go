@@ -16,6 +16,9 @@ type ctimeStat struct {
 	ctime    int64 // ns
 	// kept says the file system keeps ctimes itself (ctimeKept).
 	kept bool
+	// mountRoot says the file is the root of a mount (/proc, /sys): it
+	// cannot be renamed or removed while mounted, whatever its ctime.
+	mountRoot bool
 }
 
 // lstatCtime is lstat of p (statx, with the mount's unique id where the
@@ -42,7 +45,8 @@ func statxCtime(dir int, p string, flags int) (ctimeStat, error) {
 		kp = "/proc/thread-self/fd/" + strconv.Itoa(dir)
 	}
 	return ctimeStat{dev: unix.Mkdev(st.Dev_major, st.Dev_minor), ino: st.Ino, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR,
-		ctime: time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)).UnixNano(), kept: ctimeKept(kp, &st)}, nil
+		ctime: time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)).UnixNano(), kept: ctimeKept(kp, &st),
+		mountRoot: st.Attributes_mask&st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0}, nil
 }
 
 // realStatCtime resolves p as the kernel does and returns the real path

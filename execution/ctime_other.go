@@ -15,6 +15,9 @@ type ctimeStat struct {
 	ctime    int64 // ns
 	// kept says the file system keeps ctimes itself: APFS and HFS+.
 	kept bool
+	// mountRoot says the file is the root of a mount (not known here:
+	// false).
+	mountRoot bool
 }
 
 // lstatCtime is lstat of p, with whether its file system keeps ctimes

@@ -274,8 +274,8 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 			home = v
 		}
 	}
-	seen := map[string]bool{}
-	var out []string
+	seen := make(map[string]bool, 32)
+	out := make([]string, 0, 32)
 	// kind is what p is: a system directory, a directory on PATH or a
 	// root.
 	const (

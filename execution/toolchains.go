@@ -155,7 +155,8 @@ var lastHomeSecrets atomic.Pointer[homeSecretList]
 // system, d is a system directory (systemReadDirs), which is judged by
 // the directory it names only, when that is another. The
 // verdict is kept under (d, home) with that file's device, inode and
-// ctime, where its file system keeps ctimes (ctimeKept): the next run
+// ctime, where its file system keeps ctimes (ctimeKept) or it is the
+// root of a mount (/proc, /sys, which cannot move): the next run
 // that finds d naming the same file, unchanged, takes it with one statx
 // instead of resolving d again. What the verdict rests on cannot change
 // without the ctime: a directory has one parent, and renaming or moving
@@ -172,7 +173,7 @@ func safePathDir(d, home string, system bool) (ctimeStat, bool, error) {
 		return st, false, err
 	}
 	k := pathDirKey{d, home, system}
-	if st.kept {
+	if st.kept || st.mountRoot {
 		pathDirVerdicts.Lock()
 		v, ok := pathDirVerdicts.m[k]
 		pathDirVerdicts.Unlock()
@@ -185,7 +186,7 @@ func safePathDir(d, home string, system bool) (ctimeStat, bool, error) {
 		return st, false, err
 	}
 	safe := (system || safePlace(d, home, nil)) && (real == d || safePlace(real, home, nil))
-	if st.kept {
+	if st.kept || st.mountRoot {
 		pathDirVerdicts.Lock()
 		if len(pathDirVerdicts.m) >= 4096 {
 			clear(pathDirVerdicts.m)

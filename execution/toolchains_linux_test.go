@@ -125,3 +125,24 @@ func TestEtcLinksFollowed(t *testing.T) {
 		t.Errorf("links followed: %q, want %q", got, want)
 	}
 }
+
+// TestSafePathDirMountRoot checks that the verdict on a system directory
+// that is the root of a mount of a file system that keeps no ctimes
+// (/proc) is kept too: it cannot be renamed or removed while mounted.
+func TestSafePathDirMountRoot(t *testing.T) {
+	st, safe, err := safePathDir("/proc", t.TempDir(), true)
+	if err != nil || !safe {
+		t.Fatalf("/proc: %v %v", safe, err)
+	}
+	if !st.mountRoot {
+		t.Fatalf("/proc is not a mount root here: %+v", st)
+	}
+	pathDirVerdicts.Lock()
+	defer pathDirVerdicts.Unlock()
+	for k := range pathDirVerdicts.m {
+		if k.dir == "/proc" && k.system {
+			return
+		}
+	}
+	t.Error("the verdict on /proc was not kept")
+}
