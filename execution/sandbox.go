@@ -276,19 +276,13 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 	}
 	seen := make(map[string]bool, 32)
 	out := make([]string, 0, 32)
-	// kind is what p is: a system directory, a directory on PATH or a
-	// root.
-	const (
-		system = iota
-		onPath
-		root
-	)
-	add := func(p string, kind int) {
+	knownPaths.refresh()
+	add := func(p string, kind dirKind) {
 		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) || p == "/" || seen[p] {
 			return
 		}
-		if kind == onPath && home != "" && within(filepath.Clean(home), p) {
+		if kind == pathDir && home != "" && within(filepath.Clean(home), p) {
 			return // the home directory or a directory above it
 		}
 		// A directory on PATH that is (now) a symlink into the home's
@@ -296,14 +290,8 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		// an earlier run) grants nothing, in a system directory too (a
 		// root in /usr/src/app or /opt: only the directory a path names
 		// tells whether root alone changes it).
-		var st ctimeStat
-		var err error
-		if kind != root {
-			var safe bool
-			if st, safe, err = safePathDir(p, home, kind == system); err != nil || !safe {
-				return
-			}
-		} else if st, err = statCtime(p); err != nil {
+		st, safe, err := safePathDir(p, home, kind)
+		if err != nil || !safe {
 			return
 		}
 		if ids != nil {
@@ -316,17 +304,17 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		if runtime.GOOS != "darwin" && slices.Contains(macReadDirs, d) {
 			continue // looked for in vain on every run
 		}
-		add(d, system)
+		add(d, systemDir)
 	}
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			for _, d := range filepath.SplitList(v) {
-				add(d, onPath)
+				add(d, pathDir)
 			}
 		}
 	}
 	for _, r := range c.Roots {
-		add(r, root)
+		add(r, rootDir)
 	}
 	sort.Strings(out)
 	return out

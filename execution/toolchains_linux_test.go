@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/shellgate/shellgate/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // TestSafePathDirVerdicts checks safePathDir's kept verdicts: each case
@@ -67,31 +70,84 @@ func TestSafePathDirVerdicts(t *testing.T) {
 		},
 		first: false, second: true,
 	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			root, home := t.TempDir(), t.TempDir()
-			must(t, os.Mkdir(filepath.Join(home, ".ssh"), 0o700))
-			must(t, os.MkdirAll(filepath.Join(home, ".aws", "sub"), 0o700))
-			d := filepath.Join(root, "bin")
-			tt.setup(t, root, home, d)
-			st, safe, err := safePathDir(d, home, false)
-			if err != nil || safe != tt.first {
-				t.Fatalf("first verdict: %v, %v; want %v", safe, err, tt.first)
-			}
-			if !st.kept {
-				t.Fatalf("%s: the file system's ctimes are not kept here: no verdict is kept to test", d)
-			}
+	// Each layer: the findings knownPaths keeps while inotify reports
+	// nothing (refreshed before each verdict, as a run does), and the
+	// verdicts kept under a ctime (judgePathDir alone).
+	layers := []struct {
+		name  string
+		judge func(k pathDirKey) (ctimeStat, bool, error)
+		kept  func(k pathDirKey) (bool, bool)
+	}{{
+		name: "watched",
+		judge: func(k pathDirKey) (ctimeStat, bool, error) {
+			knownPaths.refresh()
+			return safePathDir(k.dir, k.home, k.kind)
+		},
+		kept: func(k pathDirKey) (bool, bool) { v, ok := knownPaths.lookup(k); return v.safe, ok },
+	}, {
+		name:  "ctime",
+		judge: judgePathDir,
+		kept: func(k pathDirKey) (bool, bool) {
 			pathDirVerdicts.Lock()
-			v, ok := pathDirVerdicts.m[pathDirKey{d, home, false}]
-			pathDirVerdicts.Unlock()
-			if !ok || v.safe != tt.first {
-				t.Fatalf("the first verdict was not kept: %+v %v", v, ok)
-			}
-			tt.change(t, root, home, d)
-			if _, safe, err = safePathDir(d, home, false); err != nil || safe != tt.second {
-				t.Errorf("second verdict: %v, %v; want %v", safe, err, tt.second)
-			}
-		})
+			defer pathDirVerdicts.Unlock()
+			v, ok := pathDirVerdicts.m[k]
+			return v.safe, ok
+		},
+	}}
+	for _, layer := range layers {
+		for _, tt := range tests {
+			t.Run(layer.name+"/"+tt.name, func(t *testing.T) {
+				root, home := t.TempDir(), t.TempDir()
+				must(t, os.Mkdir(filepath.Join(home, ".ssh"), 0o700))
+				must(t, os.MkdirAll(filepath.Join(home, ".aws", "sub"), 0o700))
+				d := filepath.Join(root, "bin")
+				tt.setup(t, root, home, d)
+				k := pathDirKey{d, home, pathDir}
+				st, safe, err := layer.judge(k)
+				if err != nil || safe != tt.first {
+					t.Fatalf("first verdict: %v, %v; want %v", safe, err, tt.first)
+				}
+				if layer.name == "ctime" && !st.kept {
+					t.Fatalf("%s: the file system's ctimes are not kept here: no verdict is kept to test", d)
+				}
+				if v, ok := layer.kept(k); !ok || v != tt.first {
+					t.Fatalf("the first verdict was not kept: %v %v", v, ok)
+				}
+				tt.change(t, root, home, d)
+				if _, safe, err = layer.judge(k); err != nil || safe != tt.second {
+					t.Errorf("second verdict: %v, %v; want %v", safe, err, tt.second)
+				}
+			})
+		}
+	}
+}
+
+// TestKnownPathsMissing checks that knownPaths keeps that a directory is
+// missing, and forgets it when the directory is made, through a symlink
+// made on the way too.
+func TestKnownPathsMissing(t *testing.T) {
+	root := t.TempDir()
+	d := filepath.Join(root, "a", "bin")
+	k := pathDirKey{d, "", pathDir}
+	knownPaths.refresh()
+	if _, _, err := safePathDir(d, "", pathDir); err == nil {
+		t.Fatal("a missing directory was found")
+	}
+	if v, ok := knownPaths.lookup(k); !ok || v.err == nil {
+		t.Fatalf("that %s is missing was not kept: %+v %v", d, v, ok)
+	}
+	must(t, os.Mkdir(filepath.Join(root, "real"), 0o755))
+	must(t, os.Mkdir(filepath.Join(root, "real", "bin"), 0o755))
+	must(t, os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "a")))
+	knownPaths.refresh()
+	if _, safe, err := safePathDir(d, "", pathDir); err != nil || !safe {
+		t.Fatalf("after it was made: %v %v", safe, err)
+	}
+	// A change in the symlink's target directory reaches the finding.
+	must(t, os.Rename(filepath.Join(root, "real", "bin"), filepath.Join(root, "real", "old")))
+	knownPaths.refresh()
+	if _, _, err := safePathDir(d, "", pathDir); err == nil {
+		t.Fatal("the directory renamed away is still found")
 	}
 }
 
@@ -130,7 +186,7 @@ func TestEtcLinksFollowed(t *testing.T) {
 // that is the root of a mount of a file system that keeps no ctimes
 // (/proc) is kept too: it cannot be renamed or removed while mounted.
 func TestSafePathDirMountRoot(t *testing.T) {
-	st, safe, err := safePathDir("/proc", t.TempDir(), true)
+	st, safe, err := safePathDir("/proc", t.TempDir(), systemDir)
 	if err != nil || !safe {
 		t.Fatalf("/proc: %v %v", safe, err)
 	}
@@ -140,9 +196,35 @@ func TestSafePathDirMountRoot(t *testing.T) {
 	pathDirVerdicts.Lock()
 	defer pathDirVerdicts.Unlock()
 	for k := range pathDirVerdicts.m {
-		if k.dir == "/proc" && k.system {
+		if k.dir == "/proc" && k.kind == systemDir {
 			return
 		}
 	}
 	t.Error("the verdict on /proc was not kept")
+}
+
+// TestKnownPathsMount checks that a mount on a kept directory reaches
+// knownPaths (mounts make no inotify event: the mount table is polled).
+func TestKnownPathsMount(t *testing.T) {
+	if os.Getuid() != 0 {
+		testenv.Missing(t, "mounting a tmpfs needs root")
+	}
+	d := filepath.Join(t.TempDir(), "bin")
+	must(t, os.Mkdir(d, 0o755))
+	knownPaths.refresh()
+	before, _, err := safePathDir(d, "", pathDir)
+	must(t, err)
+	if _, ok := knownPaths.lookup(pathDirKey{d, "", pathDir}); !ok {
+		t.Fatal("not kept")
+	}
+	// In this process's mount namespace (the one knownPaths polls);
+	// undone at the end.
+	must(t, unix.Mount("tmpfs", d, "tmpfs", 0, "size=1m"))
+	t.Cleanup(func() { unix.Unmount(d, unix.MNT_DETACH) })
+	knownPaths.refresh()
+	after, _, err := safePathDir(d, "", pathDir)
+	must(t, err)
+	if after.dev == before.dev && after.ino == before.ino {
+		t.Errorf("after a tmpfs was mounted on %s its identity is still %d:%d", d, before.dev, before.ino)
+	}
 }
