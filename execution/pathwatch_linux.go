@@ -52,9 +52,10 @@ type knownPath struct {
 type pathWatch struct {
 	mu      sync.Mutex
 	started bool
-	fd      int      // inotify; -1: none (nothing is kept)
-	mounts  int // this process's mountinfo, polled (a raw descriptor: the
-	// runtime's poller must not poll it, which would take the change)
+	fd      int // inotify; -1: none (nothing is kept)
+	// mounts is this process's mountinfo, polled: a raw descriptor, as
+	// the runtime's poller must not poll it (which takes the change).
+	mounts  int
 	gen     map[int32]uint64
 	mountGn uint64
 	deps    map[int32]map[pathDirKey]bool
