@@ -369,7 +369,7 @@ func rootDirs(c *Confinement) []string {
 		if !filepath.IsAbs(r) || seen[r] {
 			continue
 		}
-		if _, err := os.Stat(r); err != nil {
+		if _, _, err := safePathDir(r, "", rootDir); err != nil {
 			continue
 		}
 		seen[r] = true
