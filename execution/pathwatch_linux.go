@@ -220,6 +220,56 @@ func (w *pathWatch) watch(p string) *pathWatched {
 	return pw
 }
 
+// watchDirs watches the directories dirs (entries made, removed,
+// renamed, their attributes) for unchanged; nil when one cannot be
+// watched.
+func (w *pathWatch) watchDirs(dirs []string) *pathWatched {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.start()
+	if w.fd < 0 {
+		return nil
+	}
+	pw := &pathWatched{mount: w.mountGn}
+	for _, d := range dirs {
+		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
+		if err != nil {
+			return nil
+		}
+		pw.wds = append(pw.wds, int32(wd))
+		pw.gens = append(pw.gens, w.gen[int32(wd)])
+	}
+	return pw
+}
+
+// unchanged reports whether no event came for pw's directories, and no
+// mount came or went, since they were watched (false for nil).
+func (w *pathWatch) unchanged(pw *pathWatched) bool {
+	if pw == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unchangedLocked(pw)
+}
+
+// unchangedLocked is unchanged, w.mu held.
+func (w *pathWatch) unchangedLocked(pw *pathWatched) bool {
+	if w.fd < 0 {
+		return false
+	}
+	w.poll()
+	if w.mountGn != pw.mount {
+		return false
+	}
+	for i, wd := range pw.wds {
+		if w.gen[wd] != pw.gens[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // remember keeps the finding v of k, made after watch gave pw, unless an
 // event came for its directories (or a mount) since.
 func (w *pathWatch) remember(k pathDirKey, pw *pathWatched, v knownPath) {
@@ -228,14 +278,8 @@ func (w *pathWatch) remember(k pathDirKey, pw *pathWatched, v knownPath) {
 	if w.fd < 0 {
 		return
 	}
-	w.poll()
-	if w.mountGn != pw.mount {
+	if !w.unchangedLocked(pw) {
 		return
-	}
-	for i, wd := range pw.wds {
-		if w.gen[wd] != pw.gens[i] {
-			return
-		}
 	}
 	if len(w.known) >= maxKnownPaths {
 		w.dropAll()

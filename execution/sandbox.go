@@ -322,13 +322,14 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 
 // namesGrantedSystemFile reports whether the symlink p names (now) a
 // file in a system directory that every confined command may read whole
-// (systemReadDirs but /etc, whose secrets are not granted, and /proc,
-// which is the command's own): what it names is granted whether or not
-// it is the file a ruleset was built with, so a kept ruleset need not
-// follow it (/etc/localtime, /etc/os-release).
+// (systemReadDirs but /etc, whose secrets are not granted; /proc is
+// granted whole, the command's own procfs where it has one): what it
+// names is granted whether or not it is the file a ruleset was built
+// with, so a kept ruleset need not follow it (/etc/localtime,
+// /etc/os-release, /etc/mtab).
 func namesGrantedSystemFile(p string) bool {
 	real, err := realPath(p)
-	if err != nil || within(real, "/etc") || within(real, "/private/etc") || within(real, "/proc") {
+	if err != nil || within(real, "/etc") || within(real, "/private/etc") {
 		return false
 	}
 	return inSystemDir(real)
@@ -697,6 +698,9 @@ type grantCache struct {
 	// symlinks (what they name may change while the directory does not).
 	gen   uint64
 	links []string
+	// watched watches the stamped directories (nil: not watched): while
+	// nothing changed in them, the listing stands without a stat.
+	watched *pathWatched
 }
 
 func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
@@ -710,6 +714,9 @@ func (c *grantCache) getStamped(dir string) (dirs, files []string, ok bool, gen 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dir == dir && c.stamps != nil {
+		if knownPaths.unchanged(c.watched) {
+			return c.dirs, c.files, c.ok, c.gen, c.links
+		}
 		fresh := true
 		for d, t := range c.stamps {
 			if fi, err := os.Stat(d); err != nil || !fi.ModTime().Equal(t) {
@@ -722,11 +729,15 @@ func (c *grantCache) getStamped(dir string) (dirs, files []string, ok bool, gen 
 		}
 	}
 	stamps := map[string]time.Time{}
+	var watch []string
 	for _, d := range append([]string{dir}, secretParents(dir, etcSecrets)...) {
 		if fi, err := os.Stat(d); err == nil {
 			stamps[d] = fi.ModTime()
+			watch = append(watch, d)
 		}
 	}
+	// Watched before it is listed: a change while it is listed is seen.
+	c.watched = knownPaths.watchDirs(watch)
 	c.dirs, c.files, c.ok = grantExcept(dir, etcSecrets)
 	c.dir, c.stamps = dir, stamps
 	c.gen++

@@ -153,8 +153,8 @@ func TestKnownPathsMissing(t *testing.T) {
 
 // TestEtcLinksFollowed checks which symlinks of a granted listing a kept
 // ruleset follows (grantCache's links): not one that names a file of a
-// system directory granted whole, but one that names a file elsewhere,
-// in /etc or in /proc.
+// system directory granted whole (/usr, /proc), but one that names a
+// file elsewhere or in /etc.
 func TestEtcLinksFollowed(t *testing.T) {
 	dir, other := t.TempDir(), t.TempDir()
 	must(t, os.WriteFile(filepath.Join(other, "resolv.conf"), []byte("nameserver 127.0.0.1\n"), 0o644))
@@ -177,7 +177,7 @@ func TestEtcLinksFollowed(t *testing.T) {
 		got = append(got, filepath.Base(l))
 	}
 	slices.Sort(got)
-	if want := []string{"hosts-link", "mtab", "resolv.conf"}; !slices.Equal(got, want) {
+	if want := []string{"hosts-link", "resolv.conf"}; !slices.Equal(got, want) {
 		t.Errorf("links followed: %q, want %q", got, want)
 	}
 }
@@ -226,5 +226,55 @@ func TestKnownPathsMount(t *testing.T) {
 	must(t, err)
 	if after.dev == before.dev && after.ino == before.ino {
 		t.Errorf("after a tmpfs was mounted on %s its identity is still %d:%d", d, before.dev, before.ino)
+	}
+}
+
+// TestGrantCacheFresh checks that a kept listing (grantCache, as /etc's)
+// is listed again when an entry is made in the directory or in a
+// secret's directory, and not when only a file's content changes; a
+// secret made since is never granted.
+func TestGrantCacheFresh(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "ssh"), 0o755))
+	for _, f := range []string{"hosts", "ssh/ssh_config", "ssh/ssh_host_rsa_key"} {
+		must(t, os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644))
+	}
+	var c grantCache
+	list := func() (uint64, []string) {
+		t.Helper()
+		knownPaths.refresh()
+		dirs, files, ok, gen, _ := c.getStamped(dir)
+		if !ok {
+			t.Fatal("no listing")
+		}
+		var got []string
+		for _, p := range append(dirs, files...) {
+			rel, _ := filepath.Rel(dir, p)
+			got = append(got, rel)
+		}
+		slices.Sort(got)
+		return gen, got
+	}
+	g1, got := list()
+	if want := []string{"hosts", "ssh/ssh_config"}; !slices.Equal(got, want) {
+		t.Fatalf("listing %q, want %q", got, want)
+	}
+	if g, _ := list(); g != g1 {
+		t.Errorf("listed again with nothing changed (generation %d, was %d)", g, g1)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "hosts"), []byte("changed\n"), 0o644))
+	if g, _ := list(); g != g1 {
+		t.Errorf("listed again after a content change (generation %d, was %d)", g, g1)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "new"), []byte("x\n"), 0o644))
+	g2, got := list()
+	if want := []string{"hosts", "new", "ssh/ssh_config"}; g2 == g1 || !slices.Equal(got, want) {
+		t.Errorf("after an entry was made: generation %d (was %d), listing %q, want %q", g2, g1, got, want)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "ssh", "ssh_host_ed25519_key"), []byte("KEY\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "ssh", "moduli"), []byte("x\n"), 0o644))
+	g3, got := list()
+	if want := []string{"hosts", "new", "ssh/moduli", "ssh/ssh_config"}; g3 == g2 || !slices.Equal(got, want) {
+		t.Errorf("after entries were made in ssh/: generation %d (was %d), listing %q, want %q", g3, g2, got, want)
 	}
 }
