@@ -221,8 +221,9 @@ func (w *pathWatch) watch(p string) *pathWatched {
 }
 
 // watchDirs watches the directories dirs (entries made, removed,
-// renamed, their attributes) for unchanged; nil when one cannot be
-// watched.
+// renamed, their attributes) for unchanged, which reports what comes
+// after watchDirs returns: the caller looks at them after it; nil when
+// one cannot be watched.
 func (w *pathWatch) watchDirs(dirs []string) *pathWatched {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -230,14 +231,25 @@ func (w *pathWatch) watchDirs(dirs []string) *pathWatched {
 	if w.fd < 0 {
 		return nil
 	}
-	pw := &pathWatched{mount: w.mountGn}
+	var wds []int32
 	for _, d := range dirs {
 		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
 		if err != nil {
 			return nil
 		}
-		pw.wds = append(pw.wds, int32(wd))
-		pw.gens = append(pw.gens, w.gen[int32(wd)])
+		wds = append(wds, int32(wd))
+	}
+	// What came before is taken now: the caller looks at the
+	// directories after this. (A mount change or an overflow in between
+	// makes no token: the watches may be gone with the descriptor.)
+	gn := w.mountGn
+	w.poll()
+	if w.mountGn != gn {
+		return nil
+	}
+	pw := &pathWatched{mount: w.mountGn, wds: wds}
+	for _, wd := range wds {
+		pw.gens = append(pw.gens, w.gen[wd])
 	}
 	return pw
 }

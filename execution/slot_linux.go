@@ -47,17 +47,17 @@ import (
 type slot struct {
 	key string
 	// tmp is the slot's directory ("": none). Its runs get, one after
-	// the other, the same TMPDIR in it, under a new name each (cur): the
-	// end of a run empties it, makes it private (0700) again and renames
-	// it to the next run's name (next). Only the slot's ruleset grants it,
-	// the directory itself (the rule holds the directory, whatever its
-	// name): nothing beside it is writable.
-	tmp     string
-	cur     string
-	next    string   // "": none ready (the slot is retired)
-	tmpF    *os.File // the TMPDIR, open
-	tmpIno  uint64
-	runs    int
+	// the other, the same TMPDIR in it (cur): the end of a run empties it
+	// and makes it private (0700) again. Only the slot's ruleset grants
+	// it, the directory itself: nothing beside it is writable. tmpWatch
+	// watches it: a run that made, removed or renamed nothing in it and
+	// changed none of its attributes leaves nothing to look at.
+	tmp      string
+	cur      string
+	tmpF     *os.File // the TMPDIR, open
+	tmpIno   uint64
+	tmpWatch *pathWatched
+	runs     int
 	reqs    chan startReq // closed to retire the slot
 	initPid int
 	// children is init's children file (/proc/PID/task/PID/children),
@@ -172,30 +172,43 @@ func (s *slot) retire() int {
 	return n
 }
 
-// tmpName is the name, in the slot directory dir, of the slot's TMPDIR
-// for its run n.
-func tmpName(dir string, n int) string {
-	return filepath.Join(dir, "shellgate-tmp-"+strconv.Itoa(n))
-}
+// slotTmp is the name of a slot's TMPDIR in its directory.
+const slotTmp = "tmp"
 
-// nextTmp gives the run the slot's TMPDIR, under its new name.
+// nextTmp gives the run the slot's TMPDIR.
 func (s *slot) nextTmp() (string, error) {
 	s.runs++
-	s.cur = tmpName(s.tmp, s.runs)
-	if s.next != s.cur {
-		return "", errors.New("the slot's TMPDIR was not made ready")
-	}
-	s.next = ""
 	return s.cur, nil
 }
 
-// emptyTmp removes what the run left in the slot's TMPDIR, makes it
-// private (0700) again and renames it to the next run's name; false if
-// something stays, or if it is no longer the slot's directory.
+// emptyTmp removes what the run left in the slot's TMPDIR and makes it
+// private (0700) again; false if something stays, or if it is no longer
+// the slot's directory. Nothing is looked at when the watch of the
+// TMPDIR reported nothing: it is empty and private as it was.
 func (s *slot) emptyTmp() bool {
-	if s.tmp == "" {
+	if s.tmp == "" || knownPaths.unchanged(s.tmpWatch) {
 		return true
 	}
+	if !s.clearTmp() {
+		return false
+	}
+	// Watched again before it is looked at: what is found holds until
+	// the watch reports a change.
+	s.tmpWatch = knownPaths.watchDirs([]string{s.cur})
+	var st unix.Stat_t
+	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != s.tmpIno || int(st.Uid) != os.Getuid() || st.Mode&0o7777 != 0o700 {
+		return false
+	}
+	if _, err := s.tmpF.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	names, err := s.tmpF.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
+}
+
+// clearTmp removes the entries of the slot's TMPDIR and makes it private
+// (0700) again.
+func (s *slot) clearTmp() bool {
 	if _, err := s.tmpF.Seek(0, io.SeekStart); err != nil {
 		return false
 	}
@@ -212,15 +225,7 @@ func (s *slot) emptyTmp() bool {
 	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != s.tmpIno || int(st.Uid) != os.Getuid() {
 		return false
 	}
-	if st.Mode&0o7777 != 0o700 && os.Chmod(s.cur, 0o700) != nil {
-		return false
-	}
-	next := tmpName(s.tmp, s.runs+1)
-	if os.Rename(s.cur, next) != nil {
-		return false
-	}
-	s.next = next
-	return true
+	return st.Mode&0o7777 == 0o700 || os.Chmod(s.cur, 0o700) == nil
 }
 
 // empty reports whether the slot's namespace holds nothing but init: init
@@ -287,8 +292,8 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		if r.tmpParent != "" {
 			// A TMPDIR of the slot's own, which only its ruleset grants.
 			if tmp, err = newSlotDir(r.tmpParent); err == nil {
-				if err = os.Mkdir(tmpName(tmp, 1), 0o700); err == nil {
-					err = tmpRule(fd, tmpName(tmp, 1), r.sup.ABI)
+				if err = os.Mkdir(filepath.Join(tmp, slotTmp), 0o700); err == nil {
+					err = tmpRule(fd, filepath.Join(tmp, slotTmp), r.sup.ABI)
 				}
 			}
 			if err != nil {
@@ -308,9 +313,9 @@ func (r *confinedRun) slotStart() (func() error, error) {
 			return nil, err
 		}
 		if tmp != "" {
-			s.tmp, s.next = tmp, tmpName(tmp, 1)
+			s.tmp, s.cur = tmp, filepath.Join(tmp, slotTmp)
 			var st unix.Stat_t
-			if s.tmpF, err = os.Open(s.next); err == nil {
+			if s.tmpF, err = os.Open(s.cur); err == nil {
 				err = unix.Fstat(int(s.tmpF.Fd()), &st)
 			}
 			if err != nil {
@@ -318,6 +323,7 @@ func (r *confinedRun) slotStart() (func() error, error) {
 				return nil, fmt.Errorf("sandbox temp dir: %w", err)
 			}
 			s.tmpIno = st.Ino
+			s.tmpWatch = knownPaths.watchDirs([]string{s.cur})
 		}
 	}
 	if s.tmp != "" {

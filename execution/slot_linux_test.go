@@ -213,11 +213,11 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestSlotTmpFresh runs two workspace-write commands one after the other
-// in one kept slot: the first cannot write beside its TMPDIR; the
-// second's TMPDIR has another name, is empty and private (0700) although
-// the first left files in its TMPDIR and opened its mode, and the first's
-// TMPDIR is gone.
+// TestSlotTmpFresh runs workspace-write commands one after the other in
+// one kept slot: the first cannot write beside its TMPDIR; the second's
+// TMPDIR is empty and private (0700) although the first left files in it
+// and opened its mode; the third's too, after the second changed only
+// the mode; and nothing is left once each run is over.
 func TestSlotTmpFresh(t *testing.T) {
 	needSlots(t)
 	dir := t.TempDir()
@@ -227,7 +227,7 @@ func TestSlotTmpFresh(t *testing.T) {
 			Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}}})
 		return out.Output.String()
 	}
-	out := run(`{ echo y > "$TMPDIR/../beside"; } 2>/dev/null && echo WROTE-BESIDE; echo x > "$TMPDIR/left" && mkdir "$TMPDIR/d" && chmod 777 "$TMPDIR" && echo "$TMPDIR"`)
+	out := run(`{ echo y > "$TMPDIR/../beside"; } 2>/dev/null && echo WROTE-BESIDE; echo x > "$TMPDIR/left" && mkdir "$TMPDIR/d" && ln -s /etc "$TMPDIR/link" && chmod 777 "$TMPDIR" && echo "$TMPDIR"`)
 	if strings.Contains(out, "WROTE-BESIDE") {
 		t.Errorf("the first run wrote beside its TMPDIR:\n%s", out)
 	}
@@ -235,22 +235,33 @@ func TestSlotTmpFresh(t *testing.T) {
 	if !filepath.IsAbs(first) {
 		t.Fatalf("first run: %q", out)
 	}
-	if exists(first) {
-		t.Errorf("the first run's TMPDIR %s is still there", first)
-	}
-	got := strings.Fields(run(`echo $$ "$TMPDIR"; stat -c %a "$TMPDIR"; { ls -A "$TMPDIR"; ls -A "$TMPDIR/.."; } | sed 's/^/ENTRY:/'`))
-	if len(got) < 3 {
-		t.Fatalf("second run: %q", got)
-	}
-	if got[0] == "2" {
-		t.Errorf("the second run did not reuse the slot ($$ is 2): the recycled TMPDIR is untested")
-	}
-	if got[1] == first || got[2] != "700" {
-		t.Errorf("second run: TMPDIR %s mode %s, want a new name (not %s) and 700", got[1], got[2], first)
-	}
-	for _, f := range got[3:] {
-		if strings.HasPrefix(f, "ENTRY:") && f != "ENTRY:"+filepath.Base(got[1]) {
-			t.Errorf("the second run sees %q left by the first", f)
+	left := func(run string) {
+		t.Helper()
+		if ents, err := os.ReadDir(first); err == nil && len(ents) > 0 {
+			t.Errorf("after the %s run its TMPDIR %s holds %d entries", run, first, len(ents))
 		}
 	}
+	left("first")
+	check := func(name, cmd string) {
+		t.Helper()
+		got := strings.Fields(run(`echo $$ "$TMPDIR"; stat -c %a "$TMPDIR"; ls -A "$TMPDIR" | sed 's/^/ENTRY:/'; ` + cmd))
+		if len(got) < 3 {
+			t.Fatalf("%s run: %q", name, got)
+		}
+		if got[0] == "2" {
+			t.Errorf("the %s run did not reuse the slot ($$ is 2): the emptied TMPDIR is untested", name)
+		}
+		if got[2] != "700" {
+			t.Errorf("%s run: TMPDIR %s mode %s, want 700", name, got[1], got[2])
+		}
+		for _, f := range got[3:] {
+			if strings.HasPrefix(f, "ENTRY:") {
+				t.Errorf("the %s run sees %q left by the run before", name, f)
+			}
+		}
+	}
+	check("second", `chmod 755 "$TMPDIR"`)
+	left("second")
+	check("third", `:`)
+	left("third")
 }
