@@ -58,8 +58,8 @@ type slot struct {
 	tmpIno   uint64
 	tmpWatch *pathWatched
 	runs     int
-	reqs    chan startReq // closed to retire the slot
-	initPid int
+	reqs     chan startReq // closed to retire the slot
+	initPid  int
 	// children is init's children file (/proc/PID/task/PID/children),
 	// kept open to be read again from its start after each run (nil: not
 	// opened yet).
