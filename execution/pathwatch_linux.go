@@ -193,12 +193,18 @@ type pathWatched struct {
 // and resolves it again; nil when they cannot all be watched or the two
 // resolutions disagree (the finding is then not kept).
 func (w *pathWatch) watch(p string) *pathWatched {
+	w.mu.Lock()
+	fd := w.fd
+	w.mu.Unlock()
+	if fd < 0 {
+		return nil
+	}
 	dirs, err := lookupDirs(p)
 	if err != nil {
 		return nil
 	}
 	w.mu.Lock()
-	if w.fd < 0 {
+	if w.fd != fd {
 		w.mu.Unlock()
 		return nil
 	}
