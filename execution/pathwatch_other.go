@@ -21,3 +21,5 @@ func (pathWatch) refresh()                                     {}
 func (pathWatch) lookup(pathDirKey) (knownPath, bool)          { return knownPath{}, false }
 func (pathWatch) watch(string) *pathWatched                    { return nil }
 func (pathWatch) remember(pathDirKey, *pathWatched, knownPath) {}
+func (pathWatch) watchDirs([]string) *pathWatched              { return nil }
+func (pathWatch) unchanged(*pathWatched) bool                  { return false }
