@@ -222,7 +222,7 @@ func keeperServe(sock int, reqs chan<- keeperReq, refused *refusedCalls) {
 		for _, f := range files {
 			f.Close()
 		}
-		if _, err := unix.Write(sock, []byte(answer)); err != nil {
+		if err := unix.Sendmsg(sock, []byte(answer), nil, nil, unix.MSG_NOSIGNAL); err != nil {
 			os.Exit(0)
 		}
 	}
@@ -668,7 +668,7 @@ func (s *userSlot) start(cmd *exec.Cmd) (ran bool, err error) {
 	if len(fds) > 0 {
 		oob = unix.UnixRights(fds...)
 	}
-	err = unix.Sendmsg(s.sock, msg, oob, nil, 0)
+	err = unix.Sendmsg(s.sock, msg, oob, nil, unix.MSG_NOSIGNAL)
 	runtime.KeepAlive(cmd)
 	if err != nil {
 		return false, err
@@ -704,7 +704,7 @@ func (s *userSlot) start(cmd *exec.Cmd) (ran bool, err error) {
 // filter refused (into refused) and how many processes are left in the
 // namespace but init.
 func (s *userSlot) end(refused *refusedCalls) (int, error) {
-	if _, err := unix.Write(s.sock, []byte("end\n")); err != nil {
+	if err := unix.Sendmsg(s.sock, []byte("end\n"), nil, nil, unix.MSG_NOSIGNAL); err != nil {
 		return 0, err
 	}
 	answer, err := s.recv()
