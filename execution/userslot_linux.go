@@ -156,28 +156,16 @@ func keeperMain(cfgFD string) int {
 	if _, err := unix.Write(sock, []byte("ready "+strconv.Itoa(init))); err != nil {
 		return 125
 	}
-	reqs := make(chan keeperReq)
-	go keeperServe(sock, reqs, refused)
-	for req := range reqs {
-		req.done <- keeperStart(req)
-	}
+	keeperServe(sock, refused)
 	return 0
 }
 
-// keeperReq is a run's request on its way to the keeper's confined
-// thread, with the descriptors that came with it.
-type keeperReq struct {
-	run   keeperRun
-	files []*os.File
-	done  chan string
-}
-
-// keeperServe answers the runner on the socket until it closes (the
-// runner retired the keeper, or its process ended): then the keeper ends.
-// "run" starts a shell (on the confined thread); "end" reports what the
-// filter refused since the last "end" and the processes in the namespace
-// but init.
-func keeperServe(sock int, reqs chan<- keeperReq, refused *refusedCalls) {
+// keeperServe answers the runner on the socket, from the keeper's
+// confined thread, until the runner closes it (it retired the keeper, or
+// its process ended): then the keeper ends. "run" starts a shell; "end"
+// reports what the filter refused since the last "end" and the processes
+// in the namespace but init.
+func keeperServe(sock int, refused *refusedCalls) {
 	buf := make([]byte, maxKeeperMsg)
 	oob := make([]byte, unix.CmsgSpace(4*64))
 	for {
@@ -209,10 +197,7 @@ func keeperServe(sock int, reqs chan<- keeperReq, refused *refusedCalls) {
 				answer = "error " + err.Error()
 				break
 			}
-			done := make(chan string, 1)
-			reqs <- keeperReq{run, files, done}
-			answer = <-done
-			files = nil
+			answer = keeperStart(run, files)
 		case string(kind) == "end":
 			var b strings.Builder
 			fmt.Fprintf(&b, "report %d\n", nsOthers())
@@ -255,13 +240,7 @@ func nsOthers() int {
 // process group of its own, and answers "started PID" (the pid as the
 // runner sees it) or "error WHY" (the shell did not start: nothing of
 // the command ran).
-func keeperStart(req keeperReq) string {
-	defer func() {
-		for _, f := range req.files {
-			f.Close()
-		}
-	}()
-	run := req.run
+func keeperStart(run keeperRun, files []*os.File) string {
 	if len(run.Args) == 0 || len(run.Files) < 3 {
 		return "error bad request"
 	}
@@ -269,10 +248,10 @@ func keeperStart(req keeperReq) string {
 		if i < 0 {
 			return nil, true
 		}
-		if i >= len(req.files) {
+		if i >= len(files) {
 			return nil, false
 		}
-		return req.files[i], true
+		return files[i], true
 	}
 	// The directory is this thread's own (its file system context), so
 	// that the child does not change it: a failure after the fork would
