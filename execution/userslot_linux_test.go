@@ -113,6 +113,20 @@ func TestUserSlotReuse(t *testing.T) {
 			if k := keeperOf(dir); k != keeper {
 				t.Errorf("second run: kept helper %d, want %d (the same)", k, keeper)
 			}
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(keeper) + "/status"); err == nil {
+				for _, l := range strings.Split(string(b), "\n") {
+					if strings.HasPrefix(l, "VmRSS") || strings.HasPrefix(l, "Threads") {
+						t.Logf("kept helper %d: %s", keeper, strings.Join(strings.Fields(l), " "))
+					}
+				}
+			}
+			// The directory report (an extra descriptor) is passed on.
+			must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+			out = runSpec(t, context.Background(), Spec{Command: "cd sub", Dir: dir, Timeout: time.Minute, ReportDir: true,
+				Sandbox: &Confinement{Mode: mode, Roots: []string{dir}}})
+			if want := filepath.Join(dir, "sub"); out.FinalDir != want {
+				t.Errorf("final directory %q, want %q", out.FinalDir, want)
+			}
 			// The exit status and the refusals are the run's.
 			chroot := func(d SandboxDenial) bool { return d.Op == "syscall" && strings.HasPrefix(d.Path, "chroot") }
 			out = run("echo PID $$; chroot / /bin/true; exit 7", time.Minute)
