@@ -49,6 +49,11 @@ import (
 // Where the helper cannot do this (user namespaces off, a procfs it may
 // not mount), the run falls back to the older route and says what it
 // lacks (SandboxInfo.Note, SandboxSupport.Missing).
+//
+// With a PID namespace, a run starts from a kept helper of its
+// confinement (userslot_linux.go), which does all of the above once and
+// then starts one run's shell after another; this one-shot helper is the
+// route of a run that cannot use one.
 
 // helperArg0 is argv[0] of the helper.
 const helperArg0 = "shellgate-sandbox-helper"
