@@ -126,6 +126,39 @@ type pidsCgroup struct {
 	// the final pids.events count (-1: unknown).
 	empty  bool
 	events int64
+	// eventsF and tasksF are its pids.events and tasks files, kept open
+	// while this process keeps the cgroup (nil: not opened yet); a kept
+	// one is read again from its start (pread re-reads a cgroup file).
+	eventsF, tasksF *os.File
+}
+
+// eventsMax is the "max" count of the cgroup's pids.events (0 when it
+// cannot be read), read from the kept file.
+func (c *pidsCgroup) eventsMax() int64 {
+	if c.eventsF == nil {
+		f, err := os.Open(filepath.Join(c.dir, "pids.events"))
+		if err != nil {
+			return 0
+		}
+		c.eventsF = f
+	}
+	var buf [256]byte
+	n, err := c.eventsF.ReadAt(buf[:], 0)
+	if n == 0 && err != nil {
+		return 0
+	}
+	return parseEventsMax(buf[:n])
+}
+
+// remove closes the cgroup's kept files and removes it.
+func (c *pidsCgroup) remove() error {
+	for _, f := range []*os.File{c.eventsF, c.tasksF} {
+		if f != nil {
+			f.Close()
+		}
+	}
+	c.eventsF, c.tasksF = nil, nil
+	return os.Remove(c.dir)
 }
 
 // refusedForks is how many forks the cgroup's pids.max refused since
@@ -134,20 +167,15 @@ func (c *pidsCgroup) refusedForks() int64 {
 	if c == nil {
 		return 0
 	}
-	n := pidsEventsMax(c.dir)
+	n := c.eventsMax()
 	if c.empty {
 		c.events = n
 	}
 	return n - c.refused0
 }
 
-// pidsEventsMax reads the "max" count of the cgroup dir's pids.events (0
-// when it cannot be read).
-func pidsEventsMax(dir string) int64 {
-	b, err := os.ReadFile(filepath.Join(dir, "pids.events"))
-	if err != nil {
-		return 0
-	}
+// parseEventsMax is the "max" count of the pids.events text b.
+func parseEventsMax(b []byte) int64 {
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "max "); ok {
 			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
@@ -174,12 +202,12 @@ func newPidsCgroup(max int) *pidsCgroup {
 		if c.limit == max || os.WriteFile(filepath.Join(c.dir, "pids.max"), []byte(v), 0) == nil {
 			c.limit, c.refused0 = max, c.events
 			if c.refused0 < 0 {
-				c.refused0 = pidsEventsMax(c.dir)
+				c.refused0 = c.eventsMax()
 			}
 			c.empty, c.events = false, -1
 			return c
 		}
-		os.Remove(c.dir)
+		c.remove()
 	}
 	// The name holds this process's id (for sweepPidsCgroups) and a
 	// random part: a cgroup left by an earlier process of the same id
@@ -202,7 +230,9 @@ func newPidsCgroup(max int) *pidsCgroup {
 		os.Remove(dir)
 		return nil
 	}
-	return &pidsCgroup{dir: dir, limit: max, refused0: pidsEventsMax(dir), events: -1}
+	c := &pidsCgroup{dir: dir, limit: max, events: -1}
+	c.refused0 = c.eventsMax()
+	return c
 }
 
 // baseTasks is this process's cgroup's tasks file, kept open (nil: not
@@ -219,18 +249,22 @@ var baseTasks = sync.OnceValue(func() *os.File {
 	return f
 })
 
-// tasksFile opens the cgroup's tasks file for a thread to join it (see
-// joinFork); nil when it cannot, or when its pids.max leaves no room for
-// the joining thread beside the command.
+// tasksFile is the cgroup's tasks file, open for a thread to join it
+// (see joinFork) and kept open with the cgroup (the caller does not close
+// it); nil when it cannot be opened, or when its pids.max leaves no room
+// for the joining thread beside the command.
 func (c *pidsCgroup) tasksFile() *os.File {
 	if c == nil || c.limit >= 0 && c.limit < 2 {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(c.dir, "tasks"), os.O_WRONLY, 0)
-	if err != nil {
-		return nil
+	if c.tasksF == nil {
+		f, err := os.OpenFile(filepath.Join(c.dir, "tasks"), os.O_WRONLY, 0)
+		if err != nil {
+			return nil
+		}
+		c.tasksF = f
 	}
-	return f
+	return c.tasksF
 }
 
 // join moves the calling thread into the cgroup (v1: tasks takes a
@@ -284,7 +318,7 @@ func (c *pidsCgroup) end() (int, error) {
 			if idleCgroups.put(c) {
 				return killed, nil
 			}
-			if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
+			if err := c.remove(); err == nil || errors.Is(err, os.ErrNotExist) {
 				return killed, nil
 			}
 		}

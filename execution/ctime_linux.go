@@ -1,6 +1,8 @@
 package execution
 
 import (
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,19 +16,58 @@ type ctimeStat struct {
 	ctime    int64 // ns
 	// kept says the file system keeps ctimes itself (ctimeKept).
 	kept bool
+	// mountRoot says the file is the root of a mount (/proc, /sys): it
+	// cannot be renamed or removed while mounted, whatever its ctime.
+	mountRoot bool
 }
 
 // lstatCtime is lstat of p (statx, with the mount's unique id where the
 // kernel has one, for ctimeKept).
 func lstatCtime(p string) (ctimeStat, error) {
+	return statxCtime(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+// statCtime is lstatCtime of what p names (its symlinks followed).
+func statCtime(p string) (ctimeStat, error) {
+	return statxCtime(unix.AT_FDCWD, p, 0)
+}
+
+// statxCtime is statx of (dir, p) with flags, as a ctimeStat.
+func statxCtime(dir int, p string, flags int) (ctimeStat, error) {
 	var st unix.Statx_t
-	err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_SYNC_AS_STAT,
+	err := unix.Statx(dir, p, flags|unix.AT_STATX_SYNC_AS_STAT,
 		unix.STATX_TYPE|unix.STATX_INO|unix.STATX_CTIME|unix.STATX_MNT_ID_UNIQUE, &st)
 	if err != nil {
-		return ctimeStat{}, err
+		return ctimeStat{}, &os.PathError{Op: "statx", Path: p, Err: err}
+	}
+	kp := p
+	if p == "" {
+		kp = "/proc/thread-self/fd/" + strconv.Itoa(dir)
 	}
 	return ctimeStat{dev: unix.Mkdev(st.Dev_major, st.Dev_minor), ino: st.Ino, dir: st.Mode&unix.S_IFMT == unix.S_IFDIR,
-		ctime: time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)).UnixNano(), kept: ctimeKept(p, &st)}, nil
+		ctime: time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)).UnixNano(), kept: ctimeKept(kp, &st),
+		mountRoot: st.Attributes_mask&st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0}, nil
+}
+
+// realStatCtime resolves p as the kernel does and returns the real path
+// and the statCtime of one and the same open file (so that the two
+// cannot name different files when p is changed meanwhile).
+func realStatCtime(p string) (string, ctimeStat, error) {
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", ctimeStat{}, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer unix.Close(fd)
+	st, err := statxCtime(fd, "", unix.AT_EMPTY_PATH)
+	if err != nil {
+		return "", ctimeStat{}, err
+	}
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlink("/proc/thread-self/fd/"+strconv.Itoa(fd), buf)
+	if err != nil || n <= 0 || n >= len(buf) || buf[0] != '/' {
+		return "", ctimeStat{}, &os.PathError{Op: "readlink", Path: p, Err: unix.EINVAL}
+	}
+	return string(buf[:n]), st, nil
 }
 
 // ctimeKept says whether the file system of p (st is its statx) keeps

@@ -244,8 +244,8 @@ func allowed(k string, allow []string) bool {
 // the last one wins, as for the program that gets env), "" when unset.
 func EnvValue(env []string, k string) string {
 	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-			return v
+		if len(env[i]) > len(k) && env[i][len(k)] == '=' && env[i][:len(k)] == k {
+			return env[i][len(k)+1:]
 		}
 	}
 	return ""

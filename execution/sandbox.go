@@ -274,28 +274,40 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 			home = v
 		}
 	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(p string, notHome bool) {
+	seen := make(map[string]bool, 32)
+	out := make([]string, 0, 32)
+	// kind is what p is: a system directory, a directory on PATH or a
+	// root.
+	const (
+		system = iota
+		onPath
+		root
+	)
+	add := func(p string, kind int) {
 		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) || p == "/" || seen[p] {
 			return
 		}
-		if notHome && home != "" && within(filepath.Clean(home), p) {
+		if kind == onPath && home != "" && within(filepath.Clean(home), p) {
 			return // the home directory or a directory above it
 		}
 		// A directory on PATH that is (now) a symlink into the home's
 		// secrets (a virtualenv's bin in a root, replaced by a command of
-		// an earlier run) grants nothing.
-		if notHome && !inSystemDir(p) && !safeToolchainDir(p, home, nil) {
+		// an earlier run) grants nothing, in a system directory too (a
+		// root in /usr/src/app or /opt: only the directory a path names
+		// tells whether root alone changes it).
+		var st ctimeStat
+		var err error
+		if kind != root {
+			var safe bool
+			if st, safe, err = safePathDir(p, home, kind == system); err != nil || !safe {
+				return
+			}
+		} else if st, err = statCtime(p); err != nil {
 			return
 		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			return
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && ids != nil {
-			ids[p] = fileID{uint64(st.Dev), uint64(st.Ino)}
+		if ids != nil {
+			ids[p] = fileID{st.dev, st.ino}
 		}
 		seen[p] = true
 		out = append(out, p)
@@ -304,20 +316,34 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		if runtime.GOOS != "darwin" && slices.Contains(macReadDirs, d) {
 			continue // looked for in vain on every run
 		}
-		add(d, false)
+		add(d, system)
 	}
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			for _, d := range filepath.SplitList(v) {
-				add(d, true)
+				add(d, onPath)
 			}
 		}
 	}
 	for _, r := range c.Roots {
-		add(r, false)
+		add(r, root)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// namesGrantedSystemFile reports whether the symlink p names (now) a
+// file in a system directory that every confined command may read whole
+// (systemReadDirs but /etc, whose secrets are not granted, and /proc,
+// which is the command's own): what it names is granted whether or not
+// it is the file a ruleset was built with, so a kept ruleset need not
+// follow it (/etc/localtime, /etc/os-release).
+func namesGrantedSystemFile(p string) bool {
+	real, err := realPath(p)
+	if err != nil || within(real, "/etc") || within(real, "/private/etc") || within(real, "/proc") {
+		return false
+	}
+	return inSystemDir(real)
 }
 
 // inSystemDir reports whether p lies in one of systemReadDirs (which
@@ -718,7 +744,7 @@ func (c *grantCache) getStamped(dir string) (dirs, files []string, ok bool, gen 
 	c.gen++
 	c.links = nil
 	for _, p := range append(append([]string(nil), c.dirs...), c.files...) {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 && !namesGrantedSystemFile(p) {
 			c.links = append(c.links, p)
 		}
 	}

@@ -873,14 +873,10 @@ type applier struct {
 	join, leave *os.File
 }
 
+// newApplier makes the applier of one start (its channels hold the one
+// pid and the one answer: neither side waits to hand them over).
 func newApplier(lim ResourceLimits) *applier {
-	return &applier{lim: lim, stopped: make(chan int), applied: make(chan error)}
-}
-
-// apply runs on the confined thread: it hands pid over and waits.
-func (a *applier) apply(pid int) error {
-	a.stopped <- pid
-	return <-a.applied
+	return &applier{lim: lim, stopped: make(chan int, 1), applied: make(chan error, 1)}
 }
 
 // serve runs on the caller's goroutine until the start is over (done).
@@ -935,7 +931,7 @@ func setLimits(pid int, lim ResourceLimits) error {
 }
 
 // startStopped starts cmd traced, on the calling confined thread (its
-// tracer): the command stops at its exec, a.apply sets its limits, and
+// tracer): the command stops at its exec, the caller sets its limits (applier.serve), and
 // it is let go. A command that cannot be stopped and limited is killed.
 func startStopped(cmd *exec.Cmd, a *applier) error {
 	if cmd.SysProcAttr == nil {
@@ -945,27 +941,37 @@ func startStopped(cmd *exec.Cmd, a *applier) error {
 	if err := joinFork(cmd, a); err != nil {
 		return err
 	}
+	// The exec is done (a vfork): the command runs no instruction of its
+	// own before this thread lets it go, so its limits are set (by the
+	// caller's goroutine) while this thread waits for its stop.
 	pid := cmd.Process.Pid
+	a.stopped <- pid
 	var ws unix.WaitStatus
+	var werr error
 	for {
-		_, err := unix.Wait4(pid, &ws, unix.WALL|unix.WUNTRACED, nil)
-		if err == unix.EINTR {
-			continue
+		_, werr = unix.Wait4(pid, &ws, unix.WALL|unix.WUNTRACED, nil)
+		if werr != unix.EINTR {
+			break
 		}
-		if err != nil {
-			_ = cmd.Process.Kill()
-			return fmt.Errorf("sandbox: the command did not stop at its exec: %w", err)
-		}
-		break
+	}
+	// Wait for the limits to be set before anything else: the caller is
+	// done with pid then. (A command killed before its stop is reaped
+	// here first; its pid is not given to another process before the
+	// kernel's pid numbers wrap, which takes far longer than setting four
+	// limits.)
+	aerr := <-a.applied
+	if werr != nil {
+		_ = cmd.Process.Kill()
+		return fmt.Errorf("sandbox: the command did not stop at its exec: %w", werr)
 	}
 	if !ws.Stopped() {
 		// It ended (and was reaped here) before it could be limited.
 		return fmt.Errorf("sandbox: the command ended before its limits were set (%v)", ws)
 	}
-	if err := a.apply(pid); err != nil {
+	if aerr != nil {
 		_ = unix.Kill(pid, unix.SIGKILL)
 		_ = unix.PtraceDetach(pid)
-		return err
+		return aerr
 	}
 	if err := unix.PtraceDetach(pid); err != nil {
 		_ = unix.Kill(pid, unix.SIGKILL)
@@ -1710,12 +1716,16 @@ func (c *fdCache) put(k string, fd int, flags uint32) bool {
 // by this user.
 func sandboxTmpParent() (string, error) {
 	p := filepath.Join(os.TempDir(), "shellgate-sandbox-"+strconv.Itoa(os.Getuid()))
-	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return "", err
-	}
 	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
-		return "", err
+	err := unix.Lstat(p, &st)
+	if err == unix.ENOENT {
+		if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+		err = unix.Lstat(p, &st)
+	}
+	if err != nil {
+		return "", &os.PathError{Op: "lstat", Path: p, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 {
 		return "", fmt.Errorf("%s is not a private directory of this user", p)

@@ -46,17 +46,25 @@ import (
 // slot is a kept confined thread with its PID namespace.
 type slot struct {
 	key string
-	// tmp is the directory of its runs' TMPDIRs, which only its ruleset
-	// grants ("": none); each run gets a TMPDIR of a new name in it (cur),
-	// which is gone after the run: emptied, and renamed to spareTmp for
-	// the next run (a rename costs a tenth of a mkdir and rmdir).
-	tmp     string
-	tmpDir  *os.File // tmp, open (nil: none)
-	cur     string
-	runs    int
+	// tmp is the slot's directory ("": none). Its runs get, one after
+	// the other, the same TMPDIR in it, under a new name each (cur): the
+	// end of a run empties it, makes it private (0700) again and renames
+	// it to the next run's name (next). Only the slot's ruleset grants it,
+	// the directory itself (the rule holds the directory, whatever its
+	// name): nothing beside it is writable.
+	tmp    string
+	cur    string
+	next   string   // "": none ready (the slot is retired)
+	tmpF   *os.File // the TMPDIR, open
+	tmpIno uint64
+	runs   int
 	reqs    chan startReq // closed to retire the slot
 	initPid int
-	gone    chan struct{} // closed once init is reaped and the thread ended
+	// children is init's children file (/proc/PID/task/PID/children),
+	// kept open to be read again from its start after each run (nil: not
+	// opened yet).
+	children *os.File
+	gone     chan struct{} // closed once init is reaped and the thread ended
 	// calls collects what the seccomp filter refused; each run moves it
 	// into its own account (the slot serves one run at a time).
 	calls refusedCalls
@@ -155,78 +163,84 @@ func (s *slot) retire() int {
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
 	}
-	if s.tmpDir != nil {
-		s.tmpDir.Close()
+	if s.tmpF != nil {
+		s.tmpF.Close()
+	}
+	if s.children != nil {
+		s.children.Close()
 	}
 	return n
 }
 
-// spareTmp is the name of a slot's TMPDIR between runs.
-const spareTmp = ".spare"
-
-// nextTmp gives the run a TMPDIR of a new name: the spare one renamed,
-// or a new one.
-func (s *slot) nextTmp() (string, error) {
-	s.runs++
-	s.cur = filepath.Join(s.tmp, "shellgate-tmp-"+strconv.Itoa(s.runs))
-	if err := os.Rename(filepath.Join(s.tmp, spareTmp), s.cur); err == nil {
-		return s.cur, nil
-	}
-	return s.cur, os.Mkdir(s.cur, 0o700)
+// tmpName is the name, in the slot directory dir, of the slot's TMPDIR
+// for its run n.
+func tmpName(dir string, n int) string {
+	return filepath.Join(dir, "shellgate-tmp-"+strconv.Itoa(n))
 }
 
-// emptyTmp removes what the run left in its TMPDIR and in the slot's
-// directory of them, and puts the TMPDIR aside as the spare (the next
-// run finds nothing, as with a directory of its own); false if
-// something stays.
+// nextTmp gives the run the slot's TMPDIR, under its new name.
+func (s *slot) nextTmp() (string, error) {
+	s.runs++
+	s.cur = tmpName(s.tmp, s.runs)
+	if s.next != s.cur {
+		return "", errors.New("the slot's TMPDIR was not made ready")
+	}
+	s.next = ""
+	return s.cur, nil
+}
+
+// emptyTmp removes what the run left in the slot's TMPDIR, makes it
+// private (0700) again and renames it to the next run's name; false if
+// something stays, or if it is no longer the slot's directory.
 func (s *slot) emptyTmp() bool {
 	if s.tmp == "" {
 		return true
 	}
-	clear := func(dir string, keep string) bool {
-		var names []string
-		var err error
-		if dir == s.tmp && s.tmpDir != nil {
-			if _, err = s.tmpDir.Seek(0, io.SeekStart); err == nil {
-				names, err = s.tmpDir.Readdirnames(-1)
-			}
-		} else {
-			f, oerr := os.Open(dir)
-			if oerr != nil {
-				return false
-			}
-			names, err = f.Readdirnames(-1)
-			f.Close()
-		}
-		if err != nil {
-			return false
-		}
-		for _, n := range names {
-			if n != keep && os.RemoveAll(filepath.Join(dir, n)) != nil {
-				return false
-			}
-		}
-		return true
-	}
-	if !clear(s.tmp, filepath.Base(s.cur)) || !clear(s.cur, "") {
+	if _, err := s.tmpF.Seek(0, io.SeekStart); err != nil {
 		return false
 	}
+	names, err := s.tmpF.Readdirnames(-1)
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if os.RemoveAll(filepath.Join(s.cur, n)) != nil {
+			return false
+		}
+	}
 	var st unix.Stat_t
-	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() {
+	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != s.tmpIno || int(st.Uid) != os.Getuid() {
 		return false
 	}
 	if st.Mode&0o7777 != 0o700 && os.Chmod(s.cur, 0o700) != nil {
 		return false
 	}
-	return os.Rename(s.cur, filepath.Join(s.tmp, spareTmp)) == nil
+	next := tmpName(s.tmp, s.runs+1)
+	if os.Rename(s.cur, next) != nil {
+		return false
+	}
+	s.next = next
+	return true
 }
 
 // empty reports whether the slot's namespace holds nothing but init: init
 // has no child, alive or a zombie (what a run leaves is adopted by init).
 func (s *slot) empty() bool {
-	p := strconv.Itoa(s.initPid)
-	b, err := os.ReadFile("/proc/" + p + "/task/" + p + "/children")
-	return err == nil && strings.TrimSpace(string(b)) == ""
+	if s.children == nil {
+		p := strconv.Itoa(s.initPid)
+		f, err := os.Open("/proc/" + p + "/task/" + p + "/children")
+		if err != nil {
+			return false
+		}
+		s.children = f
+	}
+	// The start is enough: the file is empty or lists a pid.
+	var b [64]byte
+	n, err := s.children.ReadAt(b[:], 0)
+	if err != nil && err != io.EOF {
+		return false
+	}
+	return strings.TrimSpace(string(b[:n])) == ""
 }
 
 // moveTo moves what c recorded into dst.
@@ -273,12 +287,14 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		if r.tmpParent != "" {
 			// A TMPDIR of the slot's own, which only its ruleset grants.
 			if tmp, err = newSlotDir(r.tmpParent); err == nil {
-				err = tmpRule(fd, tmp, r.sup.ABI)
+				if err = os.Mkdir(tmpName(tmp, 1), 0o700); err == nil {
+					err = tmpRule(fd, tmpName(tmp, 1), r.sup.ABI)
+				}
 			}
 			if err != nil {
 				unix.Close(fd)
 				if tmp != "" {
-					os.Remove(tmp)
+					os.RemoveAll(tmp)
 				}
 				return nil, fmt.Errorf("sandbox temp dir: %w", err)
 			}
@@ -287,13 +303,21 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		ts.fd, ts.flags, ts.cg = fd, flags, nil
 		if s, err = newSlot(prefix+built, &ts, r.bash); err != nil {
 			if tmp != "" {
-				os.Remove(tmp)
+				os.RemoveAll(tmp)
 			}
 			return nil, err
 		}
-		s.tmp = tmp
 		if tmp != "" {
-			s.tmpDir, _ = os.Open(tmp)
+			s.tmp, s.next = tmp, tmpName(tmp, 1)
+			var st unix.Stat_t
+			if s.tmpF, err = os.Open(s.next); err == nil {
+				err = unix.Fstat(int(s.tmpF.Fd()), &st)
+			}
+			if err != nil {
+				s.retire()
+				return nil, fmt.Errorf("sandbox temp dir: %w", err)
+			}
+			s.tmpIno = st.Ino
 		}
 	}
 	if s.tmp != "" {
@@ -334,7 +358,6 @@ func (r *confinedRun) slotStart() (func() error, error) {
 			if ap.join = cg.tasksFile(); ap.join != nil {
 				// Born in the cgroup: nothing to move at its exec.
 				ap.leave, ap.cg = leave, nil
-				defer ap.join.Close()
 			}
 		}
 		err := s.start(cmd, ap)

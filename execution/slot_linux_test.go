@@ -100,6 +100,8 @@ func TestSandboxPathReplacedBetweenRuns(t *testing.T) {
 		// replace changes the file system between the runs.
 		replace func(t *testing.T, root string)
 		second  step
+		// under is the root's parent ("": a temporary directory).
+		under string
 	}{{
 		// The root itself removed and made again (a kept descriptor of
 		// the old directory would grant what is gone).
@@ -141,10 +143,35 @@ func TestSandboxPathReplacedBetweenRuns(t *testing.T) {
 			must(t, os.Symlink(ssh, bin))
 		},
 		second: step{"cat venv/bin/id_ed25519 || echo refused", "refused"},
+	}, {
+		// The same in a root inside a system directory that every
+		// command may read (/dev/shm is in /dev; workspaces live in
+		// /usr/src/app or /opt too): the directory on PATH is judged
+		// all the same.
+		name:  "PATH dir in a root in a system directory now a symlink to ~/.ssh",
+		mode:  SandboxWorkspaceWrite,
+		under: "/dev/shm",
+		setup: func(t *testing.T, root string) []string {
+			must(t, os.MkdirAll(filepath.Join(root, "venv", "bin"), 0o755))
+			return []string{filepath.Join(root, "venv", "bin")}
+		},
+		first: step{"cat " + filepath.Join(ssh, "id_ed25519") + " || echo refused", "refused"},
+		replace: func(t *testing.T, root string) {
+			bin := filepath.Join(root, "venv", "bin")
+			must(t, os.RemoveAll(bin))
+			must(t, os.Symlink(ssh, bin))
+		},
+		second: step{"cat venv/bin/id_ed25519 || echo refused", "refused"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "root")
+			if tt.under != "" {
+				dir, err := os.MkdirTemp(tt.under, "shellgate-test-")
+				must(t, err)
+				t.Cleanup(func() { os.RemoveAll(dir) })
+				root = filepath.Join(dir, "root")
+			}
 			must(t, os.Mkdir(root, 0o755))
 			var path []string
 			if tt.setup != nil {
@@ -187,9 +214,10 @@ func must(t *testing.T, err error) {
 }
 
 // TestSlotTmpFresh runs two workspace-write commands one after the other
-// in one kept slot: the second's TMPDIR has another name, is empty and
-// private (0700) although the first left files in its TMPDIR and beside
-// it and opened its mode, and the first's TMPDIR is gone.
+// in one kept slot: the first cannot write beside its TMPDIR; the
+// second's TMPDIR has another name, is empty and private (0700) although
+// the first left files in its TMPDIR and opened its mode, and the first's
+// TMPDIR is gone.
 func TestSlotTmpFresh(t *testing.T) {
 	needSlots(t)
 	dir := t.TempDir()
@@ -199,7 +227,14 @@ func TestSlotTmpFresh(t *testing.T) {
 			Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}}})
 		return out.Output.String()
 	}
-	first := strings.TrimSpace(run(`echo x > "$TMPDIR/left" && echo y > "$TMPDIR/../beside" && mkdir "$TMPDIR/d" && chmod 777 "$TMPDIR" && echo "$TMPDIR"`))
+	out := run(`{ echo y > "$TMPDIR/../beside"; } 2>/dev/null && echo WROTE-BESIDE; echo x > "$TMPDIR/left" && mkdir "$TMPDIR/d" && chmod 777 "$TMPDIR" && echo "$TMPDIR"`)
+	if strings.Contains(out, "WROTE-BESIDE") {
+		t.Errorf("the first run wrote beside its TMPDIR:\n%s", out)
+	}
+	first := strings.TrimSpace(out)
+	if !filepath.IsAbs(first) {
+		t.Fatalf("first run: %q", out)
+	}
 	if exists(first) {
 		t.Errorf("the first run's TMPDIR %s is still there", first)
 	}

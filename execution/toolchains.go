@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -98,22 +99,7 @@ func ToolchainDirs(env []string, home string, denied func(string) bool) []string
 // the file system root, not the home directory or above it, holding no
 // credentials of homeSecrets and not inside them, and not denied.
 func safeToolchainDir(d, home string, denied func(string) bool) bool {
-	if !filepath.IsAbs(d) || d == "/" {
-		return false
-	}
-	if home != "" {
-		home = filepath.Clean(home)
-		if within(home, d) {
-			return false
-		}
-		for _, s := range homeSecrets {
-			p := filepath.Join(home, s)
-			if within(p, d) || within(d, p) {
-				return false
-			}
-		}
-	}
-	if denied != nil && denied(d) {
+	if !safePlace(d, home, denied) {
 		return false
 	}
 	// The real directory must pass as well (a symlink into ~/.ssh).
@@ -122,6 +108,110 @@ func safeToolchainDir(d, home string, denied func(string) bool) bool {
 	}
 	return true
 }
+
+// safePlace is safeToolchainDir of the path d as written (its symlinks
+// not looked at).
+func safePlace(d, home string, denied func(string) bool) bool {
+	if !filepath.IsAbs(d) || d == "/" {
+		return false
+	}
+	if home != "" {
+		home = filepath.Clean(home)
+		if within(home, d) {
+			return false
+		}
+		for _, p := range homeSecretPaths(home) {
+			if within(p, d) || within(d, p) {
+				return false
+			}
+		}
+	}
+	return denied == nil || !denied(d)
+}
+
+// homeSecretPaths are homeSecrets under home (the last home asked for is
+// kept: every run asks for the same one).
+func homeSecretPaths(home string) []string {
+	if k := lastHomeSecrets.Load(); k != nil && k.home == home {
+		return k.paths
+	}
+	k := &homeSecretList{home: home}
+	for _, s := range homeSecrets {
+		k.paths = append(k.paths, filepath.Join(home, s))
+	}
+	lastHomeSecrets.Store(k)
+	return k.paths
+}
+
+type homeSecretList struct {
+	home  string
+	paths []string
+}
+
+var lastHomeSecrets atomic.Pointer[homeSecretList]
+
+// safePathDir is safeToolchainDir(d, home, nil) of a directory on PATH,
+// with the identity of the file d names (its symlinks followed); with
+// system, d is a system directory (systemReadDirs), which is judged by
+// the directory it names only, when that is another. The
+// verdict is kept under (d, home) with that file's device, inode and
+// ctime, where its file system keeps ctimes (ctimeKept) or it is the
+// root of a mount (/proc, /sys, which cannot move): the next run
+// that finds d naming the same file, unchanged, takes it with one statx
+// instead of resolving d again. What the verdict rests on cannot change
+// without the ctime: a directory has one parent, and renaming or moving
+// it sets its ctime; a new directory on a reused inode number has
+// another ctime; a symlink swapped on the way names another file. (A
+// directory above d renamed into a secret's directory keeps d's ctime:
+// the directory granted is still the one judged, with what it holds.)
+// The real path and the identity of a new verdict are read from one
+// open file, so a swap between the two cannot pair a verdict with
+// another file.
+func safePathDir(d, home string, system bool) (ctimeStat, bool, error) {
+	st, err := statCtime(d)
+	if err != nil {
+		return st, false, err
+	}
+	k := pathDirKey{d, home, system}
+	if st.kept || st.mountRoot {
+		pathDirVerdicts.Lock()
+		v, ok := pathDirVerdicts.m[k]
+		pathDirVerdicts.Unlock()
+		if ok && v.st == st {
+			return st, v.safe, nil
+		}
+	}
+	real, st, err := realStatCtime(d)
+	if err != nil {
+		return st, false, err
+	}
+	safe := (system || safePlace(d, home, nil)) && (real == d || safePlace(real, home, nil))
+	if st.kept || st.mountRoot {
+		pathDirVerdicts.Lock()
+		if len(pathDirVerdicts.m) >= 4096 {
+			clear(pathDirVerdicts.m)
+		}
+		pathDirVerdicts.m[k] = pathDirVerdict{st, safe}
+		pathDirVerdicts.Unlock()
+	}
+	return st, safe, nil
+}
+
+type pathDirKey struct {
+	dir, home string
+	system    bool
+}
+
+type pathDirVerdict struct {
+	st   ctimeStat
+	safe bool
+}
+
+// pathDirVerdicts are safePathDir's verdicts.
+var pathDirVerdicts = struct {
+	sync.Mutex
+	m map[pathDirKey]pathDirVerdict
+}{m: map[pathDirKey]pathDirVerdict{}}
 
 // realPath is filepath.EvalSymlinks (on Linux the kernel's own
 // resolution, read back from /proc: one lookup instead of one per path
@@ -229,16 +319,16 @@ func cacheEnv(env []string, dir, home string) []string {
 			proxy = dl + "," + proxy
 		}
 	}
-	set := map[string]string{
-		"GOCACHE":             filepath.Join(dir, "go-build"),
-		"GOMODCACHE":          filepath.Join(dir, "go-mod"),
-		"GOPROXY":             proxy,
-		"npm_config_cache":    filepath.Join(dir, "npm"),
-		"PIP_CACHE_DIR":       filepath.Join(dir, "pip"),
-		"CARGO_HOME":          filepath.Join(dir, "cargo"),
-		"XDG_CACHE_HOME":      filepath.Join(dir, "xdg"),
-		"YARN_CACHE_FOLDER":   filepath.Join(dir, "yarn"),
-		"npm_config_logs_dir": filepath.Join(dir, "npm", "_logs"),
+	set := [...][2]string{
+		{"GOCACHE", filepath.Join(dir, "go-build")},
+		{"GOMODCACHE", filepath.Join(dir, "go-mod")},
+		{"GOPROXY", proxy},
+		{"npm_config_cache", filepath.Join(dir, "npm")},
+		{"PIP_CACHE_DIR", filepath.Join(dir, "pip")},
+		{"CARGO_HOME", filepath.Join(dir, "cargo")},
+		{"XDG_CACHE_HOME", filepath.Join(dir, "xdg")},
+		{"YARN_CACHE_FOLDER", filepath.Join(dir, "yarn")},
+		{"npm_config_logs_dir", filepath.Join(dir, "npm", "_logs")},
 	}
 	// A variable set in any letter case replaces the ones npm would read
 	// in another case (npm_config_cache and NPM_CONFIG_CACHE).
@@ -246,8 +336,8 @@ func cacheEnv(env []string, dir, home string) []string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		drop := false
-		for s := range set {
-			if strings.EqualFold(k, s) {
+		for _, s := range set {
+			if len(k) == len(s[0]) && strings.EqualFold(k, s[0]) {
 				drop = true
 				break
 			}
@@ -256,8 +346,8 @@ func cacheEnv(env []string, dir, home string) []string {
 			out = append(out, kv)
 		}
 	}
-	for k, v := range set {
-		out = append(out, k+"="+v)
+	for _, s := range set {
+		out = append(out, s[0]+"="+s[1])
 	}
 	return out
 }
