@@ -309,8 +309,8 @@ type userSlot struct {
 	// keep: the keeper may serve another run (false: a path changed
 	// while it was made, or it failed).
 	keep bool
-	// tmps recycles the runs' TMPDIRs as a slot's (only its TMPDIR
-	// fields are set); nil: none.
+	// tmps recycles the runs' TMPDIR as a slot's (only its TMPDIR
+	// fields are set: slotTmp); nil: none.
 	tmps *slot
 }
 
@@ -502,17 +502,8 @@ func newUserSlot(prefix, mkey string, r *confinedRun) (*userSlot, error) {
 		}
 	}()
 	if r.tmpParent != "" {
-		// A TMPDIR of the keeper's own, which only its ruleset grants.
-		tmp, err := newSlotDir(r.tmpParent)
-		if err != nil {
+		if s.tmps, err = slotTmp(r.tmpParent, fd, r.sup.ABI); err != nil {
 			return nil, fmt.Errorf("sandbox temp dir: %w", err)
-		}
-		s.tmps = &slot{tmp: tmp}
-		if err := tmpRule(fd, tmp, r.sup.ABI); err != nil {
-			return nil, err
-		}
-		if s.tmps.tmpDir, err = os.Open(tmp); err != nil {
-			return nil, err
 		}
 	}
 	pins, same := pinPaths(r.ts.protect, r.ts.sockets, mkey)
@@ -714,9 +705,10 @@ func (s *userSlot) initEmpty() bool {
 }
 
 // reapNs kills and reaps this process's children in the keeper's PID
-// namespace (a shell started with CLONE_PARENT that the runner did not
-// take as its command's, or a child that failed before its exec) and
-// returns how many there were. A PID namespace's init cannot end while a
+// namespace but its init (a shell started with CLONE_PARENT that the
+// runner did not take as its command's, a child that failed before its
+// exec, or one the command started with CLONE_PARENT) and returns how
+// many there were. A PID namespace's init cannot end while a
 // process of it is left unreaped.
 func (s *userSlot) reapNs() int {
 	if s.pidns == "" {
@@ -734,8 +726,8 @@ func (s *userSlot) reapNs() int {
 		}
 		for _, c := range strings.Fields(string(b)) {
 			pid, err := strconv.Atoi(c)
-			if err != nil {
-				continue
+			if err != nil || pid == s.init {
+				continue // (init, adopted once the keeper is gone: retire's)
 			}
 			if ns, err := os.Readlink("/proc/" + c + "/ns/pid"); err != nil || ns != s.pidns {
 				continue
@@ -793,11 +785,40 @@ func (s *userSlot) retire() int {
 	closeAll(s.pins)
 	s.pins = nil
 	if s.tmps != nil {
-		if s.tmps.tmpDir != nil {
-			s.tmps.tmpDir.Close()
+		if s.tmps.tmpF != nil {
+			s.tmps.tmpF.Close()
 		}
 		os.RemoveAll(s.tmps.tmp)
 		s.tmps = nil
 	}
 	return n
+}
+
+// slotTmp makes, in parent, a directory with the TMPDIR of a keeper's
+// runs, which only the keeper's ruleset fd grants (the TMPDIR itself), as
+// slotStart makes a slot's; it returns a slot that holds only them (its
+// nextTmp and emptyTmp recycle the TMPDIR between runs).
+func slotTmp(parent string, fd, abi int) (*slot, error) {
+	tmp, err := newSlotDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	t := &slot{tmp: tmp, next: tmpName(tmp, 1)}
+	var st unix.Stat_t
+	if err = os.Mkdir(t.next, 0o700); err == nil {
+		if err = tmpRule(fd, t.next, abi); err == nil {
+			if t.tmpF, err = os.Open(t.next); err == nil {
+				err = unix.Fstat(int(t.tmpF.Fd()), &st)
+			}
+		}
+	}
+	if err != nil {
+		if t.tmpF != nil {
+			t.tmpF.Close()
+		}
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	t.tmpIno = st.Ino
+	return t, nil
 }
