@@ -304,6 +304,8 @@ type userSlot struct {
 	// /proc/PID/ns/pid reads).
 	initFD int
 	pidns  string
+	// children is init's children file, open (nil: not yet).
+	children *os.File
 	// pins hold every protected path and socket the keeper bound.
 	pins []int
 	// keep: the keeper may serve another run (false: a path changed
@@ -697,11 +699,24 @@ func (s *userSlot) end(refused *refusedCalls) (int, error) {
 	return left, nil
 }
 
-// initEmpty reports whether init has no child, alive or a zombie.
+// initEmpty reports whether init has no child, alive or a zombie (the
+// keeper's count of its namespace covers these too; this one is read
+// here, from init's children file, kept open).
 func (s *userSlot) initEmpty() bool {
-	p := strconv.Itoa(s.init)
-	b, err := os.ReadFile("/proc/" + p + "/task/" + p + "/children")
-	return err == nil && strings.TrimSpace(string(b)) == ""
+	if s.children == nil {
+		p := strconv.Itoa(s.init)
+		f, err := os.Open("/proc/" + p + "/task/" + p + "/children")
+		if err != nil {
+			return false
+		}
+		s.children = f
+	}
+	var b [64]byte
+	n, err := s.children.ReadAt(b[:], 0)
+	if err != nil && err != io.EOF {
+		return false
+	}
+	return strings.TrimSpace(string(b[:n])) == ""
 }
 
 // reapNs kills and reaps this process's children in the keeper's PID
@@ -781,6 +796,10 @@ func (s *userSlot) retire() int {
 		_, _ = unix.Wait4(s.init, &ws, unix.WNOHANG|unix.WALL, nil)
 		unix.Close(s.initFD)
 		s.initFD = -1
+	}
+	if s.children != nil {
+		s.children.Close()
+		s.children = nil
 	}
 	closeAll(s.pins)
 	s.pins = nil
