@@ -276,19 +276,13 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 	}
 	seen := make(map[string]bool, 32)
 	out := make([]string, 0, 32)
-	// kind is what p is: a system directory, a directory on PATH or a
-	// root.
-	const (
-		system = iota
-		onPath
-		root
-	)
-	add := func(p string, kind int) {
+	knownPaths.refresh()
+	add := func(p string, kind dirKind) {
 		p = filepath.Clean(p)
 		if !filepath.IsAbs(p) || p == "/" || seen[p] {
 			return
 		}
-		if kind == onPath && home != "" && within(filepath.Clean(home), p) {
+		if kind == pathDir && home != "" && within(filepath.Clean(home), p) {
 			return // the home directory or a directory above it
 		}
 		// A directory on PATH that is (now) a symlink into the home's
@@ -296,14 +290,8 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		// an earlier run) grants nothing, in a system directory too (a
 		// root in /usr/src/app or /opt: only the directory a path names
 		// tells whether root alone changes it).
-		var st ctimeStat
-		var err error
-		if kind != root {
-			var safe bool
-			if st, safe, err = safePathDir(p, home, kind == system); err != nil || !safe {
-				return
-			}
-		} else if st, err = statCtime(p); err != nil {
+		st, safe, err := safePathDir(p, home, kind)
+		if err != nil || !safe {
 			return
 		}
 		if ids != nil {
@@ -316,17 +304,17 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 		if runtime.GOOS != "darwin" && slices.Contains(macReadDirs, d) {
 			continue // looked for in vain on every run
 		}
-		add(d, system)
+		add(d, systemDir)
 	}
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			for _, d := range filepath.SplitList(v) {
-				add(d, onPath)
+				add(d, pathDir)
 			}
 		}
 	}
 	for _, r := range c.Roots {
-		add(r, root)
+		add(r, rootDir)
 	}
 	sort.Strings(out)
 	return out
@@ -334,13 +322,14 @@ func readDirsIDs(c *Confinement, env []string, ids map[string]fileID) []string {
 
 // namesGrantedSystemFile reports whether the symlink p names (now) a
 // file in a system directory that every confined command may read whole
-// (systemReadDirs but /etc, whose secrets are not granted, and /proc,
-// which is the command's own): what it names is granted whether or not
-// it is the file a ruleset was built with, so a kept ruleset need not
-// follow it (/etc/localtime, /etc/os-release).
+// (systemReadDirs but /etc, whose secrets are not granted; /proc is
+// granted whole, the command's own procfs where it has one): what it
+// names is granted whether or not it is the file a ruleset was built
+// with, so a kept ruleset need not follow it (/etc/localtime,
+// /etc/os-release, /etc/mtab).
 func namesGrantedSystemFile(p string) bool {
 	real, err := realPath(p)
-	if err != nil || within(real, "/etc") || within(real, "/private/etc") || within(real, "/proc") {
+	if err != nil || within(real, "/etc") || within(real, "/private/etc") {
 		return false
 	}
 	return inSystemDir(real)
@@ -381,7 +370,7 @@ func rootDirs(c *Confinement) []string {
 		if !filepath.IsAbs(r) || seen[r] {
 			continue
 		}
-		if _, err := os.Stat(r); err != nil {
+		if _, _, err := safePathDir(r, "", rootDir); err != nil {
 			continue
 		}
 		seen[r] = true
@@ -709,6 +698,9 @@ type grantCache struct {
 	// symlinks (what they name may change while the directory does not).
 	gen   uint64
 	links []string
+	// watched watches the stamped directories (nil: not watched): while
+	// nothing changed in them, the listing stands without a stat.
+	watched *pathWatched
 }
 
 func (c *grantCache) get(dir string) (dirs, files []string, ok bool) {
@@ -722,6 +714,9 @@ func (c *grantCache) getStamped(dir string) (dirs, files []string, ok bool, gen 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dir == dir && c.stamps != nil {
+		if knownPaths.unchanged(c.watched) {
+			return c.dirs, c.files, c.ok, c.gen, c.links
+		}
 		fresh := true
 		for d, t := range c.stamps {
 			if fi, err := os.Stat(d); err != nil || !fi.ModTime().Equal(t) {
@@ -734,11 +729,15 @@ func (c *grantCache) getStamped(dir string) (dirs, files []string, ok bool, gen 
 		}
 	}
 	stamps := map[string]time.Time{}
+	var watch []string
 	for _, d := range append([]string{dir}, secretParents(dir, etcSecrets)...) {
 		if fi, err := os.Stat(d); err == nil {
 			stamps[d] = fi.ModTime()
+			watch = append(watch, d)
 		}
 	}
+	// Watched before it is listed: a change while it is listed is seen.
+	c.watched = knownPaths.watchDirs(watch)
 	c.dirs, c.files, c.ok = grantExcept(dir, etcSecrets)
 	c.dir, c.stamps = dir, stamps
 	c.gen++

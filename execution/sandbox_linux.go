@@ -586,14 +586,17 @@ func (r *confinedRun) addReads() {
 func absDirs(list []string, ids map[string]fileID) []string {
 	var out []string
 	for _, d := range list {
-		var st unix.Stat_t
-		if !filepath.IsAbs(d) || unix.Stat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		if !filepath.IsAbs(d) {
 			continue
 		}
 		d = filepath.Clean(d)
+		st, _, err := safePathDir(d, "", rootDir) // its identity only
+		if err != nil || !st.dir {
+			continue
+		}
 		out = append(out, d)
 		if ids != nil {
-			ids[d] = fileID{st.Dev, st.Ino}
+			ids[d] = fileID{st.dev, st.ino}
 		}
 	}
 	return out

@@ -52,12 +52,12 @@ type slot struct {
 	// it to the next run's name (next). Only the slot's ruleset grants it,
 	// the directory itself (the rule holds the directory, whatever its
 	// name): nothing beside it is writable.
-	tmp    string
-	cur    string
-	next   string   // "": none ready (the slot is retired)
-	tmpF   *os.File // the TMPDIR, open
-	tmpIno uint64
-	runs   int
+	tmp     string
+	cur     string
+	next    string   // "": none ready (the slot is retired)
+	tmpF    *os.File // the TMPDIR, open
+	tmpIno  uint64
+	runs    int
 	reqs    chan startReq // closed to retire the slot
 	initPid int
 	// children is init's children file (/proc/PID/task/PID/children),

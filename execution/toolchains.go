@@ -2,7 +2,9 @@ package execution
 
 import (
 	"bufio"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,29 +152,53 @@ type homeSecretList struct {
 
 var lastHomeSecrets atomic.Pointer[homeSecretList]
 
+// dirKind is what a directory readDirsIDs grants is.
+type dirKind uint8
+
+const (
+	systemDir dirKind = iota // in systemReadDirs
+	pathDir                  // on PATH
+	rootDir                  // a root
+)
+
 // safePathDir is safeToolchainDir(d, home, nil) of a directory on PATH,
-// with the identity of the file d names (its symlinks followed); with
-// system, d is a system directory (systemReadDirs), which is judged by
-// the directory it names only, when that is another. The
-// verdict is kept under (d, home) with that file's device, inode and
-// ctime, where its file system keeps ctimes (ctimeKept) or it is the
-// root of a mount (/proc, /sys, which cannot move): the next run
-// that finds d naming the same file, unchanged, takes it with one statx
-// instead of resolving d again. What the verdict rests on cannot change
-// without the ctime: a directory has one parent, and renaming or moving
-// it sets its ctime; a new directory on a reused inode number has
-// another ctime; a symlink swapped on the way names another file. (A
-// directory above d renamed into a secret's directory keeps d's ctime:
-// the directory granted is still the one judged, with what it holds.)
-// The real path and the identity of a new verdict are read from one
-// open file, so a swap between the two cannot pair a verdict with
-// another file.
-func safePathDir(d, home string, system bool) (ctimeStat, bool, error) {
-	st, err := statCtime(d)
-	if err != nil {
-		return st, false, err
+// with the identity of the file d names (its symlinks followed); a
+// system directory (systemReadDirs) is judged by the directory it names
+// only, when that is another; a root is not judged (it is granted). What
+// is found is kept by knownPaths while nothing it rests on changes.
+// Else the verdict is kept under (d, home, kind) with the device, inode
+// and ctime of the file d names, where its file system keeps ctimes
+// (ctimeKept) or it is the root of a mount (/proc, /sys, which cannot
+// move): the next run that finds d naming the same file, unchanged,
+// takes it with one statx instead of resolving d again. What the verdict
+// rests on cannot change without the ctime: a directory has one parent,
+// and renaming or moving it sets its ctime; a new directory on a reused
+// inode number has another ctime; a symlink swapped on the way names
+// another file. (A directory above d renamed into a secret's directory
+// keeps d's ctime: the directory granted is still the one judged, with
+// what it holds.) The real path and the identity of a new verdict are
+// read from one open file, so a swap between the two cannot pair a
+// verdict with another file.
+func safePathDir(d, home string, kind dirKind) (ctimeStat, bool, error) {
+	k := pathDirKey{d, home, kind}
+	if v, ok := knownPaths.lookup(k); ok {
+		return v.st, v.safe, v.err
 	}
-	k := pathDirKey{d, home, system}
+	pw := knownPaths.watch(d)
+	st, safe, err := judgePathDir(k)
+	if pw != nil && (err == nil || errors.Is(err, fs.ErrNotExist)) {
+		knownPaths.remember(k, pw, knownPath{st, safe, err})
+	}
+	return st, safe, err
+}
+
+// judgePathDir is safePathDir without knownPaths.
+func judgePathDir(k pathDirKey) (ctimeStat, bool, error) {
+	d, home := k.dir, k.home
+	st, err := statCtime(d)
+	if err != nil || k.kind == rootDir {
+		return st, err == nil, err
+	}
 	if st.kept || st.mountRoot {
 		pathDirVerdicts.Lock()
 		v, ok := pathDirVerdicts.m[k]
@@ -185,7 +211,7 @@ func safePathDir(d, home string, system bool) (ctimeStat, bool, error) {
 	if err != nil {
 		return st, false, err
 	}
-	safe := (system || safePlace(d, home, nil)) && (real == d || safePlace(real, home, nil))
+	safe := (k.kind == systemDir || safePlace(d, home, nil)) && (real == d || safePlace(real, home, nil))
 	if st.kept || st.mountRoot {
 		pathDirVerdicts.Lock()
 		if len(pathDirVerdicts.m) >= 4096 {
@@ -199,7 +225,7 @@ func safePathDir(d, home string, system bool) (ctimeStat, bool, error) {
 
 type pathDirKey struct {
 	dir, home string
-	system    bool
+	kind      dirKind
 }
 
 type pathDirVerdict struct {

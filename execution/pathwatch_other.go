@@ -1,0 +1,23 @@
+//go:build !linux
+
+package execution
+
+// knownPath is a kept finding of readDirsIDs (none are kept here: see
+// pathwatch_linux.go).
+type knownPath struct {
+	st   ctimeStat
+	safe bool
+	err  error
+}
+
+type pathWatch struct{}
+
+type pathWatched struct{}
+
+// knownPaths keeps nothing here.
+var knownPaths pathWatch
+
+func (pathWatch) refresh()                                     {}
+func (pathWatch) lookup(pathDirKey) (knownPath, bool)          { return knownPath{}, false }
+func (pathWatch) watch(string) *pathWatched                    { return nil }
+func (pathWatch) remember(pathDirKey, *pathWatched, knownPath) {}
