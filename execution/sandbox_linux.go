@@ -496,6 +496,9 @@ func (r *confinedRun) prepare() (func() error, error) {
 	if r.ts.pidns {
 		return r.slotStart()
 	}
+	if r.ts.helper {
+		return r.helperStart() // userslot_linux.go
+	}
 	kept, err := r.ruleset(key)
 	if err != nil {
 		return nil, err
@@ -611,9 +614,9 @@ func (r *confinedRun) workspaceWrite() error {
 	if err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)
 	}
-	if linuxSandbox.pidns {
-		// The run's slot has a TMPDIR of its own, emptied between its
-		// runs (slotStart).
+	if linuxSandbox.pidns || userSlotsOn() {
+		// The run's slot (or kept helper) has a TMPDIR of its own,
+		// emptied between its runs (slotStart, helperStart).
 		r.tmpParent = parent
 	} else if r.tmp, err = os.MkdirTemp(parent, "shellgate-tmp-"); err != nil {
 		return fmt.Errorf("sandbox temp dir: %w", err)

@@ -5,6 +5,7 @@ package execution
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,6 +49,11 @@ import (
 // Where the helper cannot do this (user namespaces off, a procfs it may
 // not mount), the run falls back to the older route and says what it
 // lacks (SandboxInfo.Note, SandboxSupport.Missing).
+//
+// With a PID namespace, a run starts from a kept helper of its
+// confinement (userslot_linux.go), which does all of the above once and
+// then starts one run's shell after another; this one-shot helper is the
+// route of a run that cannot use one.
 
 // helperArg0 is argv[0] of the helper.
 const helperArg0 = "shellgate-sandbox-helper"
@@ -128,32 +134,18 @@ func helperMain(cfgFD string, argv []string) int {
 		return fail(fmt.Errorf("protect paths: %w", err))
 	}
 	if !cfg.NoPidns {
-		if err := enterHelperPidns(argv[0], cfg, report); err != nil {
-			return fail(err)
-		}
-	} else {
-		unix.Close(cfg.End)
-	}
-	if err := dropCapabilities(); err != nil {
-		return fail(fmt.Errorf("drop capabilities: %w", err))
-	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail(fmt.Errorf("no_new_privs: %w", err))
-	}
-	refused := &refusedCalls{}
-	if seccompAvailable {
-		lfd, err := installSeccomp(0, cfg.Notify, cfg.MemLimit)
+		init, err := enterHelperPidns(argv[0], cfg.End, cfg.Ruleset)
 		if err != nil {
 			return fail(err)
 		}
-		if lfd >= 0 {
-			go superviseSeccomp(lfd, refused)
-		}
+		fmt.Fprintf(report, "init %d\n", init)
+	} else {
+		unix.Close(cfg.End)
 	}
-	if err := ll.LandlockRestrictSelf(cfg.Ruleset, cfg.Flags); err != nil {
-		return fail(fmt.Errorf("landlock_restrict_self: %w", err))
+	refused := &refusedCalls{}
+	if err := confineHelperThread(cfg.Ruleset, cfg.Flags, cfg.Notify, cfg.MemLimit, refused); err != nil {
+		return fail(err)
 	}
-	unix.Close(cfg.Ruleset)
 	if cfg.Probe {
 		argv = []string{argv[0], "-c", ":"}
 	}
@@ -184,14 +176,7 @@ func helperMain(cfgFD string, argv []string) int {
 	// The supervisor records a refusal before it answers it, so the
 	// shell's are all in (it never ends before this process: this
 	// thread has the filter too).
-	refused.mu.Lock()
-	if refused.mem > 0 {
-		fmt.Fprintf(report, "memory %d %d\n", refused.mem, refused.memMax)
-	}
-	for _, name := range refused.order {
-		fmt.Fprintf(report, "refused %d %s\n", refused.count[name], name)
-	}
-	refused.mu.Unlock()
+	writeRefusals(report, refused)
 	report.Close()
 	ws, _ := sh.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
@@ -206,26 +191,53 @@ func helperMain(cfgFD string, argv []string) int {
 }
 
 // enterHelperPidns gives the children of the calling thread a new PID
-// namespace, starts its init (startPipeInit) and reports its pid, mounts
-// the namespace's procfs on /proc and grants it in the ruleset.
-func enterHelperPidns(bash string, cfg helperConfig, report io.Writer) error {
+// namespace, starts its init (startPipeInit, waiting on the descriptor
+// end), mounts the namespace's procfs on /proc and grants it in the
+// ruleset; it returns the init's pid.
+func enterHelperPidns(bash string, end, ruleset int) (int, error) {
 	// The os package learns once, by forking a child, whether pidfds
 	// work: that child must not become the new namespace's init.
 	if p, err := os.FindProcess(os.Getpid()); err == nil {
 		p.Release()
 	}
 	if err := unix.Unshare(unix.CLONE_NEWPID); err != nil {
-		return fmt.Errorf("PID namespace: %w", err)
+		return 0, fmt.Errorf("PID namespace: %w", err)
 	}
-	init, err := startPipeInit(bash, cfg.End)
+	init, err := startPipeInit(bash, end)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	fmt.Fprintf(report, "init %d\n", init)
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "pidns=/proc/thread-self/ns/pid_for_children"); err != nil {
-		return fmt.Errorf("mount the namespace's procfs: %w", err)
+		return 0, fmt.Errorf("mount the namespace's procfs: %w", err)
 	}
-	return grantProc(cfg.Ruleset)
+	return init, grantProc(ruleset)
+}
+
+// confineHelperThread confines the calling (locked) thread of a helper
+// as the root route confines its threads: no capabilities, no_new_privs,
+// the seccomp filter (whose refusals, with notify, go to refused) and
+// the Landlock ruleset, which it closes.
+func confineHelperThread(ruleset int, flags uint32, notify bool, memLimit uint64, refused *refusedCalls) error {
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if seccompAvailable {
+		lfd, err := installSeccomp(0, notify, memLimit)
+		if err != nil {
+			return err
+		}
+		if lfd >= 0 {
+			go superviseSeccomp(lfd, refused)
+		}
+	}
+	if err := ll.LandlockRestrictSelf(ruleset, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	unix.Close(ruleset)
+	return nil
 }
 
 // startPipeInit starts the PID namespace's init on the calling thread
@@ -369,26 +381,49 @@ func (h *helperRun) started(refused *refusedCalls) {
 						h.initFD = fd
 					}
 				}
-			case "refused":
-				n, name, _ := strings.Cut(rest, " ")
-				c, _ := strconv.Atoi(n)
-				for i := 0; i < c && i < 1<<20; i++ {
-					refused.add(name)
-				}
-			case "memory":
-				n, size, _ := strings.Cut(rest, " ")
-				c, _ := strconv.Atoi(n)
-				m, _ := strconv.ParseUint(size, 10, 64)
-				refused.mu.Lock()
-				refused.mem += c
-				refused.memMax = max(refused.memMax, m)
-				refused.mu.Unlock()
 			case "error":
 				h.errLine = rest
+			default:
+				addRefusal(kind, rest, refused)
 			}
 		}
 		h.reportR.Close()
 	}()
+}
+
+// addRefusal adds a helper's report line ("refused N NAME" or "memory N
+// MAX") to refused; other lines are ignored.
+func addRefusal(kind, rest string, refused *refusedCalls) {
+	switch kind {
+	case "refused":
+		n, name, _ := strings.Cut(rest, " ")
+		c, _ := strconv.Atoi(n)
+		for i := 0; i < c && i < 1<<20; i++ {
+			refused.add(name)
+		}
+	case "memory":
+		n, size, _ := strings.Cut(rest, " ")
+		c, _ := strconv.Atoi(n)
+		m, _ := strconv.ParseUint(size, 10, 64)
+		refused.mu.Lock()
+		refused.mem += c
+		refused.memMax = max(refused.memMax, m)
+		refused.mu.Unlock()
+	}
+}
+
+// writeRefusals writes what refused holds as a helper's report lines
+// (addRefusal reads them) and empties it.
+func writeRefusals(w io.Writer, refused *refusedCalls) {
+	refused.mu.Lock()
+	defer refused.mu.Unlock()
+	if refused.mem > 0 {
+		fmt.Fprintf(w, "memory %d %d\n", refused.mem, refused.memMax)
+	}
+	for _, name := range refused.order {
+		fmt.Fprintf(w, "refused %d %s\n", refused.count[name], name)
+	}
+	refused.order, refused.count, refused.mem, refused.memMax = nil, nil, 0, 0
 }
 
 // end ends the run's PID namespace (its init reads the end of the pipe)
@@ -454,16 +489,38 @@ func lockedFlags(fd int) uintptr {
 }
 
 // viaHelper records the isolation a command started through the helper
-// gets and makes the command start it: the protected paths and sockets
-// are the helper's to bind, not the starting thread's.
+// gets: the protected paths and sockets are the helper's to bind, not the
+// starting thread's. Which helper, a kept one (userslot_linux.go) or one
+// of the run's own (oneShot), helperStart decides.
 func (r *confinedRun) viaHelper() error {
-	ts := r.ts
 	r.recordIsolation(helperPidns.ok, helperPidns.err)
-	ts.helper = true
+	r.ts.helper = true
+	return nil
+}
+
+// oneShot makes the command start through a helper of its own, which
+// ends with the command (see above), and returns the function that
+// starts it: the run gets a TMPDIR of its own where it has none yet.
+func (r *confinedRun) oneShot() (func() error, error) {
+	ts := r.ts
+	if r.tmpParent != "" && r.tmp == "" {
+		tmp, err := os.MkdirTemp(r.tmpParent, "shellgate-tmp-")
+		if err != nil {
+			return nil, fmt.Errorf("sandbox temp dir: %w", err)
+		}
+		r.tmp = tmp
+		r.sets.read = append(r.sets.read, tmp)
+		r.sets.write = append(r.sets.write, tmp)
+		r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", tmp)
+	}
 	r.helper = useHelper(r.cmd, ts.protect, ts.sockets, r.c.Network)
 	r.helper.cfg.NoPidns = !helperPidns.ok
 	ts.protect, ts.sockets = nil, nil
-	return nil
+	kept, err := r.ruleset("")
+	if err != nil {
+		return nil, err
+	}
+	return r.wrapHelper(r.starter(kept)), nil
 }
 
 // wrapHelper returns start, which starts the helper when the run goes
@@ -472,6 +529,11 @@ func (r *confinedRun) viaHelper() error {
 func (r *confinedRun) wrapHelper(start func() error) func() error {
 	h := r.helper
 	if h == nil {
+		if r.ts.helper {
+			// The starting thread confines nothing itself: without the
+			// helper the command must not start.
+			return func() error { return errors.New("sandbox: the helper was not set up, so nothing ran") }
+		}
 		return start
 	}
 	cmd, ts, refused := r.cmd, r.ts, r.refused
