@@ -46,20 +46,10 @@ import (
 // slot is a kept confined thread with its PID namespace.
 type slot struct {
 	key string
-	// tmp is the slot's directory ("": none). Its runs get, one after
-	// the other, the same TMPDIR in it (cur): the end of a run empties it
-	// and makes it private (0700) again. Only the slot's ruleset grants
-	// it, the directory itself: nothing beside it is writable. tmpWatch
-	// watches it: a run that made, removed or renamed nothing in it and
-	// changed none of its attributes leaves nothing to look at.
-	tmp      string
-	cur      string
-	tmpF     *os.File // the TMPDIR, open
-	tmpIno   uint64
-	tmpWatch *pathWatched
-	runs     int
-	reqs     chan startReq // closed to retire the slot
-	initPid  int
+	// tmps is the slot's TMPDIR (nil: none).
+	tmps    *slotTmpDir
+	reqs    chan startReq // closed to retire the slot
+	initPid int
 	// children is init's children file (/proc/PID/task/PID/children),
 	// kept open to be read again from its start after each run (nil: not
 	// opened yet).
@@ -160,12 +150,7 @@ func (s *slot) retire() int {
 	_ = unix.Kill(s.initPid, unix.SIGKILL)
 	close(s.reqs)
 	<-s.gone
-	if s.tmp != "" {
-		os.RemoveAll(s.tmp)
-	}
-	if s.tmpF != nil {
-		s.tmpF.Close()
-	}
+	s.tmps.remove()
 	if s.children != nil {
 		s.children.Close()
 	}
@@ -175,57 +160,106 @@ func (s *slot) retire() int {
 // slotTmp is the name of a slot's TMPDIR in its directory.
 const slotTmp = "tmp"
 
-// nextTmp gives the run the slot's TMPDIR.
-func (s *slot) nextTmp() (string, error) {
-	s.runs++
-	return s.cur, nil
+// slotTmpDir is a kept TMPDIR (a slot's, a kept helper's): its runs get,
+// one after the other, the same directory (cur, in the directory tmp):
+// the end of a run empties it and makes it private (0700) again. Only
+// the ruleset it was made for grants it, the directory itself: nothing
+// beside it is writable. watch watches it: a run that made, removed or
+// renamed nothing in it and changed none of its attributes leaves
+// nothing to look at.
+type slotTmpDir struct {
+	tmp, cur string
+	f        *os.File // cur, open
+	ino      uint64
+	watch    *pathWatched
 }
 
-// emptyTmp removes what the run left in the slot's TMPDIR and makes it
-// private (0700) again; false if something stays, or if it is no longer
-// the slot's directory. Nothing is looked at when the watch of the
-// TMPDIR reported nothing: it is empty and private as it was.
-func (s *slot) emptyTmp() bool {
-	if s.tmp == "" || knownPaths.unchanged(s.tmpWatch) {
+// newSlotTmpDir makes, in parent, a slot directory with its TMPDIR, and
+// grants the TMPDIR in the ruleset fd.
+func newSlotTmpDir(parent string, fd, abi int) (*slotTmpDir, error) {
+	tmp, err := newSlotDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	t := &slotTmpDir{tmp: tmp, cur: filepath.Join(tmp, slotTmp)}
+	var st unix.Stat_t
+	if err = os.Mkdir(t.cur, 0o700); err == nil {
+		if err = tmpRule(fd, t.cur, abi); err == nil {
+			if t.f, err = os.Open(t.cur); err == nil {
+				err = unix.Fstat(int(t.f.Fd()), &st)
+			}
+		}
+	}
+	if err != nil {
+		t.remove()
+		return nil, err
+	}
+	t.ino = st.Ino
+	t.watch = knownPaths.watchDirs([]string{t.cur})
+	return t, nil
+}
+
+// remove removes the TMPDIR and its slot directory (nil: nothing).
+func (t *slotTmpDir) remove() {
+	if t == nil {
+		return
+	}
+	if t.f != nil {
+		t.f.Close()
+	}
+	os.RemoveAll(t.tmp)
+}
+
+// nextTmp gives the run the TMPDIR.
+func (t *slotTmpDir) nextTmp() (string, error) {
+	return t.cur, nil
+}
+
+// emptyTmp removes what the run left in the TMPDIR and makes it private
+// (0700) again; false if something stays, or if it is no longer the
+// directory made. Nothing is looked at when the watch of the TMPDIR
+// reported nothing: it is empty and private as it was.
+func (t *slotTmpDir) emptyTmp() bool {
+	if t == nil || knownPaths.unchanged(t.watch) {
 		return true
 	}
-	if !s.clearTmp() {
+	if !t.clearTmp() {
 		return false
 	}
 	// Watched again before it is looked at: what is found holds until
 	// the watch reports a change.
-	s.tmpWatch = knownPaths.watchDirs([]string{s.cur})
+	t.watch = knownPaths.watchDirs([]string{t.cur})
 	var st unix.Stat_t
-	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != s.tmpIno || int(st.Uid) != os.Getuid() || st.Mode&0o7777 != 0o700 {
+	if err := unix.Lstat(t.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != t.ino || int(st.Uid) != os.Getuid() || st.Mode&0o7777 != 0o700 {
 		return false
 	}
-	if _, err := s.tmpF.Seek(0, io.SeekStart); err != nil {
+	if _, err := t.f.Seek(0, io.SeekStart); err != nil {
 		return false
 	}
-	names, err := s.tmpF.Readdirnames(1)
+	names, err := t.f.Readdirnames(1)
 	return len(names) == 0 && err == io.EOF
 }
 
-// clearTmp removes the entries of the slot's TMPDIR and makes it private
-// (0700) again.
-func (s *slot) clearTmp() bool {
-	if _, err := s.tmpF.Seek(0, io.SeekStart); err != nil {
+// clearTmp removes the entries of the TMPDIR and makes it private (0700)
+// again.
+func (t *slotTmpDir) clearTmp() bool {
+	if _, err := t.f.Seek(0, io.SeekStart); err != nil {
 		return false
 	}
-	names, err := s.tmpF.Readdirnames(-1)
+	names, err := t.f.Readdirnames(-1)
 	if err != nil {
 		return false
 	}
 	for _, n := range names {
-		if os.RemoveAll(filepath.Join(s.cur, n)) != nil {
+		if os.RemoveAll(filepath.Join(t.cur, n)) != nil {
 			return false
 		}
 	}
 	var st unix.Stat_t
-	if err := unix.Lstat(s.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != s.tmpIno || int(st.Uid) != os.Getuid() {
+	if err := unix.Lstat(t.cur, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != t.ino || int(st.Uid) != os.Getuid() {
 		return false
 	}
-	return st.Mode&0o7777 == 0o700 || os.Chmod(s.cur, 0o700) == nil
+	return st.Mode&0o7777 == 0o700 || os.Chmod(t.cur, 0o700) == nil
 }
 
 // empty reports whether the slot's namespace holds nothing but init: init
@@ -288,46 +322,24 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		}
 		// The slot is kept under what its rules hold (a path may have
 		// changed since ruleIdentity looked).
-		tmp := ""
+		var tmps *slotTmpDir
 		if r.tmpParent != "" {
 			// A TMPDIR of the slot's own, which only its ruleset grants.
-			if tmp, err = newSlotDir(r.tmpParent); err == nil {
-				if err = os.Mkdir(filepath.Join(tmp, slotTmp), 0o700); err == nil {
-					err = tmpRule(fd, filepath.Join(tmp, slotTmp), r.sup.ABI)
-				}
-			}
-			if err != nil {
+			if tmps, err = newSlotTmpDir(r.tmpParent, fd, r.sup.ABI); err != nil {
 				unix.Close(fd)
-				if tmp != "" {
-					os.RemoveAll(tmp)
-				}
 				return nil, fmt.Errorf("sandbox temp dir: %w", err)
 			}
 		}
 		ts := *r.ts
 		ts.fd, ts.flags, ts.cg = fd, flags, nil
 		if s, err = newSlot(prefix+built, &ts, r.bash); err != nil {
-			if tmp != "" {
-				os.RemoveAll(tmp)
-			}
+			tmps.remove()
 			return nil, err
 		}
-		if tmp != "" {
-			s.tmp, s.cur = tmp, filepath.Join(tmp, slotTmp)
-			var st unix.Stat_t
-			if s.tmpF, err = os.Open(s.cur); err == nil {
-				err = unix.Fstat(int(s.tmpF.Fd()), &st)
-			}
-			if err != nil {
-				s.retire()
-				return nil, fmt.Errorf("sandbox temp dir: %w", err)
-			}
-			s.tmpIno = st.Ino
-			s.tmpWatch = knownPaths.watchDirs([]string{s.cur})
-		}
+		s.tmps = tmps
 	}
-	if s.tmp != "" {
-		tmp, err := s.nextTmp()
+	if s.tmps != nil {
+		tmp, err := s.tmps.nextTmp()
 		if err != nil {
 			s.retire()
 			return nil, fmt.Errorf("sandbox temp dir: %w", err)
@@ -343,7 +355,7 @@ func (r *confinedRun) slotStart() (func() error, error) {
 		s.calls.moveTo(r.refused)
 		// The shell was waited for and the namespace is empty: nothing
 		// of this run is left in it.
-		if started && cmd.ProcessState != nil && s.empty() && s.emptyTmp() {
+		if started && cmd.ProcessState != nil && s.empty() && s.tmps.emptyTmp() {
 			if cg != nil {
 				// Every process of the command was in the namespace.
 				cg.empty = true

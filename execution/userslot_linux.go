@@ -311,9 +311,8 @@ type userSlot struct {
 	// keep: the keeper may serve another run (false: a path changed
 	// while it was made, or it failed).
 	keep bool
-	// tmps recycles the runs' TMPDIR as a slot's (only its TMPDIR
-	// fields are set: slotTmp); nil: none.
-	tmps *slot
+	// tmps is the runs' TMPDIR, kept as a slot's; nil: none.
+	tmps *slotTmpDir
 }
 
 // userSlots keeps the idle keepers, least recently used first.
@@ -504,7 +503,7 @@ func newUserSlot(prefix, mkey string, r *confinedRun) (*userSlot, error) {
 		}
 	}()
 	if r.tmpParent != "" {
-		if s.tmps, err = slotTmp(r.tmpParent, fd, r.sup.ABI); err != nil {
+		if s.tmps, err = newSlotTmpDir(r.tmpParent, fd, r.sup.ABI); err != nil {
 			return nil, fmt.Errorf("sandbox temp dir: %w", err)
 		}
 	}
@@ -803,41 +802,7 @@ func (s *userSlot) retire() int {
 	}
 	closeAll(s.pins)
 	s.pins = nil
-	if s.tmps != nil {
-		if s.tmps.tmpF != nil {
-			s.tmps.tmpF.Close()
-		}
-		os.RemoveAll(s.tmps.tmp)
-		s.tmps = nil
-	}
+	s.tmps.remove()
+	s.tmps = nil
 	return n
-}
-
-// slotTmp makes, in parent, a directory with the TMPDIR of a keeper's
-// runs, which only the keeper's ruleset fd grants (the TMPDIR itself), as
-// slotStart makes a slot's; it returns a slot that holds only them (its
-// nextTmp and emptyTmp recycle the TMPDIR between runs).
-func slotTmp(parent string, fd, abi int) (*slot, error) {
-	tmp, err := newSlotDir(parent)
-	if err != nil {
-		return nil, err
-	}
-	t := &slot{tmp: tmp, next: tmpName(tmp, 1)}
-	var st unix.Stat_t
-	if err = os.Mkdir(t.next, 0o700); err == nil {
-		if err = tmpRule(fd, t.next, abi); err == nil {
-			if t.tmpF, err = os.Open(t.next); err == nil {
-				err = unix.Fstat(int(t.tmpF.Fd()), &st)
-			}
-		}
-	}
-	if err != nil {
-		if t.tmpF != nil {
-			t.tmpF.Close()
-		}
-		os.RemoveAll(tmp)
-		return nil, err
-	}
-	t.tmpIno = st.Ino
-	return t, nil
 }
