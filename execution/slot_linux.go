@@ -3,6 +3,7 @@
 package execution
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
@@ -51,9 +53,12 @@ type slot struct {
 	reqs    chan startReq // closed to retire the slot
 	initPid int
 	// children is init's children file (/proc/PID/task/PID/children),
-	// kept open to be read again from its start after each run (nil: not
+	// and siblings the slot thread's (tid): a process the command started
+	// with CLONE_PARENT is the thread's child, not init's. Both are kept
+	// open to be read again from their start after each run (nil: not
 	// opened yet).
-	children *os.File
+	children, siblings *os.File
+	tid                int
 	gone     chan struct{} // closed once init is reaped and the thread ended
 	// calls collects what the seccomp filter refused; each run moves it
 	// into its own account (the slot serves one run at a time).
@@ -111,6 +116,7 @@ func newSlot(key string, ts *threadSetup, bash string) (*slot, error) {
 		// goroutine.
 		runtime.LockOSThread()
 		defer close(s.gone)
+		s.tid = unix.Gettid()
 		init, err := confineThread(ts, bash)
 		unix.Close(ts.fd)
 		if err == nil && init == nil {
@@ -147,14 +153,63 @@ func (s *slot) start(cmd *exec.Cmd, ap *applier) error {
 // It returns how many live processes were left.
 func (s *slot) retire() int {
 	n := nsProcesses(s.initPid)
+	siblings := s.threadChildren()
+	for _, p := range siblings {
+		if st, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X' {
+				n++
+			}
+		}
+	}
 	_ = unix.Kill(s.initPid, unix.SIGKILL)
 	close(s.reqs)
-	<-s.gone
+	// init ends once every process of its namespace is reaped: the
+	// slot thread's own children there (CLONE_PARENT) are reaped here,
+	// as the thread waits for init.
+	for done := false; !done; {
+		for _, p := range s.threadChildren() {
+			_ = unix.Kill(p, unix.SIGKILL)
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(p, &ws, unix.WNOHANG|unix.WALL, nil)
+		}
+		select {
+		case <-s.gone:
+			done = true
+		case <-time.After(time.Millisecond):
+		}
+	}
 	s.tmps.remove()
-	if s.children != nil {
-		s.children.Close()
+	for _, f := range []*os.File{s.children, s.siblings} {
+		if f != nil {
+			f.Close()
+		}
 	}
 	return n
+}
+
+// threadChildren lists the slot thread's children (once its command is
+// reaped, what the command started with CLONE_PARENT); the slot thread
+// is its parent, so they are this process's to reap.
+func (s *slot) threadChildren() []int {
+	if s.siblings == nil {
+		f, err := os.Open("/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(s.tid) + "/children")
+		if err != nil {
+			return nil
+		}
+		s.siblings = f
+	}
+	var b [4096]byte
+	n, err := s.siblings.ReadAt(b[:], 0)
+	if err != nil && err != io.EOF {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b[:n])) {
+		if p, err := strconv.Atoi(f); err == nil && p > 0 && p != s.initPid {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // slotTmp is the name of a slot's TMPDIR in its directory.
@@ -265,6 +320,9 @@ func (t *slotTmpDir) clearTmp() bool {
 // empty reports whether the slot's namespace holds nothing but init: init
 // has no child, alive or a zombie (what a run leaves is adopted by init).
 func (s *slot) empty() bool {
+	if s.siblingsLeft() {
+		return false
+	}
 	if s.children == nil {
 		p := strconv.Itoa(s.initPid)
 		f, err := os.Open("/proc/" + p + "/task/" + p + "/children")
@@ -280,6 +338,30 @@ func (s *slot) empty() bool {
 		return false
 	}
 	return strings.TrimSpace(string(b[:n])) == ""
+}
+
+// siblingsLeft reports whether the slot thread has a child other than
+// init (a process the command started with CLONE_PARENT, alive or a
+// zombie), or whether that cannot be known.
+func (s *slot) siblingsLeft() bool {
+	if s.siblings == nil {
+		f, err := os.Open("/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(s.tid) + "/children")
+		if err != nil {
+			return true
+		}
+		s.siblings = f
+	}
+	var b [64]byte
+	n, err := s.siblings.ReadAt(b[:], 0)
+	if err != nil && err != io.EOF {
+		return true
+	}
+	for _, f := range strings.Fields(string(b[:n])) {
+		if f != strconv.Itoa(s.initPid) {
+			return true
+		}
+	}
+	return n == len(b) // more than one pid fits: more than init
 }
 
 // moveTo moves what c recorded into dst.

@@ -310,12 +310,6 @@ print("PID", os.getpid(), "sibling", pid, flush=True)
 			t.Skipf("root's route needs root; this process runs as uid %d", os.Getuid())
 		}
 		needSlots(t)
-		if os.Getenv("SHELLGATE_ROOT_SLOT_SIBLING") != "1" {
-			// Fails today: slot.empty looks at init's children only, and
-			// the sibling (the runner's child) lives on in the kept
-			// namespace; retiring the slot would also have to reap it.
-			t.Skip("root's slots keep a namespace whose CLONE_PARENT+setsid process lives on (reported; SHELLGATE_ROOT_SLOT_SIBLING=1 runs it)")
-		}
 		run(t, "34.5551")
 	})
 	t.Run("nonroot", func(t *testing.T) {
