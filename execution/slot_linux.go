@@ -59,7 +59,7 @@ type slot struct {
 	// opened yet).
 	children, siblings *os.File
 	tid                int
-	gone     chan struct{} // closed once init is reaped and the thread ended
+	gone               chan struct{} // closed once init is reaped and the thread ended
 	// calls collects what the seccomp filter refused; each run moves it
 	// into its own account (the slot serves one run at a time).
 	calls refusedCalls
