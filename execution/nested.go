@@ -83,11 +83,15 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 	type dir struct {
 		path  string
 		depth int
+		// same: its parent is unchanged since it was read, so the name
+		// still names the directory it named then.
+		same bool
 	}
 	seen := map[string]bool{}
 	var queue []dir
+	knownPaths.refresh()
 	for _, r := range roots {
-		queue = append(queue, dir{filepath.Clean(r), 0})
+		queue = append(queue, dir{filepath.Clean(r), 0, false})
 	}
 	read := 0
 	for len(queue) > 0 {
@@ -102,7 +106,7 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 			break
 		}
 		read++
-		info, ok := dirInfos.get(d.path)
+		info, ok, same := dirInfos.get(d.path, d.same)
 		if !ok {
 			continue
 		}
@@ -136,7 +140,7 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 				s.incomplete = true
 				continue
 			}
-			queue = append(queue, dir{p, d.depth + 1})
+			queue = append(queue, dir{p, d.depth + 1, same})
 		}
 	}
 	return s
@@ -157,10 +161,15 @@ func readDirInfo(p string) (dirInfo, bool) {
 	if err != nil {
 		return dirInfo{}, false
 	}
+	return dirInfoOf(p, ents), true
+}
+
+// dirInfoOf is what the directory p with the entries ents holds.
+func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 	var info dirInfo
 	if isGitDirEntries(ents) {
 		info.gitDir = true
-		return info, true
+		return info
 	}
 	kids := nestedChildren[filepath.Base(p)]
 	for _, e := range ents {
@@ -182,15 +191,21 @@ func readDirInfo(p string) (dirInfo, bool) {
 			info.subdirs = append(info.subdirs, name)
 		}
 	}
-	return info, true
+	return info
 }
 
-// dirInfos keeps what readDirInfo read, by directory, while the
-// directory's change time stays: an entry made, removed or renamed in it
-// changes its ctime, which a command cannot set back (utimensat sets the
-// ctime to now; the clock cannot be set in the sandbox). A directory
-// changed within racyWindow before it was read is read again, since a
-// change in the same clock tick leaves the same ctime.
+// dirInfos keeps what readDirInfo read, by directory. Each directory
+// read is watched with inotify (knownPaths), the directory itself (by its
+// descriptor, whatever its name): while no event came for it, its
+// entries are the same. The walk goes down from the roots: a directory
+// whose parent is unchanged is still the one its name named, and is
+// taken without a system call; one whose parent changed is opened to see
+// whether it is the same directory. Where inotify cannot watch, a
+// directory is kept while its change time stays: an entry made, removed
+// or renamed in it changes its ctime, which a command cannot set back
+// (utimensat sets the ctime to now; the clock cannot be set in the
+// sandbox), and one changed within racyWindow before it was read is read
+// again, since a change in the same clock tick leaves the same ctime.
 var dirInfos = dirInfoCache{m: map[string]cachedDirInfo{}}
 
 // racyWindow is longer than the timestamp tick of the file systems whose
@@ -202,8 +217,13 @@ const maxDirInfos = 200000
 
 type cachedDirInfo struct {
 	dev, ino uint64
-	ctime    int64 // ns
+	ctime    int64 // ns; 0 with a watch
 	info     dirInfo
+	// watched: wd watches the directory, gen and mount are the
+	// generations it was read at (knownPaths.wdSame).
+	watched    bool
+	wd         int32
+	gen, mount uint64
 }
 
 type dirInfoCache struct {
@@ -212,36 +232,71 @@ type dirInfoCache struct {
 }
 
 // get returns what the directory p holds, from the cache when p is the
-// same directory, unchanged since it was read.
-func (c *dirInfoCache) get(p string) (dirInfo, bool) {
-	st, err := lstatCtime(p)
-	if err != nil || !st.dir {
-		return dirInfo{}, false
-	}
-	ctime, dev := st.ctime, st.dev
-	if !st.kept {
-		return readDirInfo(p) // a ctime that stands for nothing
-	}
+// same directory, unchanged since it was read. parentSame says p's
+// parent is unchanged since p was read (its name names the same
+// directory); same says p is unchanged too (for its children).
+func (c *dirInfoCache) get(p string, parentSame bool) (info dirInfo, ok, same bool) {
 	c.mu.Lock()
-	e, ok := c.m[p]
+	e, have := c.m[p]
 	c.mu.Unlock()
-	if ok && e.dev == dev && e.ino == st.ino && e.ctime == ctime {
-		return e.info, true
+	if have && e.watched && parentSame && knownPaths.wdSame(e.wd, e.gen, e.mount) {
+		return e.info, true, true
+	}
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return dirInfo{}, false, false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return dirInfo{}, false, false
+	}
+	dev, ino := uint64(st.Dev), st.Ino
+	if have && e.watched && e.dev == dev && e.ino == ino && knownPaths.wdSame(e.wd, e.gen, e.mount) {
+		return e.info, true, true
+	}
+	if wd, gen, mount, watched := knownPaths.watchFD(fd); watched {
+		ents, err := f.ReadDir(-1)
+		if err != nil {
+			return dirInfo{}, false, false
+		}
+		info := dirInfoOf(p, ents)
+		c.put(p, cachedDirInfo{dev: dev, ino: ino, info: info, watched: true, wd: wd, gen: gen, mount: mount})
+		return info, true, false
+	}
+	// No watch: the directory's change time.
+	cst, err := lstatCtime(p)
+	if err != nil || !cst.dir || cst.dev != dev || cst.ino != ino {
+		return dirInfo{}, false, false
+	}
+	if !cst.kept {
+		info, ok := readDirInfo(p) // a ctime that stands for nothing
+		return info, ok, false
+	}
+	if have && !e.watched && e.dev == dev && e.ino == ino && e.ctime == cst.ctime {
+		return e.info, true, false
 	}
 	now := time.Now()
-	info, ok := readDirInfo(p)
-	if !ok {
-		return dirInfo{}, false
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return dirInfo{}, false, false
 	}
-	if now.Sub(time.Unix(0, ctime)) > racyWindow {
-		c.mu.Lock()
-		if len(c.m) >= maxDirInfos {
-			clear(c.m)
-		}
-		c.m[p] = cachedDirInfo{dev, st.ino, ctime, info}
-		c.mu.Unlock()
+	info = dirInfoOf(p, ents)
+	if now.Sub(time.Unix(0, cst.ctime)) > racyWindow {
+		c.put(p, cachedDirInfo{dev: dev, ino: ino, ctime: cst.ctime, info: info})
 	}
-	return info, true
+	return info, true, false
+}
+
+// put keeps e for p.
+func (c *dirInfoCache) put(p string, e cachedDirInfo) {
+	c.mu.Lock()
+	if len(c.m) >= maxDirInfos {
+		clear(c.m)
+	}
+	c.m[p] = e
+	c.mu.Unlock()
 }
 
 // isGitDirEntries says whether a directory with these entries is a git

@@ -249,3 +249,90 @@ func TestScanNestedBounds(t *testing.T) {
 		t.Errorf("a tree deeper than %d levels was walked whole", maxNestedDepth)
 	}
 }
+
+// TestNestedWalkWatched walks a tree, changes it as a command could (a
+// moment after it was read: the ctime shortcut would read it again, the
+// watch must see it), and walks it again: every protected name made is
+// found. The directories of the first walk are kept watched.
+func TestNestedWalkWatched(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, root, outside string)
+		want   string // a protected path (relative) the second walk finds
+	}{{
+		name:   "made deep",
+		change: func(t *testing.T, root, outside string) { touch(t, root, "a/b/c/.envrc") },
+		want:   "a/b/c/.envrc",
+	}, {
+		name: "parent renamed and made again",
+		change: func(t *testing.T, root, outside string) {
+			must(t, os.Rename(filepath.Join(root, "a/b"), filepath.Join(root, "a/b2")))
+			must(t, os.MkdirAll(filepath.Join(root, "a/b/c"), 0o755))
+			touch(t, root, "a/b2/c/.vscode")
+		},
+		want: "a/b2/c/.vscode",
+	}, {
+		name: "subtree moved under a new parent",
+		change: func(t *testing.T, root, outside string) {
+			must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(outside, "a")))
+			must(t, os.Mkdir(filepath.Join(root, "a"), 0o755))
+			must(t, os.Rename(filepath.Join(outside, "a/b"), filepath.Join(root, "a/b")))
+			touch(t, root, "a/b/c/.envrc")
+		},
+		want: "a/b/c/.envrc",
+	}, {
+		// The directory a/b/c is moved away with its grandparent, so it
+		// sees no event itself; a new a/b/c holds the name.
+		name: "grandparent moved away and the path made again",
+		change: func(t *testing.T, root, outside string) {
+			must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(root, "z")))
+			touch(t, root, "a/b/c/.envrc")
+		},
+		want: "a/b/c/.envrc",
+	}, {
+		name: "hard link",
+		change: func(t *testing.T, root, outside string) {
+			must(t, os.Link(filepath.Join(root, "x/file"), filepath.Join(root, "a/b/.envrc")))
+		},
+		want: "a/b/.envrc",
+	}, {
+		name: "directory moved in from outside",
+		change: func(t *testing.T, root, outside string) {
+			touch(t, outside, "m/n/.envrc")
+			must(t, os.Rename(filepath.Join(outside, "m"), filepath.Join(root, "x/m")))
+		},
+		want: "x/m/n/.envrc",
+	}, {
+		name:   "git directory made",
+		change: func(t *testing.T, root, outside string) { must(t, exec.Command("git", "init", "-q", filepath.Join(root, "a/b/c")).Run()) },
+		want:   "a/b/c/.git",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, outside := t.TempDir(), t.TempDir()
+			must(t, os.MkdirAll(filepath.Join(root, "a/b/c"), 0o755))
+			touch(t, root, "x/file")
+			none := func(string) bool { return false }
+			first := scanNested([]string{root}, none)
+			if len(first.names)+len(first.gitDirs) > 0 {
+				t.Fatalf("first walk: %+v", first)
+			}
+			if e, ok := dirInfos.m[filepath.Join(root, "a/b")]; !ok || !e.watched {
+				t.Fatalf("a/b is not kept watched after the first walk: %+v %v", e, ok)
+			}
+			tt.change(t, root, outside)
+			second := scanNested([]string{root}, none)
+			found := append(append([]string{}, second.names...), second.gitDirs...)
+			if !slices.Contains(found, filepath.Join(root, tt.want)) {
+				t.Errorf("the second walk found %q, not %s", found, tt.want)
+			}
+		})
+	}
+}
+
+func touch(t *testing.T, root, rel string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte("x\n"), 0o644))
+}

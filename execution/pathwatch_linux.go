@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -286,6 +287,38 @@ func (w *pathWatch) unchangedLocked(pw *pathWatched) bool {
 		}
 	}
 	return true
+}
+
+// watchFD watches the directory open as fd (the file itself, whatever
+// its name) and returns the watch and the generations wdSame compares;
+// ok is false when it cannot be watched. What came before is taken
+// first: the caller reads the directory after this.
+func (w *pathWatch) watchFD(fd int) (wd int32, gen, mount uint64, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.start()
+	if w.fd < 0 {
+		return 0, 0, 0, false
+	}
+	n, err := unix.InotifyAddWatch(w.fd, "/proc/self/fd/"+strconv.Itoa(fd), watchMask)
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	gn := w.mountGn
+	w.poll()
+	if w.mountGn != gn {
+		return 0, 0, 0, false
+	}
+	return int32(n), w.gen[int32(n)], w.mountGn, true
+}
+
+// wdSame reports whether no event came for the watch wd since its
+// generation was gen (and no mount came or went since mount). The
+// caller polled (refresh) before.
+func (w *pathWatch) wdSame(wd int32, gen, mount uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fd >= 0 && w.mountGn == mount && w.gen[wd] == gen
 }
 
 // remember keeps the finding v of k, made after watch gave pw, unless an

@@ -23,3 +23,5 @@ func (pathWatch) watch(string) *pathWatched                    { return nil }
 func (pathWatch) remember(pathDirKey, *pathWatched, knownPath) {}
 func (pathWatch) watchDirs([]string) *pathWatched              { return nil }
 func (pathWatch) unchanged(*pathWatched) bool                  { return false }
+func (pathWatch) watchFD(int) (int32, uint64, uint64, bool)    { return 0, 0, 0, false }
+func (pathWatch) wdSame(int32, uint64, uint64) bool            { return false }
