@@ -303,9 +303,11 @@ func TestNestedWalkWatched(t *testing.T) {
 		},
 		want: "x/m/n/.envrc",
 	}, {
-		name:   "git directory made",
-		change: func(t *testing.T, root, outside string) { must(t, exec.Command("git", "init", "-q", filepath.Join(root, "a/b/c")).Run()) },
-		want:   "a/b/c/.git",
+		name: "git directory made",
+		change: func(t *testing.T, root, outside string) {
+			must(t, exec.Command("git", "init", "-q", filepath.Join(root, "a/b/c")).Run())
+		},
+		want: "a/b/c/.git",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
