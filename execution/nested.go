@@ -87,20 +87,23 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 		// still names the directory it named then.
 		same bool
 	}
-	seen := map[string]bool{}
+	// The walk does not follow symlinks: a directory is reached once
+	// from its parent, or as a root (a root within another is walked
+	// as a root only).
+	isRoot := map[string]bool{}
 	var queue []dir
 	knownPaths.refresh()
 	for _, r := range roots {
-		queue = append(queue, dir{filepath.Clean(r), 0, false})
+		r = filepath.Clean(r)
+		if !isRoot[r] {
+			isRoot[r] = true
+			queue = append(queue, dir{r, 0, false})
+		}
 	}
 	read := 0
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
-		if seen[d.path] {
-			continue
-		}
-		seen[d.path] = true
 		if read >= maxNestedDirs {
 			s.incomplete = true
 			break
@@ -131,9 +134,8 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 		for _, n := range info.gitFiles {
 			s.gitFiles = keep(s.gitFiles, n)
 		}
-		for _, n := range info.subdirs {
-			p := filepath.Join(d.path, n)
-			if skip(p) {
+		for _, p := range info.subdirs {
+			if isRoot[p] || skip(p) {
 				continue
 			}
 			if d.depth+1 > maxNestedDepth {
@@ -148,8 +150,8 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 
 // dirInfo is what one directory holds, for the walk: its entries that
 // are protected names (hooks too, in a directory named .github),
-// .git directories and files, the subdirectories to walk, and whether it
-// is itself a git directory.
+// .git directories and files, the subdirectories to walk (their paths),
+// and whether it is itself a git directory.
 type dirInfo struct {
 	names, gitDirs, gitFiles, subdirs []string
 	gitDir                            bool
@@ -188,7 +190,7 @@ func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 			continue
 		}
 		if e.IsDir() {
-			info.subdirs = append(info.subdirs, name)
+			info.subdirs = append(info.subdirs, filepath.Join(p, name))
 		}
 	}
 	return info
