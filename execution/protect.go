@@ -223,14 +223,25 @@ type guard struct {
 // entries: the path is a directory whose ctime was older than racyWindow
 // when it was taken (a change in the same clock tick keeps the ctime), or
 // it does not exist (ENOENT, ENOTDIR: no entry beneath it can either).
+//
+// Where inotify watches the directory (guardWatch), the stamp holds the
+// watch and its generation (knownPaths): while no event came for it,
+// its entries are the same whatever its ctime, so a directory changed a
+// moment ago (a file an agent just wrote) can stand too.
 type dirStamp struct {
 	ok       bool
 	missing  bool
 	dev, ino uint64
 	ctime    int64
+	// watched: wd watches the directory; gen and mount are the
+	// generations when the stamp was taken.
+	watched    bool
+	wd         int32
+	gen, mount uint64
 }
 
-// stampDir takes the stamp of the directory p.
+// stampDir takes the stamp of the directory p. The caller took the
+// events that came before (knownPaths.refresh).
 func stampDir(p string) dirStamp {
 	now := time.Now()
 	st, err := lstatCtime(p)
@@ -240,21 +251,46 @@ func stampDir(p string) dirStamp {
 	if !st.dir {
 		return dirStamp{}
 	}
-	return dirStamp{ok: now.Sub(time.Unix(0, st.ctime)) > racyWindow && st.kept, dev: st.dev, ino: st.ino, ctime: st.ctime}
+	ds := dirStamp{ok: now.Sub(time.Unix(0, st.ctime)) > racyWindow && st.kept, dev: st.dev, ino: st.ino, ctime: st.ctime}
+	if wd, ok := guardWatches.watch(p, st.dev, st.ino); ok {
+		ds.wd, ds.gen, ds.mount, ds.watched = wd, knownPaths.genOf(wd), knownPaths.mountGen(), true
+		ds.ok = true
+	}
+	return ds
 }
 
 // unchangedSince says whether the directory stamped was before still is
-// the same, unchanged: its entries need not be looked at again.
+// the same, unchanged: its entries need not be looked at again. The
+// caller took the events that came since (knownPaths.refresh).
 func unchangedSince(was dirStamp, p string) bool {
 	if !was.ok {
 		return false
 	}
 	now := stampDir(p)
+	if was.watched {
+		return now.watched && now.dev == was.dev && now.ino == was.ino && now.wd == was.wd && now.gen == was.gen && now.mount == was.mount
+	}
 	return now.missing == was.missing && now.dev == was.dev && now.ino == was.ino && now.ctime == was.ctime
+}
+
+// guardWatches are the inotify watches of the guard's directories, by
+// path, with the identity of the directory each watches.
+var guardWatches = guardWatchCache{m: map[string]guardWatched{}}
+
+type guardWatched struct {
+	dev, ino uint64
+	wd       int32
+	mount    uint64
+}
+
+type guardWatchCache struct {
+	mu sync.Mutex
+	m  map[string]guardWatched
 }
 
 // newGuard records the state of paths before the run.
 func newGuard(paths []string, quarantine string) *guard {
+	knownPaths.refresh()
 	g := &guard{paths: paths, quarantine: quarantine, parents: map[string]dirStamp{}, parentOf: make([]string, len(paths))}
 	for i, p := range paths {
 		d := filepath.Dir(p)
@@ -351,6 +387,7 @@ func (g *guard) undo() []SandboxDenial {
 	}
 	var out []SandboxDenial
 	same := map[string]bool{}
+	knownPaths.refresh() // the run's changes
 	for d, st := range g.parents {
 		same[d] = unchangedSince(st, d)
 	}
