@@ -111,9 +111,14 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 	if len(lines) < 3 || lines[1] != "t" {
 		t.Fatalf("output:\n%s\nwant the private TMPDIR to be writable", out)
 	}
+	// A private directory of the sandbox's, removed after the run or
+	// (a kept slot's) emptied.
 	tmp := lines[2]
-	if !strings.Contains(filepath.Base(tmp), "shellgate-tmp-") || exists(tmp) {
-		t.Errorf("TMPDIR %q: want a private shellgate-tmp- dir, removed after the run", tmp)
+	if !strings.HasPrefix(tmp, filepath.Join(os.TempDir(), "shellgate-sandbox-")+strconv.Itoa(os.Getuid())+"/") {
+		t.Errorf("TMPDIR %q: want a directory in the sandbox's private directory", tmp)
+	}
+	if ents, err := os.ReadDir(tmp); err == nil && len(ents) > 0 {
+		t.Errorf("TMPDIR %q holds %d entries after the run", tmp, len(ents))
 	}
 	if !strings.Contains(out, execution.SandboxMarker("write", execution.SandboxWorkspaceWrite)) {
 		t.Errorf("output lacks the marker:\n%s", out)
