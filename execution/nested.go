@@ -97,7 +97,7 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 		r = filepath.Clean(r)
 		if !isRoot[r] {
 			isRoot[r] = true
-			queue = append(queue, dir{r, 0, false})
+			queue = append(queue, dir{r, 0, dirInfos.rootSame(r)})
 		}
 	}
 	read := 0
@@ -289,6 +289,19 @@ func (c *dirInfoCache) get(p string, parentSame bool) (info dirInfo, ok, same bo
 		c.put(p, cachedDirInfo{dev: dev, ino: ino, ctime: cst.ctime, info: info})
 	}
 	return info, true, false
+}
+
+// rootSame says whether the root r still names the directory read last
+// (knownPaths keeps its identity while nothing on its way changed).
+func (c *dirInfoCache) rootSame(r string) bool {
+	v, ok := knownPaths.lookup(pathDirKey{r, "", rootDir})
+	if !ok || v.err != nil {
+		return false
+	}
+	c.mu.Lock()
+	e, have := c.m[r]
+	c.mu.Unlock()
+	return have && e.watched && e.dev == v.st.dev && e.ino == v.st.ino
 }
 
 // put keeps e for p.

@@ -290,6 +290,24 @@ func TestNestedWalkWatched(t *testing.T) {
 		},
 		want: "a/b/c/.envrc",
 	}, {
+		name: "root replaced",
+		change: func(t *testing.T, root, outside string) {
+			must(t, os.Rename(root, filepath.Join(outside, "old-root")))
+			must(t, os.Mkdir(root, 0o755))
+			touch(t, root, "a/.envrc")
+		},
+		want: "a/.envrc",
+	}, {
+		// The root's parent moved away: the old root itself sees no
+		// event.
+		name: "root's parent replaced",
+		change: func(t *testing.T, root, outside string) {
+			must(t, os.Rename(filepath.Dir(root), filepath.Join(outside, "old-parent")))
+			must(t, os.MkdirAll(root, 0o755))
+			touch(t, root, "a/.envrc")
+		},
+		want: "a/.envrc",
+	}, {
 		name: "hard link",
 		change: func(t *testing.T, root, outside string) {
 			must(t, os.Link(filepath.Join(root, "x/file"), filepath.Join(root, "a/b/.envrc")))
@@ -311,11 +329,19 @@ func TestNestedWalkWatched(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root, outside := t.TempDir(), t.TempDir()
+			root, outside := filepath.Join(t.TempDir(), "p", "root"), t.TempDir()
 			must(t, os.MkdirAll(filepath.Join(root, "a/b/c"), 0o755))
 			touch(t, root, "x/file")
 			none := func(string) bool { return false }
-			first := scanNested([]string{root}, none)
+			// As a run does: the roots' identities first (rootDirs).
+			walk := func() nestedScan {
+				knownPaths.refresh()
+				if _, _, err := safePathDir(root, "", rootDir); err != nil {
+					t.Fatal(err)
+				}
+				return scanNested([]string{root}, none)
+			}
+			first := walk()
 			if len(first.names)+len(first.gitDirs) > 0 {
 				t.Fatalf("first walk: %+v", first)
 			}
@@ -323,7 +349,7 @@ func TestNestedWalkWatched(t *testing.T) {
 				t.Fatalf("a/b is not kept watched after the first walk: %+v %v", e, ok)
 			}
 			tt.change(t, root, outside)
-			second := scanNested([]string{root}, none)
+			second := walk()
 			found := append(append([]string{}, second.names...), second.gitDirs...)
 			if !slices.Contains(found, filepath.Join(root, tt.want)) {
 				t.Errorf("the second walk found %q, not %s", found, tt.want)

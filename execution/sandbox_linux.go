@@ -627,6 +627,17 @@ func (r *confinedRun) workspaceWrite() error {
 		r.sets.write = append(r.sets.write, r.tmp)
 		r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", r.tmp)
 	}
+	// The outside sockets are read (most of it the kernel's walk of
+	// its sockets) while the protected paths are looked at.
+	var sockets chan []string
+	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
+		inside := rootDirs(c)
+		if r.tmp != "" {
+			inside = append(inside, r.tmp) // (a slot's is empty now)
+		}
+		sockets = make(chan []string, 1)
+		go func() { sockets <- outsideSockets(inside) }()
+	}
 	// The protected paths: those that exist (and are no symlink) are
 	// bound read-only in a mount namespace of the command's own; all
 	// are checked after the run (one that appeared is moved aside).
@@ -650,12 +661,8 @@ func (r *confinedRun) workspaceWrite() error {
 			r.protectStates = append(r.protectStates, st)
 		}
 	}
-	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
-		inside := rootDirs(c)
-		if r.tmp != "" {
-			inside = append(inside, r.tmp) // (a slot's is empty now)
-		}
-		ts.sockets = outsideSockets(inside)
+	if sockets != nil {
+		ts.sockets = <-sockets
 	}
 	if len(ts.protect) > 0 && !linuxSandbox.mountns && !linuxSandbox.helper {
 		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
