@@ -524,7 +524,8 @@ func (r *confinedRun) keptStart(w *confinedStarter) func() error {
 func (r *confinedRun) addReads() {
 	c, sets := r.c, r.sets
 	var etc []string
-	r.ids = map[string]fileID{}
+	r.ids = make(map[string]fileID, 32)
+	r.flat = make(flatRules, 0, 256)
 	for _, d := range readDirsIDs(c, r.cmd.Env, r.ids) {
 		if d != "/etc" {
 			sets.read = append(sets.read, d)
@@ -535,15 +536,10 @@ func (r *confinedRun) addReads() {
 		if dirs, files, ok, gen, links := etcGrants.getStamped(d); ok {
 			r.rules = append(r.rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSReadDir), d),
 				landlock.RODirs(dirs...).IgnoreIfMissing(), landlock.ROFiles(files...).IgnoreIfMissing())
-			r.flat.add(ll.AccessFSReadDir, false, d)
-			n := len(r.flat)
-			r.flat.add(roDirs, true, dirs...)
-			r.flat.add(roFiles, true, files...)
-			for i := n; i < len(r.flat); i++ {
-				r.flat[i].listed = true
-			}
+			flat, all := etcRules(d, gen, dirs, files)
+			r.flat = append(r.flat, flat...)
 			r.etcGen, r.etcLinks = gen, links
-			etc = append(append(etc, dirs...), files...)
+			etc = all
 		}
 	}
 	// With a PID namespace, /proc is the command's own procfs, which
@@ -556,7 +552,7 @@ func (r *confinedRun) addReads() {
 	r.rules = append(r.rules, landlock.RODirs(ro...), landlock.RWFiles("/dev/null"))
 	r.flat.add(roDirs, false, ro...)
 	r.flat.add(rwFiles, false, "/dev/null")
-	sets.read = append(sets.read, etc...)
+	sets.read = append(slices.Grow(sets.read, len(etc)), etc...)
 	if dirs, files := extraReads(c); len(dirs)+len(files) > 0 {
 		r.rules = append(r.rules, landlock.RODirs(dirs...), landlock.ROFiles(files...))
 		r.flat.add(roDirs, false, dirs...)
@@ -578,6 +574,35 @@ func (r *confinedRun) addReads() {
 		sets.read = append(sets.read, c.Cache)
 		r.cmd.Env = cacheEnv(r.cmd.Env, c.Cache, envHome(r.cmd.Env))
 	}
+}
+
+// etcRules are the flat rules of /etc's listing (the directory d, then
+// its entries, listed), and the entries, kept for the listing's
+// generation: a run appends them whole.
+func etcRules(d string, gen uint64, dirs, files []string) (flatRules, []string) {
+	etcFlat.Lock()
+	defer etcFlat.Unlock()
+	if etcFlat.gen != gen || etcFlat.dir != d || etcFlat.flat == nil {
+		var f flatRules
+		f.add(ll.AccessFSReadDir, false, d)
+		n := len(f)
+		f.add(roDirs, true, dirs...)
+		f.add(roFiles, true, files...)
+		for i := n; i < len(f); i++ {
+			f[i].listed = true
+		}
+		etcFlat.gen, etcFlat.dir, etcFlat.flat = gen, d, f
+		etcFlat.all = append(append([]string(nil), dirs...), files...)
+	}
+	return etcFlat.flat, etcFlat.all
+}
+
+var etcFlat struct {
+	sync.Mutex
+	gen  uint64
+	dir  string
+	flat flatRules
+	all  []string
 }
 
 // absDirs are the absolute paths of list that are directories, cleaned;
