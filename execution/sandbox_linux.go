@@ -405,6 +405,9 @@ type confinedRun struct {
 	// protectStates are the guard's states of ts.protect before the
 	// run, one each (mountnsFor's key).
 	protectStates []pathState
+	// sockets receives the outside sockets, read while the run is
+	// prepared (nil: not read).
+	sockets chan []string
 
 	// What the cleanup undoes or reports.
 	tmp      string
@@ -447,6 +450,19 @@ func (r *confinedRun) cleanup() []SandboxDenial {
 // prepare builds the run's rules and isolation and returns the function
 // that starts the command.
 func (r *confinedRun) prepare() (func() error, error) {
+	if r.c.Mode == SandboxWorkspaceWrite && (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
+		// The outside sockets are read (most of it the kernel's walk of
+		// its sockets) while the rest is made ready. Inside are those
+		// in the roots (the run's TMPDIR is new or empty: none there).
+		var inside []string
+		for _, d := range r.c.Roots {
+			if filepath.IsAbs(d) {
+				inside = append(inside, filepath.Clean(d))
+			}
+		}
+		r.sockets = make(chan []string, 1)
+		go func() { r.sockets <- outsideSockets(inside) }()
+	}
 	r.addReads()
 	r.info = &SandboxInfo{Mode: r.c.Mode, Enforced: true, Mechanism: "landlock", ABI: r.sup.ABI, Network: "allowed"}
 	if r.c.Mode == SandboxWorkspaceWrite {
@@ -652,17 +668,7 @@ func (r *confinedRun) workspaceWrite() error {
 		r.sets.write = append(r.sets.write, r.tmp)
 		r.cmd.Env = setEnv(r.cmd.Env, "TMPDIR", r.tmp)
 	}
-	// The outside sockets are read (most of it the kernel's walk of
-	// its sockets) while the protected paths are looked at.
-	var sockets chan []string
-	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
-		inside := rootDirs(c)
-		if r.tmp != "" {
-			inside = append(inside, r.tmp) // (a slot's is empty now)
-		}
-		sockets = make(chan []string, 1)
-		go func() { sockets <- outsideSockets(inside) }()
-	}
+
 	// The protected paths: those that exist (and are no symlink) are
 	// bound read-only in a mount namespace of the command's own; all
 	// are checked after the run (one that appeared is moved aside).
@@ -686,8 +692,8 @@ func (r *confinedRun) workspaceWrite() error {
 			r.protectStates = append(r.protectStates, st)
 		}
 	}
-	if sockets != nil {
-		ts.sockets = <-sockets
+	if r.sockets != nil {
+		ts.sockets = <-r.sockets
 	}
 	if len(ts.protect) > 0 && !linuxSandbox.mountns && !linuxSandbox.helper {
 		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
