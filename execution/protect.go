@@ -308,9 +308,47 @@ func newGuard(paths []string, quarantine string) *guard {
 			g.before = append(g.before, pathState{}) // not in the listing
 			continue
 		}
-		g.before = append(g.before, statePath(p))
+		g.before = append(g.before, pathStates.get(p, g.parents[d]))
 	}
 	return g
+}
+
+// pathStates keeps statePath's answers under the watched stamp of the
+// path's directory: while no event came for the directory, its entry is
+// the same file (replacing, removing or renaming it is an event of the
+// directory; a symlink's target cannot change in place).
+var pathStates = pathStateCache{m: map[string]keptState{}}
+
+type keptState struct {
+	parent dirStamp
+	state  pathState
+}
+
+type pathStateCache struct {
+	mu sync.Mutex
+	m  map[string]keptState
+}
+
+// get is statePath(p), kept under parent, the stamp of p's directory,
+// when it is watched.
+func (c *pathStateCache) get(p string, parent dirStamp) pathState {
+	if !parent.watched {
+		return statePath(p)
+	}
+	c.mu.Lock()
+	e, ok := c.m[p]
+	c.mu.Unlock()
+	if ok && e.parent == parent {
+		return e.state
+	}
+	s := statePath(p)
+	c.mu.Lock()
+	if len(c.m) >= maxDirNames {
+		clear(c.m)
+	}
+	c.m[p] = keptState{parent, s}
+	c.mu.Unlock()
+	return s
 }
 
 // dirNames keeps the entries' names of the guard's parent directories
