@@ -112,8 +112,8 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	var gitDir func(g string, depth int)
 	gitDir = func(g string, depth int) {
 		add(g, true)
-		for _, n := range ProtectedGitNames {
-			add(filepath.Join(g, n), false)
+		for _, p := range joinedNames(g, ProtectedGitNames) {
+			add(p, false)
 		}
 		if depth > 4 {
 			return
@@ -146,8 +146,8 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		} else {
 			add(dotgit, false) // a .git file, or none yet
 		}
-		for _, n := range ProtectedNames {
-			add(filepath.Join(r, n), false)
+		for _, p := range joinedNames(r, ProtectedNames) {
+			add(p, false)
 		}
 	}
 	for _, g := range c.GitDirs {
@@ -173,6 +173,40 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	tops = append(tops, scan.gitDirs...)
 	return out, newNestedBefore(roots, unprotected, scan, tops, readDir)
 }
+
+// joinedNames is names (ProtectedNames or ProtectedGitNames) joined to
+// dir, kept for the directories asked for last (every run of a root asks
+// for the same).
+func joinedNames(dir string, names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	k := joinedKey{dir, &names[0]}
+	joined.Lock()
+	defer joined.Unlock()
+	if p, ok := joined.m[k]; ok && len(p) == len(names) && (len(p) == 0 || filepath.Base(p[len(p)-1]) == filepath.Base(names[len(names)-1])) {
+		return p
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = filepath.Join(dir, n)
+	}
+	if len(joined.m) >= 256 {
+		clear(joined.m)
+	}
+	joined.m[k] = out
+	return out
+}
+
+type joinedKey struct {
+	dir   string
+	names *string // the list (its first element; its length and last name are checked too)
+}
+
+var joined = struct {
+	sync.Mutex
+	m map[joinedKey][]string
+}{m: map[joinedKey][]string{}}
 
 // pathState is what a protected path was before the run.
 type pathState struct {

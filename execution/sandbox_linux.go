@@ -1217,16 +1217,17 @@ func ruleIdentity(flat flatRules, abi int, ids map[string]fileID) (string, error
 }
 
 func appendRuleIdentity(b *strings.Builder, path string, access uint64, st *unix.Stat_t) {
+	var num [20]byte
 	b.WriteString(path)
 	b.WriteByte(0)
-	b.WriteString(strconv.FormatUint(access, 16))
+	b.Write(strconv.AppendUint(num[:0], access, 16))
 	b.WriteByte(0)
 	if st == nil {
 		b.WriteByte('-')
 	} else {
-		b.WriteString(strconv.FormatUint(st.Dev, 16))
+		b.Write(strconv.AppendUint(num[:0], st.Dev, 16))
 		b.WriteByte(':')
-		b.WriteString(strconv.FormatUint(st.Ino, 16))
+		b.Write(strconv.AppendUint(num[:0], st.Ino, 16))
 	}
 	b.WriteByte(0)
 }

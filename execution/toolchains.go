@@ -345,16 +345,17 @@ func cacheEnv(env []string, dir, home string) []string {
 			proxy = dl + "," + proxy
 		}
 	}
+	sub := cacheSubdirs(dir)
 	set := [...][2]string{
-		{"GOCACHE", filepath.Join(dir, "go-build")},
-		{"GOMODCACHE", filepath.Join(dir, "go-mod")},
+		{"GOCACHE", sub[0]},
+		{"GOMODCACHE", sub[1]},
 		{"GOPROXY", proxy},
-		{"npm_config_cache", filepath.Join(dir, "npm")},
-		{"PIP_CACHE_DIR", filepath.Join(dir, "pip")},
-		{"CARGO_HOME", filepath.Join(dir, "cargo")},
-		{"XDG_CACHE_HOME", filepath.Join(dir, "xdg")},
-		{"YARN_CACHE_FOLDER", filepath.Join(dir, "yarn")},
-		{"npm_config_logs_dir", filepath.Join(dir, "npm", "_logs")},
+		{"npm_config_cache", sub[2]},
+		{"PIP_CACHE_DIR", sub[3]},
+		{"CARGO_HOME", sub[4]},
+		{"XDG_CACHE_HOME", sub[5]},
+		{"YARN_CACHE_FOLDER", sub[6]},
+		{"npm_config_logs_dir", sub[7]},
 	}
 	// A variable set in any letter case replaces the ones npm would read
 	// in another case (npm_config_cache and NPM_CONFIG_CACHE).
@@ -377,6 +378,27 @@ func cacheEnv(env []string, dir, home string) []string {
 	}
 	return out
 }
+
+// cacheSubdirs are the tools' directories in the sandbox cache dir, in
+// cacheEnv's order (the last dir asked for is kept).
+func cacheSubdirs(dir string) *[8]string {
+	if k := lastCacheSubdirs.Load(); k != nil && k.dir == dir {
+		return &k.sub
+	}
+	k := &cacheSubdirList{dir: dir}
+	for i, s := range []string{"go-build", "go-mod", "npm", "pip", "cargo", "xdg", "yarn", "npm/_logs"} {
+		k.sub[i] = filepath.Join(dir, s)
+	}
+	lastCacheSubdirs.Store(k)
+	return &k.sub
+}
+
+type cacheSubdirList struct {
+	dir string
+	sub [8]string
+}
+
+var lastCacheSubdirs atomic.Pointer[cacheSubdirList]
 
 // ensureCacheDir creates the sandbox cache dir (0700) and its tool
 // subdirectories; it reports whether it is a directory of this user.
