@@ -460,8 +460,7 @@ func (r *confinedRun) prepare() (func() error, error) {
 				inside = append(inside, filepath.Clean(d))
 			}
 		}
-		r.sockets = make(chan []string, 1)
-		go func() { r.sockets <- outsideSockets(inside) }()
+		r.sockets = socketReader.read(inside)
 	}
 	r.addReads()
 	r.info = &SandboxInfo{Mode: r.c.Mode, Enforced: true, Mechanism: "landlock", ABI: r.sup.ABI, Network: "allowed"}
@@ -1399,6 +1398,71 @@ func bindPaths(ps []protectedPath, sockets []string) error {
 		}
 	}
 	return nil
+}
+
+// socketReader reads the outside sockets on a thread of its own, which
+// waits for a request in a system call (an eventfd): a request wakes that
+// thread on another CPU, where a goroutine woken through a channel
+// would wait for the requester's processor to be free.
+var socketReader sockReader
+
+type sockReader struct {
+	once sync.Once
+	efd  int // -1: no thread (read on the caller's goroutine)
+	mu   sync.Mutex
+	reqs []sockReq
+}
+
+type sockReq struct {
+	inside []string
+	out    chan []string
+}
+
+// read starts reading the outside sockets of inside; the channel
+// receives them.
+func (s *sockReader) read(inside []string) chan []string {
+	out := make(chan []string, 1)
+	s.once.Do(s.start)
+	if s.efd < 0 {
+		go func() { out <- outsideSockets(inside) }()
+		return out
+	}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, sockReq{inside, out})
+	s.mu.Unlock()
+	one := [8]byte{1}
+	if _, err := unix.Write(s.efd, one[:]); err != nil {
+		s.mu.Lock()
+		s.reqs = s.reqs[:len(s.reqs)-1]
+		s.mu.Unlock()
+		go func() { out <- outsideSockets(inside) }()
+	}
+	return out
+}
+
+func (s *sockReader) start() {
+	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
+	if err != nil {
+		s.efd = -1
+		return
+	}
+	s.efd = efd
+	go func() {
+		runtime.LockOSThread()
+		var buf [8]byte
+		for {
+			if _, err := unix.Read(efd, buf[:]); err != nil && err != unix.EINTR {
+				return
+			}
+			s.mu.Lock()
+			reqs := s.reqs
+			s.reqs = nil
+			s.mu.Unlock()
+			for _, r := range reqs {
+				r.out <- outsideSockets(r.inside)
+			}
+		}
+	}()
 }
 
 // unixSockets is the host's /proc/net/unix, kept open by outsideSockets.
