@@ -83,13 +83,101 @@ type keeperConfig struct {
 // keeperRun is one run's request: the shell's program, arguments,
 // environment and directory; Files are the shell's descriptors 0, 1, 2
 // and its extra files, each an index into the descriptors passed with
-// the request or -1 (none: /dev/null for 0-2, closed otherwise).
+// the request or -1 (none: /dev/null for 0-2, closed otherwise). It is
+// sent as NUL-ended fields (appendTo, parseKeeperRun): JSON cost a run
+// ~35 µs to write and read.
 type keeperRun struct {
-	Path  string   `json:"path"`
-	Args  []string `json:"args"`
-	Env   []string `json:"env"`
-	Dir   string   `json:"dir"`
-	Files []int    `json:"files"`
+	Path  string
+	Args  []string
+	Env   []string
+	Dir   string
+	Files []int
+}
+
+// appendTo appends the request to b: its fields, each ended by a NUL
+// (none of them can hold one: they are a path, a directory, arguments
+// and environment entries of an exec), the lists led by their length.
+func (r keeperRun) appendTo(b []byte) []byte {
+	field := func(s string) { b = append(append(b, s...), 0) }
+	num := func(n int) { b = append(strconv.AppendInt(b, int64(n), 10), 0) }
+	field(r.Path)
+	field(r.Dir)
+	num(len(r.Args))
+	for _, a := range r.Args {
+		field(a)
+	}
+	num(len(r.Env))
+	for _, e := range r.Env {
+		field(e)
+	}
+	num(len(r.Files))
+	for _, f := range r.Files {
+		num(f)
+	}
+	return b
+}
+
+// parseKeeperRun reads a request appendTo wrote.
+func parseKeeperRun(b []byte) (keeperRun, error) {
+	var r keeperRun
+	bad := errors.New("bad request")
+	field := func() (string, bool) {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			return "", false
+		}
+		s := string(b[:i])
+		b = b[i+1:]
+		return s, true
+	}
+	num := func() (int, bool) {
+		s, ok := field()
+		if !ok {
+			return 0, false
+		}
+		n, err := strconv.Atoi(s)
+		return n, err == nil
+	}
+	list := func() ([]string, bool) {
+		n, ok := num()
+		if !ok || n < 0 || n > len(b) {
+			return nil, false
+		}
+		out := make([]string, 0, n)
+		for i := 0; i < n; i++ {
+			s, ok := field()
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	var ok bool
+	if r.Path, ok = field(); !ok {
+		return r, bad
+	}
+	if r.Dir, ok = field(); !ok {
+		return r, bad
+	}
+	if r.Args, ok = list(); !ok {
+		return r, bad
+	}
+	if r.Env, ok = list(); !ok {
+		return r, bad
+	}
+	files, ok := list()
+	if !ok || len(b) != 0 {
+		return r, bad
+	}
+	for _, f := range files {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < -1 {
+			return r, bad
+		}
+		r.Files = append(r.Files, n)
+	}
+	return r, nil
 }
 
 // maxKeeperMsg bounds a request (the environment is most of it); a run
@@ -192,8 +280,8 @@ func keeperServe(sock int, refused *refusedCalls) {
 		case flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0:
 			answer = "error the request was too long"
 		case string(kind) == "run":
-			var run keeperRun
-			if err := json.Unmarshal(body, &run); err != nil {
+			run, err := parseKeeperRun(body)
+			if err != nil {
 				answer = "error " + err.Error()
 				break
 			}
@@ -627,11 +715,7 @@ func (s *userSlot) start(cmd *exec.Cmd) (ran bool, err error) {
 	for _, f := range cmd.ExtraFiles {
 		add(f)
 	}
-	body, err := json.Marshal(run)
-	if err != nil {
-		return false, err
-	}
-	msg := append([]byte("run\n"), body...)
+	msg := run.appendTo([]byte("run\n"))
 	if len(msg) > maxKeeperMsg {
 		return false, errors.New("the request is too long")
 	}
