@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,12 +53,10 @@ type slot struct {
 	tmps    *slotTmpDir
 	reqs    chan startReq // closed to retire the slot
 	initPid int
-	// children is init's children file (/proc/PID/task/PID/children),
-	// and siblings the slot thread's (tid): a process the command started
-	// with CLONE_PARENT is the thread's child, not init's. Both are kept
-	// open to be read again from their start after each run (nil: not
-	// opened yet).
-	children, siblings *os.File
+	// children is init's children file, and siblings the slot thread's
+	// (tid): a process the command started with CLONE_PARENT is the
+	// thread's child, not init's.
+	children, siblings childrenFile
 	tid                int
 	gone               chan struct{} // closed once init is reaped and the thread ended
 	// calls collects what the seccomp filter refused; each run moves it
@@ -179,37 +178,63 @@ func (s *slot) retire() int {
 		}
 	}
 	s.tmps.remove()
-	for _, f := range []*os.File{s.children, s.siblings} {
-		if f != nil {
-			f.Close()
-		}
-	}
+	s.children.close()
+	s.siblings.close()
 	return n
 }
 
-// threadChildren lists the slot thread's children (once its command is
-// reaped, what the command started with CLONE_PARENT); the slot thread
-// is its parent, so they are this process's to reap.
+// threadChildren lists the slot thread's children other than init
+// (once its command is reaped, what the command started with
+// CLONE_PARENT); the slot thread is their parent, so they are this
+// process's to reap.
 func (s *slot) threadChildren() []int {
-	if s.siblings == nil {
-		f, err := os.Open("/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(s.tid) + "/children")
+	pids, _ := s.siblings.pids(os.Getpid(), s.tid)
+	return slices.DeleteFunc(pids, func(p int) bool { return p == s.initPid })
+}
+
+// childrenFile is a task's children file (/proc/PID/task/TID/children),
+// kept open and read again from its start.
+type childrenFile struct{ f *os.File }
+
+// maxChildrenRead bounds what pids reads of the file.
+const maxChildrenRead = 4096
+
+// pids lists the children of the task tid of process pid; ok is false
+// when the file cannot be read, or lists more than pids reads.
+func (c *childrenFile) pids(pid, tid int) (out []int, ok bool) {
+	if c.f == nil {
+		f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
 		if err != nil {
-			return nil
+			return nil, false
 		}
-		s.siblings = f
+		c.f = f
 	}
-	var b [4096]byte
-	n, err := s.siblings.ReadAt(b[:], 0)
+	var b [maxChildrenRead]byte
+	n, err := c.f.ReadAt(b[:], 0)
 	if err != nil && err != io.EOF {
-		return nil
+		return nil, false
 	}
-	var out []int
-	for _, f := range strings.Fields(string(b[:n])) {
-		if p, err := strconv.Atoi(f); err == nil && p > 0 && p != s.initPid {
+	for _, w := range strings.Fields(string(b[:n])) {
+		if p, err := strconv.Atoi(w); err == nil && p > 0 {
 			out = append(out, p)
 		}
 	}
-	return out
+	return out, n < len(b)
+}
+
+// none reports whether the task has no child (false when that cannot be
+// known).
+func (c *childrenFile) none(pid, tid int) bool {
+	pids, ok := c.pids(pid, tid)
+	return ok && len(pids) == 0
+}
+
+// close closes the file.
+func (c *childrenFile) close() {
+	if c.f != nil {
+		c.f.Close()
+		c.f = nil
+	}
 }
 
 // slotTmp is the name of a slot's TMPDIR in its directory.
@@ -318,50 +343,14 @@ func (t *slotTmpDir) clearTmp() bool {
 }
 
 // empty reports whether the slot's namespace holds nothing but init: init
-// has no child, alive or a zombie (what a run leaves is adopted by init).
+// has no child, alive or a zombie (what a run leaves is adopted by init),
+// and the slot thread none but init (CLONE_PARENT).
 func (s *slot) empty() bool {
-	if s.siblingsLeft() {
+	pids, ok := s.siblings.pids(os.Getpid(), s.tid)
+	if !ok || len(pids) != 1 || pids[0] != s.initPid {
 		return false
 	}
-	if s.children == nil {
-		p := strconv.Itoa(s.initPid)
-		f, err := os.Open("/proc/" + p + "/task/" + p + "/children")
-		if err != nil {
-			return false
-		}
-		s.children = f
-	}
-	// The start is enough: the file is empty or lists a pid.
-	var b [64]byte
-	n, err := s.children.ReadAt(b[:], 0)
-	if err != nil && err != io.EOF {
-		return false
-	}
-	return strings.TrimSpace(string(b[:n])) == ""
-}
-
-// siblingsLeft reports whether the slot thread has a child other than
-// init (a process the command started with CLONE_PARENT, alive or a
-// zombie), or whether that cannot be known.
-func (s *slot) siblingsLeft() bool {
-	if s.siblings == nil {
-		f, err := os.Open("/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(s.tid) + "/children")
-		if err != nil {
-			return true
-		}
-		s.siblings = f
-	}
-	var b [64]byte
-	n, err := s.siblings.ReadAt(b[:], 0)
-	if err != nil && err != io.EOF {
-		return true
-	}
-	for _, f := range strings.Fields(string(b[:n])) {
-		if f != strconv.Itoa(s.initPid) {
-			return true
-		}
-	}
-	return n == len(b) // more than one pid fits: more than init
+	return s.children.none(s.initPid, s.initPid)
 }
 
 // moveTo moves what c recorded into dst.

@@ -392,8 +392,8 @@ type userSlot struct {
 	// /proc/PID/ns/pid reads).
 	initFD int
 	pidns  string
-	// children is init's children file, open (nil: not yet).
-	children *os.File
+	// children is init's children file.
+	children childrenFile
 	// pins hold every protected path and socket the keeper bound.
 	pins []int
 	// keep: the keeper may serve another run (false: a path changed
@@ -786,20 +786,7 @@ func (s *userSlot) end(refused *refusedCalls) (int, error) {
 // keeper's count of its namespace covers these too; this one is read
 // here, from init's children file, kept open).
 func (s *userSlot) initEmpty() bool {
-	if s.children == nil {
-		p := strconv.Itoa(s.init)
-		f, err := os.Open("/proc/" + p + "/task/" + p + "/children")
-		if err != nil {
-			return false
-		}
-		s.children = f
-	}
-	var b [64]byte
-	n, err := s.children.ReadAt(b[:], 0)
-	if err != nil && err != io.EOF {
-		return false
-	}
-	return strings.TrimSpace(string(b[:n])) == ""
+	return s.children.none(s.init, s.init)
 }
 
 // reapNs kills and reaps this process's children in the keeper's PID
@@ -880,10 +867,7 @@ func (s *userSlot) retire() int {
 		unix.Close(s.initFD)
 		s.initFD = -1
 	}
-	if s.children != nil {
-		s.children.Close()
-		s.children = nil
-	}
+	s.children.close()
 	closeAll(s.pins)
 	s.pins = nil
 	s.tmps.remove()
