@@ -69,38 +69,42 @@ type slot struct {
 const maxIdleSlots = 8
 
 // slots keeps the idle slots, least recently used first.
-var slots slotPool
+var slots = idlePool[*slot]{key: func(s *slot) string { return s.key }}
 
-type slotPool struct {
+// idlePool keeps idle kept confinements (root's slots, the unprivileged
+// route's keepers), least recently used first, at most maxIdleSlots.
+type idlePool[T any] struct {
 	mu   sync.Mutex
-	idle []*slot
+	idle []T
+	key  func(T) string
 }
 
-// take returns an idle slot of key, no longer idle, or nil.
-func (p *slotPool) take(key string) *slot {
+// take returns an idle one of key, no longer idle, or the zero T.
+func (p *idlePool[T]) take(key string) T {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := len(p.idle) - 1; i >= 0; i-- {
-		if s := p.idle[i]; s.key == key {
+		if s := p.idle[i]; p.key(s) == key {
 			p.idle = append(p.idle[:i], p.idle[i+1:]...)
 			return s
 		}
 	}
-	return nil
+	var zero T
+	return zero
 }
 
-// put keeps s idle; it returns the slot to retire to make room (nil:
+// put keeps s idle; it returns the one to retire to make room (ok false:
 // none).
-func (p *slotPool) put(s *slot) *slot {
+func (p *idlePool[T]) put(s T) (old T, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.idle = append(p.idle, s)
 	if len(p.idle) > maxIdleSlots {
-		old := p.idle[0]
+		old = p.idle[0]
 		p.idle = p.idle[1:]
-		return old
+		return old, true
 	}
-	return nil
+	return old, false
 }
 
 // newSlot starts a slot's thread, confined as ts says (ts.pidns), and
@@ -431,7 +435,7 @@ func (r *confinedRun) slotStart() (func() error, error) {
 				// Every process of the command was in the namespace.
 				cg.empty = true
 			}
-			if old := slots.put(s); old != nil {
+			if old, ok := slots.put(s); ok {
 				old.retire()
 			}
 			return 0

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -404,37 +403,7 @@ type userSlot struct {
 }
 
 // userSlots keeps the idle keepers, least recently used first.
-var userSlots struct {
-	mu   sync.Mutex
-	idle []*userSlot
-}
-
-// takeUserSlot returns an idle keeper of key, no longer idle, or nil.
-func takeUserSlot(key string) *userSlot {
-	userSlots.mu.Lock()
-	defer userSlots.mu.Unlock()
-	for i := len(userSlots.idle) - 1; i >= 0; i-- {
-		if s := userSlots.idle[i]; s.key == key {
-			userSlots.idle = append(userSlots.idle[:i], userSlots.idle[i+1:]...)
-			return s
-		}
-	}
-	return nil
-}
-
-// putUserSlot keeps s idle; it returns the keeper to retire to make room
-// (nil: none).
-func putUserSlot(s *userSlot) *userSlot {
-	userSlots.mu.Lock()
-	defer userSlots.mu.Unlock()
-	userSlots.idle = append(userSlots.idle, s)
-	if len(userSlots.idle) > maxIdleSlots {
-		old := userSlots.idle[0]
-		userSlots.idle = userSlots.idle[1:]
-		return old
-	}
-	return nil
-}
+var userSlots = idlePool[*userSlot]{key: func(s *userSlot) string { return s.key }}
 
 // userSlotsOn says whether runs without root start from kept helpers:
 // the helper gives them a PID namespace (which tells a run that left
@@ -479,7 +448,7 @@ func (r *confinedRun) helperStart() (func() error, error) {
 	if err != nil {
 		return r.oneShot()
 	}
-	s := takeUserSlot(prefix + id)
+	s := userSlots.take(prefix + id)
 	if s == nil {
 		if s, err = newUserSlot(prefix, mkey, r); err != nil {
 			return r.oneShot()
@@ -503,7 +472,7 @@ func (r *confinedRun) helperStart() (func() error, error) {
 		}
 		left, err := s.end(refused)
 		if err == nil && left == 0 && s.keep && cmd.ProcessState != nil && s.initEmpty() && (s.tmps == nil || s.tmps.emptyTmp()) {
-			if old := putUserSlot(s); old != nil {
+			if old, ok := userSlots.put(s); ok {
 				old.retire()
 			}
 			return 0
