@@ -364,3 +364,33 @@ func touch(t *testing.T, root, rel string) {
 	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	must(t, os.WriteFile(p, []byte("x\n"), 0o644))
 }
+
+// TestNestedWalkWatchBound: with this process at its bound of inotify
+// watches, the walk takes no more and still finds what a command planted
+// (by the directories' ctimes, looked at again a moment after a change).
+func TestNestedWalkWatchBound(t *testing.T) {
+	knownPaths.refresh()
+	knownPaths.mu.Lock()
+	held := len(knownPaths.wds2)
+	knownPaths.mu.Unlock()
+	old := maxWatches
+	maxWatches = func() int { return held }
+	t.Cleanup(func() { maxWatches = old })
+	root := t.TempDir()
+	for _, d := range []string{"a/b", "c/d", "e"} {
+		must(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	none := func(string) bool { return false }
+	scanNested([]string{root}, none)
+	knownPaths.mu.Lock()
+	now := len(knownPaths.wds2)
+	knownPaths.mu.Unlock()
+	if now > held {
+		t.Errorf("the walk took %d watches beyond the bound", now-held)
+	}
+	touch(t, root, "c/d/.envrc")
+	s := scanNested([]string{root}, none)
+	if !slices.Contains(s.names, filepath.Join(root, "c/d/.envrc")) {
+		t.Errorf("unwatched walk found %q, not c/d/.envrc", s.names)
+	}
+}

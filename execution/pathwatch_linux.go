@@ -63,6 +63,8 @@ type pathWatch struct {
 	deps    map[int32]map[pathDirKey]bool
 	known   map[pathDirKey]knownPath
 	wds     map[pathDirKey][]int32
+	// wds2 are the watches held (an IN_IGNORED event ends one).
+	wds2 map[int32]bool
 }
 
 // knownPaths are the kept findings of readDirsIDs.
@@ -90,12 +92,41 @@ func (w *pathWatch) start() {
 	w.poll() // the first poll reports the table as changed
 }
 
+// addWatch watches the directory p (w.mu held), unless this process
+// holds maxWatches watches already: the user's watches are shared with
+// every program of theirs (an editor watching the workspace), and what
+// is not watched is looked at each run instead.
+func (w *pathWatch) addWatch(p string) (int, error) {
+	if len(w.wds2) >= maxWatches() {
+		return -1, unix.ENOSPC
+	}
+	wd, err := unix.InotifyAddWatch(w.fd, p, watchMask)
+	if err == nil {
+		w.wds2[int32(wd)] = true
+	}
+	return wd, err
+}
+
+// maxWatches is how many inotify watches this process takes at most: an
+// eighth of the user's (fs.inotify.max_user_watches), at most 16,384 (a
+// variable for the tests).
+var maxWatches = sync.OnceValue(func() int {
+	n := 8192
+	if b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+		if v, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && v > 0 {
+			n = v
+		}
+	}
+	return min(n/8, 16384)
+})
+
 // reset forgets every finding.
 func (w *pathWatch) reset() {
 	w.gen = map[int32]uint64{}
 	w.deps = map[int32]map[pathDirKey]bool{}
 	w.known = map[pathDirKey]knownPath{}
 	w.wds = map[pathDirKey][]int32{}
+	w.wds2 = map[int32]bool{}
 }
 
 // refresh takes the events that came since the last one and drops the
@@ -144,6 +175,9 @@ func (w *pathWatch) poll() {
 				return
 			}
 			w.gen[ev.Wd]++
+			if ev.Mask&unix.IN_IGNORED != 0 {
+				delete(w.wds2, ev.Wd)
+			}
 			for k := range w.deps[ev.Wd] {
 				w.forget(k)
 			}
@@ -217,7 +251,7 @@ func (w *pathWatch) watch(p string) *pathWatched {
 			w.mu.Unlock()
 			return nil
 		}
-		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
+		wd, err := w.addWatch(d)
 		if err != nil {
 			w.mu.Unlock()
 			return nil
@@ -250,7 +284,7 @@ func (w *pathWatch) watchDirs(dirs []string) *pathWatched {
 		if unix.Statfs(d, &fs) != nil || !localFS(&fs) {
 			return nil
 		}
-		wd, err := unix.InotifyAddWatch(w.fd, d, watchMask)
+		wd, err := w.addWatch(d)
 		if err != nil {
 			return nil
 		}
@@ -314,7 +348,7 @@ func (w *pathWatch) watchFD(fd int) (wd int32, gen, mount uint64, ok bool) {
 	if unix.Fstatfs(fd, &fs) != nil || !localFS(&fs) {
 		return 0, 0, 0, false
 	}
-	n, err := unix.InotifyAddWatch(w.fd, "/proc/self/fd/"+strconv.Itoa(fd), watchMask)
+	n, err := w.addWatch("/proc/self/fd/" + strconv.Itoa(fd))
 	if err != nil {
 		return 0, 0, 0, false
 	}
