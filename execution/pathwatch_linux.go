@@ -47,7 +47,8 @@ const maxKnownPaths = 4096
 type knownPath struct {
 	st   ctimeStat
 	safe bool
-	err  error // the path does not exist (fs.ErrNotExist)
+	real string // the real path (knownRealPath)
+	err  error  // the path does not exist (fs.ErrNotExist)
 }
 
 // pathWatch is knownPaths' state.

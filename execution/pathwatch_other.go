@@ -7,6 +7,7 @@ package execution
 type knownPath struct {
 	st   ctimeStat
 	safe bool
+	real string // the real path (knownRealPath)
 	err  error
 }
 

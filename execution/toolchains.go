@@ -82,19 +82,36 @@ func ToolchainDirs(env []string, home string, denied func(string) bool) []string
 	}
 	seen := map[string]bool{}
 	var out []string
+	knownPaths.refresh()
 	for _, d := range cands {
 		d = filepath.Clean(d)
-		if seen[d] || !safeToolchainDir(d, home, denied) {
+		if seen[d] || !safePlace(d, home, denied) {
 			continue
 		}
-		fi, err := os.Stat(d)
-		if err != nil || !fi.IsDir() {
+		// safeToolchainDir, with the resolution of d kept by knownPaths.
+		real, st, err := knownRealPath(d)
+		if err != nil || !st.dir || real != d && !safePlace(real, home, denied) {
 			continue
 		}
 		seen[d] = true
 		out = append(out, d)
 	}
 	return out
+}
+
+// knownRealPath is realStatCtime of d, kept by knownPaths while nothing on
+// d's way changed (the caller took the events: knownPaths.refresh).
+func knownRealPath(d string) (string, ctimeStat, error) {
+	k := pathDirKey{d, "", resolvedDir}
+	if v, ok := knownPaths.lookup(k); ok {
+		return v.real, v.st, v.err
+	}
+	pw := knownPaths.watch(d)
+	real, st, err := realStatCtime(d)
+	if pw != nil && (err == nil || errors.Is(err, fs.ErrNotExist)) {
+		knownPaths.remember(k, pw, knownPath{st: st, err: err, real: real})
+	}
+	return real, st, err
 }
 
 // safeToolchainDir reports whether d may be made readable: absolute, not
@@ -156,9 +173,10 @@ var lastHomeSecrets atomic.Pointer[homeSecretList]
 type dirKind uint8
 
 const (
-	systemDir dirKind = iota // in systemReadDirs
-	pathDir                  // on PATH
-	rootDir                  // a root
+	systemDir   dirKind = iota // in systemReadDirs
+	pathDir                    // on PATH
+	rootDir                    // a root
+	resolvedDir                // a directory resolved (knownRealPath)
 )
 
 // safePathDir is safeToolchainDir(d, home, nil) of a directory on PATH,
@@ -187,7 +205,7 @@ func safePathDir(d, home string, kind dirKind) (ctimeStat, bool, error) {
 	pw := knownPaths.watch(d)
 	st, safe, err := judgePathDir(k)
 	if pw != nil && (err == nil || errors.Is(err, fs.ErrNotExist)) {
-		knownPaths.remember(k, pw, knownPath{st, safe, err})
+		knownPaths.remember(k, pw, knownPath{st: st, safe: safe, err: err})
 	}
 	return st, safe, err
 }

@@ -280,3 +280,29 @@ func TestGrantCacheFresh(t *testing.T) {
 		t.Errorf("after entries were made in ssh/: generation %d (was %d), listing %q, want %q", g3, g2, got, want)
 	}
 }
+
+// TestToolchainDirsSwapped: a toolchain directory found once and then
+// replaced by a symlink to ~/.ssh (or into it) is not given again; one
+// made again is (ToolchainDirs keeps resolutions while nothing on their
+// way changed).
+func TestToolchainDirsSwapped(t *testing.T) {
+	home, tools := t.TempDir(), t.TempDir()
+	must(t, os.Mkdir(filepath.Join(home, ".ssh"), 0o700))
+	rustup := filepath.Join(tools, "rustup")
+	must(t, os.Mkdir(rustup, 0o755))
+	env := []string{"RUSTUP_HOME=" + rustup, "PATH=/usr/bin:/bin"}
+	has := func() bool { return slices.Contains(ToolchainDirs(env, home, nil), rustup) }
+	if !has() || !has() {
+		t.Fatal("the toolchain directory was not given")
+	}
+	must(t, os.Remove(rustup))
+	must(t, os.Symlink(filepath.Join(home, ".ssh"), rustup))
+	if has() {
+		t.Error("a toolchain directory now a symlink to ~/.ssh was given")
+	}
+	must(t, os.Remove(rustup))
+	must(t, os.Mkdir(rustup, 0o755))
+	if !has() {
+		t.Error("the toolchain directory made again was not given")
+	}
+}
