@@ -270,21 +270,23 @@ func goRootOf(path string) string {
 			continue
 		}
 		p := filepath.Join(d, "go")
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		real, st, err := knownRealPath(p)
+		if err != nil || st.dir || !isExecutable(real) {
 			continue
 		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			return ""
-		}
 		root := filepath.Dir(filepath.Dir(real))
-		if fi, err := os.Stat(filepath.Join(root, "src", "runtime")); err == nil && fi.IsDir() {
+		if _, st, err := knownRealPath(filepath.Join(root, "src", "runtime")); err == nil && st.dir {
 			return root
 		}
 		return ""
 	}
 	return ""
+}
+
+// isExecutable reports whether p is a regular file with an execute bit.
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // goModCache is the user's Go module cache: GOMODCACHE, or the first
