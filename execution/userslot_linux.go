@@ -255,26 +255,7 @@ func keeperMain(cfgFD string) int {
 func keeperServe(sock int, refused *refusedCalls) {
 	buf := make([]byte, maxKeeperMsg)
 	oob := make([]byte, unix.CmsgSpace(4*64))
-	shell := -1 // a pidfd of the run's shell, until it ended and was reported
 	for {
-		if shell >= 0 {
-			// The report goes out as soon as the shell ends, beside
-			// what the runner does then (it reads it at the run's end).
-			fds := []unix.PollFd{{Fd: int32(sock), Events: unix.POLLIN}, {Fd: int32(shell), Events: unix.POLLIN}}
-			if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
-				os.Exit(0)
-			}
-			if fds[1].Revents != 0 {
-				unix.Close(shell)
-				shell = -1
-				if err := unix.Sendmsg(sock, []byte(keeperReport(refused)), nil, nil, unix.MSG_NOSIGNAL); err != nil {
-					os.Exit(0)
-				}
-			}
-			if fds[0].Revents == 0 {
-				continue
-			}
-		}
 		n, oobn, flags, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
 		if err == unix.EINTR {
 			continue
@@ -303,16 +284,12 @@ func keeperServe(sock int, refused *refusedCalls) {
 				answer = "error " + err.Error()
 				break
 			}
-			var pid int
-			answer, pid = keeperStart(run, files)
-			if pid > 0 {
-				if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-					shell = fd
-					answer += " report"
-				}
-			}
+			answer = keeperStart(run, files)
 		case string(kind) == "end":
-			answer = keeperReport(refused)
+			var b strings.Builder
+			fmt.Fprintf(&b, "report %d\n", nsOthers())
+			writeRefusals(&b, refused)
+			answer = b.String()
 		}
 		for _, f := range files {
 			f.Close()
@@ -323,49 +300,26 @@ func keeperServe(sock int, refused *refusedCalls) {
 	}
 }
 
-// keeperReport is the answer to "end", and the report sent when a run's
-// shell ended: "report LIVE ZOMBIES" (the processes of the keeper's PID
-// namespace but its init, as the namespace's procfs on /proc lists them:
-// those alive, and the namespace pids of the zombies, comma-separated or
-// "-"), then what the seccomp filter refused since the last report.
-func keeperReport(refused *refusedCalls) string {
-	var b strings.Builder
-	live, zombies := nsOthers()
-	z := "-"
-	if len(zombies) > 0 {
-		z = strings.Join(zombies, ",")
-	}
-	fmt.Fprintf(&b, "report %d %s\n", live, z)
-	writeRefusals(&b, refused)
-	return b.String()
-}
-
-// nsOthers lists the processes of the keeper's PID namespace but its
-// init, as the namespace's procfs (mounted on /proc) lists them: how many
-// are alive (-1 when it cannot be read), and the pids of the zombies (a
-// shell the runner has not reaped yet).
-func nsOthers() (live int, zombies []string) {
+// nsOthers counts the processes of the keeper's PID namespace but its
+// init, as the namespace's procfs (mounted on /proc) lists them; -1 when
+// it cannot be read.
+func nsOthers() int {
 	d, err := os.Open("/proc")
 	if err != nil {
-		return -1, nil
+		return -1
 	}
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		return -1, nil
+		return -1
 	}
+	n := 0
 	for _, name := range names {
-		if name == "1" || name[0] < '0' || name[0] > '9' {
-			continue
+		if name != "1" && name[0] >= '0' && name[0] <= '9' {
+			n++
 		}
-		st, err := os.ReadFile("/proc/" + name + "/stat")
-		if i := bytes.LastIndexByte(st, ')'); err == nil && i >= 0 && i+2 < len(st) && (st[i+2] == 'Z' || st[i+2] == 'X') {
-			zombies = append(zombies, name)
-			continue
-		}
-		live++
 	}
-	return live, zombies
+	return n
 }
 
 // keeperStart starts a run's shell from the keeper's confined thread, in
@@ -373,9 +327,9 @@ func nsOthers() (live int, zombies []string) {
 // process group of its own, and answers "started PID" (the pid as the
 // runner sees it) or "error WHY" (the shell did not start: nothing of
 // the command ran).
-func keeperStart(run keeperRun, files []*os.File) (string, int) {
+func keeperStart(run keeperRun, files []*os.File) string {
 	if len(run.Args) == 0 || len(run.Files) < 3 {
-		return "error bad request", 0
+		return "error bad request"
 	}
 	file := func(i int) (*os.File, bool) {
 		if i < 0 {
@@ -390,7 +344,7 @@ func keeperStart(run keeperRun, files []*os.File) (string, int) {
 	// that the child does not change it: a failure after the fork would
 	// leave it to the runner to reap.
 	if err := unix.Chdir(run.Dir); err != nil {
-		return "error chdir " + run.Dir + ": " + err.Error(), 0
+		return "error chdir " + run.Dir + ": " + err.Error()
 	}
 	cmd := &exec.Cmd{Path: run.Path, Args: run.Args, Env: run.Env}
 	var ok [3]bool
@@ -399,7 +353,7 @@ func keeperStart(run keeperRun, files []*os.File) (string, int) {
 		std[i], ok[i] = file(run.Files[i])
 	}
 	if !ok[0] || !ok[1] || !ok[2] {
-		return "error bad request", 0
+		return "error bad request"
 	}
 	// (nil: /dev/null, which the ruleset grants.)
 	if std[0] != nil {
@@ -414,17 +368,17 @@ func keeperStart(run keeperRun, files []*os.File) (string, int) {
 	for _, i := range run.Files[3:] {
 		f, ok := file(i)
 		if !ok {
-			return "error bad request", 0
+			return "error bad request"
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, f)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_PARENT}
 	if err := cmd.Start(); err != nil {
-		return "error start the shell: " + strings.ReplaceAll(err.Error(), "\n", " "), 0
+		return "error start the shell: " + strings.ReplaceAll(err.Error(), "\n", " ")
 	}
 	pid := cmd.Process.Pid
 	cmd.Process.Release() // the runner's child: the runner waits for it
-	return "started " + strconv.Itoa(pid), pid
+	return "started " + strconv.Itoa(pid)
 }
 
 // userSlot is a kept helper, as the runner holds it.
@@ -439,12 +393,6 @@ type userSlot struct {
 	pidns  string
 	// children is init's children file.
 	children childrenFile
-	// reporting: the keeper sends the run's report when its shell ends
-	// (else it answers "end"); shellNS is the shell's pid in the
-	// namespace (its zombie, until this process reaps it, is no
-	// leftover).
-	reporting bool
-	shellNS   string
 	// pins hold every protected path and socket the keeper bound.
 	pins []int
 	// keep: the keeper may serve another run (false: a path changed
@@ -519,9 +467,7 @@ func (r *confinedRun) helperStart() (func() error, error) {
 	started := false
 	cmd, refused := r.cmd, r.refused
 	r.endPidns = func() int {
-		if !started || cmd.ProcessState == nil {
-			// Not started, or its shell was not reaped (the keeper
-			// reports only once the shell ended).
+		if !started {
 			return s.retire()
 		}
 		left, err := s.end(refused)
@@ -764,27 +710,9 @@ func (s *userSlot) start(cmd *exec.Cmd) (ran bool, err error) {
 		s.reapNs()
 		return false, errors.New(rest)
 	}
-	rest, reporting := strings.CutSuffix(rest, " report")
 	pid, err := strconv.Atoi(rest)
 	if err != nil || pid <= 0 {
 		return s.reapNs() > 0, fmt.Errorf("bad answer %q", answer)
-	}
-	s.reporting, s.shellNS = reporting, ""
-	if reporting {
-		// NSpid: its pids from this namespace's view down to the
-		// keeper's namespace's (the last).
-		if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
-			for _, line := range strings.Split(string(st), "\n") {
-				if v, ok := strings.CutPrefix(line, "NSpid:"); ok {
-					if f := strings.Fields(v); len(f) > 1 {
-						s.shellNS = f[len(f)-1]
-					}
-				}
-			}
-		}
-		if s.shellNS == "" {
-			return s.reapNs() > 0, errors.New("the shell's pid in the namespace is not known")
-		}
 	}
 	// This process's child, which only it reaps: the pid names it until
 	// it is waited for.
@@ -800,16 +728,9 @@ func (s *userSlot) start(cmd *exec.Cmd) (ran bool, err error) {
 // filter refused (into refused) and how many processes are left in the
 // namespace but init.
 func (s *userSlot) end(refused *refusedCalls) (int, error) {
-	// The keeper reports when the run's shell ended (which it did: this
-	// process reaped it), counting what was in the namespace then: a
-	// namespace with nothing alive but its init then has nothing
-	// alive ever after. Else it is asked now.
-	if !s.reporting {
-		if err := unix.Sendmsg(s.sock, []byte("end\n"), nil, nil, unix.MSG_NOSIGNAL); err != nil {
-			return 0, err
-		}
+	if err := unix.Sendmsg(s.sock, []byte("end\n"), nil, nil, unix.MSG_NOSIGNAL); err != nil {
+		return 0, err
 	}
-	s.reporting = false
 	answer, err := s.recv()
 	if err != nil {
 		return 0, err
@@ -819,19 +740,7 @@ func (s *userSlot) end(refused *refusedCalls) (int, error) {
 	for sc.Scan() {
 		kind, rest, _ := strings.Cut(sc.Text(), " ")
 		if kind == "report" {
-			live, zombies, ok := strings.Cut(rest, " ")
-			n, err := strconv.Atoi(live)
-			if !ok || err != nil || n < 0 {
-				return 0, fmt.Errorf("bad answer %q", answer)
-			}
-			left = n
-			if zombies != "-" {
-				for _, z := range strings.Split(zombies, ",") {
-					if z != s.shellNS {
-						left++ // a zombie this process will not reap
-					}
-				}
-			}
+			left, _ = strconv.Atoi(rest)
 			continue
 		}
 		addRefusal(kind, rest, refused)
