@@ -319,6 +319,15 @@ print("PID", os.getpid(), "sibling", pid, flush=True)
 		needUserSlots(t)
 		run(t, "34.5552")
 	})
+	// The sibling ends at once, before the shell: a zombie of the
+	// runner's, which no one reaps, is in the namespace after the run.
+	t.Run("nonroot zombie", func(t *testing.T) {
+		if asuser.Run(t, nil) {
+			return
+		}
+		needUserSlots(t)
+		run(t, "0")
+	})
 }
 
 // TestUserSlotDeadKeeper: a kept helper that died while idle cannot start
