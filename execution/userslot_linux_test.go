@@ -312,6 +312,13 @@ print("PID", os.getpid(), "sibling", pid, flush=True)
 		needSlots(t)
 		run(t, "34.5551")
 	})
+	t.Run("root zombie", func(t *testing.T) {
+		if os.Getuid() != 0 {
+			t.Skipf("root's route needs root; this process runs as uid %d", os.Getuid())
+		}
+		needSlots(t)
+		run(t, "0")
+	})
 	t.Run("nonroot", func(t *testing.T) {
 		if asuser.Run(t, nil) {
 			return
