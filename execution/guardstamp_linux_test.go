@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/shellgate/shellgate/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // TestGuardStampShortcuts plants a protected file exactly where the
@@ -228,5 +229,33 @@ func TestDirStamp(t *testing.T) {
 				t.Errorf("stamp of %s (-want +got):\n%s", tt.name, diff)
 			}
 		})
+	}
+}
+
+// TestDirStampWatchEnded: a stamp taken after the directory's watch ended
+// (its directory removed: a new one may come on the same inode number)
+// watches anew, and a change after it is seen.
+func TestDirStampWatchEnded(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d")
+	must(t, os.Mkdir(p, 0o755))
+	knownPaths.refresh()
+	first := stampDir(p)
+	if !first.watched {
+		if testenv.CI() {
+			t.Fatal("no watch: the watched stamps are untested")
+		}
+		t.Skip("inotify does not watch here")
+	}
+	// The watch ends as when its directory is removed (IN_IGNORED).
+	knownPaths.mu.Lock()
+	_, err := unix.InotifyRmWatch(knownPaths.fd, uint32(first.wd))
+	knownPaths.mu.Unlock()
+	must(t, err)
+	knownPaths.refresh()
+	st := stampDir(p)
+	must(t, os.WriteFile(filepath.Join(p, ".envrc"), nil, 0o644))
+	knownPaths.refresh()
+	if unchangedSince(st, p) {
+		t.Errorf("an entry made after a stamp on an ended watch was not seen (stamp %+v)", st)
 	}
 }

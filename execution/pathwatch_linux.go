@@ -327,7 +327,7 @@ func (w *pathWatch) unchangedLocked(pw *pathWatched) bool {
 		return false
 	}
 	for i, wd := range pw.wds {
-		if w.gen[wd] != pw.gens[i] {
+		if !w.wds2[wd] || w.gen[wd] != pw.gens[i] {
 			return false
 		}
 	}
@@ -382,7 +382,16 @@ func (w *pathWatch) mountGen() uint64 {
 func (w *pathWatch) wdSame(wd int32, gen, mount uint64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.fd >= 0 && w.mountGn == mount && w.gen[wd] == gen
+	return w.fd >= 0 && w.mountGn == mount && w.wds2[wd] && w.gen[wd] == gen
+}
+
+// alive reports whether the watch wd is still held (its directory was
+// not removed: a watch that ended reports nothing any more, and a new
+// directory on the same inode number is not the one it watched).
+func (w *pathWatch) alive(wd int32, mount uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fd >= 0 && w.mountGn == mount && w.wds2[wd]
 }
 
 // remember keeps the finding v of k, made after watch gave pw, unless an
@@ -485,7 +494,7 @@ func (c *guardWatchCache) watch(p string, dev, ino uint64) (int32, bool) {
 	c.mu.Lock()
 	e, ok := c.m[p]
 	c.mu.Unlock()
-	if ok && e.dev == dev && e.ino == ino && e.mount == knownPaths.mountGen() {
+	if ok && e.dev == dev && e.ino == ino && knownPaths.alive(e.wd, e.mount) {
 		return e.wd, true
 	}
 	fd, err := unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)

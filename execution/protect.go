@@ -302,7 +302,8 @@ func unchangedSince(was dirStamp, p string) bool {
 	}
 	now := stampDir(p)
 	if was.watched {
-		return now.watched && now.dev == was.dev && now.ino == was.ino && now.wd == was.wd && now.gen == was.gen && now.mount == was.mount
+		return now.watched && now.dev == was.dev && now.ino == was.ino && now.ctime == was.ctime &&
+			now.wd == was.wd && now.gen == was.gen && now.mount == was.mount
 	}
 	return now.missing == was.missing && now.dev == was.dev && now.ino == was.ino && now.ctime == was.ctime
 }
