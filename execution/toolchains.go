@@ -85,12 +85,13 @@ func ToolchainDirs(env []string, home string, denied func(string) bool) []string
 	knownPaths.refresh()
 	for _, d := range cands {
 		d = filepath.Clean(d)
-		if seen[d] || !safePlace(d, home, denied) {
+		if seen[d] || !filepath.IsAbs(d) {
 			continue
 		}
-		// safeToolchainDir, with the resolution of d kept by knownPaths.
+		// safeToolchainDir, with the resolution of d kept by knownPaths
+		// (most candidates do not exist: they are not judged).
 		real, st, err := knownRealPath(d)
-		if err != nil || !st.dir || real != d && !safePlace(real, home, denied) {
+		if err != nil || !st.dir || !safePlace(d, home, denied) || real != d && !safePlace(real, home, denied) {
 			continue
 		}
 		seen[d] = true
