@@ -55,6 +55,9 @@ type nestedScan struct {
 	gitDirs []string
 	// gitFiles are .git files (gitdir pointers) below a root's top.
 	gitFiles []string
+	// unreadable are directories the walk could not read (a command may
+	// have taken their permissions away): what lies in them was not seen.
+	unreadable []string
 	// incomplete says the walk stopped at its bounds: what lies beyond
 	// was not seen.
 	incomplete bool
@@ -111,6 +114,11 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 		read++
 		info, ok, same := dirInfos.get(d.path, d.same)
 		if !ok {
+			// Gone, or no longer a directory, is nothing to look at; a
+			// directory that cannot be read is reported.
+			if fi, err := os.Lstat(d.path); err == nil && fi.IsDir() && len(s.unreadable) < 16 {
+				s.unreadable = append(s.unreadable, d.path)
+			}
 			continue
 		}
 		top := d.depth == 0
@@ -485,6 +493,9 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 	}
 	if s.incomplete {
 		out = append(out, SandboxDenial{Op: "unchecked", Line: fmt.Sprintf("the workspace has more than %d directories (or is deeper than %d): protected names made beyond them were not checked", maxNestedDirs, maxNestedDepth)})
+	}
+	for _, d := range s.unreadable {
+		out = append(out, SandboxDenial{Op: "unchecked", Path: d, Line: "the directory " + d + " could not be read after the run: protected names made in it were not checked"})
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/internal/asuser"
 )
 
 // nestedWorkspace makes a repository with what a developer's workspace
@@ -392,5 +393,30 @@ func TestNestedWalkWatchBound(t *testing.T) {
 	s := scanNested([]string{root}, none)
 	if !slices.Contains(s.names, filepath.Join(root, "c/d/.envrc")) {
 		t.Errorf("unwatched walk found %q, not c/d/.envrc", s.names)
+	}
+}
+
+// TestNestedWalkUnreadable: a directory the walk cannot read (its
+// permissions taken away, as a command of the user's may) is reported
+// as unchecked after the run, not passed over in silence.
+func TestNestedWalkUnreadable(t *testing.T) {
+	// Root reads every directory: as a fresh unprivileged user.
+	if asuser.Run(t, nil) {
+		return
+	}
+	root := t.TempDir()
+	hidden := filepath.Join(root, "a", "hidden")
+	touch(t, root, "a/hidden/.envrc")
+	must(t, os.Chmod(hidden, 0))
+	t.Cleanup(func() { os.Chmod(hidden, 0o755) })
+	b := &nestedBefore{roots: []string{root}, skip: func(string) bool { return false }}
+	var got []string
+	for _, d := range b.check(&guard{}) {
+		if d.Op == "unchecked" {
+			got = append(got, d.Path)
+		}
+	}
+	if !slices.Contains(got, hidden) {
+		t.Errorf("unchecked: %q, want %s", got, hidden)
 	}
 }
