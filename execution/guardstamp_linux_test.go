@@ -241,10 +241,7 @@ func TestDirStampWatchEnded(t *testing.T) {
 	knownPaths.refresh()
 	first := stampDir(p)
 	if !first.watched {
-		if testenv.CI() {
-			t.Fatal("no watch: the watched stamps are untested")
-		}
-		t.Skip("inotify does not watch here")
+		testenv.Missing(t, "an inotify watch of %s: the ended-watch case is unconfirmed here", p)
 	}
 	// The watch ends as when its directory is removed (IN_IGNORED).
 	knownPaths.mu.Lock()

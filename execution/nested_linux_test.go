@@ -372,7 +372,7 @@ func touch(t *testing.T, root, rel string) {
 func TestNestedWalkWatchBound(t *testing.T) {
 	knownPaths.refresh()
 	knownPaths.mu.Lock()
-	held := len(knownPaths.wds2)
+	held := len(knownPaths.held)
 	knownPaths.mu.Unlock()
 	old := maxWatches
 	maxWatches = func() int { return held }
@@ -384,7 +384,7 @@ func TestNestedWalkWatchBound(t *testing.T) {
 	none := func(string) bool { return false }
 	scanNested([]string{root}, none)
 	knownPaths.mu.Lock()
-	now := len(knownPaths.wds2)
+	now := len(knownPaths.held)
 	knownPaths.mu.Unlock()
 	if now > held {
 		t.Errorf("the walk took %d watches beyond the bound", now-held)

@@ -56,16 +56,19 @@ type pathWatch struct {
 	mu      sync.Mutex
 	started bool
 	fd      int // inotify; -1: none (nothing is kept)
-	// mounts is this process's mountinfo, polled: a raw descriptor, as
-	// the runtime's poller must not poll it (which takes the change).
+	// mounts is this process's mountinfo, polled: a raw descriptor (one
+	// opened through os.Open reported no change to our poll here, the
+	// runtime's own poller seemingly taking it first: seen on Linux 6.18,
+	// not traced further).
 	mounts  int
 	gen     map[int32]uint64
 	mountGn uint64
 	deps    map[int32]map[pathDirKey]bool
 	known   map[pathDirKey]knownPath
 	wds     map[pathDirKey][]int32
-	// wds2 are the watches held (an IN_IGNORED event ends one).
-	wds2 map[int32]bool
+	// held are the watches held, by descriptor (an IN_IGNORED event
+	// ends one); wds are each finding's watches.
+	held map[int32]bool
 }
 
 // knownPaths are the kept findings of readDirsIDs.
@@ -98,12 +101,12 @@ func (w *pathWatch) start() {
 // every program of theirs (an editor watching the workspace), and what
 // is not watched is looked at each run instead.
 func (w *pathWatch) addWatch(p string) (int, error) {
-	if len(w.wds2) >= maxWatches() {
+	if len(w.held) >= maxWatches() {
 		return -1, unix.ENOSPC
 	}
 	wd, err := unix.InotifyAddWatch(w.fd, p, watchMask)
 	if err == nil {
-		w.wds2[int32(wd)] = true
+		w.held[int32(wd)] = true
 	}
 	return wd, err
 }
@@ -127,7 +130,7 @@ func (w *pathWatch) reset() {
 	w.deps = map[int32]map[pathDirKey]bool{}
 	w.known = map[pathDirKey]knownPath{}
 	w.wds = map[pathDirKey][]int32{}
-	w.wds2 = map[int32]bool{}
+	w.held = map[int32]bool{}
 }
 
 // refresh takes the events that came since the last one and drops the
@@ -177,7 +180,7 @@ func (w *pathWatch) poll() {
 			}
 			w.gen[ev.Wd]++
 			if ev.Mask&unix.IN_IGNORED != 0 {
-				delete(w.wds2, ev.Wd)
+				delete(w.held, ev.Wd)
 			}
 			for k := range w.deps[ev.Wd] {
 				w.forget(k)
@@ -327,7 +330,7 @@ func (w *pathWatch) unchangedLocked(pw *pathWatched) bool {
 		return false
 	}
 	for i, wd := range pw.wds {
-		if !w.wds2[wd] || w.gen[wd] != pw.gens[i] {
+		if !w.held[wd] || w.gen[wd] != pw.gens[i] {
 			return false
 		}
 	}
@@ -382,7 +385,7 @@ func (w *pathWatch) mountGen() uint64 {
 func (w *pathWatch) wdSame(wd int32, gen, mount uint64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.fd >= 0 && w.mountGn == mount && w.wds2[wd] && w.gen[wd] == gen
+	return w.fd >= 0 && w.mountGn == mount && w.held[wd] && w.gen[wd] == gen
 }
 
 // alive reports whether the watch wd is still held (its directory was
@@ -391,7 +394,7 @@ func (w *pathWatch) wdSame(wd int32, gen, mount uint64) bool {
 func (w *pathWatch) alive(wd int32, mount uint64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.fd >= 0 && w.mountGn == mount && w.wds2[wd]
+	return w.fd >= 0 && w.mountGn == mount && w.held[wd]
 }
 
 // remember keeps the finding v of k, made after watch gave pw, unless an

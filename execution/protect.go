@@ -176,15 +176,12 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 
 // joinedNames is names (ProtectedNames or ProtectedGitNames) joined to
 // dir, kept for the directories asked for last (every run of a root asks
-// for the same).
+// for the same); a list changed since is joined again.
 func joinedNames(dir string, names []string) []string {
-	if len(names) == 0 {
-		return nil
-	}
-	k := joinedKey{dir, &names[0]}
+	k := joinedKey{dir, strings.Join(names, "\x00")}
 	joined.Lock()
 	defer joined.Unlock()
-	if p, ok := joined.m[k]; ok && len(p) == len(names) && (len(p) == 0 || filepath.Base(p[len(p)-1]) == filepath.Base(names[len(names)-1])) {
+	if p, ok := joined.m[k]; ok {
 		return p
 	}
 	out := make([]string, len(names))
@@ -198,10 +195,7 @@ func joinedNames(dir string, names []string) []string {
 	return out
 }
 
-type joinedKey struct {
-	dir   string
-	names *string // the list (its first element; its length and last name are checked too)
-}
+type joinedKey struct{ dir, names string }
 
 var joined = struct {
 	sync.Mutex
