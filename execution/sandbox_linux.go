@@ -1423,20 +1423,26 @@ type sockReq struct {
 func (s *sockReader) read(inside []string) chan []string {
 	out := make(chan []string, 1)
 	s.once.Do(s.start)
-	if s.efd < 0 {
-		go func() { out <- outsideSockets(inside) }()
-		return out
-	}
-	s.mu.Lock()
-	s.reqs = append(s.reqs, sockReq{inside, out})
-	s.mu.Unlock()
-	one := [8]byte{1}
-	if _, err := unix.Write(s.efd, one[:]); err != nil {
+	if s.efd >= 0 {
 		s.mu.Lock()
-		s.reqs = s.reqs[:len(s.reqs)-1]
+		s.reqs = append(s.reqs, sockReq{inside, out})
 		s.mu.Unlock()
-		go func() { out <- outsideSockets(inside) }()
+		one := [8]byte{1}
+		if _, err := unix.Write(s.efd, one[:]); err == nil {
+			return out
+		}
+		// Not woken: take the request back, unless the reader has it.
+		s.mu.Lock()
+		i := slices.IndexFunc(s.reqs, func(r sockReq) bool { return r.out == out })
+		if i < 0 {
+			s.mu.Unlock()
+			return out
+		}
+		s.reqs = slices.Delete(s.reqs, i, i+1)
+		s.mu.Unlock()
 	}
+	// No reader thread: a goroutine of its own.
+	go func() { out <- outsideSockets(inside) }()
 	return out
 }
 
