@@ -55,9 +55,13 @@ type slot struct {
 	initPid int
 	// children is init's children file, and siblings the slot thread's
 	// (tid): a process the command started with CLONE_PARENT is the
-	// thread's child, not init's.
+	// thread's child, not init's. The thread may have forked other
+	// children before it became the slot's (Go gives a goroutine that
+	// locks itself any idle thread): only those in the slot's PID
+	// namespace (pidns, as /proc/PID/ns/pid names it) are the slot's.
 	children, siblings childrenFile
 	tid                int
+	pidns              string
 	gone               chan struct{} // closed once init is reaped and the thread ended
 	// calls collects what the seccomp filter refused; each run moves it
 	// into its own account (the slot serves one run at a time).
@@ -142,6 +146,13 @@ func newSlot(key string, ts *threadSetup, bash string) (*slot, error) {
 		<-s.gone
 		return nil, err
 	}
+	// (Read here: the confined thread cannot look at init's namespace.)
+	ns, err := os.Readlink("/proc/" + strconv.Itoa(s.initPid) + "/ns/pid")
+	if err != nil {
+		s.retire()
+		return nil, fmt.Errorf("sandbox: the slot's PID namespace: %w", err)
+	}
+	s.pidns = ns
 	return s, nil
 }
 
@@ -156,7 +167,7 @@ func (s *slot) start(cmd *exec.Cmd, ap *applier) error {
 // It returns how many live processes were left.
 func (s *slot) retire() int {
 	n := nsProcesses(s.initPid)
-	siblings := s.threadChildren()
+	siblings, _ := s.threadChildren()
 	for _, p := range siblings {
 		if st, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat"); err == nil {
 			if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X' {
@@ -170,7 +181,8 @@ func (s *slot) retire() int {
 	// slot thread's own children there (CLONE_PARENT) are reaped here,
 	// as the thread waits for init.
 	for done := false; !done; {
-		for _, p := range s.threadChildren() {
+		siblings, _ := s.threadChildren()
+		for _, p := range siblings {
 			_ = unix.Kill(p, unix.SIGKILL)
 			var ws unix.WaitStatus
 			_, _ = unix.Wait4(p, &ws, unix.WNOHANG|unix.WALL, nil)
@@ -187,13 +199,21 @@ func (s *slot) retire() int {
 	return n
 }
 
-// threadChildren lists the slot thread's children other than init
-// (once its command is reaped, what the command started with
-// CLONE_PARENT); the slot thread is their parent, so they are this
-// process's to reap.
-func (s *slot) threadChildren() []int {
-	pids, _ := s.siblings.pids(os.Getpid(), s.tid)
-	return slices.DeleteFunc(pids, func(p int) bool { return p == s.initPid })
+// threadChildren lists the slot thread's children in the slot's PID
+// namespace other than init (once its command is reaped, what the
+// command started with CLONE_PARENT); the slot thread is their parent,
+// so they are this process's to reap. ok is false when the thread's
+// children could not be read.
+func (s *slot) threadChildren() (pids []int, ok bool) {
+	pids, ok = s.siblings.pids(os.Getpid(), s.tid)
+	return slices.DeleteFunc(pids, func(p int) bool { return p == s.initPid || !inPidns(p, s.pidns) }), ok
+}
+
+// inPidns reports whether process pid (alive or a zombie) is in the PID
+// namespace ns names.
+func inPidns(pid int, ns string) bool {
+	got, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/ns/pid")
+	return err == nil && got == ns
 }
 
 // childrenFile is a task's children file (/proc/PID/task/TID/children),
@@ -350,8 +370,7 @@ func (t *slotTmpDir) clearTmp() bool {
 // has no child, alive or a zombie (what a run leaves is adopted by init),
 // and the slot thread none but init (CLONE_PARENT).
 func (s *slot) empty() bool {
-	pids, ok := s.siblings.pids(os.Getpid(), s.tid)
-	if !ok || len(pids) != 1 || pids[0] != s.initPid {
+	if pids, ok := s.threadChildren(); !ok || len(pids) != 0 {
 		return false
 	}
 	return s.children.none(s.initPid, s.initPid)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,4 +265,63 @@ func TestSlotTmpFresh(t *testing.T) {
 	left("second")
 	check("third", `:`)
 	left("third")
+}
+
+// TestSlotSparesOutsideChildren starts processes from many of this
+// process's threads, then slots on threads that may be those very
+// threads (Go hands a goroutine that locks itself any idle thread), and
+// retires them. A slot thread's children that are not in its PID
+// namespace (what the thread forked for something else before it became
+// the slot's) are not the slot's: retiring must leave them alive, and
+// they must not keep the slot from being reused.
+func TestSlotSparesOutsideChildren(t *testing.T) {
+	needSlots(t)
+	var victims []*exec.Cmd
+	t.Cleanup(func() {
+		for _, v := range victims {
+			v.Process.Kill()
+			v.Wait()
+		}
+	})
+	// Each goroutine forks from its locked thread and gives the thread
+	// back (unlocked, it is kept for other goroutines).
+	for i := 0; i < 2*runtime.GOMAXPROCS(0)+4; i++ {
+		done := make(chan *exec.Cmd)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			c := exec.Command("sleep", "600")
+			if err := c.Start(); err != nil {
+				t.Error(err)
+				c = nil
+			}
+			done <- c
+		}()
+		if c := <-done; c != nil {
+			victims = append(victims, c)
+		}
+	}
+	reused := 0
+	for i := 0; i < 12; i++ {
+		dir := t.TempDir()
+		run := func(cmd string) Outcome {
+			t.Helper()
+			return runSpec(t, context.Background(), Spec{Command: cmd, Dir: dir, Timeout: time.Minute,
+				Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{dir}}})
+		}
+		run("true")
+		if p := shellPid(t, run("echo PID $$")); p > 2 {
+			reused++
+		}
+		// A run that leaves a process retires its slot.
+		run("sleep 30 </dev/null >/dev/null 2>&1 &")
+	}
+	for _, v := range victims {
+		if st := strings.Fields(procFile(v.Process.Pid, "stat")); len(st) < 3 || st[2] == "Z" {
+			t.Errorf("process %d, started outside any sandbox, was killed by a slot's retirement", v.Process.Pid)
+		}
+	}
+	if reused != 12 {
+		t.Errorf("%d of 12 slots were handed to a second run; a run that left nothing must keep its slot", reused)
+	}
 }

@@ -783,7 +783,7 @@ func (s *userSlot) reapNs() int {
 			if err != nil || pid == s.init {
 				continue // (init, adopted once the keeper is gone: retire's)
 			}
-			if ns, err := os.Readlink("/proc/" + c + "/ns/pid"); err != nil || ns != s.pidns {
+			if !inPidns(pid, s.pidns) {
 				continue
 			}
 			_ = unix.Kill(pid, unix.SIGKILL)
