@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // TestGitRepoFacts: a segment that runs git carries, from the catalog's
@@ -136,5 +137,26 @@ programs:
 				t.Fatalf("error %q does not say %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLogFormatAgreesWithGitrepo: git log's --format and --pretty are
+// safe exactly when gitrepo.SignatureFormat says git does not verify
+// signatures for them (the catalog's match is that function as a regular
+// expression).
+func TestLogFormatAgreesWithGitrepo(t *testing.T) {
+	values := []string{"oneline", "ONELINE", "Medium", "fuller", "raw", "mboxrd", "reference", "email", "short", "full",
+		"sg", "med", "fulle", "", "%", "%%", "%%G", "%%%G", "%%%%G", "%G", "%G?", "%GK", "x%Cred%G", "%h %s", "%h%n%GS",
+		"format:", "format:G", "format:%G", "tformat:%GK", "tformat:%an", "tformat:%%G", "format:%", "a%b%c", "%Gx", "%g", "%gG",
+		"tformat", "format", "%(describe)", "%C(auto)%h", "%%%", "%x%G"}
+	for _, v := range values {
+		for _, opt := range []string{"--format=", "--pretty="} {
+			cmd := "git log '" + opt + v + "'"
+			r := Classify(cmd, WithDialect(DialectBash))
+			safe := r.Segments[0].ReadOnly
+			if want := !gitrepo.SignatureFormat(v); safe != want {
+				t.Errorf("%s: read-only %v, want %v", cmd, safe, want)
+			}
+		}
 	}
 }

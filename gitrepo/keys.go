@@ -42,6 +42,10 @@ const (
 	ValueBang     = "bang"     // a value that begins with "!" (a shell command)
 	ValueExt      = "ext"      // a value that begins with "ext::" (the ext transport runs it)
 	ValueAlways   = "always"   // "always" (protocol.allow: every transport, ext:: included)
+	// ValueSignatureFormat: a pretty format that may verify signatures (a
+	// %G placeholder), or the name of a format of the configuration
+	// (pretty.<name>), which may have one (see SignatureFormat).
+	ValueSignatureFormat = "signatureformat"
 )
 
 // Subsection rules of a HelperKey.
@@ -112,6 +116,7 @@ var Keys = []HelperKey{
 	{Section: "lfs", Key: "storage", When: WhenIndex, Runs: []string{"status", "diff"}, Doc: "the directory Git LFS writes the objects of the files its filter cleans to (git-lfs ignores it in .lfsconfig)"},
 	{Section: "merge", Sub: SubRequired, Key: "driver", When: WhenWrite, Driver: "merge", Doc: "a merge driver"},
 	{Section: "log", Key: "showsignature", Value: ValueNotFalse, When: WhenSignature, Runs: []string{"log -p"}, Doc: "makes git log run gpg.program (or gpg) on every signed commit"},
+	{Section: "format", Key: "pretty", Value: ValueSignatureFormat, When: WhenSignature, Runs: []string{"log -p"}, Doc: "the default format of git log and show: a %G placeholder makes them run gpg.program (or gpg) on every signed commit"},
 	{Section: "gpg", Sub: SubOptional, Key: "program", When: WhenSignature, Doc: "the signing program, run to verify a signature"},
 	{Section: "gpg", Sub: SubOptional, Key: "defaultkeycommand", When: WhenSignature, Doc: "a command that names the signing key"},
 	{Section: "trace2", Key: "normaltarget", UserOnly: true, When: WhenAlways, Runs: []string{"status", "diff", "log -p"}, Doc: "a file (or socket) every git command writes its trace to (read from the user's configuration only)"},
@@ -190,8 +195,50 @@ func (k *HelperKey) Match(e Entry) bool {
 		return strings.HasPrefix(e.Value, "ext::")
 	case ValueAlways:
 		return strings.EqualFold(e.Value, "always")
+	case ValueSignatureFormat:
+		return SignatureFormat(e.Value)
 	}
 	return true
+}
+
+// builtinFormats are git's own pretty formats (pretty.c): a
+// pretty.<name> of the configuration cannot replace one.
+var builtinFormats = []string{"oneline", "short", "medium", "full", "fuller", "reference", "email", "mboxrd", "raw"}
+
+// SignatureFormat reports whether git log would verify signatures to
+// format commits as value says (--format, --pretty, format.pretty): a
+// user format (one with a "%", or "format:"/"tformat:") with a %G
+// placeholder, or a name that is not exactly one of git's own formats.
+// git takes a name for the shortest format, its own or a pretty.<name>
+// of the configuration, that the name begins (case-insensitively), so
+// any other name may be a configured format, which may have %G.
+func SignatureFormat(value string) bool {
+	for _, b := range builtinFormats {
+		if strings.EqualFold(value, b) {
+			return false
+		}
+	}
+	user := strings.Contains(value, "%")
+	for _, p := range []string{"format:", "tformat:"} {
+		if rest, ok := strings.CutPrefix(value, p); ok {
+			value, user = rest, true
+		}
+	}
+	if !user {
+		return true
+	}
+	for i := 0; i < len(value); i++ {
+		if value[i] != '%' || i+1 == len(value) {
+			continue
+		}
+		switch value[i+1] {
+		case 'G':
+			return true
+		case '%':
+			i++ // "%%" is a literal "%"
+		}
+	}
+	return false
 }
 
 // RunByReadCommand reports whether a read-only command (ReadCommands) can

@@ -47,6 +47,9 @@ func rowExample(row HelperKey, prog, root string) string {
 	case row.Section == "log" && row.Key == "showsignature":
 		value = "true"
 		extra = "[gpg]\n\tprogram = " + prog + "\n"
+	case row.Value == ValueSignatureFormat:
+		value = "%h %G?"
+		extra = "[gpg]\n\tprogram = " + prog + "\n"
 	case row.Section == "core" && row.Key == "hookspath":
 		value = root + "/hooks"
 	case row.Section == "trace2":
@@ -261,6 +264,52 @@ func TestFileKeysPrintTheFile(t *testing.T) {
 					t.Errorf("git %s with %s.%s = %s did not print the file's line:\n%s", cmd, row.Section, row.Key, secret, out)
 				}
 			})
+		}
+	}
+}
+
+// TestSignatureFormatMatchesGit holds SignatureFormat to the real git: a
+// format it passes never makes git log verify the signed commit (run
+// gpg.program), and one git verifies with is never passed; the names of
+// formats of the configuration (pretty.<name>) are all refused, those
+// that verify and those that do not.
+func TestSignatureFormatMatchesGit(t *testing.T) {
+	needGit(t)
+	w := newWorld(t)
+	mark := w.root + "/ran"
+	prog := w.root + "/prog"
+	must(t, os.WriteFile(prog, []byte("#!/bin/sh\necho ran >> "+mark+"\nexit 1\n"), 0o755))
+	w.signedHistory(t)
+	w.write(t, map[string]string{"home/.gitconfig": "[gpg]\n\tprogram = " + prog +
+		"\n[pretty]\n\tsg = %h %G?\n\tmed = %GK\n\tsafe = %h\n\tfulle = %GS\n"})
+	cases := []struct {
+		format string
+		want   bool // SignatureFormat's answer
+		runs   bool // git runs gpg.program
+	}{
+		{"oneline", false, false}, {"ONELINE", false, false}, {"medium", false, false},
+		{"fuller", false, false}, {"raw", false, false}, {"email", false, false},
+		{"%h %s", false, false}, {"%%G", false, false}, {"%%%%GK", false, false}, {"%", false, false},
+		{"tformat:%an", false, false}, {"format:G", false, false}, {"x%Cred%G", true, true},
+		{"%G?", true, true}, {"%GK", true, true}, {"%h%GS", true, true}, {"%%%GK", true, true},
+		{"tformat:%GG", true, true}, {"format:%GF", true, true}, {"%GP", true, true}, {"%GT", true, true},
+		// Names git looks up in the configuration: the shortest format
+		// a name begins wins, so "med" is pretty.med, not medium, and
+		// "fulle" pretty.fulle, not fuller.
+		{"sg", true, true}, {"SG", true, false}, {"med", true, true}, {"fulle", true, true},
+		{"safe", true, false}, {"nosuch", true, false},
+	}
+	for _, c := range cases {
+		_ = os.Remove(mark)
+		_, _ = w.gitErr(w.repo, "log", "-1", "--format="+c.format)
+		_, err := os.Stat(mark)
+		runs := err == nil
+		got := SignatureFormat(c.format)
+		if got != c.want || runs != c.runs {
+			t.Errorf("--format=%s: SignatureFormat %v, git ran gpg.program %v; want %v, %v", c.format, got, runs, c.want, c.runs)
+		}
+		if runs && !got {
+			t.Errorf("--format=%s: git verifies signatures, SignatureFormat passes it", c.format)
 		}
 	}
 }

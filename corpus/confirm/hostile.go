@@ -598,6 +598,34 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "home-format-signature", Doc: "~/.gitconfig's format.pretty has a %G placeholder and gpg.program names a program: plain git log and git show verify the signed commit at HEAD with it (redrepo)",
+		Files:    []string{"~/.gitconfig"},
+		Commands: []string{"git log", "git show"},
+		Fires:    FireMarker,
+		Alone:    true, // a signed commit on top of the history
+		Plant: func(w *Workspace) error {
+			if err := w.signedCommit(); err != nil {
+				return err
+			}
+			return w.Append("~/.gitconfig", "[format]\n\tpretty = %h %G?\n[gpg]\n\tprogram = "+w.Marker+"\n")
+		},
+	},
+	{
+		Name: "format-signature-option", Doc: "a --format with a %G placeholder, or --pretty naming a format of ~/.gitconfig that has one, verifies the signed commit at HEAD with ~/.gitconfig's gpg.program (redrepo)",
+		Files:    []string{"~/.gitconfig"},
+		Names:    []string{"--format", "--pretty"},
+		Commands: []string{"git log --format=%GK", "git show -s --pretty=tformat:%GS", "git log --pretty=sg", "git reflog --format=%GK"},
+		Plain:    []string{"git log --format=%h", "git show -s --pretty=tformat:%s", "git log --pretty=oneline", "git reflog --format=%h"},
+		Fires:    FireMarker,
+		Alone:    true, // a signed commit on top of the history
+		Plant: func(w *Workspace) error {
+			if err := w.signedCommit(); err != nil {
+				return err
+			}
+			return w.Append("~/.gitconfig", "[pretty]\n\tsg = %h %G?\n[gpg]\n\tprogram = "+w.Marker+"\n")
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
@@ -818,6 +846,36 @@ var Traps = []Trap{
 		Alone:    true,
 		Plant:    func(w *Workspace) error { return syscall.Mkfifo(w.Path(".shellgate.yaml"), 0o644) },
 	},
+}
+
+// signedCommit puts a commit that carries a (fake) PGP signature on top
+// of the history: a command that verifies it runs gpg.program.
+func (w *Workspace) signedCommit() error {
+	raw, err := w.Git(".", "cat-file", "commit", "HEAD")
+	if err != nil {
+		return err
+	}
+	head, msg, ok := strings.Cut(raw, "\n\n")
+	if !ok {
+		return errors.New("signedCommit: HEAD has no message")
+	}
+	tree, _, _ := strings.Cut(head, "\n")
+	parent, err := w.Git(".", "rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
+	commit := tree + "\nparent " + strings.TrimSpace(parent) + "\nauthor H <h@example.invalid> 1700000000 +0000\ncommitter H <h@example.invalid> 1700000000 +0000\n" +
+		"gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nsigned " + strings.TrimSpace(msg) + "\n"
+	p := filepath.Join(w.Dir, "signed-commit")
+	if err := os.WriteFile(p, []byte(commit), 0o644); err != nil {
+		return err
+	}
+	id, err := w.Git(".", "hash-object", "-t", "commit", "-w", p)
+	if err != nil {
+		return err
+	}
+	_, err = w.Git(".", "update-ref", "HEAD", strings.TrimSpace(id))
+	return err
 }
 
 // modified makes sure README.md differs from the index (git diff has a
