@@ -6,31 +6,34 @@ type Effect string
 
 // The effects the catalog may use. Each has a handler (effectRegistry).
 const (
-	EffectWrite      Effect = "write"           // writes files (the option's value, when it has one, is the path)
-	EffectExec       Effect = "exec"            // runs other code
-	EffectFollow     Effect = "follow"          // never ends on its own (tail -f)
-	EffectDevice     Effect = "device"          // reads a device or endless source
-	EffectNetwork    Effect = "network"         // talks to the network
-	EffectRecursive  Effect = "recursive"       // file operands are read as whole trees
-	EffectReadsFile  Effect = "reads-file"      // the option's value is a path that is read
-	EffectWritesFile Effect = "writes-file"     // the option's value is a path that is written
-	EffectScript     Effect = "script"          // the option's value is a shell script, parsed again
-	EffectCommand    Effect = "command"         // the following words, up to a terminator, are a command
-	EffectPattern    Effect = "pattern"         // supplies the pattern/script, so no pattern operand follows
-	EffectCwd        Effect = "cwd"             // the option's value is a directory the program works in
-	EffectInteract   Effect = "interactive"     // waits for a person
-	EffectPrivilege  Effect = "privilege"       // changes user or privilege
-	EffectDestroy    Effect = "destructive"     // irreversible loss of data or state
-	EffectStdin      Effect = "stdin"           // makes the program read stdin
-	EffectFilesFrom  Effect = "files-from"      // the option's value is a file that lists the paths to read
-	EffectLists      Effect = "lists"           // the file operands (or stdin) list the paths read (sha256sum -c)
-	EffectGitConfig  Effect = "git-config"      // prints git configuration: the repository's and the user's config files are read
-	EffectEnvPrint   Effect = "env-print"       // prints environment variables, where tokens live (ps e)
-	EffectNoStdin    Effect = "no-stdin"        // the program reads no stdin (jq -n)
-	EffectGitTracked Effect = "git-tracked"     // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
-	EffectGitNames   Effect = "git-names"       // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
-	EffectForce      Effect = "force"           // overwrites what others have: a remote branch's history (git push --force)
-	EffectPartition  Effect = "partition-table" // rewrites a partition table, destroying the data of the partitions it changes (parted rm)
+	EffectWrite      Effect = "write"       // writes files (the option's value, when it has one, is the path)
+	EffectExec       Effect = "exec"        // runs other code
+	EffectFollow     Effect = "follow"      // never ends on its own (tail -f)
+	EffectDevice     Effect = "device"      // reads a device or endless source
+	EffectNetwork    Effect = "network"     // talks to the network
+	EffectRecursive  Effect = "recursive"   // file operands are read as whole trees
+	EffectReadsFile  Effect = "reads-file"  // the option's value is a path that is read
+	EffectWritesFile Effect = "writes-file" // the option's value is a path that is written
+	EffectScript     Effect = "script"      // the option's value is a shell script, parsed again
+	EffectCommand    Effect = "command"     // the following words, up to a terminator, are a command
+	EffectPattern    Effect = "pattern"     // supplies the pattern/script, so no pattern operand follows
+	EffectCwd        Effect = "cwd"         // the option's value is a directory the program works in
+	EffectInteract   Effect = "interactive" // waits for a person
+	EffectPrivilege  Effect = "privilege"   // changes user or privilege
+	EffectDestroy    Effect = "destructive" // irreversible loss of data or state
+	EffectStdin      Effect = "stdin"       // makes the program read stdin
+	EffectFilesFrom  Effect = "files-from"  // the option's value is a file that lists the paths to read
+	EffectLists      Effect = "lists"       // the file operands (or stdin) list the paths read (sha256sum -c)
+	EffectGitConfig  Effect = "git-config"  // prints git configuration: the repository's and the user's config files are read
+	// EffectGitConfigValue: prints the values of the keys it names (git
+	// config KEY): the files the configuration includes are read.
+	EffectGitConfigValue Effect = "git-config-value"
+	EffectEnvPrint       Effect = "env-print"       // prints environment variables, where tokens live (ps e)
+	EffectNoStdin        Effect = "no-stdin"        // the program reads no stdin (jq -n)
+	EffectGitTracked     Effect = "git-tracked"     // prints tracked content or history (git grep, git log -p, git diff): every tracked path no pathspec excludes is read
+	EffectGitNames       Effect = "git-names"       // prints names or counts instead of the content a program prints by default (git diff --stat, git grep -l)
+	EffectForce          Effect = "force"           // overwrites what others have: a remote branch's history (git push --force)
+	EffectPartition      Effect = "partition-table" // rewrites a partition table, destroying the data of the partitions it changes (parted rm)
 )
 
 // Category names an effect class of a program, an option or a segment
@@ -104,6 +107,8 @@ type effectFlags struct {
 	exec      bool // runs code: whether it reads stdin depends on the code
 	noStdin   bool // reads no stdin
 	gitConfig bool // prints git configuration
+	// gitConfigValue: prints values of git configuration it names
+	gitConfigValue bool
 }
 
 // effectRegistry is every effect, with its handler. The handlers of an
@@ -136,6 +141,8 @@ var effectRegistry = []*effectHandler{
 		mark: func(fl effectFlags) effectFlags { fl.lists = true; return fl }},
 	{Name: EffectGitConfig, Doc: "prints git configuration: the repository's and the user's config files are read",
 		mark: func(fl effectFlags) effectFlags { fl.gitConfig = true; return fl }},
+	{Name: EffectGitConfigValue, Doc: "prints the values of git configuration keys it names (git config KEY): the files the configuration includes are read",
+		mark: func(fl effectFlags) effectFlags { fl.gitConfigValue = true; return fl }},
 	{Name: EffectEnvPrint, Doc: "prints environment variables, where tokens live (ps e)", code: "env-print", dangerous: true},
 	{Name: EffectNoStdin, Doc: "the program reads no stdin (jq -n)",
 		mark: func(fl effectFlags) effectFlags { fl.noStdin = true; return fl }},

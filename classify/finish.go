@@ -85,8 +85,11 @@ func (p *argParser) finish() {
 	f.substShifts()
 	f.appended()
 	after := scan(p.effects)
-	if after.gitConfig {
-		f.w.gitConfigReads(f.seg, f.cwd)
+	switch {
+	case after.gitConfig:
+		f.w.gitConfigReads(f.seg, f.cwd, "git-config")
+	case after.gitConfigValue:
+		f.w.gitConfigReads(f.seg, f.cwd, "git-config-value")
 	}
 	f.implicitReads()
 	f.cwdWrites()

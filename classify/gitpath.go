@@ -80,13 +80,17 @@ func (w *walker) gitPathRead(op Operand, info wordInfo, seg int, cwd Cwd) {
 // configuration reads (catalog effect git-config: git config --list, git
 // remote -v): the repository's and the user's. They are judged for a
 // credential only (Source "git-config"): git reads them for every command.
-func (w *walker) gitConfigReads(seg *Segment, cwd Cwd) {
+// A command that prints the values of keys it names (effect
+// git-config-value: git config user.name) has them judged (Source
+// "git-config-value") for the files they include only: such a file under
+// a deny row is printed by the key's name.
+func (w *walker) gitConfigReads(seg *Segment, cwd Cwd, source string) {
 	for _, c := range []PathRef{
 		{Path: ".git/config", Repo: true},
 		{Path: "~/.gitconfig", Home: true},
 		{Path: "~/.config/git/config", Home: true},
 	} {
-		c.Kind, c.Source, c.Segment, c.Cwd, c.Producer, c.Span = "literal", "git-config", seg.Index, cwd, -1, seg.Span
+		c.Kind, c.Source, c.Segment, c.Cwd, c.Producer, c.Span = "literal", source, seg.Index, cwd, -1, seg.Span
 		w.r.Reads = append(w.r.Reads, c)
 	}
 }

@@ -58,6 +58,9 @@ func (j *judger) gitCredential(p string) (string, bool) {
 		u := j.unreadable[mark]
 		return fmt.Sprintf("%s cannot be read whole: %s", show(u.path), u.why), true
 	}
+	if what, ok := denyIncluded(j, p, entries); ok {
+		return what, true
+	}
 	for _, e := range entries {
 		switch {
 		case e.section == "http" && e.key == "extraheader":
@@ -74,6 +77,41 @@ func (j *judger) gitCredential(p string) (string, bool) {
 			return e.name() + " in " + e.file, true
 		case secretKeyName(e.key) && !e.noValue && !isBoolWord(e.value):
 			return e.name() + " in " + e.file, true
+		}
+	}
+	return "", false
+}
+
+// includedDenied reports a file the config file p includes (include.path,
+// includeIf) whose settings git would print and a deny row covers: a
+// secret kept in a format git reads as config (~/.cargo/credentials.toml,
+// ~/.pypirc) is printed by its key's name (git config registry.token).
+func (j *judger) includedDenied(p string) (string, bool) {
+	var entries []cfgEntry
+	mark := len(j.unreadable)
+	j.loadConfig(p, 0, &entries)
+	if len(j.unreadable) > mark {
+		u := j.unreadable[mark]
+		return fmt.Sprintf("includes %s, which cannot be read whole: %s", show(u.path), u.why), true
+	}
+	return denyIncluded(j, p, entries)
+}
+
+// denyIncluded is (*judger).includedDenied over the entries already
+// loaded from p.
+func denyIncluded(j *judger, p string, entries []cfgEntry) (string, bool) {
+	seen := map[string]bool{p: true}
+	for _, e := range entries {
+		if seen[e.file] {
+			continue
+		}
+		seen[e.file] = true
+		real := e.file
+		if res := j.fs.resolve(e.file); res.err == nil && res.exists {
+			real = res.real
+		}
+		if row, ok := j.m.denied(real); ok {
+			return fmt.Sprintf("includes %s (deny row %q), whose settings (%s) git prints by name", show(e.file), row, e.name()), true
 		}
 	}
 	return "", false
@@ -166,6 +204,17 @@ func (j *judger) judgeGitConfig(ref *classify.PathRef, rd *Read) {
 			return
 		}
 		if !res.exists {
+			continue
+		}
+		if ref.Source == "git-config-value" {
+			// git prints the values of the keys the command names: only
+			// a file the config includes that a deny row covers is
+			// printed by a key's name the agent may choose.
+			if what, ok := j.includedDenied(res.real); ok {
+				rd.Real = res.real
+				rd.set(VerdictDenied, CredentialRow, fmt.Sprintf("git would print values from %s, which %s", show(f), what))
+				return
+			}
 			continue
 		}
 		if what, ok := j.gitCredential(res.real); ok {

@@ -47,7 +47,11 @@
 //     or token in a remote URL), whatever the deny rows say: cat
 //     .git/config, a recursive read through .git, and the config files
 //     git config --list or git remote -v print (PathRef.Source
-//     "git-config", judged for a credential only);
+//     "git-config", judged for a credential only), a config that includes
+//     a file a deny row covers among them; the config files whose values
+//     git config KEY prints (Source "git-config-value") only for such an
+//     include (git config registry.token with include.path =
+//     ~/.cargo/credentials.toml);
 //   - judges the paths git prints from its object store like files (git
 //     show HEAD:.env reads .env): a path relative to the repository's top
 //     level (PathRef.Repo), a word that is a path only when it exists and

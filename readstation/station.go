@@ -301,7 +301,7 @@ func (j *judger) judgeRef(ref *classify.PathRef) Read {
 		rd.set(VerdictNotEstablished, "", fmt.Sprintf("unknown path kind %q", ref.Kind))
 		return rd
 	}
-	if ref.Source == "git-config" {
+	if ref.Source == "git-config" || ref.Source == "git-config-value" {
 		j.judgeGitConfig(ref, &rd)
 		return rd
 	}

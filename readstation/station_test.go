@@ -593,6 +593,40 @@ func TestGitCredential(t *testing.T) {
 	}
 }
 
+// TestGitConfigIncludesDenied: a git config that includes a file a deny
+// row covers (~/.aws/credentials is an INI file git reads as config)
+// prints that file's settings by name: git config KEY, for any KEY, is
+// denied as well as git config --list. An include of a file no row covers
+// changes nothing (redrepo).
+func TestGitConfigIncludesDenied(t *testing.T) {
+	f := newFixture(t)
+	cfg := filepath.Join(f.proj, ".git", "config")
+	must(t, os.WriteFile(filepath.Join(f.home, ".aws", "credentials"), []byte("[default]\n\tkey = s3cret\n"), 0o644))
+	cmds := []string{"git config user.name", "git config default.key", "git config --get-all default.key", "git config --list", "git remote -v", "cat .git/config"}
+	for _, c := range []struct {
+		include string
+		denied  bool
+	}{
+		{"~/.aws/credentials", true},
+		{f.home + "/.aws/credentials", true},
+		{"../../.aws/credentials", true},
+		{"../README.md", false},
+		{"~/notes.txt", false},
+	} {
+		must(t, os.WriteFile(cfg, []byte("[core]\n\tbare = false\n[include]\n\tpath = "+c.include+"\n"), 0o644))
+		for _, cmd := range cmds {
+			st := judge(t, cmd, f.boundary(t, "proj"))
+			denied := false
+			for _, r := range st.Reads {
+				denied = denied || r.Verdict == VerdictDenied && r.Row == CredentialRow
+			}
+			if denied != c.denied {
+				t.Errorf("include.path %s: %s: denied = %v, want %v (%v)", c.include, cmd, denied, c.denied, f.summary(st))
+			}
+		}
+	}
+}
+
 func TestURLCredential(t *testing.T) {
 	for u, want := range map[string]bool{
 		"https://github.com/a/b":                      false,

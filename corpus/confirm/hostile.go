@@ -626,6 +626,24 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "config-include-credentials", Doc: ".git/config includes ~/.cargo/credentials.toml (TOML that git reads as config): git config prints the registry token it holds (redrepo)",
+		Files:    []string{".git/config", "~/.cargo/credentials.toml"},
+		Names:    []string{"credentials.toml"},
+		Commands: []string{"git config registry.token", "git config --get-all registry.token", "git config --get registry.token"},
+		Fires:    FireCanary,
+		// The file is under a deny row: a read of it is denied, not asked.
+		Denies: true,
+		// In the shared workspace every git config spelling would be
+		// denied, and so never confirmed there.
+		Alone: true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.cargo/credentials.toml", "[registry]\ntoken = \""+w.Canary("~/.cargo/credentials.toml")+"\"\n"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[include]\n\tpath = ~/.cargo/credentials.toml\n")
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
