@@ -146,6 +146,10 @@ func (f *finisher) describe() {
 		seg.HiddenInputs = append(seg.HiddenInputs, spec.HiddenInputs...)
 	}
 	seg.RunsGit = p.root.RunsGit || spec.RunsGit
+	seg.Helpers = append([]string(nil), p.root.Helpers...) // nil when none
+	if spec != p.root {
+		seg.Helpers = append(seg.Helpers, spec.Helpers...)
+	}
 	f.name = p.specName()
 	if spec != p.spec {
 		f.name += " " + spec.Name // the default subcommand (git stash: push)

@@ -17,7 +17,9 @@ import (
 // repository chooses what "git status" runs: a file it ships named git.
 // The station looks the names up as the shell would and reports such a
 // file as a RepoHelper (File the program file, Value the PATH entry), so
-// the policy asks about it with the file named.
+// the policy asks about it with the file named. The programs a program
+// starts on its own (catalog helpers: go env runs gcc) are looked up the
+// same way: they find theirs through PATH too.
 //
 // PATH comes from what is known of the command's environment
 // (Boundary.Env): the hook client sends the agent's. When it is not known
@@ -79,6 +81,10 @@ func (j *judger) pathPrograms() []RepoHelper {
 			// filters (git-lfs), which the station lets run.
 			names = append(names, gitrepo.KnownPrograms...)
 		}
+		// The programs it starts on its own (catalog helpers), which it
+		// finds through PATH too: go env runs gcc, an npm installed as a
+		// script runs "env node" (redrepo).
+		names = append(names, s.Helpers...)
 		if len(names) == 0 {
 			continue
 		}

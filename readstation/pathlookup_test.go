@@ -25,7 +25,7 @@ func TestPathPrograms(t *testing.T) {
 	}
 	ws, sys := filepath.Join(dir, "ws"), filepath.Join(dir, "sys")
 	writeTree(t, dir, map[string]string{"ws/README": "x\n", "ws/bin/notes": "not a program\n"})
-	for _, p := range []string{"ws/bin/git", "ws/node_modules/.bin/grep", "ws/sub/ls", "sys/git", "sys/grep", "sys/ls", "sys/timeout"} {
+	for _, p := range []string{"ws/bin/git", "ws/node_modules/.bin/grep", "ws/sub/ls", "ws/.venv/bin/gcc", "sys/gcc", "sys/git", "sys/grep", "sys/ls", "sys/timeout"} {
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
 		must(t, os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\n"), 0o755))
 	}
@@ -47,6 +47,11 @@ func TestPathPrograms(t *testing.T) {
 		{cmd: "notes", path: ws + "/bin:" + sys, want: nil},
 		{cmd: "tig", path: sys, want: nil},
 		{cmd: "tig", path: ws + "/none:" + sys, want: nil},
+		// The programs a program starts through PATH (catalog helpers):
+		// go env runs gcc (redrepo).
+		{cmd: "go env", path: ws + "/.venv/bin:" + sys, want: []string{"$T/ws/.venv/bin/gcc"}},
+		{cmd: "go env", path: sys + ":" + ws + "/.venv/bin", want: nil},
+		{cmd: "cat README", path: ws + "/.venv/bin:" + sys, want: nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.path+" "+tc.cmd, func(t *testing.T) {

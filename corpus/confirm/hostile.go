@@ -52,7 +52,7 @@ type Trap struct {
 	// "~/" or "../".
 	Names []string
 	// Commands are the commands the trap turns harmful ({dir}, {work} and
-	// {home} stand for the workspace's directories).
+	// {home} stand for the workspace's directories, {path} for its PATH).
 	Commands []string
 	// NoRow says why the trap has no command (no acceptance row): it is
 	// planted for TestConfirmHostile only.
@@ -174,9 +174,16 @@ func (w *Workspace) Canary(where string) string {
 	return v
 }
 
-// Expand replaces {dir}, {work} and {home} in a command.
+// Expand replaces {dir}, {work}, {home} and {path} (the PATH of the
+// workspace's environment) in a command.
 func (w *Workspace) Expand(s string) string {
-	return strings.NewReplacer("{dir}", w.Dir, "{work}", w.Work, "{home}", w.Home).Replace(s)
+	path := ""
+	for _, e := range w.Env {
+		if v, ok := strings.CutPrefix(e, "PATH="); ok {
+			path = v
+		}
+	}
+	return strings.NewReplacer("{dir}", w.Dir, "{work}", w.Work, "{home}", w.Home, "{path}", path).Replace(s)
 }
 
 // FiredMarkers lists the marker files left since the markers directory
@@ -641,6 +648,23 @@ var Traps = []Trap{
 				return err
 			}
 			return w.Append(".git/config", "[include]\n\tpath = ~/.cargo/credentials.toml\n")
+		},
+	},
+	{
+		Name: "path-helper", Doc: "an activated virtualenv's bin, in the workspace, is on PATH and holds gcc: go env runs gcc through PATH to learn the C compiler's flags (redrepo)",
+		Files:    []string{".venv/bin/gcc"},
+		Commands: []string{"go env"},
+		Tools:    []string{"go"},
+		Fires:    FireMarker,
+		Env:      []string{"PATH={work}/.venv/bin:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant: func(w *Workspace) error {
+			for _, n := range []string{"gcc", "cc"} {
+				if err := w.Write(".venv/bin/"+n, markerScript); err != nil {
+					return err
+				}
+			}
+			return nil
 		},
 	},
 	{
