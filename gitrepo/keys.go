@@ -394,4 +394,21 @@ type FileKey struct {
 // 2.39.5 under strace).
 var FileKeys = []FileKey{
 	{Section: "blame", Key: "ignorerevsfile", Commands: []string{"blame"}, Doc: "the revisions git blame ignores, one a line; a line that is not one is printed in the error"},
+	// git check-attr -a prints every word after a line's pattern as an
+	// attribute: ~/.netrc's "machine h login u password SECRET" printed
+	// SECRET for the path "machine" (redrepo).
+	{Section: "core", Key: "attributesfile", Commands: []string{"check-attr"}, Doc: "the attributes file; git check-attr prints the words after a line's first as the attributes of the paths it matches"},
 }
+
+// PrintedFiles are the files of a git directory (its common directory's)
+// whose lines git prints to a read-only command, in its output or in an
+// error: a link there to a file elsewhere (~/.netrc) makes git print that
+// file. objects/info/alternates: "object directory <line> does not exist"
+// (every command that reads objects); shallow: "bad shallow line: <line>";
+// info/grafts: "bad graft data: <line>"; packed-refs: "unexpected line in
+// .git/packed-refs: <line>" (commands that list refs); info/attributes:
+// git check-attr prints a line's words. TestPrintedFilesMatchGit holds the
+// list to git 2.39: a link to a file with a canary, in place of each of
+// these and of the other files of a git directory, prints the canary
+// exactly for these (redrepo).
+var PrintedFiles = []string{"objects/info/alternates", "shallow", "info/grafts", "packed-refs", "info/attributes"}

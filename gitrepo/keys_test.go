@@ -313,3 +313,41 @@ func TestSignatureFormatMatchesGit(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintedFilesMatchGit: a git directory file replaced by a link to a
+// file holding a canary (as ~/.netrc holds a password) makes one of a set
+// of read-only commands print the canary exactly when PrintedFiles lists
+// it.
+func TestPrintedFilesMatchGit(t *testing.T) {
+	needGit(t)
+	candidates := append(slices.Clone(PrintedFiles), "HEAD", "FETCH_HEAD", "ORIG_HEAD", "logs/HEAD", "logs/refs/heads/main",
+		"refs/heads/main", "refs/heads/x", "description", "info/exclude", "index", "commondir")
+	cmds := [][]string{{"status"}, {"log", "--oneline", "-1"}, {"show-ref"}, {"for-each-ref"}, {"reflog"}, {"log", "-1", "FETCH_HEAD"},
+		{"log", "-1", "ORIG_HEAD"}, {"check-attr", "-a", "machine"}, {"check-ignore", "-v", "--no-index", "machine"}, {"describe", "--all"}, {"branch", "-a"}}
+	for _, name := range candidates {
+		w := newWorld(t)
+		w.signedHistory(t)
+		head := strings.TrimSpace(w.git(t, w.repo, "rev-parse", "HEAD"))
+		w.git(t, w.repo, "update-ref", "ORIG_HEAD", head)
+		w.write(t, map[string]string{"repo/.git/FETCH_HEAD": head + "\t\tbranch 'main' of x\n",
+			"secret": "machine example.com login demo password sgcanary0123\n"})
+		p := filepath.Join(w.repo, ".git", filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		must(t, os.Symlink(filepath.Join(w.root, "secret"), p))
+		var printed []string
+		for _, c := range cmds {
+			cmd := exec.Command("git", c...)
+			cmd.Dir, cmd.Env = w.repo, w.environ()
+			out, _ := cmd.CombinedOutput() // the errors print it
+			if strings.Contains(string(out), "sgcanary0123") {
+				printed = append(printed, strings.Join(c, " "))
+			}
+		}
+		if listed := slices.Contains(PrintedFiles, name); listed != (len(printed) > 0) {
+			t.Errorf(".git/%s a link to a secret: listed in PrintedFiles %v, git printed it in %q", name, listed, printed)
+		}
+	}
+}

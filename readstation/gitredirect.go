@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // Repositories elsewhere. What git prints comes from the git directory it
@@ -44,6 +45,42 @@ func (j *judger) redirects(s *classify.Segment, r gitRepoRef, cfg []cfgEntry) {
 		j.judgeRepoDir(s, r.common, fmt.Sprintf("%s makes %s the common git directory (its refs, objects and config)", show(joinAbs(r.gitdir, "commondir")), show(r.common)))
 	}
 	j.alternates(s, joinAbs(r.common, "objects"), 0, new(int))
+	j.printedLinks(s, r)
+}
+
+// printedLinks judges, as a read, each file of r's git directory whose
+// lines git prints (gitrepo.PrintedFiles) that is a link to a file outside
+// that directory, or not a regular file: .git/shallow linked to ~/.netrc
+// makes git status print its line in an error (redrepo).
+func (j *judger) printedLinks(s *classify.Segment, r gitRepoRef) {
+	dirs := []string{r.gitdir}
+	if r.common != r.gitdir {
+		dirs = append(dirs, r.common)
+	}
+	for _, dir := range dirs {
+		d := j.fs.resolve(dir)
+		if d.err != nil || !d.exists {
+			continue
+		}
+		for _, name := range gitrepo.PrintedFiles {
+			p := joinAbs(dir, name)
+			res := j.fs.resolve(p)
+			j.adm.addPath(p, res)
+			if res.err == nil && (!res.exists || within(res.real, d.real) && res.mode.IsRegular()) {
+				continue
+			}
+			v, row, msg := j.verdictFor(filepath.Clean(p), res)
+			if v == VerdictOK || v == VerdictMissing {
+				if res.err == nil && res.mode.IsRegular() {
+					continue
+				}
+				v, msg = VerdictNotEstablished, fmt.Sprintf("%s is a %s", show(p), typeName(res.mode))
+			}
+			j.extra = append(j.extra, Read{Path: p, Kind: "literal", Source: "repository", Resolved: filepath.Clean(p), Real: res.real,
+				Verdict: v, Row: row, Message: fmt.Sprintf("git prints the lines of %s (in its output or an error), and %s", show(p), msg),
+				Span: s.Span, Segment: s.Index, Matches: []string{}})
+		}
+	}
 }
 
 // ownGitDir reports that r's git directory is its work tree's own: its

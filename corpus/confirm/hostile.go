@@ -668,6 +668,55 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "gitdir-link-alternates", Doc: ".git/objects/info/alternates is a link to ~/.netrc: every command that reads objects prints its line in an error (\"object directory …<line> does not exist\") (redrepo)",
+		Files:    []string{".git/objects/info/alternates"},
+		Names:    []string{"objects/info/alternates"},
+		Commands: []string{"git status", "git log --oneline -1"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true, // the alternates trap has the file
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/objects/info/alternates") },
+	},
+	{
+		Name: "gitdir-link-shallow", Doc: ".git/shallow is a link to ~/.netrc: git dies printing its first line (\"bad shallow line: <line>\") (redrepo)",
+		Files:    []string{".git/shallow"},
+		Commands: []string{"git status", "git log --oneline -1"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // git dies in every command that walks history
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/shallow") },
+	},
+	{
+		Name: "gitdir-link-packed-refs", Doc: ".git/packed-refs is a link to ~/.netrc: git show-ref dies printing its line (\"unexpected line in .git/packed-refs: <line>\") (redrepo)",
+		Files:    []string{".git/packed-refs"},
+		Commands: []string{"git show-ref"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // git dies in every command that lists refs
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/packed-refs") },
+	},
+	{
+		Name: "gitdir-link-attributes", Doc: ".git/info/attributes is a link to ~/.netrc: git check-attr -a prints the words of its lines as attributes (redrepo)",
+		Files:    []string{".git/info/attributes"},
+		Commands: []string{"git check-attr -a machine"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/info/attributes") },
+	},
+	{
+		Name: "attributesfile-home", Doc: "the repository's core.attributesFile names ~/.netrc: git check-attr -a prints the words of its lines as attributes (redrepo)",
+		Files:    []string{".git/config"},
+		Names:    []string{"core.attributesfile", ".netrc"},
+		Commands: []string{"git check-attr -a machine"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			return w.Append(".git/config", "[core]\n\tattributesFile = ~/.netrc\n")
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
@@ -888,6 +937,19 @@ var Traps = []Trap{
 		Alone:    true,
 		Plant:    func(w *Workspace) error { return syscall.Mkfifo(w.Path(".shellgate.yaml"), 0o644) },
 	},
+}
+
+// linkHomeSecret replaces the repository file p with a symbolic link to
+// the home's ~/.netrc, whose line holds the canary NewPlain planted.
+func (w *Workspace) linkHomeSecret(p string) error {
+	full := w.Path(p)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.Symlink(w.Path("~/.netrc"), full)
 }
 
 // signedCommit puts a commit that carries a (fake) PGP signature on top
