@@ -63,7 +63,11 @@ type HiddenInput struct {
 	// first that applies wins, each "~" or "~/PATH" (the home directory)
 	// or "$VAR" or "$VAR/PATH" (when the variable is set to an absolute
 	// path; one whose value is not known is not established):
-	// "$CARGO_HOME|~/.cargo", "$XDG_CONFIG_HOME|~/.config".
+	// "$CARGO_HOME|~/.cargo", "$XDG_CONFIG_HOME|~/.config". "path": in
+	// every directory of PATH that is the workspace's (as the station's
+	// lookup of programs finds them) and in its parent (man-db finds pages
+	// in BIN/man, BIN/../man and BIN/../share/man); a PATH not known
+	// names none.
 	In string `yaml:"in,omitempty" json:"in,omitempty"`
 	// FileEnv is an environment variable that, when set, names the file
 	// itself (a list, as PATH is: KUBECONFIG), in place of In and File;
@@ -1206,6 +1210,10 @@ func (hi HiddenInput) check(bad func(string, ...any)) {
 		if hi.In != "cwd" && strings.ContainsAny(hi.File, "*?[") {
 			bad("hidden_inputs %s: a glob is looked for in one directory (in: cwd or a directory)", name)
 		}
+	case "path":
+		if hi.Does == "" {
+			bad("hidden_inputs %s: in: path needs does (what the program would do)", name)
+		}
 	default:
 		for _, alt := range strings.Split(hi.In, "|") {
 			if !validInDir(alt) {
@@ -1293,7 +1301,7 @@ func validInDir(s string) bool {
 // project forms "", "up" and "cwd").
 func (hi HiddenInput) InDirs() []string {
 	switch hi.In {
-	case "", "up", "cwd":
+	case "", "up", "cwd", "path":
 		return nil
 	}
 	return strings.Split(hi.In, "|")
@@ -1305,6 +1313,9 @@ func (hi HiddenInput) EnvNames() []string {
 	var out []string
 	if hi.FileEnv != "" {
 		out = append(out, hi.FileEnv)
+	}
+	if hi.In == "path" {
+		out = append(out, "PATH")
 	}
 	for _, alt := range hi.InDirs() {
 		if v, _, _ := strings.Cut(strings.TrimPrefix(alt, "$"), "/"); strings.HasPrefix(alt, "$") {

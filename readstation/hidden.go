@@ -67,6 +67,16 @@ func (j *judger) hiddenInputs() []RepoHelper {
 				continue
 			}
 			for _, p := range h.locate(hi) {
+				if hi.Match == "" && hi.Format == "" {
+					// Its existence does: a directory too (man's pages).
+					if res := j.fs.resolve(p); res.err == nil && res.exists && res.mode.IsDir() {
+						j.adm.addPath(p, res)
+						rh, _ := matchHidden(hi, p, nil)
+						rh.Segment, rh.Span = s.Index, s.Span
+						out = append(out, rh)
+						continue
+					}
+				}
 				data, ok := h.read(p)
 				if !ok {
 					continue
@@ -268,6 +278,13 @@ func (h *hiddenRun) locate(hi classify.HiddenInput) []string {
 		}
 	case "cwd":
 		return h.glob(joinAbs(h.cwd, hi.File))
+	case "path":
+		var out []string
+		for _, d := range h.j.workspacePathDirs(h.cwd) {
+			out = append(out, h.glob(joinAbs(d, hi.File))...)
+			out = append(out, h.glob(joinAbs(filepath.Dir(d), hi.File))...)
+		}
+		return out
 	}
 	dir, ok := h.inDir(hi)
 	if !ok || dir == "" {

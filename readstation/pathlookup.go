@@ -32,35 +32,7 @@ const maxPathEntries = 256
 // pathPrograms reports the program files, found through PATH, that the
 // repository controls.
 func (j *judger) pathPrograms() []RepoHelper {
-	if j.b.Env == nil {
-		return nil
-	}
-	path, known := j.b.Env.Lookup("PATH")
-	if !known {
-		return nil
-	}
-	entries := filepath.SplitList(path)
-	if len(entries) > maxPathEntries {
-		entries = entries[:maxPathEntries]
-	}
-	// The workspace: the roots, but not one that holds the home directory
-	// (a root of ~ or / would make ~/.local/bin and /usr/bin the
-	// workspace's).
-	var roots []string
-	for _, r := range j.b.AbsRoots() {
-		if j.b.Home == "" || !within(filepath.Clean(j.b.Home), r) {
-			roots = append(roots, r)
-		}
-	}
-	// Most PATHs name no directory in a root and no relative one: then no
-	// lookup can land in the workspace, and nothing is stat'ed.
-	risky := false
-	for _, e := range entries {
-		if !filepath.IsAbs(e) || withinAny(filepath.Clean(e), roots) {
-			risky = true
-			break
-		}
-	}
+	entries, roots, risky := j.pathEntries()
 	if !risky {
 		return nil
 	}
@@ -97,6 +69,56 @@ func (j *judger) pathPrograms() []RepoHelper {
 				h.Segment, h.Span = s.Index, s.Span
 				out = append(out, h)
 			}
+		}
+	}
+	return out
+}
+
+// pathEntries returns the known PATH's entries (bounded), the workspace's
+// roots (the roots, but not one that holds the home directory: a root of
+// ~ or / would make ~/.local/bin and /usr/bin the workspace's), and
+// whether an entry is in one of them or relative: most PATHs name no
+// directory in a root and no relative one, and then no lookup can land in
+// the workspace (nothing need be stat'ed). A PATH not known names none.
+func (j *judger) pathEntries() (entries, roots []string, risky bool) {
+	if j.b.Env == nil {
+		return nil, nil, false
+	}
+	path, known := j.b.Env.Lookup("PATH")
+	if !known {
+		return nil, nil, false
+	}
+	entries = filepath.SplitList(path)
+	if len(entries) > maxPathEntries {
+		entries = entries[:maxPathEntries]
+	}
+	for _, r := range j.b.AbsRoots() {
+		if j.b.Home == "" || !within(filepath.Clean(j.b.Home), r) {
+			roots = append(roots, r)
+		}
+	}
+	for _, e := range entries {
+		if !filepath.IsAbs(e) || withinAny(filepath.Clean(e), roots) {
+			risky = true
+			break
+		}
+	}
+	return entries, roots, risky
+}
+
+// workspacePathDirs returns the PATH directories that are the
+// workspace's (in a root, or relative: taken from cwd), absolute.
+func (j *judger) workspacePathDirs(cwd string) []string {
+	entries, roots, risky := j.pathEntries()
+	if !risky {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !filepath.IsAbs(e) {
+			out = append(out, filepath.Join(cwd, e))
+		} else if withinAny(filepath.Clean(e), roots) {
+			out = append(out, filepath.Clean(e))
 		}
 	}
 	return out

@@ -99,3 +99,46 @@ func TestPathPrograms(t *testing.T) {
 		t.Errorf("PATH not known: %v", st.RepoHelpers)
 	}
 }
+
+// TestHiddenInputsBesidePath: a hidden input looked for beside PATH's
+// directories (catalog in: path; man-db's pages in BIN/man, BIN/../man,
+// BIN/../share/man) is found beside the workspace's, not beside the
+// system's, and not with a PATH not known (redrepo).
+func TestHiddenInputsBesidePath(t *testing.T) {
+	dir := t.TempDir()
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	ws, sys := filepath.Join(dir, "ws"), filepath.Join(dir, "sys")
+	for _, d := range []string{"ws/.venv/bin", "ws/.venv/share/man/man1", "ws/tools/bin/man", "ws/empty/bin", "sys/bin", "sys/share/man/man1"} {
+		must(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{path: ws + "/.venv/bin:" + sys + "/bin", want: []string{"$T/ws/.venv/share/man"}},
+		{path: ws + "/tools/bin:" + sys + "/bin", want: []string{"$T/ws/tools/bin/man"}},
+		{path: ".venv/bin:" + sys + "/bin", want: []string{"$T/ws/.venv/share/man"}},
+		{path: ws + "/empty/bin:" + sys + "/bin", want: nil},
+		{path: sys + "/bin", want: nil},
+		{path: "?", want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			env := EnvMap{"PATH": tc.path}
+			if tc.path == "?" {
+				env = EnvMap{}
+			}
+			b := Boundary{Roots: []string{ws}, Cwd: ws, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env}
+			st := judge(t, "man ls", b)
+			var got []string
+			for _, h := range st.RepoHelpers {
+				got = append(got, strings.ReplaceAll(h.File, dir, "$T"))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("man ls with PATH %s (-want +got):\n%s", tc.path, diff)
+			}
+		})
+	}
+}

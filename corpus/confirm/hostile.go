@@ -717,6 +717,52 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "manpath-home", Doc: "~/.manpath (man-db's user config) adds a workspace directory of pages and DEFINEs nroff as a program: man runs it to format the page (redrepo)",
+		Files:    []string{"~/.manpath"},
+		Commands: []string{"man sgpage"},
+		Tools:    []string{"man"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".hostile/man/man1/sgpage.1", ".TH SGPAGE 1\n.SH NAME\nsgpage \\- a page\n"); err != nil {
+				return err
+			}
+			return w.Write("~/.manpath", "MANDATORY_MANPATH "+w.Path(".hostile/man")+"\nDEFINE nroff "+w.Marker+"\n")
+		},
+	},
+	{
+		Name: "manpath-from-path", Doc: "a workspace directory on PATH (an activated .venv/bin) makes man look for pages in .venv/share/man: its ls page includes ~/.netrc (.so) and man prints it (redrepo)",
+		Files:    []string{".venv/share/man/man1/ls.1"},
+		Names:    []string{".venv/share/man"},
+		Commands: []string{"man ls"},
+		Tools:    []string{"man"},
+		Fires:    FireCanary,
+		Env:      []string{"PATH={work}/.venv/bin:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant: func(w *Workspace) error {
+			if err := os.MkdirAll(w.Path(".venv/bin"), 0o755); err != nil {
+				return err
+			}
+			return w.Write(".venv/share/man/man1/ls.1", ".TH LS 1\n.SH NAME\nls \\- list\n.nf\n.so "+w.Path("~/.netrc")+"\n")
+		},
+	},
+	{
+		Name: "man-config-file", Doc: "man -C names a workspace file as man-db's configuration, whose DEFINE makes nroff a program of the workspace's (redrepo)",
+		Files:    []string{".hostile/man.conf"},
+		Names:    []string{"-C"},
+		Commands: []string{"man -C .hostile/man.conf sgpage"},
+		Plain:    []string{"man sgpage"},
+		Tools:    []string{"man"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".hostile/man/man1/sgpage.1", ".TH SGPAGE 1\n.SH NAME\nsgpage \\- a page\n"); err != nil {
+				return err
+			}
+			return w.Write(".hostile/man.conf", "MANDATORY_MANPATH "+w.Path(".hostile/man")+"\nDEFINE nroff "+w.Marker+"\n")
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
