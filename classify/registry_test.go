@@ -17,7 +17,7 @@ var (
 	allEffects = []Effect{EffectWrite, EffectExec, EffectFollow, EffectDevice, EffectNetwork,
 		EffectRecursive, EffectReadsFile, EffectWritesFile, EffectScript, EffectCommand, EffectPattern,
 		EffectCwd, EffectInteract, EffectPrivilege, EffectDestroy, EffectStdin, EffectFilesFrom,
-		EffectLists, EffectGitConfig, EffectEnvPrint, EffectNoStdin, EffectGitTracked, EffectGitNames,
+		EffectLists, EffectGitConfig, EffectGitConfigValue, EffectEnvPrint, EffectNoStdin, EffectGitTracked, EffectGitNames,
 		EffectForce, EffectPartition}
 )
 

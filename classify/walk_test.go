@@ -211,7 +211,9 @@ func TestReads(t *testing.T) {
 		// Printing git config reads the files a credential may sit in.
 		{"git config --list", ".git/config literal git-config @. repo; ~/.gitconfig literal git-config @. ~; ~/.config/git/config literal git-config @. ~"},
 		{"git remote -v", ".git/config literal git-config @. repo; ~/.gitconfig literal git-config @. ~; ~/.config/git/config literal git-config @. ~"},
-		{"git config user.name", ""},
+		// A key's value may come from a file the config includes
+		// (redrepo): the files are judged for such an include only.
+		{"git config user.name", ".git/config literal git-config-value @. repo; ~/.gitconfig literal git-config-value @. ~; ~/.config/git/config literal git-config-value @. ~"},
 		{"git remote", ""},
 		{"cat SUMS | md5sum --check", "SUMS literal operand @.; - dynamic operand @. files-from"},
 		{"sha256sum f", "f literal operand @."},
