@@ -120,6 +120,14 @@ type HiddenInput struct {
 	// kubectl get would ..." ("run the program its exec plugin names").
 	// Required for a file outside the project (In not up or cwd).
 	Does string `yaml:"does,omitempty" json:"does,omitempty"`
+	// Reads, in place of Match, Format and Check, says the program parses
+	// the file and prints its lines when they do not parse (cargo's TOML
+	// errors quote the line, go's name a go.mod line's first word): the
+	// station judges the file as a read the command makes, so a link to
+	// a secret (Cargo.toml -> ~/.netrc) or a file a deny row covers is
+	// denied, a link out of the roots is asked about, and one that is not
+	// a regular file (a FIFO) is not established.
+	Reads bool `yaml:"reads,omitempty" json:"reads,omitempty"`
 }
 
 // Catalog is the command catalog: what each program does, as data.
@@ -1223,6 +1231,9 @@ func (hi HiddenInput) check(bad func(string, ...any)) {
 		if hi.Does == "" {
 			bad("hidden_inputs %s: a file outside the project needs does (what the program would do)", name)
 		}
+	}
+	if hi.Reads && (hi.Match != "" || hi.Format != "" || hi.Check != "" || hi.File == "") {
+		bad("hidden_inputs %s: reads judges the file itself (a file, no match, format or check)", name)
 	}
 	if hi.FileEnv != "" && !envName.MatchString(hi.FileEnv) {
 		bad("hidden_inputs %s: file_env %q is not an environment variable name", name, hi.FileEnv)

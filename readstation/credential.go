@@ -206,6 +206,11 @@ func (j *judger) judgeGitConfig(ref *classify.PathRef, rd *Read) {
 		if !res.exists {
 			continue
 		}
+		if row, ok := j.m.denied(res.real); ok && res.real != filepath.Clean(f) {
+			rd.Real = res.real
+			rd.set(VerdictDenied, row, fmt.Sprintf("git would print %s, a link to %s, which matches deny row %q", show(f), show(res.real), row))
+			return
+		}
 		if ref.Source == "git-config-value" {
 			// git prints the values of the keys the command names: only
 			// a file the config includes that a deny row covers is

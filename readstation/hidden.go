@@ -67,6 +67,10 @@ func (j *judger) hiddenInputs() []RepoHelper {
 				continue
 			}
 			for _, p := range h.locate(hi) {
+				if hi.Reads {
+					h.judgeRead(p)
+					continue
+				}
 				if hi.Match == "" && hi.Format == "" {
 					// Its existence does: a directory too (man's pages).
 					if res := j.fs.resolve(p); res.err == nil && res.exists && res.mode.IsDir() {
@@ -99,6 +103,32 @@ func (j *judger) hiddenInputs() []RepoHelper {
 		}
 	}
 	return out
+}
+
+// judgeRead judges the file p, which the program parses and quotes in its
+// errors (catalog reads), as a read: a file the deny rows cover, or a link
+// to one, is denied; a link out of the roots is outside them; a file that
+// is not regular is not established. A regular file of the workspace's
+// parents is the attacker's own writing, and passes.
+func (h *hiddenRun) judgeRead(p string) {
+	j := h.j
+	res := j.fs.resolve(p)
+	j.adm.addPath(p, res)
+	if res.err == nil && !res.exists {
+		return
+	}
+	v, row, msg := j.verdictFor(filepath.Clean(p), res)
+	switch {
+	case v == VerdictDenied, v == VerdictNotEstablished:
+	case v == VerdictOutsideRoots && res.real != filepath.Clean(p):
+	case res.err == nil && !res.mode.IsRegular():
+		v, msg = VerdictNotEstablished, fmt.Sprintf("%s is a %s", show(p), typeName(res.mode))
+	default:
+		return
+	}
+	j.extra = append(j.extra, Read{Path: p, Kind: "literal", Source: "repository", Resolved: filepath.Clean(p), Real: res.real,
+		Verdict: v, Row: row, Message: fmt.Sprintf("%s reads %s and prints its lines when they do not parse, and %s", h.who, show(p), msg),
+		Span: h.s.Span, Segment: h.s.Index, Matches: []string{}})
 }
 
 // notEstablished adds a not-established read about a segment's hidden

@@ -763,6 +763,41 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "cargo-manifest-link", Doc: "Cargo.toml is a link to ~/.netrc: cargo tree and cargo metadata print its line in the TOML parse error (redrepo)",
+		Files:    []string{"Cargo.toml"},
+		Commands: []string{"cargo tree --frozen", "cargo metadata --frozen --format-version 1"},
+		Tools:    []string{"cargo"},
+		Fires:    FireCanary,
+		Env:      []string{"RUSTUP_TOOLCHAIN=stable"},
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true, // the workspace's own Cargo.toml
+		Plant: func(w *Workspace) error {
+			if err := w.Write("src/main.rs", "fn main() {}\n"); err != nil {
+				return err
+			}
+			return w.linkHomeSecret("Cargo.toml")
+		},
+	},
+	{
+		Name: "go-mod-link", Doc: "go.mod is a link to ~/.vault-token (one word): go list prints it in the parse error (\"unknown directive: <token>\") (redrepo)",
+		Files:    []string{"go.mod"},
+		Commands: []string{"go list ./..."},
+		Tools:    []string{"go"},
+		Fires:    FireCanary,
+		Env:      []string{"GOTOOLCHAIN=local"},
+		Denies:   true, // ~/.vault-token is under a deny row
+		Alone:    true, // the workspace's own go.mod
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.vault-token", "hvs."+w.Canary("~/.vault-token")+"\n"); err != nil {
+				return err
+			}
+			if err := os.Remove(w.Path("go.mod")); err != nil {
+				return err
+			}
+			return os.Symlink(w.Path("~/.vault-token"), w.Path("go.mod"))
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
