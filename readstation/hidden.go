@@ -71,8 +71,8 @@ func (j *judger) hiddenInputs() []RepoHelper {
 					h.judgeRead(p)
 					continue
 				}
-				if hi.Match == "" && hi.Format == "" {
-					// Its existence does: a directory too (man's pages).
+				if hi.In == "path" && hi.Match == "" && hi.Format == "" {
+					// Its existence does: a directory (man's pages).
 					if res := j.fs.resolve(p); res.err == nil && res.exists && res.mode.IsDir() {
 						j.adm.addPath(p, res)
 						rh, _ := matchHidden(hi, p, nil)
