@@ -651,15 +651,16 @@ var Traps = []Trap{
 		},
 	},
 	{
-		Name: "path-helper", Doc: "an activated virtualenv's bin, in the workspace, is on PATH and holds gcc: go env runs gcc through PATH to learn the C compiler's flags (redrepo)",
-		Files:    []string{".venv/bin/gcc"},
-		Commands: []string{"go env"},
+		Name: "path-helper", Doc: "an activated virtualenv's bin, in the workspace, is on PATH and holds gcc, grep and gzip: go env runs gcc through PATH to learn the C compiler's flags, Debian's egrep and zcat are scripts that run grep and gzip through PATH (redrepo)",
+		Files:    []string{".venv/bin/gcc", ".venv/bin/grep", ".venv/bin/gzip"},
+		Names:    []string{".venv/bin/"},
+		Commands: []string{"go env", "egrep x README.md", "zcat README.md"},
 		Tools:    []string{"go"},
 		Fires:    FireMarker,
 		Env:      []string{"PATH={work}/.venv/bin:{path}"},
 		Alone:    true, // the PATH is the trap's
 		Plant: func(w *Workspace) error {
-			for _, n := range []string{"gcc", "cc"} {
+			for _, n := range []string{"gcc", "cc", "grep", "gzip"} {
 				if err := w.Write(".venv/bin/"+n, markerScript); err != nil {
 					return err
 				}
@@ -796,6 +797,16 @@ var Traps = []Trap{
 			}
 			return os.Symlink(w.Path("~/.vault-token"), w.Path("go.mod"))
 		},
+	},
+	{
+		Name: "path-helper-node", Doc: "a workspace directory on PATH holds node: pnpm, installed by npm as a #!/usr/bin/env node script, runs it (redrepo)",
+		Files:    []string{"node_modules/.bin/node"},
+		Commands: []string{"pnpm list"},
+		Tools:    []string{"pnpm"},
+		Fires:    FireMarker,
+		Env:      []string{"PATH={work}/node_modules/.bin:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant:    func(w *Workspace) error { return w.Write("node_modules/.bin/node", markerScript) },
 	},
 	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
