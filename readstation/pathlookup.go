@@ -2,6 +2,7 @@ package readstation
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,13 +62,24 @@ func (j *judger) pathPrograms() []RepoHelper {
 			continue
 		}
 		c := j.cwdOf(s.Cwd)
-		for _, name := range names {
-			if strings.Contains(name, "/") {
+		seen := map[string]bool{}
+		for i := 0; i < len(names); i++ {
+			name := names[i]
+			if strings.Contains(name, "/") || seen[name] {
 				continue
 			}
-			if h, ok := j.lookPath(name, entries, c.abs, c.err == "", roots); ok {
+			seen[name] = true
+			h, ok, file := j.lookPath(name, entries, c.abs, c.err == "", roots)
+			if ok {
 				h.Segment, h.Span = s.Index, s.Span
 				out = append(out, h)
+				continue
+			}
+			// A script that names its interpreter through env
+			// (#!/usr/bin/env bash: a version manager's shim, an npm
+			// package's bin) has env find it through PATH too.
+			if interp := envInterpreter(file); interp != "" && len(names) < 64 {
+				names = append(names, interp)
 			}
 		}
 	}
@@ -129,13 +141,13 @@ func (j *judger) workspacePathDirs(cwd string) []string {
 // from cwd) and reports it when that file is the workspace's: in a root,
 // or found through a relative entry. A relative entry when the cwd is not
 // known counts as the workspace's.
-func (j *judger) lookPath(name string, entries []string, cwd string, cwdKnown bool, roots []string) (RepoHelper, bool) {
+func (j *judger) lookPath(name string, entries []string, cwd string, cwdKnown bool, roots []string) (RepoHelper, bool, string) {
 	for _, e := range entries {
 		dir := e
 		relative := !filepath.IsAbs(e)
 		if relative {
 			if !cwdKnown {
-				return RepoHelper{Key: "PATH", File: filepath.Join(e, name), Value: fmt.Sprintf("PATH entry %q", e)}, true
+				return RepoHelper{Key: "PATH", File: filepath.Join(e, name), Value: fmt.Sprintf("PATH entry %q", e)}, true, ""
 			}
 			dir = filepath.Join(cwd, e)
 		}
@@ -148,9 +160,50 @@ func (j *judger) lookPath(name string, entries []string, cwd string, cwdKnown bo
 		// A symlink from elsewhere into the workspace (npm link's) is the
 		// user's own doing, and is not followed here.
 		if relative || withinAny(p, roots) {
-			return RepoHelper{Key: "PATH", File: p, Value: fmt.Sprintf("PATH entry %q", e)}, true
+			return RepoHelper{Key: "PATH", File: p, Value: fmt.Sprintf("PATH entry %q", e)}, true, p
 		}
-		return RepoHelper{}, false
+		return RepoHelper{}, false, p
 	}
-	return RepoHelper{}, false
+	return RepoHelper{}, false, ""
+}
+
+// envInterpreter returns the program a script file names through env on
+// its first line (#!/usr/bin/env bash, #!/usr/bin/env -S node --flag),
+// which env finds through PATH; "" for any other file (a binary, an
+// interpreter named by its path) or one that cannot be read. The file is
+// opened without blocking and only its first 256 bytes are read.
+func envInterpreter(p string) string {
+	if p == "" {
+		return ""
+	}
+	f, err := openNoBlock(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	fsCalls.Add(1)
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(rest)
+	if len(words) < 2 || filepath.Base(words[0]) != "env" {
+		return ""
+	}
+	for _, w := range words[1:] {
+		switch {
+		case strings.HasPrefix(w, "-"), strings.Contains(w, "="):
+			continue // env's options (-S splits the rest), NAME=value
+		case strings.Contains(w, "/"):
+			return ""
+		}
+		return w
+	}
+	return ""
 }

@@ -1,10 +1,12 @@
 package readstation
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -141,4 +143,51 @@ func TestHiddenInputsBesidePath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEnvInterpreter: the program a script's #!/usr/bin/env line names,
+// which env finds through PATH (a version manager's shim, an npm bin).
+func TestEnvInterpreter(t *testing.T) {
+	dir := t.TempDir()
+	for i, tc := range []struct{ first, want string }{
+		{"#!/usr/bin/env bash\n", "bash"},
+		{"#!/usr/bin/env node\n", "node"},
+		{"#! /usr/bin/env  python3 -u\n", "python3"},
+		{"#!/usr/bin/env -S deno run --allow-all\n", "deno"},
+		{"#!/usr/bin/env -S NODE_OPTIONS=x node\n", "node"},
+		{"#!/bin/env perl\n", "perl"},
+		{"#!/bin/sh\n", ""},
+		{"#!/usr/bin/python3\n", ""},
+		{"#!/usr/bin/env /opt/x/bin/node\n", ""},
+		{"#!/usr/bin/env\n", ""},
+		{"\x7fELF\x02\x01\x01", ""},
+		{"echo hi\n", ""},
+	} {
+		p := filepath.Join(dir, fmt.Sprint(i))
+		must(t, os.WriteFile(p, []byte(tc.first+"rest of the script\n"), 0o755))
+		if got := envInterpreter(p); got != tc.want {
+			t.Errorf("%q: envInterpreter = %q, want %q", tc.first, got, tc.want)
+		}
+	}
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o755))
+	if got := envInterpreter(filepath.Join(dir, "fifo")); got != "" {
+		t.Errorf("a FIFO: envInterpreter = %q (and it must not block)", got)
+	}
+}
+
+// FuzzEnvInterpreter: any first line gives a bare program name or none.
+func FuzzEnvInterpreter(f *testing.F) {
+	for _, s := range []string{"#!/usr/bin/env bash\n", "#!/usr/bin/env -S a b\n", "#!\n", "#!/usr/bin/env\t\tx"} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "script")
+		if err := os.WriteFile(p, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := envInterpreter(p); strings.ContainsAny(got, "/ \t\n") {
+			t.Errorf("%q: envInterpreter = %q, not a bare name", data, got)
+		}
+	})
 }

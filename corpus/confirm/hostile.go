@@ -809,6 +809,25 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.Write("node_modules/.bin/node", markerScript) },
 	},
 	{
+		Name: "path-shebang-env", Doc: "jq is a version manager's shim (#!/usr/bin/env bash, as asdf's and pyenv's are), outside the workspace, and a workspace directory on PATH holds bash: the shim runs it (redrepo)",
+		Files:    []string{".venv/bin/bash"},
+		Commands: []string{"jq --version"},
+		Tools:    []string{"jq"},
+		Fires:    FireMarker,
+		Env:      []string{"PATH={dir}/shims:{work}/.venv/bin:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant: func(w *Workspace) error {
+			jq, err := exec.LookPath("jq")
+			if err != nil {
+				return err
+			}
+			if err := w.Write("../shims/jq", "#!/usr/bin/env bash\nexec "+jq+" \"$@\"\n"); err != nil {
+				return err
+			}
+			return w.Write(".venv/bin/bash", markerScript)
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
