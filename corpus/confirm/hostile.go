@@ -828,6 +828,21 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "rust-toolchain-link", Doc: "the legacy rust-toolchain file is a link to ~/.vault-token (one word): rustup's cargo prints it as the custom toolchain it cannot find (redrepo)",
+		Files:    []string{"rust-toolchain"},
+		Commands: []string{"cargo --version"},
+		Tools:    []string{"rustup", "cargo"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.vault-token is under a deny row
+		Alone:    true, // one toolchain file a workspace
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.vault-token", "hvs."+w.Canary("~/.vault-token")+"\n"); err != nil {
+				return err
+			}
+			return os.Symlink(w.Path("~/.vault-token"), w.Path("rust-toolchain"))
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
