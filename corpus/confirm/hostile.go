@@ -843,6 +843,24 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "package-json-link", Doc: "package.json is a link to ~/.vault-token: pnpm quotes the first 40 characters of a package.json that does not parse (redrepo)",
+		Files:    []string{"package.json"},
+		Commands: []string{"pnpm list"},
+		Tools:    []string{"pnpm"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.vault-token is under a deny row
+		Alone:    true, // the workspace's own package.json
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.vault-token", "hvs."+w.Canary("~/.vault-token")+"\n"); err != nil {
+				return err
+			}
+			if err := os.Remove(w.Path("package.json")); err != nil {
+				return err
+			}
+			return os.Symlink(w.Path("~/.vault-token"), w.Path("package.json"))
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
