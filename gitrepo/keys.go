@@ -400,6 +400,21 @@ var FileKeys = []FileKey{
 	{Section: "core", Key: "attributesfile", Commands: []string{"check-attr"}, Doc: "the attributes file; git check-attr prints the words after a line's first as the attributes of the paths it matches"},
 }
 
+// NoIndexKeys are configuration keys (a boolean true) that make a git
+// command run outside any repository read the directory it runs in as
+// --no-index does, every file of the tree: with grep.fallbackToNoIndex in
+// ~/.gitconfig, git grep in a directory that is no repository printed a
+// .env there (redrepo, git 2.39.5).
+var NoIndexKeys = []FileKey{
+	{Section: "grep", Key: "fallbacktonoindex", Commands: []string{"grep"}, Doc: "git grep outside a repository searches the files of the directory as git grep --no-index does"},
+}
+
+// IsTrue reports whether e's value is a boolean true as git reads it.
+func IsTrue(e Entry) bool {
+	b, ok := parseBool(e.Value, e.NoValue)
+	return ok && b
+}
+
 // PrintedFiles are the files of a git directory (its common directory's)
 // whose lines git prints to a read-only command, in its output or in an
 // error: a link there to a file elsewhere (~/.netrc) makes git print that

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gitrepo"
 )
 
 // git prints what a repository tracks: git grep searches the tracked
@@ -243,6 +245,28 @@ func indexVarint(b []byte) (uint64, int, bool) {
 	return v, k, true
 }
 
+// noIndexKey returns the setting of git's configuration outside a
+// repository (the user's, the system's, the environment's) that makes
+// segment seg's git command read the directory it runs in whole
+// (gitrepo.NoIndexKeys: grep.fallbackToNoIndex for git grep).
+func (j *judger) noIndexKey(seg int) (cfgEntry, bool) {
+	if seg < 0 || seg >= len(j.r.Segments) {
+		return cfgEntry{}, false
+	}
+	sub := j.r.Segments[seg].Subcommand
+	var found cfgEntry
+	ok := false
+	for _, e := range j.gitConfig("", "") {
+		for _, k := range gitrepo.NoIndexKeys {
+			if e.section == k.Section && e.sub == "" && e.key == k.Key && slices.Contains(k.Commands, sub) {
+				// The last value wins, as git reads it.
+				found, ok = e, gitrepo.IsTrue(e.entry())
+			}
+		}
+	}
+	return found, ok
+}
+
 // judgeTracked judges the read of what a whole repository tracks
 // (PathRef.Source "git-tracked": git grep, git log -p, git show, git diff
 // with no pathspec): the repository is found from the cwd as git finds
@@ -255,6 +279,19 @@ func (j *judger) judgeTracked(ref *classify.PathRef, rd *Read) {
 		rd.set(VerdictNotEstablished, "", why)
 		return
 	case !ok:
+		if e, ok := j.noIndexKey(ref.Segment); ok {
+			// The whole tree, as git grep --no-index reads it.
+			c := j.cwdOf(ref.Cwd)
+			res := j.fs.resolve(c.abs)
+			rd.Resolved, rd.Real = c.abs, res.real
+			v, row, msg := j.checkTree(c.abs, res.real, j.walkOpts(ref.Segment))
+			rd.InTree = v == VerdictDenied
+			if v != VerdictOK {
+				msg = fmt.Sprintf("the command runs in no repository, and %s in %s makes git read the directory's files (%s): %s", e.name(), show(e.file), e.key, msg)
+			}
+			rd.set(v, row, msg)
+			return
+		}
 		rd.set(VerdictOK, "", "the command runs in no repository: git has nothing tracked to print")
 		return
 	}

@@ -861,6 +861,22 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "grep-fallback-no-index", Doc: "~/.gitconfig sets grep.fallbackToNoIndex: git grep in a directory that is no repository searches its files as grep -r does, and prints a .env a deny row covers (redrepo)",
+		Files:    []string{"~/.gitconfig"},
+		Commands: []string{"git grep sgcanary"},
+		Fires:    FireCanary,
+		Alone:    true, // the workspace is no repository
+		Plant: func(w *Workspace) error {
+			if err := os.RemoveAll(w.Path(".git")); err != nil {
+				return err
+			}
+			if err := w.Write(".env", "API_KEY="+w.Canary(".env")+"\n"); err != nil {
+				return err
+			}
+			return w.Append("~/.gitconfig", "[grep]\n\tfallbackToNoIndex = true\n")
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
