@@ -132,8 +132,8 @@ type Segment struct {
 	// Helpers are the programs the program may start on its own (catalog
 	// helpers: go env runs gcc, npm's script runs node), which it finds
 	// through PATH: the read station looks them up there as it looks up
-	// the program itself. Not part of the report's JSON.
-	Helpers []string `json:"-"`
+	// the program itself.
+	Helpers []string `json:"helpers,omitempty"`
 	// GitRepo is set on a segment that runs git when the command points
 	// git at a repository, config or work tree other than the one it finds
 	// from Cwd (catalog git_repo: GIT_DIR=x, --git-dir, --bare,

@@ -256,10 +256,20 @@ func TestFileKeysPrintTheFile(t *testing.T) {
 				must(t, os.WriteFile(w.repo+"/a.txt", []byte("one\n"), 0o644))
 				w.git(t, w.repo, "add", "a.txt")
 				w.git(t, w.repo, "-c", "user.name=A", "-c", "user.email=a@example.invalid", "commit", "-q", "-m", "one")
+				// A line whose first word is the path (an attributes
+				// file's pattern) and the canary, as ~/.netrc's "machine
+				// h login u password SECRET" is.
 				secret := filepath.Join(w.home, "secret")
-				must(t, os.WriteFile(secret, []byte(canary+"\n"), 0o600))
+				must(t, os.WriteFile(secret, []byte("a.txt "+canary+"\n"), 0o600))
 				w.git(t, w.repo, "config", row.Section+"."+row.Key, secret)
-				out, _ := w.gitErr(w.repo, cmd, "a.txt")
+				args := []string{cmd, "a.txt"}
+				if cmd == "check-attr" {
+					args = []string{cmd, "-a", "a.txt"} // every attribute
+				}
+				c := exec.Command("git", args...)
+				c.Dir, c.Env = w.repo, w.environ()
+				b, _ := c.CombinedOutput() // an error prints it
+				out := string(b)
 				if !strings.Contains(out, canary) {
 					t.Errorf("git %s with %s.%s = %s did not print the file's line:\n%s", cmd, row.Section, row.Key, secret, out)
 				}

@@ -69,6 +69,7 @@ var (
 	keyGranted               = ast.StringTerm("granted")
 	keyHarmless              = ast.StringTerm("harmless")
 	keyHas                   = ast.StringTerm("has")
+	keyHelpers               = ast.StringTerm("helpers")
 	keyHiddenEnv             = ast.StringTerm("hidden_env")
 	keyHiddenInputs          = ast.StringTerm("hidden_inputs")
 	keyHint                  = ast.StringTerm("hint")
@@ -547,6 +548,10 @@ func describeClassifySegment(e enc, v *classify.Segment) {
 		e.key(keyRunsGit)
 		e.boolean(v.RunsGit)
 	}
+	if len(v.Helpers) > 0 {
+		e.key(keyHelpers)
+		describeStrings(e, v.Helpers, strKind)
+	}
 	if v.GitRepo != nil {
 		e.key(keyGitRepo)
 		describePointer(e, v.GitRepo, describeClassifyGitRepo)
@@ -1008,6 +1013,10 @@ func describeClassifyHiddenInput(e enc, v *classify.HiddenInput) {
 	if v.Does != "" {
 		e.key(keyDoes)
 		e.str(v.Does)
+	}
+	if v.Reads {
+		e.key(keyReads)
+		e.boolean(v.Reads)
 	}
 	e.end()
 }
