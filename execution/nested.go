@@ -37,8 +37,10 @@ import (
 // run a program: a hook that is not one of git's *.sample templates, a
 // config (or config.worktree) that sets a key which makes git run
 // something (gitrepo.Lookup, an alias, an include) or cannot be read, a
-// commondir. A new .git file (a gitdir pointer) is kept only when it
-// points into a root, where the walk sees what it points to.
+// commondir. A new .git file (a gitdir pointer) or .git symlink is kept
+// only when it points to a git directory the walk checked (not one
+// outside the roots, hidden in another git directory, which the walk
+// does not enter, or beyond its bounds).
 
 // The walk's bounds: directories read, and depth below a root.
 const (
@@ -192,7 +194,9 @@ func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 			switch {
 			case e.IsDir():
 				info.gitDirs = append(info.gitDirs, name)
-			case e.Type().IsRegular():
+			case e.Type().IsRegular(), e.Type()&os.ModeSymlink != 0:
+				// git follows a .git symlink to a directory as it
+				// follows a .git file's gitdir.
 				info.gitFiles = append(info.gitFiles, name)
 			}
 			continue
@@ -322,8 +326,10 @@ func (c *dirInfoCache) put(p string, e cachedDirInfo) {
 	c.mu.Unlock()
 }
 
-// isGitDirEntries says whether a directory with these entries is a git
-// directory as git's discovery takes one: HEAD, objects and refs.
+// isGitDirEntries says whether a directory with these entries may be a
+// git directory as git's discovery takes one: HEAD, objects and refs.
+// git asks only that it can search objects and refs (access X_OK), which
+// a symlink or an executable file passes too, so any type counts.
 func isGitDirEntries(ents []os.DirEntry) bool {
 	n := 0
 	for _, e := range ents {
@@ -333,9 +339,7 @@ func isGitDirEntries(ents []os.DirEntry) bool {
 				n++
 			}
 		case "objects", "refs":
-			if e.IsDir() {
-				n++
-			}
+			n++
 		}
 	}
 	return n == 3
@@ -462,9 +466,24 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 			deny(p, "was created by the command")
 		}
 	}
+	// The git directories this check looks into (or that were bound
+	// before the run): a new .git file or symlink is kept only when it
+	// points to one of them.
+	checked := map[string]bool{}
+	for _, gd := range s.gitDirs {
+		checked[gd] = true
+	}
+	inner := map[string][]innerGit{}
+	for _, top := range b.tops {
+		checked[top] = true
+		inner[top] = innerGitDirs(top)
+		for _, in := range inner[top] {
+			checked[in.path] = true
+		}
+	}
 	for _, p := range s.gitFiles {
-		if changed(p) && !b.pointsIntoRoots(p) {
-			deny(p, "was created by the command and points outside the roots")
+		if changed(p) && !pointsToChecked(p, checked) {
+			deny(p, "was created by the command and points to a git directory the sandbox did not check (outside the roots, inside another git directory or beyond the walk)")
 		}
 	}
 	for _, gd := range s.gitDirs {
@@ -476,7 +495,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		}
 	}
 	for _, top := range b.tops {
-		for _, in := range innerGitDirs(top) {
+		for _, in := range inner[top] {
 			if was, ok := b.inner[in.path]; ok && was == statePath(in.path) {
 				continue // bound before the run
 			}
@@ -500,18 +519,36 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 	return out
 }
 
-// pointsIntoRoots says whether the .git file p names a directory in a root.
-func (b *nestedBefore) pointsIntoRoots(p string) bool {
-	target, ok := ReadGitPointer(p, "gitdir:")
-	if !ok {
+// pointsToChecked says whether the .git file or symlink p names one of
+// the git directories in checked (the walk found it, and what in it
+// would run a program was looked at), by its path or, when a symlink is
+// on the way, by where it leads.
+func pointsToChecked(p string, checked map[string]bool) bool {
+	var target string
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		t, err := os.Readlink(p)
+		if err != nil {
+			return false
+		}
+		target = t
+	} else if t, ok := ReadGitPointer(p, "gitdir:"); ok {
+		target = t
+	} else {
 		return false
 	}
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(filepath.Dir(p), target)
 	}
 	target = filepath.Clean(target)
-	for _, r := range b.roots {
-		if within(target, r) {
+	if checked[target] {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return false
+	}
+	for c := range checked {
+		if r, err := filepath.EvalSymlinks(c); err == nil && r == real {
 			return true
 		}
 	}

@@ -97,6 +97,16 @@ func TestSandboxNestedProtected(t *testing.T) {
 		// linked worktree's.
 		`git -c protocol.file.allow=always submodule add -q "$PWD/sub" evilmod >/dev/null 2>&1; echo x > .git/modules/evilmod/hooks/post-checkout`,
 		`git worktree add -q evilwt 2>/dev/null && echo /tmp > .git/worktrees/evilwt/commondir`,
+		// Pointers to a git directory the walk does not check: one
+		// hidden in the workspace's own git directory (not walked), as
+		// a .git file and as a .git symlink, and a symlink out of the
+		// roots (the sandbox cache outlives the run).
+		`git init -q --bare .git/evil/g && git -C .git/evil/g config core.fsmonitor 'touch pwned' && git -C .git/evil/g config core.bare false && ` +
+			`mkdir -p ptr && echo "gitdir: $PWD/.git/evil/g" > ptr/.git && mkdir -p lnk && ln -s ../.git/evil/g lnk/.git`,
+		`mkdir -p out && ln -s /tmp out/.git`,
+		// A bare repository whose refs is a symlink (git takes objects and
+		// refs that it can search, not only directories).
+		`git init -q --bare sbare && mv sbare/refs sbare/refs.d && ln -s refs.d sbare/refs && git -C sbare config core.pager 'touch pwned'`,
 	}
 	before := snapshotFiles(t, ws)
 	out := run(strings.Join(attempts, "\n"))
@@ -116,6 +126,7 @@ func TestSandboxNestedProtected(t *testing.T) {
 	undone := []string{"new/dir/.envrc", "pkg2/.vscode", "x/y/.claude", "m/.mcp.json", "moved/.envrc",
 		"bare/config", "n/.git/hooks/pre-commit", "f/.git/config", "p/.git",
 		".git/modules/evilmod/hooks/post-checkout", ".git/worktrees/evilwt/commondir",
+		"ptr/.git", "lnk/.git", "out/.git", "sbare/config",
 		// The worktree's checkout of the tracked protected names: made
 		// by the command like any other.
 		"evilwt/.gitmodules", "evilwt/pkg/.vscode", "evilwt/deep/a/b/.envrc"}
