@@ -40,6 +40,11 @@ type escWorld struct {
 	reached        atomic.Int32
 	lo             *loopback
 	env            []string
+	// inherited is a descriptor of this process, opened without
+	// close-on-exec (as a parent program may leave one) on the file
+	// inheritedLog outside the roots.
+	inherited    int
+	inheritedLog string
 }
 
 const escCanaryKey = "FAKE-PRIVATE-KEY-CANARY"
@@ -94,6 +99,11 @@ func newEscWorld(t *testing.T, n int) *escWorld {
 	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
 	e.pid = sleep.Process.Pid
 	e.limits, e.stat = procFile(e.pid, "limits"), procFile(e.pid, "stat")
+	e.inheritedLog = filepath.Join(e.home, "inherited.log")
+	if e.inherited, err = syscall.Open(e.inheritedLog, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(e.inherited) })
 	e.sock = filepath.Join(e.home, "agent.sock")
 	ln, err := net.Listen("unix", e.sock)
 	if err != nil {
@@ -158,6 +168,14 @@ var escRows = []escRow{
 		},
 		escaped: func(e *escWorld, out string) (bool, string) {
 			return strings.Contains(out, "PLANTED") || strings.Contains(e.read(".vscode/tasks.json"), "folderOpen"), ".vscode/tasks.json was written"
+		}},
+	{name: "write through a descriptor inherited from the runner",
+		script: func(e *escWorld) string {
+			return "ls -l /proc/self/fd; bash -c 'echo PWNED >&" + strconv.Itoa(e.inherited) + "' && echo WROTE"
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			b, _ := os.ReadFile(e.inheritedLog)
+			return strings.Contains(string(b), "PWNED") || strings.Contains(out, "WROTE"), "a file outside the roots was written through the inherited descriptor"
 		}},
 	{name: "ls ~ approved, then read ~/.ssh/id_rsa", lists: true,
 		script:  func(*escWorld) string { return `ls -a ~ >/dev/null; cat "$HOME/.ssh/id_rsa"` },
