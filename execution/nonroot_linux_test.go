@@ -20,6 +20,7 @@ import (
 
 	"github.com/shellgate/shellgate/internal/asuser"
 	"github.com/shellgate/shellgate/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // The escapes of issue 26, each from a script in a workspace-write
@@ -176,6 +177,31 @@ var escRows = []escRow{
 		escaped: func(e *escWorld, out string) (bool, string) {
 			b, _ := os.ReadFile(e.inheritedLog)
 			return strings.Contains(string(b), "PWNED") || strings.Contains(out, "WROTE"), "a file outside the roots was written through the inherited descriptor"
+		}},
+	{name: "leave a set-user-ID or set-group-ID file", need: escPython,
+		// As root, a set-user-ID root program in the workspace is one
+		// its owner's users run later as root.
+		script: func(*escWorld) string {
+			return `cp /bin/true suid && chmod u+s suid; cp /bin/true sgid && chmod 2755 sgid; ` +
+				escPython + ` -c 'import os; os.close(os.open("made", os.O_CREAT|os.O_WRONLY, 0o4755))'; ` +
+				escPython + ` -c 'import os; os.close(os.open(".", os.O_TMPFILE|os.O_WRONLY, 0o4755))'; ` +
+				`cp /bin/true cap && setcap cap_setuid+ep cap; ls -l suid sgid made cap`
+		},
+		escaped: func(e *escWorld, _ string) (bool, string) {
+			var found []string
+			filepath.WalkDir(e.ws, func(p string, d os.DirEntry, err error) error {
+				if err != nil || !d.Type().IsRegular() {
+					return nil
+				}
+				if fi, err := d.Info(); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+					found = append(found, filepath.Base(p))
+				}
+				if v, err := unix.Lgetxattr(p, "security.capability", make([]byte, 64)); err == nil && v > 0 {
+					found = append(found, filepath.Base(p)+" (capabilities)")
+				}
+				return nil
+			})
+			return len(found) > 0, fmt.Sprintf("%v were left with set-ID bits or capabilities", found)
 		}},
 	{name: "ls ~ approved, then read ~/.ssh/id_rsa", lists: true,
 		script:  func(*escWorld) string { return `ls -a ~ >/dev/null; cat "$HOME/.ssh/id_rsa"` },
