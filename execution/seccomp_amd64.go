@@ -26,6 +26,6 @@ var archSetIDCalls = []setIDCall{{unix.SYS_OPEN, "open"}, {unix.SYS_CREAT, "seti
 var archSyscallNames = map[uintptr]string{
 	unix.SYS_OPEN: "open (a set-user-ID or set-group-ID bit)", unix.SYS_CREAT: "creat (a set-user-ID or set-group-ID bit)",
 	unix.SYS_CHMOD: "chmod (a set-user-ID or set-group-ID bit)",
-	unix.SYS_IOPL: "iopl", unix.SYS_IOPERM: "ioperm", unix.SYS__SYSCTL: "_sysctl", unix.SYS_USELIB: "uselib",
+	unix.SYS_IOPL:  "iopl", unix.SYS_IOPERM: "ioperm", unix.SYS__SYSCTL: "_sysctl", unix.SYS_USELIB: "uselib",
 	unix.SYS_MKNOD: "mknod (a device node)",
 }
