@@ -24,7 +24,9 @@
 // anywhere but /dev/null; reads only in the roots, the toolchains in use
 // (ToolchainDirs) and the system's program and library directories),
 // workspace-write (writes only in the roots, a private TMPDIR and the
-// per-user build caches, SandboxCacheDir; the files other programs run
+// workspace's build caches in the per-user SandboxCacheDir, one per set
+// of roots, so that no workspace's command plants code in another's
+// builds; the files other programs run
 // later, ProtectedNames and ProtectedGitNames, stay read-only, at a
 // root's top and beneath it, and those a command makes beneath it are
 // moved aside after the run) or

@@ -583,11 +583,13 @@ func (r *confinedRun) addReads() {
 		r.flat.add(roDirs, false, tools...)
 		sets.read = append(sets.read, tools...)
 	}
-	if id, ok := ensureCacheDirID(c.Cache); c.Cache != "" && ok {
-		r.ids[c.Cache] = id // a directory, not a symlink: as stat finds it
-		r.writable = append(r.writable, c.Cache)
-		sets.read = append(sets.read, c.Cache)
-		r.cmd.Env = cacheEnv(r.cmd.Env, c.Cache, envHome(r.cmd.Env))
+	if wc := workspaceCache(c); wc != "" {
+		if id, ok := ensureCacheDirID(wc); ok {
+			r.ids[wc] = id // a directory, not a symlink: as stat finds it
+			r.writable = append(r.writable, wc)
+			sets.read = append(sets.read, wc)
+			r.cmd.Env = cacheEnv(r.cmd.Env, wc, envHome(r.cmd.Env))
+		}
 	}
 }
 
