@@ -572,8 +572,9 @@ func commondirIs(p, common string) bool {
 type unsafePart struct{ path, why string }
 
 // unsafeGitParts lists, in the git directory gd, what would make git run
-// a program: a hook that is not a template (*.sample), a config or
-// config.worktree that sets such a key or cannot be read, a commondir.
+// a program or send to a place the command chose: a hook that is not a
+// template (*.sample), a config or config.worktree that sets such a key
+// or cannot be read, a commondir, a remote in remotes or branches.
 func unsafeGitParts(gd string) []unsafePart {
 	var out []unsafePart
 	if ents, err := os.ReadDir(filepath.Join(gd, "hooks")); err == nil {
@@ -592,6 +593,16 @@ func unsafeGitParts(gd string) []unsafePart {
 		}
 		if why := configRunsPrograms(p); why != "" {
 			out = append(out, unsafePart{p, why})
+		}
+	}
+	for _, name := range []string{"remotes", "branches"} {
+		p := filepath.Join(gd, name)
+		if ents, err := os.ReadDir(p); err == nil {
+			for _, e := range ents {
+				out = append(out, unsafePart{filepath.Join(p, e.Name()), "a remote git reads from " + name})
+			}
+		} else if _, err := os.Lstat(p); err == nil {
+			out = append(out, unsafePart{p, name + " is not a directory"})
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {

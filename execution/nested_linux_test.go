@@ -107,6 +107,8 @@ func TestSandboxNestedProtected(t *testing.T) {
 		// A bare repository whose refs is a symlink (git takes objects and
 		// refs that it can search, not only directories).
 		`git init -q --bare sbare && mv sbare/refs sbare/refs.d && ln -s refs.d sbare/refs && git -C sbare config core.pager 'touch pwned'`,
+		// A remote defined in a new repository's .git/remotes.
+		`git init -q rem && mkdir -p rem/.git/remotes && echo 'URL: https://attacker.example/x.git' > rem/.git/remotes/origin`,
 	}
 	before := snapshotFiles(t, ws)
 	out := run(strings.Join(attempts, "\n"))
@@ -126,7 +128,7 @@ func TestSandboxNestedProtected(t *testing.T) {
 	undone := []string{"new/dir/.envrc", "pkg2/.vscode", "x/y/.claude", "m/.mcp.json", "moved/.envrc",
 		"bare/config", "n/.git/hooks/pre-commit", "f/.git/config", "p/.git",
 		".git/modules/evilmod/hooks/post-checkout", ".git/worktrees/evilwt/commondir",
-		"ptr/.git", "lnk/.git", "out/.git", "sbare/config",
+		"ptr/.git", "lnk/.git", "out/.git", "sbare/config", "rem/.git/remotes/origin",
 		// The worktree's checkout of the tracked protected names: made
 		// by the command like any other.
 		"evilwt/.gitmodules", "evilwt/pkg/.vscode", "evilwt/deep/a/b/.envrc"}

