@@ -117,8 +117,12 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 		info, ok, same := dirInfos.get(d.path, d.same)
 		if !ok {
 			// Gone, or no longer a directory, is nothing to look at; a
-			// directory that cannot be read is reported.
-			if fi, err := os.Lstat(d.path); err == nil && fi.IsDir() && len(s.unreadable) < 16 {
+			// directory that cannot be read is reported, and so is one
+			// that cannot even be looked at (its path longer than the
+			// system takes: a command can make one step by step).
+			fi, err := os.Lstat(d.path)
+			gone := err != nil && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR))
+			if !gone && (err != nil || fi.IsDir()) && len(s.unreadable) < 16 {
 				s.unreadable = append(s.unreadable, d.path)
 			}
 			continue

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/shellgate/shellgate/internal/asuser"
+	"golang.org/x/sys/unix"
 )
 
 // nestedWorkspace makes a repository with what a developer's workspace
@@ -431,5 +432,36 @@ func TestNestedWalkUnreadable(t *testing.T) {
 	}
 	if !slices.Contains(got, hidden) {
 		t.Errorf("unchecked: %q, want %s", got, hidden)
+	}
+}
+
+// TestNestedWalkLongPath: a directory whose path is longer than the
+// system takes (made step by step, as a command in it can) cannot be
+// read by its path; a protected name made in it is reported as
+// unchecked, not passed over in silence.
+func TestNestedWalkLongPath(t *testing.T) {
+	root := t.TempDir()
+	name := strings.Repeat("x", 250)
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	must(t, err)
+	depth := 0
+	for ; len(root)+depth*(len(name)+1) < 4200; depth++ {
+		must(t, unix.Mkdirat(fd, name, 0o755))
+		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		must(t, err)
+		unix.Close(fd)
+		fd = next
+	}
+	must(t, unix.Mkdirat(fd, ".vscode", 0o755))
+	unix.Close(fd)
+	b := &nestedBefore{roots: []string{root}, skip: func(string) bool { return false }}
+	var got []string
+	for _, d := range b.check(&guard{}) {
+		if d.Op == "unchecked" {
+			got = append(got, d.Path)
+		}
+	}
+	if len(got) == 0 {
+		t.Errorf("a protected name %d levels down a path of more than 4096 bytes was passed over in silence", depth)
 	}
 }
