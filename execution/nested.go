@@ -57,6 +57,9 @@ type nestedScan struct {
 	gitDirs []string
 	// gitFiles are .git files (gitdir pointers) below a root's top.
 	gitFiles []string
+	// fifos are FIFOs in the directories walked (not in git directories:
+	// see gitFIFOs).
+	fifos []string
 	// unreadable are directories the walk could not read (a command may
 	// have taken their permissions away): what lies in them was not seen.
 	unreadable []string
@@ -128,6 +131,13 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 			continue
 		}
 		top := d.depth == 0
+		if !info.gitDir {
+			for _, n := range info.fifos {
+				if !skip(filepath.Join(d.path, n)) {
+					s.fifos = append(s.fifos, filepath.Join(d.path, n))
+				}
+			}
+		}
 		if !top && info.gitDir {
 			s.gitDirs = append(s.gitDirs, d.path)
 			continue
@@ -168,7 +178,10 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 // and whether it is itself a git directory.
 type dirInfo struct {
 	names, gitDirs, gitFiles, subdirs []string
-	gitDir                            bool
+	// fifos are the entries that are FIFOs (the next program that opens
+	// one waits for a writer for ever).
+	fifos  []string
+	gitDir bool
 }
 
 // readDirInfo reads the directory p.
@@ -183,6 +196,11 @@ func readDirInfo(p string) (dirInfo, bool) {
 // dirInfoOf is what the directory p with the entries ents holds.
 func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 	var info dirInfo
+	for _, e := range ents {
+		if e.Type()&os.ModeNamedPipe != 0 {
+			info.fifos = append(info.fifos, e.Name())
+		}
+	}
 	if isGitDirEntries(ents) {
 		info.gitDir = true
 		return info
@@ -369,7 +387,7 @@ type nestedBefore struct {
 func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string, readDir func(string) ([]os.DirEntry, error)) *nestedBefore {
 	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
 		tops: tops, inner: map[string]pathState{}}
-	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs} {
+	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs, s.fifos} {
 		for _, p := range list {
 			b.states[p] = statePath(p)
 		}
@@ -490,6 +508,18 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 			deny(p, "was created by the command and points to a git directory the sandbox did not check (outside the roots, inside another git directory or beyond the walk)")
 		}
 	}
+	for _, p := range s.fifos {
+		if changed(p) {
+			deny(p, "is a FIFO the command left (the next program that opens it waits for ever)")
+		}
+	}
+	for gd := range checked {
+		for _, p := range gitFIFOs(gd) {
+			if !b.skip(p) {
+				deny(p, "is a FIFO the command left in a git directory (the next git that opens it waits for ever)")
+			}
+		}
+	}
 	for _, gd := range s.gitDirs {
 		if b.gitDirs[gd] && !changed(gd) {
 			continue // bound before the run
@@ -519,6 +549,42 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 	}
 	for _, d := range s.unreadable {
 		out = append(out, SandboxDenial{Op: "unchecked", Path: d, Line: "the directory " + d + " could not be read after the run: protected names made in it were not checked"})
+	}
+	return out
+}
+
+// gitFIFOSubdirs are the directories of a git directory where git opens
+// files by name: its top (index, HEAD, packed-refs, ORIG_HEAD ...), the
+// loose refs and the object store's lists.
+var gitFIFOSubdirs = []string{"", "refs", "refs/heads", "refs/tags", "refs/remotes", "objects/info", "objects/pack", "logs", "logs/refs/heads"}
+
+// gitFIFOs lists the FIFOs in the git directory gd's gitFIFOSubdirs (and
+// in refs/remotes/NAME): git opens its files without O_NONBLOCK, so a
+// FIFO there makes the next git status or git branch wait for ever. A git
+// directory holds none of its own (git's fsmonitor daemon makes a socket,
+// which open refuses at once).
+func gitFIFOs(gd string) []string {
+	var out []string
+	look := func(d string) []string {
+		info, ok, _ := dirInfos.get(d, false)
+		if !ok {
+			return nil
+		}
+		for _, n := range info.fifos {
+			out = append(out, filepath.Join(d, n))
+		}
+		return info.subdirs
+	}
+	for _, sub := range gitFIFOSubdirs {
+		subdirs := look(filepath.Join(gd, sub))
+		if sub == "refs/remotes" {
+			for i, r := range subdirs {
+				if i >= 64 {
+					break
+				}
+				look(r)
+			}
+		}
 	}
 	return out
 }

@@ -110,6 +110,10 @@ func TestSandboxNestedProtected(t *testing.T) {
 		`git init -q --bare sbare && mv sbare/refs sbare/refs.d && ln -s refs.d sbare/refs && git -C sbare config core.pager 'touch pwned'`,
 		// A remote defined in a new repository's .git/remotes.
 		`git init -q rem && mkdir -p rem/.git/remotes && echo 'URL: https://attacker.example/x.git' > rem/.git/remotes/origin`,
+		// FIFOs where git opens a file and waits for a writer for ever:
+		// a .gitignore, the index, a loose ref, a nested repository's.
+		`mkfifo pkg/.gitignore .git/fifo-ref && mv .git/fifo-ref .git/refs/heads/hang && mv .git/index .git/index.saved && mkfifo .git/index`,
+		`mkfifo sub/.git/packed-refs`,
 	}
 	before := snapshotFiles(t, ws)
 	out := run(strings.Join(attempts, "\n"))
@@ -130,6 +134,7 @@ func TestSandboxNestedProtected(t *testing.T) {
 		"bare/config", "n/.git/hooks/pre-commit", "f/.git/config", "p/.git",
 		".git/modules/evilmod/hooks/post-checkout", ".git/worktrees/evilwt/commondir",
 		"ptr/.git", "lnk/.git", "out/.git", "sbare/config", "rem/.git/remotes/origin",
+		"pkg/.gitignore", ".git/refs/heads/hang", ".git/index", "sub/.git/packed-refs",
 		// The worktree's checkout of the tracked protected names: made
 		// by the command like any other.
 		"evilwt/.gitmodules", "evilwt/pkg/.vscode", "evilwt/deep/a/b/.envrc"}
@@ -163,6 +168,9 @@ func TestSandboxNestedProtected(t *testing.T) {
 		}
 	}
 
+	if err := os.Rename(filepath.Join(ws, ".git/index.saved"), filepath.Join(ws, ".git/index")); err != nil {
+		t.Errorf("the index the script set aside: %v", err)
+	}
 	// Git still works: commits in the workspace and in the nested
 	// repository, a new repository and a clone are kept whole.
 	out = run(`echo c >> README && git commit -q -am second && echo c >> sub/file && git -C sub commit -q -am second && ` +
