@@ -206,13 +206,20 @@ func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 		return info
 	}
 	kids := nestedChildren[filepath.Base(p)]
+	if kids == nil && mayFold(filepath.Base(p)) {
+		for parent, k := range nestedChildren {
+			if strings.EqualFold(parent, filepath.Base(p)) {
+				kids = k
+			}
+		}
+	}
 	for _, e := range ents {
 		name := e.Name()
-		if nestedNames[name] || slices.Contains(kids, name) {
+		if nestedNames[name] || slices.Contains(kids, name) || foldedProtected(name, kids) {
 			info.names = append(info.names, name)
 			continue // protected whole: not walked
 		}
-		if name == ".git" {
+		if name == ".git" || mayFold(name) && strings.EqualFold(name, ".git") {
 			switch {
 			case e.IsDir():
 				info.gitDirs = append(info.gitDirs, name)
@@ -228,6 +235,44 @@ func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 		}
 	}
 	return info
+}
+
+// mayFold says whether the name could equal a protected name (all begin
+// with a dot) on a file system that folds case without being one: it is
+// not plain lower-case ASCII, which folds only to itself.
+func mayFold(name string) bool {
+	return len(name) >= 2 && name[0] == '.' && notLowerASCII(name)
+}
+
+// notLowerASCII says whether s has an upper-case or a non-ASCII letter.
+func notLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// foldedProtected says whether name is, folded (strings.EqualFold: Unicode
+// simple folding, as case-insensitive file systems fold), one of the
+// protected names or kids: on macOS, a Windows drive under WSL or an
+// ext4 casefold directory, .VSCODE is the .vscode an editor opens.
+func foldedProtected(name string, kids []string) bool {
+	if !notLowerASCII(name) {
+		return false
+	}
+	for n := range nestedNames {
+		if name[0] == '.' && strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	for _, k := range kids {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // dirInfos keeps what readDirInfo read, by directory. Each directory

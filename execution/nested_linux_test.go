@@ -473,3 +473,37 @@ func TestNestedWalkLongPath(t *testing.T) {
 		t.Errorf("a protected name %d levels down a path of more than 4096 bytes was passed over in silence", depth)
 	}
 }
+
+// TestScanNestedFolded: on a file system that folds case (macOS, a
+// Windows drive under WSL, an ext4 casefold directory) .VSCODE is the
+// .vscode an editor opens and .GIT the .git git reads: the walk finds
+// names that differ from a protected one only in case (Unicode simple
+// folding, as the file systems fold: ſ is s, K is k) as that name.
+func TestScanNestedFolded(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a/.VSCODE/", "b/.EnvRc", "c/.GIT", "d/.GitHub/HOOKS/", "e/.ſhellgate.yaml", "f/.Git/HEAD", "f/.Git/objects/", "f/.Git/refs/",
+		"g/.envrc-not", "g/envrc", "g/.gitignore"} {
+		full := filepath.Join(root, p)
+		if strings.HasSuffix(p, "/") {
+			must(t, os.MkdirAll(full, 0o755))
+			continue
+		}
+		must(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		must(t, os.WriteFile(full, []byte("gitdir: /tmp\n"), 0o644))
+	}
+	s := scanNested([]string{root}, func(string) bool { return false })
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			r, _ := filepath.Rel(root, p)
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := map[string][]string{"names": rel(s.names), "gitDirs": rel(s.gitDirs), "gitFiles": rel(s.gitFiles)}
+	want := map[string][]string{"names": {"a/.VSCODE", "b/.EnvRc", "d/.GitHub/HOOKS", "e/.ſhellgate.yaml"}, "gitDirs": {"f/.Git"}, "gitFiles": {"c/.GIT"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scan (-want +got):\n%s", diff)
+	}
+}
