@@ -1392,14 +1392,30 @@ func bindPaths(ps []protectedPath, sockets []string) error {
 			unix.Close(fd)
 			continue
 		}
-		at := "/proc/thread-self/fd/" + strconv.Itoa(fd)
-		err = unix.Mount("/dev/null", at, "", unix.MS_BIND, "")
+		err = hideSocket(fd)
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("hide the socket %s: %w", p, err)
 		}
 	}
 	return nil
+}
+
+// hideSocket binds /dev/null onto the socket fd (opened with O_PATH). A
+// socket removed since it was opened (its program ended) refuses the
+// mount (ENOENT) and needs none: no connect reaches it by its path, and
+// one made there since is a new socket, as one made after the sockets
+// were read. (That refusal made whole runs fail to start while other
+// programs came and went.)
+func hideSocket(fd int) error {
+	err := unix.Mount("/dev/null", "/proc/thread-self/fd/"+strconv.Itoa(fd), "", unix.MS_BIND, "")
+	if err == unix.ENOENT {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && st.Nlink == 0 {
+			return nil
+		}
+	}
+	return err
 }
 
 // socketReader reads the outside sockets on a thread of its own, which
