@@ -423,6 +423,9 @@ type nestedBefore struct {
 	// in inner, to find new ones after the run.
 	tops  []string
 	inner map[string]pathState
+	// todos are the paused rebases' todo lists (rebaseTodo) of tops and
+	// their inner git directories before the run, by path.
+	todos map[string]string
 }
 
 // newNestedBefore records the scan s of roots, and the inner git
@@ -431,7 +434,13 @@ type nestedBefore struct {
 // before).
 func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string, readDir func(string) ([]os.DirEntry, error)) *nestedBefore {
 	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
-		tops: tops, inner: map[string]pathState{}}
+		tops: tops, inner: map[string]pathState{}, todos: map[string]string{}}
+	todo := func(g string) {
+		p := filepath.Join(g, rebaseTodo)
+		if data, err := readSmallRegular(p, maxGitConfig); err == nil {
+			b.todos[p] = string(data)
+		}
+	}
 	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs, s.fifos} {
 		for _, p := range list {
 			b.states[p] = statePath(p)
@@ -441,8 +450,10 @@ func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops 
 		b.gitDirs[g] = true
 	}
 	for _, g := range tops {
+		todo(g)
 		for _, d := range innerGitDirsRead(g, readDir) {
 			b.inner[d.path] = statePath(d.path)
+			todo(d.path)
 		}
 	}
 	return b
@@ -559,6 +570,16 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		}
 	}
 	for gd := range checked {
+		p := filepath.Join(gd, rebaseTodo)
+		if _, err := os.Lstat(p); err == nil && !b.skip(p) {
+			data, err := readSmallRegular(p, maxGitConfig)
+			switch was, ok := b.todos[p]; {
+			case err != nil:
+				deny(p, "is a paused rebase's todo list that "+err.Error())
+			case (!ok || was != string(data)) && todoRunsPrograms(string(data)):
+				deny(p, "is a paused rebase's todo list with an exec line, which git rebase --continue runs")
+			}
+		}
 		for _, p := range gitFIFOs(gd) {
 			if !b.skip(p) {
 				deny(p, "is a FIFO the command left in a git directory (the next git that opens it waits for ever)")
@@ -596,6 +617,22 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		out = append(out, SandboxDenial{Op: "unchecked", Path: d, Line: "the directory " + d + " could not be read after the run: protected names made in it were not checked"})
 	}
 	return out
+}
+
+// rebaseTodo is where a paused interactive rebase keeps what it does
+// next, in its git directory: git rebase --continue runs its exec lines.
+const rebaseTodo = "rebase-merge/git-rebase-todo"
+
+// todoRunsPrograms says whether a rebase todo list has a line that runs
+// a program (exec, x).
+func todoRunsPrograms(todo string) bool {
+	for _, line := range strings.Split(todo, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+			return true
+		}
+	}
+	return false
 }
 
 // gitFIFOSubdirs are the directories of a git directory where git opens

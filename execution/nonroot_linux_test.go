@@ -172,6 +172,15 @@ var escRows = []escRow{
 			return strings.Contains(e.read(".git/remotes/origin"), "attacker") || strings.Contains(e.read(".git/branches/up"), "attacker"),
 				"a remote git reads from .git/remotes or .git/branches was left"
 		}},
+	{name: "leave a paused rebase with an exec line (git rebase --continue runs it)",
+		script: func(*escWorld) string {
+			return `git -c user.name=T -c user.email=t@example.com commit -q --allow-empty -m two && ` +
+				`GIT_SEQUENCE_EDITOR="sed -i '1i break'" git -c user.name=T -c user.email=t@example.com rebase -q -i --exec 'touch pwned' HEAD~1; ` +
+				`grep -q '^exec' .git/rebase-merge/git-rebase-todo && echo PLANTED`
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			return strings.Contains(e.read(".git/rebase-merge/git-rebase-todo"), "exec"), "the todo list's exec line was left for git rebase --continue"
+		}},
 	{name: "plant .vscode/tasks.json (existing .vscode)",
 		script: func(*escWorld) string {
 			return `echo '{"runOn":"folderOpen"}' > .vscode/tasks.json && echo PLANTED`
