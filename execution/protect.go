@@ -157,6 +157,24 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			gitDir(g, 0)
 		}
 	}
+	// What the repositories' configuration names in the roots: a hooks
+	// directory, an included file, a helper program (configNamedPaths).
+	inRoots := func(p string) bool {
+		for _, r := range roots {
+			if p != r && within(p, r) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range roots {
+		dotgit := filepath.Join(r, ".git")
+		if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
+			for _, p := range configNamedPaths(dotgit, r, inRoots) {
+				add(p, false)
+			}
+		}
+	}
 	scan := scanNested(roots, unprotected)
 	for _, p := range scan.names {
 		add(p, false)
@@ -166,6 +184,13 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	}
 	for _, g := range scan.gitDirs {
 		gitDir(g, 1)
+		top := g
+		if filepath.Base(g) == ".git" {
+			top = filepath.Dir(g)
+		}
+		for _, p := range configNamedPaths(g, top, inRoots) {
+			add(p, false)
+		}
 	}
 	for _, g := range c.GitDirs {
 		if filepath.IsAbs(g) {
