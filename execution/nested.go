@@ -635,40 +635,116 @@ func todoRunsPrograms(todo string) bool {
 	return false
 }
 
-// gitFIFOSubdirs are the directories of a git directory where git opens
-// files by name: its top (index, HEAD, packed-refs, ORIG_HEAD ...), the
-// loose refs and the object store's lists.
-var gitFIFOSubdirs = []string{"", "refs", "refs/heads", "refs/tags", "refs/remotes", "objects/info", "objects/pack", "logs", "logs/refs/heads"}
+// gitFIFODirs are the directories of a git directory where git opens
+// files by name, as a tree: its top (index, HEAD, packed-refs, ORIG_HEAD
+// ...), the loose refs (each remote's under refs/remotes), the object
+// store's lists and the reflogs. (A directory is looked at through its
+// parent, so that an unchanged one costs no system call.)
+var gitFIFODirs = []gitFIFODir{
+	{name: "refs", kids: []gitFIFODir{{name: "heads"}, {name: "tags"}, {name: "remotes", each: true}}},
+	{name: "objects", skip: true, kids: []gitFIFODir{{name: "info"}, {name: "pack"}}},
+	{name: "logs", kids: []gitFIFODir{{name: "refs", skip: true, kids: []gitFIFODir{{name: "heads"}}}}},
+}
 
-// gitFIFOs lists the FIFOs in the git directory gd's gitFIFOSubdirs (and
-// in refs/remotes/NAME): git opens its files without O_NONBLOCK, so a
-// FIFO there makes the next git status or git branch wait for ever. A git
-// directory holds none of its own (git's fsmonitor daemon makes a socket,
-// which open refuses at once).
+// gitFIFODir is a directory of gitFIFODirs: skip, its own entries are
+// not looked at (only its kids); each, every subdirectory's are too.
+type gitFIFODir struct {
+	name       string
+	skip, each bool
+	kids       []gitFIFODir
+}
+
+// gitFIFOs lists the FIFOs in the git directory gd's gitFIFODirs: git
+// opens its files without O_NONBLOCK, so a FIFO there makes the next git
+// status or git branch wait for ever. A git directory holds none of its
+// own (git's fsmonitor daemon makes a socket, which open refuses at once).
+//
+// The answer is kept with the watches of the directories it looked at
+// and of gd's parent (where gd is watched, as the walk leaves a root):
+// while none of them had an event, a FIFO cannot have come (a directory
+// made where there was none is an event of its parent).
 func gitFIFOs(gd string) []string {
-	var out []string
-	look := func(d string) []string {
-		info, ok, _ := dirInfos.get(d, false)
-		if !ok {
-			return nil
-		}
-		for _, n := range info.fifos {
-			out = append(out, filepath.Join(d, n))
-		}
-		return info.subdirs
+	gitFIFOCache.Lock()
+	e, ok := gitFIFOCache.m[gd]
+	gitFIFOCache.Unlock()
+	if ok && e.same() {
+		return e.fifos
 	}
-	for _, sub := range gitFIFOSubdirs {
-		subdirs := look(filepath.Join(gd, sub))
-		if sub == "refs/remotes" {
-			for i, r := range subdirs {
+	var out []string
+	var stamps []watchStamp
+	keep := true
+	stamp := func(d string) {
+		dirInfos.mu.Lock()
+		c, ok := dirInfos.m[d]
+		dirInfos.mu.Unlock()
+		if !ok || !c.watched {
+			keep = false
+			return
+		}
+		stamps = append(stamps, watchStamp{c.wd, c.gen, c.mount})
+	}
+	stamp(filepath.Dir(gd))
+	var look func(d string, parentSame, skip, each bool, kids []gitFIFODir)
+	look = func(d string, parentSame, skip, each bool, kids []gitFIFODir) {
+		info, ok, same := dirInfos.get(d, parentSame)
+		if !ok {
+			return
+		}
+		stamp(d)
+		if !skip {
+			for _, n := range info.fifos {
+				out = append(out, filepath.Join(d, n))
+			}
+		}
+		if each {
+			for i, sub := range info.subdirs {
 				if i >= 64 {
 					break
 				}
-				look(r)
+				look(sub, same, false, false, nil)
 			}
 		}
+		for _, k := range kids {
+			look(filepath.Join(d, k.name), same, k.skip, k.each, k.kids)
+		}
+	}
+	look(gd, false, false, false, gitFIFODirs)
+	if keep {
+		gitFIFOCache.Lock()
+		if len(gitFIFOCache.m) >= 1024 {
+			clear(gitFIFOCache.m)
+		}
+		gitFIFOCache.m[gd] = gitFIFOEntry{stamps, out}
+		gitFIFOCache.Unlock()
 	}
 	return out
+}
+
+// gitFIFOCache keeps gitFIFOs' answers by git directory.
+var gitFIFOCache = struct {
+	sync.Mutex
+	m map[string]gitFIFOEntry
+}{m: map[string]gitFIFOEntry{}}
+
+type gitFIFOEntry struct {
+	stamps []watchStamp
+	fifos  []string
+}
+
+// watchStamp is a directory's watch and its generations when it was read.
+type watchStamp struct {
+	wd         int32
+	gen, mount uint64
+}
+
+// same says whether no watch of the entry had an event since.
+func (e gitFIFOEntry) same() bool {
+	for _, s := range e.stamps {
+		if !knownPaths.wdSame(s.wd, s.gen, s.mount) {
+			return false
+		}
+	}
+	return true
 }
 
 // pointsToChecked says whether the .git file or symlink p names one of
