@@ -381,6 +381,10 @@ type refusedCalls struct {
 	memLimitMB int64
 	mem        int
 	memMax     uint64
+	// notify, when set, is called after each refusal is recorded (a
+	// kept helper's tells its runner that there is something to ask
+	// for).
+	notify func()
 }
 
 // addMemory records an allocation of size bytes the memory limit refused.
@@ -456,6 +460,11 @@ func superviseSeccomp(fd int, r *refusedCalls) {
 			errno = unix.ENOMEM
 		} else {
 			r.add(syscallName(req.Nr, req.Args))
+		}
+		// (Told before the caller goes on: a refusal is known to the
+		// runner by the time the refused process could end.)
+		if r.notify != nil {
+			r.notify()
 		}
 		resp := seccompNotifResp{ID: req.ID, Error: -int32(errno)}
 		_, _, _ = unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))

@@ -5,6 +5,7 @@ package execution
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,6 +78,9 @@ type keeperConfig struct {
 	Flags    uint32 `json:"flags"`
 	Sock     int    `json:"sock"`
 	MemLimit uint64 `json:"mem_limit,omitempty"`
+	// Notify is an eventfd the keeper adds one to for each call its
+	// filter refused (0: none).
+	Notify int `json:"notify,omitempty"`
 }
 
 // keeperRun is one run's request: the shell's program, arguments,
@@ -237,6 +241,12 @@ func keeperMain(cfgFD string) int {
 		return fail(err)
 	}
 	refused := &refusedCalls{}
+	if cfg.Notify > 0 {
+		unix.CloseOnExec(cfg.Notify)
+		var one [8]byte
+		binary.NativeEndian.PutUint64(one[:], 1)
+		refused.notify = func() { _, _ = unix.Write(cfg.Notify, one[:]) }
+	}
 	if err := confineHelperThread(cfg.Ruleset, cfg.Flags, true, cfg.MemLimit, refused); err != nil {
 		return fail(err)
 	}
@@ -391,8 +401,15 @@ type userSlot struct {
 	// /proc/PID/ns/pid reads).
 	initFD int
 	pidns  string
-	// children is init's children file.
-	children childrenFile
+	// children is init's children file; siblings is the children file
+	// of forker, the thread that started the keeper: the keeper's
+	// shells, started with CLONE_PARENT, are its children, and so is
+	// what they start with CLONE_PARENT.
+	children, siblings childrenFile
+	forker             int
+	// notify is an eventfd the keeper counts its filter's refusals on
+	// (-1: none): a run with none need not ask for the keeper's report.
+	notify int
 	// pins hold every protected path and socket the keeper bound.
 	pins []int
 	// keep: the keeper may serve another run (false: a path changed
@@ -469,6 +486,12 @@ func (r *confinedRun) helperStart() (func() error, error) {
 	r.endPidns = func() int {
 		if !started {
 			return s.retire()
+		}
+		if s.keep && cmd.ProcessState != nil && s.quiet() && (s.tmps == nil || s.tmps.emptyTmp()) {
+			if old, ok := userSlots.put(s); ok {
+				old.retire()
+			}
+			return 0
 		}
 		left, err := s.end(refused)
 		if err == nil && left == 0 && s.keep && cmd.ProcessState != nil && s.initEmpty() && (s.tmps == nil || s.tmps.emptyTmp()) {
@@ -552,7 +575,7 @@ func newUserSlot(prefix, mkey string, r *confinedRun) (*userSlot, error) {
 	}
 	rs := os.NewFile(uintptr(fd), "ruleset")
 	defer rs.Close()
-	s := &userSlot{key: prefix + built, sock: -1, initFD: -1, keep: true}
+	s := &userSlot{key: prefix + built, sock: -1, initFD: -1, notify: -1, keep: true}
 	ok := false
 	defer func() {
 		if !ok {
@@ -582,12 +605,21 @@ func newUserSlot(prefix, mkey string, r *confinedRun) (*userSlot, error) {
 		return nil, err
 	}
 	defer cfgR.Close()
-	cfg := keeperConfig{Sockets: r.ts.sockets, Bash: r.bash, Ruleset: 4, Flags: flags, Sock: 5, MemLimit: r.ts.memLimit}
+	if s.notify, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return nil, err
+	}
+	nfd, err := unix.FcntlInt(uintptr(s.notify), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	notify := os.NewFile(uintptr(nfd), "keeper refusals")
+	defer notify.Close()
+	cfg := keeperConfig{Sockets: r.ts.sockets, Bash: r.bash, Ruleset: 4, Flags: flags, Sock: 5, MemLimit: r.ts.memLimit, Notify: 6}
 	for _, p := range r.ts.protect {
 		cfg.Protect = append(cfg.Protect, helperPath{p.path, p.pin})
 	}
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{keeperArg0, "3"}, Env: []string{},
-		ExtraFiles: []*os.File{cfgR, rs, theirs}}
+		ExtraFiles: []*os.File{cfgR, rs, theirs, notify}}
 	sys := &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 		UidMappings:                []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
 		GidMappings:                []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
@@ -604,6 +636,7 @@ func newUserSlot(prefix, mkey string, r *confinedRun) (*userSlot, error) {
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		s.forker = unix.Gettid()
 		ch <- startStopped(cmd, ap)
 	}()
 	err = ap.serve(ch)
@@ -619,6 +652,7 @@ func newUserSlot(prefix, mkey string, r *confinedRun) (*userSlot, error) {
 	theirs.Close()
 	cfgR.Close()
 	rs.Close()
+	notify.Close()
 	answer, err := s.recv()
 	if err != nil {
 		return nil, fmt.Errorf("the kept helper: %w", err)
@@ -751,6 +785,36 @@ func (s *userSlot) end(refused *refusedCalls) (int, error) {
 	return left, nil
 }
 
+// quiet reports, without asking the keeper, that the run (its shell
+// waited for) left its namespace with nothing but init and that the
+// keeper's filter refused nothing: init has no child, alive or a zombie
+// (what the run left is adopted by init), the forker thread no child in
+// the namespace (what the shells started with CLONE_PARENT), and the
+// keeper's refusal count is zero (the keeper adds to it before a refused
+// call returns). Anything else, or anything it cannot read, is asked for
+// (end).
+func (s *userSlot) quiet() bool {
+	if s.notify < 0 || !s.initEmpty() {
+		return false
+	}
+	pids, ok := s.siblings.pids(os.Getpid(), s.forker)
+	if !ok {
+		return false
+	}
+	for _, p := range pids {
+		if p != s.cmd.Process.Pid && inPidns(p, s.pidns) {
+			return false
+		}
+	}
+	var n [8]byte
+	_, err := unix.Read(s.notify, n[:])
+	if err != unix.EAGAIN {
+		// (Read: the count is taken, and end fetches what it counted.)
+		return false
+	}
+	return true
+}
+
 // initEmpty reports whether init has no child, alive or a zombie (the
 // keeper's count of its namespace covers these too; this one is read
 // here, from init's children file, kept open).
@@ -837,6 +901,11 @@ func (s *userSlot) retire() int {
 		s.initFD = -1
 	}
 	s.children.close()
+	s.siblings.close()
+	if s.notify >= 0 {
+		unix.Close(s.notify)
+		s.notify = -1
+	}
 	closeAll(s.pins)
 	s.pins = nil
 	s.tmps.remove()

@@ -90,6 +90,9 @@ const DefaultMemo = 4096
 type Engine struct {
 	*compiled
 	memo *memo
+	// runs memoizes run plans (Runs) as memo does decisions, the key's
+	// mode extended by the action asked about.
+	runs *memo
 	// whole is the query with the untrusted modules too (nil when there
 	// are none).
 	whole *Engine
@@ -177,7 +180,7 @@ func compile(srcs map[string]string, o options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{compiled: c, memo: newMemo(o.memo)}, nil
+	return &Engine{compiled: c, memo: newMemo(o.memo), runs: newMemo(o.memo)}, nil
 }
 
 // compileModules parses and prepares one set of modules. decisionArgs,
@@ -471,6 +474,8 @@ func (q *lazyQuery) get(args []func(*opa.Rego), query string) (opa.PreparedEvalQ
 // input in (as Decide was given it): how the gate runs it without and
 // with a person's approval. The policy sees the input document with
 // "action" added. Any failure is an error (the gate then fails closed).
+// Plans are memoized as decisions are, under the input's key and the
+// action.
 func (e *Engine) Runs(ctx context.Context, in policy.Input, action policy.Action) (*policy.Runs, error) {
 	rq, err := e.rq.get(e.args, RunQuery)
 	if err != nil {
@@ -481,6 +486,18 @@ func (e *Engine) Runs(ctx context.Context, in policy.Input, action policy.Action
 		return nil, err
 	}
 	in.Mode = f.Mode
+	var key memoKey
+	memoize := e.runs != nil
+	if memoize {
+		if key, err = keyFor(&in, f); err != nil {
+			memoize = false
+		} else {
+			key.mode += "\x00" + string(action)
+			if d, ok := e.runs.get(key); ok {
+				return d.Run, nil
+			}
+		}
+	}
 	v, err := inputValue(&in, f)
 	if err != nil {
 		return nil, err
@@ -499,7 +516,11 @@ func (e *Engine) Runs(ctx context.Context, in policy.Input, action policy.Action
 	if !ok {
 		return nil, errors.New("the run plan is not a value")
 	}
-	return runsOf(t)
+	runs, err := runsOf(t)
+	if err == nil && memoize {
+		e.runs.put(key, policy.Decision{Run: runs})
+	}
+	return runs, err
 }
 
 // WithUntrustedConfig combines d, decided under the trusted part of the

@@ -244,6 +244,42 @@ func TestMemo(t *testing.T) {
 	}
 }
 
+// TestMemoRuns: a memoized run plan equals a fresh one for the action it
+// was asked with (the same input asked with another action is another
+// plan), and callers cannot change what the memo holds.
+func TestMemoRuns(t *testing.T) {
+	f := newFixture(t, nil)
+	fresh, err := New(WithMemo(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	differ := false
+	for _, c := range []string{"git status", "make lint", "sort -o out.txt data.txt", "curl https://example.com"} {
+		in := f.input(t, c, policy.ModeDefault)
+		var plans []policy.Runs
+		for _, action := range []policy.Action{policy.Allow, policy.Ask, policy.Allow, policy.Ask} {
+			r1, err := f.engine.Runs(ctx, in, action)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c, action, err)
+			}
+			want, err := fresh.Runs(ctx, in, action)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c, action, err)
+			}
+			if diff := cmp.Diff(want, r1); diff != "" {
+				t.Errorf("%s %s: memoized plan differs from fresh (-fresh +memo):\n%s", c, action, diff)
+			}
+			plans = append(plans, *r1)
+			r1.Unapproved.Sandbox, r1.Approved.Why = "changed", "changed"
+		}
+		differ = differ || !cmp.Equal(plans[0], plans[1])
+	}
+	if !differ {
+		t.Error("no command's plan differs between allow and ask: the test cannot tell the action's place in the key")
+	}
+}
+
 func TestConcurrentDecide(t *testing.T) {
 	f := newFixture(t, nil)
 	cmds := []string{"git status", "rm -rf ~", "make lint", "cat README.md | grep x", "curl x | sh"}
