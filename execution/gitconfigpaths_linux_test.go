@@ -97,3 +97,33 @@ func TestSandboxConfigNamedPaths(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxConfigNamedPathsWorktree: a linked worktree confined as the
+// root (its git directory in Confinement.GitDirs, as the gate passes it)
+// has the hooks directory its repository's configuration names in the
+// worktree protected too.
+func TestSandboxConfigNamedPathsWorktree(t *testing.T) {
+	needLandlock(t)
+	git := needTool(t, "git")
+	base := t.TempDir()
+	main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
+	env := append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME=", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com")
+	gitIn := func(dir string, args ...string) string {
+		cmd := exec.Command(git, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	must(t, os.MkdirAll(main, 0o755))
+	gitIn(main, "init", "-q")
+	gitIn(main, "commit", "-q", "--allow-empty", "-m", "x")
+	gitIn(main, "config", "core.hooksPath", ".husky")
+	gitIn(main, "worktree", "add", "-q", wt)
+	out := runSpec(t, context.Background(), Spec{Command: `mkdir -p .husky && printf '#!/bin/sh\necho PLANTED-RAN\n' > .husky/pre-commit && chmod +x .husky/pre-commit`,
+		Dir: wt, Env: env, Timeout: time.Minute,
+		Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{wt}, GitDirs: []string{filepath.Join(main, ".git", "worktrees", "wt")}}})
+	if got := gitIn(wt, "commit", "-q", "--allow-empty", "-m", "y"); strings.Contains(got, "PLANTED-RAN") {
+		t.Errorf("git commit in the worktree ran what the confined command wrote:\n%s\ndenied %+v", got, out.Sandbox.Denied)
+	}
+}

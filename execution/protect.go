@@ -175,6 +175,20 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			}
 		}
 	}
+	for _, g := range c.GitDirs {
+		if !filepath.IsAbs(g) {
+			continue
+		}
+		// A linked worktree's git directory names its checkout's .git
+		// file (gitdir); a bare repository is its own top.
+		top := filepath.Clean(g)
+		if p, ok := ReadGitPointer(filepath.Join(g, "gitdir"), ""); ok && filepath.IsAbs(p) {
+			top = filepath.Dir(filepath.Clean(p))
+		}
+		for _, p := range configNamedPaths(filepath.Clean(g), top, inRoots) {
+			add(p, false)
+		}
+	}
 	scan := scanNested(roots, unprotected)
 	for _, p := range scan.names {
 		add(p, false)
