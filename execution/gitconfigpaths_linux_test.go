@@ -127,3 +127,40 @@ func TestSandboxConfigNamedPathsWorktree(t *testing.T) {
 		t.Errorf("git commit in the worktree ran what the confined command wrote:\n%s\ndenied %+v", got, out.Sandbox.Denied)
 	}
 }
+
+// TestSandboxProtectedSymlinkTargets: a protected name that is a symlink
+// (Android's repo tool links .git/config into .repo/projects; a
+// .vscode kept elsewhere in the repository) leads to a file or
+// directory that is as much obeyed as the name: where that lies in the
+// roots it is protected in the name's place, at the top and beneath it.
+func TestSandboxProtectedSymlinkTargets(t *testing.T) {
+	needLandlock(t)
+	git := needTool(t, "git")
+	ws := t.TempDir()
+	env := append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME=", "GIT_CONFIG_NOSYSTEM=1")
+	cmd := exec.Command(git, "init", "-q", ws)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	touch(t, ws, "store/config")
+	touch(t, ws, "tools/vscode/settings.json")
+	touch(t, ws, "envs/dev.sh")
+	cfg, _ := os.ReadFile(filepath.Join(ws, ".git/config"))
+	must(t, os.WriteFile(filepath.Join(ws, "store/config"), cfg, 0o644))
+	must(t, os.Remove(filepath.Join(ws, ".git/config")))
+	must(t, os.Symlink("../store/config", filepath.Join(ws, ".git/config")))
+	must(t, os.Symlink("tools/vscode", filepath.Join(ws, ".vscode")))
+	must(t, os.MkdirAll(filepath.Join(ws, "pkg"), 0o755))
+	must(t, os.Symlink("../envs/dev.sh", filepath.Join(ws, "pkg/.envrc")))
+	before := snapshotFiles(t, ws)
+	out := runSpec(t, context.Background(), Spec{Command: `printf '[core]\n\tfsmonitor = touch pwned\n' >> .git/config; ` +
+		`printf '[core]\n\tfsmonitor = touch pwned\n' >> store/config; echo '{}' > tools/vscode/tasks.json; echo 'touch pwned' >> envs/dev.sh; true`,
+		Dir: ws, Env: env, Timeout: time.Minute, Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{ws}}})
+	after := snapshotFiles(t, ws)
+	for _, p := range []string{"store/config", "envs/dev.sh", "tools/vscode/tasks.json"} {
+		if after[p] != before[p] {
+			t.Errorf("%s, which a protected symlink leads to, was written: %q\noutput:\n%s", p, after[p], out.Output.String())
+		}
+	}
+}

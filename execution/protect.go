@@ -215,6 +215,50 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	return out, newNestedBefore(roots, unprotected, scan, tops, readDir)
 }
 
+// symlinkTargets are what the protected paths that are symlinks (by
+// their states before, one each) lead to in roots: fully resolved, or,
+// for one whose target does not exist yet, that target. A path a person
+// unprotected is left out, and so is a root itself.
+func symlinkTargets(prot []protectedPath, before []pathState, roots, unprotect []string) []protectedPath {
+	var out []protectedPath
+	var seen map[string]bool
+	for i, p := range prot {
+		if i >= len(before) || before[i].symlink == "" {
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]bool, len(prot))
+			for _, q := range prot {
+				seen[q.path] = true
+			}
+		}
+		t, err := filepath.EvalSymlinks(p.path)
+		if err != nil {
+			t = before[i].symlink
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(p.path), t)
+			}
+		}
+		t = filepath.Clean(t)
+		in := false
+		for _, r := range roots {
+			if t != r && within(t, r) {
+				in = true
+			}
+		}
+		for _, u := range unprotect {
+			if within(t, filepath.Clean(u)) {
+				in = false
+			}
+		}
+		if in && !seen[t] && len(prot)+len(out) < maxProtected {
+			seen[t] = true
+			out = append(out, protectedPath{path: t})
+		}
+	}
+	return out
+}
+
 // joinedNames is names (ProtectedNames or ProtectedGitNames) joined to
 // dir, kept for the directories asked for last (every run of a root asks
 // for the same); a list changed since is joined again.

@@ -687,6 +687,18 @@ func (r *confinedRun) workspaceWrite() error {
 	}
 	r.g = newGuard(watch, q)
 	r.g.nested = nested
+	// A protected name that is a symlink cannot be bound, and leads to
+	// what is as much obeyed: where that lies in a root, it is protected
+	// in the name's place (watched too: one that does not exist yet).
+	if targets := symlinkTargets(prot, r.g.before, rootDirs(c), c.Unprotect); len(targets) > 0 {
+		prot = append(prot, targets...)
+		for _, t := range targets {
+			watch = append(watch, t.path)
+			r.sets.protected = append(r.sets.protected, t.path)
+		}
+		r.g = newGuard(watch, q)
+		r.g.nested = nested
+	}
 	for i, p := range prot {
 		if st := r.g.before[i]; st.exists && st.symlink == "" && st.mode&os.ModeSymlink == 0 {
 			ts.protect = append(ts.protect, p)
