@@ -24,10 +24,14 @@
 // anywhere but /dev/null; reads only in the roots, the toolchains in use
 // (ToolchainDirs) and the system's program and library directories),
 // workspace-write (writes only in the roots, a private TMPDIR and the
-// per-user build caches, SandboxCacheDir; the files other programs run
-// later, ProtectedNames and ProtectedGitNames, stay read-only, at a
-// root's top and beneath it, and those a command makes beneath it are
-// moved aside after the run) or
+// workspace's build caches in the per-user SandboxCacheDir, one per set
+// of roots, so that no workspace's command plants code in another's
+// builds; the files other programs run
+// later, ProtectedNames and ProtectedGitNames, and what a repository's
+// configuration names in the roots (its hooks directory, included
+// files, helper programs), stay read-only, at a root's top and beneath
+// it, and those a command makes beneath it are moved aside after the
+// run, as are the FIFOs it leaves and a paused rebase's new exec lines) or
 // full-access (no confinement), with no network unless the Confinement
 // allows it. On Linux this is Landlock (the best ABI the kernel offers)
 // applied from a locked, throwaway OS thread that then forks the shell,

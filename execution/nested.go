@@ -37,8 +37,10 @@ import (
 // run a program: a hook that is not one of git's *.sample templates, a
 // config (or config.worktree) that sets a key which makes git run
 // something (gitrepo.Lookup, an alias, an include) or cannot be read, a
-// commondir. A new .git file (a gitdir pointer) is kept only when it
-// points into a root, where the walk sees what it points to.
+// commondir. A new .git file (a gitdir pointer) or .git symlink is kept
+// only when it points to a git directory the walk checked (not one
+// outside the roots, hidden in another git directory, which the walk
+// does not enter, or beyond its bounds).
 
 // The walk's bounds: directories read, and depth below a root.
 const (
@@ -55,6 +57,9 @@ type nestedScan struct {
 	gitDirs []string
 	// gitFiles are .git files (gitdir pointers) below a root's top.
 	gitFiles []string
+	// fifos are FIFOs in the directories walked (not in git directories:
+	// see gitFIFOs).
+	fifos []string
 	// unreadable are directories the walk could not read (a command may
 	// have taken their permissions away): what lies in them was not seen.
 	unreadable []string
@@ -115,13 +120,24 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 		info, ok, same := dirInfos.get(d.path, d.same)
 		if !ok {
 			// Gone, or no longer a directory, is nothing to look at; a
-			// directory that cannot be read is reported.
-			if fi, err := os.Lstat(d.path); err == nil && fi.IsDir() && len(s.unreadable) < 16 {
+			// directory that cannot be read is reported, and so is one
+			// that cannot even be looked at (its path longer than the
+			// system takes: a command can make one step by step).
+			fi, err := os.Lstat(d.path)
+			gone := err != nil && (errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR))
+			if !gone && (err != nil || fi.IsDir()) && len(s.unreadable) < 16 {
 				s.unreadable = append(s.unreadable, d.path)
 			}
 			continue
 		}
 		top := d.depth == 0
+		if !info.gitDir {
+			for _, n := range info.fifos {
+				if !skip(filepath.Join(d.path, n)) {
+					s.fifos = append(s.fifos, filepath.Join(d.path, n))
+				}
+			}
+		}
 		if !top && info.gitDir {
 			s.gitDirs = append(s.gitDirs, d.path)
 			continue
@@ -162,7 +178,10 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 // and whether it is itself a git directory.
 type dirInfo struct {
 	names, gitDirs, gitFiles, subdirs []string
-	gitDir                            bool
+	// fifos are the entries that are FIFOs (the next program that opens
+	// one waits for a writer for ever).
+	fifos  []string
+	gitDir bool
 }
 
 // readDirInfo reads the directory p.
@@ -177,22 +196,36 @@ func readDirInfo(p string) (dirInfo, bool) {
 // dirInfoOf is what the directory p with the entries ents holds.
 func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 	var info dirInfo
+	for _, e := range ents {
+		if e.Type()&os.ModeNamedPipe != 0 {
+			info.fifos = append(info.fifos, e.Name())
+		}
+	}
 	if isGitDirEntries(ents) {
 		info.gitDir = true
 		return info
 	}
 	kids := nestedChildren[filepath.Base(p)]
+	if kids == nil && mayFold(filepath.Base(p)) {
+		for parent, k := range nestedChildren {
+			if strings.EqualFold(parent, filepath.Base(p)) {
+				kids = k
+			}
+		}
+	}
 	for _, e := range ents {
 		name := e.Name()
-		if nestedNames[name] || slices.Contains(kids, name) {
+		if nestedNames[name] || slices.Contains(kids, name) || foldedProtected(name, kids) {
 			info.names = append(info.names, name)
 			continue // protected whole: not walked
 		}
-		if name == ".git" {
+		if name == ".git" || mayFold(name) && strings.EqualFold(name, ".git") {
 			switch {
 			case e.IsDir():
 				info.gitDirs = append(info.gitDirs, name)
-			case e.Type().IsRegular():
+			case e.Type().IsRegular(), e.Type()&os.ModeSymlink != 0:
+				// git follows a .git symlink to a directory as it
+				// follows a .git file's gitdir.
 				info.gitFiles = append(info.gitFiles, name)
 			}
 			continue
@@ -202,6 +235,44 @@ func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 		}
 	}
 	return info
+}
+
+// mayFold says whether the name could equal a protected name (all begin
+// with a dot) on a file system that folds case without being one: it is
+// not plain lower-case ASCII, which folds only to itself.
+func mayFold(name string) bool {
+	return len(name) >= 2 && name[0] == '.' && notLowerASCII(name)
+}
+
+// notLowerASCII says whether s has an upper-case or a non-ASCII letter.
+func notLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// foldedProtected says whether name is, folded (strings.EqualFold: Unicode
+// simple folding, as case-insensitive file systems fold), one of the
+// protected names or kids: on macOS, a Windows drive under WSL or an
+// ext4 casefold directory, .VSCODE is the .vscode an editor opens.
+func foldedProtected(name string, kids []string) bool {
+	if !notLowerASCII(name) {
+		return false
+	}
+	for n := range nestedNames {
+		if name[0] == '.' && strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	for _, k := range kids {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // dirInfos keeps what readDirInfo read, by directory. Each directory
@@ -322,8 +393,10 @@ func (c *dirInfoCache) put(p string, e cachedDirInfo) {
 	c.mu.Unlock()
 }
 
-// isGitDirEntries says whether a directory with these entries is a git
-// directory as git's discovery takes one: HEAD, objects and refs.
+// isGitDirEntries says whether a directory with these entries may be a
+// git directory as git's discovery takes one: HEAD, objects and refs.
+// git asks only that it can search objects and refs (access X_OK), which
+// a symlink or an executable file passes too, so any type counts.
 func isGitDirEntries(ents []os.DirEntry) bool {
 	n := 0
 	for _, e := range ents {
@@ -333,9 +406,7 @@ func isGitDirEntries(ents []os.DirEntry) bool {
 				n++
 			}
 		case "objects", "refs":
-			if e.IsDir() {
-				n++
-			}
+			n++
 		}
 	}
 	return n == 3
@@ -352,6 +423,9 @@ type nestedBefore struct {
 	// in inner, to find new ones after the run.
 	tops  []string
 	inner map[string]pathState
+	// todos are the paused rebases' todo lists (rebaseTodo) of tops and
+	// their inner git directories before the run, by path.
+	todos map[string]string
 }
 
 // newNestedBefore records the scan s of roots, and the inner git
@@ -360,8 +434,14 @@ type nestedBefore struct {
 // before).
 func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string, readDir func(string) ([]os.DirEntry, error)) *nestedBefore {
 	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
-		tops: tops, inner: map[string]pathState{}}
-	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs} {
+		tops: tops, inner: map[string]pathState{}, todos: map[string]string{}}
+	todo := func(g string) {
+		p := filepath.Join(g, rebaseTodo)
+		if data, err := readSmallRegular(p, maxGitConfig); err == nil {
+			b.todos[p] = string(data)
+		}
+	}
+	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs, s.fifos} {
 		for _, p := range list {
 			b.states[p] = statePath(p)
 		}
@@ -370,8 +450,10 @@ func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops 
 		b.gitDirs[g] = true
 	}
 	for _, g := range tops {
+		todo(g)
 		for _, d := range innerGitDirsRead(g, readDir) {
 			b.inner[d.path] = statePath(d.path)
+			todo(d.path)
 		}
 	}
 	return b
@@ -462,9 +544,46 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 			deny(p, "was created by the command")
 		}
 	}
+	// The git directories this check looks into (or that were bound
+	// before the run): a new .git file or symlink is kept only when it
+	// points to one of them.
+	checked := map[string]bool{}
+	for _, gd := range s.gitDirs {
+		checked[gd] = true
+	}
+	inner := map[string][]innerGit{}
+	for _, top := range b.tops {
+		checked[top] = true
+		inner[top] = innerGitDirs(top)
+		for _, in := range inner[top] {
+			checked[in.path] = true
+		}
+	}
 	for _, p := range s.gitFiles {
-		if changed(p) && !b.pointsIntoRoots(p) {
-			deny(p, "was created by the command and points outside the roots")
+		if changed(p) && !pointsToChecked(p, checked) {
+			deny(p, "was created by the command and points to a git directory the sandbox did not check (outside the roots, inside another git directory or beyond the walk)")
+		}
+	}
+	for _, p := range s.fifos {
+		if changed(p) {
+			deny(p, "is a FIFO the command left (the next program that opens it waits for ever)")
+		}
+	}
+	for gd := range checked {
+		p := filepath.Join(gd, rebaseTodo)
+		if _, err := os.Lstat(p); err == nil && !b.skip(p) {
+			data, err := readSmallRegular(p, maxGitConfig)
+			switch was, ok := b.todos[p]; {
+			case err != nil:
+				deny(p, "is a paused rebase's todo list that "+err.Error())
+			case (!ok || was != string(data)) && todoRunsPrograms(string(data)):
+				deny(p, "is a paused rebase's todo list with an exec line, which git rebase --continue runs")
+			}
+		}
+		for _, p := range gitFIFOs(gd) {
+			if !b.skip(p) {
+				deny(p, "is a FIFO the command left in a git directory (the next git that opens it waits for ever)")
+			}
 		}
 	}
 	for _, gd := range s.gitDirs {
@@ -476,7 +595,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		}
 	}
 	for _, top := range b.tops {
-		for _, in := range innerGitDirs(top) {
+		for _, in := range inner[top] {
 			if was, ok := b.inner[in.path]; ok && was == statePath(in.path) {
 				continue // bound before the run
 			}
@@ -500,18 +619,164 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 	return out
 }
 
-// pointsIntoRoots says whether the .git file p names a directory in a root.
-func (b *nestedBefore) pointsIntoRoots(p string) bool {
-	target, ok := ReadGitPointer(p, "gitdir:")
-	if !ok {
+// rebaseTodo is where a paused interactive rebase keeps what it does
+// next, in its git directory: git rebase --continue runs its exec lines.
+const rebaseTodo = "rebase-merge/git-rebase-todo"
+
+// todoRunsPrograms says whether a rebase todo list has a line that runs
+// a program (exec, x).
+func todoRunsPrograms(todo string) bool {
+	for _, line := range strings.Split(todo, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitFIFODirs are the directories of a git directory where git opens
+// files by name, as a tree: its top (index, HEAD, packed-refs, ORIG_HEAD
+// ...), the loose refs (each remote's under refs/remotes), the object
+// store's lists and the reflogs. (A directory is looked at through its
+// parent, so that an unchanged one costs no system call.)
+var gitFIFODirs = []gitFIFODir{
+	{name: "refs", kids: []gitFIFODir{{name: "heads"}, {name: "tags"}, {name: "remotes", each: true}}},
+	{name: "objects", skip: true, kids: []gitFIFODir{{name: "info"}, {name: "pack"}}},
+	{name: "logs", kids: []gitFIFODir{{name: "refs", skip: true, kids: []gitFIFODir{{name: "heads"}}}}},
+}
+
+// gitFIFODir is a directory of gitFIFODirs: skip, its own entries are
+// not looked at (only its kids); each, every subdirectory's are too.
+type gitFIFODir struct {
+	name       string
+	skip, each bool
+	kids       []gitFIFODir
+}
+
+// gitFIFOs lists the FIFOs in the git directory gd's gitFIFODirs: git
+// opens its files without O_NONBLOCK, so a FIFO there makes the next git
+// status or git branch wait for ever. A git directory holds none of its
+// own (git's fsmonitor daemon makes a socket, which open refuses at once).
+//
+// The answer is kept with the watches of the directories it looked at
+// and of gd's parent (where gd is watched, as the walk leaves a root):
+// while none of them had an event, a FIFO cannot have come (a directory
+// made where there was none is an event of its parent).
+func gitFIFOs(gd string) []string {
+	gitFIFOCache.Lock()
+	e, ok := gitFIFOCache.m[gd]
+	gitFIFOCache.Unlock()
+	if ok && e.same() {
+		return e.fifos
+	}
+	var out []string
+	var stamps []watchStamp
+	keep := true
+	stamp := func(d string) {
+		dirInfos.mu.Lock()
+		c, ok := dirInfos.m[d]
+		dirInfos.mu.Unlock()
+		if !ok || !c.watched {
+			keep = false
+			return
+		}
+		stamps = append(stamps, watchStamp{c.wd, c.gen, c.mount})
+	}
+	stamp(filepath.Dir(gd))
+	var look func(d string, parentSame, skip, each bool, kids []gitFIFODir)
+	look = func(d string, parentSame, skip, each bool, kids []gitFIFODir) {
+		info, ok, same := dirInfos.get(d, parentSame)
+		if !ok {
+			return
+		}
+		stamp(d)
+		if !skip {
+			for _, n := range info.fifos {
+				out = append(out, filepath.Join(d, n))
+			}
+		}
+		if each {
+			for i, sub := range info.subdirs {
+				if i >= 64 {
+					break
+				}
+				look(sub, same, false, false, nil)
+			}
+		}
+		for _, k := range kids {
+			look(filepath.Join(d, k.name), same, k.skip, k.each, k.kids)
+		}
+	}
+	look(gd, false, false, false, gitFIFODirs)
+	if keep {
+		gitFIFOCache.Lock()
+		if len(gitFIFOCache.m) >= 1024 {
+			clear(gitFIFOCache.m)
+		}
+		gitFIFOCache.m[gd] = gitFIFOEntry{stamps, out}
+		gitFIFOCache.Unlock()
+	}
+	return out
+}
+
+// gitFIFOCache keeps gitFIFOs' answers by git directory.
+var gitFIFOCache = struct {
+	sync.Mutex
+	m map[string]gitFIFOEntry
+}{m: map[string]gitFIFOEntry{}}
+
+type gitFIFOEntry struct {
+	stamps []watchStamp
+	fifos  []string
+}
+
+// watchStamp is a directory's watch and its generations when it was read.
+type watchStamp struct {
+	wd         int32
+	gen, mount uint64
+}
+
+// same says whether no watch of the entry had an event since.
+func (e gitFIFOEntry) same() bool {
+	for _, s := range e.stamps {
+		if !knownPaths.wdSame(s.wd, s.gen, s.mount) {
+			return false
+		}
+	}
+	return true
+}
+
+// pointsToChecked says whether the .git file or symlink p names one of
+// the git directories in checked (the walk found it, and what in it
+// would run a program was looked at), by its path or, when a symlink is
+// on the way, by where it leads.
+func pointsToChecked(p string, checked map[string]bool) bool {
+	var target string
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		t, err := os.Readlink(p)
+		if err != nil {
+			return false
+		}
+		target = t
+	} else if t, ok := ReadGitPointer(p, "gitdir:"); ok {
+		target = t
+	} else {
 		return false
 	}
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(filepath.Dir(p), target)
 	}
 	target = filepath.Clean(target)
-	for _, r := range b.roots {
-		if within(target, r) {
+	if checked[target] {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return false
+	}
+	for c := range checked {
+		if r, err := filepath.EvalSymlinks(c); err == nil && r == real {
 			return true
 		}
 	}
@@ -535,8 +800,9 @@ func commondirIs(p, common string) bool {
 type unsafePart struct{ path, why string }
 
 // unsafeGitParts lists, in the git directory gd, what would make git run
-// a program: a hook that is not a template (*.sample), a config or
-// config.worktree that sets such a key or cannot be read, a commondir.
+// a program or send to a place the command chose: a hook that is not a
+// template (*.sample), a config or config.worktree that sets such a key
+// or cannot be read, a commondir, a remote in remotes or branches.
 func unsafeGitParts(gd string) []unsafePart {
 	var out []unsafePart
 	if ents, err := os.ReadDir(filepath.Join(gd, "hooks")); err == nil {
@@ -555,6 +821,16 @@ func unsafeGitParts(gd string) []unsafePart {
 		}
 		if why := configRunsPrograms(p); why != "" {
 			out = append(out, unsafePart{p, why})
+		}
+	}
+	for _, name := range []string{"remotes", "branches"} {
+		p := filepath.Join(gd, name)
+		if ents, err := os.ReadDir(p); err == nil {
+			for _, e := range ents {
+				out = append(out, unsafePart{filepath.Join(p, e.Name()), "a remote git reads from " + name})
+			}
+		} else if _, err := os.Lstat(p); err == nil {
+			out = append(out, unsafePart{p, name + " is not a directory"})
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(gd, "commondir")); err == nil {

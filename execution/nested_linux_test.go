@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/shellgate/shellgate/internal/asuser"
+	"golang.org/x/sys/unix"
 )
 
 // nestedWorkspace makes a repository with what a developer's workspace
@@ -97,6 +98,22 @@ func TestSandboxNestedProtected(t *testing.T) {
 		// linked worktree's.
 		`git -c protocol.file.allow=always submodule add -q "$PWD/sub" evilmod >/dev/null 2>&1; echo x > .git/modules/evilmod/hooks/post-checkout`,
 		`git worktree add -q evilwt 2>/dev/null && echo /tmp > .git/worktrees/evilwt/commondir`,
+		// Pointers to a git directory the walk does not check: one
+		// hidden in the workspace's own git directory (not walked), as
+		// a .git file and as a .git symlink, and a symlink out of the
+		// roots (the sandbox cache outlives the run).
+		`git init -q --bare .git/evil/g && git -C .git/evil/g config core.fsmonitor 'touch pwned' && git -C .git/evil/g config core.bare false && ` +
+			`mkdir -p ptr && echo "gitdir: $PWD/.git/evil/g" > ptr/.git && mkdir -p lnk && ln -s ../.git/evil/g lnk/.git`,
+		`mkdir -p out && ln -s /tmp out/.git`,
+		// A bare repository whose refs is a symlink (git takes objects and
+		// refs that it can search, not only directories).
+		`git init -q --bare sbare && mv sbare/refs sbare/refs.d && ln -s refs.d sbare/refs && git -C sbare config core.pager 'touch pwned'`,
+		// A remote defined in a new repository's .git/remotes.
+		`git init -q rem && mkdir -p rem/.git/remotes && echo 'URL: https://attacker.example/x.git' > rem/.git/remotes/origin`,
+		// FIFOs where git opens a file and waits for a writer for ever:
+		// a .gitignore, the index, a loose ref, a nested repository's.
+		`mkfifo pkg/.gitignore .git/fifo-ref && mv .git/fifo-ref .git/refs/heads/hang && mv .git/index .git/index.saved && mkfifo .git/index`,
+		`mkfifo sub/.git/packed-refs`,
 	}
 	before := snapshotFiles(t, ws)
 	out := run(strings.Join(attempts, "\n"))
@@ -116,6 +133,8 @@ func TestSandboxNestedProtected(t *testing.T) {
 	undone := []string{"new/dir/.envrc", "pkg2/.vscode", "x/y/.claude", "m/.mcp.json", "moved/.envrc",
 		"bare/config", "n/.git/hooks/pre-commit", "f/.git/config", "p/.git",
 		".git/modules/evilmod/hooks/post-checkout", ".git/worktrees/evilwt/commondir",
+		"ptr/.git", "lnk/.git", "out/.git", "sbare/config", "rem/.git/remotes/origin",
+		"pkg/.gitignore", ".git/refs/heads/hang", ".git/index", "sub/.git/packed-refs",
 		// The worktree's checkout of the tracked protected names: made
 		// by the command like any other.
 		"evilwt/.gitmodules", "evilwt/pkg/.vscode", "evilwt/deep/a/b/.envrc"}
@@ -149,6 +168,9 @@ func TestSandboxNestedProtected(t *testing.T) {
 		}
 	}
 
+	if err := os.Rename(filepath.Join(ws, ".git/index.saved"), filepath.Join(ws, ".git/index")); err != nil {
+		t.Errorf("the index the script set aside: %v", err)
+	}
 	// Git still works: commits in the workspace and in the nested
 	// repository, a new repository and a clone are kept whole.
 	out = run(`echo c >> README && git commit -q -am second && echo c >> sub/file && git -C sub commit -q -am second && ` +
@@ -418,5 +440,70 @@ func TestNestedWalkUnreadable(t *testing.T) {
 	}
 	if !slices.Contains(got, hidden) {
 		t.Errorf("unchecked: %q, want %s", got, hidden)
+	}
+}
+
+// TestNestedWalkLongPath: a directory whose path is longer than the
+// system takes (made step by step, as a command in it can) cannot be
+// read by its path; a protected name made in it is reported as
+// unchecked, not passed over in silence.
+func TestNestedWalkLongPath(t *testing.T) {
+	root := t.TempDir()
+	name := strings.Repeat("x", 250)
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	must(t, err)
+	depth := 0
+	for ; len(root)+depth*(len(name)+1) < 4200; depth++ {
+		must(t, unix.Mkdirat(fd, name, 0o755))
+		next, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		must(t, err)
+		unix.Close(fd)
+		fd = next
+	}
+	must(t, unix.Mkdirat(fd, ".vscode", 0o755))
+	unix.Close(fd)
+	b := &nestedBefore{roots: []string{root}, skip: func(string) bool { return false }}
+	var got []string
+	for _, d := range b.check(&guard{}) {
+		if d.Op == "unchecked" {
+			got = append(got, d.Path)
+		}
+	}
+	if len(got) == 0 {
+		t.Errorf("a protected name %d levels down a path of more than 4096 bytes was passed over in silence", depth)
+	}
+}
+
+// TestScanNestedFolded: on a file system that folds case (macOS, a
+// Windows drive under WSL, an ext4 casefold directory) .VSCODE is the
+// .vscode an editor opens and .GIT the .git git reads: the walk finds
+// names that differ from a protected one only in case (Unicode simple
+// folding, as the file systems fold: ſ is s, K is k) as that name.
+func TestScanNestedFolded(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a/.VSCODE/", "b/.EnvRc", "c/.GIT", "d/.GitHub/HOOKS/", "e/.ſhellgate.yaml", "f/.Git/HEAD", "f/.Git/objects/", "f/.Git/refs/",
+		"g/.envrc-not", "g/envrc", "g/.gitignore"} {
+		full := filepath.Join(root, p)
+		if strings.HasSuffix(p, "/") {
+			must(t, os.MkdirAll(full, 0o755))
+			continue
+		}
+		must(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		must(t, os.WriteFile(full, []byte("gitdir: /tmp\n"), 0o644))
+	}
+	s := scanNested([]string{root}, func(string) bool { return false })
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			r, _ := filepath.Rel(root, p)
+			out = append(out, r)
+		}
+		slices.Sort(out)
+		return out
+	}
+	got := map[string][]string{"names": rel(s.names), "gitDirs": rel(s.gitDirs), "gitFiles": rel(s.gitFiles)}
+	want := map[string][]string{"names": {"a/.VSCODE", "b/.EnvRc", "d/.GitHub/HOOKS", "e/.ſhellgate.yaml"}, "gitDirs": {"f/.Git"}, "gitFiles": {"c/.GIT"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("scan (-want +got):\n%s", diff)
 	}
 }

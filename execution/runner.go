@@ -281,6 +281,11 @@ func (r *BashRunner) start(spec Spec) (x *running, cleanup func(), err error) {
 	startCmd := cmd.Start
 	x.undo = func() []SandboxDenial { return nil }
 	if c := spec.Sandbox; c != nil && c.Mode != SandboxFullAccess {
+		// Only the descriptors the command is given reach it.
+		if err := inheritedCloseOnExec(); err != nil {
+			abandon()
+			return nil, nil, fmt.Errorf("the sandbox could not be set up, so nothing ran: the runner's inherited descriptors could not be kept from the command: %w", err)
+		}
 		startCmd, x.sb, x.sets, x.undo, err = prepareConfined(cmd, c, r.bash)
 		if err != nil {
 			abandon()

@@ -1,6 +1,8 @@
 package execution
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -82,9 +85,10 @@ type Confinement struct {
 	// Toolchains are directories outside the roots that hold the
 	// toolchains in use (ToolchainDirs): readable and executable.
 	Toolchains []string
-	// Cache is the per-user sandbox cache (SandboxCacheDir): writable in
-	// both confined modes, and the build tools' cache variables point
-	// into it (cacheEnv); "" is none.
+	// Cache is the per-user sandbox cache (SandboxCacheDir): the
+	// directory of the confinement's workspace in it (workspaceCache:
+	// one per set of roots) is writable in both confined modes, and the
+	// build tools' cache variables point into that (cacheEnv); "" is none.
 	Cache string
 	// GitDirs are git directories that are roots or lie in them besides
 	// ROOT/.git (a worktree's or submodule's): their ProtectedGitNames
@@ -378,6 +382,51 @@ func rootDirs(c *Confinement) []string {
 	}
 	return out
 }
+
+// workspaceCache is the directory of c's workspace in the sandbox cache
+// c.Cache ("" for none): ws/NAME-HASH, NAME the first root's base name,
+// HASH of the roots. Build tools trust what is in their caches (go
+// builds a module's source from GOMODCACHE without hashing it again,
+// cargo obeys CARGO_HOME/config.toml), and every confined command may
+// write the cache: one cache for all workspaces would let a command
+// confined to one plant code in another's builds, a binary its user
+// then runs unconfined. A workspace's cache holds only what commands
+// confined to it wrote, which could as well have changed its sources.
+func workspaceCache(c *Confinement) string {
+	if c.Cache == "" {
+		return ""
+	}
+	var roots []string
+	for _, r := range c.Roots {
+		if filepath.IsAbs(r) {
+			roots = append(roots, filepath.Clean(r))
+		}
+	}
+	sort.Strings(roots)
+	roots = slices.Compact(roots)
+	key := strings.Join(roots, "\x00")
+	if k := lastWorkspaceCache.Load(); k != nil && k.cache == c.Cache && k.key == key {
+		return k.dir
+	}
+	sum := sha256.Sum256([]byte(key))
+	name := "none"
+	if len(roots) > 0 {
+		name = filepath.Base(roots[0])
+		if name == "/" {
+			name = "root"
+		}
+		name = name[:min(len(name), 32)]
+	}
+	dir := filepath.Join(c.Cache, "ws", name+"-"+hex.EncodeToString(sum[:8]))
+	lastWorkspaceCache.Store(&workspaceCacheDir{c.Cache, key, dir})
+	return dir
+}
+
+// workspaceCacheDir is the last workspaceCache answered (every run of a
+// workspace asks for the same).
+type workspaceCacheDir struct{ cache, key, dir string }
+
+var lastWorkspaceCache atomic.Pointer[workspaceCacheDir]
 
 // within reports whether p is dir or beneath it.
 func within(p, dir string) bool {

@@ -41,10 +41,10 @@ func prepareConfined(cmd *exec.Cmd, c *Confinement, bash string) (func() error, 
 		cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
 	}
 	sets.read = append(sets.read, resolveAll(c.Toolchains)...)
-	if c.Cache != "" && ensureCacheDir(c.Cache) {
-		sets.write = append(sets.write, resolveAll([]string{c.Cache})...)
-		sets.read = append(sets.read, resolveAll([]string{c.Cache})...)
-		cmd.Env = cacheEnv(cmd.Env, c.Cache, envHomeOf(cmd.Env))
+	if wc := workspaceCache(c); wc != "" && ensureCacheDir(wc) {
+		sets.write = append(sets.write, resolveAll([]string{wc})...)
+		sets.read = append(sets.read, resolveAll([]string{wc})...)
+		cmd.Env = cacheEnv(cmd.Env, wc, envHomeOf(cmd.Env))
 	}
 	profile := seatbeltProfile(c, sets.read, sets.write)
 	if profile == "" {

@@ -583,11 +583,13 @@ func (r *confinedRun) addReads() {
 		r.flat.add(roDirs, false, tools...)
 		sets.read = append(sets.read, tools...)
 	}
-	if id, ok := ensureCacheDirID(c.Cache); c.Cache != "" && ok {
-		r.ids[c.Cache] = id // a directory, not a symlink: as stat finds it
-		r.writable = append(r.writable, c.Cache)
-		sets.read = append(sets.read, c.Cache)
-		r.cmd.Env = cacheEnv(r.cmd.Env, c.Cache, envHome(r.cmd.Env))
+	if wc := workspaceCache(c); wc != "" {
+		if id, ok := ensureCacheDirID(wc); ok {
+			r.ids[wc] = id // a directory, not a symlink: as stat finds it
+			r.writable = append(r.writable, wc)
+			sets.read = append(sets.read, wc)
+			r.cmd.Env = cacheEnv(r.cmd.Env, wc, envHome(r.cmd.Env))
+		}
 	}
 }
 
@@ -685,6 +687,18 @@ func (r *confinedRun) workspaceWrite() error {
 	}
 	r.g = newGuard(watch, q)
 	r.g.nested = nested
+	// A protected name that is a symlink cannot be bound, and leads to
+	// what is as much obeyed: where that lies in a root, it is protected
+	// in the name's place (watched too: one that does not exist yet).
+	if targets := symlinkTargets(prot, r.g.before, rootDirs(c), c.Unprotect); len(targets) > 0 {
+		prot = append(prot, targets...)
+		for _, t := range targets {
+			watch = append(watch, t.path)
+			r.sets.protected = append(r.sets.protected, t.path)
+		}
+		r.g = newGuard(watch, q)
+		r.g.nested = nested
+	}
 	for i, p := range prot {
 		if st := r.g.before[i]; st.exists && st.symlink == "" && st.mode&os.ModeSymlink == 0 {
 			ts.protect = append(ts.protect, p)
@@ -1390,14 +1404,30 @@ func bindPaths(ps []protectedPath, sockets []string) error {
 			unix.Close(fd)
 			continue
 		}
-		at := "/proc/thread-self/fd/" + strconv.Itoa(fd)
-		err = unix.Mount("/dev/null", at, "", unix.MS_BIND, "")
+		err = hideSocket(fd)
 		unix.Close(fd)
 		if err != nil {
 			return fmt.Errorf("hide the socket %s: %w", p, err)
 		}
 	}
 	return nil
+}
+
+// hideSocket binds /dev/null onto the socket fd (opened with O_PATH). A
+// socket removed since it was opened (its program ended) refuses the
+// mount (ENOENT) and needs none: no connect reaches it by its path, and
+// one made there since is a new socket, as one made after the sockets
+// were read. (That refusal made whole runs fail to start while other
+// programs came and went.)
+func hideSocket(fd int) error {
+	err := unix.Mount("/dev/null", "/proc/thread-self/fd/"+strconv.Itoa(fd), "", unix.MS_BIND, "")
+	if err == unix.ENOENT {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && st.Nlink == 0 {
+			return nil
+		}
+	}
+	return err
 }
 
 // socketReader reads the outside sockets on a thread of its own, which

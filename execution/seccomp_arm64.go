@@ -16,4 +16,7 @@ var sysMknod = -1
 var archDeniedSyscalls = []uintptr{}
 
 // archSyscallNames names the refused system calls only this architecture has.
+// archSetIDCalls: arm64 has only the *at calls that take a mode.
+var archSetIDCalls = []setIDCall{}
+
 var archSyscallNames = map[uintptr]string{}

@@ -16,7 +16,11 @@ import (
 // modules, kexec, reboot, the host's name, bpf, perf events, io_uring,
 // userfaultfd, keyrings, reading or writing another process's memory,
 // attaching to another process, device nodes, raw and packet sockets,
-// file handles (open_by_handle_at) and injecting terminal input. clone3
+// file handles (open_by_handle_at), injecting terminal input, and
+// set-user-ID and set-group-ID bits (chmod, or a file created with them:
+// as root, a set-user-ID root program left in a workspace is one its
+// users run later as root; openat2, whose mode cannot be inspected,
+// answers ENOSYS, so that the C library falls back to openat). clone3
 // answers ENOSYS (its flags cannot be inspected), so that the C library
 // falls back to clone, whose namespace flags are refused. Setting the
 // limits or priority of another process is refused too. It is written
@@ -70,6 +74,17 @@ func deniedSyscalls() []uintptr {
 		unix.SYS_QUOTACTL, unix.SYS_VHANGUP, unix.SYS_SETTIMEOFDAY, unix.SYS_CLOCK_SETTIME,
 		unix.SYS_CLOCK_ADJTIME, unix.SYS_PIDFD_GETFD, unix.SYS_FANOTIFY_INIT,
 	}, archDeniedSyscalls...)
+}
+
+// setIDBits are the mode bits the filter refuses on a file made or
+// changed: set-user-ID and set-group-ID.
+const setIDBits = unix.S_ISUID | unix.S_ISGID
+
+// setIDCall is a system call of one architecture that takes a mode
+// (open, creat, chmod) and the filter's label that checks it.
+type setIDCall struct {
+	nr    uintptr
+	check string
 }
 
 // asm is a tiny BPF assembler with labels.
@@ -140,6 +155,16 @@ func seccompFilter(allowClone uint32, notify bool, memLimit uint64) ([]unix.Sock
 	if x32Bit != 0 {
 		a.jump(bpfJMP|bpfJGE|bpfK, x32Bit, "eperm", "")
 	}
+	// The set-ID checks first: openat is the most frequent call whose
+	// arguments the filter reads.
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_OPENAT, "openat", "")
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_OPENAT2, "enosys", "")
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_FCHMOD, "setid1", "")
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_FCHMODAT, "setid2", "")
+	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SYS_FCHMODAT2, "setid2", "")
+	for _, c := range archSetIDCalls {
+		a.jump(bpfJMP|bpfJEQ|bpfK, uint32(c.nr), c.check, "")
+	}
 	for _, nr := range deniedSyscalls() {
 		a.jump(bpfJMP|bpfJEQ|bpfK, uint32(nr), "eperm", "")
 	}
@@ -197,7 +222,8 @@ func seccompFilter(allowClone uint32, notify bool, memLimit uint64) ([]unix.Sock
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SOCK_RAW, "eperm", "")
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.SOCK_PACKET, "eperm", "allow")
 	// mknodat(dirfd, path, mode, dev) and mknod(path, mode, dev): no
-	// character or block devices (FIFOs and sockets are fine).
+	// character or block devices (FIFOs and sockets are fine), no
+	// set-ID bits.
 	a.label("mknodat")
 	a.stmt(bpfLD|bpfW|bpfABS, argLow(2))
 	a.jump(bpfJMP|bpfJEQ|bpfK, 0, "devmode", "devmode") // fall into the mode check
@@ -206,9 +232,28 @@ func seccompFilter(allowClone uint32, notify bool, memLimit uint64) ([]unix.Sock
 		a.stmt(bpfLD|bpfW|bpfABS, argLow(1))
 	}
 	a.label("devmode")
+	a.jump(bpfJMP|bpfJSET|bpfK, setIDBits, "eperm", "")
 	a.stmt(bpfALU|bpfAND|bpfK, unix.S_IFMT)
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.S_IFCHR, "eperm", "")
 	a.jump(bpfJMP|bpfJEQ|bpfK, unix.S_IFBLK, "eperm", "allow")
+	// openat(dirfd, path, flags, mode) and open(path, flags, mode): a
+	// file created (O_CREAT, O_TMPFILE) with no set-ID bit; fchmod(fd,
+	// mode), chmod(path, mode), creat(path, mode) (setid1), fchmodat
+	// and fchmodat2(dirfd, path, mode, ...) (setid2): no set-ID bit.
+	a.label("openat")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(2))
+	a.jump(bpfJMP|bpfJSET|bpfK, unix.O_CREAT|unix.O_TMPFILE, "", "allow")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(3))
+	a.jump(bpfJMP|bpfJSET|bpfK, setIDBits, "eperm", "allow")
+	a.label("open")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(1))
+	a.jump(bpfJMP|bpfJSET|bpfK, unix.O_CREAT|unix.O_TMPFILE, "", "allow")
+	a.label("setid2")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(2))
+	a.jump(bpfJMP|bpfJSET|bpfK, setIDBits, "eperm", "allow")
+	a.label("setid1")
+	a.stmt(bpfLD|bpfW|bpfABS, argLow(1))
+	a.jump(bpfJMP|bpfJSET|bpfK, setIDBits, "eperm", "allow")
 	// ptrace: no attaching to another process (tracing one's own
 	// children through PTRACE_TRACEME stays).
 	a.label("ptrace")
@@ -445,7 +490,12 @@ func syscallName(nr int32, args [6]uint64) string {
 	case unix.SYS_CLONE, unix.SYS_UNSHARE:
 		return name + " of a namespace"
 	case unix.SYS_MKNODAT:
+		if args[2]&setIDBits != 0 {
+			return "mknodat (a set-user-ID or set-group-ID bit)"
+		}
 		return "mknodat (a device node)"
+	case unix.SYS_OPENAT, unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2:
+		return name + " (a set-user-ID or set-group-ID bit)"
 	case unix.SYS_PTRACE:
 		return "ptrace (attach to another process)"
 	case unix.SYS_PRLIMIT64:
@@ -454,6 +504,9 @@ func syscallName(nr int32, args [6]uint64) string {
 		return name + " (another process)"
 	case unix.SYS_IOCTL:
 		return "ioctl (terminal input)"
+	}
+	if sysMknod >= 0 && n == uintptr(sysMknod) && args[1]&setIDBits != 0 {
+		return "mknod (a set-user-ID or set-group-ID bit)"
 	}
 	return name
 }
@@ -478,6 +531,7 @@ var syscallNames = func() map[uintptr]string {
 		unix.SYS_CLONE: "clone", unix.SYS_UNSHARE: "unshare", unix.SYS_SOCKET: "socket", unix.SYS_MKNODAT: "mknodat",
 		unix.SYS_PTRACE: "ptrace", unix.SYS_IOCTL: "ioctl", unix.SYS_PRLIMIT64: "prlimit64",
 		unix.SYS_SETPRIORITY: "setpriority", unix.SYS_IOPRIO_SET: "ioprio_set",
+		unix.SYS_OPENAT: "openat", unix.SYS_FCHMOD: "fchmod", unix.SYS_FCHMODAT: "fchmodat", unix.SYS_FCHMODAT2: "fchmodat2",
 	}
 	for nr, name := range archSyscallNames {
 		m[nr] = name

@@ -331,8 +331,10 @@ func venvBase(cfg string) string {
 
 // SandboxCacheDir is the per-user directory of the sandbox's build caches
 // ($XDG_CACHE_HOME/shellgate/sandbox, ~/.cache/shellgate/sandbox): only
-// confined commands write it (cacheEnv points the tools there), and it
-// stays between runs so that builds stay warm. "" when there is no home.
+// confined commands write it (cacheEnv points the tools there), each
+// workspace's in a directory of its own (ws/NAME-HASH: see
+// workspaceCache), and it stays between runs so that builds stay warm.
+// "" when there is no home.
 func SandboxCacheDir() string {
 	d, err := os.UserCacheDir()
 	if err != nil || !filepath.IsAbs(d) {
