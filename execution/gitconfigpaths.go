@@ -28,12 +28,7 @@ import (
 
 // gitHookNames are the hooks git runs, for a hooks directory that is a
 // root itself (core.hooksPath = .): its hooks are protected one by one.
-var gitHookNames = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
-	"pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
-	"post-merge", "pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
-	"reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
-	"fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
-	"post-index-change"}
+var gitHookNames = gitrepo.HookNames
 
 // configNamedPaths returns the paths in the roots that the configuration
 // git reads in the git directory gd (every scope, as gitrepo.Load reads

@@ -427,3 +427,12 @@ func IsTrue(e Entry) bool {
 // these and of the other files of a git directory, prints the canary
 // exactly for these (redrepo).
 var PrintedFiles = []string{"objects/info/alternates", "shallow", "info/grafts", "packed-refs", "info/attributes"}
+
+// HookNames are the hooks git 2.39 runs (githooks(5)), each a file of
+// that name in the hooks directory.
+var HookNames = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
+	"pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
+	"post-merge", "pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
+	"reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+	"fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
+	"post-index-change"}

@@ -13,16 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shellgate/shellgate/classify"
+	"github.com/shellgate/shellgate/gitrepo"
 	"github.com/shellgate/shellgate/internal/testenv"
 )
 
 // gitHookNames are the hooks git 2.39 knows (githooks(5)).
-var gitHookNames = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
-	"pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
-	"post-merge", "pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
-	"reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
-	"fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit",
-	"post-index-change"}
+var gitHookNames = gitrepo.HookNames
 
 // TestGitHooksConfirm holds readHooks to the real git: in a repository
 // where every hook git knows is installed (each logs its name), with a
