@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/shellgate/shellgate/gitrepo"
 	"golang.org/x/sys/unix"
@@ -237,9 +238,10 @@ func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 	return info
 }
 
-// mayFold says whether the name could equal a protected name (all begin
-// with a dot) on a file system that folds case without being one: it is
-// not plain lower-case ASCII, which folds only to itself.
+// mayFold says whether the name could equal .git or the parent of a
+// protected name's child (.github, .config: all begin with a dot) on a
+// file system that folds case without being one: it is not plain
+// lower-case ASCII, which folds only to itself.
 func mayFold(name string) bool {
 	return len(name) >= 2 && name[0] == '.' && notLowerASCII(name)
 }
@@ -262,10 +264,8 @@ func foldedProtected(name string, kids []string) bool {
 	if !notLowerASCII(name) {
 		return false
 	}
-	for n := range nestedNames {
-		if name[0] == '.' && strings.EqualFold(n, name) {
-			return true
-		}
+	if nestedFolded[foldKey(name)] {
+		return true
 	}
 	for _, k := range kids {
 		if strings.EqualFold(k, name) {
@@ -273,6 +273,30 @@ func foldedProtected(name string, kids []string) bool {
 		}
 	}
 	return false
+}
+
+// nestedFolded are nestedNames by their foldKey.
+var nestedFolded = func() map[string]bool {
+	m := map[string]bool{}
+	for n := range nestedNames {
+		m[foldKey(n)] = true
+	}
+	return m
+}()
+
+// foldKey is s with each rune replaced by the least rune of its Unicode
+// simple folding orbit: two strings are strings.EqualFold exactly when
+// their foldKeys are equal.
+func foldKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // dirInfos keeps what readDirInfo read, by directory. Each directory

@@ -482,7 +482,7 @@ func TestNestedWalkLongPath(t *testing.T) {
 func TestScanNestedFolded(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"a/.VSCODE/", "b/.EnvRc", "c/.GIT", "d/.GitHub/HOOKS/", "e/.ſhellgate.yaml", "f/.Git/HEAD", "f/.Git/objects/", "f/.Git/refs/",
-		"g/.envrc-not", "g/envrc", "g/.gitignore"} {
+		"g/.envrc-not", "g/envrc", "g/.gitignore", "h/Mise.TOML", "i/.Config/MISE/", "j/Lefthook.yml.bak"} {
 		full := filepath.Join(root, p)
 		if strings.HasSuffix(p, "/") {
 			must(t, os.MkdirAll(full, 0o755))
@@ -502,7 +502,7 @@ func TestScanNestedFolded(t *testing.T) {
 		return out
 	}
 	got := map[string][]string{"names": rel(s.names), "gitDirs": rel(s.gitDirs), "gitFiles": rel(s.gitFiles)}
-	want := map[string][]string{"names": {"a/.VSCODE", "b/.EnvRc", "d/.GitHub/HOOKS", "e/.ſhellgate.yaml"}, "gitDirs": {"f/.Git"}, "gitFiles": {"c/.GIT"}}
+	want := map[string][]string{"names": {"a/.VSCODE", "b/.EnvRc", "d/.GitHub/HOOKS", "e/.ſhellgate.yaml", "h/Mise.TOML", "i/.Config/MISE"}, "gitDirs": {"f/.Git"}, "gitFiles": {"c/.GIT"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("scan (-want +got):\n%s", diff)
 	}

@@ -25,6 +25,30 @@ var ProtectedNames = []string{
 	".vscode", ".idea", ".devcontainer", // editors' tasks and settings
 	".mcp.json",                                                         // MCP servers agents start
 	".claude", ".codex", ".gemini", ".cursor", ".qwen", ".github/hooks", // agents' settings and hooks
+	// More agents' and editors' project files that start programs
+	// unasked: Kiro's hooks (.kiro/hooks: a shell command on a file
+	// saved) and MCP servers, OpenCode's plugins (.opencode/plugins,
+	// loaded at its start) and config (MCP servers, npm plugins),
+	// aider's lint-cmd (run after each edit it makes), Continue's and Roo
+	// Code's MCP servers, Windsurf's hooks (.windsurf/hooks.json),
+	// Cline's hooks, Zed's language servers and MCP servers (once a
+	// worktree is trusted), Amazon Q's MCP servers.
+	".kiro", ".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
+	".continue", ".roo", ".windsurf", ".clinerules/hooks", ".zed", ".amazonq",
+	// Git hook managers' configuration, which the hook they installed
+	// runs on git commit (pre-commit's repo: local entries, lefthook's
+	// run lines).
+	".pre-commit-config.yaml",
+	"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.jsonc", "lefthook.toml",
+	".lefthook.yml", ".lefthook.yaml", ".lefthook.json", ".lefthook.jsonc", ".lefthook.toml",
+	"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json", "lefthook-local.jsonc", "lefthook-local.toml",
+	".lefthook-local.yml", ".lefthook-local.yaml", ".lefthook-local.json", ".lefthook-local.jsonc", ".lefthook-local.toml",
+	".config/lefthook.yml", ".config/lefthook.yaml",
+	// mise trusts a configuration file by its path, not its content: a
+	// trusted mise.toml that gains [env] _.source or [hooks] enter runs
+	// it in the user's shell at the next prompt.
+	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".config/mise", ".config/mise.toml",
+	".lfsconfig",                    // git lfs push sends the objects to its lfs.url
 	".shellgate.yaml", ".shellgate", // shellgate's project files
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".inputrc", // shell rc files (a root that is a home)
