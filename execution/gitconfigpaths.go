@@ -127,11 +127,23 @@ func namedIn(cfg *gitrepo.Config, top, home string) []string {
 				}
 			} else {
 				out = append(out, d)
+				if filepath.Base(d) == huskyHooksDir {
+					// Its hooks run their namesakes one level up.
+					for _, h := range gitHookNames {
+						out = append(out, filepath.Join(filepath.Dir(d), h))
+					}
+				}
 			}
 		}
 	}
 	return out
 }
+
+// huskyHooksDir is the name of the hooks directory husky 9 makes in its
+// own (core.hooksPath = .husky/_): each hook there runs the script of
+// the same name in the directory above (.husky/pre-commit), which git
+// commit so runs as surely as a hook.
+const huskyHooksDir = "_"
 
 // filterIn keeps the paths that lie in a root (not a root itself).
 func filterIn(paths []string, inRoots func(string) bool) []string {

@@ -37,6 +37,19 @@ func TestSandboxConfigNamedPaths(t *testing.T) {
 		plant:  `printf '#!/bin/sh\necho PLANTED-RAN\n' > .husky/pre-commit; chmod +x .husky/pre-commit`,
 		after:  "commit -q --allow-empty -m x",
 	}, {
+		// husky 9 sets core.hooksPath = .husky/_, whose hooks (its h
+		// script) run the same-named script one level up: .husky/pre-commit.
+		name:   "core.hooksPath = .husky/_ (husky 9), the script its hook runs",
+		config: [][]string{{"core.hooksPath", ".husky/_"}},
+		files: map[string]string{
+			".husky/_/h":          "#!/usr/bin/env sh\nn=$(basename \"$0\")\ns=$(dirname \"$(dirname \"$0\")\")/$n\n[ ! -f \"$s\" ] && exit 0\nsh -e \"$s\" \"$@\"\n",
+			".husky/_/pre-commit": "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n",
+			".husky/_/commit-msg": "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n",
+			".husky/commit-msg":   "exit 0\n",
+		},
+		plant: `printf 'echo PLANTED-RAN\n' > .husky/pre-commit`,
+		after: "commit -q --allow-empty -m x",
+	}, {
 		name:   "core.hooksPath to a directory that does not exist yet",
 		config: [][]string{{"core.hooksPath", "githooks"}},
 		plant:  `mkdir githooks && printf '#!/bin/sh\necho PLANTED-RAN\n' > githooks/pre-commit && chmod +x githooks/pre-commit`,
