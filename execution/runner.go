@@ -547,7 +547,11 @@ func (x *running) outcome() Outcome {
 				x.sb.Denied = append(x.sb.Denied, d)
 			}
 		}
-		addMarkers(&out.Output, x.sb.Denied, x.sb.Mode)
+		var protectedOf func(string) string
+		if x.sets != nil {
+			protectedOf = x.sets.protectedOf
+		}
+		addMarkers(&out.Output, x.sb.Denied, x.sb.Mode, protectedOf)
 	}
 	return out
 }

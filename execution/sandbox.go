@@ -459,6 +459,18 @@ func (s *confinedSets) isProtected(p string) bool {
 	return false
 }
 
+// protectedOf is the protected path p is or lies beneath ("" for none;
+// the nearest when several hold it).
+func (s *confinedSets) protectedOf(p string) string {
+	best := ""
+	for _, d := range s.protected {
+		if within(p, d) && len(d) > len(best) {
+			best = d
+		}
+	}
+	return best
+}
+
 func (s *confinedSets) readable(p string) bool {
 	for _, d := range s.read {
 		if within(p, d) {
@@ -657,12 +669,21 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 	return ""
 }
 
+// unprotectHint follows the names of the protected paths a command was
+// refused: how a person widens one call (Confinement.Unprotect).
+const unprotectHint = "[sandbox: protected paths are what other programs run or obey later; a person can let one call write one: shellgate run --unprotect PATH]"
+
+// maxProtectedMarkers bounds the protected paths named in the markers.
+const maxProtectedMarkers = 8
+
 // addMarkers appends one SandboxMarker line per kind of refused operation
 // to the output view, in the order write (then one per protected path
-// the sandbox undid, by name), read, network, then one per refused
-// system call, one when the process limit refused forks and one when the
-// memory limit refused an allocation.
-func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
+// the sandbox undid or refused, by name, and unprotectHint), read,
+// network, then one per refused system call, one when the process limit
+// refused forks and one when the memory limit refused an allocation.
+// protectedOf names the protected path a refused write was of ("" for
+// none; nil: none known).
+func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode, protectedOf func(string) string) {
 	for _, op := range []string{"write", "read", "network", "syscall", "fork", "memory", "unchecked"} {
 		found := false
 		for _, d := range denied {
@@ -679,11 +700,24 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode) {
 		case "fork":
 			line = SandboxMarker("fork (the process limit)", m) + "\n"
 		case "write":
-			// Each protected path made or replaced, by name.
+			// Each protected path made or replaced, or refused, by name.
+			var named []string
 			for _, d := range denied {
-				if d.Op == op && d.Undone {
-					line += SandboxMarker("write of the protected "+d.Path, m) + "\n"
+				p := ""
+				switch {
+				case d.Op != op:
+				case d.Undone:
+					p = d.Path
+				case protectedOf != nil:
+					p = protectedOf(d.Path)
 				}
+				if p != "" && !slices.Contains(named, p) && len(named) < maxProtectedMarkers {
+					named = append(named, p)
+					line += SandboxMarker("write of the protected "+p, m) + "\n"
+				}
+			}
+			if len(named) > 0 {
+				line += unprotectHint + "\n"
 			}
 		case "syscall":
 			// One line per system call: what was refused, by name.

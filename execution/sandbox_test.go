@@ -113,8 +113,33 @@ func TestDetectDenials(t *testing.T) {
 
 func TestAddMarkers(t *testing.T) {
 	o := Output{Head: "touch: cannot touch 'x': Permission denied"}
-	addMarkers(&o, []SandboxDenial{{Op: "network"}, {Op: "write"}, {Op: "write"}}, SandboxReadOnly)
+	addMarkers(&o, []SandboxDenial{{Op: "network"}, {Op: "write"}, {Op: "write"}}, SandboxReadOnly, nil)
 	want := "touch: cannot touch 'x': Permission denied\n[sandbox: write denied under read-only mode]\n[sandbox: network denied under read-only mode]\n"
+	if diff := cmp.Diff(want, o.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+// TestAddMarkersProtected: a write of a protected path (one bound
+// read-only, as husky's install met .git/config and .husky/_, or one
+// made and undone) names the protected path and how a person lets one
+// call write it.
+func TestAddMarkersProtected(t *testing.T) {
+	prot := &confinedSets{protected: []string{"/ws/.git/config", "/ws/.husky/_"}}
+	head := "error: could not write config file .git/config: Device or resource busy\nx: cannot create .husky/_/h: Read-only file system"
+	o := Output{Head: head}
+	addMarkers(&o, []SandboxDenial{
+		{Op: "write", Path: "/ws/.envrc", Undone: true},
+		{Op: "write", Path: "/ws/.git/config"},
+		{Op: "write", Path: "/ws/.husky/_/h"},
+		{Op: "write", Path: "/ws/.husky/_/pre-commit"},
+		{Op: "write", Path: "/elsewhere/x"},
+	}, SandboxWorkspaceWrite, prot.protectedOf)
+	want := head + "\n[sandbox: write denied under workspace-write mode]\n" +
+		"[sandbox: write of the protected /ws/.envrc denied under workspace-write mode]\n" +
+		"[sandbox: write of the protected /ws/.git/config denied under workspace-write mode]\n" +
+		"[sandbox: write of the protected /ws/.husky/_ denied under workspace-write mode]\n" +
+		"[sandbox: protected paths are what other programs run or obey later; a person can let one call write one: shellgate run --unprotect PATH]\n"
 	if diff := cmp.Diff(want, o.String()); diff != "" {
 		t.Errorf("output (-want +got):\n%s", diff)
 	}
