@@ -662,20 +662,31 @@ func todoRunsPrograms(todo string) bool {
 // gitFIFODirs are the directories of a git directory where git opens
 // files by name, as a tree: its top (index, HEAD, packed-refs, ORIG_HEAD
 // ...), the loose refs (each remote's under refs/remotes), the object
-// store's lists and the reflogs. (A directory is looked at through its
+// store's lists, its loose objects (objects/ab/cdef...: a FIFO in place
+// of the commit HEAD names made git status, git log and git fsck wait
+// for ever) and the reflogs. (A directory is looked at through its
 // parent, so that an unchanged one costs no system call.)
 var gitFIFODirs = []gitFIFODir{
 	{name: "refs", kids: []gitFIFODir{{name: "heads"}, {name: "tags"}, {name: "remotes", each: true}}},
-	{name: "objects", skip: true, kids: []gitFIFODir{{name: "info"}, {name: "pack"}}},
+	{name: "objects", skip: true, loose: true, kids: []gitFIFODir{{name: "info"}, {name: "pack"}}},
 	{name: "logs", kids: []gitFIFODir{{name: "refs", skip: true, kids: []gitFIFODir{{name: "heads"}}}}},
 }
 
 // gitFIFODir is a directory of gitFIFODirs: skip, its own entries are
-// not looked at (only its kids); each, every subdirectory's are too.
+// not looked at (only its kids); each, every subdirectory's are too (64
+// at most); loose, those of every subdirectory named by two hex digits
+// (the loose objects' 256).
 type gitFIFODir struct {
-	name       string
-	skip, each bool
-	kids       []gitFIFODir
+	name              string
+	skip, each, loose bool
+	kids              []gitFIFODir
+}
+
+// isLooseObjectDir says whether name is a loose object directory's: two
+// lower-case hex digits.
+func isLooseObjectDir(name string) bool {
+	isHex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' }
+	return len(name) == 2 && isHex(name[0]) && isHex(name[1])
 }
 
 // gitFIFOs lists the FIFOs in the git directory gd's gitFIFODirs: git
@@ -708,8 +719,8 @@ func gitFIFOs(gd string) []string {
 		stamps = append(stamps, watchStamp{c.wd, c.gen, c.mount})
 	}
 	stamp(filepath.Dir(gd))
-	var look func(d string, parentSame, skip, each bool, kids []gitFIFODir)
-	look = func(d string, parentSame, skip, each bool, kids []gitFIFODir) {
+	var look func(d string, parentSame, skip, each, loose bool, kids []gitFIFODir)
+	look = func(d string, parentSame, skip, each, loose bool, kids []gitFIFODir) {
 		info, ok, same := dirInfos.get(d, parentSame)
 		if !ok {
 			return
@@ -725,14 +736,21 @@ func gitFIFOs(gd string) []string {
 				if i >= 64 {
 					break
 				}
-				look(sub, same, false, false, nil)
+				look(sub, same, false, false, false, nil)
+			}
+		}
+		if loose {
+			for _, sub := range info.subdirs {
+				if isLooseObjectDir(filepath.Base(sub)) {
+					look(sub, same, false, false, false, nil)
+				}
 			}
 		}
 		for _, k := range kids {
-			look(filepath.Join(d, k.name), same, k.skip, k.each, k.kids)
+			look(filepath.Join(d, k.name), same, k.skip, k.each, k.loose, k.kids)
 		}
 	}
-	look(gd, false, false, false, gitFIFODirs)
+	look(gd, false, false, false, false, gitFIFODirs)
 	if keep {
 		gitFIFOCache.Lock()
 		if len(gitFIFOCache.m) >= 1024 {
@@ -763,12 +781,7 @@ type watchStamp struct {
 
 // same says whether no watch of the entry had an event since.
 func (e gitFIFOEntry) same() bool {
-	for _, s := range e.stamps {
-		if !knownPaths.wdSame(s.wd, s.gen, s.mount) {
-			return false
-		}
-	}
-	return true
+	return knownPaths.stampsSame(e.stamps)
 }
 
 // pointsToChecked says whether the .git file or symlink p names one of

@@ -181,6 +181,30 @@ var escRows = []escRow{
 		escaped: func(e *escWorld, out string) (bool, string) {
 			return strings.Contains(e.read(".git/rebase-merge/git-rebase-todo"), "exec"), "the todo list's exec line was left for git rebase --continue"
 		}},
+	{name: "leave a FIFO as a loose object (git log waits for ever)",
+		script: func(*escWorld) string {
+			return `h=$(git rev-parse HEAD); f=.git/objects/$(echo $h | cut -c1-2)/$(echo $h | cut -c3-); ` +
+				`mv $f "$TMPDIR/obj" && mkfifo $f && echo PLANTED`
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			var fifos []string
+			filepath.WalkDir(filepath.Join(e.ws, ".git/objects"), func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type()&os.ModeNamedPipe != 0 {
+					fifos = append(fifos, p)
+				}
+				return nil
+			})
+			if len(fifos) > 0 {
+				// The real git, as the user runs it next.
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, "git", "log", "-1")
+				cmd.Dir, cmd.Env = e.ws, e.env
+				cmd.Run()
+				return true, fmt.Sprintf("%v were left (git log -1 ended: %v)", fifos, ctx.Err() == nil)
+			}
+			return false, ""
+		}},
 	{name: "plant .vscode/tasks.json (existing .vscode)",
 		script: func(*escWorld) string {
 			return `echo '{"runOn":"folderOpen"}' > .vscode/tasks.json && echo PLANTED`

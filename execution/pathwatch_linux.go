@@ -388,6 +388,22 @@ func (w *pathWatch) wdSame(wd int32, gen, mount uint64) bool {
 	return w.fd >= 0 && w.mountGn == mount && w.held[wd] && w.gen[wd] == gen
 }
 
+// stampsSame is wdSame of every stamp, under one hold of the lock (a
+// repository's loose object directories are 256).
+func (w *pathWatch) stampsSame(stamps []watchStamp) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd < 0 {
+		return false
+	}
+	for _, s := range stamps {
+		if w.mountGn != s.mount || !w.held[s.wd] || w.gen[s.wd] != s.gen {
+			return false
+		}
+	}
+	return true
+}
+
 // alive reports whether the watch wd is still held (its directory was
 // not removed: a watch that ended reports nothing any more, and a new
 // directory on the same inode number is not the one it watched).

@@ -26,6 +26,7 @@ func (pathWatch) watchDirs([]string) *pathWatched              { return nil }
 func (pathWatch) unchanged(*pathWatched) bool                  { return false }
 func (pathWatch) watchFD(int) (int32, uint64, uint64, bool)    { return 0, 0, 0, false }
 func (pathWatch) wdSame(int32, uint64, uint64) bool            { return false }
+func (pathWatch) stampsSame([]watchStamp) bool                 { return false }
 func (pathWatch) genOf(int32) uint64                           { return 0 }
 func (pathWatch) mountGen() uint64                             { return 0 }
 

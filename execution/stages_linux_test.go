@@ -1,6 +1,7 @@
 package execution
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,35 @@ func BenchmarkStageGuardAfter(b *testing.B) {
 	}
 	g := newGuard(paths, "")
 	g.nested = nested
+	for i := 0; i < b.N; i++ {
+		if d := g.undo(); len(d) > 0 {
+			b.Fatal(d)
+		}
+	}
+}
+
+// BenchmarkStageGuardAfterObjects is BenchmarkStageGuardAfter for a
+// repository with all 256 loose object directories (each looked at for
+// FIFOs).
+func BenchmarkStageGuardAfterObjects(b *testing.B) {
+	c := stageConfinement(b)
+	for i := 0; i < 256; i++ {
+		d := filepath.Join(c.Roots[0], ".git/objects", fmt.Sprintf("%02x", i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "0123456789abcdef0123456789abcdef012345"), []byte("x"), 0o444); err != nil {
+			b.Fatal(err)
+		}
+	}
+	prot, nested := protectedPathsScan(c)
+	var paths []string
+	for _, p := range prot {
+		paths = append(paths, p.path)
+	}
+	g := newGuard(paths, "")
+	g.nested = nested
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if d := g.undo(); len(d) > 0 {
 			b.Fatal(d)
