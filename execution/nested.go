@@ -447,8 +447,9 @@ type nestedBefore struct {
 	// in inner, to find new ones after the run.
 	tops  []string
 	inner map[string]pathState
-	// todos are the paused rebases' todo lists (rebaseTodo) of tops and
-	// their inner git directories before the run, by path.
+	// todos are the paused rebases', cherry-picks' and reverts' state
+	// files (sequencerFiles) of tops and their inner git directories
+	// before the run, by path.
 	todos map[string]string
 }
 
@@ -460,9 +461,11 @@ func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops 
 	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
 		tops: tops, inner: map[string]pathState{}, todos: map[string]string{}}
 	todo := func(g string) {
-		p := filepath.Join(g, rebaseTodo)
-		if data, err := readSmallRegular(p, maxGitConfig); err == nil {
-			b.todos[p] = string(data)
+		for _, f := range sequencerFiles {
+			p := filepath.Join(g, f.path)
+			if data, err := readSmallRegular(p, maxGitConfig); err == nil {
+				b.todos[p] = string(data)
+			}
 		}
 	}
 	for _, list := range [][]string{s.names, s.gitFiles, s.gitDirs, s.fifos} {
@@ -594,14 +597,28 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		}
 	}
 	for gd := range checked {
-		p := filepath.Join(gd, rebaseTodo)
-		if _, err := os.Lstat(p); err == nil && !b.skip(p) {
+		dirs := map[string]bool{}
+		for _, f := range sequencerFiles {
+			dir, _ := filepath.Split(f.path)
+			seen, ok := dirs[dir]
+			if !ok {
+				_, err := os.Lstat(filepath.Join(gd, dir))
+				seen = err == nil
+				dirs[dir] = seen
+			}
+			if !seen {
+				continue // no such operation paused: one look for its files
+			}
+			p := filepath.Join(gd, f.path)
+			if _, err := os.Lstat(p); err != nil || b.skip(p) {
+				continue
+			}
 			data, err := readSmallRegular(p, maxGitConfig)
 			switch was, ok := b.todos[p]; {
 			case err != nil:
-				deny(p, "is a paused rebase's todo list that "+err.Error())
-			case (!ok || was != string(data)) && todoRunsPrograms(string(data)):
-				deny(p, "is a paused rebase's todo list with an exec line, which git rebase --continue runs")
+				deny(p, "is a paused "+f.what+" that "+err.Error())
+			case (!ok || was != string(data)) && f.runs(p, data):
+				deny(p, "is a paused "+f.what+" that "+f.why)
 			}
 		}
 		for _, p := range gitFIFOs(gd) {
@@ -647,12 +664,57 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 // next, in its git directory: git rebase --continue runs its exec lines.
 const rebaseTodo = "rebase-merge/git-rebase-todo"
 
+// sequencerFiles are the files of a paused rebase, cherry-pick or revert
+// (in its git directory) that make git run a program when the user
+// continues it: one that the run made or changed so that it does is
+// moved aside after the run. Those in one directory are listed together
+// (the directory is looked at first).
+var sequencerFiles = []sequencerFile{
+	{rebaseTodo, "rebase's todo list", "has an exec line, which git rebase --continue runs",
+		func(_ string, data []byte) bool { return todoRunsPrograms(string(data)) }},
+	// git runs a strategy that is not its own as git-merge-STRATEGY: one
+	// with a slash (../x) is a file of the workspace.
+	{"rebase-merge/strategy", "rebase's merge strategy", "is not one of git's (git rebase --continue runs git-merge-STRATEGY, a file of the workspace when it has a slash)",
+		func(_ string, data []byte) bool { return !gitStrategies[strings.TrimSpace(string(data))] }},
+	{"sequencer/opts", "cherry-pick's or revert's options", "name a merge strategy that is not one of git's (git cherry-pick --continue runs git-merge-STRATEGY)",
+		optsRunProgram},
+}
+
+// sequencerFile is one of sequencerFiles: its path in the git directory,
+// what it is, why one is moved aside, and whether its content data
+// makes git run a program.
+type sequencerFile struct {
+	path, what, why string
+	runs            func(path string, data []byte) bool
+}
+
+// gitStrategies are the merge strategies git has itself (built in, or
+// in its exec path).
+var gitStrategies = map[string]bool{"ort": true, "recursive": true, "resolve": true, "octopus": true, "ours": true, "subtree": true}
+
 // todoRunsPrograms says whether a rebase todo list has a line that runs
 // a program (exec, x).
 func todoRunsPrograms(todo string) bool {
 	for _, line := range strings.Split(todo, "\n") {
 		f := strings.Fields(line)
 		if len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+			return true
+		}
+	}
+	return false
+}
+
+// optsRunProgram says whether a paused cherry-pick's or revert's options
+// (sequencer/opts, in git's config syntax) name a merge strategy that is
+// not git's, or cannot be read as git reads them.
+func optsRunProgram(p string, _ []byte) bool {
+	none := func(string) (string, bool) { return "", true }
+	cfg, err := gitrepo.LoadFile(gitrepo.Options{Files: &stampedFiles{}, Env: none}, p, gitrepo.ScopeLocal)
+	if err != nil {
+		return true
+	}
+	for _, e := range cfg.Entries {
+		if e.Name == "options.strategy" && !gitStrategies[e.Value] {
 			return true
 		}
 	}

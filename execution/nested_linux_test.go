@@ -507,3 +507,37 @@ func TestScanNestedFolded(t *testing.T) {
 		t.Errorf("scan (-want +got):\n%s", diff)
 	}
 }
+
+// TestSequencerFilesRun: the paused operations' files that make git run
+// a program when the user continues (git 2.39 ran a strategy ../evil as
+// the workspace's git-merge-../evil on git rebase --continue and git
+// cherry-pick --continue), and those that do not.
+func TestSequencerFilesRun(t *testing.T) {
+	tests := []struct {
+		path, data string
+		runs       bool
+	}{
+		{rebaseTodo, "pick 1234 x\nbreak\n", false},
+		{rebaseTodo, "pick 1234 x\nexec make test\n", true},
+		{"rebase-merge/strategy", "ort\n", false},
+		{"rebase-merge/strategy", "resolve\n", false},
+		{"rebase-merge/strategy", "../evil\n", true},
+		{"rebase-merge/strategy", "custom\n", true},
+		{"sequencer/opts", "[options]\n\tno-commit = true\n", false},
+		{"sequencer/opts", "[options]\n\tstrategy = recursive\n", false},
+		{"sequencer/opts", "[options]\n\tstrategy = ../evil\n", true},
+		{"sequencer/opts", "[Options]\n\tStrategy = \"../ev\" \"il\"\n", true},
+		{"sequencer/opts", "[options\n", true}, // not read as git reads it
+	}
+	for _, tt := range tests {
+		i := slices.IndexFunc(sequencerFiles, func(f sequencerFile) bool { return f.path == tt.path })
+		if i < 0 {
+			t.Fatalf("%s is not among sequencerFiles", tt.path)
+		}
+		p := filepath.Join(t.TempDir(), "f")
+		must(t, os.WriteFile(p, []byte(tt.data), 0o644))
+		if got := sequencerFiles[i].runs(p, []byte(tt.data)); got != tt.runs {
+			t.Errorf("%s %q: runs %v, want %v", tt.path, tt.data, got, tt.runs)
+		}
+	}
+}

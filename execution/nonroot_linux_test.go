@@ -205,6 +205,27 @@ var escRows = []escRow{
 			}
 			return false, ""
 		}},
+	{name: "leave a paused rebase whose merge strategy is a file of the workspace (git rebase --continue runs it)",
+		script: func(*escWorld) string {
+			return `git -c user.name=T -c user.email=t@example.com commit -q --allow-empty -m two && echo x > f && git add f && ` +
+				`git -c user.name=T -c user.email=t@example.com commit -q -m three && c=$(git rev-parse HEAD) && ` +
+				`GIT_SEQUENCE_EDITOR="sed -i '1i break'" git -c user.name=T -c user.email=t@example.com rebase -q -i HEAD~2; ` +
+				`echo "pick $c three" > .git/rebase-merge/git-rebase-todo && echo ../evil > .git/rebase-merge/strategy && ` +
+				`mkdir -p 'git-merge-..' && printf '#!/bin/sh
+touch pwned
+exit 1
+' > 'git-merge-../evil' && chmod +x 'git-merge-../evil' && echo PLANTED`
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			if !strings.Contains(e.read(".git/rebase-merge/strategy"), "evil") {
+				return false, ""
+			}
+			// The real git, as the user continues the rebase.
+			cmd := exec.Command("git", "-c", "user.name=T", "-c", "user.email=t@example.com", "rebase", "--continue")
+			cmd.Dir, cmd.Env = e.ws, e.env
+			cmd.Run()
+			return true, fmt.Sprintf("the strategy file was left (git rebase --continue ran it: %v)", exists(filepath.Join(e.ws, "pwned")))
+		}},
 	{name: "plant .vscode/tasks.json (existing .vscode)",
 		script: func(*escWorld) string {
 			return `echo '{"runOn":"folderOpen"}' > .vscode/tasks.json && echo PLANTED`
