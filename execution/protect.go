@@ -32,9 +32,13 @@ var ProtectedNames = []string{
 	// aider's lint-cmd (run after each edit it makes), Continue's and Roo
 	// Code's MCP servers, Windsurf's hooks (.windsurf/hooks.json),
 	// Cline's hooks, Zed's language servers and MCP servers (once a
-	// worktree is trusted), Amazon Q's MCP servers.
+	// worktree is trusted), Amazon Q's MCP servers, Factory's droid hooks
+	// (.factory/hooks.json, settings.json), Crush's language servers and
+	// MCP servers; a dev container's initializeCommand, which runs on
+	// the host (.devcontainer.json, the spec's other place).
 	".kiro", ".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
 	".continue", ".roo", ".windsurf", ".clinerules/hooks", ".zed", ".amazonq",
+	".factory", "crush.json", ".crush.json", ".devcontainer.json",
 	// Git hook managers' configuration, which the hook they installed
 	// runs on git commit (pre-commit's repo: local entries, lefthook's
 	// run lines).
