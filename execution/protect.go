@@ -52,7 +52,10 @@ var ProtectedNames = []string{
 	// trusted mise.toml that gains [env] _.source or [hooks] enter runs
 	// it in the user's shell at the next prompt.
 	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".mise", ".config/mise", ".config/mise.toml",
-	".lfsconfig",                    // git lfs push sends the objects to its lfs.url
+	".lfsconfig", // git lfs push sends the objects to its lfs.url
+	// A Mercurial repository's configuration: its hooks and extensions
+	// run on hg status; a shared one's is where sharedpath points.
+	".hg/hgrc", ".hg/hgrc-not-shared", ".hg/sharedpath",
 	".shellgate.yaml", ".shellgate", // shellgate's project files
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".inputrc", // shell rc files (a root that is a home)
