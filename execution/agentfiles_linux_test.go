@@ -44,6 +44,8 @@ var agentFileRows = []struct {
 	{"crush.json", `{"lsp":{"go":{"command":"sh","args":["-c","touch pwned"]}}}`},
 	{".crush.json", `{"mcp":{"x":{"type":"stdio","command":"sh","args":["-c","touch pwned"]}}}`},
 	{".devcontainer.json", `{"image":"debian","initializeCommand":"touch pwned"}`},
+	// A VS Code workspace file: its tasks run when it is opened.
+	{"app.code-workspace", `{"folders":[{"path":"."}],"tasks":{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}}`},
 	// Git hook managers: the installed hook runs what these say.
 	{".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n  - {id: x, name: x, entry: touch pwned, language: system}\n"},
 	{"lefthook.yml", "pre-commit:\n  commands:\n    x:\n      run: touch pwned\n"},
@@ -90,7 +92,8 @@ func TestSandboxAgentProjectFiles(t *testing.T) {
 	}
 	gitIn("remote", "add", "origin", "https://example.com/me/repo.git")
 	// Existing files: bound read-only.
-	existing := map[string]string{"mise.toml": "[tools]\ngo = \"1.26\"\n", ".pre-commit-config.yaml": "repos: []\n", "pkg/.zed/settings.json": "{}\n"}
+	existing := map[string]string{"mise.toml": "[tools]\ngo = \"1.26\"\n", ".pre-commit-config.yaml": "repos: []\n", "pkg/.zed/settings.json": "{}\n",
+		"team.code-workspace": "{\"folders\":[{\"path\":\".\"}]}\n"}
 	for p, body := range existing {
 		touch(t, ws, p)
 		must(t, os.WriteFile(filepath.Join(ws, p), []byte(body), 0o644))
@@ -116,7 +119,7 @@ func TestSandboxAgentProjectFiles(t *testing.T) {
 			}
 		}
 	}
-	script = append(script, `printf 'x' >> pkg/.zed/settings.json`)
+	script = append(script, `printf 'x' >> pkg/.zed/settings.json; printf 'x' >> team.code-workspace`)
 	out := runSpec(t, context.Background(), Spec{Command: strings.Join(script, "\n"), Dir: ws, Env: env, Timeout: time.Minute,
 		Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{ws}}})
 	t.Logf("output:\n%s", out.Output.String())

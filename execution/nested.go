@@ -51,7 +51,8 @@ const (
 
 // nestedScan is what a walk of the roots found beneath their tops.
 type nestedScan struct {
-	// names are ProtectedNames entries below a root's top.
+	// names are ProtectedNames entries below a root's top, and names
+	// with one of ProtectedSuffixes at it too.
 	names []string
 	// gitDirs are git directories below a root's top: a directory
 	// named .git, or a bare repository (HEAD, objects and refs in it).
@@ -151,6 +152,11 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 			return append(list, p)
 		}
 		for _, n := range info.names {
+			if top && protectedSuffix(n) && !skip(filepath.Join(d.path, n)) {
+				// Not among the names joined to a root's top: found here.
+				s.names = append(s.names, filepath.Join(d.path, n))
+				continue
+			}
 			s.names = keep(s.names, n)
 		}
 		for _, n := range info.gitDirs {
@@ -216,7 +222,7 @@ func dirInfoOf(p string, ents []os.DirEntry) dirInfo {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if nestedNames[name] || slices.Contains(kids, name) || foldedProtected(name, kids) {
+		if nestedNames[name] || slices.Contains(kids, name) || foldedProtected(name, kids) || protectedSuffix(name) {
 			info.names = append(info.names, name)
 			continue // protected whole: not walked
 		}

@@ -61,6 +61,24 @@ var ProtectedNames = []string{
 	".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout", ".inputrc", // shell rc files (a root that is a home)
 }
 
+// ProtectedSuffixes end the names of files that other programs run or
+// obey later, whatever comes before: protected as ProtectedNames are, at
+// a root's top and beneath it (a VS Code workspace file's tasks and
+// settings, as .vscode's).
+var ProtectedSuffixes = []string{".code-workspace"}
+
+// protectedSuffix says whether name ends with one of ProtectedSuffixes
+// (folded, as a case-insensitive file system folds) after at least one
+// other character.
+func protectedSuffix(name string) bool {
+	for _, suf := range ProtectedSuffixes {
+		if len(name) > len(suf) && (strings.HasSuffix(name, suf) || notLowerASCII(name) && strings.EqualFold(name[len(name)-len(suf):], suf)) {
+			return true
+		}
+	}
+	return false
+}
+
 // ProtectedGitNames are the entries of a git directory that make git run
 // programs or read its configuration from elsewhere: config (core.fsmonitor,
 // core.hooksPath, aliases, filters), hooks, info (attributes, exclude),

@@ -673,7 +673,8 @@ func judgeRefusal(p, line string, sets *confinedSets) string {
 // refused: how a person widens one call (Confinement.Unprotect).
 const unprotectHint = "[sandbox: protected paths are what other programs run or obey later; a person can let one call write one: shellgate run --unprotect PATH]"
 
-// maxProtectedMarkers bounds the protected paths named in the markers.
+// maxProtectedMarkers bounds the protected paths named in the markers
+// that the command was refused (each one undone is named).
 const maxProtectedMarkers = 8
 
 // addMarkers appends one SandboxMarker line per kind of refused operation
@@ -711,7 +712,7 @@ func addMarkers(o *Output, denied []SandboxDenial, m SandboxMode, protectedOf fu
 				case protectedOf != nil:
 					p = protectedOf(d.Path)
 				}
-				if p != "" && !slices.Contains(named, p) && len(named) < maxProtectedMarkers {
+				if p != "" && !slices.Contains(named, p) && (d.Undone || len(named) < maxProtectedMarkers) {
 					named = append(named, p)
 					line += SandboxMarker("write of the protected "+p, m) + "\n"
 				}

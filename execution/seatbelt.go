@@ -80,6 +80,9 @@ func seatbeltProfile(c *Confinement, read, write []string) string {
 			for _, n := range ProtectedNames {
 				names = append(names, quoteMeta(n))
 			}
+			for _, suf := range ProtectedSuffixes {
+				names = append(names, "[^/]+"+quoteMeta(suf))
+			}
 			b.WriteString("(deny file-write*\n")
 			for _, r := range sortedUnique(roots) {
 				if real, err := filepath.EvalSymlinks(r); err == nil {
