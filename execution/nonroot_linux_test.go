@@ -205,6 +205,14 @@ var escRows = []escRow{
 			}
 			return false, ""
 		}},
+	{name: "leave an alternate object directory with a FIFO as a loose object (git log waits for ever)",
+		script: func(*escWorld) string {
+			return `h=$(git rev-parse HEAD); a=$(echo $h | cut -c1-2); b=$(echo $h | cut -c3-); mkdir -p .git/alt/objects/$a && ` +
+				`mv .git/objects/$a/$b "$TMPDIR/obj" && mkfifo .git/alt/objects/$a/$b && echo "$PWD/.git/alt/objects" > .git/objects/info/alternates && echo PLANTED`
+		},
+		escaped: func(e *escWorld, out string) (bool, string) {
+			return strings.Contains(e.read(".git/objects/info/alternates"), "alt"), "the alternates file named the directory (git log -1 waits on its FIFO)"
+		}},
 	{name: "leave a paused rebase whose merge strategy is a file of the workspace (git rebase --continue runs it)",
 		script: func(*escWorld) string {
 			return `git -c user.name=T -c user.email=t@example.com commit -q --allow-empty -m two && echo x > f && git add f && ` +

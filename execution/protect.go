@@ -84,13 +84,15 @@ func protectedSuffix(name string) bool {
 // core.hooksPath, aliases, filters), hooks, info (attributes, exclude),
 // commondir (where a worktree's config and hooks live), remotes and
 // branches (remotes git still reads from files there when the config
-// does not define them: git push origin sends to their URL). The rest of the
+// does not define them: git push origin sends to their URL) and the
+// object store's alternates (other object directories git reads, whose
+// FIFO in place of a missing object made git log wait for ever). The rest of the
 // git directory (index, objects, refs, logs, ORIG_HEAD, COMMIT_EDITMSG,
 // lock files) stays writable so that git commit, add and checkout work.
 // A submodule's git directory (modules/...) is protected the same way; a
 // linked worktree's (worktrees/NAME) has its config.worktree and
 // commondir protected.
-var ProtectedGitNames = []string{"config", "config.worktree", "hooks", "info", "commondir", "remotes", "branches"}
+var ProtectedGitNames = []string{"config", "config.worktree", "hooks", "info", "commondir", "remotes", "branches", "objects/info/alternates"}
 
 // protectedPath is one path a confined command must not change.
 type protectedPath struct {
