@@ -27,11 +27,14 @@
 // workspace's build caches in the per-user SandboxCacheDir, one per set
 // of roots, so that no workspace's command plants code in another's
 // builds; the files other programs run
-// later, ProtectedNames and ProtectedGitNames, and what a repository's
-// configuration names in the roots (its hooks directory, included
-// files, helper programs), stay read-only, at a root's top and beneath
-// it, and those a command makes beneath it are moved aside after the
-// run, as are the FIFOs it leaves and a paused rebase's new exec lines) or
+// later, ProtectedNames, ProtectedSuffixes and ProtectedGitNames, and
+// what a repository's configuration names in the roots (its hooks
+// directory, husky's scripts, included files, helper programs), stay
+// read-only, at a root's top and beneath it, and those a command makes
+// beneath it are moved aside after the run, as are the FIFOs it leaves
+// (loose objects' too) and what a paused rebase, cherry-pick or revert
+// gained that git would run when continued: exec lines, a merge
+// strategy that is not git's) or
 // full-access (no confinement), with no network unless the Confinement
 // allows it. On Linux this is Landlock (the best ABI the kernel offers)
 // applied from a locked, throwaway OS thread that then forks the shell,
