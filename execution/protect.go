@@ -244,6 +244,19 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, p := range scan.names {
 		add(p, false)
 	}
+	// What the .envrc files (at the tops and beneath) load.
+	for _, r := range roots {
+		for _, p := range filterIn(envrcNamedPaths(filepath.Join(r, ".envrc")), inRoots) {
+			add(p, false)
+		}
+	}
+	for _, n := range scan.names {
+		if filepath.Base(n) == ".envrc" {
+			for _, p := range filterIn(envrcNamedPaths(n), inRoots) {
+				add(p, false)
+			}
+		}
+	}
 	for _, p := range scan.gitFiles {
 		add(p, false) // a submodule's checkout: where its git directory is
 	}

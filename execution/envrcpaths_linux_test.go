@@ -1,0 +1,89 @@
+//go:build linux
+
+package execution
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSandboxEnvrcNamedPaths: direnv allows an .envrc by its content,
+// not what it loads: a confined command that wrote the file an allowed
+// .envrc loads (source_env_if_exists, dotenv) had the user's next
+// direnv run it. Each case allows the .envrc with the real direnv,
+// plants through a confined script, then loads the directory with
+// direnv, unconfined.
+func TestSandboxEnvrcNamedPaths(t *testing.T) {
+	needLandlock(t)
+	direnv := needTool(t, "direnv")
+	tests := []struct {
+		name  string
+		dir   string // where the .envrc is, in the workspace
+		envrc string
+		files map[string]string
+		plant string
+	}{{
+		name:  "source_env_if_exists of a file not made yet",
+		envrc: "source_env_if_exists .envrc.local\n",
+		plant: `echo 'export PLANTED=PLANTED-RAN' > .envrc.local`,
+	}, {
+		name:  "source_env of an existing file",
+		envrc: "source_env config/dev.sh # shared settings\n",
+		files: map[string]string{"config/dev.sh": "export MODE=dev\n"},
+		plant: `echo 'export PLANTED=PLANTED-RAN' >> config/dev.sh`,
+	}, {
+		name:  "dotenv (.env by default)",
+		envrc: "dotenv_if_exists\n",
+		plant: `echo 'PLANTED=PLANTED-RAN' > .env`,
+	}, {
+		name:  "a nested .envrc's dotenv of a named file",
+		dir:   "svc",
+		envrc: "[ -f .env.dev ] && dotenv .env.dev\n",
+		files: map[string]string{"svc/.env.dev": "MODE=dev\n"},
+		plant: `echo 'PLANTED=PLANTED-RAN' >> svc/.env.dev`,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, home := t.TempDir(), t.TempDir()
+			env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"))
+			for p, body := range tt.files {
+				touch(t, ws, p)
+				must(t, os.WriteFile(filepath.Join(ws, p), []byte(body), 0o644))
+			}
+			dir := filepath.Join(ws, tt.dir)
+			touch(t, dir, ".envrc")
+			must(t, os.WriteFile(filepath.Join(dir, ".envrc"), []byte(tt.envrc), 0o644))
+			run := func(args ...string) string {
+				cmd := exec.Command(direnv, args...)
+				cmd.Dir, cmd.Env = dir, env
+				out, _ := cmd.CombinedOutput()
+				return string(out)
+			}
+			run("allow", ".")
+			out := runSpec(t, context.Background(), Spec{Command: tt.plant, Dir: ws, Env: env, Timeout: time.Minute,
+				Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{ws}}})
+			got := run("exec", ".", "sh", "-c", `echo "V=$PLANTED"`)
+			t.Logf("direnv exec: %s\nconfined: %s", got, out.Output.String())
+			if strings.Contains(got, "PLANTED-RAN") {
+				t.Errorf("direnv loaded what the confined command wrote:\n%s\ndenied %+v", got, out.Sandbox.Denied)
+			}
+		})
+	}
+}
+
+// TestEnvrcLoads: the files an .envrc loads, as written out.
+func TestEnvrcLoads(t *testing.T) {
+	text := "source_env_if_exists .envrc.local\n# dotenv .env.commented\ndotenv\nsource_env \"$HOME/x\"\n" +
+		"use flake; source ./lib/env.sh && dotenv_if_exists -q 'cfg/.env.dev'\nPATH_add bin\n. ../shared.sh\n"
+	want := []string{"/w/.envrc.local", "/w/.env", "/w/lib/env.sh", "/w/cfg/.env.dev", "/shared.sh"}
+	if diff := cmp.Diff(want, envrcLoads(text, "/w")); diff != "" {
+		t.Errorf("loads (-want +got):\n%s", diff)
+	}
+}
