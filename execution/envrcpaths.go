@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // A direnv .envrc may load other files of the workspace: direnv asks the
@@ -23,70 +24,149 @@ var envrcLoaders = map[string]string{
 
 // envrcNamedPaths returns the files the .envrc at p loads (by a path
 // written out: one made of variables or substitutions is not known),
-// relative to its directory. The answer is kept while the file is
-// unchanged.
-func envrcNamedPaths(p string) []string {
+// relative to its directory, and the directories it puts on PATH. The
+// answer is kept while the file is unchanged.
+func envrcNamedPaths(p string) (files, pathDirs []string) {
 	key := "envrc\x00" + p
 	namedCache.Lock()
 	e, ok := namedCache.m[key]
 	namedCache.Unlock()
 	if ok && e.fresh() {
-		return e.paths
+		return e.paths, e.dirs
 	}
-	files := &stampedFiles{}
-	data, err := files.ReadFile(p)
-	var paths []string
+	read := &stampedFiles{}
+	data, err := read.ReadFile(p)
 	if err == nil {
-		paths = envrcLoads(string(data), filepath.Dir(p))
+		files = envrcLoads(string(data), filepath.Dir(p))
+		pathDirs = envrcPathDirs(string(data), filepath.Dir(p))
 	}
 	namedCache.Lock()
 	if len(namedCache.m) >= 256 {
 		clear(namedCache.m)
 	}
-	namedCache.m[key] = namedEntry{files: files.read, paths: paths}
+	namedCache.m[key] = namedEntry{files: read.read, paths: files, dirs: pathDirs}
 	namedCache.Unlock()
-	return paths
+	return files, pathDirs
+}
+
+// envrcCommands calls f with the words of each command of each line of
+// an .envrc's text (split at ; & and |; comments left out).
+func envrcCommands(text string, f func(words []string)) {
+	for _, line := range strings.Split(text, "\n") {
+		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
+			w := strings.Fields(cmd)
+			for i, x := range w {
+				if strings.HasPrefix(x, "#") {
+					w = w[:i]
+					break
+				}
+			}
+			if len(w) > 0 {
+				f(w)
+			}
+		}
+	}
+}
+
+// envrcPath resolves a path an .envrc writes out against dir: "" for
+// one made of variables, substitutions or globs, or in the home.
+func envrcPath(arg, dir string) string {
+	arg = strings.Trim(arg, `"'`)
+	if arg == "" || strings.ContainsAny(arg, "$`*?[") || strings.HasPrefix(arg, "~") {
+		return ""
+	}
+	if !filepath.IsAbs(arg) {
+		arg = filepath.Join(dir, arg)
+	}
+	return filepath.Clean(arg)
+}
+
+// envrcPathDirs lists the directories an .envrc's text puts on PATH
+// (PATH_add DIR..., path_add PATH DIR..., layout node), resolved
+// against dir: the user's shell then runs what lies there for the names
+// the user types.
+func envrcPathDirs(text, dir string) []string {
+	var out []string
+	envrcCommands(text, func(w []string) {
+		var args []string
+		switch {
+		case w[0] == "PATH_add":
+			args = w[1:]
+		case w[0] == "path_add" && len(w) > 1 && w[1] == "PATH":
+			args = w[2:]
+		case w[0] == "layout" && len(w) > 1 && w[1] == "node":
+			args = []string{"node_modules/.bin"}
+		}
+		for _, a := range args {
+			if p := envrcPath(a, dir); p != "" {
+				out = append(out, p)
+			}
+		}
+	})
+	return out
 }
 
 // envrcLoads lists the files an .envrc's text loads (envrcLoaders, in
 // each command of each line), resolved against dir.
 func envrcLoads(text, dir string) []string {
 	var out []string
-	for _, line := range strings.Split(text, "\n") {
-		for _, cmd := range strings.FieldsFunc(line, func(r rune) bool { return r == ';' || r == '&' || r == '|' }) {
-			f := strings.Fields(cmd)
-			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-				continue
+	envrcCommands(text, func(w []string) {
+		def, ok := envrcLoaders[w[0]]
+		if !ok {
+			return
+		}
+		arg := def
+		for _, a := range w[1:] {
+			if !strings.HasPrefix(a, "-") {
+				arg = a
+				break
 			}
-			def, ok := envrcLoaders[f[0]]
-			if !ok {
-				continue
-			}
-			arg := def
-			for _, a := range f[1:] {
-				if strings.HasPrefix(a, "#") {
-					break
-				}
-				if !strings.HasPrefix(a, "-") {
-					arg = strings.Trim(a, `"'`)
-					break
-				}
-			}
-			if arg == "" || strings.ContainsAny(arg, "$`*?[") {
-				continue
-			}
-			if strings.HasPrefix(arg, "~") {
-				continue // the home: not in the roots
-			}
-			if !filepath.IsAbs(arg) {
-				arg = filepath.Join(dir, arg)
-			}
-			arg = filepath.Clean(arg)
-			if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
-				continue // source_env DIR loads DIR/.envrc, itself protected
-			}
-			out = append(out, arg)
+		}
+		p := envrcPath(arg, dir)
+		if p == "" {
+			return
+		}
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return // source_env DIR loads DIR/.envrc, itself protected
+		}
+		out = append(out, p)
+	})
+	return out
+}
+
+// systemProgramNames are the names of the programs in the system's
+// program directories, read once.
+var systemProgramNames = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"} {
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			m[e.Name()] = true
 		}
 	}
-	return out
+	return m
+})
+
+// maxShadowEntries bounds the entries of a PATH directory looked at.
+const maxShadowEntries = 20000
+
+// shadowStates records, in the directories dirs, the entries named as a
+// system program (systemProgramNames): the user's shell, with an .envrc
+// that put the directory on PATH, runs such an entry for that name.
+func shadowStates(dirs []string, into map[string]pathState) {
+	names := systemProgramNames()
+	for _, d := range dirs {
+		f, err := os.Open(d)
+		if err != nil {
+			continue
+		}
+		ents, _ := f.ReadDir(maxShadowEntries)
+		f.Close()
+		for _, e := range ents {
+			if names[e.Name()] {
+				p := filepath.Join(d, e.Name())
+				into[p] = statePath(p)
+			}
+		}
+	}
 }

@@ -29,6 +29,7 @@ func TestSandboxEnvrcNamedPaths(t *testing.T) {
 		envrc string
 		files map[string]string
 		plant string
+		keep  []string // made by the command, and kept
 	}{{
 		name:  "source_env_if_exists of a file not made yet",
 		envrc: "source_env_if_exists .envrc.local\n",
@@ -48,6 +49,18 @@ func TestSandboxEnvrcNamedPaths(t *testing.T) {
 		envrc: "[ -f .env.dev ] && dotenv .env.dev\n",
 		files: map[string]string{"svc/.env.dev": "MODE=dev\n"},
 		plant: `echo 'PLANTED=PLANTED-RAN' >> svc/.env.dev`,
+	}, {
+		// The user's shell runs bin/ls for ls: a new program named as a
+		// system one is moved aside; the build's own are kept.
+		name:  "PATH_add bin, a program named ls made there",
+		envrc: "PATH_add bin\n",
+		files: map[string]string{"bin/README": "built programs\n"},
+		plant: `printf '#!/bin/sh\necho PLANTED-RAN\n' > bin/ls && chmod +x bin/ls && printf '#!/bin/sh\necho app\n' > bin/myapp && chmod +x bin/myapp`,
+		keep:  []string{"bin/myapp"},
+	}, {
+		name:  "layout node, node_modules/.bin/ls",
+		envrc: "layout node\n",
+		plant: `mkdir -p node_modules/.bin && printf '#!/bin/sh\necho PLANTED-RAN\n' > node_modules/.bin/ls && chmod +x node_modules/.bin/ls`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,12 +82,26 @@ func TestSandboxEnvrcNamedPaths(t *testing.T) {
 			run("allow", ".")
 			out := runSpec(t, context.Background(), Spec{Command: tt.plant, Dir: ws, Env: env, Timeout: time.Minute,
 				Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{ws}}})
-			got := run("exec", ".", "sh", "-c", `echo "V=$PLANTED"`)
+			got := run("exec", ".", "sh", "-c", `echo "V=$PLANTED"; ls -d /`)
 			t.Logf("direnv exec: %s\nconfined: %s", got, out.Output.String())
 			if strings.Contains(got, "PLANTED-RAN") {
 				t.Errorf("direnv loaded what the confined command wrote:\n%s\ndenied %+v", got, out.Sandbox.Denied)
 			}
+			for _, p := range tt.keep {
+				if !exists(filepath.Join(ws, p)) {
+					t.Errorf("%s was not kept: denied %+v", p, out.Sandbox.Denied)
+				}
+			}
 		})
+	}
+}
+
+// TestEnvrcPathDirs: the directories an .envrc puts on PATH.
+func TestEnvrcPathDirs(t *testing.T) {
+	text := "PATH_add bin scripts # tools\npath_add PATH \"$PWD/x\" tools\npath_add MANPATH man\nlayout node\n"
+	want := []string{"/w/bin", "/w/scripts", "/w/tools", "/w/node_modules/.bin"}
+	if diff := cmp.Diff(want, envrcPathDirs(text, "/w")); diff != "" {
+		t.Errorf("PATH directories (-want +got):\n%s", diff)
 	}
 }
 

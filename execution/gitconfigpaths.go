@@ -166,6 +166,8 @@ var namedCache = struct {
 type namedEntry struct {
 	files []fileStamp
 	paths []string
+	// dirs: an .envrc's PATH directories (envrcNamedPaths).
+	dirs []string
 }
 
 // fresh says whether every file the entry was read from (or found

@@ -457,6 +457,11 @@ type nestedBefore struct {
 	// files (sequencerFiles) of tops and their inner git directories
 	// before the run, by path.
 	todos map[string]string
+	// pathDirs are the directories in the roots an .envrc puts on PATH;
+	// shadows their entries named as a system program before the run
+	// (shadowStates).
+	pathDirs []string
+	shadows  map[string]pathState
 }
 
 // newNestedBefore records the scan s of roots, and the inner git
@@ -575,6 +580,15 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 	for _, p := range s.names {
 		if changed(p) {
 			deny(p, "was created by the command")
+		}
+	}
+	if len(b.pathDirs) > 0 {
+		now := map[string]pathState{}
+		shadowStates(b.pathDirs, now)
+		for p, st := range now {
+			if was, ok := b.shadows[p]; (!ok || was != st) && !b.skip(p) {
+				deny(p, "was made by the command in a directory an .envrc puts on PATH, where the user's shell runs it for the system program of that name")
+			}
 		}
 	}
 	// The git directories this check looks into (or that were bound

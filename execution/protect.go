@@ -244,17 +244,26 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, p := range scan.names {
 		add(p, false)
 	}
-	// What the .envrc files (at the tops and beneath) load.
-	for _, r := range roots {
-		for _, p := range filterIn(envrcNamedPaths(filepath.Join(r, ".envrc")), inRoots) {
-			add(p, false)
+	// What the .envrc files (at the tops and beneath) load, and the
+	// directories they put on PATH.
+	var pathDirs []string
+	envrc := func(p string) {
+		files, dirs := envrcNamedPaths(p)
+		for _, f := range filterIn(files, inRoots) {
+			add(f, false)
 		}
+		for _, d := range filterIn(dirs, inRoots) {
+			if !unprotected(d) {
+				pathDirs = append(pathDirs, d)
+			}
+		}
+	}
+	for _, r := range roots {
+		envrc(filepath.Join(r, ".envrc"))
 	}
 	for _, n := range scan.names {
 		if filepath.Base(n) == ".envrc" {
-			for _, p := range filterIn(envrcNamedPaths(n), inRoots) {
-				add(p, false)
-			}
+			envrc(n)
 		}
 	}
 	for _, p := range scan.gitFiles {
@@ -276,7 +285,12 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 	}
 	tops = append(tops, scan.gitDirs...)
-	return out, newNestedBefore(roots, unprotected, scan, tops, readDir)
+	b := newNestedBefore(roots, unprotected, scan, tops, readDir)
+	if len(pathDirs) > 0 {
+		b.pathDirs, b.shadows = pathDirs, map[string]pathState{}
+		shadowStates(pathDirs, b.shadows)
+	}
+	return out, b
 }
 
 // symlinkTargets are what the protected paths that are symlinks (by
