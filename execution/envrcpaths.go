@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // A direnv .envrc may load other files of the workspace: direnv asks the
@@ -169,4 +171,113 @@ func shadowStates(dirs []string, into map[string]pathState) {
 			}
 		}
 	}
+}
+
+// mise (trusted by its project directory, not a file's content) sources
+// the scripts and reads the dotenv files its configuration's [env]
+// names (_.source, _.file) and puts its _.path directories on PATH, in
+// the user's shell at each prompt: a confined command that wrote
+// env.sh, which a trusted mise.toml sources, had mise 2026.9 run it.
+
+// miseConfigNames are mise's configuration files in a project, as paths
+// from the project directory.
+var miseConfigNames = []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+	".mise/config.toml", ".config/mise.toml", ".config/mise/config.toml"}
+
+// miseConfigProject is the project directory of the mise configuration
+// file p ("" when p is not one).
+func miseConfigProject(p string) string {
+	for _, n := range miseConfigNames {
+		if strings.HasSuffix(p, string(filepath.Separator)+n) {
+			return strings.TrimSuffix(p, string(filepath.Separator)+n)
+		}
+	}
+	return ""
+}
+
+// miseNamedPaths returns the files the mise configuration p (of the
+// project directory project) sources or reads as dotenv files, and the
+// directories it puts on PATH. The answer is kept while p is unchanged.
+func miseNamedPaths(p, project string) (files, pathDirs []string) {
+	key := "mise\x00" + p
+	namedCache.Lock()
+	e, ok := namedCache.m[key]
+	namedCache.Unlock()
+	if ok && e.fresh() {
+		return e.paths, e.dirs
+	}
+	read := &stampedFiles{}
+	if data, err := read.ReadFile(p); err == nil {
+		files, pathDirs = miseEnvPaths(data, project)
+	}
+	namedCache.Lock()
+	if len(namedCache.m) >= 256 {
+		clear(namedCache.m)
+	}
+	namedCache.m[key] = namedEntry{files: read.read, paths: files, dirs: pathDirs}
+	namedCache.Unlock()
+	return files, pathDirs
+}
+
+// miseEnvPaths reads a mise configuration's [env] directives (as a
+// table or an array of tables): _.source and _.file (a path, a list,
+// or tables with a path) and _.path, resolved against project ({{
+// config_root }} is project; another template is not known).
+func miseEnvPaths(data []byte, project string) (files, dirs []string) {
+	var cfg map[string]any
+	if toml.Unmarshal(data, &cfg) != nil {
+		return nil, nil
+	}
+	var envs []map[string]any
+	switch v := cfg["env"].(type) {
+	case map[string]any:
+		envs = append(envs, v)
+	case []any:
+		for _, x := range v {
+			if m, ok := x.(map[string]any); ok {
+				envs = append(envs, m)
+			}
+		}
+	}
+	var values func(v any) []string
+	values = func(v any) []string {
+		switch v := v.(type) {
+		case string:
+			return []string{v}
+		case []any:
+			var out []string
+			for _, x := range v {
+				out = append(out, values(x)...)
+			}
+			return out
+		case map[string]any:
+			return values(v["path"])
+		}
+		return nil
+	}
+	resolve := func(s string) string {
+		for _, t := range []string{"{{config_root}}", "{{ config_root }}"} {
+			s = strings.ReplaceAll(s, t, project)
+		}
+		if strings.Contains(s, "{{") {
+			return ""
+		}
+		return envrcPath(s, project)
+	}
+	for _, env := range envs {
+		u, _ := env["_"].(map[string]any)
+		for _, k := range []string{"source", "file"} {
+			for _, s := range values(u[k]) {
+				if p := resolve(s); p != "" {
+					files = append(files, p)
+				}
+			}
+		}
+		for _, s := range values(u["path"]) {
+			if p := resolve(s); p != "" {
+				dirs = append(dirs, p)
+			}
+		}
+	}
+	return files, dirs
 }

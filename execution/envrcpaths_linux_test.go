@@ -114,3 +114,67 @@ func TestEnvrcLoads(t *testing.T) {
 		t.Errorf("loads (-want +got):\n%s", diff)
 	}
 }
+
+// TestSandboxMiseNamedPaths: mise trusts a project directory, not a
+// file's content: a confined command that wrote the script a trusted
+// mise.toml sources (_.source), its dotenv file (_.file) or a program
+// named as a system one in its _.path had the user's next mise (its
+// shell hook runs mise env at each prompt) run or read it. The real
+// mise trusts the project, then loads it unconfined after the run.
+func TestSandboxMiseNamedPaths(t *testing.T) {
+	needLandlock(t)
+	mise := needTool(t, "mise", filepath.Join(agentsDir(), "node_modules/.bin/mise"))
+	ws, home := t.TempDir(), t.TempDir()
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local/state"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "MISE_YES=0")
+	for p, body := range map[string]string{
+		"mise.toml":      "[env]\n_.source = \"./env.sh\"\n_.file = [\".env.mise\"]\n_.path = [\"{{config_root}}/bin\"]\n",
+		"env.sh":         "export MODE=dev\n",
+		"bin/README":     "built programs\n",
+		"svc/.mise.toml": "[[env]]\n_.source = { path = \"svc.sh\" }\n",
+		"svc/svc.sh":     "export SVC=1\n",
+	} {
+		touch(t, ws, p)
+		must(t, os.WriteFile(filepath.Join(ws, p), []byte(body), 0o644))
+	}
+	run := func(dir string, args ...string) string {
+		cmd := exec.Command(mise, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	t.Logf("trust: %s%s", run(ws, "trust", "mise.toml"), run(filepath.Join(ws, "svc"), "trust", ".mise.toml"))
+	plant := `echo 'touch pwned; export PLANTED=PLANTED-RAN' >> env.sh; echo 'PLANTED=PLANTED-RAN' > .env.mise; ` +
+		`printf '#!/bin/sh\necho PLANTED-RAN\n' > bin/ls; chmod +x bin/ls; echo 'export PLANTED=PLANTED-RAN' >> svc/svc.sh`
+	out := runSpec(t, context.Background(), Spec{Command: plant, Dir: ws, Env: env, Timeout: time.Minute,
+		Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{ws}}})
+	t.Logf("confined: %s", out.Output.String())
+	for _, dir := range []string{ws, filepath.Join(ws, "svc")} {
+		got := run(dir, "exec", "--", "sh", "-c", `echo "V=$PLANTED"; ls -d /`)
+		t.Logf("mise exec in %s: %s", dir, got)
+		if strings.Contains(got, "PLANTED-RAN") || exists(filepath.Join(dir, "pwned")) {
+			t.Errorf("mise in %s loaded what the confined command wrote:\n%s\ndenied %+v", dir, got, out.Sandbox.Denied)
+		}
+	}
+}
+
+// agentsDir is where .ci/run installs npm tools ($SHELLGATE_AGENTS).
+func agentsDir() string {
+	if a := os.Getenv("SHELLGATE_AGENTS"); a != "" {
+		return a
+	}
+	return "/opt/shellgate-agents"
+}
+
+// TestMiseEnvPaths: what a mise configuration's [env] sources, reads
+// and puts on PATH.
+func TestMiseEnvPaths(t *testing.T) {
+	data := "[env]\nA = \"1\"\n_.source = [\"./a.sh\", { path = \"b.sh\" }]\n_.file = \".env\"\n_.path = [\"{{config_root}}/bin\", \"{{env.HOME}}/x\", \"tools\"]\n"
+	files, dirs := miseEnvPaths([]byte(data), "/w")
+	if diff := cmp.Diff([]string{"/w/a.sh", "/w/b.sh", "/w/.env"}, files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"/w/bin", "/w/tools"}, dirs); diff != "" {
+		t.Errorf("dirs (-want +got):\n%s", diff)
+	}
+}

@@ -244,11 +244,10 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, p := range scan.names {
 		add(p, false)
 	}
-	// What the .envrc files (at the tops and beneath) load, and the
-	// directories they put on PATH.
+	// What the .envrc files and mise's configuration files (at the tops
+	// and beneath) load, and the directories they put on PATH.
 	var pathDirs []string
-	envrc := func(p string) {
-		files, dirs := envrcNamedPaths(p)
+	named := func(files, dirs []string) {
 		for _, f := range filterIn(files, inRoots) {
 			add(f, false)
 		}
@@ -259,11 +258,19 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 	}
 	for _, r := range roots {
-		envrc(filepath.Join(r, ".envrc"))
+		named(envrcNamedPaths(filepath.Join(r, ".envrc")))
+		for _, n := range miseConfigNames {
+			named(miseNamedPaths(filepath.Join(r, n), r))
+		}
 	}
 	for _, n := range scan.names {
 		if filepath.Base(n) == ".envrc" {
-			envrc(n)
+			named(envrcNamedPaths(n))
+		}
+		if project := miseConfigProject(n); project != "" {
+			named(miseNamedPaths(n, project))
+		} else if p := filepath.Join(n, "config.toml"); miseConfigProject(p) != "" {
+			named(miseNamedPaths(p, miseConfigProject(p))) // .mise, .config/mise
 		}
 	}
 	for _, p := range scan.gitFiles {
