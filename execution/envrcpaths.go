@@ -110,9 +110,35 @@ func envrcPathDirs(text, dir string) []string {
 
 // envrcLoads lists the files an .envrc's text loads (envrcLoaders, in
 // each command of each line), resolved against dir.
+// envrcUses are the files direnv's use FUNCTION evaluates (nix-direnv,
+// devenv), in the directory it is given (the .envrc's by default): a
+// devShell's shellHook runs at each load, and direnv reloads when they
+// change, with no question.
+var envrcUses = map[string][]string{
+	"flake":  {"flake.nix", "flake.lock"},
+	"nix":    {"shell.nix", "default.nix"},
+	"devenv": {"devenv.nix", "devenv.yaml", "devenv.lock"},
+}
+
 func envrcLoads(text, dir string) []string {
 	var out []string
 	envrcCommands(text, func(w []string) {
+		if w[0] == "use" && len(w) > 1 {
+			base := dir
+			if w[1] == "flake" && len(w) > 2 && !strings.HasPrefix(w[2], "-") {
+				ref, _, _ := strings.Cut(strings.Trim(w[2], `"'`), "#")
+				if ref == "" || strings.Contains(ref, ":") {
+					ref = "." // this directory, or a flake that is not a path
+				}
+				if base = envrcPath(ref, dir); base == "" {
+					return
+				}
+			}
+			for _, n := range envrcUses[w[1]] {
+				out = append(out, filepath.Join(base, n))
+			}
+			return
+		}
 		def, ok := envrcLoaders[w[0]]
 		if !ok {
 			return

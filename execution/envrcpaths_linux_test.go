@@ -96,6 +96,23 @@ func TestSandboxEnvrcNamedPaths(t *testing.T) {
 	}
 }
 
+// TestEnvrcUses: the files direnv's use flake, use nix and use devenv
+// evaluate.
+func TestEnvrcUses(t *testing.T) {
+	for text, want := range map[string][]string{
+		"use flake\n":                {"/w/flake.nix", "/w/flake.lock"},
+		"use flake ./nix#dev\n":      {"/w/nix/flake.nix", "/w/nix/flake.lock"},
+		"use flake github:o/r\n":     {"/w/flake.nix", "/w/flake.lock"},
+		"use nix\n":                  {"/w/shell.nix", "/w/default.nix"},
+		"use devenv\nuse node 18\n":  {"/w/devenv.nix", "/w/devenv.yaml", "/w/devenv.lock"},
+		"use flake \"$FLAKE_DIR\"\n": nil,
+	} {
+		if diff := cmp.Diff(want, envrcLoads(text, "/w")); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", text, diff)
+		}
+	}
+}
+
 // TestEnvrcPathDirs: the directories an .envrc puts on PATH.
 func TestEnvrcPathDirs(t *testing.T) {
 	text := "PATH_add bin scripts # tools\npath_add PATH \"$PWD/x\" tools\npath_add MANPATH man\nlayout node\n"
@@ -109,7 +126,7 @@ func TestEnvrcPathDirs(t *testing.T) {
 func TestEnvrcLoads(t *testing.T) {
 	text := "source_env_if_exists .envrc.local\n# dotenv .env.commented\ndotenv\nsource_env \"$HOME/x\"\n" +
 		"use flake; source ./lib/env.sh && dotenv_if_exists -q 'cfg/.env.dev'\nPATH_add bin\n. ../shared.sh\n"
-	want := []string{"/w/.envrc.local", "/w/.env", "/w/lib/env.sh", "/w/cfg/.env.dev", "/shared.sh"}
+	want := []string{"/w/.envrc.local", "/w/.env", "/w/flake.nix", "/w/flake.lock", "/w/lib/env.sh", "/w/cfg/.env.dev", "/shared.sh"}
 	if diff := cmp.Diff(want, envrcLoads(text, "/w")); diff != "" {
 		t.Errorf("loads (-want +got):\n%s", diff)
 	}
