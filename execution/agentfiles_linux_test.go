@@ -44,6 +44,8 @@ var agentFileRows = []struct {
 	{"crush.json", `{"lsp":{"go":{"command":"sh","args":["-c","touch pwned"]}}}`},
 	{".crush.json", `{"mcp":{"x":{"type":"stdio","command":"sh","args":["-c","touch pwned"]}}}`},
 	{".devcontainer.json", `{"image":"debian","initializeCommand":"touch pwned"}`},
+	// Helix: a workspace's language server starts when a file is opened.
+	{".helix/languages.toml", "[language-server.x]\ncommand = \"sh\"\nargs = [\"-c\", \"touch pwned\"]\n"},
 	// A VS Code workspace file: its tasks run when it is opened.
 	{"app.code-workspace", `{"folders":[{"path":"."}],"tasks":{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}}`},
 	// Git hook managers: the installed hook runs what these say.

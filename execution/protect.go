@@ -39,6 +39,7 @@ var ProtectedNames = []string{
 	".kiro", ".opencode", "opencode.json", "opencode.jsonc", ".aider.conf.yml",
 	".continue", ".roo", ".windsurf", ".clinerules/hooks", ".zed", ".amazonq",
 	".factory", "crush.json", ".crush.json", ".devcontainer.json",
+	".helix", // its languages.toml's language servers start on a file opened (a workspace trusted by its path)
 	// Git hook managers' configuration, which the hook they installed
 	// runs on git commit (pre-commit's repo: local entries, lefthook's
 	// run lines).
