@@ -718,6 +718,43 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "xdg-attributes-link", Doc: "the user's attributes file, ~/.config/git/attributes (git reads it when core.attributesFile is not set), is a link to ~/.netrc: git check-attr -a prints the words of its lines as attributes (redrepo2)",
+		Files:    []string{"~/.config/git/attributes"},
+		Names:    []string{".config/git/attributes"},
+		Commands: []string{"git check-attr -a machine"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.config/git/attributes") },
+	},
+	{
+		Name: "gitdir-link-rebase-state", Doc: "a paused interactive rebase whose .git/rebase-merge/onto is a link to ~/.netrc: git status prints its line as the commit the rebase is onto (redrepo2)",
+		Files:    []string{".git/rebase-merge/onto"},
+		Commands: []string{"git status"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // git status reports a rebase in progress
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".git/rebase-merge/interactive", ""); err != nil {
+				return err
+			}
+			// git status names the rebase's branch and onto together.
+			if err := w.Write(".git/rebase-merge/head-name", "refs/heads/main\n"); err != nil {
+				return err
+			}
+			return w.linkHomeSecret(".git/rebase-merge/onto")
+		},
+	},
+	{
+		Name: "gitdir-link-merge-head", Doc: "a merge in progress whose .git/MERGE_HEAD is a link to ~/.netrc: git blame of the work tree reads the merge's parents and prints its line in the error (redrepo2)",
+		Files:    []string{".git/MERGE_HEAD"},
+		Commands: []string{"git blame README.md"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // git blame dies
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/MERGE_HEAD") },
+	},
+	{
 		Name: "manpath-home", Doc: "~/.manpath (man-db's user config) adds a workspace directory of pages and DEFINEs nroff as a program: man runs it to format the page (redrepo)",
 		Files:    []string{"~/.manpath"},
 		Commands: []string{"man sgpage"},
