@@ -755,6 +755,21 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/MERGE_HEAD") },
 	},
 	{
+		Name: "config-include-token", Doc: ".git/config includes ~/.vault-token, a token of one word: git reads it as a key outside any section and every command prints it (\"key does not contain a section: <token>\") (redrepo2)",
+		Files:    []string{".git/config", "~/.vault-token"},
+		Names:    []string{".vault-token"},
+		Commands: []string{"git status", "git log --oneline -1"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // every git command prints it
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.vault-token", w.Canary("~/.vault-token")+"\n"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[include]\n\tpath = ~/.vault-token\n")
+		},
+	},
+	{
 		Name: "manpath-home", Doc: "~/.manpath (man-db's user config) adds a workspace directory of pages and DEFINEs nroff as a program: man runs it to format the page (redrepo)",
 		Files:    []string{"~/.manpath"},
 		Commands: []string{"man sgpage"},
