@@ -770,6 +770,38 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "docker-cli-plugin-home", Doc: "~/.docker/cli-plugins holds docker-compose and docker-buildx: docker info and docker help run every plugin there to list it, docker compose and docker buildx run theirs, found there before the system's (redrepo2)",
+		Files:    []string{"~/.docker/cli-plugins/docker-compose", "~/.docker/cli-plugins/docker-buildx"},
+		Names:    []string{".docker/cli-plugins/docker-"},
+		Commands: []string{"docker info", "docker help", "docker compose version", "docker buildx ls", "docker system info"},
+		Tools:    []string{"docker"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			for _, n := range []string{"docker-compose", "docker-buildx"} {
+				if err := w.Write("~/.docker/cli-plugins/"+n, markerScript); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	},
+	{
+		Name: "docker-cli-plugin-extra-dirs", Doc: "~/.docker/config.json's cliPluginsExtraDirs names a workspace directory holding a plugin: docker info runs it to list it (redrepo2)",
+		Files:    []string{"~/.docker/config.json"},
+		Names:    []string{".docker/config.json"},
+		Commands: []string{"docker info"},
+		Tools:    []string{"docker"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write("tools/docker-plugins/docker-sgplug", markerScript); err != nil {
+				return err
+			}
+			return w.Write("~/.docker/config.json", `{"cliPluginsExtraDirs": ["`+w.Path("tools/docker-plugins")+`"]}`+"\n")
+		},
+	},
+	{
 		Name: "manpath-home", Doc: "~/.manpath (man-db's user config) adds a workspace directory of pages and DEFINEs nroff as a program: man runs it to format the page (redrepo)",
 		Files:    []string{"~/.manpath"},
 		Commands: []string{"man sgpage"},
