@@ -755,6 +755,23 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/MERGE_HEAD") },
 	},
 	{
+		Name: "gitdir-link-worktree-locked", Doc: "a locked linked worktree whose .git/worktrees/wt1/locked (the lock's reason) is a link to ~/.netrc: git worktree list -v and --porcelain print it (redrepo2)",
+		Files:    []string{".git/worktrees/wt1/locked"},
+		Commands: []string{"git worktree list -v", "git worktree list --porcelain"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // a worktree beside the workspace
+		Plant: func(w *Workspace) error {
+			if _, err := w.Git(".", "worktree", "add", "-q", "../wt1"); err != nil {
+				return err
+			}
+			if _, err := w.Git(".", "worktree", "lock", "--reason", "kept", "../wt1"); err != nil {
+				return err
+			}
+			return w.linkHomeSecret(".git/worktrees/wt1/locked")
+		},
+	},
+	{
 		Name: "config-include-token", Doc: ".git/config includes ~/.vault-token, a token of one word: git reads it as a key outside any section and every command prints it (\"key does not contain a section: <token>\") (redrepo2)",
 		Files:    []string{".git/config", "~/.vault-token"},
 		Names:    []string{".vault-token"},
