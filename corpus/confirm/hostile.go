@@ -772,6 +772,17 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "pip-conf-link", Doc: "pip's user config, ~/.config/pip/pip.conf, is a link to ~/.netrc: pip --version prints the line that has no section header (redrepo2)",
+		Files:    []string{"~/.config/pip/pip.conf"},
+		Names:    []string{".config/pip/pip.conf"},
+		Commands: []string{"pip3 --version"},
+		Tools:    []string{"pip3"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.config/pip/pip.conf") },
+	},
+	{
 		Name: "config-include-token", Doc: ".git/config includes ~/.vault-token, a token of one word: git reads it as a key outside any section and every command prints it (\"key does not contain a section: <token>\") (redrepo2)",
 		Files:    []string{".git/config", "~/.vault-token"},
 		Names:    []string{".vault-token"},
