@@ -783,6 +783,16 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.config/pip/pip.conf") },
 	},
 	{
+		Name: "magic-link", Doc: "~/.magic (libmagic's user magic) is a link to ~/.netrc: file prints the line it cannot parse (\"offset `<line>' invalid\") (redrepo2)",
+		Files:    []string{"~/.magic"},
+		Commands: []string{"file README.md"},
+		Tools:    []string{"file"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.magic") },
+	},
+	{
 		Name: "config-include-token", Doc: ".git/config includes ~/.vault-token, a token of one word: git reads it as a key outside any section and every command prints it (\"key does not contain a section: <token>\") (redrepo2)",
 		Files:    []string{".git/config", "~/.vault-token"},
 		Names:    []string{".vault-token"},
