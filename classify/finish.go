@@ -141,8 +141,17 @@ func (f *finisher) describe() {
 			seg.Categories = addCat(seg.Categories, c)
 		}
 	}
+	// The program's hidden inputs, then each subcommand's on the way to
+	// the spec in force (docker compose's, then docker compose ps's).
 	seg.HiddenInputs = append([]HiddenInput(nil), p.root.HiddenInputs...) // nil when none
-	if spec != p.root {
+	cur := p.root
+	for _, name := range p.subPath {
+		if cur = cur.Sub(name); cur == nil {
+			break
+		}
+		seg.HiddenInputs = append(seg.HiddenInputs, cur.HiddenInputs...)
+	}
+	if spec != p.root && spec != cur {
 		seg.HiddenInputs = append(seg.HiddenInputs, spec.HiddenInputs...)
 	}
 	seg.RunsGit = p.root.RunsGit || spec.RunsGit

@@ -62,6 +62,14 @@ func (e Entry) Key() string {
 	return k
 }
 
+// PrintsKey reports an entry whose key git prints, on every command that
+// reads the configuration: a key outside any section, as a file of one
+// word (a token) reads, makes git say "error: key does not contain a
+// section: <key>" and go on (git 2.39: .git/config, an included file or
+// ~/.gitconfig linked to ~/.vault-token made git status print the token,
+// redrepo2). TestPrintsKeyMatchesGit holds it to git.
+func (e Entry) PrintsKey() bool { return e.File != "" && !strings.Contains(e.Name, ".") }
+
 func splitName(n string) (section, sub, key string) {
 	first := strings.IndexByte(n, '.')
 	last := strings.LastIndexByte(n, '.')

@@ -1,10 +1,13 @@
 package gitrepo
 
 import (
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var errNotDir = syscall.ENOTDIR
@@ -291,4 +294,48 @@ func FuzzIncludeIfMatchesGit(f *testing.F) {
 		})
 		w.compare(t, cond+pattern)
 	})
+}
+
+// TestPrintsKeyMatchesGit: git status prints a key of ~/.gitconfig in an
+// error exactly when PrintsKey says so (a key outside any section), and
+// the key it prints is the entry's name.
+func TestPrintsKeyMatchesGit(t *testing.T) {
+	needGit(t)
+	cases := []string{
+		"sgcanary0123\n",
+		"SgCanary-0123\n",
+		"sgcanary0123 = value\n",
+		"[core]\nsgcanary0123\n",
+		"[core]\n\tabbrev = 12\n",
+		"# sgcanary0123\n",
+		"machine example.com login demo password sgcanary0123\n",
+		"hvs.sgcanary0123\n",
+		"ghp_sgcanary0123\n",
+		"sgcanary0123\n[user]\n\tname = x\n",
+	}
+	for _, c := range cases {
+		w := newWorld(t)
+		w.write(t, map[string]string{"home/.gitconfig": c})
+		cmd := exec.Command("git", "status")
+		cmd.Dir, cmd.Env = w.repo, w.environ()
+		outb, _ := cmd.CombinedOutput() // the error is on stderr
+		out := string(outb)
+		es, _ := ParseFile([]byte(c))
+		var want []string
+		for _, e := range es {
+			e.File = w.home + "/.gitconfig"
+			if e.PrintsKey() {
+				want = append(want, e.Name)
+			}
+		}
+		var got []string
+		for _, line := range strings.Split(out, "\n") {
+			if k, ok := strings.CutPrefix(line, "error: key does not contain a section: "); ok {
+				got = append(got, k)
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("~/.gitconfig %q: keys git prints (-PrintsKey +git):\n%s\n%s", c, diff, out)
+		}
+	}
 }

@@ -422,11 +422,25 @@ func IsTrue(e Entry) bool {
 // (every command that reads objects); shallow: "bad shallow line: <line>";
 // info/grafts: "bad graft data: <line>"; packed-refs: "unexpected line in
 // .git/packed-refs: <line>" (commands that list refs); info/attributes:
-// git check-attr prints a line's words. TestPrintedFilesMatchGit holds the
-// list to git 2.39: a link to a file with a canary, in place of each of
-// these and of the other files of a git directory, prints the canary
-// exactly for these (redrepo).
-var PrintedFiles = []string{"objects/info/alternates", "shallow", "info/grafts", "packed-refs", "info/attributes"}
+// git check-attr prints a line's words. The state of a paused operation
+// (in the worktree's own git directory): rebase-merge/ and rebase-apply/
+// head-name and onto, which git status prints as the branch rebased and
+// the commit it is onto (git branch the branch), rebase-merge/done and
+// git-rebase-todo, whose lines git status lists, BISECT_START (git status
+// and git branch: "bisecting, started from branch '<line>'") and
+// MERGE_HEAD (git blame: "unknown line in '.git/MERGE_HEAD': <line>").
+// A linked worktree's locked (the reason git worktree list -v and
+// --porcelain print) and gitdir (the path git worktree list prints); a
+// name with "*" is a glob.
+// TestPrintedFilesMatchGit and TestPrintedStateFilesMatchGit hold the list
+// to git 2.39: a link to a file with a canary, in place of each of these
+// and of the other files of a git directory (and of each paused rebase,
+// merge and bisect), prints the canary exactly for these (redrepo,
+// redrepo2).
+var PrintedFiles = []string{"objects/info/alternates", "shallow", "info/grafts", "packed-refs", "info/attributes",
+	"rebase-merge/head-name", "rebase-merge/onto", "rebase-merge/done", "rebase-merge/git-rebase-todo",
+	"rebase-apply/head-name", "rebase-apply/onto", "BISECT_START", "MERGE_HEAD",
+	"worktrees/*/locked", "worktrees/*/gitdir"}
 
 // HookNames are the hooks git 2.39 runs (githooks(5)), each a file of
 // that name in the hooks directory.

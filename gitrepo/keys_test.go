@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -330,7 +331,10 @@ func TestSignatureFormatMatchesGit(t *testing.T) {
 // it.
 func TestPrintedFilesMatchGit(t *testing.T) {
 	needGit(t)
-	candidates := append(slices.Clone(PrintedFiles), "HEAD", "FETCH_HEAD", "ORIG_HEAD", "logs/HEAD", "logs/refs/heads/main",
+	// The files of a paused operation print only in that state
+	// (TestPrintedStateFilesMatchGit).
+	candidates := slices.DeleteFunc(slices.Clone(PrintedFiles), stateFile)
+	candidates = append(candidates, "HEAD", "FETCH_HEAD", "ORIG_HEAD", "logs/HEAD", "logs/refs/heads/main",
 		"refs/heads/main", "refs/heads/x", "description", "info/exclude", "index", "commondir")
 	cmds := [][]string{{"status"}, {"log", "--oneline", "-1"}, {"show-ref"}, {"for-each-ref"}, {"reflog"}, {"log", "-1", "FETCH_HEAD"},
 		{"log", "-1", "ORIG_HEAD"}, {"check-attr", "-a", "machine"}, {"check-ignore", "-v", "--no-index", "machine"}, {"describe", "--all"}, {"branch", "-a"}}
@@ -359,5 +363,118 @@ func TestPrintedFilesMatchGit(t *testing.T) {
 		if listed := slices.Contains(PrintedFiles, name); listed != (len(printed) > 0) {
 			t.Errorf(".git/%s a link to a secret: listed in PrintedFiles %v, git printed it in %q", name, listed, printed)
 		}
+	}
+}
+
+// stateFile reports a file of PrintedFiles that a paused rebase, merge or
+// bisect leaves.
+func stateFile(name string) bool {
+	return strings.HasPrefix(name, "rebase-") || strings.HasPrefix(name, "worktrees/") || name == "BISECT_START" || name == "MERGE_HEAD"
+}
+
+// printedFile reports whether a name of a git directory's file is one of
+// PrintedFiles (a glob there matching it).
+func printedFile(name string) bool {
+	return slices.ContainsFunc(PrintedFiles, func(g string) bool {
+		ok, _ := path.Match(g, name)
+		return ok
+	})
+}
+
+// TestPrintedStateFilesMatchGit: the files a paused rebase (merge backend
+// and apply backend), a merge with a conflict and a bisect leave in the
+// git directory, each replaced by a link to a file holding a canary, make
+// git status, git branch or git blame print the canary exactly when
+// PrintedFiles lists the file: .git/rebase-merge/onto linked to ~/.netrc
+// made git status print its password as the commit the rebase is onto
+// (redrepo2, git 2.39.5).
+func TestPrintedStateFilesMatchGit(t *testing.T) {
+	needGit(t)
+	env := func(w *world) {
+		for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.invalid",
+			"GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.invalid", "GIT_EDITOR": "true", "GIT_PAGER": "cat"} {
+			w.env[k] = v
+		}
+	}
+	states := []struct {
+		name string
+		args [][]string // run in order; failures (a conflict) are expected
+	}{
+		{"rebase-merge", [][]string{{"-c", "sequence.editor=sed -i 1s/^pick/edit/", "rebase", "-q", "-i", "side"}}},
+		{"rebase-apply", [][]string{{"rebase", "--apply", "-q", "side"}}},
+		{"merge", [][]string{{"merge", "-q", "side"}}},
+		{"bisect", [][]string{{"bisect", "start", "main", "main~2"}}},
+		{"worktree", [][]string{{"worktree", "add", "-q", "../wt1"}, {"worktree", "lock", "--reason", "kept", "../wt1"}}},
+	}
+	cmds := [][]string{{"status"}, {"branch"}, {"blame", "f"}, {"log", "--oneline", "-1"}, {"describe", "--all"},
+		{"worktree", "list", "-v"}, {"worktree", "list", "--porcelain"}}
+	for _, st := range states {
+		t.Run(st.name, func(t *testing.T) {
+			w := newWorld(t)
+			env(w)
+			must(t, os.RemoveAll(w.repo))
+			must(t, os.MkdirAll(w.repo, 0o755))
+			w.git(t, w.repo, "init", "-q", "-b", "main")
+			commit := func(file, content string) {
+				must(t, os.WriteFile(filepath.Join(w.repo, file), []byte(content), 0o644))
+				w.git(t, w.repo, "add", file)
+				w.git(t, w.repo, "commit", "-q", "-m", file+" "+strings.TrimSpace(content))
+			}
+			commit("f", "one\n")
+			w.git(t, w.repo, "checkout", "-q", "-b", "side")
+			commit("f", "side\n")
+			commit("g", "side\n")
+			w.git(t, w.repo, "checkout", "-q", "main")
+			commit("f", "main\n")
+			commit("h", "main\n")
+			for _, a := range st.args {
+				_, _ = w.gitErr(w.repo, a...)
+			}
+			secret := filepath.Join(w.root, "secret")
+			must(t, os.WriteFile(secret, []byte("machine example.com login demo password sgcanary0123\n"), 0o644))
+			// The state's files: every regular file of the git directory
+			// but its objects, hooks, refs and logs (TestPrintedFilesMatchGit
+			// holds those).
+			var names []string
+			gitdir := filepath.Join(w.repo, ".git")
+			must(t, filepath.WalkDir(gitdir, func(p string, d os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				rel, _ := filepath.Rel(gitdir, p)
+				if d.IsDir() && (rel == "objects" || rel == "hooks" || rel == "refs" || rel == "logs") {
+					return filepath.SkipDir
+				}
+				if d.Type().IsRegular() {
+					names = append(names, filepath.ToSlash(rel))
+				}
+				return nil
+			}))
+			if !slices.Contains(names, "index") || len(names) < 6 {
+				t.Fatalf("the %s state left %q", st.name, names)
+			}
+			for _, name := range names {
+				if printedFile(name) && !stateFile(name) {
+					continue // packed-refs: TestPrintedFilesMatchGit
+				}
+				p := filepath.Join(gitdir, filepath.FromSlash(name))
+				orig, err := os.ReadFile(p)
+				must(t, err)
+				must(t, os.Remove(p))
+				must(t, os.Symlink(secret, p))
+				var printed []string
+				for _, c := range cmds {
+					out, _ := w.gitErr(w.repo, c...)
+					if strings.Contains(out, "sgcanary0123") {
+						printed = append(printed, strings.Join(c, " "))
+					}
+				}
+				must(t, os.Remove(p))
+				must(t, os.WriteFile(p, orig, 0o644))
+				if listed := printedFile(name); listed != (len(printed) > 0) {
+					t.Errorf("%s: .git/%s a link to a secret: listed in PrintedFiles %v, git printed it in %q", st.name, name, listed, printed)
+				}
+			}
+		})
 	}
 }

@@ -209,7 +209,10 @@
 // diff or git log -p runs without a terminal (gitrepo.IsHelper): a
 // developer's core.pager, core.editor or credential.helper asks nothing.
 // core.worktree in the repository's configuration that points outside its
-// top level is not established. The configs of the repository's
+// top level is not established. A config file git reads with a key outside
+// any section (gitrepo.Entry.PrintsKey: git prints it in an error on every
+// command) is judged as a read: a one-word token file, included or linked,
+// is denied under its deny row, and asked about outside the roots. The configs of the repository's
 // submodules are read too (git
 // status and git diff run git in each, with its own config): the git
 // directories under <common>/modules, nested ones included, and a .git

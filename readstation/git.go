@@ -37,6 +37,9 @@ type cfgEntry struct {
 }
 
 func (e cfgEntry) name() string {
+	if e.section == "" {
+		return e.key // a key outside any section (gitrepo.Entry.PrintsKey)
+	}
 	if e.sub != "" {
 		return e.section + "." + e.sub + "." + e.key
 	}
@@ -578,6 +581,7 @@ func (j *judger) repoHelpers() []RepoHelper {
 			}
 		}
 		j.gitFileKeys(s, ri, res.real)
+		j.printedKeyFiles(s, ri)
 		for _, a := range ri.attrs {
 			a.Segment, a.Span = s.Index, s.Span
 			out = append(out, a)
@@ -687,6 +691,35 @@ func readRegular(p string, max int64) ([]byte, error) {
 		data = []byte{}
 	}
 	return data, nil
+}
+
+// printedKeyFiles judges, as a read of git segment s, each config file git
+// reads that has a key outside any section (gitrepo.Entry.PrintsKey): git
+// prints that key in an error on every command, so a config file, or one
+// it includes, that is a one-word token file (or a link to one) prints the
+// token. A regular file of the roots is the attacker's own writing and
+// passes; one a deny row covers, or a link to one, is denied; any other
+// (outside the roots, not regular) is asked about.
+func (j *judger) printedKeyFiles(s *classify.Segment, ri *repoInfo) {
+	var seen []string
+	for _, e := range ri.config {
+		if !e.entry().PrintsKey() || !filepath.IsAbs(e.file) || slices.Contains(seen, e.file) {
+			continue
+		}
+		seen = append(seen, e.file)
+		p := filepath.Clean(e.file)
+		res := j.fs.resolve(p)
+		v, row, msg := j.verdictFor(p, res)
+		if v == VerdictOK || v == VerdictMissing {
+			if res.err == nil && res.mode.IsRegular() {
+				continue
+			}
+			v, msg = VerdictNotEstablished, fmt.Sprintf("%s is a %s", show(p), typeName(res.mode))
+		}
+		j.extra = append(j.extra, Read{Path: p, Kind: "literal", Source: "repository", Resolved: p, Real: res.real,
+			Verdict: v, Row: row, Message: fmt.Sprintf("git prints the key of a line outside any section of %s in an error on every command (\"key does not contain a section\"), and %s", show(p), msg),
+			Span: s.Span, Segment: s.Index, Matches: []string{}})
+	}
 }
 
 // gitFileKeys judges the files that configuration keys of the table

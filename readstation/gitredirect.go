@@ -62,8 +62,22 @@ func (j *judger) printedLinks(s *classify.Segment, r gitRepoRef) {
 		if d.err != nil || !d.exists {
 			continue
 		}
+		var paths []string
 		for _, name := range gitrepo.PrintedFiles {
-			p := joinAbs(dir, name)
+			i := strings.IndexByte(name, '*')
+			if i < 0 {
+				paths = append(paths, joinAbs(dir, name))
+				continue
+			}
+			// A glob (worktrees/*/locked): the directory it lists is
+			// recorded too (a worktree added before the spawn changes it).
+			parent := filepath.Clean(joinAbs(dir, name[:i]))
+			j.adm.addPath(parent, j.fs.resolve(parent))
+			fsCalls.Add(1)
+			m, _ := filepath.Glob(joinAbs(dir, name))
+			paths = append(paths, m...)
+		}
+		for _, p := range paths {
 			res := j.fs.resolve(p)
 			j.adm.addPath(p, res)
 			if res.err == nil && (!res.exists || within(res.real, d.real) && res.mode.IsRegular()) {

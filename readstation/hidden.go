@@ -68,7 +68,7 @@ func (j *judger) hiddenInputs() []RepoHelper {
 			}
 			for _, p := range h.locate(hi) {
 				if hi.Reads {
-					h.judgeRead(p)
+					h.judgeRead(p, hi.Does)
 					continue
 				}
 				if hi.In == "path" && hi.Match == "" && hi.Format == "" {
@@ -109,8 +109,9 @@ func (j *judger) hiddenInputs() []RepoHelper {
 // errors (catalog reads), as a read: a file the deny rows cover, or a link
 // to one, is denied; a link out of the roots is outside them; a file that
 // is not regular is not established. A regular file of the workspace's
-// parents is the attacker's own writing, and passes.
-func (h *hiddenRun) judgeRead(p string) {
+// parents is the attacker's own writing, and passes. does, when the
+// catalog gives it, says what the program prints of the file.
+func (h *hiddenRun) judgeRead(p, does string) {
 	j := h.j
 	res := j.fs.resolve(p)
 	j.adm.addPath(p, res)
@@ -126,8 +127,11 @@ func (h *hiddenRun) judgeRead(p string) {
 	default:
 		return
 	}
+	if does == "" {
+		does = "print its lines when they do not parse"
+	}
 	j.extra = append(j.extra, Read{Path: p, Kind: "literal", Source: "repository", Resolved: filepath.Clean(p), Real: res.real,
-		Verdict: v, Row: row, Message: fmt.Sprintf("%s reads %s and prints its lines when they do not parse, and %s", h.who, show(p), msg),
+		Verdict: v, Row: row, Message: fmt.Sprintf("%s reads %s and would %s, and %s", h.who, show(p), does, msg),
 		Span: h.s.Span, Segment: h.s.Index, Matches: []string{}})
 }
 

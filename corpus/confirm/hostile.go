@@ -718,6 +718,128 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "xdg-attributes-link", Doc: "the user's attributes file, ~/.config/git/attributes (git reads it when core.attributesFile is not set), is a link to ~/.netrc: git check-attr -a prints the words of its lines as attributes (redrepo2)",
+		Files:    []string{"~/.config/git/attributes"},
+		Names:    []string{".config/git/attributes"},
+		Commands: []string{"git check-attr -a machine"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.config/git/attributes") },
+	},
+	{
+		Name: "gitdir-link-rebase-state", Doc: "a paused interactive rebase whose .git/rebase-merge/onto is a link to ~/.netrc: git status prints its line as the commit the rebase is onto (redrepo2)",
+		Files:    []string{".git/rebase-merge/onto"},
+		Commands: []string{"git status"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // git status reports a rebase in progress
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".git/rebase-merge/interactive", ""); err != nil {
+				return err
+			}
+			// git status names the rebase's branch and onto together.
+			if err := w.Write(".git/rebase-merge/head-name", "refs/heads/main\n"); err != nil {
+				return err
+			}
+			return w.linkHomeSecret(".git/rebase-merge/onto")
+		},
+	},
+	{
+		Name: "gitdir-link-merge-head", Doc: "a merge in progress whose .git/MERGE_HEAD is a link to ~/.netrc: git blame of the work tree reads the merge's parents and prints its line in the error (redrepo2)",
+		Files:    []string{".git/MERGE_HEAD"},
+		Commands: []string{"git blame README.md"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // git blame dies
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".git/MERGE_HEAD") },
+	},
+	{
+		Name: "gitdir-link-worktree-locked", Doc: "a locked linked worktree whose .git/worktrees/wt1/locked (the lock's reason) is a link to ~/.netrc: git worktree list -v and --porcelain print it (redrepo2)",
+		Files:    []string{".git/worktrees/wt1/locked"},
+		Commands: []string{"git worktree list -v", "git worktree list --porcelain"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // a worktree beside the workspace
+		Plant: func(w *Workspace) error {
+			if _, err := w.Git(".", "worktree", "add", "-q", "../wt1"); err != nil {
+				return err
+			}
+			if _, err := w.Git(".", "worktree", "lock", "--reason", "kept", "../wt1"); err != nil {
+				return err
+			}
+			return w.linkHomeSecret(".git/worktrees/wt1/locked")
+		},
+	},
+	{
+		Name: "pip-conf-link", Doc: "pip's user config, ~/.config/pip/pip.conf, is a link to ~/.netrc: pip --version prints the line that has no section header (redrepo2)",
+		Files:    []string{"~/.config/pip/pip.conf"},
+		Names:    []string{".config/pip/pip.conf"},
+		Commands: []string{"pip3 --version"},
+		Tools:    []string{"pip3"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.config/pip/pip.conf") },
+	},
+	{
+		Name: "magic-link", Doc: "~/.magic (libmagic's user magic) is a link to ~/.netrc: file prints the line it cannot parse (\"offset `<line>' invalid\") (redrepo2)",
+		Files:    []string{"~/.magic"},
+		Commands: []string{"file README.md"},
+		Tools:    []string{"file"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.magic") },
+	},
+	{
+		Name: "config-include-token", Doc: ".git/config includes ~/.vault-token, a token of one word: git reads it as a key outside any section and every command prints it (\"key does not contain a section: <token>\") (redrepo2)",
+		Files:    []string{".git/config", "~/.vault-token"},
+		Names:    []string{".vault-token"},
+		Commands: []string{"git status", "git log --oneline -1"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true, // every git command prints it
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.vault-token", w.Canary("~/.vault-token")+"\n"); err != nil {
+				return err
+			}
+			return w.Append(".git/config", "[include]\n\tpath = ~/.vault-token\n")
+		},
+	},
+	{
+		Name: "docker-cli-plugin-home", Doc: "~/.docker/cli-plugins holds docker-compose and docker-buildx: docker info and docker help run every plugin there to list it, docker compose and docker buildx run theirs, found there before the system's (redrepo2)",
+		Files:    []string{"~/.docker/cli-plugins/docker-compose", "~/.docker/cli-plugins/docker-buildx"},
+		Names:    []string{".docker/cli-plugins/docker-"},
+		Commands: []string{"docker info", "docker help", "docker compose version", "docker buildx ls", "docker system info"},
+		Tools:    []string{"docker"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			for _, n := range []string{"docker-compose", "docker-buildx"} {
+				if err := w.Write("~/.docker/cli-plugins/"+n, markerScript); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	},
+	{
+		Name: "docker-cli-plugin-extra-dirs", Doc: "~/.docker/config.json's cliPluginsExtraDirs names a workspace directory holding a plugin: docker info runs it to list it (redrepo2)",
+		Files:    []string{"~/.docker/config.json"},
+		Names:    []string{".docker/config.json"},
+		Commands: []string{"docker info"},
+		Tools:    []string{"docker"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write("tools/docker-plugins/docker-sgplug", markerScript); err != nil {
+				return err
+			}
+			return w.Write("~/.docker/config.json", `{"cliPluginsExtraDirs": ["`+w.Path("tools/docker-plugins")+`"]}`+"\n")
+		},
+	},
+	{
 		Name: "manpath-home", Doc: "~/.manpath (man-db's user config) adds a workspace directory of pages and DEFINEs nroff as a program: man runs it to format the page (redrepo)",
 		Files:    []string{"~/.manpath"},
 		Commands: []string{"man sgpage"},
