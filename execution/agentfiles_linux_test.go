@@ -148,6 +148,25 @@ func TestSandboxAgentProjectFiles(t *testing.T) {
 			t.Errorf("%s changed: %q", p, b)
 		}
 	}
+	t.Run("hg status, an included file", func(t *testing.T) {
+		// An hgrc that includes a file of the workspace: what the
+		// command writes there is what hg reads.
+		hg := needTool(t, "hg")
+		ws := t.TempDir()
+		cmd := exec.Command(hg, "init", "-q")
+		cmd.Dir, cmd.Env = ws, env
+		must(t, cmd.Run())
+		must(t, os.WriteFile(filepath.Join(ws, ".hg/hgrc"), []byte("%include ../shared.hgrc\n"), 0o644))
+		must(t, os.WriteFile(filepath.Join(ws, "shared.hgrc"), []byte("[ui]\n"), 0o644))
+		out := runSpec(t, context.Background(), Spec{Command: `printf '[hooks]\npre-status = touch pwned\n' >> shared.hgrc`, Dir: ws, Env: env, Timeout: time.Minute,
+			Sandbox: &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{ws}}})
+		cmd = exec.Command(hg, "status")
+		cmd.Dir, cmd.Env = ws, env
+		got, err := cmd.CombinedOutput()
+		if exists(filepath.Join(ws, "pwned")) {
+			t.Errorf("hg status ran what the confined command wrote in the included file (%v):\n%s\nconfined: %s", err, got, out.Output.String())
+		}
+	})
 	t.Run("hg status", func(t *testing.T) {
 		hg := needTool(t, "hg")
 		cmd := exec.Command(hg, "status")

@@ -307,3 +307,35 @@ func miseEnvPaths(data []byte, project string) (files, dirs []string) {
 	}
 	return files, dirs
 }
+
+// hgrcNamedPaths returns the files a Mercurial repository's hgrc at p
+// includes (%include PATH, relative to its directory): hg reads their
+// hooks and extensions as the hgrc's own. The answer is kept while p is
+// unchanged.
+func hgrcNamedPaths(p string) []string {
+	key := "hgrc\x00" + p
+	namedCache.Lock()
+	e, ok := namedCache.m[key]
+	namedCache.Unlock()
+	if ok && e.fresh() {
+		return e.paths
+	}
+	read := &stampedFiles{}
+	var paths []string
+	if data, err := read.ReadFile(p); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "%include"); ok {
+				if q := envrcPath(strings.TrimSpace(rest), filepath.Dir(p)); q != "" {
+					paths = append(paths, q)
+				}
+			}
+		}
+	}
+	namedCache.Lock()
+	if len(namedCache.m) >= 256 {
+		clear(namedCache.m)
+	}
+	namedCache.m[key] = namedEntry{files: read.read, paths: paths}
+	namedCache.Unlock()
+	return paths
+}

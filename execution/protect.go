@@ -245,8 +245,9 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, p := range scan.names {
 		add(p, false)
 	}
-	// What the .envrc files and mise's configuration files (at the tops
-	// and beneath) load, and the directories they put on PATH.
+	// What the .envrc files, mise's configuration files and Mercurial's
+	// hgrc files (at the tops and beneath) load, and the directories they
+	// put on PATH.
 	var pathDirs []string
 	named := func(files, dirs []string) {
 		for _, f := range filterIn(files, inRoots) {
@@ -260,6 +261,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	}
 	for _, r := range roots {
 		named(envrcNamedPaths(filepath.Join(r, ".envrc")))
+		named(hgrcNamedPaths(filepath.Join(r, ".hg/hgrc")), nil)
 		for _, n := range miseConfigNames {
 			named(miseNamedPaths(filepath.Join(r, n), r))
 		}
@@ -267,6 +269,9 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, n := range scan.names {
 		if filepath.Base(n) == ".envrc" {
 			named(envrcNamedPaths(n))
+		}
+		if filepath.Base(n) == "hgrc" {
+			named(hgrcNamedPaths(n), nil)
 		}
 		if project := miseConfigProject(n); project != "" {
 			named(miseNamedPaths(n, project))
