@@ -261,7 +261,6 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	}
 	for _, r := range roots {
 		named(envrcNamedPaths(filepath.Join(r, ".envrc")))
-		named(hgrcNamedPaths(filepath.Join(r, ".hg/hgrc")), nil)
 		for _, n := range miseConfigNames {
 			named(miseNamedPaths(filepath.Join(r, n), r))
 		}
