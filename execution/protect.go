@@ -124,8 +124,8 @@ func protectedPaths(c *Confinement) []protectedPath {
 // protectedPathsScan is protectedPaths with the state of what the walk
 // beneath the roots' tops found, for the check after the run.
 func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
-	var out []protectedPath
-	seen := map[string]bool{}
+	out := make([]protectedPath, 0, 2*len(ProtectedNames)+32)
+	seen := make(map[string]bool, 2*len(ProtectedNames)+32)
 	unprotected := func(p string) bool {
 		for _, u := range c.Unprotect {
 			if within(p, filepath.Clean(u)) {
@@ -260,9 +260,20 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 	}
 	for _, r := range roots {
-		named(envrcNamedPaths(filepath.Join(r, ".envrc")))
+		// The root's listing, kept while its watch saw no event, says
+		// which of these files can exist (ok false: each is looked at).
+		names, ok := dirNames.get(r, stampDir(r))
+		has := func(rel string) bool {
+			first, _, _ := strings.Cut(rel, "/")
+			return !ok || names[first]
+		}
+		if has(".envrc") {
+			named(envrcNamedPaths(filepath.Join(r, ".envrc")))
+		}
 		for _, n := range miseConfigNames {
-			named(miseNamedPaths(filepath.Join(r, n), r))
+			if has(n) {
+				named(miseNamedPaths(filepath.Join(r, n), r))
+			}
 		}
 	}
 	for _, n := range scan.names {
