@@ -29,7 +29,15 @@ var envrcLoaders = map[string]string{
 // relative to its directory, and the directories it puts on PATH. The
 // answer is kept while the file is unchanged.
 func envrcNamedPaths(p string) (files, pathDirs []string) {
-	key := "envrc\x00" + p
+	return namedInFile("envrc", p, func(data []byte) (files, dirs []string) {
+		return envrcLoads(string(data), filepath.Dir(p)), envrcPathDirs(string(data), filepath.Dir(p))
+	})
+}
+
+// namedInFile is what parse finds in the file p (nothing when p cannot
+// be read), kept under kind and p while the file is unchanged.
+func namedInFile(kind, p string, parse func(data []byte) (files, dirs []string)) (files, dirs []string) {
+	key := kind + "\x00" + p
 	namedCache.Lock()
 	e, ok := namedCache.m[key]
 	namedCache.Unlock()
@@ -37,18 +45,16 @@ func envrcNamedPaths(p string) (files, pathDirs []string) {
 		return e.paths, e.dirs
 	}
 	read := &stampedFiles{}
-	data, err := read.ReadFile(p)
-	if err == nil {
-		files = envrcLoads(string(data), filepath.Dir(p))
-		pathDirs = envrcPathDirs(string(data), filepath.Dir(p))
+	if data, err := read.ReadFile(p); err == nil {
+		files, dirs = parse(data)
 	}
 	namedCache.Lock()
 	if len(namedCache.m) >= 256 {
 		clear(namedCache.m)
 	}
-	namedCache.m[key] = namedEntry{files: read.read, paths: files, dirs: pathDirs}
+	namedCache.m[key] = namedEntry{files: read.read, paths: files, dirs: dirs}
 	namedCache.Unlock()
-	return files, pathDirs
+	return files, dirs
 }
 
 // envrcCommands calls f with the words of each command of each line of
@@ -225,24 +231,7 @@ func miseConfigProject(p string) string {
 // project directory project) sources or reads as dotenv files, and the
 // directories it puts on PATH. The answer is kept while p is unchanged.
 func miseNamedPaths(p, project string) (files, pathDirs []string) {
-	key := "mise\x00" + p
-	namedCache.Lock()
-	e, ok := namedCache.m[key]
-	namedCache.Unlock()
-	if ok && e.fresh() {
-		return e.paths, e.dirs
-	}
-	read := &stampedFiles{}
-	if data, err := read.ReadFile(p); err == nil {
-		files, pathDirs = miseEnvPaths(data, project)
-	}
-	namedCache.Lock()
-	if len(namedCache.m) >= 256 {
-		clear(namedCache.m)
-	}
-	namedCache.m[key] = namedEntry{files: read.read, paths: files, dirs: pathDirs}
-	namedCache.Unlock()
-	return files, pathDirs
+	return namedInFile("mise", p, func(data []byte) (files, dirs []string) { return miseEnvPaths(data, project) })
 }
 
 // miseEnvPaths reads a mise configuration's [env] directives (as a
@@ -313,16 +302,7 @@ func miseEnvPaths(data []byte, project string) (files, dirs []string) {
 // hooks and extensions as the hgrc's own. The answer is kept while p is
 // unchanged.
 func hgrcNamedPaths(p string) []string {
-	key := "hgrc\x00" + p
-	namedCache.Lock()
-	e, ok := namedCache.m[key]
-	namedCache.Unlock()
-	if ok && e.fresh() {
-		return e.paths
-	}
-	read := &stampedFiles{}
-	var paths []string
-	if data, err := read.ReadFile(p); err == nil {
+	paths, _ := namedInFile("hgrc", p, func(data []byte) (paths, _ []string) {
 		for _, line := range strings.Split(string(data), "\n") {
 			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "%include"); ok {
 				if q := envrcPath(strings.TrimSpace(rest), filepath.Dir(p)); q != "" {
@@ -330,12 +310,7 @@ func hgrcNamedPaths(p string) []string {
 				}
 			}
 		}
-	}
-	namedCache.Lock()
-	if len(namedCache.m) >= 256 {
-		clear(namedCache.m)
-	}
-	namedCache.m[key] = namedEntry{files: read.read, paths: paths}
-	namedCache.Unlock()
+		return paths, nil
+	})
 	return paths
 }
