@@ -60,7 +60,7 @@ func TestSandboxUserNamespaceGuard(t *testing.T) {
 // the run: it needs no hiding. One still there is hidden.
 func TestHideSocketGone(t *testing.T) {
 	if os.Getuid() != 0 {
-		t.Skipf("binds in a mount namespace of root's; uid %d's helper makes its own", os.Getuid())
+		t.Skipf("unsharing a mount namespace in this threaded process needs root (uid %d; a user namespace cannot be made by a threaded process): the unprivileged helper's socket hiding is TestSandboxEscapes/nonroot's socket row; CI runs this as root", os.Getuid())
 	}
 	dir := t.TempDir()
 	var paths []string

@@ -307,14 +307,14 @@ print("PID", os.getpid(), "sibling", pid, flush=True)
 	}
 	t.Run("root", func(t *testing.T) {
 		if os.Getuid() != 0 {
-			t.Skipf("root's route needs root; this process runs as uid %d", os.Getuid())
+			t.Skipf("root's slots exist only for root (this process is uid %d, whose kept helper the nonroot subtests cover; CI runs this one as root)", os.Getuid())
 		}
 		needSlots(t)
 		run(t, "34.5551")
 	})
 	t.Run("root zombie", func(t *testing.T) {
 		if os.Getuid() != 0 {
-			t.Skipf("root's route needs root; this process runs as uid %d", os.Getuid())
+			t.Skipf("root's slots exist only for root (this process is uid %d, whose kept helper the nonroot subtests cover; CI runs this one as root)", os.Getuid())
 		}
 		needSlots(t)
 		run(t, "0")
