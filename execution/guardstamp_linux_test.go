@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -254,5 +255,50 @@ func TestDirStampWatchEnded(t *testing.T) {
 	knownPaths.refresh()
 	if unchangedSince(st, p) {
 		t.Errorf("an entry made after a stamp on an ended watch was not seen (stamp %+v)", st)
+	}
+}
+
+// TestRefreshSurvivesSignals polls the watches while signals keep
+// interrupting the thread: a poll cut short by a signal (EINTR; the Go
+// runtime's own preemption sends SIGURG) must be asked again, not taken
+// for a failure that drops every watch and kept finding (which, before,
+// happened mid-run about once in ten thousand polls and made the next
+// runs look at every protected path again).
+func TestRefreshSurvivesSignals(t *testing.T) {
+	knownPaths.refresh()
+	knownPaths.mu.Lock()
+	watching := knownPaths.fd >= 0
+	knownPaths.mu.Unlock()
+	if !watching {
+		t.Skip("no inotify instance in this process (its limit reached or not allowed): nothing is kept to lose")
+	}
+	gen := knownPaths.mountGen()
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	pid, tid := unix.Getpid(), 0
+	ready := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ready
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_ = unix.Tgkill(pid, tid, unix.SIGURG) // the runtime's preemption signal: harmless, interrupts a system call
+			}
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid = unix.Gettid()
+	close(ready)
+	for i := 0; i < 20000 && knownPaths.mountGen() == gen; i++ {
+		knownPaths.refresh()
+	}
+	close(stop)
+	<-done
+	if got := knownPaths.mountGen(); got != gen {
+		t.Errorf("the watches' generation went from %d to %d while only signals came: a poll interrupted by a signal dropped every kept finding", gen, got)
 	}
 }

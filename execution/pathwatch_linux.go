@@ -148,6 +148,12 @@ func (w *pathWatch) refresh() {
 func (w *pathWatch) poll() {
 	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.mounts), Events: unix.POLLPRI}}
 	n, err := unix.Poll(fds, 0)
+	for err == unix.EINTR {
+		// A signal (the Go runtime's preemption, SIGURG) came during the
+		// poll: nothing is lost, ask again. Taking it for a failure
+		// dropped every finding and watch, often mid-run.
+		n, err = unix.Poll(fds, 0)
+	}
 	if err != nil {
 		w.dropAll()
 		return
