@@ -462,18 +462,10 @@ func (r *confinedRun) prepare() (func() error, error) {
 		}
 		r.sockets = socketReader.read(inside)
 	}
-	var scanned chan protectScan
-	if r.c.Mode == SandboxWorkspaceWrite {
-		// The protected paths are found while the rest is made ready
-		// (scanProtected reads only the confinement and the file system).
-		scanned = make(chan protectScan, 1)
-		c := r.c
-		go func() { scanned <- scanProtected(c) }()
-	}
 	r.addReads()
 	r.info = &SandboxInfo{Mode: r.c.Mode, Enforced: true, Mechanism: "landlock", ABI: r.sup.ABI, Network: "allowed"}
 	if r.c.Mode == SandboxWorkspaceWrite {
-		if err := r.workspaceWrite(<-scanned); err != nil {
+		if err := r.workspaceWrite(); err != nil {
 			return nil, err
 		}
 	}
@@ -652,49 +644,10 @@ func absDirs(list []string, ids map[string]fileID) []string {
 	return out
 }
 
-// protectScan is what workspace-write finds of the protected paths
-// before a run: the paths (the symlinks' targets in the roots last) and
-// the guard that holds their states and what the walk beneath the roots'
-// tops found.
-type protectScan struct {
-	prot []protectedPath
-	g    *guard
-}
-
-// scanProtected finds c's protected paths and their states before the
-// run.
-func scanProtected(c *Confinement) protectScan {
-	prot, nested := protectedPathsScan(c)
-	watch := make([]string, 0, len(prot))
-	for _, p := range prot {
-		watch = append(watch, p.path)
-	}
-	q := ""
-	if c.Cache != "" {
-		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
-	}
-	g := newGuard(watch, q)
-	g.nested = nested
-	// A protected name that is a symlink cannot be bound, and leads to
-	// what is as much obeyed: where that lies in a root, it is protected
-	// in the name's place (watched too: one that does not exist yet).
-	targets := symlinkTargets(prot, g.before, rootDirs(c), c.Unprotect)
-	if len(targets) > 0 {
-		prot = append(prot, targets...)
-		for _, t := range targets {
-			watch = append(watch, t.path)
-		}
-		g = newGuard(watch, q)
-		g.nested = nested
-	}
-	return protectScan{prot: prot, g: g}
-}
-
 // workspaceWrite adds what workspace-write grants: the roots and the
-// run's TMPDIR writable, the protected paths (found by scanProtected)
-// bound read-only where they exist and watched after the run, and the
-// outside sockets hidden.
-func (r *confinedRun) workspaceWrite(ps protectScan) error {
+// run's TMPDIR writable, the protected paths bound read-only where they
+// exist and watched after the run, and the outside sockets hidden.
+func (r *confinedRun) workspaceWrite() error {
 	c, ts := r.c, r.ts
 	// Each run's TMPDIR is a directory of its own in one directory of
 	// this user's; the ruleset grants this run's only (tmpRule), so that
@@ -720,13 +673,32 @@ func (r *confinedRun) workspaceWrite(ps protectScan) error {
 	// The protected paths: those that exist (and are no symlink) are
 	// bound read-only in a mount namespace of the command's own; all
 	// are checked after the run (one that appeared is moved aside).
-	prot := ps.prot
+	prot, nested := protectedPathsScan(c)
+	watch := make([]string, 0, len(prot))
 	for _, p := range prot {
+		watch = append(watch, p.path)
 		if !p.pin {
 			r.sets.protected = append(r.sets.protected, p.path)
 		}
 	}
-	r.g = ps.g
+	q := ""
+	if c.Cache != "" {
+		q = filepath.Join(filepath.Dir(c.Cache), "quarantine")
+	}
+	r.g = newGuard(watch, q)
+	r.g.nested = nested
+	// A protected name that is a symlink cannot be bound, and leads to
+	// what is as much obeyed: where that lies in a root, it is protected
+	// in the name's place (watched too: one that does not exist yet).
+	if targets := symlinkTargets(prot, r.g.before, rootDirs(c), c.Unprotect); len(targets) > 0 {
+		prot = append(prot, targets...)
+		for _, t := range targets {
+			watch = append(watch, t.path)
+			r.sets.protected = append(r.sets.protected, t.path)
+		}
+		r.g = newGuard(watch, q)
+		r.g.nested = nested
+	}
 	for i, p := range prot {
 		if st := r.g.before[i]; st.exists && st.symlink == "" && st.mode&os.ModeSymlink == 0 {
 			ts.protect = append(ts.protect, p)
