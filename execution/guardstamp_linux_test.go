@@ -458,3 +458,90 @@ func TestGuardAlone(t *testing.T) {
 		})
 	}
 }
+
+// TestScanAfterChanges scans a workspace twice with a person's change
+// between the scans: the second scan, which keeps the directories'
+// stamps (and whether a root's .git is a directory) from the first
+// while nothing on their way changed, must see the change.
+func TestScanAfterChanges(t *testing.T) {
+	tests := []struct {
+		name string
+		git  bool
+		// change is made between the scans; want is a path (relative)
+		// the second scan protects, todo one whose content it records.
+		change     func(t *testing.T, root string)
+		want, todo string
+	}{
+		{
+			name:   "git init",
+			change: func(t *testing.T, root string) { gitInit(t, root) },
+			want:   ".git/config",
+		},
+		{
+			name: "an .envrc that loads a file",
+			change: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("source_env_if_exists local.sh\n"), 0o644))
+			},
+			want: "local.sh",
+		},
+		{
+			name: "a linked worktree",
+			git:  true,
+			change: func(t *testing.T, root string) {
+				must(t, os.MkdirAll(filepath.Join(root, ".git/worktrees/w"), 0o755))
+			},
+			want: ".git/worktrees/w/config.worktree",
+		},
+		{
+			name: "a paused rebase",
+			git:  true,
+			change: func(t *testing.T, root string) {
+				must(t, os.MkdirAll(filepath.Join(root, ".git/rebase-merge"), 0o755))
+				must(t, os.WriteFile(filepath.Join(root, ".git/rebase-merge/git-rebase-todo"), []byte("pick 0000000 x\n"), 0o644))
+			},
+			todo: ".git/rebase-merge/git-rebase-todo",
+		},
+		{
+			name: "the root replaced by renaming its directory",
+			change: func(t *testing.T, root string) {
+				p := filepath.Dir(root)
+				must(t, os.Rename(p, p+".old"))
+				must(t, os.MkdirAll(root, 0o755))
+				gitInit(t, root)
+			},
+			want: ".git/hooks",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "p", "ws")
+			must(t, os.MkdirAll(root, 0o755))
+			if tt.git {
+				gitInit(t, root)
+			}
+			time.Sleep(racyWindow + 100*time.Millisecond) // the stamps' shortcuts are taken
+			c := &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{root}}
+			protectedPathsScan(c)
+			tt.change(t, root)
+			prot, b := protectedPathsScan(c)
+			if tt.want != "" {
+				want := filepath.Join(root, tt.want)
+				if !slices.ContainsFunc(prot, func(p protectedPath) bool { return p.path == want }) {
+					t.Errorf("the scan after the change does not protect %s", want)
+				}
+			}
+			if tt.todo != "" {
+				if _, ok := b.todos[filepath.Join(root, tt.todo)]; !ok {
+					t.Errorf("the scan after the change did not record %s (recorded: %v)", tt.todo, b.todos)
+				}
+			}
+		})
+	}
+}
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+}

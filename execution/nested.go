@@ -599,7 +599,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		checked[gd] = true
 	}
 	inner := map[string][]innerGit{}
-	holds := listingHolds()
+	holds := listingHolds(stampDir)
 	readDir := func(d string) ([]os.DirEntry, error) { return readListed(d, holds) }
 	for _, top := range b.tops {
 		checked[top] = true

@@ -135,10 +135,20 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		return false
 	}
 	roots := rootDirs(c)
+	// The directories' stamps, kept from the last scan while nothing on
+	// their way changed (scanStamps.get).
+	kept := map[string]bool{}
+	stamp := func(d string) dirStamp { return scanStamps.get(d, kept) }
 	rootGit := make([]bool, len(roots)) // root/.git is a directory
 	for i, r := range roots {
+		st := stamp(r)
+		if isGit, ok := scanStamps.rootGit(r, st); ok {
+			rootGit[i] = isGit
+			continue
+		}
 		fi, err := os.Lstat(filepath.Join(r, ".git"))
 		rootGit[i] = err == nil && fi.IsDir()
+		scanStamps.setRootGit(r, st, rootGit[i])
 	}
 	// The names at the roots' tops and in their (and c.GitDirs') git
 	// directories, the same for every run of c (staticProtected); what
@@ -157,7 +167,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	}
 	// What a git directory does not hold is not looked for (its
 	// worktrees and modules, a paused rebase's files).
-	holds := listingHolds()
+	holds := listingHolds(stamp)
 	// Directories read once for both the paths and the state of the
 	// inner git directories (newNestedBefore).
 	read := map[string][]os.DirEntry{}
@@ -274,7 +284,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 	for _, r := range roots {
 		// The root's listing, kept while its watch saw no event, says
 		// which of these files can exist (ok false: each is looked at).
-		names, ok := dirNames.get(r, stampDir(r))
+		names, ok := dirNames.get(r, stamp(r))
 		has := func(rel string) bool {
 			first, _, _ := strings.Cut(rel, "/")
 			return !ok || names[first]
@@ -329,20 +339,81 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 }
 
 // listingHolds returns holds(dir, name): whether the directory dir may
-// hold name, from dir's listing kept under its watched stamp (dirNames):
-// false is an entry that does not exist, as an lstat would have said,
-// without one; a listing not kept says it may. Each directory is
-// stamped once, when first asked about: the caller took the events that
-// came before (knownPaths.refresh).
-func listingHolds() func(dir, name string) bool {
+// hold name, from dir's listing kept under its watched stamp (dirNames;
+// stamp takes it): false is an entry that does not exist, as an lstat
+// would have said, without one; a listing not kept says it may. Each
+// directory is stamped once, when first asked about: the caller took
+// the events that came before (knownPaths.refresh).
+func listingHolds(stamp func(string) dirStamp) func(dir, name string) bool {
 	listings := map[string]map[string]bool{}
 	return func(dir, name string) bool {
 		names, ok := listings[dir]
 		if !ok {
-			names, _ = dirNames.get(dir, stampDir(dir))
+			names, _ = dirNames.get(dir, stamp(dir))
 			listings[dir] = names
 		}
 		return names == nil || names[name]
+	}
+}
+
+// scanStamps are the stamps the scans took last, by directory, and
+// whether each root's .git was a directory then: a directory that
+// stillStamped says has not changed keeps its stamp without a look, and
+// a root with the same stamp the same .git.
+var scanStamps = stampMemo{m: map[string]keptStamp{}}
+
+type stampMemo struct {
+	mu sync.Mutex
+	m  map[string]keptStamp
+}
+
+type keptStamp struct {
+	st dirStamp
+	// gitKnown: isGit says whether the directory's .git was a directory
+	// when it had the stamp st.
+	gitKnown, isGit bool
+}
+
+// get returns d's stamp: the last one when stillStamped (same are the
+// directories whose stamps were kept so: d's own directory among them
+// says d's name still leads to it), or a new one.
+func (c *stampMemo) get(d string, same map[string]bool) dirStamp {
+	c.mu.Lock()
+	e, ok := c.m[d]
+	c.mu.Unlock()
+	if ok && stillStamped(d, e.st, same) {
+		same[d] = true
+		return e.st
+	}
+	st := stampDir(d)
+	c.mu.Lock()
+	if len(c.m) >= maxDirNames {
+		clear(c.m)
+	}
+	c.m[d] = keptStamp{st: st}
+	c.mu.Unlock()
+	return st
+}
+
+// rootGit says whether r's .git was a directory when r had the stamp st
+// (ok false: not known).
+func (c *stampMemo) rootGit(r string, st dirStamp) (isGit, ok bool) {
+	if !st.watched {
+		return false, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, have := c.m[r]
+	return e.isGit, have && e.gitKnown && e.st == st
+}
+
+// setRootGit records whether r's .git is a directory, r having the
+// stamp st.
+func (c *stampMemo) setRootGit(r string, st dirStamp, isGit bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[r]; ok && e.st == st {
+		c.m[r] = keptStamp{st: st, gitKnown: true, isGit: isGit}
 	}
 }
 
