@@ -71,8 +71,9 @@ func (j *judger) hiddenInputs() []RepoHelper {
 					h.judgeRead(p, hi.Does)
 					continue
 				}
-				if hi.In == "path" && hi.Match == "" && hi.Format == "" {
-					// Its existence does: a directory (man's pages).
+				if hi.Match == "" && hi.Format == "" {
+					// Its existence does, a directory's too (man's pages
+					// beside PATH, Python's user site-packages).
 					if res := j.fs.resolve(p); res.err == nil && res.exists && res.mode.IsDir() {
 						j.adm.addPath(p, res)
 						rh, _ := matchHidden(hi, p, nil)
