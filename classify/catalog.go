@@ -1164,6 +1164,8 @@ func knownKeys(n *yaml.Node, known map[string]bool, what string) error {
 var HiddenInputChecks = map[string]string{
 	"go-toolchain":        "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
 	"go-modules":          "the modules go.mod (or go.work's modules) require against the module cache",
+	"go-work-modules":     "the go.mod files of the directories go.work uses and go.work or go.mod replace modules with, each judged as a read (go quotes a line that does not parse)",
+	"cargo-manifests":     "the Cargo.toml of every crate a manifest names by a path (dependencies, patch, replace, workspace members and package.workspace), each judged as a read (cargo quotes a line that does not parse)",
 	"rust-toolchain":      "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
 	"rust-toolchain-path": "the toolchain directory a rust-toolchain file names (its path key, read as TOML), whose programs rustup's proxies run",
 	"env-set":             "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",

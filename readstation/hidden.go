@@ -416,6 +416,8 @@ func hiddenRegexp(pat string) *regexp.Regexp {
 var hiddenChecks = map[string]func(h *hiddenRun) []RepoHelper{
 	"go-toolchain":        checkGoToolchain,
 	"go-modules":          checkGoModules,
+	"go-work-modules":     checkGoWorkModules,
+	"cargo-manifests":     checkCargoManifests,
 	"rust-toolchain":      checkRustToolchain,
 	"rust-toolchain-path": checkRustToolchainPath,
 	"env-set":             checkEnvSet,
