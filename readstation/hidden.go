@@ -71,9 +71,10 @@ func (j *judger) hiddenInputs() []RepoHelper {
 					h.judgeRead(p, hi.Does)
 					continue
 				}
-				if hi.Match == "" && hi.Format == "" {
+				if hi.Match == "" && hi.Format == "" && hi.InDirs() != nil || hi.In == "path" && hi.Match == "" && hi.Format == "" {
 					// Its existence does, a directory's too (man's pages
-					// beside PATH, Python's user site-packages).
+					// beside PATH, Python's user site-packages); a project
+					// file that is a directory is not established.
 					if res := j.fs.resolve(p); res.err == nil && res.exists && res.mode.IsDir() {
 						j.adm.addPath(p, res)
 						rh, _ := matchHidden(hi, p, nil)
@@ -139,6 +140,11 @@ func (h *hiddenRun) judgeRead(p, does string) {
 // notEstablished adds a not-established read about a segment's hidden
 // inputs.
 func (j *judger) notEstablished(s *classify.Segment, p, msg string) {
+	for _, r := range j.extra {
+		if r.Verdict == VerdictNotEstablished && r.Segment == s.Index && r.Path == p && r.Message == msg {
+			return // two checks that read the same (go's env) say it once
+		}
+	}
 	j.extra = append(j.extra, Read{Path: p, Kind: "literal", Source: "repository", Resolved: p,
 		Verdict: VerdictNotEstablished, Message: msg, Span: s.Span, Segment: s.Index, Matches: []string{}})
 }

@@ -71,6 +71,7 @@ var (
 	keyHas                   = ast.StringTerm("has")
 	keyHelpers               = ast.StringTerm("helpers")
 	keyHiddenEnv             = ast.StringTerm("hidden_env")
+	keyHiddenIgnoreFiles     = ast.StringTerm("hidden_ignore_files")
 	keyHiddenInputs          = ast.StringTerm("hidden_inputs")
 	keyHint                  = ast.StringTerm("hint")
 	keyHome                  = ast.StringTerm("home")
@@ -1069,6 +1070,10 @@ func describeClassifyWalk(e enc, v *classify.Walk) {
 	if v.HiddenEnv != "" {
 		e.key(keyHiddenEnv)
 		e.name(v.HiddenEnv)
+	}
+	if len(v.HiddenIgnoreFiles) > 0 {
+		e.key(keyHiddenIgnoreFiles)
+		describeStrings(e, v.HiddenIgnoreFiles, strKind)
 	}
 	if v.Hint != "" {
 		e.key(keyHint)
