@@ -1157,6 +1157,26 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "npmrc-link", Doc: "the project's .npmrc is a link to ~/.netrc: npm warns of each line as a config key it does not know, quoting it (Unknown project config \"machine … password …\") (redrepo3)",
+		Files:    []string{".npmrc"},
+		Commands: []string{"npm ls --no-update-notifier", "npm config get registry --no-update-notifier"},
+		Tools:    []string{"npm"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".npmrc") },
+	},
+	{
+		Name: "npmrc-home-link", Doc: "the user's ~/.npmrc is a link to ~/.netrc: npm warns of each line as a user config key it does not know, quoting it (redrepo3)",
+		Files:    []string{"~/.npmrc"},
+		Commands: []string{"npm ls --no-update-notifier"},
+		Tools:    []string{"npm"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.npmrc") },
+	},
+	{
 		Name: "rg-ignore-whitelist", Doc: "an .ignore file says !.env: rg searches the hidden .env it would skip, and prints the line that matches (redrepo3)",
 		Files:    []string{".ignore", ".env"},
 		Names:    []string{".ignore"},
