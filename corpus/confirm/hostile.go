@@ -1177,6 +1177,26 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.npmrc") },
 	},
 	{
+		Name: "hgrc-link", Doc: "the user's ~/.hgrc is a link to ~/.netrc: every hg command, hg --version included, quotes the line it cannot parse (config error at ~/.hgrc:1: <line>) (redrepo3)",
+		Files:    []string{"~/.hgrc"},
+		Commands: []string{"hg --version"},
+		Tools:    []string{"hg"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.hgrc") },
+	},
+	{
+		Name: "manpath-link", Doc: "man-db's user config ~/.manpath is a link to ~/.netrc: man quotes the line it cannot parse (can't parse directory list `<line>') (redrepo3)",
+		Files:    []string{"~/.manpath"},
+		Commands: []string{"man ls", "man -w ls"},
+		Tools:    []string{"man"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.manpath") },
+	},
+	{
 		Name: "rg-ignore-whitelist", Doc: "an .ignore file says !.env: rg searches the hidden .env it would skip, and prints the line that matches (redrepo3)",
 		Files:    []string{".ignore", ".env"},
 		Names:    []string{".ignore"},
