@@ -5,6 +5,7 @@ package agentenv
 // Names are the environment variables whose value changes what a program
 // of the embedded catalog reads.
 var Names = []string{
+	"ACKRC",
 	"AWS_CONFIG_FILE",
 	"BASH_ENV",
 	"BAT_CONFIG_PATH",
