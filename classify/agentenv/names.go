@@ -8,6 +8,7 @@ var Names = []string{
 	"ACKRC",
 	"AWS_CONFIG_FILE",
 	"BASH_ENV",
+	"BAT_CONFIG_DIR",
 	"BAT_CONFIG_PATH",
 	"CARGO_HOME",
 	"DOCKER_CONFIG",
