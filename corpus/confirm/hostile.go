@@ -1215,6 +1215,28 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.Write(".ackrc", "--files-f="+w.Path("~/.netrc")+"\n") },
 	},
 	{
+		Name: "shim-bash-env", Doc: "python3 is a version manager's shim (#!/usr/bin/env bash, as pyenv's and asdf's are) and BASH_ENV names ~/.bash_env: the shim's bash sources it before it runs Python (redrepo3)",
+		Files:    []string{"~/.bash_env"},
+		Names:    []string{".bash_env"},
+		Commands: []string{"python3 --version"},
+		Tools:    []string{"python3"},
+		Fires:    FireMarker,
+		Env:      []string{"BASH_ENV={home}/.bash_env", "PATH={dir}/shims:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant: func(w *Workspace) error {
+			py, err := exec.LookPath("python3")
+			if err != nil {
+				return err
+			}
+			if err := w.Write("../shims/python3", "#!/usr/bin/env bash\nexec "+py+" \"$@\"\n"); err != nil {
+				return err
+			}
+			// Only the shim's bash leaves the marker ($0 is the script), not
+			// the harness's own bash -c.
+			return w.Write("~/.bash_env", "case \"$0\" in */shims/python3) : > \"$SG_MARKERS/shim-$$\";; esac\n")
+		},
+	},
+	{
 		Name: "rg-ignore-whitelist", Doc: "an .ignore file says !.env: rg searches the hidden .env it would skip, and prints the line that matches (redrepo3)",
 		Files:    []string{".ignore", ".env"},
 		Names:    []string{".ignore"},
