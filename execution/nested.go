@@ -465,14 +465,18 @@ type nestedBefore struct {
 }
 
 // newNestedBefore records the scan s of roots, and the inner git
-// directories of tops.
+// directories of tops. holds says whether a git directory may hold a
+// name (false: it does not).
 // readDir reads a directory (os.ReadDir, or what was read a moment
 // before).
-func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string, readDir func(string) ([]os.DirEntry, error)) *nestedBefore {
+func newNestedBefore(roots []string, skip func(string) bool, s nestedScan, tops []string, readDir func(string) ([]os.DirEntry, error), holds func(g, name string) bool) *nestedBefore {
 	b := &nestedBefore{roots: roots, skip: skip, states: map[string]pathState{}, gitDirs: map[string]bool{},
 		tops: tops, inner: map[string]pathState{}, todos: map[string]string{}}
 	todo := func(g string) {
 		for _, f := range sequencerFiles {
+			if dir, _, _ := strings.Cut(f.path, "/"); !holds(g, dir) {
+				continue // no such operation paused
+			}
 			p := filepath.Join(g, f.path)
 			if data, err := readSmallRegular(p, maxGitConfig); err == nil {
 				b.todos[p] = string(data)
@@ -506,13 +510,9 @@ type innerGit struct {
 	common   string
 }
 
-// innerGitDirs lists the submodules' and linked worktrees' git
-// directories of the git directory g (bounded as protectedPaths is).
-func innerGitDirs(g string) []innerGit {
-	return innerGitDirsRead(g, os.ReadDir)
-}
-
-// innerGitDirsRead is innerGitDirs reading directories with readDir.
+// innerGitDirsRead lists the submodules' and linked worktrees' git
+// directories of the git directory g (bounded as protectedPaths is),
+// reading directories with readDir.
 func innerGitDirsRead(g string, readDir func(string) ([]os.DirEntry, error)) []innerGit {
 	var out []innerGit
 	if ents, err := readDir(filepath.Join(g, "worktrees")); err == nil {
@@ -599,9 +599,11 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		checked[gd] = true
 	}
 	inner := map[string][]innerGit{}
+	holds := listingHolds()
+	readDir := func(d string) ([]os.DirEntry, error) { return readListed(d, holds) }
 	for _, top := range b.tops {
 		checked[top] = true
-		inner[top] = innerGitDirs(top)
+		inner[top] = innerGitDirsRead(top, readDir)
 		for _, in := range inner[top] {
 			checked[in.path] = true
 		}
@@ -622,8 +624,11 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 			dir, _ := filepath.Split(f.path)
 			seen, ok := dirs[dir]
 			if !ok {
-				_, err := os.Lstat(filepath.Join(gd, dir))
-				seen = err == nil
+				seen = holds(gd, strings.TrimSuffix(dir, "/"))
+				if seen {
+					_, err := os.Lstat(filepath.Join(gd, dir))
+					seen = err == nil
+				}
 				dirs[dir] = seen
 			}
 			if !seen {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -124,8 +125,7 @@ func protectedPaths(c *Confinement) []protectedPath {
 // protectedPathsScan is protectedPaths with the state of what the walk
 // beneath the roots' tops found, for the check after the run.
 func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
-	out := make([]protectedPath, 0, 2*len(ProtectedNames)+32)
-	seen := make(map[string]bool, 2*len(ProtectedNames)+32)
+	knownPaths.refresh()
 	unprotected := func(p string) bool {
 		for _, u := range c.Unprotect {
 			if within(p, filepath.Clean(u)) {
@@ -134,14 +134,30 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 		return false
 	}
+	roots := rootDirs(c)
+	rootGit := make([]bool, len(roots)) // root/.git is a directory
+	for i, r := range roots {
+		fi, err := os.Lstat(filepath.Join(r, ".git"))
+		rootGit[i] = err == nil && fi.IsDir()
+	}
+	// The names at the roots' tops and in their (and c.GitDirs') git
+	// directories, the same for every run of c (staticProtected); what
+	// the file system adds comes after them.
+	fixed := staticProtected(c, roots, rootGit, unprotected)
+	out := make([]protectedPath, len(fixed.paths), len(fixed.paths)+32)
+	copy(out, fixed.paths)
+	seen := map[string]bool{}
 	add := func(p string, pin bool) {
 		p = filepath.Clean(p)
-		if seen[p] || len(out) >= maxProtected || unprotected(p) {
+		if fixed.has[p] || seen[p] || len(out) >= maxProtected || unprotected(p) {
 			return
 		}
 		seen[p] = true
 		out = append(out, protectedPath{p, pin})
 	}
+	// What a git directory does not hold is not looked for (its
+	// worktrees and modules, a paused rebase's files).
+	holds := listingHolds()
 	// Directories read once for both the paths and the state of the
 	// inner git directories (newNestedBefore).
 	read := map[string][]os.DirEntry{}
@@ -152,7 +168,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			}
 			return ents, nil
 		}
-		ents, err := os.ReadDir(d)
+		ents, err := readListed(d, holds)
 		if err != nil {
 			read[d] = nil
 			return nil, err
@@ -163,12 +179,15 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		read[d] = ents
 		return ents, nil
 	}
-	var gitDir func(g string, depth int)
+	var gitDir, gitDirInner func(g string, depth int)
 	gitDir = func(g string, depth int) {
 		add(g, true)
-		for _, p := range joinedNames(g, ProtectedGitNames) {
-			add(p, false)
+		for _, n := range ProtectedGitNames {
+			add(filepath.Join(g, n), false)
 		}
+		gitDirInner(g, depth)
+	}
+	gitDirInner = func(g string, depth int) {
 		if depth > 4 {
 			return
 		}
@@ -188,25 +207,19 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		// may have several components.
 		moduleGitDirs(filepath.Join(g, "modules"), readDir, func(p string, _ int) { gitDir(p, depth+1) })
 	}
-	roots := rootDirs(c)
 	// The git directories whose submodules' and worktrees' git
 	// directories are checked after the run for new ones.
 	var tops []string
-	for _, r := range roots {
-		dotgit := filepath.Join(r, ".git")
-		if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
-			gitDir(dotgit, 0)
+	for i, r := range roots {
+		if rootGit[i] {
+			dotgit := filepath.Join(r, ".git")
+			gitDirInner(dotgit, 0)
 			tops = append(tops, dotgit)
-		} else {
-			add(dotgit, false) // a .git file, or none yet
-		}
-		for _, p := range joinedNames(r, ProtectedNames) {
-			add(p, false)
 		}
 	}
 	for _, g := range c.GitDirs {
 		if filepath.IsAbs(g) {
-			gitDir(g, 0)
+			gitDirInner(filepath.Clean(g), 0)
 		}
 	}
 	// What the repositories' configuration names in the roots: a hooks
@@ -219,10 +232,9 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 		return false
 	}
-	for _, r := range roots {
-		dotgit := filepath.Join(r, ".git")
-		if fi, err := os.Lstat(dotgit); err == nil && fi.IsDir() {
-			for _, p := range configNamedPaths(dotgit, r, inRoots) {
+	for i, r := range roots {
+		if rootGit[i] {
+			for _, p := range configNamedPaths(filepath.Join(r, ".git"), r, inRoots) {
 				add(p, false)
 			}
 		}
@@ -308,13 +320,125 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 		}
 	}
 	tops = append(tops, scan.gitDirs...)
-	b := newNestedBefore(roots, unprotected, scan, tops, readDir)
+	b := newNestedBefore(roots, unprotected, scan, tops, readDir, holds)
 	if len(pathDirs) > 0 {
 		b.pathDirs, b.shadows = pathDirs, map[string]pathState{}
 		shadowStates(pathDirs, b.shadows)
 	}
 	return out, b
 }
+
+// listingHolds returns holds(dir, name): whether the directory dir may
+// hold name, from dir's listing kept under its watched stamp (dirNames):
+// false is an entry that does not exist, as an lstat would have said,
+// without one; a listing not kept says it may. Each directory is
+// stamped once, when first asked about: the caller took the events that
+// came before (knownPaths.refresh).
+func listingHolds() func(dir, name string) bool {
+	listings := map[string]map[string]bool{}
+	return func(dir, name string) bool {
+		names, ok := listings[dir]
+		if !ok {
+			names, _ = dirNames.get(dir, stampDir(dir))
+			listings[dir] = names
+		}
+		return names == nil || names[name]
+	}
+}
+
+// readListed is os.ReadDir of a git directory's worktrees or modules
+// directory (innerGitDirsRead), not looked for when its git directory
+// does not hold it (holds).
+func readListed(d string, holds func(dir, name string) bool) ([]os.DirEntry, error) {
+	if b := filepath.Base(d); (b == "worktrees" || b == "modules") && !holds(filepath.Dir(d), b) {
+		return nil, os.ErrNotExist
+	}
+	return os.ReadDir(d)
+}
+
+// fixedProtected are the protected paths of a confinement that do not
+// depend on what its roots hold beyond whether each root's .git is a
+// directory: the ProtectedNames at each root's top, and the git
+// directories (root/.git, c.GitDirs) with their ProtectedGitNames,
+// cleaned, without those unprotected; has is the set of paths.
+type fixedProtected struct {
+	paths []protectedPath
+	has   map[string]bool
+	// names and gitNames are ProtectedNames and ProtectedGitNames as
+	// they were (a list changed since is joined again).
+	names, gitNames []string
+}
+
+// staticProtected returns c's fixedProtected, kept by what it is made
+// of (every run of a workspace asks for the same), roots being
+// rootDirs(c) and rootGit whether each one's .git is a directory.
+func staticProtected(c *Confinement, roots []string, rootGit []bool, unprotected func(string) bool) *fixedProtected {
+	var k strings.Builder
+	for i, r := range roots {
+		k.WriteString(r)
+		if rootGit[i] {
+			k.WriteString("\x00g")
+		}
+		k.WriteString("\x01")
+	}
+	for _, list := range [][]string{c.GitDirs, c.Unprotect} {
+		k.WriteString("\x02")
+		for _, g := range list {
+			k.WriteString(g)
+			k.WriteString("\x01")
+		}
+	}
+	key := k.String()
+	fixedMemo.Lock()
+	f, ok := fixedMemo.m[key]
+	fixedMemo.Unlock()
+	if ok && slices.Equal(f.names, ProtectedNames) && slices.Equal(f.gitNames, ProtectedGitNames) {
+		return f
+	}
+	f = &fixedProtected{has: map[string]bool{}, names: slices.Clone(ProtectedNames), gitNames: slices.Clone(ProtectedGitNames)}
+	add := func(p string, pin bool) {
+		p = filepath.Clean(p)
+		if f.has[p] || len(f.paths) >= maxProtected || unprotected(p) {
+			return
+		}
+		f.has[p] = true
+		f.paths = append(f.paths, protectedPath{p, pin})
+	}
+	gitDir := func(g string) {
+		add(g, true)
+		for _, n := range ProtectedGitNames {
+			add(filepath.Join(g, n), false)
+		}
+	}
+	for i, r := range roots {
+		dotgit := filepath.Join(r, ".git")
+		if rootGit[i] {
+			gitDir(dotgit)
+		} else {
+			add(dotgit, false) // a .git file, or none yet
+		}
+		for _, n := range ProtectedNames {
+			add(filepath.Join(r, n), false)
+		}
+	}
+	for _, g := range c.GitDirs {
+		if filepath.IsAbs(g) {
+			gitDir(g)
+		}
+	}
+	fixedMemo.Lock()
+	if len(fixedMemo.m) >= 64 {
+		clear(fixedMemo.m)
+	}
+	fixedMemo.m[key] = f
+	fixedMemo.Unlock()
+	return f
+}
+
+var fixedMemo = struct {
+	sync.Mutex
+	m map[string]*fixedProtected
+}{m: map[string]*fixedProtected{}}
 
 // symlinkTargets are what the protected paths that are symlinks (by
 // their states before, one each) lead to in roots: fully resolved, or,
@@ -360,34 +484,6 @@ func symlinkTargets(prot []protectedPath, before []pathState, roots, unprotect [
 	return out
 }
 
-// joinedNames is names (ProtectedNames or ProtectedGitNames) joined to
-// dir, kept for the directories asked for last (every run of a root asks
-// for the same); a list changed since is joined again.
-func joinedNames(dir string, names []string) []string {
-	k := joinedKey{dir, strings.Join(names, "\x00")}
-	joined.Lock()
-	defer joined.Unlock()
-	if p, ok := joined.m[k]; ok {
-		return p
-	}
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = filepath.Join(dir, n)
-	}
-	if len(joined.m) >= 256 {
-		clear(joined.m)
-	}
-	joined.m[k] = out
-	return out
-}
-
-type joinedKey struct{ dir, names string }
-
-var joined = struct {
-	sync.Mutex
-	m map[joinedKey][]string
-}{m: map[joinedKey][]string{}}
-
 // pathState is what a protected path was before the run.
 type pathState struct {
 	exists  bool
@@ -425,6 +521,9 @@ type guard struct {
 	// run, by path; parentOf[i] is paths[i]'s.
 	parents  map[string]dirStamp
 	parentOf []string
+	// order are the keys of parents, shorter first (a directory's own
+	// directory before it).
+	order []string
 	// nested is what the walk beneath the roots' tops found before the
 	// run (nil: none); undo walks again.
 	nested *nestedBefore
@@ -506,15 +605,46 @@ type guardWatchCache struct {
 // newGuard records the state of paths before the run.
 func newGuard(paths []string, quarantine string) *guard {
 	knownPaths.refresh()
-	g := &guard{paths: paths, quarantine: quarantine, parents: map[string]dirStamp{}, parentOf: make([]string, len(paths))}
-	for i, p := range paths {
-		d := filepath.Dir(p)
-		if _, ok := g.parents[d]; !ok {
+	g := &guard{paths: paths, quarantine: quarantine}
+	if m := guardMemos.find(paths); m != nil {
+		// The same paths as a run before: their states then stand when
+		// every directory they are in has the stamp it had then (see
+		// guardMemo).
+		g.parentOf, g.order = m.parentOf, m.order
+		g.parents = make(map[string]dirStamp, len(m.order))
+		same := true
+		for i, d := range m.order {
+			st := g.stampParent(d)
+			g.parents[d] = st
+			same = same && st == m.stamps[i]
+		}
+		if same {
+			g.before = slices.Clone(m.before)
+			return g
+		}
+	} else {
+		g.parentOf = make([]string, len(paths))
+		seen := make(map[string]bool, 16)
+		for i, p := range paths {
+			d := filepath.Dir(p)
+			g.parentOf[i] = d
+			if !seen[d] {
+				seen[d] = true
+				g.order = append(g.order, d)
+			}
+		}
+		// A directory's own directory first (stampParent).
+		slices.SortStableFunc(g.order, func(a, b string) int { return len(a) - len(b) })
+		g.parents = make(map[string]dirStamp, len(g.order))
+		for _, d := range g.order {
 			// Stamped before its entries: a change between the two
 			// changes the stamp, so undo looks at them again.
-			g.parents[d] = stampDir(d)
+			g.parents[d] = g.stampParent(d)
 		}
-		g.parentOf[i] = d
+	}
+	g.before = make([]pathState, 0, len(paths))
+	for i, p := range paths {
+		d := g.parentOf[i]
 		if st := g.parents[d]; st.ok && st.missing {
 			g.before = append(g.before, pathState{}) // no directory: no entry
 			continue
@@ -525,7 +655,82 @@ func newGuard(paths []string, quarantine string) *guard {
 		}
 		g.before = append(g.before, pathStates.get(p, g.parents[d]))
 	}
+	guardMemos.keep(g)
 	return g
+}
+
+// stampParent is stampDir(d) for the guard's directory d, whose own
+// directory, when the guard has it too, was stamped before: a name that
+// directory's kept listing does not hold is a directory that does not
+// exist, as its lstat would have said (ENOENT), without one.
+func (g *guard) stampParent(d string) dirStamp {
+	if ps, ok := g.parents[filepath.Dir(d)]; ok && ps.ok {
+		if ps.missing {
+			return dirStamp{ok: true, missing: true}
+		}
+		if names, ok := dirNames.get(filepath.Dir(d), ps); ok && !names[filepath.Base(d)] {
+			return dirStamp{ok: true, missing: true}
+		}
+	}
+	return stampDir(d)
+}
+
+// guardMemos keep the guards' states before their runs, by their
+// paths: a run of the same command in the same workspace protects the
+// same paths, and while each of their directories has the same stamp the
+// states are the same, without a look at each path. A stamp stands for
+// the directory's entries only when it is watched (the kept listing and
+// states are by it: dirNames, pathStates) or the directory does not
+// exist; a guard with any other is not kept.
+var guardMemos guardMemoList
+
+type guardMemoList struct {
+	sync.Mutex
+	list []*guardMemo // the last few, newest last
+}
+
+// guardMemo is one guard's paths, directories and states before a run.
+type guardMemo struct {
+	paths, parentOf, order []string
+	stamps                 []dirStamp // order's
+	before                 []pathState
+}
+
+// maxGuardMemos bounds guardMemos (one per workspace and command shape
+// run lately).
+const maxGuardMemos = 8
+
+// find returns the memo of these paths, or nil.
+func (l *guardMemoList) find(paths []string) *guardMemo {
+	l.Lock()
+	defer l.Unlock()
+	for i := len(l.list) - 1; i >= 0; i-- {
+		if m := l.list[i]; slices.Equal(m.paths, paths) {
+			return m
+		}
+	}
+	return nil
+}
+
+// keep keeps g's states before its run, when every stamp of its
+// directories stands for their entries.
+func (l *guardMemoList) keep(g *guard) {
+	m := &guardMemo{paths: slices.Clone(g.paths), parentOf: g.parentOf, order: g.order,
+		stamps: make([]dirStamp, len(g.order)), before: slices.Clone(g.before)}
+	for i, d := range g.order {
+		st := g.parents[d]
+		if !st.ok || !st.missing && !st.watched {
+			return
+		}
+		m.stamps[i] = st
+	}
+	l.Lock()
+	defer l.Unlock()
+	l.list = slices.DeleteFunc(l.list, func(o *guardMemo) bool { return slices.Equal(o.paths, m.paths) })
+	if len(l.list) >= maxGuardMemos {
+		l.list = l.list[1:]
+	}
+	l.list = append(l.list, m)
 }
 
 // pathStates keeps statePath's answers under the watched stamp of the
@@ -641,7 +846,13 @@ func (g *guard) undo() []SandboxDenial {
 	var out []SandboxDenial
 	same := map[string]bool{}
 	knownPaths.refresh() // the run's changes
-	for d, st := range g.parents {
+	for _, d := range g.order {
+		st := g.parents[d]
+		if st.ok && st.missing && same[filepath.Dir(d)] {
+			// Absent, in a directory unchanged since: still absent.
+			same[d] = true
+			continue
+		}
 		same[d] = unchangedSince(st, d)
 	}
 	for i, p := range g.paths {
