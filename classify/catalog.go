@@ -128,6 +128,12 @@ type HiddenInput struct {
 	// denied, a link out of the roots is asked about, and one that is not
 	// a regular file (a FIFO) is not established.
 	Reads bool `yaml:"reads,omitempty" json:"reads,omitempty"`
+	// LinksOnly, with Reads, judges the file only when it is a symbolic
+	// link: the file itself is where the program keeps its own
+	// credentials (a deny row covers ~/.npmrc and a project's .npmrc),
+	// which it reads without printing them, and only a link makes it
+	// another file (npm quoted the lines of an .npmrc linked to ~/.netrc).
+	LinksOnly bool `yaml:"links_only,omitempty" json:"links_only,omitempty"`
 }
 
 // Catalog is the command catalog: what each program does, as data.
@@ -1236,6 +1242,9 @@ func (hi HiddenInput) check(bad func(string, ...any)) {
 	}
 	if hi.Reads && (hi.Match != "" || hi.Format != "" || hi.Check != "" || hi.File == "") {
 		bad("hidden_inputs %s: reads judges the file itself (a file, no match, format or check)", name)
+	}
+	if hi.LinksOnly && !hi.Reads {
+		bad("hidden_inputs %s: links_only goes with reads", name)
 	}
 	if hi.FileEnv != "" && !envName.MatchString(hi.FileEnv) {
 		bad("hidden_inputs %s: file_env %q is not an environment variable name", name, hi.FileEnv)

@@ -2,6 +2,7 @@ package readstation
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,6 +69,11 @@ func (j *judger) hiddenInputs() []RepoHelper {
 			}
 			for _, p := range h.locate(hi) {
 				if hi.Reads {
+					if hi.LinksOnly {
+						if n := j.fs.lstat(p); n.err != nil || n.mode&fs.ModeSymlink == 0 {
+							continue // the program's own file (a credential it keeps), or none
+						}
+					}
 					h.judgeRead(p, hi.Does)
 					continue
 				}
