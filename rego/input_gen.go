@@ -86,6 +86,7 @@ var (
 	keyKeys                  = ast.StringTerm("keys")
 	keyKind                  = ast.StringTerm("kind")
 	keyKnown                 = ast.StringTerm("known")
+	keyLinksOnly             = ast.StringTerm("links_only")
 	keyLoop                  = ast.StringTerm("loop")
 	keyMatch                 = ast.StringTerm("match")
 	keyMatches               = ast.StringTerm("matches")
@@ -1018,6 +1019,10 @@ func describeClassifyHiddenInput(e enc, v *classify.HiddenInput) {
 	if v.Reads {
 		e.key(keyReads)
 		e.boolean(v.Reads)
+	}
+	if v.LinksOnly {
+		e.key(keyLinksOnly)
+		e.boolean(v.LinksOnly)
 	}
 	e.end()
 }
