@@ -128,6 +128,12 @@ type HiddenInput struct {
 	// denied, a link out of the roots is asked about, and one that is not
 	// a regular file (a FIFO) is not established.
 	Reads bool `yaml:"reads,omitempty" json:"reads,omitempty"`
+	// LinksOnly, with Reads, judges the file only when it is a symbolic
+	// link: the file itself is where the program keeps its own
+	// credentials (a deny row covers ~/.npmrc and a project's .npmrc),
+	// which it reads without printing them, and only a link makes it
+	// another file (npm quoted the lines of an .npmrc linked to ~/.netrc).
+	LinksOnly bool `yaml:"links_only,omitempty" json:"links_only,omitempty"`
 }
 
 // Catalog is the command catalog: what each program does, as data.
@@ -1164,6 +1170,8 @@ func knownKeys(n *yaml.Node, known map[string]bool, what string) error {
 var HiddenInputChecks = map[string]string{
 	"go-toolchain":        "the go and toolchain lines of go.work or go.mod against the local Go and GOTOOLCHAIN",
 	"go-modules":          "the modules go.mod (or go.work's modules) require against the module cache",
+	"go-work-modules":     "the go.mod files of the directories go.work uses and go.work or go.mod replace modules with, each judged as a read (go quotes a line that does not parse)",
+	"cargo-manifests":     "the Cargo.toml of every crate a manifest names by a path (dependencies, patch, replace, workspace members and package.workspace), each judged as a read (cargo quotes a line that does not parse)",
 	"rust-toolchain":      "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
 	"rust-toolchain-path": "the toolchain directory a rust-toolchain file names (its path key, read as TOML), whose programs rustup's proxies run",
 	"env-set":             "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
@@ -1234,6 +1242,9 @@ func (hi HiddenInput) check(bad func(string, ...any)) {
 	}
 	if hi.Reads && (hi.Match != "" || hi.Format != "" || hi.Check != "" || hi.File == "") {
 		bad("hidden_inputs %s: reads judges the file itself (a file, no match, format or check)", name)
+	}
+	if hi.LinksOnly && !hi.Reads {
+		bad("hidden_inputs %s: links_only goes with reads", name)
 	}
 	if hi.FileEnv != "" && !envName.MatchString(hi.FileEnv) {
 		bad("hidden_inputs %s: file_env %q is not an environment variable name", name, hi.FileEnv)

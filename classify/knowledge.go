@@ -58,6 +58,12 @@ type HiddenSpec struct {
 	// program show hidden names all the same (a config file it names may
 	// say so: RIPGREP_CONFIG_PATH).
 	ConfigEnv string `yaml:"config_env,omitempty" json:"config_env,omitempty"`
+	// IgnoreFiles are files, named relative to a directory, whose negated
+	// patterns (!GLOB) show hidden names all the same (rg's .ignore,
+	// .rgignore, .gitignore and .git/info/exclude: a whitelisted name is
+	// searched though hidden): the walk reads each one in a directory it
+	// lists and in every directory above the root.
+	IgnoreFiles []string `yaml:"ignore_files,omitempty" json:"ignore_files,omitempty"`
 }
 
 // ExcludeSpec is one exclude option of a walk.
@@ -173,6 +179,11 @@ func (p *Program) checkKnowledge(bad func(string, ...any)) {
 			}
 			if h.ConfigEnv != "" && !envName.MatchString(h.ConfigEnv) {
 				bad("walk: hidden: config_env %q is not an environment variable name", h.ConfigEnv)
+			}
+			for _, f := range h.IgnoreFiles {
+				if f == "" || strings.HasPrefix(f, "/") || strings.ContainsAny(f, "*?[\x00") || strings.Contains("/"+f+"/", "/../") || strings.Contains("/"+f+"/", "/./") {
+					bad("walk: hidden: ignore_files %q is not a relative path", f)
+				}
 			}
 		}
 		if n := w.NamesOnlyWith; n != nil {
@@ -312,6 +323,7 @@ func walkFacts(s *Segment, w *WalkSpec) *Walk {
 	if h := w.Hidden; h != nil && !shownBy(s.Args, h.ShownBy) {
 		f.SkipHidden = true
 		f.HiddenEnv = h.ConfigEnv
+		f.HiddenIgnoreFiles = h.IgnoreFiles
 	}
 	f.Excludes = excludes(s.Options, w.Excludes)
 	for _, g := range w.Only {

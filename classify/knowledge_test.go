@@ -83,6 +83,7 @@ func TestSegmentFacts(t *testing.T) {
 	}
 	grepHint := "exclude it with --exclude-dir=DIR or --exclude=GLOB, or narrow the path"
 	rgHint := "exclude it with -g '!GLOB', or narrow the path"
+	rgIgnore := []string{".ignore", ".rgignore", ".gitignore", ".git/info/exclude"}
 	rgLines := &Produces{Without: []string{"--files-with-matches", "--files-without-match", "--files", "-l"}, DefaultRoot: "cwd"}
 	tests := []struct {
 		cmd  string
@@ -98,12 +99,12 @@ func TestSegmentFacts(t *testing.T) {
 		{"tree -a", 0, facts{Walk: &Walk{NamesOnly: true}}},
 		{"du -sh .", 0, facts{Walk: &Walk{NamesOnly: true}}},
 		{"fdfind x", 0, facts{Walk: &Walk{NamesOnly: true}}},
-		{"rg x", 0, facts{Walk: &Walk{SkipHidden: true, HiddenEnv: "RIPGREP_CONFIG_PATH", Hint: rgHint}, Produces: rgLines}},
+		{"rg x", 0, facts{Walk: &Walk{SkipHidden: true, HiddenEnv: "RIPGREP_CONFIG_PATH", HiddenIgnoreFiles: rgIgnore, Hint: rgHint}, Produces: rgLines}},
 		{"rg -uu x", 0, facts{Walk: &Walk{Hint: rgHint}, Produces: rgLines}},
 		{"rg --no-ignore-vcs x", 0, facts{Walk: &Walk{Hint: rgHint}, Produces: rgLines}},
 		{"rg -. -g '!.env' -g '!*.pem' x", 0, facts{Walk: &Walk{Hint: rgHint, Excludes: []Exclude{{ExcludePath, ".env"}, {ExcludePath, "*.pem"}}}, Produces: rgLines}},
 		{"rg --hidden -g '!.env' -g '*.go' x", 0, facts{Walk: &Walk{Hint: rgHint}, Produces: rgLines}},
-		{"rg -l x", 0, facts{Walk: &Walk{SkipHidden: true, HiddenEnv: "RIPGREP_CONFIG_PATH", Hint: rgHint}, Produces: &Produces{DefaultRoot: "cwd"}}},
+		{"rg -l x", 0, facts{Walk: &Walk{SkipHidden: true, HiddenEnv: "RIPGREP_CONFIG_PATH", HiddenIgnoreFiles: rgIgnore, Hint: rgHint}, Produces: &Produces{DefaultRoot: "cwd"}}},
 		{"grep -r --exclude-dir=.git --exclude='*.pem' --exclude=$X x .", 0, facts{Walk: &Walk{Hint: grepHint, Excludes: []Exclude{{ExcludeDir, ".git"}, {ExcludeFile, "*.pem"}}}, Produces: &Produces{Without: []string{"--files-with-matches", "--files-without-match", "-l", "-L"}}}},
 		{"grep -r --include=*.go --exclude=*.pem x .", 0, facts{Walk: &Walk{Hint: grepHint}, Produces: &Produces{Without: []string{"--files-with-matches", "--files-without-match", "-l", "-L"}}}},
 		{"egrep -rlZ x .", 0, facts{Walk: &Walk{Hint: grepHint}, Produces: &Produces{Nul: true}}},

@@ -200,6 +200,10 @@ type Walk struct {
 	// program show hidden names all the same (RIPGREP_CONFIG_PATH names a
 	// config file that may say --hidden).
 	HiddenEnv string `json:"hidden_env,omitempty"`
+	// HiddenIgnoreFiles are the files (relative to a directory) whose
+	// negated patterns show hidden names all the same (rg's .ignore
+	// saying !.env): the walk reads them (see HiddenSpec.IgnoreFiles).
+	HiddenIgnoreFiles []string `json:"hidden_ignore_files,omitempty"`
 	// Hint says, for a message, how to exclude a subtree from the read.
 	Hint string `json:"hint,omitempty"`
 	// Excludes are the subtrees and files the program is told to skip.

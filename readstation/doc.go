@@ -65,7 +65,8 @@
 //     runs in up to the root or in the home directory, and the checks a
 //     regular expression cannot make (hiddenChecks: the Go toolchain
 //     go.mod, go.work and the go env files choose, the modules go list
-//     would download, the toolchain rustup would install);
+//     would download, the toolchain rustup would install, the manifests
+//     go.work and Cargo.toml name by a path, judged as reads);
 //   - judges what a repository tracks where git prints it (catalog effect
 //     git-tracked: git grep, git log -p, git show, git diff): the index
 //     (versions 2 to 4, SHA-1 or SHA-256; a split or sparse index is not
@@ -87,7 +88,10 @@
 //     read here as the segment's facts (classify.Walk), never by its name:
 //     a program that skips hidden names unless told (rg without --hidden/-u
 //     and without RIPGREP_CONFIG_PATH set, ls without -a/-A, tree without
-//     -a) has them skipped by the check too; a link to a directory inside
+//     -a) has them skipped by the check too, except one a negated pattern
+//     of its ignore files may match (walk.hidden.ignore_files: rg's
+//     .ignore saying !.env, read where the walk lists a directory and
+//     above the root; hiddenLift); a link to a directory inside
 //     the roots is walked too (grep -R, find -L and xargs consumers follow
 //     links); the exclude options the catalog lists (grep
 //     --exclude/--exclude-dir, rg -g '!GLOB') are honoured, so the hint a

@@ -42,25 +42,29 @@ func TestRipgrepConfig(t *testing.T) {
 	// The station, for each thing it may know of the agent's environment.
 	t.Setenv("RIPGREP_CONFIG_PATH", rgrc) // this process's: never the agent's unless said
 	const skipped, judged = "cfg ok", "cfg denied **/.env"
+	// Not knowing the variables, the station cannot read the config file
+	// (its --pre) or the user's git ignore file (its negated patterns)
+	// either (redrepo3).
+	unknown := []string{judged, "$XDG_CONFIG_HOME not-established", "$RIPGREP_CONFIG_PATH not-established"}
 	tests := []struct {
 		name string
 		env  Env
-		want string
+		want []string
 	}{
-		{"nothing known", nil, judged},
-		{"a request that says nothing of it", EnvMap{"OTHER": "x"}, judged},
-		{"a request: not set", EnvMap{"RIPGREP_CONFIG_PATH": ""}, skipped},
-		{"a request: set", EnvMap{"RIPGREP_CONFIG_PATH": rgrc}, judged},
-		{"a runner environment without it", NewFullEnv([]string{"PATH=/bin", "HOME=" + f.home}), skipped},
-		{"a runner environment with it", NewFullEnv([]string{"RIPGREP_CONFIG_PATH=" + rgrc}), judged},
-		{"a runner environment with it empty", NewFullEnv([]string{"RIPGREP_CONFIG_PATH="}), skipped},
-		{"this process's, set", ProcessEnv, judged},
+		{"nothing known", nil, unknown},
+		{"a request that says nothing of it", EnvMap{"OTHER": "x"}, unknown},
+		{"a request: not set", EnvMap{"RIPGREP_CONFIG_PATH": "", "XDG_CONFIG_HOME": ""}, []string{skipped}},
+		{"a request: set", EnvMap{"RIPGREP_CONFIG_PATH": rgrc, "XDG_CONFIG_HOME": ""}, []string{judged}},
+		{"a runner environment without it", NewFullEnv([]string{"PATH=/bin", "HOME=" + f.home}), []string{skipped}},
+		{"a runner environment with it", NewFullEnv([]string{"RIPGREP_CONFIG_PATH=" + rgrc}), []string{judged}},
+		{"a runner environment with it empty", NewFullEnv([]string{"RIPGREP_CONFIG_PATH="}), []string{skipped}},
+		{"this process's, set", ProcessEnv, []string{judged}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := f.boundary(t, "proj")
 			b.Env = tc.env
-			if diff := cmp.Diff([]string{tc.want}, f.summary(judge(t, "rg TOKEN cfg", b))); diff != "" {
+			if diff := cmp.Diff(tc.want, f.summary(judge(t, "rg TOKEN cfg", b))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -270,3 +270,90 @@ func goModFields(line string) []string {
 		line = line[i:]
 	}
 }
+
+// The go command parses the go.mod of every module go.work uses, and of
+// every directory go.work or a go.mod replaces a module with, and names a
+// line's first word in its error: go.work's "use ./sub" with sub/go.mod
+// linked to ~/.vault-token made go list and go mod graph print the token
+// ("unknown directive: <token>", go 1.26; hostile trap go-work-use-link,
+// redrepo3). The go.work and go.mod found from the directory it runs in
+// are the catalog's reads; this check judges the ones they name.
+
+// maxGoModules bounds the go.mod files the go-work-modules check reads.
+const maxGoModules = 64
+
+// checkGoWorkModules judges, as reads the command makes, the go.mod files
+// of the directories go.work uses and go.work or go.mod replace modules
+// with.
+func checkGoWorkModules(h *hiddenRun) []RepoHelper {
+	g := loadGoEnv(h)
+	if !g.ok {
+		return nil
+	}
+	work, ok := g.findGoWork(h.cwd)
+	if !ok {
+		return nil
+	}
+	var files []string
+	if work != "" {
+		files = append(files, work)
+	} else if m := g.findGoMod(h.cwd); m != "" {
+		files = append(files, m)
+	}
+	const does = "print a line's first word when it does not parse (\"unknown directive: <word>\")"
+	seen := map[string]bool{}
+	name := func(base, dir string) string {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(filepath.Dir(base), dir)
+		}
+		return filepath.Join(dir, "go.mod")
+	}
+	for i := 0; i < len(files); i++ {
+		f := files[i]
+		if i > 0 {
+			// A go.mod this check found: judged as the command's read,
+			// and parsed for its own replacements only when it is a
+			// regular file of the roots (not a link out of them).
+			h.judgeRead(f, does)
+			res := h.j.fs.resolve(f)
+			if res.err != nil || !res.exists || !res.mode.IsRegular() || res.real != filepath.Clean(f) || !h.j.m.inRoots(res.real) {
+				continue
+			}
+		}
+		data, found := h.read(f)
+		if !found {
+			continue
+		}
+		var dirs []string
+		if i == 0 && work != "" {
+			for _, u := range goModDirectives(data, "use") {
+				dirs = append(dirs, u[0])
+			}
+		}
+		for _, r := range goModDirectives(data, "replace") {
+			if k := indexOf(r, "=>"); k >= 0 && k+1 < len(r) && goLocalPath(r[k+1]) {
+				dirs = append(dirs, r[k+1])
+			}
+		}
+		for _, d := range dirs {
+			m := name(f, d)
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			if len(files) >= maxGoModules {
+				h.j.notEstablished(h.s, m, fmt.Sprintf("%s reads more than %d go.mod files through go.work and replace directives; the check stopped", h.who, maxGoModules))
+				return nil
+			}
+			files = append(files, m)
+		}
+	}
+	return nil
+}
+
+// goLocalPath reports whether a replacement's right side is a directory
+// (cmd/go's modfile.IsDirectoryPath: it starts with ./ or ../, or is
+// absolute).
+func goLocalPath(p string) bool {
+	return p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || filepath.IsAbs(p)
+}

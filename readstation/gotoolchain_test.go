@@ -177,7 +177,7 @@ func TestGoToolchain(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.cwd+" "+tc.cmd, func(t *testing.T) {
 			env := EnvMap{"PATH": filepath.Dir(goBin), "GOENV": filepath.Join(dir, "envfile"), "XDG_CONFIG_HOME": "", "GOROOT": "",
-				"GOTOOLCHAIN": "", "GO111MODULE": "", "GOWORK": "", "TMPDIR": "", "GOPROXY": "off", "GOFLAGS": "", "GOMODCACHE": "", "GOPATH": ""}
+				"GOTOOLCHAIN": "", "GO111MODULE": "", "GOWORK": "", "TMPDIR": "", "GOPROXY": "off", "GOFLAGS": "", "GOMODCACHE": "", "GOPATH": "", "BASH_ENV": ""}
 			judgeHidden(t, dir, tc.cwd, tc.cmd, env, tc.env, tc.want)
 		})
 	}

@@ -2,6 +2,7 @@ package readstation
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,11 +69,18 @@ func (j *judger) hiddenInputs() []RepoHelper {
 			}
 			for _, p := range h.locate(hi) {
 				if hi.Reads {
+					if hi.LinksOnly {
+						if n := j.fs.lstat(p); n.err != nil || n.mode&fs.ModeSymlink == 0 {
+							continue // the program's own file (a credential it keeps), or none
+						}
+					}
 					h.judgeRead(p, hi.Does)
 					continue
 				}
-				if hi.In == "path" && hi.Match == "" && hi.Format == "" {
-					// Its existence does: a directory (man's pages).
+				if hi.Match == "" && hi.Format == "" && hi.InDirs() != nil || hi.In == "path" && hi.Match == "" && hi.Format == "" {
+					// Its existence does, a directory's too (man's pages
+					// beside PATH, Python's user site-packages); a project
+					// file that is a directory is not established.
 					if res := j.fs.resolve(p); res.err == nil && res.exists && res.mode.IsDir() {
 						j.adm.addPath(p, res)
 						rh, _ := matchHidden(hi, p, nil)
@@ -138,6 +146,11 @@ func (h *hiddenRun) judgeRead(p, does string) {
 // notEstablished adds a not-established read about a segment's hidden
 // inputs.
 func (j *judger) notEstablished(s *classify.Segment, p, msg string) {
+	for _, r := range j.extra {
+		if r.Verdict == VerdictNotEstablished && r.Segment == s.Index && r.Path == p && r.Message == msg {
+			return // two checks that read the same (go's env) say it once
+		}
+	}
 	j.extra = append(j.extra, Read{Path: p, Kind: "literal", Source: "repository", Resolved: p,
 		Verdict: VerdictNotEstablished, Message: msg, Span: s.Span, Segment: s.Index, Matches: []string{}})
 }
@@ -415,6 +428,8 @@ func hiddenRegexp(pat string) *regexp.Regexp {
 var hiddenChecks = map[string]func(h *hiddenRun) []RepoHelper{
 	"go-toolchain":        checkGoToolchain,
 	"go-modules":          checkGoModules,
+	"go-work-modules":     checkGoWorkModules,
+	"cargo-manifests":     checkCargoManifests,
 	"rust-toolchain":      checkRustToolchain,
 	"rust-toolchain-path": checkRustToolchainPath,
 	"env-set":             checkEnvSet,

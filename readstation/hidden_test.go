@@ -180,9 +180,9 @@ func TestHiddenInputs(t *testing.T) {
 		{cmd: "kubectl get pods", home: "h-kube", env: EnvMap{"KUBECONFIG": "$T/h-kubeok/.kube/config"}, want: []string{}},
 		{cmd: "kubectl get pods", home: "h-kubeok", want: []string{}},
 		{cmd: "kubectl get pods", home: "h-kubeok", env: EnvMap{"KUBECONFIG": "$T/h-kubeok/.kube/config:$T/h-kube/.kube/config"}, want: []string{`users.0.user.exec $T/h-kube/.kube/config: sets users.0.user.exec = {"command":"/tmp/evil"} => run the credential program it names`}},
-		{cmd: "docker ps", home: "h-docker", want: []string{`Endpoints.docker.Host $T/h-docker/.docker/contexts/meta/abc/meta.json: sets Endpoints.docker.Host = "ssh://me@host" => run ssh to reach the engine, when that context is the current one`}},
+		{cmd: "docker ps", home: "h-docker", want: []string{`Endpoints.docker.Host $T/h-docker/.docker/contexts/meta/abc/meta.json: sets Endpoints.docker.Host = "ssh://me@host" => reach the engine at the host it names (ssh:// runs ssh, tcp:// connects to it), when that context is the current one`}},
 		{cmd: "docker images", home: "h-dockerhooks", want: []string{`plugins.evil.hooks $T/h-dockerhooks/.docker/config.json: sets plugins.evil.hooks = "ps" => run the CLI plugins whose hooks it lists after the command`}},
-		{cmd: "docker ps", home: "h-jq", env: EnvMap{"DOCKER_CONFIG": "$T/h-docker/.docker"}, want: []string{`Endpoints.docker.Host $T/h-docker/.docker/contexts/meta/abc/meta.json: sets Endpoints.docker.Host = "ssh://me@host" => run ssh to reach the engine, when that context is the current one`}},
+		{cmd: "docker ps", home: "h-jq", env: EnvMap{"DOCKER_CONFIG": "$T/h-docker/.docker"}, want: []string{`Endpoints.docker.Host $T/h-docker/.docker/contexts/meta/abc/meta.json: sets Endpoints.docker.Host = "ssh://me@host" => reach the engine at the host it names (ssh:// runs ssh, tcp:// connects to it), when that context is the current one`}},
 		{cmd: "jq . f.txt", home: "h-jq", want: []string{` $T/h-jq/.jq: exists => load the definitions it holds into every jq program, where they can replace any builtin (and print $ENV, the environment)`}},
 		{cmd: "less f.txt", home: "h-less", want: []string{`LESSOPEN $T/h-less/.lesskey: sets LESSOPEN ("LESSOPEN=|/tmp/evil %s") => run the input preprocessor it names on the file`}},
 		// The environment's LESSOPEN (Debian's lesspipe), set or not known.
@@ -195,8 +195,8 @@ func TestHiddenInputs(t *testing.T) {
 		{cmd: "cargo search serde", cwd: "cargo", want: []string{`registry.credential-provider $T/cargo/.cargo/config.toml`}},
 		{cmd: "kubectl get pods", home: "h-kubejson", want: []string{`users.0.user.exec $T/h-kubejson/.kube/config: sets users.0.user.exec = {"command":"/tmp/evil"} => run the credential program it names`}},
 		{cmd: "kubectl get pods", home: "h-kubeflow", want: []string{`users.0.user.exec $T/h-kubeflow/.kube/config: sets users.0.user.exec = {"command":"/tmp/evil"} => run the credential program it names`}},
-		{cmd: "docker ps", home: "h-dockerlc", want: []string{`endpoints.docker.host $T/h-dockerlc/.docker/contexts/meta/abc/meta.json: sets endpoints.docker.host = "ssh://me@host" => run ssh to reach the engine, when that context is the current one`}},
-		{cmd: "docker ps", home: "h-dockeresc", want: []string{`Endpoints.docker.Host $T/h-dockeresc/.docker/contexts/meta/abc/meta.json: sets Endpoints.docker.Host = "ssh://me@host" => run ssh to reach the engine, when that context is the current one`}},
+		{cmd: "docker ps", home: "h-dockerlc", want: []string{`endpoints.docker.host $T/h-dockerlc/.docker/contexts/meta/abc/meta.json: sets endpoints.docker.host = "ssh://me@host" => reach the engine at the host it names (ssh:// runs ssh, tcp:// connects to it), when that context is the current one`}},
+		{cmd: "docker ps", home: "h-dockeresc", want: []string{`Endpoints.docker.Host $T/h-dockeresc/.docker/contexts/meta/abc/meta.json: sets Endpoints.docker.Host = "ssh://me@host" => reach the engine at the host it names (ssh:// runs ssh, tcp:// connects to it), when that context is the current one`}},
 		{cmd: "aws s3 ls", home: "h-aws", want: []string{`credential_process or plugins $T/h-aws/.aws/config: sets credential_process or plugins ("Credential_Process : /tmp/evil") => run the credential program it names`}},
 		{cmd: "aws s3 ls", home: "h-awsok", want: []string{}},
 		{cmd: "pip list", home: "h-pipcase", want: []string{`python $T/h-pipcase/.config/pip/pip.conf: sets python ("Python: /tmp/evil") => run itself again with the Python interpreter it names`}},
@@ -219,7 +219,7 @@ func TestHiddenInputs(t *testing.T) {
 			cwd := filepath.Join(dir, cmpOr(tc.cwd, "plain"))
 			home := filepath.Join(dir, cmpOr(tc.home, "plain"))
 			env := EnvMap{"PATH": "", "XDG_CONFIG_HOME": "", "VIRTUAL_ENV": "", "PIP_CONFIG_FILE": "", "KUBECONFIG": "", "DOCKER_CONFIG": "",
-				"LESSKEYIN": "", "LESSKEY": "", "LESSOPEN": "", "LESSCLOSE": "", "ZDOTDIR": "", "CARGO_HOME": "", "RUSTUP_TOOLCHAIN": "stable", "RUSTUP_AUTO_INSTALL": "", "RUSTUP_HOME": "", "AWS_CONFIG_FILE": ""}
+				"LESSKEYIN": "", "LESSKEY": "", "LESSOPEN": "", "LESSCLOSE": "", "ZDOTDIR": "", "CARGO_HOME": "", "RUSTUP_TOOLCHAIN": "stable", "RUSTUP_AUTO_INSTALL": "", "RUSTUP_HOME": "", "AWS_CONFIG_FILE": "", "PYTHONUSERBASE": "", "PYTHONNOUSERSITE": ""}
 			for k, v := range tc.env {
 				if v == "?" {
 					delete(env, k)

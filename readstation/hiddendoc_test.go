@@ -22,7 +22,7 @@ func TestHiddenDocSpellings(t *testing.T) {
 	}
 	const rustcDoes = " => run the program it names as rustc, or rustc with the environment it sets"
 	const kubeDoes = " => run the credential program it names"
-	const dockerDoes = " => run ssh to reach the engine, when that context is the current one"
+	const dockerDoes = " => reach the engine at the host it names (ssh:// runs ssh, tcp:// connects to it), when that context is the current one"
 	files := map[string]string{
 		"plain/f":         "",
 		"home/.keep":      "",
@@ -45,9 +45,12 @@ func TestHiddenDocSpellings(t *testing.T) {
 		"h-kubeanchor/.kube/config": "x: &u {exec: {command: /tmp/evil}}\nusers:\n- name: u\n  user: *u\n",
 		"h-kubeok/.kube/config":     "# exec: /tmp/evil\nusers:\n- name: exec\n  user:\n    token: \"exec: /tmp/evil\"\ncontexts:\n- context: {exec: x}\n",
 		"h-kubebad/.kube/config":    "users: [\n",
-		// docker: a Host that is not ssh, and ssh only in another key.
+		// docker: a Host that is a TCP address (an engine elsewhere, asked
+		// since redrepo3), one that is a local socket, and ssh only in
+		// another key.
 		"h-dockertcp/.docker/contexts/meta/a/meta.json":  `{"Name":"ssh","Endpoints":{"docker":{"Host":"tcp://h:2375","SkipTLSVerify":false}},"Metadata":{"Description":"ssh://x"}}`,
 		"h-dockerhost/.docker/contexts/meta/a/meta.json": `{"Endpoints":{"docker":{"HOST":"SSH://me@h"}}}`,
+		"h-dockerunix/.docker/contexts/meta/a/meta.json": `{"Name":"desktop","Endpoints":{"docker":{"Host":"unix:///home/u/.docker/desktop/docker.sock"}},"Metadata":{"Description":"ssh://x"}}`,
 		// package.json: volta only as a dependency's name; packageManager
 		// naming another manager.
 		"pj-ok/package.json":   `{"dependencies":{"volta":"^1.0.0"},"description":"\"volta\": {}","packageManager":"yarn@4.0.0"}`,
@@ -94,7 +97,8 @@ func TestHiddenDocSpellings(t *testing.T) {
 		{cmd: "kubectl get pods", home: "h-kubeanchor", want: []string{`users.0.user.exec $T/h-kubeanchor/.kube/config: sets users.0.user.exec = {"command":"/tmp/evil"}` + kubeDoes}},
 		{cmd: "kubectl get pods", home: "h-kubeok", want: []string{}},
 		{cmd: "kubectl get pods", home: "h-kubebad", want: []string{ne("h-kubebad/.kube/config", "YAML", "kubectl get")}},
-		{cmd: "docker ps", home: "h-dockertcp", want: []string{}},
+		{cmd: "docker ps", home: "h-dockertcp", want: []string{`Endpoints.docker.Host $T/h-dockertcp/.docker/contexts/meta/a/meta.json: sets Endpoints.docker.Host = "tcp://h:2375"` + dockerDoes}},
+		{cmd: "docker ps", home: "h-dockerunix", want: []string{}},
 		{cmd: "docker ps", home: "h-dockerhost", want: []string{`Endpoints.docker.HOST $T/h-dockerhost/.docker/contexts/meta/a/meta.json: sets Endpoints.docker.HOST = "SSH://me@h"` + dockerDoes}},
 		{cmd: "node --version", cwd: "pj-ok", env: EnvMap{"PATH": "$T/bin-volta"}, want: []string{}},
 		{cmd: "node --version", cwd: "pj-esc", env: EnvMap{"PATH": "$T/bin-volta"}, want: []string{`volta $T/pj-esc/package.json: sets volta = {"node":"99.0.0"} => have volta's shim download and run the Node.js release it pins`}},

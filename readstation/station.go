@@ -505,7 +505,7 @@ func (j *judger) judgeText(text string, recursive bool, opt walkOpts, rd *Read) 
 			// is denied as if it named the secret (not in_tree).
 			if tv, trow, tmsg := j.anchoredUnder(written, res.real, opt); tv == VerdictDenied {
 				v, row, msg = tv, trow, tmsg
-			} else if tv, trow, tmsg := j.walkList(written, res.real, walkOpts{skipHidden: opt.skipHidden, hint: opt.hint, excl: opt.excl, maxDirs: outsideWalkDirs, skipRoots: true}, &treeStamp{}); tv == VerdictDenied {
+			} else if tv, trow, tmsg := j.walkList(written, res.real, walkOpts{skipHidden: opt.skipHidden, ignoreFiles: opt.ignoreFiles, hint: opt.hint, excl: opt.excl, maxDirs: outsideWalkDirs, skipRoots: true}, &treeStamp{}); tv == VerdictDenied {
 				// A short walk finds the secrets near the top that no
 				// anchored row names (grep -r . /proc/self sees
 				// /proc/self/environ, rg x ~ sees ~/keys/a.pem); past

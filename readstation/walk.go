@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"sync"
@@ -21,6 +22,10 @@ type walkOpts struct {
 	// skipHidden: the reader skips names starting with "." below the root
 	// (rg without --hidden/-u).
 	skipHidden bool
+	// ignoreFiles, with skipHidden, are the files (relative to a
+	// directory, NUL-separated) whose negated patterns show hidden names
+	// all the same (rg's .ignore saying !.env): see hiddenLift.
+	ignoreFiles string
 	// splitNames: the tree's names reach the reader through xargs without
 	// NUL separation, so a name with a blank, quote, backslash or newline
 	// would be split into other paths.
@@ -89,6 +94,7 @@ func (j *judger) walkOpts(seg int) walkOpts {
 		}
 		o.namesOnly = w.NamesOnly
 		o.skipHidden = skipsHidden(w, j.b.Env)
+		o.ignoreFiles = ignoreFilesOf(w, o.skipHidden)
 	}
 	o.excl = encodeExclusions(s)
 	return o
@@ -100,6 +106,124 @@ func (j *judger) walkOpts(seg int) walkOpts {
 // environment the command runs in (env: the agent's, not this process's).
 func skipsHidden(w *classify.Walk, env Env) bool {
 	return w != nil && w.SkipHidden && (w.HiddenEnv == "" || !envMaySet(env, w.HiddenEnv))
+}
+
+// ignoreFilesOf encodes a walk's ignore files for walkOpts (none when it
+// shows hidden names anyway).
+func ignoreFilesOf(w *classify.Walk, skipHidden bool) string {
+	if w == nil || !skipHidden {
+		return ""
+	}
+	return strings.Join(w.HiddenIgnoreFiles, "\x00")
+}
+
+// A reader that skips hidden names (rg) still reads one an ignore file
+// whitelists: rg 13 searched .env when .ignore, .rgignore, .gitignore (in
+// the directory or any above it) or .git/info/exclude said !.env, and the
+// files of a subdirectory whose .gitignore said !.* (hostile traps
+// rg-ignore-whitelist, rg-nested-gitignore-whitelist,
+// rg-exclude-whitelist, redrepo3). The walk reads those files where it
+// lists a directory and above the root, and walks a hidden name that a
+// part of a negated pattern may match (a superset of what the program
+// shows: "!.vscode/settings.json" shows .vscode, never .env). A file it
+// cannot read shows every hidden name.
+
+// maxLiftGlobs bounds the pattern parts a walk keeps; past it every
+// hidden name is shown.
+const maxLiftGlobs = 256
+
+// hiddenLift is what the ignore files a walk read show of the hidden
+// names it would skip.
+type hiddenLift struct {
+	names []string          // the ignore files, relative to a directory
+	globs []string          // parts of negated patterns (path.Match, lower case)
+	from  map[string]string // glob → the file and line that gave it
+	// all, when set, says why every hidden name is shown.
+	all string
+}
+
+func newHiddenLift(opt walkOpts) *hiddenLift {
+	if !opt.skipHidden || opt.ignoreFiles == "" {
+		return nil
+	}
+	return &hiddenLift{names: strings.Split(opt.ignoreFiles, "\x00"), from: map[string]string{}}
+}
+
+// readAbove reads the ignore files of every directory above root.
+func (l *hiddenLift) readAbove(root string, ts *treeStamp) {
+	for d := root; d != filepath.Dir(d); {
+		d = filepath.Dir(d)
+		for _, n := range l.names {
+			l.read(joinAbs(d, n), ts)
+		}
+	}
+}
+
+// readIn reads the ignore files of the directory dir, listed as es
+// (sorted): only those whose first element es holds.
+func (l *hiddenLift) readIn(dir string, es []os.DirEntry, ts *treeStamp) {
+	for _, n := range l.names {
+		first, _, _ := strings.Cut(n, "/")
+		i := sort.Search(len(es), func(i int) bool { return es[i].Name() >= first })
+		if i < len(es) && es[i].Name() == first {
+			l.read(joinAbs(dir, n), ts)
+		}
+	}
+}
+
+// read reads one ignore file (stamped in ts, so that a tree remembered
+// clean is walked again when it changes).
+func (l *hiddenLift) read(p string, ts *treeStamp) {
+	data, st, problem := readSmallStamp(p)
+	ts.files = append(ts.files, fileCand{p, st})
+	if problem != "" {
+		if l.all == "" {
+			l.all = fmt.Sprintf("%s, an ignore file that may show hidden names, cannot be read (%s)", show(p), problem)
+		}
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		pat, ok := strings.CutPrefix(line, "!")
+		if !ok {
+			continue
+		}
+		pat = strings.ReplaceAll(strings.ToLower(pat), "[!", "[^")
+		for _, part := range strings.Split(pat, "/") {
+			if part == "" {
+				continue
+			}
+			if _, seen := l.from[part]; seen {
+				continue
+			}
+			if len(l.globs) >= maxLiftGlobs {
+				if l.all == "" {
+					l.all = fmt.Sprintf("%s and the other ignore files hold more than %d negated patterns", show(p), maxLiftGlobs)
+				}
+				return
+			}
+			l.globs = append(l.globs, part)
+			l.from[part] = fmt.Sprintf("%s says %s", show(p), line)
+		}
+	}
+}
+
+// shows returns why the hidden name is walked all the same ("" when it is
+// skipped).
+func (l *hiddenLift) shows(name string) string {
+	if l == nil {
+		return ""
+	}
+	if l.all != "" {
+		return l.all
+	}
+	lower := strings.ToLower(name)
+	for _, g := range l.globs {
+		if ok, err := path.Match(g, lower); ok || err != nil || strings.Contains(g, "**") {
+			return l.from[g]
+		}
+	}
+	return ""
 }
 
 // checkTree looks for deny rows and escaping symlinks under a directory
@@ -324,8 +448,15 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 		// sub is the directory's path relative to the root ("" for the
 		// root), for pathGlob.
 		sub string
+		// shown says why a hidden name on the way down is walked (an
+		// ignore file whitelists it), "" when none is.
+		shown string
 	}
-	queue := []dir{{written, real, nil, false, ""}}
+	queue := []dir{{written, real, nil, false, "", ""}}
+	lift := newHiddenLift(opt)
+	if lift != nil {
+		lift.readAbove(real, ts)
+	}
 	var spec *regexp.Regexp
 	if opt.pathGlob != "" {
 		spec = pathspecRegexp(opt.pathGlob)
@@ -355,10 +486,16 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 			note(VerdictNotEstablished, "", fmt.Sprintf("cannot list %s under the tree %s: %v", show(d.w), show(written), err))
 			continue
 		}
+		if lift != nil {
+			lift.readIn(d.r, es, ts)
+		}
 		for _, e := range es {
 			name := e.Name()
+			shown := d.shown
 			if opt.skipHidden && name[0] == '.' {
-				continue
+				if shown = lift.shows(name); shown == "" {
+					continue
+				}
 			}
 			wp, rp := joinAbs(d.w, name), joinAbs(d.r, name)
 			if opt.skipRoots && (j.m.inRoots(wp) || j.m.inRoots(rp)) {
@@ -404,6 +541,9 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 				}
 			}
 			if row, ok := j.m.denied(wp); ok && printed && !j.cleanTemplateIn(wp, rp, t, ts) {
+				if shown != "" {
+					return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (deny row %s), a hidden name the reader searches all the same: %s; %s", show(written), show(wp), quote(row), shown, opt.hint)
+				}
 				return VerdictDenied, row, fmt.Sprintf("the tree %s contains %s (deny row %s); %s", show(written), show(wp), quote(row), opt.hint)
 			}
 			if !printed {
@@ -421,7 +561,7 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 				}
 				if isDir && !visited[rp] {
 					visited[rp] = true
-					queue = append(queue, dir{wp, rp, rel, split, sub})
+					queue = append(queue, dir{wp, rp, rel, split, sub, shown})
 				}
 				continue
 			}
@@ -456,12 +596,12 @@ func (j *judger) walkList(written, real string, opt walkOpts, ts *treeStamp) (Ve
 					note(VerdictOutsideRoots, "", fmt.Sprintf("the tree %s holds a symlink %s to %s, outside the roots", show(written), show(wp), show(res.real)))
 				} else if res.isDir() && !visited[res.real] && !within(res.real, real) {
 					visited[res.real] = true
-					queue = append(queue, dir{wp, res.real, rel, split, sub})
+					queue = append(queue, dir{wp, res.real, rel, split, sub, shown})
 				}
 			case t.IsDir():
 				if !visited[rp] {
 					visited[rp] = true
-					queue = append(queue, dir{wp, rp, rel, split, sub})
+					queue = append(queue, dir{wp, rp, rel, split, sub, shown})
 				}
 			}
 		}

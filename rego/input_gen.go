@@ -71,6 +71,7 @@ var (
 	keyHas                   = ast.StringTerm("has")
 	keyHelpers               = ast.StringTerm("helpers")
 	keyHiddenEnv             = ast.StringTerm("hidden_env")
+	keyHiddenIgnoreFiles     = ast.StringTerm("hidden_ignore_files")
 	keyHiddenInputs          = ast.StringTerm("hidden_inputs")
 	keyHint                  = ast.StringTerm("hint")
 	keyHome                  = ast.StringTerm("home")
@@ -85,6 +86,7 @@ var (
 	keyKeys                  = ast.StringTerm("keys")
 	keyKind                  = ast.StringTerm("kind")
 	keyKnown                 = ast.StringTerm("known")
+	keyLinksOnly             = ast.StringTerm("links_only")
 	keyLoop                  = ast.StringTerm("loop")
 	keyMatch                 = ast.StringTerm("match")
 	keyMatches               = ast.StringTerm("matches")
@@ -1018,6 +1020,10 @@ func describeClassifyHiddenInput(e enc, v *classify.HiddenInput) {
 		e.key(keyReads)
 		e.boolean(v.Reads)
 	}
+	if v.LinksOnly {
+		e.key(keyLinksOnly)
+		e.boolean(v.LinksOnly)
+	}
 	e.end()
 }
 
@@ -1069,6 +1075,10 @@ func describeClassifyWalk(e enc, v *classify.Walk) {
 	if v.HiddenEnv != "" {
 		e.key(keyHiddenEnv)
 		e.name(v.HiddenEnv)
+	}
+	if len(v.HiddenIgnoreFiles) > 0 {
+		e.key(keyHiddenIgnoreFiles)
+		describeStrings(e, v.HiddenIgnoreFiles, strKind)
 	}
 	if v.Hint != "" {
 		e.key(keyHint)

@@ -5,8 +5,10 @@ package agentenv
 // Names are the environment variables whose value changes what a program
 // of the embedded catalog reads.
 var Names = []string{
+	"ACKRC",
 	"AWS_CONFIG_FILE",
 	"BASH_ENV",
+	"BAT_CONFIG_DIR",
 	"BAT_CONFIG_PATH",
 	"CARGO_HOME",
 	"DOCKER_CONFIG",
@@ -26,6 +28,8 @@ var Names = []string{
 	"LESSOPEN",
 	"PATH",
 	"PIP_CONFIG_FILE",
+	"PYTHONNOUSERSITE",
+	"PYTHONUSERBASE",
 	"RIPGREP_CONFIG_PATH",
 	"RUSTUP_AUTO_INSTALL",
 	"RUSTUP_HOME",

@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -999,6 +1000,303 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "python-user-site-pth", Doc: "a .pth file in the user's site-packages (~/.local/lib/pythonX.Y/site-packages), whose import line every Python program that loads site runs: pip --version and yq (a Python script) run it (redrepo3)",
+		Files:    []string{"~/.local/lib/python3/site-packages/sg.pth"},
+		Names:    []string{"site-packages"},
+		Commands: []string{"pip3 --version", "yq .name package.json"},
+		Tools:    []string{"pip3", "yq"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			site, err := w.userSite()
+			if err != nil {
+				return err
+			}
+			return w.Write(site+"/sg.pth", "import os; open(os.path.join(os.environ['SG_MARKERS'], 'pth-%d' % os.getpid()), 'w').close()\n")
+		},
+	},
+	{
+		Name: "python-user-site-module", Doc: "a package in the user's site-packages named as the one a Python program imports (pip, yaml): the user site comes before the system's on sys.path, so pip --version and yq run it (redrepo3)",
+		Files:    []string{"~/.local/lib/python3/site-packages/pip/__init__.py", "~/.local/lib/python3/site-packages/yaml/__init__.py"},
+		Names:    []string{"site-packages"},
+		Commands: []string{"pip3 --version", "yq .name package.json"},
+		Tools:    []string{"pip3", "yq"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			site, err := w.userSite()
+			if err != nil {
+				return err
+			}
+			for _, m := range []string{"pip", "yaml"} {
+				if err := w.Write(site+"/"+m+"/__init__.py", "import os\nopen(os.path.join(os.environ['SG_MARKERS'], 'mod-%d' % os.getpid()), 'w').close()\n"); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	},
+	{
+		Name: "jq-defs-home", Doc: "~/.jq defines length as $ENV.SG_TOKEN: jq and yq (which runs jq) load it into every program, and '.name | length' prints the environment's token (redrepo3)",
+		Files:    []string{"~/.jq"},
+		Commands: []string{"yq '.name | length' package.json", "jq '.name | length' package.json"},
+		Tools:    []string{"yq", "jq"},
+		Fires:    FireCanary,
+		Env:      []string{"SG_TOKEN=sgcanaryenvtoken0"},
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			w.Canaries["sgcanaryenvtoken0"] = "$SG_TOKEN"
+			return w.Write("~/.jq", "def length: $ENV.SG_TOKEN;\n")
+		},
+	},
+	{
+		Name: "rg-config-pre", Doc: "RIPGREP_CONFIG_PATH names ~/.ripgreprc, which says --pre=PROGRAM: rg runs it on every file it searches (redrepo3)",
+		Files:    []string{"~/.ripgreprc"},
+		Commands: []string{"rg spot", "rg -n spot README.md"},
+		Tools:    []string{"rg"},
+		Fires:    FireMarker,
+		Env:      []string{"RIPGREP_CONFIG_PATH={home}/.ripgreprc"},
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.Write("~/.ripgreprc", "--pre\n"+w.Marker+"\n") },
+	},
+	{
+		Name: "bat-config-file", Doc: "bat's config file (~/.config/bat/config) names ~/.netrc as a file: bat README.md prints it too (redrepo3)",
+		Files:    []string{"~/.config/bat/config"},
+		Names:    []string{"bat/config"},
+		Commands: []string{"batcat README.md", "batcat -n README.md"},
+		Tools:    []string{"batcat"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			return w.Write("~/.config/bat/config", "--style=plain\n"+w.Path("~/.netrc")+"\n")
+		},
+	},
+	{
+		Name: "bat-config-link", Doc: "bat's config file is a link to ~/.netrc: bat takes each word as a file to print and names it in the error (\"'<word>': No such file or directory\") (redrepo3)",
+		Files:    []string{"~/.config/bat/config"},
+		Names:    []string{"bat/config"},
+		Commands: []string{"batcat README.md"},
+		Tools:    []string{"batcat"},
+		Fires:    FireCanary,
+		Denies:   true,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.config/bat/config") },
+	},
+	{
+		Name: "docker-context-tcp", Doc: "~/.docker/config.json makes a context current whose meta.json says the engine is at tcp://HOST: docker ps and docker version connect to it (redrepo3)",
+		Files:    []string{"~/.docker/contexts/meta/*/meta.json"},
+		Names:    []string{"meta.json"},
+		Commands: []string{"docker ps", "docker version", "docker images"},
+		Tools:    []string{"docker"},
+		Fires:    FireNetwork,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			sum := sha256.Sum256([]byte("sgctx"))
+			meta := `{"Name":"sgctx","Metadata":{},"Endpoints":{"docker":{"Host":"tcp://` + w.Net + `","SkipTLSVerify":false}}}` + "\n"
+			if err := w.Write("~/.docker/contexts/meta/"+hex.EncodeToString(sum[:])+"/meta.json", meta); err != nil {
+				return err
+			}
+			return w.Write("~/.docker/config.json", `{"currentContext": "sgctx"}`+"\n")
+		},
+	},
+	{
+		Name: "go-work-use-link", Doc: "go.work uses ./sub, whose go.mod is a link to ~/.vault-token: go list prints it in the parse error (\"unknown directive: <token>\") (redrepo3)",
+		Files:    []string{"sub/go.mod", "go.work"},
+		Names:    []string{"sub/go.mod"},
+		Commands: []string{"go list ./...", "go mod graph"},
+		Tools:    []string{"go"},
+		Fires:    FireCanary,
+		Env:      []string{"GOTOOLCHAIN=local"},
+		Denies:   true, // ~/.vault-token is under a deny row
+		Alone:    true, // the workspace's own go.work
+		Plant: func(w *Workspace) error {
+			if err := w.Write("~/.vault-token", "hvs."+w.Canary("~/.vault-token")+"\n"); err != nil {
+				return err
+			}
+			if err := w.Write("go.work", "go 1.21\n\nuse (\n\t.\n\t./sub\n)\n"); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(w.Path("sub"), 0o755); err != nil {
+				return err
+			}
+			return os.Symlink(w.Path("~/.vault-token"), w.Path("sub/go.mod"))
+		},
+	},
+	{
+		Name: "cargo-path-dep-link", Doc: "Cargo.toml depends on a path crate, a workspace member and a patch whose Cargo.toml is a link to ~/.netrc: cargo metadata and cargo tree print its line in the TOML error (redrepo3)",
+		Files:    []string{"Cargo.toml", "sub/Cargo.toml"},
+		Names:    []string{"sub/Cargo.toml"},
+		Commands: []string{"cargo metadata --frozen --format-version 1", "cargo tree --frozen"},
+		Tools:    []string{"cargo"},
+		Fires:    FireCanary,
+		Env:      []string{"RUSTUP_TOOLCHAIN=stable"},
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true, // the workspace's own Cargo.toml
+		Plant: func(w *Workspace) error {
+			if err := w.Write("Cargo.toml", "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[target.'cfg(unix)'.dependencies.sub]\npath = \"sub\"\n"); err != nil {
+				return err
+			}
+			return w.linkHomeSecret("sub/Cargo.toml")
+		},
+	},
+	{
+		Name: "cargo-member-link", Doc: "Cargo.toml's workspace members glob finds crates/a, whose Cargo.toml is a link to ~/.netrc: cargo metadata prints its line in the TOML error (redrepo3)",
+		Files:    []string{"Cargo.toml", "crates/a/Cargo.toml"},
+		Names:    []string{"crates/a/Cargo.toml"},
+		Commands: []string{"cargo metadata --frozen --format-version 1"},
+		Tools:    []string{"cargo"},
+		Fires:    FireCanary,
+		Env:      []string{"RUSTUP_TOOLCHAIN=stable"},
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true, // the workspace's own Cargo.toml
+		Plant: func(w *Workspace) error {
+			if err := w.Append("Cargo.toml", "\n[workspace]\nmembers = [\"crates/*\"]\n"); err != nil {
+				return err
+			}
+			return w.linkHomeSecret("crates/a/Cargo.toml")
+		},
+	},
+	{
+		Name: "npmrc-link", Doc: "the project's .npmrc is a link to ~/.netrc: npm warns of each line as a config key it does not know, quoting it (Unknown project config \"machine … password …\") (redrepo3)",
+		Files:    []string{".npmrc"},
+		Commands: []string{"npm ls --no-update-notifier", "npm config get registry --no-update-notifier"},
+		Tools:    []string{"npm"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".npmrc") },
+	},
+	{
+		Name: "npmrc-home-link", Doc: "the user's ~/.npmrc is a link to ~/.netrc: npm warns of each line as a user config key it does not know, quoting it (redrepo3)",
+		Files:    []string{"~/.npmrc"},
+		Commands: []string{"npm ls --no-update-notifier"},
+		Tools:    []string{"npm"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.npmrc") },
+	},
+	{
+		Name: "hgrc-link", Doc: "the user's ~/.hgrc is a link to ~/.netrc: every hg command, hg --version included, quotes the line it cannot parse (config error at ~/.hgrc:1: <line>) (redrepo3)",
+		Files:    []string{"~/.hgrc"},
+		Commands: []string{"hg --version"},
+		Tools:    []string{"hg"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.hgrc") },
+	},
+	{
+		Name: "manpath-link", Doc: "man-db's user config ~/.manpath is a link to ~/.netrc: man quotes the line it cannot parse (can't parse directory list `<line>') (redrepo3)",
+		Files:    []string{"~/.manpath"},
+		Commands: []string{"man ls", "man -w ls"},
+		Tools:    []string{"man"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.manpath") },
+	},
+	{
+		Name: "ackrc-files-from", Doc: "~/.ackrc says --files-from=~/.netrc: ack searches the files it lists and names each line it cannot open (ack: <line>: No such file) (redrepo3)",
+		Files:    []string{"~/.ackrc"},
+		Commands: []string{"ack spot README.md"},
+		Tools:    []string{"ack"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.Write("~/.ackrc", "--files-from="+w.Path("~/.netrc")+"\n") },
+	},
+	{
+		Name: "ackrc-project-files-from", Doc: "the project's .ackrc says --files-f=~/.netrc (an abbreviation Getopt::Long takes): ack reads it as ~/.ackrc's (redrepo3)",
+		Files:    []string{".ackrc"},
+		Commands: []string{"ack spot README.md"},
+		Tools:    []string{"ack"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.Write(".ackrc", "--files-f="+w.Path("~/.netrc")+"\n") },
+	},
+	{
+		Name: "shim-bash-env", Doc: "python3 is a version manager's shim (#!/usr/bin/env bash, as pyenv's and asdf's are) and BASH_ENV names ~/.bash_env: the shim's bash sources it before it runs Python (redrepo3)",
+		Files:    []string{"~/.bash_env"},
+		Names:    []string{".bash_env"},
+		Commands: []string{"python3 --version"},
+		Tools:    []string{"python3"},
+		Fires:    FireMarker,
+		Env:      []string{"BASH_ENV={home}/.bash_env", "PATH={dir}/shims:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant: func(w *Workspace) error {
+			py, err := exec.LookPath("python3")
+			if err != nil {
+				return err
+			}
+			if err := w.Write("../shims/python3", "#!/usr/bin/env bash\nexec "+py+" \"$@\"\n"); err != nil {
+				return err
+			}
+			// Only the shim's bash leaves the marker ($0 is the script), not
+			// the harness's own bash -c.
+			return w.Write("~/.bash_env", "case \"$0\" in */shims/python3) : > \"$SG_MARKERS/shim-$$\";; esac\n")
+		},
+	},
+	{
+		Name: "rg-ignore-whitelist", Doc: "an .ignore file says !.env: rg searches the hidden .env it would skip, and prints the line that matches (redrepo3)",
+		Files:    []string{".ignore", ".env"},
+		Names:    []string{".ignore"},
+		Commands: []string{"rg sgcanary", "rg -n sgcanary ."},
+		Tools:    []string{"rg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".env", "API_KEY="+w.Canary(".env")+"\n"); err != nil {
+				return err
+			}
+			return w.Write(".ignore", "!.env\n")
+		},
+	},
+	{
+		Name: "rg-nested-gitignore-whitelist", Doc: "a .gitignore in a subdirectory says !.*: rg searches the hidden files there (its .env) and prints the line that matches (redrepo3)",
+		Files:    []string{"config/.gitignore", "config/.env"},
+		Names:    []string{"config/.gitignore"},
+		Commands: []string{"rg sgcanary"},
+		Tools:    []string{"rg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write("config/.env", "API_KEY="+w.Canary("config/.env")+"\n"); err != nil {
+				return err
+			}
+			return w.Write("config/.gitignore", "!.*\n")
+		},
+	},
+	{
+		Name: "rg-exclude-whitelist", Doc: "the repository's .git/info/exclude says !.env: rg reads it as a .gitignore and searches the hidden .env (redrepo3)",
+		Files:    []string{".git/info/exclude", ".env"},
+		Names:    []string{".git/info/exclude"},
+		Commands: []string{"rg sgcanary"},
+		Tools:    []string{"rg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".env", "API_KEY="+w.Canary(".env")+"\n"); err != nil {
+				return err
+			}
+			return w.Append(".git/info/exclude", "!.env\n")
+		},
+	},
+	{
+		Name: "rg-global-ignore-whitelist", Doc: "the user's git ignore file (~/.config/git/ignore) says !.env: rg reads it and searches the workspace's hidden .env (redrepo3)",
+		Files:    []string{"~/.config/git/ignore", ".env"},
+		Names:    []string{".config/git/ignore"},
+		Commands: []string{"rg sgcanary"},
+		Tools:    []string{"rg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".env", "API_KEY="+w.Canary(".env")+"\n"); err != nil {
+				return err
+			}
+			return w.Write("~/.config/git/ignore", "!.env\n")
+		},
+	},
+	{
 		Name: "go-mod-go", Doc: "go.mod asks for go 1.99: with GOTOOLCHAIN=auto (Go's default) the go command downloads it from GOPROXY and runs it",
 		Files:    []string{"go.mod"},
 		Commands: []string{"go version", "go env", "go list ./..."},
@@ -1232,6 +1530,19 @@ func (w *Workspace) linkHomeSecret(p string) error {
 		return err
 	}
 	return os.Symlink(w.Path("~/.netrc"), full)
+}
+
+// userSite returns the user's site-packages directory of the python3 on
+// the workspace's PATH ("~/.local/lib/pythonX.Y/site-packages"), asking
+// that python3 for its version (isolated: no user site is read).
+func (w *Workspace) userSite() (string, error) {
+	cmd := exec.Command("python3", "-I", "-c", "import sys; print('%d.%d' % sys.version_info[:2])")
+	cmd.Env = w.Env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("python3's version: %v", err)
+	}
+	return "~/.local/lib/python" + strings.TrimSpace(string(out)) + "/site-packages", nil
 }
 
 // signedCommit puts a commit that carries a (fake) PGP signature on top
