@@ -1175,6 +1175,7 @@ var HiddenInputChecks = map[string]string{
 	"rust-toolchain":      "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
 	"rust-toolchain-path": "the toolchain directory a rust-toolchain file names (its path key, read as TOML), whose programs rustup's proxies run",
 	"env-set":             "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
+	"man-pages":           "the directories of pages man-db finds beside PATH's entries (or $MANPATH names) in the home directory or the workspace: a page there of a topic the command names, or an index database, applies",
 }
 
 // HiddenInputFormats are the formats a hidden input's format may name;

@@ -433,6 +433,7 @@ var hiddenChecks = map[string]func(h *hiddenRun) []RepoHelper{
 	"rust-toolchain":      checkRustToolchain,
 	"rust-toolchain-path": checkRustToolchainPath,
 	"env-set":             checkEnvSet,
+	"man-pages":           checkManPages,
 }
 
 // checkEnvSet: a variable the hidden input's env names is set in the

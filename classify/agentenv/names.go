@@ -26,6 +26,7 @@ var Names = []string{
 	"LESSKEY",
 	"LESSKEYIN",
 	"LESSOPEN",
+	"MANPATH",
 	"PATH",
 	"PIP_CONFIG_FILE",
 	"PYTHONNOUSERSITE",

@@ -871,6 +871,35 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "man-home-path-page", Doc: "~/.local/bin is on PATH, so man looks for pages in ~/.local/share/man: a page of ls there includes ~/.netrc (.so) and man ls prints it (redrepo4)",
+		Files:    []string{"~/.local/share/man/man1/ls.1"},
+		Names:    []string{".local/share/man/man1/ls.1"},
+		Commands: []string{"man ls"},
+		Tools:    []string{"man"},
+		Fires:    FireCanary,
+		Env:      []string{"PATH={home}/.local/bin:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant: func(w *Workspace) error {
+			if err := os.MkdirAll(w.Path("~/.local/bin"), 0o755); err != nil {
+				return err
+			}
+			return w.Write("~/.local/share/man/man1/ls.1", ".TH LS 1\n.SH NAME\nls \\- list\n.nf\n.so "+w.Path("~/.netrc")+"\n")
+		},
+	},
+	{
+		Name: "man-manpath-home-page", Doc: "MANPATH names a directory of pages in the home directory: a page there includes ~/.netrc (.so) and man prints it (redrepo4)",
+		Files:    []string{"~/man-pages/man1/sgpage.1"},
+		Names:    []string{"man-pages/man1/sgpage.1"},
+		Commands: []string{"man sgpage"},
+		Tools:    []string{"man"},
+		Fires:    FireCanary,
+		Env:      []string{"MANPATH={home}/man-pages"},
+		Alone:    true, // the MANPATH is the trap's
+		Plant: func(w *Workspace) error {
+			return w.Write("~/man-pages/man1/sgpage.1", ".TH SGPAGE 1\n.SH NAME\nsgpage \\- a page\n.nf\n.so "+w.Path("~/.netrc")+"\n")
+		},
+	},
+	{
 		Name: "man-config-file", Doc: "man -C names a workspace file as man-db's configuration, whose DEFINE makes nroff a program of the workspace's (redrepo)",
 		Files:    []string{".hostile/man.conf"},
 		Names:    []string{"-C"},
