@@ -64,6 +64,11 @@ type HiddenSpec struct {
 	// searched though hidden): the walk reads each one in a directory it
 	// lists and in every directory above the root.
 	IgnoreFiles []string `yaml:"ignore_files,omitempty" json:"ignore_files,omitempty"`
+	// GitExcludes: the program reads the user's git excludes file as an
+	// ignore file too, found as rg finds it: the file core.excludesFile
+	// names in ~/.gitconfig or $XDG_CONFIG_HOME/git/config (else
+	// $XDG_CONFIG_HOME/git/ignore, ~/.config for an unset XDG_CONFIG_HOME).
+	GitExcludes bool `yaml:"git_excludes,omitempty" json:"git_excludes,omitempty"`
 }
 
 // ExcludeSpec is one exclude option of a walk.
@@ -324,6 +329,7 @@ func walkFacts(s *Segment, w *WalkSpec) *Walk {
 		f.SkipHidden = true
 		f.HiddenEnv = h.ConfigEnv
 		f.HiddenIgnoreFiles = h.IgnoreFiles
+		f.HiddenGitExcludes = h.GitExcludes
 	}
 	f.Excludes = excludes(s.Options, w.Excludes)
 	for _, g := range w.Only {
@@ -552,6 +558,9 @@ func (c *Catalog) EnvNames() []string {
 	walk = func(p *Program) {
 		if p.Walk != nil && p.Walk.Hidden != nil && p.Walk.Hidden.ConfigEnv != "" {
 			seen[p.Walk.Hidden.ConfigEnv] = true
+		}
+		if p.Walk != nil && p.Walk.Hidden != nil && p.Walk.Hidden.GitExcludes {
+			seen["XDG_CONFIG_HOME"], seen["GIT_CONFIG_GLOBAL"] = true, true
 		}
 		for _, hi := range p.HiddenInputs {
 			for _, n := range hi.EnvNames() {

@@ -204,6 +204,9 @@ type Walk struct {
 	// negated patterns show hidden names all the same (rg's .ignore
 	// saying !.env): the walk reads them (see HiddenSpec.IgnoreFiles).
 	HiddenIgnoreFiles []string `json:"hidden_ignore_files,omitempty"`
+	// HiddenGitExcludes: the user's git excludes file is one of them
+	// (see HiddenSpec.GitExcludes).
+	HiddenGitExcludes bool `json:"hidden_git_excludes,omitempty"`
 	// Hint says, for a message, how to exclude a subtree from the read.
 	Hint string `json:"hint,omitempty"`
 	// Excludes are the subtrees and files the program is told to skip.

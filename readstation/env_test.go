@@ -43,9 +43,9 @@ func TestRipgrepConfig(t *testing.T) {
 	t.Setenv("RIPGREP_CONFIG_PATH", rgrc) // this process's: never the agent's unless said
 	const skipped, judged = "cfg ok", "cfg denied **/.env"
 	// Not knowing the variables, the station cannot read the config file
-	// (its --pre) or the user's git ignore file (its negated patterns)
-	// either (redrepo3).
-	unknown := []string{judged, "$XDG_CONFIG_HOME not-established", "$RIPGREP_CONFIG_PATH not-established"}
+	// (its --pre) either (redrepo3), nor find the user's git excludes
+	// file (its negated patterns: the walk shows every hidden name).
+	unknown := []string{judged, "$RIPGREP_CONFIG_PATH not-established"}
 	tests := []struct {
 		name string
 		env  Env

@@ -38,6 +38,14 @@ func TestHiddenLift(t *testing.T) {
 		{"other names only", map[string]string{"proj/.gitignore": ".vscode/*\n!.vscode/settings.json\n!.env.example\n!*.keep\n"}, false, false},
 		{"not negated", map[string]string{"proj/.ignore": ".env\n"}, false, false},
 		{"an unreadable ignore file", map[string]string{"proj/.ignore": "fifo"}, false, true},
+		// The user's git excludes file (redrepo4).
+		{"~/.config/git/ignore !.env", map[string]string{".config/git/ignore": "!.env\n"}, true, true},
+		{"~/.gitconfig's core.excludesFile !.env", map[string]string{".gitconfig": "[core]\n\texcludesFile = ~/my-ignore\n", "my-ignore": "!.env\n"}, true, true},
+		{"~/.config/git/config's core.excludesFile !.env", map[string]string{".config/git/config": "[core]\nexcludesfile=~/my-ignore\n", "my-ignore": "!.env\n"}, true, true},
+		{"an absolute core.excludesFile !.env", map[string]string{".gitconfig": "[user]\n  ExcludesFile = $H/my-ignore\n", "my-ignore": "!.env\n"}, true, true},
+		{"a quoted core.excludesFile (rg 14 strips the quotes)", map[string]string{".gitconfig": "[core]\n\texcludesFile = \"~/my-ignore\"\n", "my-ignore": "!.env\n"}, false, true},
+		{"core.excludesFile not negated", map[string]string{".gitconfig": "[core]\n\texcludesFile = ~/my-ignore\n", "my-ignore": ".env\n!.vscode/settings.json\n"}, false, false},
+		{"an unreadable ~/.gitconfig", map[string]string{".gitconfig": "fifo"}, false, true},
 	}
 	t.Setenv("RIPGREP_CONFIG_PATH", "")
 	for _, tc := range tests {
@@ -50,9 +58,9 @@ func TestHiddenLift(t *testing.T) {
 					must(t, syscall.Mkfifo(full, 0o644))
 					continue
 				}
-				must(t, os.WriteFile(full, []byte(c), 0o644))
+				must(t, os.WriteFile(full, []byte(strings.ReplaceAll(c, "$H", f.home)), 0o644))
 			}
-			if c := tc.files["proj/.ignore"]; c != "fifo" {
+			if tc.files["proj/.ignore"] != "fifo" && tc.files[".gitconfig"] != "fifo" {
 				cmd := exec.Command(rg, "TOKEN", "cfg")
 				cmd.Dir = f.proj
 				cmd.Env = []string{"HOME=" + f.home, "PATH=/usr/bin:/bin"}

@@ -125,7 +125,7 @@ func (j *judger) producedOpts(ref *classify.PathRef, p *classify.Segment, what s
 	// that skips hidden names (rg) prints none of them; find, grep and git
 	// ls-files print them all.
 	opt := walkOpts{hint: "narrow the producer's path", skipHidden: skipsHidden(p.Walk, j.b.Env)}
-	opt.ignoreFiles = ignoreFilesOf(p.Walk, opt.skipHidden)
+	opt.ignoreFiles = j.ignoreFilesOf(p.Walk, opt.skipHidden)
 	if !ref.Recursive {
 		// A recursive reader (grep -r {}) reads the whole tree of a
 		// directory find prints (lib.go/.env under -name '*.go'), so then

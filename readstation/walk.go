@@ -94,7 +94,7 @@ func (j *judger) walkOpts(seg int) walkOpts {
 		}
 		o.namesOnly = w.NamesOnly
 		o.skipHidden = skipsHidden(w, j.b.Env)
-		o.ignoreFiles = ignoreFilesOf(w, o.skipHidden)
+		o.ignoreFiles = j.ignoreFilesOf(w, o.skipHidden)
 	}
 	o.excl = encodeExclusions(s)
 	return o
@@ -109,12 +109,17 @@ func skipsHidden(w *classify.Walk, env Env) bool {
 }
 
 // ignoreFilesOf encodes a walk's ignore files for walkOpts (none when it
-// shows hidden names anyway).
-func ignoreFilesOf(w *classify.Walk, skipHidden bool) string {
+// shows hidden names anyway): the catalog's, relative to a directory, and
+// the user's git excludes files, absolute (gitExcludesFiles).
+func (j *judger) ignoreFilesOf(w *classify.Walk, skipHidden bool) string {
 	if w == nil || !skipHidden {
 		return ""
 	}
-	return strings.Join(w.HiddenIgnoreFiles, "\x00")
+	names := w.HiddenIgnoreFiles
+	if w.HiddenGitExcludes {
+		names = append(append([]string{}, names...), j.gitExcludesFiles()...)
+	}
+	return strings.Join(names, "\x00")
 }
 
 // A reader that skips hidden names (rg) still reads one an ignore file
@@ -149,20 +154,42 @@ func newHiddenLift(opt walkOpts) *hiddenLift {
 	return &hiddenLift{names: strings.Split(opt.ignoreFiles, "\x00"), from: map[string]string{}}
 }
 
-// readAbove reads the ignore files of every directory above root.
+// readAbove reads the ignore files of every directory above root, and
+// the user's (an absolute path: the git excludes file; "?" and why one
+// cannot be known).
 func (l *hiddenLift) readAbove(root string, ts *treeStamp) {
+	for _, n := range l.names {
+		if why, ok := strings.CutPrefix(n, "?"); ok {
+			if l.all == "" {
+				l.all = why
+			}
+		} else if filepath.IsAbs(n) {
+			l.read(n, ts)
+		}
+	}
 	for d := root; d != filepath.Dir(d); {
 		d = filepath.Dir(d)
 		for _, n := range l.names {
-			l.read(joinAbs(d, n), ts)
+			if relativeIgnore(n) {
+				l.read(joinAbs(d, n), ts)
+			}
 		}
 	}
+}
+
+// relativeIgnore reports whether an ignore file of a walk is named
+// relative to a directory (not the user's own).
+func relativeIgnore(n string) bool {
+	return n != "" && n[0] != '/' && n[0] != '?'
 }
 
 // readIn reads the ignore files of the directory dir, listed as es
 // (sorted): only those whose first element es holds.
 func (l *hiddenLift) readIn(dir string, es []os.DirEntry, ts *treeStamp) {
 	for _, n := range l.names {
+		if !relativeIgnore(n) {
+			continue
+		}
 		first, _, _ := strings.Cut(n, "/")
 		i := sort.Search(len(es), func(i int) bool { return es[i].Name() >= first })
 		if i < len(es) && es[i].Name() == first {

@@ -12,6 +12,7 @@ var Names = []string{
 	"BAT_CONFIG_PATH",
 	"CARGO_HOME",
 	"DOCKER_CONFIG",
+	"GIT_CONFIG_GLOBAL",
 	"GO111MODULE",
 	"GOENV",
 	"GOFLAGS",

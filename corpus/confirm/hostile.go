@@ -1311,6 +1311,42 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "rg-excludes-file-whitelist", Doc: "~/.gitconfig's core.excludesFile names ~/.gitignore_global, which says !.env: rg reads it and searches the workspace's hidden .env (redrepo4)",
+		Files:    []string{"~/.gitconfig", "~/.gitignore_global", ".env"},
+		Names:    []string{".gitignore_global"},
+		Commands: []string{"rg sgcanary"},
+		Tools:    []string{"rg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".env", "API_KEY="+w.Canary(".env")+"\n"); err != nil {
+				return err
+			}
+			if err := w.Write("~/.gitignore_global", "*.swp\n!.env\n"); err != nil {
+				return err
+			}
+			return w.Append("~/.gitconfig", "[core]\n\texcludesFile = ~/.gitignore_global\n")
+		},
+	},
+	{
+		Name: "rg-xdg-excludes-file-whitelist", Doc: "~/.config/git/config's core.excludesFile names a file that says !.env: rg reads it and searches the workspace's hidden .env (redrepo4)",
+		Files:    []string{"~/.config/git/config", "~/.config/git/excludes", ".env"},
+		Names:    []string{".config/git/excludes"},
+		Commands: []string{"rg sgcanary"},
+		Tools:    []string{"rg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".env", "API_KEY="+w.Canary(".env")+"\n"); err != nil {
+				return err
+			}
+			if err := w.Write("~/.config/git/excludes", "!.env\n"); err != nil {
+				return err
+			}
+			return w.Write("~/.config/git/config", "[core]\n\texcludesfile = "+w.Path("~/.config/git/excludes")+"\n")
+		},
+	},
+	{
 		Name: "rg-global-ignore-whitelist", Doc: "the user's git ignore file (~/.config/git/ignore) says !.env: rg reads it and searches the workspace's hidden .env (redrepo3)",
 		Files:    []string{"~/.config/git/ignore", ".env"},
 		Names:    []string{".config/git/ignore"},
