@@ -71,6 +71,7 @@ var (
 	keyHas                   = ast.StringTerm("has")
 	keyHelpers               = ast.StringTerm("helpers")
 	keyHiddenEnv             = ast.StringTerm("hidden_env")
+	keyHiddenGitExcludes     = ast.StringTerm("hidden_git_excludes")
 	keyHiddenIgnoreFiles     = ast.StringTerm("hidden_ignore_files")
 	keyHiddenInputs          = ast.StringTerm("hidden_inputs")
 	keyHint                  = ast.StringTerm("hint")
@@ -1079,6 +1080,10 @@ func describeClassifyWalk(e enc, v *classify.Walk) {
 	if len(v.HiddenIgnoreFiles) > 0 {
 		e.key(keyHiddenIgnoreFiles)
 		describeStrings(e, v.HiddenIgnoreFiles, strKind)
+	}
+	if v.HiddenGitExcludes {
+		e.key(keyHiddenGitExcludes)
+		e.boolean(v.HiddenGitExcludes)
 	}
 	if v.Hint != "" {
 		e.key(keyHint)
