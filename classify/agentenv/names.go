@@ -12,6 +12,8 @@ var Names = []string{
 	"BAT_CONFIG_PATH",
 	"CARGO_HOME",
 	"DOCKER_CONFIG",
+	"GH_CONFIG_DIR",
+	"GH_DATA_DIR",
 	"GIT_CONFIG_GLOBAL",
 	"GO111MODULE",
 	"GOENV",
@@ -41,5 +43,6 @@ var Names = []string{
 	"TMPDIR",
 	"VIRTUAL_ENV",
 	"XDG_CONFIG_HOME",
+	"XDG_DATA_HOME",
 	"ZDOTDIR",
 }

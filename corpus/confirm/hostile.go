@@ -900,6 +900,30 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "gh-alias-version", Doc: "~/.config/gh/config.yml defines an alias named --version (and --help) that is a shell command (!...): gh looks the first word up as an alias before it handles the option, and runs it (redrepo4)",
+		Files:    []string{"~/.config/gh/config.yml"},
+		Names:    []string{".config/gh/config.yml"},
+		Commands: []string{"gh --version", "gh --help"},
+		Tools:    []string{"gh"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			return w.Write("~/.config/gh/config.yml", "aliases:\n    --version: '!"+w.Marker+"'\n    --help: '!"+w.Marker+"'\n")
+		},
+	},
+	{
+		Name: "gh-extension-version", Doc: "an extension directory ~/.local/share/gh/extensions/gh---version: gh finds no command named --version and runs the extension (redrepo4)",
+		Files:    []string{"~/.local/share/gh/extensions/gh---version/gh---version"},
+		Names:    []string{"extensions/gh---version"},
+		Commands: []string{"gh --version"},
+		Tools:    []string{"gh"},
+		Fires:    FireMarker,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			return w.Write("~/.local/share/gh/extensions/gh---version/gh---version", markerScript)
+		},
+	},
+	{
 		Name: "man-config-file", Doc: "man -C names a workspace file as man-db's configuration, whose DEFINE makes nroff a program of the workspace's (redrepo)",
 		Files:    []string{".hostile/man.conf"},
 		Names:    []string{"-C"},
