@@ -1175,6 +1175,7 @@ var HiddenInputChecks = map[string]string{
 	"rust-toolchain":      "the toolchain a rust-toolchain file names against the toolchains rustup has installed",
 	"rust-toolchain-path": "the toolchain directory a rust-toolchain file names (its path key, read as TOML), whose programs rustup's proxies run",
 	"env-set":             "the variables env names: one set to a value (or whose value is not known) applies (less runs the preprocessor LESSOPEN names)",
+	"npm-config-files":    "the files a .npmrc (the project's, up from the directory npm runs in, or ~/.npmrc) names by userconfig, globalconfig or prefix (PREFIX/etc/npmrc), each judged as a read (npm quotes the keys it does not know)",
 	"man-pages":           "the directories of pages man-db finds beside PATH's entries (or $MANPATH names) in the home directory or the workspace: a page there of a topic the command names, or an index database, applies",
 }
 

@@ -434,6 +434,7 @@ var hiddenChecks = map[string]func(h *hiddenRun) []RepoHelper{
 	"rust-toolchain-path": checkRustToolchainPath,
 	"env-set":             checkEnvSet,
 	"man-pages":           checkManPages,
+	"npm-config-files":    checkNpmConfigFiles,
 }
 
 // checkEnvSet: a variable the hidden input's env names is set in the

@@ -1220,6 +1220,33 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.linkHomeSecret(".npmrc") },
 	},
 	{
+		Name: "npmrc-userconfig", Doc: "the project's .npmrc says userconfig=${HOME}/.netrc: npm reads ~/.netrc as the user config and warns of each line as a key it does not know, quoting it (redrepo4)",
+		Files:    []string{".npmrc"},
+		Names:    []string{"userconfig"},
+		Commands: []string{"npm ls --no-update-notifier", "npm config get registry --no-update-notifier"},
+		Tools:    []string{"npm"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant:    func(w *Workspace) error { return w.Write(".npmrc", "userconfig=${HOME}/.netrc\n") },
+	},
+	{
+		Name: "npmrc-prefix-link", Doc: "~/.npmrc says prefix=~/.npm-global, whose etc/npmrc (the global config npm reads) is a link to ~/.netrc: npm quotes its line as a key it does not know (redrepo4)",
+		Files:    []string{"~/.npmrc", "~/.npm-global/etc/npmrc"},
+		Names:    []string{".npm-global/etc/npmrc"},
+		Commands: []string{"npm ls --no-update-notifier"},
+		Tools:    []string{"npm"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.linkHomeSecret("~/.npm-global/etc/npmrc"); err != nil {
+				return err
+			}
+			return w.Write("~/.npmrc", "prefix=~/.npm-global\n")
+		},
+	},
+	{
 		Name: "npmrc-home-link", Doc: "the user's ~/.npmrc is a link to ~/.netrc: npm warns of each line as a user config key it does not know, quoting it (redrepo3)",
 		Files:    []string{"~/.npmrc"},
 		Commands: []string{"npm ls --no-update-notifier"},
