@@ -56,6 +56,9 @@ func checkNpmConfigFiles(h *hiddenRun) []RepoHelper {
 			v = npmEnvRef.ReplaceAllStringFunc(v, func(ref string) string {
 				name := npmEnvRef.FindStringSubmatch(ref)[1]
 				val, known := h.env(name)
+				if !known && name == "HOME" && j.b.Home != "" {
+					val, known = j.b.Home, true
+				}
 				if !known && unknown == "" {
 					unknown = name
 				}

@@ -53,7 +53,7 @@ func TestNpmConfigFiles(t *testing.T) {
 				}
 				must(t, os.WriteFile(full, []byte(strings.ReplaceAll(c, "$T", dir)), 0o644))
 			}
-			env := EnvMap{"HOME": filepath.Join(dir, "home"), "PATH": "/usr/bin:/bin", "BASH_ENV": ""}
+			env := EnvMap{"PATH": "/usr/bin:/bin", "BASH_ENV": ""} // HOME from the boundary
 			proj := filepath.Join(dir, "home", "proj")
 			st := judge(t, "npm ls --no-update-notifier", Boundary{Roots: []string{proj}, Cwd: proj, Home: filepath.Join(dir, "home"), DenyRows: DefaultDenyRows, Env: env})
 			got := []string{}
