@@ -263,7 +263,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			add(p, false)
 		}
 	}
-	scan := scanNested(roots, unprotected)
+	scan := walkNested(roots, unprotected) // the events were taken above
 	for _, p := range scan.names {
 		add(p, false)
 	}
