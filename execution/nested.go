@@ -606,7 +606,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		checked[gd] = true
 	}
 	inner := map[string][]innerGit{}
-	holds := listingHolds(stampDir)
+	holds := listingHolds(g.stampAfter)
 	readDir := func(d string) ([]os.DirEntry, error) { return readListed(d, holds) }
 	for _, top := range b.tops {
 		checked[top] = true

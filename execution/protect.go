@@ -595,6 +595,8 @@ type guard struct {
 	// order are the keys of parents, shorter first (a directory's own
 	// directory before it).
 	order []string
+	// same are the parents unchanged by the run, by path (undo).
+	same map[string]bool
 	// nested is what the walk beneath the roots' tops found before the
 	// run (nil: none); undo walks again.
 	nested *nestedBefore
@@ -935,6 +937,15 @@ func (c *dirNameCache) get(p string, st dirStamp) (map[string]bool, bool) {
 	return names, true
 }
 
+// stampAfter is stampDir(d) after the run, for one of g's directories
+// that undo found unchanged: its stamp from before the run.
+func (g *guard) stampAfter(d string) dirStamp {
+	if g.same[d] {
+		return g.parents[d]
+	}
+	return stampDir(d)
+}
+
 // undo puts back what the run changed; it returns one denial per path.
 func (g *guard) undo() []SandboxDenial {
 	if g == nil {
@@ -973,6 +984,7 @@ func (g *guard) undo() []SandboxDenial {
 		}
 		out = append(out, SandboxDenial{Op: "write", Path: p, Undone: true, Line: "protected path " + p + " was created by the command; " + where})
 	}
+	g.same = same
 	return append(out, g.nested.check(g)...)
 }
 
