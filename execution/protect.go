@@ -593,7 +593,8 @@ type guard struct {
 	parents  map[string]dirStamp
 	parentOf []string
 	// order are the keys of parents, shorter first (a directory's own
-	// directory before it).
+	// directory before it): the paths' directories, and those between
+	// two of them.
 	order []string
 	// same are the parents unchanged by the run, by path (undo).
 	same map[string]bool
@@ -711,6 +712,16 @@ func newGuard(paths []string, quarantine string) *guard {
 			if !seen[d] {
 				seen[d] = true
 				g.order = append(g.order, d)
+			}
+		}
+		// A directory between two of them (.git/objects, between .git
+		// and .git/objects/info) is stamped too, though no path is in
+		// it: while it is unchanged, the one beneath keeps its stamp
+		// without a look (stillStamped).
+		for _, d := range g.order {
+			if way := filepath.Dir(d); !seen[way] && seen[filepath.Dir(way)] {
+				seen[way] = true
+				g.order = append(g.order, way)
 			}
 		}
 		// A directory's own directory first (stampParent).
