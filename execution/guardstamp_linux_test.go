@@ -397,6 +397,27 @@ func TestGuardAlone(t *testing.T) {
 			want: []string{".git/commondir"},
 		},
 		{
+			name: "in the object store",
+			git:  true,
+			run: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".git/objects/info/alternates"), []byte("/elsewhere\n"), 0o644))
+			},
+			want: []string{".git/objects/info/alternates"},
+		},
+		{
+			name: "in the object store, replaced between runs",
+			git:  true,
+			between: func(t *testing.T, root string) {
+				objects := filepath.Join(root, ".git/objects")
+				must(t, os.Rename(objects, objects+".old"))
+				must(t, os.MkdirAll(filepath.Join(objects, "info"), 0o755))
+			},
+			run: func(t *testing.T, root string) {
+				must(t, os.WriteFile(filepath.Join(root, ".git/objects/info/alternates"), []byte("/elsewhere\n"), 0o644))
+			},
+			want: []string{".git/objects/info/alternates"},
+		},
+		{
 			name: "in the git directory, after a person changed it",
 			git:  true,
 			between: func(t *testing.T, root string) {

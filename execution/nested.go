@@ -87,8 +87,15 @@ var nestedNames, nestedChildren = func() (map[string]bool, map[string][]string) 
 
 // scanNested walks the directories beneath roots (not following
 // symlinks, not into git directories, protected directories or what skip
-// says), within the bounds.
+// says), within the bounds, after taking the events that came before.
 func scanNested(roots []string, skip func(string) bool) nestedScan {
+	knownPaths.refresh()
+	return walkNested(roots, skip)
+}
+
+// walkNested is scanNested for a caller that took the events a moment
+// before (knownPaths.refresh).
+func walkNested(roots []string, skip func(string) bool) nestedScan {
 	var s nestedScan
 	type dir struct {
 		path  string
@@ -102,7 +109,6 @@ func scanNested(roots []string, skip func(string) bool) nestedScan {
 	// as a root only).
 	isRoot := map[string]bool{}
 	var queue []dir
-	knownPaths.refresh()
 	for _, r := range roots {
 		r = filepath.Clean(r)
 		if !isRoot[r] {
@@ -559,7 +565,8 @@ func moduleGitDirs(modules string, readDir func(string) ([]os.DirEntry, error), 
 	walk(modules, 0)
 }
 
-// check walks again after the run and undoes, with g, what is new: a
+// check walks again after the run and undoes, with g, what is new (the
+// caller took the run's events: knownPaths.refresh): a
 // protected name made or replaced is moved aside, a new git directory
 // loses what would run a program, a new .git file that points outside
 // the roots is moved aside.
@@ -567,7 +574,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 	if b == nil {
 		return nil
 	}
-	s := scanNested(b.roots, b.skip)
+	s := walkNested(b.roots, b.skip) // undo took the run's events
 	var out []SandboxDenial
 	deny := func(p, why string) {
 		where := g.moveAside(p)
@@ -599,7 +606,7 @@ func (b *nestedBefore) check(g *guard) []SandboxDenial {
 		checked[gd] = true
 	}
 	inner := map[string][]innerGit{}
-	holds := listingHolds(stampDir)
+	holds := listingHolds(g.stampAfter)
 	readDir := func(d string) ([]os.DirEntry, error) { return readListed(d, holds) }
 	for _, top := range b.tops {
 		checked[top] = true

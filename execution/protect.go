@@ -263,7 +263,7 @@ func protectedPathsScan(c *Confinement) ([]protectedPath, *nestedBefore) {
 			add(p, false)
 		}
 	}
-	scan := scanNested(roots, unprotected)
+	scan := walkNested(roots, unprotected) // the events were taken above
 	for _, p := range scan.names {
 		add(p, false)
 	}
@@ -593,8 +593,11 @@ type guard struct {
 	parents  map[string]dirStamp
 	parentOf []string
 	// order are the keys of parents, shorter first (a directory's own
-	// directory before it).
+	// directory before it): the paths' directories, and those between
+	// two of them.
 	order []string
+	// same are the parents unchanged by the run, by path (undo).
+	same map[string]bool
 	// nested is what the walk beneath the roots' tops found before the
 	// run (nil: none); undo walks again.
 	nested *nestedBefore
@@ -709,6 +712,16 @@ func newGuard(paths []string, quarantine string) *guard {
 			if !seen[d] {
 				seen[d] = true
 				g.order = append(g.order, d)
+			}
+		}
+		// A directory between two of them (.git/objects, between .git
+		// and .git/objects/info) is stamped too, though no path is in
+		// it: while it is unchanged, the one beneath keeps its stamp
+		// without a look (stillStamped).
+		for _, d := range g.order {
+			if way := filepath.Dir(d); !seen[way] && seen[filepath.Dir(way)] {
+				seen[way] = true
+				g.order = append(g.order, way)
 			}
 		}
 		// A directory's own directory first (stampParent).
@@ -935,6 +948,15 @@ func (c *dirNameCache) get(p string, st dirStamp) (map[string]bool, bool) {
 	return names, true
 }
 
+// stampAfter is stampDir(d) after the run, for one of g's directories
+// that undo found unchanged: its stamp from before the run.
+func (g *guard) stampAfter(d string) dirStamp {
+	if g.same[d] {
+		return g.parents[d]
+	}
+	return stampDir(d)
+}
+
 // undo puts back what the run changed; it returns one denial per path.
 func (g *guard) undo() []SandboxDenial {
 	if g == nil {
@@ -973,6 +995,7 @@ func (g *guard) undo() []SandboxDenial {
 		}
 		out = append(out, SandboxDenial{Op: "write", Path: p, Undone: true, Line: "protected path " + p + " was created by the command; " + where})
 	}
+	g.same = same
 	return append(out, g.nested.check(g)...)
 }
 

@@ -37,6 +37,9 @@ func TestDecideInTheAgentsEnv(t *testing.T) {
 		return []string{"PATH=" + filepath.Dir(rg) + ":/usr/bin:/bin", "HOME=" + filepath.Join(dir, "home"), "RIPGREP_CONFIG_PATH=" + config}
 	}
 	const cmd = "rg TOKEN src"
+	// A request that knows rg's config also says XDG_CONFIG_HOME (rg reads
+	// git's global ignore file below it), as the hook client does
+	// (agentenv.Values sends every variable the catalog names).
 	tests := []struct {
 		name string
 		opts []Option
@@ -45,11 +48,11 @@ func TestDecideInTheAgentsEnv(t *testing.T) {
 	}{
 		{"the host has no config", []Option{WithEnv(host(""), nil, nil)}, nil, policy.Allow},
 		{"the host's config shows hidden files", []Option{WithEnv(host(rgrc), nil, nil)}, nil, policy.Ask},
-		{"the request's environment wins", []Option{WithEnv(host(rgrc), nil, nil)}, map[string]string{"RIPGREP_CONFIG_PATH": ""}, policy.Allow},
+		{"the request's environment wins", []Option{WithEnv(host(rgrc), nil, nil)}, map[string]string{"RIPGREP_CONFIG_PATH": "", "XDG_CONFIG_HOME": ""}, policy.Allow},
 		{"the request's config", []Option{WithEnv(host(""), nil, nil)}, map[string]string{"RIPGREP_CONFIG_PATH": rgrc}, policy.Ask},
 		{"a request that says nothing of it", []Option{WithEnv(host(""), nil, nil)}, map[string]string{}, policy.Ask},
 		{"env from requests, none given", []Option{WithEnv(host(""), nil, nil), WithEnvFromRequests()}, nil, policy.Ask},
-		{"env from requests, not set", []Option{WithEnv(host(rgrc), nil, nil), WithEnvFromRequests()}, map[string]string{"RIPGREP_CONFIG_PATH": ""}, policy.Allow},
+		{"env from requests, not set", []Option{WithEnv(host(rgrc), nil, nil), WithEnvFromRequests()}, map[string]string{"RIPGREP_CONFIG_PATH": "", "XDG_CONFIG_HOME": ""}, policy.Allow},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shellgate/shellgate/classify"
 	"github.com/shellgate/shellgate/policy"
+	"github.com/shellgate/shellgate/readstation"
 )
 
 // TestFrontDoorAgrees: Explain's and Grant's decisions are Decide's, on
@@ -44,7 +45,9 @@ func TestFrontDoorAgrees(t *testing.T) {
 		if len(x.Rules) == 0 || x.Facts == nil || len(x.Files) == 0 {
 			t.Errorf("%s: explanation without rules, facts or files: %+v", tc.cmd, x)
 		}
-		in, _, err := g.Pipeline().Input(policy.Request{Command: tc.cmd, Cwd: g.Cwd(), Mode: tc.mode, Shell: classify.DialectBash})
+		// In the environment the gate judges in (New without WithEnv:
+		// this process's); a pipeline's own knows nothing of it.
+		in, _, err := g.Pipeline().Input(policy.Request{Command: tc.cmd, Cwd: g.Cwd(), Mode: tc.mode, Shell: classify.DialectBash, Env: readstation.ProcessEnv})
 		if err != nil {
 			t.Fatal(err)
 		}

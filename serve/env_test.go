@@ -68,12 +68,15 @@ func TestAgentEnvOverTheSocket(t *testing.T) {
 		<-done
 	}()
 	const allow, ask = `"permissionDecision":"allow"`, `"permissionDecision":"ask"`
+	// The client's Flags.Env that knows rg's config says XDG_CONFIG_HOME
+	// too (rg reads git's global ignore file below it), as the hook client
+	// does (agentenv.Values).
 	tests := []struct {
 		name string
 		env  map[string]string // the client's Flags.Env
 		want string
 	}{
-		{"the agent has no rg config", map[string]string{"RIPGREP_CONFIG_PATH": ""}, allow},
+		{"the agent has no rg config", map[string]string{"RIPGREP_CONFIG_PATH": "", "XDG_CONFIG_HOME": ""}, allow},
 		{"the agent's rg config shows hidden files", map[string]string{"RIPGREP_CONFIG_PATH": rgrc}, ask},
 		{"the client says nothing of it", map[string]string{"OTHER": "1"}, ask},
 		{"the client sends no environment", nil, ask},

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shellgate/shellgate/classify/agentenv"
 	"github.com/shellgate/shellgate/hook"
 	"github.com/shellgate/shellgate/internal/mcptest"
 	"github.com/shellgate/shellgate/serve"
@@ -155,9 +156,10 @@ var frontEnds = []frontEnd{
 	}},
 	{"serve engine", func(t *testing.T, proj, cmd string) outcome {
 		// A fresh engine per call would hide staleness: one engine per
-		// test, kept in engines.
+		// test, kept in engines. The request carries what the hook client
+		// sends of the agent's environment (hook.ParseFlags).
 		en := engineFor(t)
-		ans := en.Handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj}, Payload: claudePayload(t, proj, cmd)})
+		ans := en.Handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj, Env: agentenv.Values()}, Payload: claudePayload(t, proj, cmd)})
 		return claudeOutcome(t, ans.Stdout)
 	}},
 	{"mcp check", func(t *testing.T, proj, cmd string) outcome {
@@ -340,7 +342,7 @@ func TestEngineNeverStale(t *testing.T) {
 	writeFiles(t, proj, map[string]string{".shellgate.yaml": "deny_reads: [\"other.txt\"]\n"})
 	en := serve.NewEngine()
 	decide := func() outcome {
-		ans := en.Handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj}, Payload: claudePayload(t, proj, "cat notes.txt")})
+		ans := en.Handle(context.Background(), hook.Request{Agent: hook.Claude, Flags: hook.Flags{Cwd: proj, Env: agentenv.Values()}, Payload: claudePayload(t, proj, "cat notes.txt")})
 		return claudeOutcome(t, ans.Stdout)
 	}
 	if got := decide(); got.Action != "allow" {
