@@ -924,6 +924,18 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "rustup-settings-link", Doc: "rustup's settings file ($RUSTUP_HOME/settings.toml, ~/.rustup's) is a link to ~/.netrc: rustup and its proxies quote the line in the TOML parse error (redrepo4)",
+		Files:    []string{"~/.rustup/settings.toml"},
+		Names:    []string{".rustup/settings.toml"},
+		Commands: []string{"rustup --version", "cargo --version"},
+		Tools:    []string{"rustup", "cargo"},
+		Fires:    FireCanary,
+		Env:      []string{"RUSTUP_HOME={home}/.rustup"},
+		Denies:   true, // ~/.netrc is under a deny row
+		Alone:    true, // RUSTUP_HOME is the trap's
+		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.rustup/settings.toml") },
+	},
+	{
 		Name: "man-config-file", Doc: "man -C names a workspace file as man-db's configuration, whose DEFINE makes nroff a program of the workspace's (redrepo)",
 		Files:    []string{".hostile/man.conf"},
 		Names:    []string{"-C"},
