@@ -936,6 +936,36 @@ var Traps = []Trap{
 		Plant:    func(w *Workspace) error { return w.linkHomeSecret("~/.rustup/settings.toml") },
 	},
 	{
+		Name: "dpkg-cfg-link", Doc: "~/.dpkg.cfg is a link to a one-word secret (~/.ssh/id_rsa here): dpkg quotes the option it does not know (unknown option '<word>') (redrepo4)",
+		Files:    []string{"~/.dpkg.cfg"},
+		Commands: []string{"dpkg -l", "dpkg -s dpkg"},
+		Tools:    []string{"dpkg"},
+		Fires:    FireCanary,
+		Denies:   true, // ~/.ssh/id_rsa is under a deny row
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			return os.Symlink(w.Path("~/.ssh/id_rsa"), w.Path("~/.dpkg.cfg"))
+		},
+	},
+	{
+		Name: "dpkg-cfg-admindir", Doc: "~/.dpkg.cfg names an admindir whose status file is a link to a one-word secret: dpkg-query quotes its first word (field name '<word>' must be followed by colon) (redrepo4)",
+		Files:    []string{"~/.dpkg.cfg", "~/dpkg-db/status"},
+		Names:    []string{".dpkg.cfg"},
+		Commands: []string{"dpkg -l"},
+		Tools:    []string{"dpkg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := os.MkdirAll(w.Path("~/dpkg-db"), 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(w.Path("~/.ssh/id_rsa"), w.Path("~/dpkg-db/status")); err != nil {
+				return err
+			}
+			return w.Write("~/.dpkg.cfg", "admindir="+w.Path("~/dpkg-db")+"\n")
+		},
+	},
+	{
 		Name: "man-config-file", Doc: "man -C names a workspace file as man-db's configuration, whose DEFINE makes nroff a program of the workspace's (redrepo)",
 		Files:    []string{".hostile/man.conf"},
 		Names:    []string{"-C"},
