@@ -113,7 +113,9 @@ func TestRustToolchain(t *testing.T) {
 		{cmd: "cargo --version", cwd: "legacy", env: EnvMap{"RUSTUP_HOME": "$T/rustup-ovr"}, want: []string{`channel $T/rustup-ovr/settings.toml: names the toolchain 1.60.0-x86_64-unknown-linux-gnu, which is not installed in $T/rustup-ovr/toolchains => ` + miss}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off"}, want: []string{}},
 		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "$T/rustup-off", "RUSTUP_AUTO_INSTALL": "1"}, want: []string{`channel $T/new/rust-toolchain.toml: names the toolchain 1.70.0, which is not installed in $T/rustup-off/toolchains => ` + miss}},
-		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "?"}, want: []string{"not-established: cargo: RUSTUP_HOME is not known, so whether rustup installs the toolchain $T/new/rust-toolchain.toml names cannot be established"}},
+		{cmd: "cargo --version", cwd: "new", env: EnvMap{"RUSTUP_HOME": "?"}, want: []string{"not-established: cargo: RUSTUP_HOME is not known, so whether rustup installs the toolchain $T/new/rust-toolchain.toml names cannot be established",
+			// rustup's settings.toml (a read: redrepo4) is below it too.
+			"not-established: cargo reads settings.toml below $RUSTUP_HOME, whose value is not known, so whether it runs code or reaches the network a file chose cannot be established"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.cwd+" "+tc.cmd, func(t *testing.T) {
