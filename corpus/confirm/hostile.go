@@ -966,6 +966,18 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "cargo-help-external", Doc: "a workspace directory on PATH holds cargo-sgx: cargo help sgx runs cargo-sgx --help, an external subcommand (cargo finds them in $CARGO_HOME/bin, ~/.cargo/bin, too) (redrepo4)",
+		Files:    []string{".venv/bin/cargo-sgx"},
+		Names:    []string{"sgx"},
+		Commands: []string{"cargo help sgx"},
+		Plain:    []string{"cargo help build"},
+		Tools:    []string{"cargo"},
+		Fires:    FireMarker,
+		Env:      []string{"PATH={work}/.venv/bin:{path}"},
+		Alone:    true, // the PATH is the trap's
+		Plant:    func(w *Workspace) error { return w.Write(".venv/bin/cargo-sgx", markerScript) },
+	},
+	{
 		Name: "man-config-file", Doc: "man -C names a workspace file as man-db's configuration, whose DEFINE makes nroff a program of the workspace's (redrepo)",
 		Files:    []string{".hostile/man.conf"},
 		Names:    []string{"-C"},
