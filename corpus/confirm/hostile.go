@@ -1452,6 +1452,21 @@ var Traps = []Trap{
 		},
 	},
 	{
+		Name: "rg-ignore-file-whitelist", Doc: "the ignore file the command names (rg --ignore-file .myignore) says !.env: rg searches the hidden .env (redrepo4)",
+		Files:    []string{".myignore", ".env"},
+		Names:    []string{".env"},
+		Commands: []string{"rg --ignore-file .myignore sgcanary"},
+		Tools:    []string{"rg"},
+		Fires:    FireCanary,
+		Alone:    true,
+		Plant: func(w *Workspace) error {
+			if err := w.Write(".env", "API_KEY="+w.Canary(".env")+"\n"); err != nil {
+				return err
+			}
+			return w.Write(".myignore", "!.env\n")
+		},
+	},
+	{
 		Name: "rg-global-ignore-whitelist", Doc: "the user's git ignore file (~/.config/git/ignore) says !.env: rg reads it and searches the workspace's hidden .env (redrepo3)",
 		Files:    []string{"~/.config/git/ignore", ".env"},
 		Names:    []string{".config/git/ignore"},
