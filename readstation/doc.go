@@ -66,7 +66,9 @@
 //     regular expression cannot make (hiddenChecks: the Go toolchain
 //     go.mod, go.work and the go env files choose, the modules go list
 //     would download, the toolchain rustup would install, the manifests
-//     go.work and Cargo.toml name by a path, judged as reads);
+//     go.work and Cargo.toml name by a path, the config files a .npmrc
+//     names, judged as reads, the pages man finds beside a PATH entry in
+//     the home directory);
 //   - judges what a repository tracks where git prints it (catalog effect
 //     git-tracked: git grep, git log -p, git show, git diff): the index
 //     (versions 2 to 4, SHA-1 or SHA-256; a split or sparse index is not
@@ -91,7 +93,8 @@
 //     -a) has them skipped by the check too, except one a negated pattern
 //     of its ignore files may match (walk.hidden.ignore_files: rg's
 //     .ignore saying !.env, read where the walk lists a directory and
-//     above the root; hiddenLift); a link to a directory inside
+//     above the root, and the user's git excludes file as rg finds it,
+//     walk.hidden.git_excludes; hiddenLift); a link to a directory inside
 //     the roots is walked too (grep -R, find -L and xargs consumers follow
 //     links); the exclude options the catalog lists (grep
 //     --exclude/--exclude-dir, rg -g '!GLOB') are honoured, so the hint a
