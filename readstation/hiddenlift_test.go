@@ -82,3 +82,35 @@ func TestHiddenLift(t *testing.T) {
 		})
 	}
 }
+
+// FuzzHiddenLift feeds an ignore file's reader any content: nothing
+// panics, and a negated pattern whose last part is a plain name (no glob
+// character) shows that name, and in upper case when it is ASCII (the
+// reader errs towards showing, never away from it).
+func FuzzHiddenLift(f *testing.F) {
+	for _, s := range []string{"!.env\n", "# c\n!/cfg/.env\r\n", "!.*\n", "![\n", "!**/.secret\n!a/[!b]c\n", "\xff!\x00"} {
+		f.Add(s, ".env")
+	}
+	f.Fuzz(func(t *testing.T, data, name string) {
+		l := &hiddenLift{from: map[string]string{}}
+		l.add("/ws/.ignore", []byte(data))
+		l.shows(name)
+		for _, line := range strings.Split(data, "\n") {
+			pat, ok := strings.CutPrefix(strings.TrimRight(line, " \t\r"), "!")
+			if !ok || len(l.globs) >= maxLiftGlobs || l.all != "" {
+				continue
+			}
+			parts := strings.Split(pat, "/")
+			last := parts[len(parts)-1]
+			if last == "" || strings.ContainsAny(last, `*?[\`) {
+				continue
+			}
+			if l.shows(last) == "" {
+				t.Fatalf("%q: the negated name %q is not shown", data, last)
+			}
+			if upper := strings.ToUpper(last); isASCII(last) && l.shows(upper) == "" {
+				t.Fatalf("%q: the negated name %q is not shown as %q", data, last, upper)
+			}
+		}
+	})
+}

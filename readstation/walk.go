@@ -209,6 +209,12 @@ func (l *hiddenLift) read(p string, ts *treeStamp) {
 		}
 		return
 	}
+	l.add(p, data)
+}
+
+// add takes the negated patterns of the ignore file p, whose content is
+// data.
+func (l *hiddenLift) add(p string, data []byte) {
 	for _, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimRight(line, " \t\r")
 		pat, ok := strings.CutPrefix(line, "!")
