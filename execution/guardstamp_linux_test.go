@@ -532,6 +532,20 @@ func TestScanAfterChanges(t *testing.T) {
 			},
 			want: ".git/hooks",
 		},
+		{
+			// The old root's .git saw nothing: it moved with its root.
+			name: "the root replaced by renaming its directory, a paused rebase in the new one",
+			git:  true,
+			change: func(t *testing.T, root string) {
+				p := filepath.Dir(root)
+				must(t, os.Rename(p, p+".old"))
+				must(t, os.MkdirAll(root, 0o755))
+				gitInit(t, root)
+				must(t, os.MkdirAll(filepath.Join(root, ".git/rebase-merge"), 0o755))
+				must(t, os.WriteFile(filepath.Join(root, ".git/rebase-merge/git-rebase-todo"), []byte("exec x\n"), 0o644))
+			},
+			todo: ".git/rebase-merge/git-rebase-todo",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -386,6 +386,11 @@ func (c *stampMemo) get(d string, same map[string]bool) dirStamp {
 		return e.st
 	}
 	st := stampDir(d)
+	if ok && st.ok && st == e.st {
+		// Looked at, and as it was: the same directory, unchanged.
+		same[d] = true
+		return st
+	}
 	c.mu.Lock()
 	if len(c.m) >= maxDirNames {
 		clear(c.m)
