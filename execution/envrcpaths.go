@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
+	"golang.org/x/sys/unix"
 )
 
 // A direnv .envrc may load other files of the workspace: direnv asks the
@@ -190,10 +191,14 @@ const maxShadowEntries = 20000
 func shadowStates(dirs []string, into map[string]pathState) {
 	names := systemProgramNames()
 	for _, d := range dirs {
-		f, err := os.Open(d)
+		// A directory only: the workspace may have a FIFO by that name,
+		// which a plain open waits on for ever (before the run, and after
+		// it, when the command put one there).
+		fd, err := unix.Open(d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}
+		f := os.NewFile(uintptr(fd), d)
 		ents, _ := f.ReadDir(maxShadowEntries)
 		f.Close()
 		for _, e := range ents {

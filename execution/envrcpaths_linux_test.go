@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -193,5 +195,34 @@ func TestMiseEnvPaths(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"/w/bin", "/w/tools"}, dirs); diff != "" {
 		t.Errorf("dirs (-want +got):\n%s", diff)
+	}
+}
+
+// TestShadowStatesFIFO: a directory an .envrc puts on PATH that is a FIFO
+// in the workspace (planted before the run, or made by the command in its
+// place) is passed over, not opened and waited on: before, the scan and
+// the check after the run blocked for ever on it.
+func TestShadowStatesFIFO(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, ".envrc"), []byte("PATH_add bin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "bin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &Confinement{Mode: SandboxWorkspaceWrite, Roots: []string{root}}
+	done := make(chan *nestedBefore)
+	go func() {
+		_, b := protectedPathsScan(c)
+		b.check(&guard{})
+		done <- b
+	}()
+	select {
+	case b := <-done:
+		if !slices.Contains(b.pathDirs, filepath.Join(root, "bin")) {
+			t.Errorf("the .envrc's PATH directory was not found (pathDirs %q): the FIFO case is not reached", b.pathDirs)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the scan of a workspace whose .envrc puts a FIFO on PATH blocked")
 	}
 }
