@@ -18,8 +18,55 @@ import (
 // read the command makes: a secret is denied, a file out of the roots and
 // the home directory, or a link out of the roots, asked about.
 
-// npmConfigLine finds a .npmrc line that names another config file.
-var npmConfigLine = regexp.MustCompile(`^\s*(userconfig|globalconfig|prefix)\s*=\s*(.*?)\s*$`)
+// npmConfigEntry reads a .npmrc line as npm's ini parser does: the key
+// (its quotes taken off) and the value (its quotes taken off, or cut at
+// an unescaped ";" or "#" and unescaped); ok false for a blank line, a
+// comment, a section header or a line with no "=". The real npm 11.19
+// read `"userconfig"=~/.netrc`, `'userconfig'='~/.netrc'` and
+// `userconfig = ~/.netrc ; c` all as userconfig (and printed the
+// secret's line), and neither `USERCONFIG=` nor `userconfig[]=`.
+func npmConfigEntry(line string) (key, value string, ok bool) {
+	line = strings.TrimSpace(line)
+	if line == "" || line[0] == ';' || line[0] == '#' || line[0] == '[' {
+		return "", "", false
+	}
+	k, v, ok := strings.Cut(line, "=")
+	if !ok {
+		return "", "", false
+	}
+	return iniUnquote(strings.TrimSpace(k)), iniUnquote(strings.TrimSpace(v)), true
+}
+
+// iniUnquote is ini's unsafe(): a quoted string loses its quotes; any
+// other is cut at its first unescaped ";" or "#", and "\;" "\#" "\\"
+// stand for the character.
+func iniUnquote(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	var b strings.Builder
+	esc := false
+	for _, c := range v {
+		switch {
+		case esc:
+			if !strings.ContainsRune(`\;#`, c) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(c)
+			esc = false
+		case c == '\\':
+			esc = true
+		case c == ';' || c == '#':
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteRune(c)
+		}
+	}
+	if esc {
+		b.WriteByte('\\')
+	}
+	return strings.TrimSpace(b.String())
+}
 
 // npmEnvRef is npm's ${VAR} (and ${VAR?}) in a config value.
 var npmEnvRef = regexp.MustCompile(`\$\{([^${}?]+)\??\}`)
@@ -47,11 +94,10 @@ func checkNpmConfigFiles(h *hiddenRun) []RepoHelper {
 			continue
 		}
 		for _, line := range strings.Split(string(data), "\n") {
-			m := npmConfigLine.FindStringSubmatch(strings.TrimSuffix(line, "\r"))
-			if m == nil {
+			key, v, ok := npmConfigEntry(line)
+			if !ok || key != "userconfig" && key != "globalconfig" && key != "prefix" {
 				continue
 			}
-			key, v := m[1], strings.Trim(m[2], `"'`)
 			var unknown string
 			v = npmEnvRef.ReplaceAllStringFunc(v, func(ref string) string {
 				name := npmEnvRef.FindStringSubmatch(ref)[1]

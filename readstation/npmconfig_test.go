@@ -25,6 +25,16 @@ func TestNpmConfigFiles(t *testing.T) {
 			want: []string{"denied: npm ls reads $T/home/.netrc ($T/home/proj/.npmrc says userconfig=${HOME}/.netrc) and would " + does + `, and $T/home/.netrc matches deny row "~/.netrc"`}},
 		{name: "globalconfig with ~", files: map[string]string{"home/.npmrc": "globalconfig = ~/.netrc\n"},
 			want: []string{"denied: npm ls reads $T/home/.netrc ($T/home/.npmrc says globalconfig = ~/.netrc) and would " + does + `, and $T/home/.netrc matches deny row "~/.netrc"`}},
+		// Spelled as npm's ini parser reads them (each printed the secret's
+		// line with the real npm 11.19; USERCONFIG= and userconfig[]= did not).
+		{name: "a quoted key", files: map[string]string{"home/proj/.npmrc": "\"userconfig\"=~/.netrc\n"},
+			want: []string{"denied: npm ls reads $T/home/.netrc ($T/home/proj/.npmrc says \"userconfig\"=~/.netrc) and would " + does + `, and $T/home/.netrc matches deny row "~/.netrc"`}},
+		{name: "single quotes and an inline comment", files: map[string]string{"home/proj/.npmrc": "'userconfig' = '~/.netrc'\nglobalconfig = ~/.netrc ; shared\n"},
+			want: []string{
+				"denied: npm ls reads $T/home/.netrc ($T/home/proj/.npmrc says 'userconfig' = '~/.netrc') and would " + does + `, and $T/home/.netrc matches deny row "~/.netrc"`,
+				"denied: npm ls reads $T/home/.netrc ($T/home/proj/.npmrc says globalconfig = ~/.netrc ; shared) and would " + does + `, and $T/home/.netrc matches deny row "~/.netrc"`,
+			}},
+		{name: "keys npm does not take", files: map[string]string{"home/proj/.npmrc": "USERCONFIG=~/.netrc\nuserconfig[]=~/.netrc\n; userconfig=~/.netrc\n"}, want: []string{}},
 		{name: "prefix whose etc/npmrc is a link to a secret", files: map[string]string{"home/.npmrc": "prefix=~/g\n", "home/g/etc/npmrc": "->home/.netrc"},
 			want: []string{"denied: npm ls reads $T/home/g/etc/npmrc ($T/home/.npmrc says prefix=~/g) and would " + does + `, and $T/home/g/etc/npmrc resolves to $T/home/.netrc, which matches deny row "~/.netrc"`}},
 		{name: "prefix whose etc/npmrc is the user's own", files: map[string]string{"home/.npmrc": "prefix=~/g\n", "home/g/etc/npmrc": "color=false\n"}, want: []string{}},
